@@ -1,0 +1,305 @@
+"""Cahn–Hilliard kernel benchmark (run on a CUDA machine).
+
+1. Side by side at 2D 4096² and 3D 256³ (float32, RK2 step): kernel variants
+   A–E, the whole-array reference on CuPy ("naive CuPy"), torch.compile and
+   jax.jit versions of the same step, and the memory floor = bytes moved /
+   measured device-to-device copy bandwidth (two-pass RK2: stage 1 reads φ and
+   writes φ*, stage 2 reads φ* and φ and writes φⁿ⁺¹ → 5 field transfers; fused
+   E: 1 read + 1 write → 2).
+2. The paper's experiment (paper 000 §3.1): CPU NumPy reference vs each variant
+   over N ∈ {128 … 4096} in 2D, seconds per step, speed-up, fitted log–log slope.
+
+Usage:  python benchmarks/ch.py [--quick]      (tables also to $OUT/ch_bench.md)
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+
+from kernels.backend import Backend, _gpu_backend  # noqa: E402
+from kernels.cahn_hilliard.params import CHParams  # noqa: E402
+from kernels.cahn_hilliard.steppers import ReferenceStepper  # noqa: E402
+
+VARIANTS = ("A", "B", "C", "D", "E")
+
+
+def gpu_time(fn, steps_per_rep, reps, warm=3):
+    """Median seconds per step: CUDA events around blocks of ``steps_per_rep`` steps."""
+    import cupy as cp
+    for _ in range(warm):
+        fn(steps_per_rep)
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        fn(steps_per_rep)
+        b.record()
+        b.synchronize()
+        times.append(cp.cuda.get_elapsed_time(a, b) * 1e-3 / steps_per_rep)
+    return float(np.median(times))
+
+
+def copy_bandwidth():
+    """Device-to-device copy bandwidth in bytes/s (read + write counted)."""
+    import cupy as cp
+    a = cp.ones(64 << 20, dtype=cp.float32)   # 256 MiB
+    b = cp.empty_like(a)
+
+    def f(k):
+        for _ in range(k):
+            cp.copyto(b, a)
+    t = gpu_time(f, 10, 10)
+    del a, b
+    cp.get_default_memory_pool().free_all_blocks()
+    return 2 * (64 << 20) * 4 / t
+
+
+def field(shape, xp):
+    rng = np.random.default_rng(0)
+    return xp.asarray((rng.uniform(-0.1, 0.1, size=shape)).astype(np.float32))
+
+
+def time_variant(params, phi, steps, reps):
+    from kernels.cahn_hilliard.cuda_stepper import CudaStepper
+    st = CudaStepper(params, _gpu_backend())
+    state = {"phi": phi}
+
+    def f(k):
+        state["phi"] = st.step(state["phi"], k)
+    return gpu_time(f, steps, reps)
+
+
+def time_naive(params, phi, steps, reps):
+    st = ReferenceStepper(params, _gpu_backend())
+    state = {"phi": phi}
+
+    def f(k):
+        state["phi"] = st.step(state["phi"], k)
+    return gpu_time(f, steps, reps, warm=1)
+
+
+# ---- torch.compile / jax.jit versions of the same RK2 step (periodic, roll) ----
+def torch_step_fn(dim, p):
+    import torch
+    m, b, u, K, dt = p.m, p.b, p.u, p.K, p.dt
+    idx2 = 1.0 / (p.dx * p.dx)
+    axes = tuple(range(dim))
+
+    def lap(g):
+        s = None
+        for ax in axes:
+            t = torch.roll(g, 1, ax) + torch.roll(g, -1, ax)
+            s = t if s is None else s + t
+        return (s - 2 * dim * g) * idx2
+
+    def F(phi):
+        mu = -b * phi + u * phi * phi * phi - K * lap(phi)
+        return m * lap(mu)
+
+    def step(phi):
+        ph = phi + (0.5 * dt) * F(phi)
+        return phi + dt * F(ph)
+    return torch.compile(step)
+
+
+def time_torch(dim, p, phi_np, steps, reps):
+    import torch
+    fn = torch_step_fn(dim, p)
+    x = torch.from_numpy(phi_np).cuda()
+    state = {"x": x}
+
+    def f(k):
+        for _ in range(k):
+            state["x"] = fn(state["x"])
+    for _ in range(3):
+        f(1)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a, bb = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        f(steps)
+        bb.record()
+        bb.synchronize()
+        times.append(a.elapsed_time(bb) * 1e-3 / steps)
+    del state, x
+    torch.cuda.empty_cache()
+    return float(np.median(times))
+
+
+def time_jax(dim, p, phi_np, steps, reps):
+    import jax
+    import jax.numpy as jnp
+    m, b, u, K, dt = p.m, p.b, p.u, p.K, p.dt
+    idx2 = 1.0 / (p.dx * p.dx)
+
+    def lap(g):
+        s = None
+        for ax in range(dim):
+            t = jnp.roll(g, 1, ax) + jnp.roll(g, -1, ax)
+            s = t if s is None else s + t
+        return (s - 2 * dim * g) * idx2
+
+    def F(phi):
+        mu = -b * phi + u * phi * phi * phi - K * lap(phi)
+        return m * lap(mu)
+
+    @jax.jit
+    def step(phi):
+        ph = phi + (0.5 * dt) * F(phi)
+        return phi + dt * F(ph)
+
+    x = jnp.asarray(phi_np)
+    for _ in range(3):
+        x = step(x)
+    x.block_until_ready()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            x = step(x)
+        x.block_until_ready()
+        times.append((time.perf_counter() - t0) / steps)
+    return float(np.median(times))
+
+
+def fmt_ms(t):
+    return "—" if t is None or not math.isfinite(t) else f"{t * 1e3:.4g}"
+
+
+def loglog_slope(ns, ts):
+    pts = [(math.log(n), math.log(t)) for n, t in zip(ns, ts) if t and math.isfinite(t)]
+    if len(pts) < 2:
+        return float("nan")
+    x, y = np.array(pts).T
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
+    ap.add_argument("--skip-frameworks", action="store_true", help="no torch / jax")
+    args = ap.parse_args(argv)
+    import cupy as cp
+    gb = _gpu_backend()
+    steps, reps = (20, 5) if args.quick else (50, 15)
+    bw = copy_bandwidth()
+    lines = [f"Device: {gb.device_name}; CuPy {cp.__version__}; "
+             f"date {time.strftime('%Y-%m-%d')}; copy bandwidth {bw / 1e9:.0f} GB/s "
+             f"(read+write, 256 MiB cudaMemcpy-equivalent)", ""]
+
+    # ---- 1. side by side ----
+    configs = [(2, 4096, 0.01), (3, 256, 0.005)]
+    rows = {}
+    for dim, n, dt in configs:
+        p = CHParams(dim=dim, size=n, dt=dt, integrator="rk2", boundary="periodic")
+        shape = p.shape
+        nbytes = int(np.prod(shape)) * 4
+        res = {}
+        for v in VARIANTS:
+            phi = field(shape, cp)
+            try:
+                res[v] = time_variant(p.with_changes(variant=v), phi, steps, reps)
+            except Exception as exc:  # keep going, report
+                print(f"variant {v} {dim}D failed: {exc!r}", flush=True)
+                res[v] = float("nan")
+            print(f"{dim}D N={n} {v}: {fmt_ms(res[v])} ms", flush=True)
+            del phi
+        phi = field(shape, cp)
+        res["naive CuPy"] = time_naive(p, phi, max(2, steps // 10), max(3, reps // 3))
+        print(f"{dim}D naive: {fmt_ms(res['naive CuPy'])} ms", flush=True)
+        del phi
+        cp.get_default_memory_pool().free_all_blocks()
+        phi_np = cp.asnumpy(field(shape, cp))
+        if not args.skip_frameworks:
+            for name, fn in (("torch.compile", time_torch), ("jax.jit", time_jax)):
+                try:
+                    res[name] = fn(dim, p, phi_np, steps, reps)
+                except Exception as exc:
+                    print(f"{name} failed: {exc!r}", flush=True)
+                    res[name] = float("nan")
+                print(f"{dim}D {name}: {fmt_ms(res[name])} ms", flush=True)
+        res["floor two-pass (5 transfers)"] = 5 * nbytes / bw
+        res["floor fused (2 transfers)"] = 2 * nbytes / bw
+        rows[(dim, n)] = res
+
+    names = list(VARIANTS) + ["naive CuPy", "torch.compile", "jax.jit",
+                              "floor two-pass (5 transfers)", "floor fused (2 transfers)"]
+    lines += ["### RK2 step time, float32, periodic (ms per step, median)", "",
+              "| method | 2D 4096² | 2D Gcell/s | 3D 256³ | 3D Gcell/s |",
+              "|---|---|---|---|---|"]
+    for nm in names:
+        cells = []
+        for dim, n, _ in configs:
+            t = rows[(dim, n)].get(nm)
+            cells.append(fmt_ms(t))
+            cells.append("—" if not t or not math.isfinite(t) else f"{n ** dim / t / 1e9:.1f}")
+        label = {"A": "A global", "B": "B shared tile", "C": "C texture",
+                 "D": "D texture+shared", "E": "E fused RK2"}.get(nm, nm)
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("")
+
+    # ---- 2. paper experiment ----
+    ns = [128, 256, 512, 1024, 2048, 4096]
+    cpu_max = 1024 if args.quick else 2048
+    cpu = Backend("cpu", np)
+    table = {}
+    for n in ns:
+        p = CHParams(dim=2, size=n, dt=0.01, integrator="rk2", boundary="periodic")
+        t_cpu = None
+        if n <= cpu_max:
+            st = ReferenceStepper(p, cpu)
+            x = field(p.shape, np)
+            st.step(x, 1)
+            k = max(1, int(2e6 // (n * n)))
+            t0 = time.perf_counter()
+            x = st.step(x, k)
+            t_cpu = (time.perf_counter() - t0) / k
+        row = {"CPU": t_cpu}
+        for v in VARIANTS:
+            phi = field(p.shape, cp)
+            row[v] = time_variant(p.with_changes(variant=v), phi, steps, max(3, reps // 2))
+        table[n] = row
+        print(f"paper N={n}: " + ", ".join(f"{k}={fmt_ms(t)}" for k, t in row.items()), flush=True)
+    cols = ["CPU"] + list(VARIANTS)
+    lines += ["### Paper 000 experiment: 2D RK2 float32 periodic, seconds per step (speed-up vs CPU NumPy)", "",
+              "| N | " + " | ".join(("CPU NumPy" if c == "CPU" else c) for c in cols) + " |",
+              "|---|" + "---|" * len(cols)]
+    for n in ns:
+        row = table[n]
+        cells = []
+        for c in cols:
+            t = row[c]
+            if t is None:
+                cells.append("—")
+            elif c == "CPU" or row["CPU"] is None:
+                cells.append(f"{t:.3e}")
+            else:
+                cells.append(f"{t:.3e} ({row['CPU'] / t:.0f}×)")
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    slopes = [loglog_slope(ns, [table[n][c] for n in ns]) for c in cols]
+    lines.append("| log–log slope (all N) | " + " | ".join(f"{s:.2f}" for s in slopes) + " |")
+    big = [n for n in ns if n >= 1024]
+    slopes_b = [loglog_slope(big, [table[n][c] for n in big]) for c in cols]
+    lines.append("| slope (N ≥ 1024) | " + " | ".join(f"{s:.2f}" for s in slopes_b) + " |")
+    lines += ["", "Slope 2 = time ∝ cells (N²); small-N GPU times are launch-bound (slope < 2).", ""]
+
+    text = "\n".join(lines)
+    print("\n" + text)
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "ch_bench.md"), "w") as fh:
+            fh.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

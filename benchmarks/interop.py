@@ -1,0 +1,79 @@
+"""Frame upload to an OpenGL texture: CUDA–GL interop (device only) vs host round trip.
+
+Run on the GPU machine (EGL):  python benchmarks/interop.py [--sizes 1024 2048 4096]
+Prints a markdown table; writes $OUT/interop_bench.md when OUT is set.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096])
+    ap.add_argument("--repeat", type=int, default=30)
+    a = ap.parse_args()
+    import cupy as cp
+    from OpenGL import GL
+    from explorer.gl_interop import InteropUploader
+    from vispy import app, scene
+    app.use_app("egl")
+    rows = []
+    for n in a.sizes:
+        canvas = scene.SceneCanvas(size=(64, 64), show=False)
+        view = canvas.central_widget.add_view()
+        image = scene.visuals.Image(np.zeros((n, n), np.float32), clim=(-1, 1), texture_format="auto",
+                                    parent=view.scene)
+        up = InteropUploader(image, canvas)
+        field = cp.random.uniform(-1, 1, (n, n), dtype=cp.float32)
+        up.upload(field)
+        for _ in range(3):
+            canvas.render()
+        canvas.set_current()
+        handle = up._texture_handle()
+
+        def interop():
+            up._frame = field
+            up._on_draw()
+            GL.glFinish()
+
+        def host():
+            h = cp.asnumpy(field)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, handle)
+            GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, n, n, GL.GL_RED, GL.GL_FLOAT, h)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+            GL.glFinish()
+
+        res = {}
+        for name, fn in (("interop", interop), ("host", host)):
+            for _ in range(3):
+                fn()
+            ts = []
+            for _ in range(a.repeat):
+                cp.cuda.Device().synchronize()
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+            res[name] = statistics.median(ts) * 1e3
+        rows.append((n, res["interop"], res["host"], res["host"] / res["interop"]))
+        up.release()
+        canvas.close()
+    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    lines = [f"Frame upload to a GL texture (float32), {dev}, {time.strftime('%Y-%m-%d')}, median of {a.repeat}",
+             "", "| N×N | CUDA–GL interop (ms) | host round trip (ms) | speed-up |", "|---|---|---|---|"]
+    lines += [f"| {n}² | {i:.3f} | {h:.2f} | {s:.1f}× |" for n, i, h, s in rows]
+    text = "\n".join(lines)
+    print(text)
+    if os.environ.get("OUT"):
+        with open(os.path.join(os.environ["OUT"], "interop_bench.md"), "w") as fh:
+            fh.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

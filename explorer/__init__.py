@@ -1,0 +1,1 @@
+"""Qt/VisPy front end of GPU Science Explorer (views only; algorithms live in ``kernels``)."""

@@ -1,0 +1,89 @@
+"""Application start-up: QApplication, VisPy's Qt backend, exception dialog, main window."""
+from __future__ import annotations
+
+import sys
+import traceback
+
+ORG = "GPUScienceExplorer"
+APP_NAME = "GPU Science Explorer"
+
+_vispy_ready = False
+
+
+def use_vispy_qt() -> None:
+    """Tell VisPy to draw through PyQt6 (must run before any SceneCanvas exists)."""
+    global _vispy_ready
+    if not _vispy_ready:
+        import vispy
+        vispy.use(app="pyqt6")
+        _vispy_ready = True
+
+
+def create_app(argv=None):
+    """Return the QApplication (created once), styled and named for QSettings."""
+    from PyQt6.QtWidgets import QApplication
+    use_vispy_qt()
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(list(argv if argv is not None else sys.argv[:1]))
+    app.setOrganizationName(ORG)
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setStyle("Fusion")
+    import pyqtgraph as pg
+    pg.setConfigOptions(background="w", foreground="k", antialias=True)
+    return app
+
+
+def install_excepthook(parent_getter=lambda: None) -> None:
+    """Show unexpected exceptions in a dialog (and on stderr) instead of aborting."""
+    from PyQt6.QtWidgets import QMessageBox
+
+    from kernels.errors import ExplorerError
+
+    showing = []
+
+    def hook(etype, value, tb):
+        text = "".join(traceback.format_exception(etype, value, tb))
+        sys.stderr.write(text)
+        if showing:  # never stack dialogs when an error repeats inside the dialog's loop
+            return
+        showing.append(1)
+        try:
+            box = QMessageBox(parent_getter())
+            if isinstance(value, ExplorerError):
+                box.setIcon(QMessageBox.Icon.Warning)
+                box.setText(str(value))
+            else:
+                box.setIcon(QMessageBox.Icon.Critical)
+                box.setText(f"An unexpected error occurred: {etype.__name__}: {value}\n\n"
+                            "The application keeps running; the last action may be incomplete.")
+                box.setDetailedText(text)
+            box.setWindowTitle(APP_NAME)
+            box.exec()
+        finally:
+            showing.clear()
+
+    sys.excepthook = hook
+
+
+def run_gui(backend_choice: str | None = None, argv=None) -> int:
+    """Start the desktop app on ``backend_choice`` ("auto"|"gpu"|"cpu"|None) and run its event loop."""
+    app = create_app(argv)
+    from PyQt6.QtWidgets import QMessageBox
+
+    from kernels import backend as backend_mod
+    from kernels.errors import ExplorerError
+
+    try:
+        backend = backend_mod.select(backend_choice)
+    except ExplorerError as exc:
+        QMessageBox.warning(None, APP_NAME, f"{exc}\n\nFalling back to the CPU (NumPy) backend.")
+        backend = backend_mod.select("cpu")
+        backend.notice = f"requested GPU unavailable: {exc}"
+
+    from .main_window import MainWindow
+    win = MainWindow(backend)
+    install_excepthook(lambda: win)
+    win.show()
+    return app.exec()

@@ -1,0 +1,100 @@
+"""Diagnostic plots of a Cahn–Hilliard run (pyqtgraph): E(t), ⟨φ⟩(t), L(t) log-log with
+the fitted coarsening exponent, and the circularly averaged structure factor S(k)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6.QtWidgets import QVBoxLayout, QWidget
+
+from kernels.cahn_hilliard import diagnostics
+
+PEN = pg.mkPen("#1f5fa0", width=2)
+FIT_PEN = pg.mkPen("#d1495b", width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
+
+
+class DiagnosticsPlots(QWidget):
+    """Four linked-in-time plots; ``update_history(hist)`` / ``update_structure(k, S)``."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.layout_widget = pg.GraphicsLayoutWidget(self)
+        self.layout_widget.setBackground("w")
+        lay.addWidget(self.layout_widget)
+        L = self.layout_widget
+        self.p_energy = L.addPlot(row=0, col=0, title="Free energy E(t)")
+        self.p_mean = L.addPlot(row=0, col=1, title="Mean ⟨φ⟩(t) (conserved)")
+        self.p_length = L.addPlot(row=0, col=2, title="Domain size L(t)")
+        self.p_sk = L.addPlot(row=0, col=3, title="Structure factor S(k)")
+        for p, xl, yl in ((self.p_energy, "t", "E"), (self.p_mean, "t", "⟨φ⟩"),
+                          (self.p_length, "t", "L"), (self.p_sk, "k", "S(k)")):
+            p.setLabel("bottom", xl)
+            p.setLabel("left", yl)
+            p.showGrid(x=True, y=True, alpha=0.25)
+            p.setClipToView(True)
+            p.setDownsampling(auto=True, mode="peak")
+            p.getAxis("left").setWidth(52)
+        self.p_length.setLogMode(x=True, y=True)
+        self.p_sk.setLogMode(x=False, y=True)
+        self.legend = self.p_length.addLegend(offset=(-8, 8), labelTextSize="8pt")
+        self.c_energy = self.p_energy.plot(pen=PEN)
+        self.c_mean = self.p_mean.plot(pen=PEN)
+        self.c_length = self.p_length.plot(pen=PEN, name="L(t) = 2π/k₁")
+        self.c_fit = self.p_length.plot(pen=FIT_PEN, name="fit")
+        self.c_sk = self.p_sk.plot(pen=PEN, symbol="o", symbolSize=3, symbolBrush="#1f5fa0")
+        self.alpha = float("nan")
+
+    def clear(self):
+        for c in (self.c_energy, self.c_mean, self.c_length, self.c_fit, self.c_sk):
+            c.setData([], [])
+        self.alpha = float("nan")
+        self.p_length.setTitle("Domain size L(t)")
+
+    def update_history(self, h: dict) -> None:
+        t = np.asarray(h["t"], float)
+        self.c_energy.setData(t, np.asarray(h["energy"], float))
+        self.c_mean.setData(t, np.asarray(h["mean"], float))
+        L = np.asarray(h["length"], float)
+        ok = (t > 0) & np.isfinite(L) & (L > 0)
+        self.c_length.setData(t[ok], L[ok])
+        alpha, pref = diagnostics.fit_power_law(t, L)
+        self.alpha = alpha
+        if math.isfinite(alpha) and ok.sum() >= 3:
+            tt = t[ok]
+            sel = tt >= 0.2 * tt[-1]
+            tf = tt[sel] if sel.sum() >= 2 else tt
+            self.c_fit.setData(tf, pref * tf ** alpha)
+            label = f"fit L ∝ t^{alpha:.3f}"
+            self.p_length.setTitle(f"Domain size L(t): α = {alpha:.3f} (LSW: 1/3)")
+        else:
+            self.c_fit.setData([], [])
+            label = "fit (needs more data)"
+            self.p_length.setTitle("Domain size L(t)")
+        self.legend.getLabel(self.c_fit).setText(label) if hasattr(self.legend, "getLabel") else None
+        try:
+            for sample, lab in self.legend.items:
+                if sample.item is self.c_fit:
+                    lab.setText(label)
+        except Exception:
+            pass
+
+    def update_structure(self, k: np.ndarray, S: np.ndarray) -> None:
+        ok = S > 0
+        self.c_sk.setData(k[ok], S[ok])
+
+    def has_data(self) -> bool:
+        x, _ = self.c_energy.getData()
+        return x is not None and len(x) > 1
+
+    def export(self, path: str) -> None:
+        from pyqtgraph import exporters
+        scene = self.layout_widget.scene()
+        if str(path).lower().endswith(".svg"):
+            exporters.SVGExporter(scene).export(str(path))
+        else:
+            ex = exporters.ImageExporter(scene)
+            ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))
+            ex.export(str(path))

@@ -1,0 +1,121 @@
+"""Zero-copy display of a CuPy field in a VisPy Image (CUDA–OpenGL interop).
+
+Per frame, inside the canvas's GL context (a draw callback that runs before
+the scene): map a pixel-unpack buffer (PBO) registered with CUDA, copy the
+field into it on the device, unmap, and ``glTexSubImage2D`` from the PBO into
+the Image visual's float texture.  No byte crosses to the host.  The CUDA side
+lives in ``kernels.cuda_gl``; this adapter owns the GL objects.
+
+The Image must use a float texture (``texture_format="auto"``), so raw φ values
+are sampled and the contrast limits are applied in the shader.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+
+class HostUploadFallback(Exception):
+    """Raised when interop cannot be set up; the caller switches to host upload."""
+
+
+class InteropUploader:
+    """Uploads 2D CuPy float32 frames to a VisPy ImageVisual through a CUDA-registered PBO."""
+
+    mode = "CUDA–GL interop (zero-copy)"
+
+    def __init__(self, image_visual, canvas):
+        from kernels.cuda_gl import interop_available
+        ok, why = interop_available()
+        if not ok:
+            raise HostUploadFallback(why)
+        self.image = image_visual
+        self.canvas = canvas
+        self._frame = None
+        self._pbo = None
+        self._buf = None
+        self._shape = None
+        self.frames = 0
+        self.error = ""
+        # Hook the visual's own draw preparation: it runs for on-screen paints and
+        # for canvas.render() (exports) alike, after VisPy queued any host upload.
+        self._orig_prepare = image_visual._prepare_draw
+        image_visual._prepare_draw = self._prepare_draw
+
+    # -- public -------------------------------------------------------------
+    def upload(self, field2d, backend=None) -> None:
+        """Queue a device frame (kept by reference: pass a copy if it will change)."""
+        import cupy as cp
+        f = field2d if field2d.dtype == cp.float32 else field2d.astype(cp.float32)
+        f = cp.ascontiguousarray(f)
+        if self._shape != f.shape:
+            # (re)allocate the texture at the new size once through VisPy
+            self.image.set_data(np.zeros(f.shape, np.float32))
+            self._release_pbo()
+            self._shape = f.shape
+        self._frame = f
+        self.canvas.update()
+
+    def release(self) -> None:
+        self._release_pbo()
+        if getattr(self, "_orig_prepare", None) is not None:
+            self.image._prepare_draw = self._orig_prepare
+            self._orig_prepare = None
+
+    def _prepare_draw(self, view):
+        result = self._orig_prepare(view)
+        self._on_draw()
+        return result
+
+    # -- GL side ------------------------------------------------------------
+    def _texture_handle(self):
+        ctx = self.canvas.context
+        ctx.flush_commands()  # run VisPy's queued texture creation / host upload first
+        tex = self.image._texture
+        ob = ctx.shared.parser._objects.get(tex.id)
+        h = getattr(ob, "handle", -1)
+        return h if isinstance(h, int) and h > 0 else None
+
+    def _release_pbo(self):
+        if self._buf is not None:
+            try:
+                self._buf.release()
+            except Exception:
+                pass
+            self._buf = None
+        if self._pbo is not None:
+            try:
+                from OpenGL import GL
+                GL.glDeleteBuffers(1, [self._pbo])
+            except Exception:
+                pass
+            self._pbo = None
+
+    def _on_draw(self, event=None):
+        frame = self._frame
+        if frame is None:
+            return
+        handle = self._texture_handle()
+        if handle is None:
+            self.canvas.update()
+            return
+        from OpenGL import GL
+        from kernels.cuda_gl import GLBuffer
+        h, w = frame.shape
+        nbytes = frame.nbytes
+        if self._pbo is None:
+            self._pbo = int(GL.glGenBuffers(1))
+            GL.glBindBuffer(GL.GL_PIXEL_UNPACK_BUFFER, self._pbo)
+            GL.glBufferData(GL.GL_PIXEL_UNPACK_BUFFER, nbytes, None, GL.GL_STREAM_DRAW)
+            GL.glBindBuffer(GL.GL_PIXEL_UNPACK_BUFFER, 0)
+            self._buf = GLBuffer(self._pbo, nbytes)
+        self._buf.write(frame)  # device → GL buffer, on the GPU
+        GL.glBindBuffer(GL.GL_PIXEL_UNPACK_BUFFER, self._pbo)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, handle)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
+        GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, w, h, GL.GL_RED, GL.GL_FLOAT, ctypes.c_void_p(0))
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        GL.glBindBuffer(GL.GL_PIXEL_UNPACK_BUFFER, 0)
+        self._frame = None
+        self.frames += 1

@@ -1,0 +1,60 @@
+"""Registry of the workspaces shown in the main window's mode bar.
+
+Each entry is a :class:`WorkspaceSpec` ``(key, title, factory)``.  A factory is
+called as ``factory(backend, parent=None, **options)`` and returns a QWidget.
+Optional methods a workspace may provide, which the main window's menus bind to
+when present: ``open_field save_field export_image export_plots export_movie
+toggle_run step_once reset set_colormap colormaps set_plots_visible
+save_settings(QSettings) restore_settings(QSettings) shutdown()``, and a Qt
+signal ``status_changed(dict)`` for the status bar.
+
+To add a workspace (Graphs, Occupancy, Flint …) append a spec with
+:func:`register` in this module; nothing else in the main window changes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class WorkspaceSpec:
+    key: str                 # stable id, used in QSettings
+    title: str               # shown in the mode bar
+    factory: Callable        # factory(backend, parent=None, **options) -> QWidget
+    short: str = ""          # 2–3 letters drawn on the mode-bar icon
+    description: str = ""    # tooltip: the system and the paper it comes from
+    color: str = "#3b6ea8"   # icon colour
+
+
+WORKSPACES: list[WorkspaceSpec] = []
+
+
+def register(spec: WorkspaceSpec) -> WorkspaceSpec:
+    if any(w.key == spec.key for w in WORKSPACES):
+        raise ValueError(f"workspace {spec.key!r} is already registered")
+    WORKSPACES.append(spec)
+    return spec
+
+
+def get(key: str) -> WorkspaceSpec:
+    for w in WORKSPACES:
+        if w.key == key:
+            return w
+    raise KeyError(key)
+
+
+def _cahn_hilliard(backend, parent=None, **options):
+    from .cahn_hilliard.workspace import CahnHilliardWorkspace
+    return CahnHilliardWorkspace(backend, parent=parent, **options)
+
+
+register(WorkspaceSpec(
+    key="cahn_hilliard",
+    title="Cahn–Hilliard",
+    factory=_cahn_hilliard,
+    short="CH",
+    description="Cahn–Hilliard phase separation on a 2D/3D finite-difference grid\n"
+                "(Leist, Playne & Hawick 2009 §3.1; Hawick, Leist & Playne §4)",
+    color="#2f6f9f",
+))

@@ -1,0 +1,119 @@
+// Cahn–Hilliard kernel variants A–E (paper 000 §3.1, kernels A–D; E is ours).
+// Every kernel computes with the one stencil in ch_stencil.cuh.
+//
+// Common arguments: src is a device pointer (global reads) or a texture object
+// handle (texture reads), passed as a 64-bit integer so all read modes share
+// one signature; nx is the fastest (contiguous) axis; z is unused in 2D.
+// Stage kernels compute out = base + coef·F(src).
+#include "ch_stencil.cuh"
+
+// ---- A / C: one thread per cell, every stencil value read through the reader.
+template <class T, int BC, int DIM, int RD>
+__global__ void ch_point(ch_ull src, const T* __restrict__ base, T* __restrict__ out,
+                         int nx, int ny, int nz, T coef, T m, T b, T u, T K, T idx2, T bval) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int z = (DIM == 3) ? (int)(blockIdx.z * blockDim.z + threadIdx.z) : 0;
+    if (x >= nx || y >= ny || (DIM == 3 && z >= nz)) return;
+    typedef typename ChReader<T, RD>::type R;
+    const R r = ChReader<T, RD>::make(src, nx, ny);
+    const BCView<T, BC, DIM, R> v(r, x, y, z, nx, ny, nz, bval);
+    const CHCoef<T> k{m, b, u, K, idx2};
+    const size_t i = ((size_t)z * ny + y) * nx + x;
+    out[i] = base[i] + coef * ch_rhs<DIM>(v, k);
+}
+
+// ---- B / D: a shared-memory tile with a halo of width 2.
+// The block (BX, BY, BZ threads) produces OX×OY×OZ outputs from a tile of
+// (OX+4)×(OY+4)(×(OZ+4)) cells loaded through the reader (global: B,
+// texture: D).  With BX = OX + 4 (paper: 16×16 threads, 12×12 writers) each
+// thread loads one tile cell and the inner threads write; with BX = OX the
+// threads load the tile cooperatively and each writes one cell.
+template <class T, int BC, int DIM, int RD, int BX, int BY, int BZ, int OX, int OY, int OZ>
+__global__ void __launch_bounds__(BX * BY * BZ)
+ch_tile(ch_ull src, const T* __restrict__ base, T* __restrict__ out,
+        int nx, int ny, int nz, T coef, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int H = 2;
+    constexpr int SX = OX + 2 * H, SY = OY + 2 * H, SZ = (DIM == 3) ? OZ + 2 * H : 1;
+    constexpr int HZ = (DIM == 3) ? H : 0;
+    constexpr int NT = BX * BY * BZ;
+    constexpr int PX = (SX - BX) / 2, PY = (SY - BY) / 2, PZ = (DIM == 3) ? (SZ - BZ) / 2 : 0;
+    __shared__ T s[SX * SY * SZ];
+
+    const int ox = blockIdx.x * OX, oy = blockIdx.y * OY, oz = (DIM == 3) ? blockIdx.z * OZ : 0;
+    typedef typename ChReader<T, RD>::type R;
+    const R r = ChReader<T, RD>::make(src, nx, ny);
+    const int tid = threadIdx.x + BX * (threadIdx.y + BY * threadIdx.z);
+    for (int i = tid; i < SX * SY * SZ; i += NT) {
+        const int lx = i % SX, t = i / SX, ly = t % SY, lz = t / SY;
+        s[i] = ch_fetch<T, BC, DIM>(r, ox + lx - H, oy + ly - H, oz + lz - HZ, nx, ny, nz, bval);
+    }
+    __syncthreads();
+
+    // tile position of this thread's output
+    const int px = threadIdx.x + PX, py = threadIdx.y + PY, pz = (DIM == 3) ? threadIdx.z + PZ : 0;
+    if (px < H || px >= OX + H || py < H || py >= OY + H) return;
+    if (DIM == 3 && (pz < H || pz >= OZ + H)) return;
+    const int x = ox + px - H, y = oy + py - H, z = oz + pz - HZ;
+    if (x >= nx || y >= ny || (DIM == 3 && z >= nz)) return;
+    const SmemView<T, SX, SY> v{s, (pz * SY + py) * SX + px};
+    const CHCoef<T> k{m, b, u, K, idx2};
+    const size_t i = ((size_t)z * ny + y) * nx + x;
+    out[i] = base[i] + coef * ch_rhs<DIM>(v, k);
+}
+
+// ---- E: fused RK2 (explicit midpoint), one launch per step (ours).
+// Loads φ on a tile with halo 4 into shared memory (one global read per cell
+// plus the halo), computes φ* = φ + (dt/2)·F(φ) on the tile with halo 2 into a
+// second shared tile (ghost values of φ* follow the boundary rule: for periodic
+// and mirror they are exactly the stage-1 values of the image cells because the
+// halo-4 tile is the mapped field; for fixed they are bval), then writes
+// φⁿ⁺¹ = φ + dt·F(φ*) for the OX×OY×OZ outputs.  Dynamic shared memory.
+template <class T, int BC, int DIM, int NT, int OX, int OY, int OZ>
+__global__ void __launch_bounds__(NT)
+ch_fused(ch_ull src, T* __restrict__ out, int nx, int ny, int nz,
+         T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int S0X = OX + 8, S0Y = OY + 8, S0Z = (DIM == 3) ? OZ + 8 : 1;
+    constexpr int S1X = OX + 4, S1Y = OY + 4, S1Z = (DIM == 3) ? OZ + 4 : 1;
+    constexpr int OZZ = (DIM == 3) ? OZ : 1;
+    constexpr int Z4 = (DIM == 3) ? 4 : 0, Z2 = (DIM == 3) ? 2 : 0;
+    extern __shared__ __align__(16) unsigned char ch_smem_raw[];
+    T* s0 = reinterpret_cast<T*>(ch_smem_raw);
+    T* s1 = s0 + S0X * S0Y * S0Z;
+
+    const int ox = blockIdx.x * OX, oy = blockIdx.y * OY, oz = (DIM == 3) ? blockIdx.z * OZ : 0;
+    const GlobalRead<T> r{reinterpret_cast<const T*>(src), nx, ny};
+    const CHCoef<T> k{m, b, u, K, idx2};
+    const int tid = threadIdx.x;
+
+    for (int i = tid; i < S0X * S0Y * S0Z; i += NT) {
+        const int lx = i % S0X, t = i / S0X, ly = t % S0Y, lz = t / S0Y;
+        s0[i] = ch_fetch<T, BC, DIM>(r, ox + lx - 4, oy + ly - 4, oz + lz - Z4, nx, ny, nz, bval);
+    }
+    __syncthreads();
+
+    for (int i = tid; i < S1X * S1Y * S1Z; i += NT) {
+        const int lx = i % S1X, t = i / S1X, ly = t % S1Y, lz = t / S1Y;
+        T val;
+        if (BC == CH_FIXED) {
+            const int gx = ox + lx - 2, gy = oy + ly - 2, gz = oz + lz - Z2;
+            const bool in = gx >= 0 && gx < nx && gy >= 0 && gy < ny && (DIM == 2 || (gz >= 0 && gz < nz));
+            if (!in) { s1[i] = bval; continue; }
+        }
+        const int c0 = ((lz + Z2) * S0Y + ly + 2) * S0X + lx + 2;
+        const SmemView<T, S0X, S0Y> v{s0, c0};
+        val = s0[c0] + c1 * ch_rhs<DIM>(v, k);
+        s1[i] = val;
+    }
+    __syncthreads();
+
+    for (int i = tid; i < OX * OY * OZZ; i += NT) {
+        const int lx = i % OX, t = i / OX, ly = t % OY, lz = t / OY;
+        const int x = ox + lx, y = oy + ly, z = oz + lz;
+        if (x >= nx || y >= ny || (DIM == 3 && z >= nz)) continue;
+        const int c1i = ((lz + Z2) * S1Y + ly + 2) * S1X + lx + 2;
+        const int c0 = ((lz + Z4) * S0Y + ly + 4) * S0X + lx + 4;
+        const SmemView<T, S1X, S1Y> v{s1, c1i};
+        out[((size_t)z * ny + y) * nx + x] = s0[c0] + c2 * ch_rhs<DIM>(v, k);
+    }
+}

@@ -1,0 +1,188 @@
+// Shared Cahn–Hilliard stencil definition for every CUDA kernel variant (A–E).
+//
+//   F(φ) = m L(μ),  μ = −bφ + uφ³ − K L(φ),  L g = (Σ_neighbours g − 2·DIM·g) / dx²
+//
+// Everything here is written once and reused by the kernels in ch_kernels.cu:
+//  * the boundary index mapping (ghost cells: periodic wrap, mirror = numpy pad
+//    'symmetric' (−1→0, −2→1, N→N−1, N+1→N−2), fixed = ghosts hold bval),
+//  * the raw readers (global memory, 1D texture over linear memory, 2D pitched
+//    texture) — all take in-range (x, y, z),
+//  * views: a "value at offset (a, b, c) from the centre cell" functor over a
+//    reader with boundary handling, over a shared-memory tile, or over registers,
+//  * ch_rhs<DIM>(view, coef): the μ / Laplacian composition on any view.
+#pragma once
+
+#define CH_PERIODIC 0
+#define CH_MIRROR 1
+#define CH_FIXED 2
+
+#define CH_READ_GLOBAL 0
+#define CH_READ_TEX1D 1
+#define CH_READ_TEX2D 2
+
+typedef unsigned long long ch_ull;
+
+// ---- boundary index mapping -------------------------------------------------
+// Periodic / mirror map a ghost index (|overshoot| ≤ n) into [0, n); cells that
+// lie further out (only ever loaded into unused corners of a partial tile) are
+// clamped so every load stays in bounds.
+template <int BC>
+__device__ __forceinline__ int ch_map(int i, int n) {
+    if (BC == CH_PERIODIC) {
+        i = (i < 0) ? i + n : i;
+        i = (i >= n) ? i - n : i;
+    } else {
+        i = (i < 0) ? -1 - i : i;
+        i = (i >= n) ? 2 * n - 1 - i : i;
+    }
+    return min(max(i, 0), n - 1);
+}
+
+// Like ch_map, but for CH_FIXED returns −1 for a ghost (value = bval).
+template <int BC>
+__device__ __forceinline__ int ch_idx(int i, int n) {
+    if (BC == CH_FIXED) return (i >= 0 && i < n) ? i : -1;
+    return ch_map<BC>(i, n);
+}
+
+// ---- raw readers (in-range coordinates) -------------------------------------
+template <class T>
+struct GlobalRead {
+    const T* __restrict__ p;
+    int nx, ny;
+    __device__ __forceinline__ T operator()(int x, int y, int z) const {
+        return __ldg(p + ((size_t)z * ny + y) * nx + x);
+    }
+};
+
+template <class T> __device__ __forceinline__ T ch_tex1(cudaTextureObject_t t, int i);
+template <> __device__ __forceinline__ float ch_tex1<float>(cudaTextureObject_t t, int i) {
+    return tex1Dfetch<float>(t, i);
+}
+template <> __device__ __forceinline__ double ch_tex1<double>(cudaTextureObject_t t, int i) {
+    int2 v = tex1Dfetch<int2>(t, i);
+    return __hiloint2double(v.y, v.x);
+}
+template <class T> __device__ __forceinline__ T ch_tex2(cudaTextureObject_t t, int x, int y);
+template <> __device__ __forceinline__ float ch_tex2<float>(cudaTextureObject_t t, int x, int y) {
+    return tex2D<float>(t, x + 0.5f, y + 0.5f);
+}
+template <> __device__ __forceinline__ double ch_tex2<double>(cudaTextureObject_t t, int x, int y) {
+    int2 v = tex2D<int2>(t, x + 0.5f, y + 0.5f);
+    return __hiloint2double(v.y, v.x);
+}
+
+template <class T>
+struct Tex1DRead {
+    cudaTextureObject_t t;
+    int nx, ny;
+    __device__ __forceinline__ T operator()(int x, int y, int z) const {
+        return ch_tex1<T>(t, (z * ny + y) * nx + x);
+    }
+};
+
+template <class T>
+struct Tex2DRead {  // 2D fields only (pitched texture over the array itself)
+    cudaTextureObject_t t;
+    int nx, ny;
+    __device__ __forceinline__ T operator()(int x, int y, int) const { return ch_tex2<T>(t, x, y); }
+};
+
+template <class T, int RD> struct ChReader;
+template <class T> struct ChReader<T, CH_READ_GLOBAL> {
+    typedef GlobalRead<T> type;
+    static __device__ __forceinline__ type make(ch_ull s, int nx, int ny) {
+        return type{reinterpret_cast<const T*>(s), nx, ny};
+    }
+};
+template <class T> struct ChReader<T, CH_READ_TEX1D> {
+    typedef Tex1DRead<T> type;
+    static __device__ __forceinline__ type make(ch_ull s, int nx, int ny) {
+        return type{(cudaTextureObject_t)s, nx, ny};
+    }
+};
+template <class T> struct ChReader<T, CH_READ_TEX2D> {
+    typedef Tex2DRead<T> type;
+    static __device__ __forceinline__ type make(ch_ull s, int nx, int ny) {
+        return type{(cudaTextureObject_t)s, nx, ny};
+    }
+};
+
+// One value at any (possibly ghost) coordinate through a reader.
+template <class T, int BC, int DIM, class R>
+__device__ __forceinline__ T ch_fetch(const R& r, int x, int y, int z, int nx, int ny, int nz, T bval) {
+    if (BC == CH_FIXED) {
+        bool in = x >= 0 && x < nx && y >= 0 && y < ny && (DIM == 2 || (z >= 0 && z < nz));
+        if (!in) return bval;
+        return r(x, y, DIM == 3 ? z : 0);
+    }
+    return r(ch_map<BC>(x, nx), ch_map<BC>(y, ny), DIM == 3 ? ch_map<BC>(z, nz) : 0);
+}
+
+// ---- views: value at offset (a, b, c) from a centre cell ---------------------
+// Through a reader with boundary handling; indices of the ±2 neighbourhood are
+// mapped once per axis (5 per axis) instead of once per stencil read.
+template <class T, int BC, int DIM, class R>
+struct BCView {
+    R r;
+    int xs[5], ys[5], zs[5];
+    T bval;
+    __device__ __forceinline__ BCView(const R& r_, int x, int y, int z, int nx, int ny, int nz, T bv)
+        : r(r_), bval(bv) {
+#pragma unroll
+        for (int o = -2; o <= 2; ++o) {
+            xs[o + 2] = ch_idx<BC>(x + o, nx);
+            ys[o + 2] = ch_idx<BC>(y + o, ny);
+            zs[o + 2] = (DIM == 3) ? ch_idx<BC>(z + o, nz) : 0;
+        }
+    }
+    __device__ __forceinline__ T operator()(int a, int b, int c) const {
+        int X = xs[a + 2], Y = ys[b + 2], Z = zs[c + 2];
+        if (BC == CH_FIXED && (X < 0 || Y < 0 || Z < 0)) return bval;
+        return r(X, Y, Z);
+    }
+};
+
+// Over a shared-memory tile with row length SX and SY rows per plane.
+template <class T, int SX, int SY>
+struct SmemView {
+    const T* s;
+    int ctr;
+    __device__ __forceinline__ T operator()(int a, int b, int c) const {
+        return s[ctr + (c * SY + b) * SX + a];
+    }
+};
+
+// ---- the stencil: μ / Laplacian composition ----------------------------------
+template <class T>
+struct CHCoef {
+    T m, b, u, K, idx2;  // idx2 = 1/dx²
+};
+
+template <class T>
+__device__ __forceinline__ T ch_mu(const CHCoef<T>& k, T p, T nsum, T nn) {
+    return -k.b * p + k.u * p * p * p - k.K * ((nsum - nn * p) * k.idx2);
+}
+
+// Sum of the 2·DIM nearest neighbours of offset (a, b, c).
+template <int DIM, class T, class V>
+__device__ __forceinline__ T ch_nsum(const V& v, int a, int b, int c) {
+    T s = (v(a - 1, b, c) + v(a + 1, b, c)) + (v(a, b - 1, c) + v(a, b + 1, c));
+    if (DIM == 3) s += v(a, b, c - 1) + v(a, b, c + 1);
+    return s;
+}
+
+template <int DIM, class T, class V>
+__device__ __forceinline__ T ch_mu_at(const V& v, const CHCoef<T>& k, int a, int b, int c) {
+    return ch_mu<T>(k, v(a, b, c), ch_nsum<DIM, T>(v, a, b, c), T(2 * DIM));
+}
+
+// F at the view's centre: the 13-point (2D) / 25-point (3D) stencil.
+template <int DIM, class T, class V>
+__device__ __forceinline__ T ch_rhs(const V& v, const CHCoef<T>& k) {
+    T muc = ch_mu_at<DIM>(v, k, 0, 0, 0);
+    T s = (ch_mu_at<DIM>(v, k, -1, 0, 0) + ch_mu_at<DIM>(v, k, 1, 0, 0)) +
+          (ch_mu_at<DIM>(v, k, 0, -1, 0) + ch_mu_at<DIM>(v, k, 0, 1, 0));
+    if (DIM == 3) s += ch_mu_at<DIM>(v, k, 0, 0, -1) + ch_mu_at<DIM>(v, k, 0, 0, 1);
+    return k.m * ((s - T(2 * DIM) * muc) * k.idx2);
+}

@@ -1,0 +1,132 @@
+"""Cahn–Hilliard parameters with defaults, validation and the explicit stability limit.
+
+The papers (000, 001) give no values for m, b, u, K, dx, dt or the noise; the
+defaults here (unit coefficients, dx = 1, dt = 0.01, noise ±0.1) reproduce the
+paper's pictures: a labyrinth for a 50/50 mixture, droplets for 25/75.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+from ..errors import InvalidParameter
+
+BOUNDARIES = ("periodic", "mirror", "fixed")
+INITIALS = ("spinodal", "droplets", "file")
+INTEGRATORS = ("euler", "rk2", "spectral")
+VARIANTS = ("reference", "A", "B", "C", "D", "E")
+VARIANT_NAMES = {
+    "reference": "array reference (NumPy / CuPy roll)",
+    "A": "A: global memory",
+    "B": "B: shared-memory tile + halo",
+    "C": "C: texture reads",
+    "D": "D: texture + shared memory",
+    "E": "E: fused RK2 (both stages, one pass)",
+}
+INITIAL_MEAN = {"spinodal": 0.0, "droplets": -0.5}
+MAX_CELLS = {2: 32768 ** 2, 3: 1024 ** 3}
+
+# Which parameters can change while a simulation runs, and which need a reset.
+LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "boundary_value")
+NEEDS_RESET = ("dim", "size", "boundary", "initial", "mean", "noise", "seed", "dx", "dtype")
+
+
+@dataclass(frozen=True)
+class CHParams:
+    """All inputs of a Cahn–Hilliard run (dimensionless units: lattice spacing dx, time t)."""
+
+    m: float = 1.0            # mobility
+    b: float = 1.0            # bulk coefficient of −bφ
+    u: float = 1.0            # bulk coefficient of uφ³
+    K: float = 1.0            # gradient-energy (interface) coefficient
+    dx: float = 1.0           # lattice spacing
+    dt: float = 0.01          # time step
+    dim: int = 2              # 2 or 3
+    size: int = 256           # cells per side
+    boundary: str = "periodic"
+    boundary_value: float = -1.0   # φ held in the ghost cells for "fixed"
+    initial: str = "spinodal"
+    mean: float | None = None      # None: 0 for spinodal, −0.5 for droplets
+    noise: float = 0.1             # uniform perturbation amplitude (±noise)
+    seed: int = 1
+    integrator: str = "rk2"
+    variant: str = "reference"
+    dtype: str = "float32"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (self.size,) * self.dim
+
+    @property
+    def initial_mean(self) -> float:
+        if self.mean is not None:
+            return float(self.mean)
+        return INITIAL_MEAN.get(self.initial, 0.0)
+
+    def validate(self) -> "CHParams":
+        """Return self, or raise InvalidParameter naming the bad value and why."""
+        def bad(msg):
+            raise InvalidParameter(msg)
+        for name in ("m", "K", "dx", "dt"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and v > 0 and v == v and v != float("inf")):
+                bad(f"{name} must be a positive finite number (got {v!r})")
+        for name in ("b", "u"):
+            v = getattr(self, name)
+            if not (v >= 0 and v != float("inf")):
+                bad(f"{name} must be ≥ 0 and finite (got {v!r})")
+        if self.dim not in (2, 3):
+            bad(f"dim must be 2 or 3 (got {self.dim!r})")
+        if not isinstance(self.size, int) or self.size < 8:
+            bad(f"size must be an integer ≥ 8 cells per side (got {self.size!r})")
+        if self.size ** self.dim > MAX_CELLS[self.dim]:
+            bad(f"size {self.size}^{self.dim} exceeds the supported maximum of "
+                f"{MAX_CELLS[self.dim]:,} cells")
+        if self.boundary not in BOUNDARIES:
+            bad(f"boundary must be one of {', '.join(BOUNDARIES)} (got {self.boundary!r})")
+        if self.initial not in INITIALS:
+            bad(f"initial must be one of {', '.join(INITIALS)} (got {self.initial!r})")
+        if self.integrator not in INTEGRATORS:
+            bad(f"integrator must be one of {', '.join(INTEGRATORS)} (got {self.integrator!r})")
+        if self.variant not in VARIANTS:
+            bad(f"kernel variant must be one of {', '.join(VARIANTS)} (got {self.variant!r})")
+        if self.integrator == "spectral" and self.boundary != "periodic":
+            bad("the semi-implicit spectral stepper needs periodic boundaries")
+        if self.variant == "E" and self.integrator != "rk2":
+            bad("kernel E fuses the two RK2 stages: choose the rk2 integrator")
+        if not (0 <= self.noise <= 10):
+            bad(f"noise amplitude must be in [0, 10] (got {self.noise!r})")
+        if self.mean is not None and not (-1.5 <= self.mean <= 1.5):
+            bad(f"mean φ must be in [−1.5, 1.5] (got {self.mean!r})")
+        if self.dtype not in ("float32", "float64"):
+            bad(f"dtype must be float32 or float64 (got {self.dtype!r})")
+        if not isinstance(self.seed, int) or self.seed < 0:
+            bad(f"seed must be a non-negative integer (got {self.seed!r})")
+        return self
+
+    def with_changes(self, **kw) -> "CHParams":
+        unknown = set(kw) - {f.name for f in fields(self)}
+        if unknown:
+            raise InvalidParameter(f"unknown parameter(s): {', '.join(sorted(unknown))}")
+        return replace(self, **kw).validate()
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CHParams":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known}).validate()
+
+
+def stability_limit(p: CHParams) -> float:
+    """Largest stable dt of explicit Euler and RK2 (both: dt·|λ|max ≤ 2 on the real axis).
+
+    Linearising F(φ) = m L(f'(φ) − K Lφ) about the saturated phases φ² = b/u gives
+    λ = −m Λ (f'' + K Λ) with f'' = −b + 3uφ² = 2b and Λ ≤ Λmax = 4·dim/dx², the
+    largest eigenvalue of the 5-/7-point Laplacian −L.  Hence
+    dt_max = 2 / (m (2b Λmax + K Λmax²)).  (Our derivation; the papers give none.)
+    """
+    lam = 4.0 * p.dim / p.dx ** 2
+    fpp = max(2.0 * p.b, -p.b)  # f'' at the saturated phases (0 when b = 0)
+    rate = p.m * (fpp * lam + p.K * lam ** 2)
+    return 2.0 / rate

@@ -1,0 +1,207 @@
+"""A Cahn–Hilliard run: field, stepper, diagnostics, safety checks.
+
+Shared by the GUI workspace (explorer/cahn_hilliard) and the headless CLI.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import backend as backend_mod
+from ..errors import GridTooLarge, InvalidParameter, SimulationBlowUp
+from . import diagnostics
+from .params import LIVE, NEEDS_RESET, CHParams, stability_limit
+from .steppers import make_stepper
+
+#: |φ| beyond this is treated as a blow-up (the physical range is about ±1)
+BLOWUP_LIMIT = 1.0e3
+
+
+@dataclass
+class History:
+    """Diagnostics recorded during a run (host lists, for plots and JSON)."""
+
+    t: list = field(default_factory=list)
+    steps: list = field(default_factory=list)
+    mean: list = field(default_factory=list)
+    energy: list = field(default_factory=list)
+    length: list = field(default_factory=list)
+
+    def clear(self):
+        for v in (self.t, self.steps, self.mean, self.energy, self.length):
+            v.clear()
+
+
+def estimate_bytes(p: CHParams, stepper_buffers: int = 10) -> int:
+    """Device/host bytes a run needs: field + stepper buffers + last-good snapshot."""
+    itemsize = 4 if p.dtype == "float32" else 8
+    cells = p.size ** p.dim
+    # field, snapshot, stepper work arrays (padded arrays are ~ the same size)
+    return int(cells * itemsize * (2 + stepper_buffers) * 1.1)
+
+
+class CahnHilliard:
+    """One simulation.  ``step(n)`` advances n steps and checks for blow-up."""
+
+    def __init__(self, params: CHParams | None = None, backend=None, field0=None):
+        self.backend = backend or backend_mod.current()
+        self.xp = self.backend.xp
+        self.params = (params or CHParams()).validate()
+        self.history = History()
+        self.phi = None
+        self._field0 = None if field0 is None else np.asarray(field0)
+        self.reset()
+
+    # ------------------------------------------------------------------ setup
+    @property
+    def dtype(self):
+        return np.float32 if self.params.dtype == "float32" else np.float64
+
+    def check_memory(self, p: CHParams, buffers: int) -> None:
+        need = estimate_bytes(p, buffers)
+        free = self.backend.free_memory()
+        if need > free:
+            where = "GPU" if self.backend.is_gpu else "host"
+            raise GridTooLarge(
+                f"a {'×'.join(map(str, p.shape))} {p.dtype} grid needs about {need / 2**30:.2f} GiB "
+                f"but only {free / 2**30:.2f} GiB of {where} memory is free: choose a smaller size")
+
+    def reset(self, params: CHParams | None = None, field0=None) -> None:
+        """(Re)build the stepper and the initial field from ``params``."""
+        p = (params or self.params).validate()
+        if field0 is not None:
+            self._field0 = np.asarray(field0)
+        if p.initial == "file":
+            if self._field0 is None:
+                raise InvalidParameter("initial condition 'file' needs a loaded field")
+            f0 = self._field0
+            if f0.ndim not in (2, 3) or len(set(f0.shape)) != 1:
+                raise InvalidParameter(f"a loaded field must be square/cubic 2D or 3D, got shape {f0.shape}")
+            p = p.with_changes(dim=f0.ndim, size=f0.shape[0])
+        stepper = make_stepper(p, self.backend)
+        self.check_memory(p, stepper.buffers)
+        self.params = p
+        self.stepper = stepper
+        self.phi = None  # free the old field before allocating the new one
+        self.phi = self.xp.asarray(self._initial_field(p))
+        self._good = None
+        self.t = 0.0
+        self.step_count = 0
+        self.compute_seconds = 0.0
+        self.history.clear()
+        self.record()
+
+    def _initial_field(self, p: CHParams):
+        if p.initial == "file":
+            f = np.array(self._field0, dtype=self.dtype, copy=True)  # never alias the caller's array
+            if not np.isfinite(f).all():
+                raise InvalidParameter("the loaded field contains NaN or Inf values")
+            return f
+        from .. import rng
+        r = rng.uniform_field(p.shape, p.seed, xp=self.xp, dtype=self.dtype)
+        return (p.initial_mean + p.noise * (2 * r - 1)).astype(self.dtype, copy=False)
+
+    def set_field(self, arr) -> None:
+        """Replace φ in place (same shape), e.g. from a session file; history restarts."""
+        a = np.asarray(arr)
+        if a.shape != self.phi.shape:
+            raise InvalidParameter(f"field shape {a.shape} does not match the grid {self.phi.shape}")
+        if not np.isfinite(a).all():
+            raise InvalidParameter("the field contains NaN or Inf values")
+        self.phi[...] = self.xp.asarray(a, dtype=self.dtype)
+        self.history.clear()
+        self.record()
+
+    def load_field(self, arr) -> None:
+        """Start from a saved field (2D square or 3D cubic array)."""
+        self.reset(self.params.with_changes(initial="file"), field0=arr)
+
+    def set_params(self, **changes) -> list[str]:
+        """Apply parameter changes.  Live ones take effect at once; the returned
+        list names those that need ``reset()`` (nothing is applied for those)."""
+        if not changes:
+            return []
+        newp = self.params.with_changes(**changes)
+        pending = [k for k in changes if k in NEEDS_RESET and getattr(newp, k) != getattr(self.params, k)]
+        if pending:
+            return pending
+        rebuild = newp.integrator != self.params.integrator or newp.variant != self.params.variant
+        if rebuild:
+            stepper = make_stepper(newp, self.backend)
+        self.params = newp
+        if rebuild:
+            self.stepper = stepper
+        else:
+            self.stepper.set_params(newp)
+        return []
+
+    # --------------------------------------------------------------- stepping
+    @property
+    def dt_max(self) -> float:
+        return stability_limit(self.params)
+
+    def step(self, n: int = 1, record: bool = True) -> None:
+        """Advance n steps.  On NaN/Inf or |φ| > 1e3 the last good field is restored
+        and SimulationBlowUp is raised with advice."""
+        if n <= 0:
+            return
+        xp = self.xp
+        if self._good is None or self._good.shape != self.phi.shape:
+            self._good = xp.empty_like(self.phi)
+        self._good[...] = self.phi
+        t0 = time.perf_counter()
+        self.phi = self.stepper.step(self.phi, n)
+        amax = float(xp.max(xp.abs(self.phi)))  # synchronises; NaN propagates
+        self.compute_seconds += time.perf_counter() - t0
+        if not np.isfinite(amax) or amax > BLOWUP_LIMIT:
+            self.phi[...] = self._good
+            p = self.params
+            hint = ("reduce dt below the explicit limit "
+                    f"{self.dt_max:.4g}" if p.integrator != "spectral" else "reduce dt")
+            if p.integrator != "spectral" and p.boundary == "periodic":
+                hint += " or use the semi-implicit spectral integrator"
+            raise SimulationBlowUp(
+                f"the field blew up (|φ| → {'NaN/Inf' if not np.isfinite(amax) else f'{amax:.3g}'}) "
+                f"within steps {self.step_count + 1}–{self.step_count + n} at dt = {p.dt:g}; "
+                f"the last good field was kept. Try: {hint}.")
+        self.step_count += n
+        self.t += n * self.params.dt
+        if record:
+            self.record()
+
+    def record(self) -> None:
+        h = self.history
+        h.t.append(self.t)
+        h.steps.append(self.step_count)
+        h.mean.append(diagnostics.mean(self.phi))
+        h.energy.append(diagnostics.free_energy(self.phi, self.params))
+        h.length.append(diagnostics.length_scale(self.phi, self.params.dx))
+
+    # ------------------------------------------------------------ read access
+    def field_numpy(self) -> np.ndarray:
+        return self.backend.to_numpy(self.phi)
+
+    def coarsening_exponent(self) -> float:
+        return diagnostics.fit_power_law(self.history.t, self.history.length)[0]
+
+    def summary(self) -> dict:
+        h = self.history
+        return {
+            "backend": self.backend.name,
+            "device": self.backend.device_name,
+            "steps": self.step_count,
+            "t": self.t,
+            "dt": self.params.dt,
+            "dt_max_explicit": self.dt_max,
+            "mean_initial": h.mean[0],
+            "mean_final": h.mean[-1],
+            "free_energy_initial": h.energy[0],
+            "free_energy_final": h.energy[-1],
+            "length_scale_final": h.length[-1],
+            "coarsening_exponent": self.coarsening_exponent(),
+        }
+
+    def live_parameter(self, name: str) -> bool:
+        return name in LIVE

@@ -1,0 +1,142 @@
+"""Time integrators for Cahn–Hilliard.
+
+* ``euler``: φⁿ⁺¹ = φⁿ + dt F(φⁿ).
+* ``rk2``: explicit midpoint, two stencil passes per step as in paper 000
+  §3.1.3 (Fig. 3): φ* = φⁿ + dt/2 F(φⁿ), then φⁿ⁺¹ = φⁿ + dt F(φ*).
+* ``spectral``: semi-implicit, linearly stabilised Fourier stepper (periodic
+  only; beyond the papers, which mention but do not use a Fourier route).
+
+Every stepper exposes ``update(src, base, coef, out)`` (out = base + coef·F(src))
+so that kernel variants only implement that one stage; the integrator logic
+lives here once.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import stencil
+from .params import CHParams
+
+
+class Stepper:
+    """Base explicit stepper: subclasses provide ``update``."""
+
+    name = "base"
+    #: arrays of the field's size it needs, for the memory estimate
+    buffers = 3
+
+    def __init__(self, params: CHParams, backend):
+        self.params = params
+        self.backend = backend
+        self.xp = backend.xp
+        self._tmp = None
+        self._out = None
+
+    def set_params(self, params: CHParams) -> None:
+        self.params = params
+
+    def update(self, src, base, coef, out):
+        raise NotImplementedError
+
+    def _buffers(self, phi):
+        if self._tmp is None or self._tmp.shape != phi.shape or self._tmp.dtype != phi.dtype:
+            self._tmp = self.xp.empty_like(phi)
+            self._out = self.xp.empty_like(phi)
+        return self._tmp, self._out
+
+    def step(self, phi, n: int = 1):
+        """Advance ``n`` steps; returns the array now holding φ (buffers rotate)."""
+        p = self.params
+        tmp, out = self._buffers(phi)
+        for _ in range(n):
+            if p.integrator == "euler":
+                self.update(phi, phi, p.dt, out)
+            else:  # rk2 (explicit midpoint)
+                self.update(phi, phi, 0.5 * p.dt, tmp)
+                self.update(tmp, phi, p.dt, out)
+            phi, out = out, phi
+        self._out = out
+        return phi
+
+
+class ReferenceStepper(Stepper):
+    """Whole-array NumPy/CuPy reference (pads, slices, no custom kernels)."""
+
+    name = "reference"
+    buffers = 10
+
+    def update(self, src, base, coef, out):
+        return stencil.update(src, base, coef, self.params, out=out)
+
+
+def laplacian_symbol(shape, dx: float, xp=np, dtype=np.float64):
+    """Eigenvalues Λ(k) ≥ 0 of −L (the 5/7-point Laplacian) on a periodic grid, rfft layout."""
+    lam = None
+    for ax, n in enumerate(shape):
+        if ax == len(shape) - 1:
+            k = xp.arange(n // 2 + 1, dtype=dtype)
+        else:
+            k = xp.fft.fftfreq(n, d=1.0 / n).astype(dtype)
+        term = (4.0 / dx ** 2) * xp.sin(math.pi * k / n) ** 2
+        sh = [1] * len(shape); sh[ax] = term.size
+        term = term.reshape(sh)
+        lam = term if lam is None else lam + term
+    return lam
+
+
+class SpectralStepper(Stepper):
+    """Semi-implicit Fourier stepper, unconditionally energy stable for S ≥ max f''/2.
+
+    In Fourier space with Λ(k) the symbol of −L (so the scheme solves the same
+    discrete operator as the finite-difference steppers):
+        (1 + dt m Λ S + dt m K Λ²) φ̂ⁿ⁺¹ = (1 + dt m Λ S) φ̂ⁿ − dt m Λ N̂(φⁿ),
+    N(φ) = uφ³ − bφ explicit, the stiff K∇⁴ term implicit, S = 2b stabilising.
+    Stable at dt far beyond the explicit limit (tested at 50×).
+    """
+
+    name = "spectral"
+    buffers = 8
+
+    def __init__(self, params, backend):
+        super().__init__(params, backend)
+        self._key = None
+
+    def _coeffs(self, shape, dtype):
+        p = self.params
+        key = (shape, p.dt, p.m, p.K, p.b, p.dx, dtype)
+        if key != self._key:
+            xp = self.xp
+            lam = laplacian_symbol(shape, p.dx, xp, np.float64)
+            S = 2.0 * p.b
+            denom = 1.0 + p.dt * p.m * lam * S + p.dt * p.m * p.K * lam ** 2
+            self._a = ((1.0 + p.dt * p.m * lam * S) / denom).astype(dtype)
+            self._c = (-p.dt * p.m * lam / denom).astype(dtype)
+            self._key = key
+        return self._a, self._c
+
+    def step(self, phi, n: int = 1):
+        xp, p = self.xp, self.params
+        rdt = np.float32 if phi.dtype == np.float32 else np.float64
+        a, c = self._coeffs(phi.shape, rdt)
+        fft, ifft = xp.fft.rfftn, xp.fft.irfftn
+        for _ in range(n):
+            nl = rdt(p.u) * phi * phi * phi - rdt(p.b) * phi
+            ph = a * fft(phi) + c * fft(nl)
+            phi = ifft(ph, s=phi.shape, axes=tuple(range(phi.ndim))).astype(phi.dtype, copy=False)
+        return phi
+
+
+def make_stepper(params: CHParams, backend) -> Stepper:
+    """The stepper for ``params.integrator`` / ``params.variant`` on ``backend``."""
+    if params.integrator == "spectral":
+        return SpectralStepper(params, backend)
+    if params.variant == "reference":
+        return ReferenceStepper(params, backend)
+    if not backend.is_gpu:
+        from ..errors import BackendUnavailable
+        raise BackendUnavailable(f"kernel variant {params.variant} is a CUDA kernel and needs the "
+                                 "GPU backend; use the array reference on CPU")
+    from .cuda_stepper import CudaStepper
+    return CudaStepper(params, backend)

@@ -1,0 +1,85 @@
+"""Marsaglia lagged-Fibonacci random numbers (paper 001 §6).
+
+* :class:`Ranmar` — sequential Marsaglia–Zaman generator, Alg. 26–27, exact
+  integer arithmetic in units of 2^-24 (published RANMAR test vector holds).
+* :class:`RanmarVec` — vectorised NumPy generator, same stream bit for bit
+  (batches of <= L//3+1 draws as in Alg. 31–32).
+* :func:`gpu_per_thread` / :class:`PerThreadGPU` — CUDA approach 1
+  (Alg. 29–30, a L = 97 table per thread); :func:`per_thread_reference` is
+  its NumPy twin.
+* :func:`gpu_single_table` / :class:`SingleTableGPU` — CUDA approach 2
+  (Alg. 31–32, one L = 92 153 table, 3 launches per L draws), bit-identical
+  to the sequential stream.
+* :func:`uniform_field` — the project's seeded uniform fields (used by the
+  Cahn–Hilliard initial conditions): identical values on NumPy and CuPy.
+
+The GPU parts import CuPy lazily; importing this package never needs CuPy.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .ranmar import (C0, D, L97, L_BIG, M, ONE, Ranmar, RanmarVec, batch_schedule,
+                     cycle_offsets, fill_table_py, fill_tables, seed_to_ijkl, table_for,
+                     to_float)
+
+__all__ = [
+    "Ranmar", "RanmarVec", "uniform_field", "gpu_per_thread", "gpu_single_table",
+    "per_thread_reference", "thread_seeds", "PerThreadGPU", "SingleTableGPU",
+    "seed_to_ijkl", "fill_tables", "fill_table_py", "L97", "L_BIG",
+]
+
+
+def _is_cupy(xp) -> bool:
+    return getattr(xp, "__name__", "").split(".")[0] == "cupy"
+
+
+def uniform_field(shape, seed, xp=np, dtype=np.float32):
+    """Array of ``shape`` with uniform deviates in [0, 1) from seed ``seed``.
+
+    The values are the first ``prod(shape)`` numbers (C order) of the
+    single Marsaglia stream with an L = 92 153 lag table initialised from
+    ``seed`` (RANMAR initialiser, :func:`seed_to_ijkl`).  With ``xp=cupy``
+    they are made on the GPU by approach 2 (Alg. 31–32), with NumPy by the
+    vectorised CPU path; both are exact integer computations, so the arrays
+    are identical (float32/float64) on both backends.
+    """
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    n = math.prod(shape)
+    if _is_cupy(xp):
+        from .gpu import gpu_single_table
+        return gpu_single_table(n, seed, dtype).reshape(shape)
+    return RanmarVec.from_seed(seed, lag=L_BIG).uniform(n, dtype).reshape(shape)
+
+
+def thread_seeds(seed: int, n_threads: int):
+    """Distinct per-thread RANMAR seed pairs (see :func:`kernels.rng.gpu.thread_seeds`)."""
+    from .gpu import thread_seeds as _ts
+    return _ts(seed, n_threads)
+
+
+def per_thread_reference(n_threads: int, n_per_thread: int, seed: int, dtype=np.float32):
+    """NumPy reference of GPU approach 1: ``(n_threads, n_per_thread)``."""
+    from .gpu import per_thread_reference as _ref
+    return _ref(n_threads, n_per_thread, seed, dtype)
+
+
+def gpu_per_thread(n_threads: int, n_per_thread: int, seed: int, dtype=np.float32):
+    """GPU approach 1 (Alg. 29–30): CuPy ``(n_threads, n_per_thread)``, row t = stream t."""
+    from .gpu import gpu_per_thread as _g
+    return _g(n_threads, n_per_thread, seed, dtype)
+
+
+def gpu_single_table(n: int, seed: int, dtype=np.float32):
+    """GPU approach 2 (Alg. 31–32): first ``n`` numbers of the stream of ``seed``."""
+    from .gpu import gpu_single_table as _g
+    return _g(n, seed, dtype)
+
+
+def __getattr__(name):
+    if name in ("PerThreadGPU", "SingleTableGPU"):
+        from . import gpu
+        return getattr(gpu, name)
+    raise AttributeError(name)

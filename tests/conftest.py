@@ -1,0 +1,34 @@
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from kernels.backend import Backend, gpu_available  # noqa: E402
+
+_GPU_OK, _GPU_WHY = gpu_available()
+
+
+def pytest_collection_modifyitems(config, items):
+    if _GPU_OK:
+        return
+    skip = pytest.mark.skip(reason=f"needs a CUDA GPU with CuPy: {_GPU_WHY}")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def cpu():
+    """The NumPy backend (not the global selection)."""
+    return Backend("cpu", np)
+
+
+@pytest.fixture
+def rng():
+    """Fresh, unseeded random numbers: tests must hold for any input."""
+    return np.random.default_rng()
