@@ -64,7 +64,7 @@ def run_ch(a) -> int:
     field0 = None
     if a.load:
         from kernels.cahn_hilliard.io import load_field
-        field0, saved = load_field(a.load)
+        field0, _saved_params, _meta = load_field(a.load)
         params = params.with_changes(initial="file")
     sim = CahnHilliard(params, be, field0=field0)
     if be.notice and not a.json:

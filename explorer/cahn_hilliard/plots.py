@@ -73,7 +73,6 @@ class DiagnosticsPlots(QWidget):
             self.c_fit.setData([], [])
             label = "fit (needs more data)"
             self.p_length.setTitle("Domain size L(t)")
-        self.legend.getLabel(self.c_fit).setText(label) if hasattr(self.legend, "getLabel") else None
         try:
             for sample, lab in self.legend.items:
                 if sample.item is self.c_fit:

@@ -1,0 +1,264 @@
+"""Parameter form and run buttons of the Cahn–Hilliard workspace (Qt only, no model logic)."""
+from __future__ import annotations
+
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
+                             QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox, QStyle,
+                             QVBoxLayout, QWidget)
+
+from kernels.cahn_hilliard.params import (BOUNDARIES, INITIALS, INTEGRATORS, LIVE, VARIANT_NAMES,
+                                          VARIANTS, CHParams)
+
+# name: (label, kind, options, tooltip)
+FLOAT = "float"
+INT = "int"
+CHOICE = "choice"
+
+SPEC = {
+    "m": ("Mobility m", FLOAT, dict(lo=1e-4, hi=1e3, dec=4, step=0.1),
+          "Mobility m (dimensionless): rate constant of dφ/dt = m ∇²μ. Live."),
+    "b": ("Bulk b", FLOAT, dict(lo=0.0, hi=1e3, dec=4, step=0.1),
+          "Coefficient b of the −(b/2)φ² term of the double-well free energy (≥ 0). "
+          "Equilibrium phases sit at φ = ±√(b/u). Live."),
+    "u": ("Bulk u", FLOAT, dict(lo=0.0, hi=1e3, dec=4, step=0.1),
+          "Coefficient u of the +(u/4)φ⁴ term of the double-well free energy (≥ 0). Live."),
+    "K": ("Gradient K", FLOAT, dict(lo=1e-4, hi=1e3, dec=4, step=0.1),
+          "Gradient-energy coefficient K of (K/2)|∇φ|²: sets the interface width ~ √(K/b) "
+          "in units of dx. Live."),
+    "dt": ("Time step dt", FLOAT, dict(lo=1e-6, hi=100.0, dec=5, step=0.001),
+           "Time step dt (simulation time units). Explicit Euler/RK2 are stable only for "
+           "dt ≤ dt_max shown on the right; the spectral integrator is semi-implicit. Live."),
+    "integrator": ("Integrator", CHOICE, dict(items=[(i, {"euler": "Euler (explicit)",
+                                                           "rk2": "RK2 midpoint (explicit, paper 000)",
+                                                           "spectral": "Spectral semi-implicit (periodic)"}[i])
+                                                      for i in INTEGRATORS]),
+                   "Time integrator. Euler and RK2 are explicit finite-difference steppers "
+                   "(13-point stencil); spectral is a linearly stabilised Fourier stepper. Live."),
+    "variant": ("Kernel variant", CHOICE, dict(items=[(v, VARIANT_NAMES[v]) for v in VARIANTS]),
+                "Implementation of the stencil update: the array reference, or one of the CUDA "
+                "kernels A–E of paper 000 §3.1 (GPU backend only). Live."),
+    "dim": ("Dimension", CHOICE, dict(items=[(2, "2D (square)"), (3, "3D (cube)")]),
+            "Spatial dimension of the grid. Needs reset."),
+    "size": ("Grid size N", INT, dict(lo=8, hi=32768, step=32),
+             "Cells per side (N² cells in 2D, N³ in 3D). Needs reset."),
+    "dx": ("Spacing dx", FLOAT, dict(lo=0.01, hi=100.0, dec=3, step=0.1),
+           "Lattice spacing dx (length units). Needs reset."),
+    "dtype": ("Precision", CHOICE, dict(items=[("float32", "float32 (single)"), ("float64", "float64 (double)")]),
+              "Floating-point precision of the field. Needs reset."),
+    "boundary": ("Boundary", CHOICE, dict(items=[(b, b) for b in BOUNDARIES]),
+                 "periodic: wrap-around; mirror: zero-flux (reflecting) walls; fixed: φ held at the "
+                 "boundary value in the ghost cells (paper 000 §3.1.2). Needs reset."),
+    "boundary_value": ("Boundary φ", FLOAT, dict(lo=-1.5, hi=1.5, dec=3, step=0.1),
+                       "φ in the ghost cells for the 'fixed' boundary (dimensionless). Live."),
+    "initial": ("Initial state", CHOICE, dict(items=[("spinodal", "spinodal (50/50 noise)"),
+                                                     ("droplets", "droplets (off-critical)"),
+                                                     ("file", "from file (File ▸ Open field…)")]),
+                "Initial field: uniform mean plus uniform random noise, or a field loaded "
+                "from a .npz file. Needs reset."),
+    "mean": ("Mean φ₀", FLOAT, dict(lo=-1.5, hi=1.5, dec=3, step=0.05, auto=True),
+             "Mean composition φ₀ of the initial field (conserved by the dynamics). "
+             "'auto': 0 for spinodal, −0.5 for droplets. Needs reset."),
+    "noise": ("Noise", FLOAT, dict(lo=0.0, hi=10.0, dec=3, step=0.01),
+              "Amplitude of the uniform random perturbation: φ = φ₀ ± noise. Needs reset."),
+    "seed": ("Seed", INT, dict(lo=0, hi=2 ** 31 - 1, step=1),
+             "Random seed of the initial noise (same seed → same field). Needs reset."),
+}
+
+GROUPS = [
+    ("Model  dφ/dt = m∇²(−bφ + uφ³ − K∇²φ)", ("m", "b", "u", "K")),
+    ("Time stepping", ("dt", "integrator", "variant")),
+    ("Grid", ("dim", "size", "dx", "dtype")),
+    ("Boundary", ("boundary", "boundary_value")),
+    ("Initial condition", ("initial", "mean", "noise", "seed")),
+]
+
+WARN_STYLE = "color: #b00020; font-weight: bold;"
+PENDING_STYLE = "color: #a15c00; font-weight: bold;"
+
+
+class ControlPanel(QWidget):
+    """Emits ``param_changed(name, value)`` for every edit; the workspace applies it."""
+
+    param_changed = pyqtSignal(str, object)
+    steps_per_frame_changed = pyqtSignal(int)
+    start_pause_clicked = pyqtSignal()
+    step_clicked = pyqtSignal()
+    reset_clicked = pyqtSignal()
+
+    def __init__(self, backend, parent=None):
+        super().__init__(parent)
+        self.backend = backend
+        self.widgets: dict[str, QWidget] = {}
+        self.labels: dict[str, QLabel] = {}
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+
+        # run buttons
+        st = self.style()
+        row = QHBoxLayout()
+        self.btn_run = QPushButton(st.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), "Start")
+        self.btn_run.setToolTip("Start / pause the simulation (Space)")
+        self.btn_step = QPushButton(st.standardIcon(QStyle.StandardPixmap.SP_MediaSkipForward), "Step")
+        self.btn_step.setToolTip("Advance one frame of 'steps per frame' steps while paused (.)")
+        self.btn_reset = QPushButton(st.standardIcon(QStyle.StandardPixmap.SP_BrowserReload), "Reset")
+        self.btn_reset.setToolTip("Rebuild the initial field, applying parameters that need a reset (Ctrl+R)")
+        for b in (self.btn_run, self.btn_step, self.btn_reset):
+            row.addWidget(b)
+        outer.addLayout(row)
+        self.btn_run.clicked.connect(self.start_pause_clicked)
+        self.btn_step.clicked.connect(self.step_clicked)
+        self.btn_reset.clicked.connect(self.reset_clicked)
+
+        spf_row = QFormLayout()
+        self.spf = QSpinBox()
+        self.spf.setRange(1, 100000)
+        self.spf.setValue(10)
+        self.spf.setKeyboardTracking(False)
+        self.spf.setToolTip("Time steps computed between two displayed frames (also the size of one 'Step')")
+        self.spf.valueChanged.connect(self.steps_per_frame_changed)
+        spf_row.addRow("Steps per frame", self.spf)
+        outer.addLayout(spf_row)
+
+        self.pending_label = QLabel("")
+        self.pending_label.setWordWrap(True)
+        self.pending_label.setStyleSheet(PENDING_STYLE)
+        self.pending_label.setVisible(False)
+        outer.addWidget(self.pending_label)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        body = QWidget()
+        bl = QVBoxLayout(body)
+        bl.setContentsMargins(0, 0, 0, 0)
+        for title, names in GROUPS:
+            box = QGroupBox(title)
+            form = QFormLayout(box)
+            form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            for name in names:
+                w = self._make(name)
+                lab = QLabel(SPEC[name][0])
+                lab.setToolTip(SPEC[name][3])
+                self.labels[name] = lab
+                if name == "dt":
+                    self.dt_limit = QLabel("≤ —")
+                    self.dt_limit.setToolTip("Explicit stability limit dt_max = 2 / (m(2bΛ + KΛ²)), "
+                                             "Λ = 4·dim/dx² (Euler and RK2)")
+                    self.dt_limit.setMinimumWidth(92)
+                    h = QHBoxLayout()
+                    h.addWidget(w, 1)
+                    h.addWidget(self.dt_limit)
+                    form.addRow(lab, h)
+                else:
+                    form.addRow(lab, w)
+            bl.addWidget(box)
+        bl.addStretch(1)
+        scroll.setWidget(body)
+        outer.addWidget(scroll, 1)
+        self.setMinimumWidth(330)
+
+    # -------------------------------------------------------------- widgets
+    def _make(self, name: str) -> QWidget:
+        label, kind, opt, tip = SPEC[name]
+        if kind == FLOAT:
+            w = QDoubleSpinBox()
+            w.setDecimals(opt["dec"])
+            lo = opt["lo"] - (10 ** -opt["dec"] if opt.get("auto") else 0)
+            w.setRange(lo, opt["hi"])
+            w.setSingleStep(opt["step"])
+            if opt.get("auto"):
+                w.setSpecialValueText("auto")
+            w.setKeyboardTracking(False)
+            w.setStepType(QAbstractSpinBox.StepType.AdaptiveDecimalStepType if name == "dt"
+                          else QAbstractSpinBox.StepType.DefaultStepType)
+            w.valueChanged.connect(lambda v, n=name: self.param_changed.emit(n, self._read(n)))
+        elif kind == INT:
+            w = QSpinBox()
+            w.setRange(opt["lo"], opt["hi"])
+            w.setSingleStep(opt["step"])
+            w.setKeyboardTracking(False)
+            w.valueChanged.connect(lambda v, n=name: self.param_changed.emit(n, self._read(n)))
+        else:
+            w = QComboBox()
+            for value, text in opt["items"]:
+                w.addItem(text, value)
+            w.currentIndexChanged.connect(lambda i, n=name: self.param_changed.emit(n, self._read(n)))
+            if name == "variant" and not self.backend.is_gpu:
+                model = w.model()
+                for i, v in enumerate(VARIANTS):
+                    if v != "reference":
+                        model.item(i).setEnabled(False)
+                        w.setItemData(i, "CUDA kernel: needs the GPU backend (running on CPU/NumPy)",
+                                      Qt.ItemDataRole.ToolTipRole)
+        w.setToolTip(tip)
+        self.widgets[name] = w
+        return w
+
+    def _read(self, name: str):
+        w = self.widgets[name]
+        if isinstance(w, QComboBox):
+            return w.currentData()
+        if isinstance(w, QDoubleSpinBox):
+            if SPEC[name][2].get("auto") and w.value() <= w.minimum():
+                return None
+            return float(w.value())
+        return int(w.value())
+
+    def value(self, name: str):
+        return self._read(name)
+
+    def set_value(self, name: str, value, emit: bool = True) -> None:
+        """Set a control as if the user had edited it (emits param_changed when emit)."""
+        w = self.widgets[name]
+        w.blockSignals(not emit)
+        try:
+            if isinstance(w, QComboBox):
+                i = w.findData(value)
+                if i >= 0:
+                    w.setCurrentIndex(i)
+            elif isinstance(w, QDoubleSpinBox):
+                w.setValue(w.minimum() if value is None else float(value))
+            else:
+                w.setValue(int(value))
+        finally:
+            w.blockSignals(False)
+
+    def set_params(self, p: CHParams) -> None:
+        """Show ``p`` without emitting changes."""
+        for name in SPEC:
+            self.set_value(name, getattr(p, name), emit=False)
+
+    # ---------------------------------------------------------------- state
+    def set_running(self, running: bool) -> None:
+        st = self.style()
+        self.btn_run.setText("Pause" if running else "Start")
+        self.btn_run.setIcon(st.standardIcon(QStyle.StandardPixmap.SP_MediaPause if running
+                                             else QStyle.StandardPixmap.SP_MediaPlay))
+        self.btn_step.setEnabled(not running)
+
+    def set_pending(self, names) -> None:
+        names = list(names)
+        for n, lab in self.labels.items():
+            lab.setStyleSheet(PENDING_STYLE if n in names else "")
+            lab.setText(SPEC[n][0] + (" ⟳" if n in names else ""))
+        if names:
+            self.pending_label.setText("⟳ Needs reset to apply: " + ", ".join(names)
+                                       + "  (press Reset, Ctrl+R)")
+            self.btn_reset.setStyleSheet("font-weight: bold; color: #a15c00;")
+        else:
+            self.btn_reset.setStyleSheet("")
+        self.pending_label.setVisible(bool(names))
+
+    def set_dt_limit(self, dt: float, dt_max: float, integrator: str) -> None:
+        if integrator == "spectral":
+            self.dt_limit.setText(f"(≤ {dt_max:.4g} expl.)")
+            self.dt_limit.setStyleSheet("color: gray;")
+            self.widgets["dt"].setStyleSheet("")
+            return
+        self.dt_limit.setText(f"≤ {dt_max:.4g}")
+        unstable = dt > dt_max
+        self.dt_limit.setStyleSheet(WARN_STYLE if unstable else "color: #2e7d32;")
+        self.widgets["dt"].setStyleSheet("QDoubleSpinBox { background: #ffd6d6; }" if unstable else "")
+        self.dt_limit.setToolTip(
+            ("dt exceeds the explicit stability limit: the run will blow up. " if unstable else "")
+            + "Explicit stability limit dt_max = 2 / (m(2bΛ + KΛ²)), Λ = 4·dim/dx²")
