@@ -33,6 +33,8 @@ POINT_BLOCK = {2: (16, 16, 1), 3: (32, 4, 2)}
 TILE_SHAPE = {2: (16, 16, 1, 12, 12, 1), 3: (16, 8, 8, 16, 8, 8)}
 #: (threads, outputs OX, OY, OZ) of the fused kernel E
 FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
+#: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
+FUSED2D_SHAPE = (60, 60)
 
 _lock = threading.Lock()
 _modules: dict = {}          # name expression -> (RawModule, RawKernel)
@@ -105,6 +107,8 @@ class CudaStepper(Stepper):
         self._props = None
         #: how the last texture read was served ("tex2d", "tex1d" or "global" fallback)
         self.last_read = None
+        #: 2D fused kernel: "sliding" (register sweep, default) or "generic" (tile loops)
+        self.fused_impl = "sliding"
 
     # ---- helpers -------------------------------------------------------------
     def _device_props(self):
@@ -218,14 +222,20 @@ class CudaStepper(Stepper):
         dim = src.ndim
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
-        NT, OX, OY, OZ = FUSED_SHAPE[dim]
-        kern = get_kernel(f"ch_fused<{T}, {bc}, {dim}, {NT}, {OX}, {OY}, {OZ}>")
-        if dim == 2:
-            n0 = (OX + 8) * (OY + 8)
-            n1 = (OX + 4) * (OY + 4)
+        if dim == 2 and self.fused_impl == "sliding":
+            OX, OY = FUSED2D_SHAPE
+            NT, OZ = 4 * (OX + 4), 1
+            kern = get_kernel(f"ch_fused2d<{T}, {bc}, {OX}, {OY}>")
+            n0, n1 = (OX + 8) * (OY + 8), (OX + 4) * (OY + 4)
         else:
-            n0 = (OX + 8) * (OY + 8) * (OZ + 8)
-            n1 = (OX + 4) * (OY + 4) * (OZ + 4)
+            NT, OX, OY, OZ = FUSED_SHAPE[dim]
+            kern = get_kernel(f"ch_fused<{T}, {bc}, {dim}, {NT}, {OX}, {OY}, {OZ}>")
+            if dim == 2:
+                n0 = (OX + 8) * (OY + 8)
+                n1 = (OX + 4) * (OY + 4)
+            else:
+                n0 = (OX + 8) * (OY + 8) * (OZ + 8)
+                n1 = (OX + 4) * (OY + 4) * (OZ + 4)
         smem = (n0 + n1) * dtype.itemsize
         if smem > 48 * 1024 and kern.max_dynamic_shared_size_bytes < smem:
             kern.max_dynamic_shared_size_bytes = smem

@@ -117,3 +117,68 @@ ch_fused(ch_ull src, T* __restrict__ out, int nx, int ny, int nz,
         out[((size_t)z * ny + y) * nx + x] = s0[c0] + c2 * ch_rhs<DIM>(v, k);
     }
 }
+
+// ---- E, 2D, register-sliding version (used for 2D fields).
+// OX×OY outputs per block from a (OX+8)×(OY+8) φ tile and a (OX+4)×(OY+4) φ*
+// tile; NT = 4·(OX+4) threads.  Stage 1: thread = (column of the halo-2
+// region, one of 4 chunks of R1 = (OY+4)/4 rows); stage 2: thread = (output
+// column, one of 4 chunks of R2 = OY/4 rows).  Each thread sweeps its chunk
+// with ch_sweep2d (φ and μ slide through registers).
+template <class T, int BC, int S1X>
+struct ChStage1Op {  // φ* = φ + c1·F(φ) into s1; bval outside the domain for fixed
+    T* s1; int col, row0, gx, gy0, nx, ny; T c1, bval;
+    __device__ __forceinline__ void operator()(int j, T phi, T F) {
+        T val = phi + c1 * F;
+        if (BC == CH_FIXED) {
+            const int gy = gy0 + j;
+            if (gx < 0 || gx >= nx || gy < 0 || gy >= ny) val = bval;
+        }
+        s1[(row0 + j) * S1X + col] = val;
+    }
+};
+
+template <class T, int S0X>
+struct ChStage2Op {  // φⁿ⁺¹ = φ + c2·F(φ*) to global memory
+    const T* s0; T* out; int s0ctr; size_t g0; int gy0, nx, ny; bool colok; T c2;
+    __device__ __forceinline__ void operator()(int j, T, T F) {
+        if (colok && gy0 + j < ny) out[g0 + (size_t)j * nx] = s0[s0ctr + j * S0X] + c2 * F;
+    }
+};
+
+template <class T, int BC, int OX, int OY>
+__global__ void __launch_bounds__(4 * (OX + 4))
+ch_fused2d(ch_ull src, T* __restrict__ out, int nx, int ny, int nz,
+           T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int S0X = OX + 8, S0Y = OY + 8, S1X = OX + 4, S1Y = OY + 4;
+    constexpr int NT = 4 * S1X, R1 = S1Y / 4, R2 = OY / 4;
+    static_assert(S1Y % 4 == 0 && OY % 4 == 0, "OY must be a multiple of 4");
+    extern __shared__ __align__(16) unsigned char ch_smem_raw[];
+    T* s0 = reinterpret_cast<T*>(ch_smem_raw);
+    T* s1 = s0 + S0X * S0Y;
+
+    const int ox = blockIdx.x * OX, oy = blockIdx.y * OY;
+    const GlobalRead<T> r{reinterpret_cast<const T*>(src), nx, ny};
+    const CHCoef<T> k{m, b, u, K, idx2};
+    const int tid = threadIdx.x;
+
+    for (int i = tid; i < S0X * S0Y; i += NT) {
+        const int lx = i % S0X, ly = i / S0X;
+        s0[i] = ch_fetch<T, BC, 2>(r, ox + lx - 4, oy + ly - 4, 0, nx, ny, 1, bval);
+    }
+    __syncthreads();
+
+    {   // stage 1 on the halo-2 region: s1(col, row) = φ* at global (ox+col−2, oy+row−2)
+        const int col = tid % S1X, row0 = (tid / S1X) * R1;
+        ChStage1Op<T, BC, S1X> op{s1, col, row0, ox + col - 2, oy + row0 - 2, nx, ny, c1, bval};
+        ch_sweep2d<R1, S0X>(s0, col + 2, row0 + 2, k, op);
+    }
+    __syncthreads();
+
+    if (tid < 4 * OX) {  // stage 2 on the outputs
+        const int col = tid % OX, row0 = (tid / OX) * R2;
+        const int gx = ox + col, gy0 = oy + row0;
+        ChStage2Op<T, S0X> op{s0, out, (row0 + 4) * S0X + col + 4,
+                              (size_t)gy0 * nx + gx, gy0, nx, ny, gx < nx, c2};
+        ch_sweep2d<R2, S1X>(s1, col + 2, row0 + 2, k, op);
+    }
+}

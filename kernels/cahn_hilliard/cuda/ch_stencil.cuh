@@ -186,3 +186,32 @@ __device__ __forceinline__ T ch_rhs(const V& v, const CHCoef<T>& k) {
     if (DIM == 3) s += ch_mu_at<DIM>(v, k, 0, 0, -1) + ch_mu_at<DIM>(v, k, 0, 0, 1);
     return k.m * ((s - T(2 * DIM) * muc) * k.idx2);
 }
+
+// ---- register-sliding 2D sweep (same arithmetic as ch_rhs<2>) ----------------
+// Walks one column x of a shared tile (row length SX) down R consecutive rows
+// starting at centre (x, y0), keeping φ and μ of the column in registers: per
+// output 5 shared loads and 3 μ evaluations instead of 13 and 5.  Calls
+// op(j, φ(x, y0+j), F(x, y0+j)) for j = 0 … R−1.  Summation order matches
+// ch_nsum / ch_rhs so results equal the generic stencil.
+template <int R, int SX, class T, class Op>
+__device__ __forceinline__ void ch_sweep2d(const T* s, int x, int y0, const CHCoef<T>& k, Op& op) {
+    const T* p = s + y0 * SX + x;
+    const T four = T(4);
+    T c_m2 = p[-2 * SX], c_m1 = p[-SX], c_0 = p[0], c_p1 = p[SX];
+    T l_m1 = p[-SX - 1], l_0 = p[-1], r_m1 = p[-SX + 1], r_0 = p[1];
+    T mu_m1 = ch_mu<T>(k, c_m1, (l_m1 + r_m1) + (c_m2 + c_0), four);
+    T mu_0 = ch_mu<T>(k, c_0, (l_0 + r_0) + (c_m1 + c_p1), four);
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+        const T* q = p + j * SX;
+        const T c_p2 = q[2 * SX], l_p1 = q[SX - 1], r_p1 = q[SX + 1], l2 = q[-2], r2 = q[2];
+        const T mu_p1 = ch_mu<T>(k, c_p1, (l_p1 + r_p1) + (c_0 + c_p2), four);
+        const T mu_l = ch_mu<T>(k, l_0, (l2 + c_0) + (l_m1 + l_p1), four);
+        const T mu_r = ch_mu<T>(k, r_0, (c_0 + r2) + (r_m1 + r_p1), four);
+        const T F = k.m * ((((mu_l + mu_r) + (mu_m1 + mu_p1)) - four * mu_0) * k.idx2);
+        op(j, c_0, F);
+        c_m1 = c_0; c_0 = c_p1; c_p1 = c_p2;
+        l_m1 = l_0; l_0 = l_p1; r_m1 = r_0; r_0 = r_p1;
+        mu_m1 = mu_0; mu_0 = mu_p1;
+    }
+}

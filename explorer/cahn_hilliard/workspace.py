@@ -1,0 +1,594 @@
+"""The Cahn–Hilliard workspace: parameter dock, VisPy field view, diagnostic plots, exports.
+
+Views only: the simulation is ``kernels.cahn_hilliard.CahnHilliard``, stepped on a
+worker thread (:mod:`.worker`); this widget turns user edits into ``set_params`` /
+``reset`` calls and draws the frames the worker sends.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDockWidget,
+                             QFileDialog, QFormLayout, QFrame, QHBoxLayout, QLabel, QMainWindow,
+                             QProgressDialog, QPushButton, QSlider, QSpinBox, QStyle, QToolButton,
+                             QVBoxLayout, QWidget)
+
+from kernels.cahn_hilliard import diagnostics
+from kernels.cahn_hilliard import io as ch_io
+from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
+from kernels.cahn_hilliard.simulation import CahnHilliard
+from kernels.errors import ExplorerError
+
+from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas
+from .controls import ControlPanel
+from .plots import DiagnosticsPlots
+from .worker import SimulationWorker
+
+
+class MessageBar(QFrame):
+    """Non-modal message strip above the canvas (errors never block the run loop)."""
+
+    STYLES = {"error": ("#fde7e9", "#b00020", QStyle.StandardPixmap.SP_MessageBoxCritical),
+              "warning": ("#fff4e0", "#8a5300", QStyle.StandardPixmap.SP_MessageBoxWarning),
+              "info": ("#e7f1fb", "#1f4e79", QStyle.StandardPixmap.SP_MessageBoxInformation)}
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 4, 4)
+        self.icon = QLabel()
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self.hide)
+        lay.addWidget(self.icon)
+        lay.addWidget(self.label, 1)
+        lay.addWidget(close)
+        self.level = ""
+        self.hide()
+
+    def show_message(self, text: str, level: str = "error") -> None:
+        bg, fg, icon = self.STYLES[level]
+        self.level = level
+        self.setStyleSheet(f"MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 3px; }}"
+                           f"QLabel {{ color: {fg}; }}")
+        self.icon.setPixmap(self.style().standardIcon(icon).pixmap(18, 18))
+        self.label.setText(text)
+        self.show()
+
+    def text(self) -> str:
+        return self.label.text() if self.isVisible() else ""
+
+
+class ExportImageDialog(QDialog):
+    def __init__(self, canvas_size, dim, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export image")
+        form = QFormLayout(self)
+        self.scale = QSpinBox()
+        self.scale.setRange(1, 8)
+        self.scale.setValue(2)
+        self.scale.setSuffix(" ×")
+        self.size_label = QLabel()
+        w, h = canvas_size
+        upd = lambda v: self.size_label.setText(f"{w * v} × {h * v} px (before cropping)")
+        self.scale.valueChanged.connect(upd)
+        upd(2)
+        self.crop = QCheckBox("Crop to the field (2D)")
+        self.crop.setChecked(dim == 2)
+        self.crop.setEnabled(dim == 2)
+        form.addRow("Resolution", self.scale)
+        form.addRow("", self.size_label)
+        form.addRow("", self.crop)
+        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        bb.accepted.connect(self.accept)
+        bb.rejected.connect(self.reject)
+        form.addRow(bb)
+
+
+class MovieRecorder:
+    """Appends the rendered canvas to an imageio writer for ``frames`` displayed frames."""
+
+    def __init__(self, path, frames: int, fps: int, parent=None):
+        import imageio.v2 as iio
+        self.path = str(path)
+        self.frames = int(frames)
+        self.count = 0
+        kw = {"fps": fps}
+        if self.path.lower().endswith(".mp4"):
+            kw.update(codec="libx264", quality=8, macro_block_size=2)
+        else:
+            kw = {"duration": 1.0 / fps, "loop": 0}
+        self.writer = iio.get_writer(self.path, **kw)
+        self.progress = QProgressDialog(f"Recording {Path(self.path).name}…", "Stop", 0, self.frames, parent)
+        self.progress.setWindowTitle("Export movie")
+        self.progress.setWindowModality(Qt.WindowModality.NonModal)
+        self.progress.setMinimumDuration(0)
+        self.progress.setValue(0)
+        self.shape = None
+
+    def add(self, rgba: np.ndarray) -> bool:
+        """Add one frame; returns False when finished (or cancelled)."""
+        img = rgba[..., :3]
+        if self.shape is None:
+            h, w = img.shape[:2]
+            self.shape = (h - h % 2, w - w % 2)
+        img = img[: self.shape[0], : self.shape[1]]
+        if img.shape[:2] != self.shape:  # canvas resized while recording: pad
+            pad = np.zeros(self.shape + (3,), np.uint8)
+            hh, ww = min(img.shape[0], self.shape[0]), min(img.shape[1], self.shape[1])
+            pad[:hh, :ww] = img[:hh, :ww]
+            img = pad
+        self.writer.append_data(np.ascontiguousarray(img))
+        self.count += 1
+        self.progress.setValue(self.count)
+        return self.count < self.frames and not self.progress.wasCanceled()
+
+    def close(self):
+        self.writer.close()
+        self.progress.close()
+
+
+class CahnHilliardWorkspace(QMainWindow):
+    """Workspace widget (an inner QMainWindow so controls and plots are dockable)."""
+
+    status_changed = pyqtSignal(dict)
+    colormap_changed = pyqtSignal(str)
+
+    def __init__(self, backend, parent=None, params: CHParams | None = None, steps_per_frame: int = 10):
+        super().__init__(parent)
+        self.setWindowFlags(Qt.WindowType.Widget)
+        self.backend = backend
+        self._explicit_params = params is not None
+        self.pending: dict = {}
+        self.recorder: MovieRecorder | None = None
+        self._hist = None
+        self._hist_dirty = False
+        self._last_sk = 0.0
+        self._fps = 0.0
+        self._last_frame_time = None
+        self._frames_shown = 0
+        self.last_error = ""
+
+        self.sim = CahnHilliard(params or CHParams(), backend)
+        self.worker = SimulationWorker(self.sim, steps_per_frame)
+        self.worker.frame.connect(self._on_frame)
+        self.worker.error.connect(self._on_worker_error)
+        self.worker.running_changed.connect(self._on_running_changed)
+
+        # --- central: toolbar, message bar, canvas
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(4, 4, 4, 0)
+        cl.setSpacing(4)
+        cl.addLayout(self._build_view_bar())
+        self.message_bar = MessageBar()
+        cl.addWidget(self.message_bar)
+        self.canvas = FieldCanvas(backend)
+        self.canvas.native.setMinimumSize(320, 240)
+        cl.addWidget(self.canvas.native, 1)
+        self.setCentralWidget(central)
+
+        # --- docks
+        self.controls = ControlPanel(backend)
+        self.controls.set_params(self.sim.params)
+        self.controls.spf.setValue(self.worker.steps_per_frame)
+        self.controls.param_changed.connect(self._on_param)
+        self.controls.steps_per_frame_changed.connect(self._on_spf)
+        self.controls.start_pause_clicked.connect(self.toggle_run)
+        self.controls.step_clicked.connect(self.step_once)
+        self.controls.reset_clicked.connect(self.reset)
+        self.controls_dock = QDockWidget("Parameters", self)
+        self.controls_dock.setObjectName("ch_controls")
+        self.controls_dock.setWidget(self.controls)
+        self.controls_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                       | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.controls_dock)
+
+        self.plots = DiagnosticsPlots()
+        self.plots_dock = QDockWidget("Diagnostics", self)
+        self.plots_dock.setObjectName("ch_plots")
+        self.plots_dock.setWidget(self.plots)
+        self.plots_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                    | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.plots_dock)
+        self.resizeDocks([self.plots_dock], [260], Qt.Orientation.Vertical)
+
+        self._plot_timer = QTimer(self)
+        self._plot_timer.setInterval(200)
+        self._plot_timer.timeout.connect(self._refresh_plots)
+        self._plot_timer.start()
+
+        self._refresh_param_feedback()
+        self._show_current()
+
+    # ------------------------------------------------------------ view bar
+    def _build_view_bar(self):
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        self.cmap_combo = QComboBox()
+        self.cmap_combo.addItems(COLORMAPS)
+        self.cmap_combo.setToolTip("Colormap of φ")
+        self.cmap_combo.currentTextChanged.connect(self.set_colormap)
+        self.contrast_combo = QComboBox()
+        self.contrast_combo.addItem("fixed [−1, 1]", False)
+        self.contrast_combo.addItem("auto (min–max)", True)
+        self.contrast_combo.setToolTip("Contrast limits: the equilibrium range φ ∈ [−1, 1], or each frame's min–max")
+        self.contrast_combo.currentIndexChanged.connect(
+            lambda i: self.canvas.set_auto_contrast(self.contrast_combo.itemData(i)))
+        row.addWidget(QLabel("Colormap"))
+        row.addWidget(self.cmap_combo)
+        row.addWidget(QLabel("Contrast"))
+        row.addWidget(self.contrast_combo)
+
+        self.view3d_bar = QWidget()
+        h = QHBoxLayout(self.view3d_bar)
+        h.setContentsMargins(12, 0, 0, 0)
+        self.slice_axis = QComboBox()
+        self.slice_axis.addItems(list(SLICE_AXES))
+        self.slice_axis.setToolTip("Axis normal to the slice plane (φ[z, y, x])")
+        self.slice_slider = QSlider(Qt.Orientation.Horizontal)
+        self.slice_slider.setMinimumWidth(160)
+        self.slice_slider.setToolTip("Slice position (cell index)")
+        self.slice_pos = QLabel("0")
+        self.slice_pos.setMinimumWidth(32)
+        self.iso_check = QCheckBox("Isosurface φ = 0")
+        self.iso_check.setChecked(True)
+        self.iso_check.setToolTip(f"Marching-cubes surface of φ = 0 (grids up to {ISO_MAX_SIDE}³)")
+        self.slice_axis.currentTextChanged.connect(lambda a: self.canvas.set_slice(axis=a))
+        self.slice_slider.valueChanged.connect(self._on_slice)
+        self.iso_check.toggled.connect(self.canvas.set_isosurface)
+        for w in (QLabel("Slice"), self.slice_axis, self.slice_slider, self.slice_pos, self.iso_check):
+            h.addWidget(w)
+        row.addWidget(self.view3d_bar)
+        row.addStretch(1)
+        self.reset_view_btn = QPushButton("Reset view")
+        self.reset_view_btn.setToolTip("Fit the field in the view")
+        self.reset_view_btn.clicked.connect(lambda: self.canvas.reset_camera())
+        row.addWidget(self.reset_view_btn)
+        return row
+
+    def _on_slice(self, v: int):
+        self.slice_pos.setText(str(v))
+        self.canvas.set_slice(index=v)
+
+    def _sync_view_bar(self):
+        is3d = self.canvas.dim == 3
+        self.view3d_bar.setVisible(is3d)
+        if is3d:
+            n = self.canvas.shape[0]
+            self.slice_slider.blockSignals(True)
+            self.slice_slider.setRange(0, n - 1)
+            self.slice_slider.setValue(self.canvas.slice_index)
+            self.slice_slider.blockSignals(False)
+            self.slice_pos.setText(str(self.canvas.slice_index))
+            self.iso_check.setEnabled(n <= ISO_MAX_SIDE)
+            if n > ISO_MAX_SIDE:
+                self.iso_check.setToolTip(f"Isosurface only for grids up to {ISO_MAX_SIDE}³ (this one is {n}³)")
+
+    # --------------------------------------------------------------- frames
+    def _show_current(self, force_iso: bool = True):
+        field, info = self.worker.snapshot()
+        self._display(field, info, force_iso=force_iso)
+
+    def _display(self, field, info, force_iso=False):
+        old_shape = self.canvas.shape
+        self.canvas.update_field(field, force_iso=force_iso)
+        if self.canvas.shape != old_shape:
+            self._sync_view_bar()
+        self._hist = info["history"]
+        self._hist_dirty = True
+        self.status_changed.emit({"fps": self._fps, "steps_per_s": info["steps_per_s"],
+                                  "t": info["t"], "steps": info["steps"]})
+
+    def _on_frame(self, field, info):
+        try:
+            now = time.perf_counter()
+            if self._last_frame_time is not None:
+                dt = now - self._last_frame_time
+                if dt > 0:
+                    self._fps = 0.8 * self._fps + 0.2 / dt if self._fps else 1.0 / dt
+            self._last_frame_time = now
+            self._display(field, info)
+            self._frames_shown += 1
+            if self.recorder is not None:
+                self._record_frame()
+        finally:
+            self.worker.frame_done()
+
+    def _refresh_plots(self):
+        if not self._hist_dirty or self._hist is None or not self.plots_dock.isVisible():
+            return
+        self._hist_dirty = False
+        self.plots.update_history(self._hist)
+        now = time.perf_counter()
+        interval = 0.5 if self.canvas.dim == 2 else 2.0
+        if self.canvas.field is not None and now - self._last_sk > interval:
+            self._last_sk = now
+            k, S = diagnostics.structure_factor(self.canvas.field, self.sim.params.dx)
+            self.plots.update_structure(k, S)
+
+    def _on_worker_error(self, msg: str):
+        self.last_error = msg
+        self.message_bar.show_message(msg, "error")
+
+    def _on_running_changed(self, running: bool):
+        self.controls.set_running(running)
+        if not running:
+            self._fps = 0.0
+            self._last_frame_time = None
+
+    # ------------------------------------------------------------- run API
+    def is_running(self) -> bool:
+        return self.worker.running
+
+    def start(self):
+        if self.pending:
+            self.message_bar.show_message("Some changes need a reset before they apply: "
+                                          + ", ".join(self.pending) + ". Running with the current grid.",
+                                          "warning")
+        elif self.message_bar.level in ("error",):
+            self.message_bar.hide()
+        self.worker.start()
+
+    def pause(self):
+        self.worker.pause()
+
+    def toggle_run(self):
+        self.pause() if self.worker.running else self.start()
+
+    def step_once(self):
+        """Advance exactly ``steps_per_frame`` steps (only while paused)."""
+        self.worker.step_once()
+
+    def reset(self):
+        self.worker.pause()
+        try:
+            params = self.sim.params.with_changes(**self.pending)
+            with self.worker.lock:
+                self.sim.reset(params)
+        except ExplorerError as exc:
+            self.show_error(str(exc))
+            return False
+        self.pending.clear()
+        self.controls.set_params(self.sim.params)
+        self.plots.clear()
+        self._refresh_param_feedback()
+        self._show_current()
+        if self.message_bar.level != "info":
+            self.message_bar.hide()
+        return True
+
+    def show_error(self, msg: str):
+        self.last_error = msg
+        self.message_bar.show_message(msg, "error")
+
+    # -------------------------------------------------------- parameter edits
+    def _effective(self, name):
+        return self.pending.get(name, getattr(self.sim.params, name))
+
+    def _on_param(self, name: str, value):
+        try:
+            if name in LIVE:
+                with self.worker.lock:
+                    self.sim.set_params(**{name: value})
+            else:
+                self.sim.params.with_changes(**{**self.pending, name: value})  # validate the combination
+                if value == getattr(self.sim.params, name):
+                    self.pending.pop(name, None)
+                else:
+                    self.pending[name] = value
+                if name == "dim" and value == 3 and self._effective("size") > 128:
+                    small = 128 if self.backend.is_gpu else 64
+                    self.pending["size"] = small
+                    self.controls.set_value("size", small, emit=False)
+                    self.message_bar.show_message(f"3D: grid size set to {small}³ (change it if you like); "
+                                                  "press Reset to apply.", "info")
+        except ExplorerError as exc:
+            self.show_error(str(exc))
+            self.controls.set_value(name, self._effective(name), emit=False)
+        self._refresh_param_feedback()
+
+    def set_parameter(self, name: str, value):
+        """Programmatic edit, exactly as through the form (used by tests and scripts)."""
+        self.controls.set_value(name, value, emit=True)
+
+    def _on_spf(self, n: int):
+        self.worker.steps_per_frame = int(n)
+
+    def _refresh_param_feedback(self):
+        try:
+            p = self.sim.params.with_changes(**self.pending)
+        except ExplorerError:
+            p = self.sim.params
+        self.controls.set_dt_limit(self.sim.params.dt, stability_limit(p), self.sim.params.integrator)
+        self.controls.set_pending(self.pending)
+
+    # ------------------------------------------------------------- view API
+    def colormaps(self):
+        return list(COLORMAPS)
+
+    def colormap(self):
+        return self.canvas.cmap_name
+
+    def set_colormap(self, name: str):
+        if name not in COLORMAPS:
+            return
+        self.canvas.set_colormap(name)
+        if self.cmap_combo.currentText() != name:
+            self.cmap_combo.blockSignals(True)
+            self.cmap_combo.setCurrentText(name)
+            self.cmap_combo.blockSignals(False)
+        self.colormap_changed.emit(name)
+
+    def set_auto_contrast(self, auto: bool):
+        self.contrast_combo.setCurrentIndex(1 if auto else 0)
+
+    def plots_visible(self) -> bool:
+        return not self.plots_dock.isHidden()
+
+    def set_plots_visible(self, on: bool):
+        self.plots_dock.setVisible(bool(on))
+
+    def set_controls_visible(self, on: bool):
+        self.controls_dock.setVisible(bool(on))
+
+    # --------------------------------------------------------------- file I/O
+    def _ask_path(self, title, filt, save=True, default=""):
+        fn = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
+        path, _ = fn(self, title, default, filt)
+        return path or None
+
+    def save_field(self, path=None):
+        path = path or self._ask_path("Save field", "Field files (*.npz)", default="field.npz")
+        if not path:
+            return None
+        with self.worker.lock:
+            phi = self.sim.field_numpy().copy()
+            params, t, steps = self.sim.params, self.sim.t, self.sim.step_count
+        try:
+            out = ch_io.save_field(path, phi, params, t=t, steps=steps)
+        except OSError as exc:
+            self.show_error(f"could not save {path}: {exc}")
+            return None
+        self.message_bar.show_message(f"Saved field to {out}", "info")
+        return out
+
+    def open_field(self, path=None):
+        path = path or self._ask_path("Open field", "Field files (*.npz)", save=False)
+        if not path:
+            return False
+        self.worker.pause()
+        try:
+            phi, params, _extras = ch_io.load_field(path)
+            base = params or self.sim.params
+            base = base.with_changes(initial="file", dim=phi.ndim, size=phi.shape[0])
+            with self.worker.lock:
+                self.sim.reset(base, field0=phi)
+        except ExplorerError as exc:
+            self.show_error(str(exc))
+            return False
+        self.pending.clear()
+        self.controls.set_params(self.sim.params)
+        self.plots.clear()
+        self._refresh_param_feedback()
+        self._show_current()
+        self.message_bar.show_message(f"Loaded {Path(path).name}: {'×'.join(map(str, phi.shape))} field "
+                                      "(initial condition 'file'; Reset returns to it)", "info")
+        return True
+
+    # ---------------------------------------------------------------- exports
+    def export_image(self, path=None, scale: float | None = None, crop_to_data: bool | None = None):
+        if scale is None:
+            dlg = ExportImageDialog(self.canvas.canvas.size, self.canvas.dim, self)
+            if dlg.exec() != QDialog.DialogCode.Accepted:
+                return None
+            scale, crop_to_data = dlg.scale.value(), dlg.crop.isChecked()
+        path = path or self._ask_path("Export image", "PNG image (*.png)", default="cahn_hilliard.png")
+        if not path:
+            return None
+        if not str(path).lower().endswith(".png"):
+            path = str(path) + ".png"
+        import imageio.v2 as iio
+        img = self.canvas.render(scale=scale, crop_to_data=bool(crop_to_data))
+        iio.imwrite(path, img[..., :3])
+        self.message_bar.show_message(f"Exported {img.shape[1]}×{img.shape[0]} image to {path}", "info")
+        return path
+
+    def export_plots(self, path=None):
+        path = path or self._ask_path("Export plots", "PNG image (*.png);;SVG vector (*.svg)",
+                                      default="cahn_hilliard_plots.png")
+        if not path:
+            return None
+        if self._hist is not None:
+            self.plots.update_history(self._hist)
+        self.plots.export(path)
+        self.message_bar.show_message(f"Exported plots to {path}", "info")
+        return path
+
+    def export_movie(self, path=None, frames: int | None = None, fps: int = 25):
+        if self.recorder is not None:
+            self.message_bar.show_message("A movie is already being recorded.", "warning")
+            return None
+        if frames is None:
+            from PyQt6.QtWidgets import QInputDialog
+            frames, ok = QInputDialog.getInt(self, "Export movie", "Frames to record:", 100, 2, 100000)
+            if not ok:
+                return None
+        path = path or self._ask_path("Export movie", "MP4 video (*.mp4);;Animated GIF (*.gif)",
+                                      default="cahn_hilliard.mp4")
+        if not path:
+            return None
+        try:
+            self.recorder = MovieRecorder(path, frames, fps, self)
+        except Exception as exc:  # missing ffmpeg, unwritable path …
+            self.show_error(f"cannot record {path}: {exc}")
+            return None
+        self.recorder.progress.canceled.connect(self._finish_movie)
+        self._record_frame()
+        if not self.worker.running:
+            self.start()
+        return path
+
+    def _record_frame(self):
+        rec = self.recorder
+        if rec is None:
+            return
+        more = rec.add(self.canvas.render(scale=1.0, crop_to_data=True))
+        if not more:
+            self._finish_movie()
+
+    def _finish_movie(self):
+        rec, self.recorder = self.recorder, None
+        if rec is None:
+            return
+        rec.close()
+        self.message_bar.show_message(f"Recorded {rec.count} frames to {rec.path}", "info")
+
+    # --------------------------------------------------------------- settings
+    def save_settings(self, s):
+        s.setValue("params_json", json.dumps(self.sim.params.with_changes(
+            initial="spinodal" if self.sim.params.initial == "file" else self.sim.params.initial).to_dict()))
+        s.setValue("steps_per_frame", self.worker.steps_per_frame)
+        s.setValue("colormap", self.canvas.cmap_name)
+        s.setValue("auto_contrast", bool(self.canvas.auto_contrast))
+        s.setValue("dock_state", self.saveState())
+
+    def restore_settings(self, s):
+        cmap = s.value("colormap")
+        if cmap in COLORMAPS:
+            self.set_colormap(cmap)
+        auto = s.value("auto_contrast")
+        if auto is not None:
+            self.set_auto_contrast(str(auto).lower() == "true")
+        spf = s.value("steps_per_frame")
+        if spf is not None:
+            self.controls.spf.setValue(int(spf))
+        state = s.value("dock_state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        pj = s.value("params_json")
+        if pj and not self._explicit_params:
+            try:
+                p = CHParams.from_dict(json.loads(pj))
+                with self.worker.lock:
+                    self.sim.reset(p)
+            except (ExplorerError, ValueError, TypeError):
+                return
+            self.controls.set_params(self.sim.params)
+            self._refresh_param_feedback()
+            self._show_current()
+
+    def shutdown(self):
+        if self.recorder is not None:
+            self._finish_movie()
+        self._plot_timer.stop()
+        self.worker.stop()

@@ -1,0 +1,23 @@
+"""kernels/ is the display-free compute library: importing all of it loads no Qt/VisPy/pyqtgraph."""
+import os
+import pkgutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_kernels_import_no_gui_modules():
+    import kernels
+    names = [m.name for m in pkgutil.walk_packages(kernels.__path__, "kernels.")]
+    assert "kernels.cahn_hilliard.simulation" in names and len(names) > 8
+    code = (
+        "import importlib, sys\n"
+        f"for n in {names!r}:\n"
+        "    importlib.import_module(n)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PyQt6', 'PyQt5', 'PySide6', 'vispy', 'pyqtgraph'))\n"
+        "print(','.join(bad))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "", f"kernels/ pulled in GUI modules: {r.stdout.strip()}"
