@@ -68,9 +68,11 @@ def field(shape, xp):
     return xp.asarray((rng.uniform(-0.1, 0.1, size=shape)).astype(np.float32))
 
 
-def time_variant(params, phi, steps, reps):
+def time_variant(params, phi, steps, reps, **attrs):
     from kernels.cahn_hilliard.cuda_stepper import CudaStepper
     st = CudaStepper(params, _gpu_backend())
+    for k, v in attrs.items():
+        setattr(st, k, v)
     state = {"phi": phi}
 
     def f(k):
@@ -172,6 +174,36 @@ def time_jax(dim, p, phi_np, steps, reps):
     return float(np.median(times))
 
 
+def tune(steps, reps):
+    """Time candidate 2D tile shapes at 4096² (each first checked against the CPU reference)."""
+    import cupy as cp
+    from kernels.cahn_hilliard.cuda_stepper import CudaStepper
+    cpu = Backend("cpu", np)
+    out = ["### 2D tile-shape tuning, 4096² RK2 float32 (ms per step)", "",
+           "| kernel | shape (OX, OY) | ms | max rel. err. vs reference (200², 3 boundaries) |",
+           "|---|---|---|---|"]
+    cands = [("B", "sweep_shape", [(64, 64), (32, 64), (32, 128), (64, 32), (128, 32)]),
+             ("E", "fused2d_shape", [(60, 60), (60, 124), (28, 124), (124, 60), (60, 28)])]
+    for v, attr, shapes in cands:
+        for shp in shapes:
+            errs = []
+            for bc in ("periodic", "mirror", "fixed"):
+                for dt_ in ("float32", "float64"):
+                    p = CHParams(dim=2, size=200, dt=0.01, boundary=bc, boundary_value=-0.8,
+                                 integrator="rk2", variant=v, dtype=dt_)
+                    x0 = np.random.default_rng(1).uniform(-0.5, 0.5, p.shape).astype(dt_)
+                    ref = ReferenceStepper(p, cpu).step(x0.copy(), 20).astype(np.float64)
+                    st = CudaStepper(p, _gpu_backend())
+                    setattr(st, attr, shp)
+                    got = cp.asnumpy(st.step(cp.asarray(x0), 20)).astype(np.float64)
+                    errs.append(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+            p = CHParams(dim=2, size=4096, dt=0.01, integrator="rk2", variant=v)
+            t = time_variant(p, field(p.shape, cp), steps, reps, **{attr: shp})
+            out.append(f"| {v} | {shp} | {fmt_ms(t)} | {max(errs):.1e} |")
+            print(out[-1], flush=True)
+    return out + [""]
+
+
 def fmt_ms(t):
     return "—" if t is None or not math.isfinite(t) else f"{t * 1e3:.4g}"
 
@@ -187,6 +219,8 @@ def loglog_slope(ns, ts):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
+    ap.add_argument("--tune", action="store_true",
+                    help="also try other 2D sweep / fused tile shapes (checked against the reference)")
     ap.add_argument("--skip-frameworks", action="store_true", help="no torch / jax")
     args = ap.parse_args(argv)
     import cupy as cp
@@ -196,6 +230,9 @@ def main(argv=None):
     lines = [f"Device: {gb.device_name}; CuPy {cp.__version__}; "
              f"date {time.strftime('%Y-%m-%d')}; copy bandwidth {bw / 1e9:.0f} GB/s "
              f"(read+write, 256 MiB cudaMemcpy-equivalent)", ""]
+
+    if args.tune:
+        lines += tune(steps, reps)
 
     # ---- 1. side by side ----
     configs = [(2, 4096, 0.01), (3, 256, 0.005)]
@@ -213,6 +250,16 @@ def main(argv=None):
                 print(f"variant {v} {dim}D failed: {exc!r}", flush=True)
                 res[v] = float("nan")
             print(f"{dim}D N={n} {v}: {fmt_ms(res[v])} ms", flush=True)
+            del phi
+        if dim == 2:
+            phi = field(shape, cp)
+            res["E generic tile"] = time_variant(p.with_changes(variant="E"), phi, steps, reps,
+                                                 fused_impl="generic")
+            print(f"2D E generic: {fmt_ms(res['E generic tile'])} ms", flush=True)
+            for v in ("B", "D"):
+                res[f"{v} paper layout"] = time_variant(p.with_changes(variant=v), phi, steps, reps,
+                                                        tile_impl="paper")
+                print(f"2D {v} paper: {fmt_ms(res[f'{v} paper layout'])} ms", flush=True)
             del phi
         phi = field(shape, cp)
         res["naive CuPy"] = time_naive(p, phi, max(2, steps // 10), max(3, reps // 3))
@@ -232,7 +279,7 @@ def main(argv=None):
         res["floor fused (2 transfers)"] = 2 * nbytes / bw
         rows[(dim, n)] = res
 
-    names = list(VARIANTS) + ["naive CuPy", "torch.compile", "jax.jit",
+    names = list(VARIANTS) + ["B paper layout", "D paper layout", "E generic tile", "naive CuPy", "torch.compile", "jax.jit",
                               "floor two-pass (5 transfers)", "floor fused (2 transfers)"]
     lines += ["### RK2 step time, float32, periodic (ms per step, median)", "",
               "| method | 2D 4096² | 2D Gcell/s | 3D 256³ | 3D Gcell/s |",
@@ -243,8 +290,9 @@ def main(argv=None):
             t = rows[(dim, n)].get(nm)
             cells.append(fmt_ms(t))
             cells.append("—" if not t or not math.isfinite(t) else f"{n ** dim / t / 1e9:.1f}")
-        label = {"A": "A global", "B": "B shared tile", "C": "C texture",
-                 "D": "D texture+shared", "E": "E fused RK2"}.get(nm, nm)
+        label = {"A": "A global", "B": "B shared tile (2D: 64×64 sweep)", "C": "C texture",
+                 "D": "D texture+shared (2D: sweep)", "B paper layout": "B paper 16×16/12×12",
+                 "D paper layout": "D paper 16×16/12×12", "E": "E fused RK2 (register sweep in 2D)"}.get(nm, nm)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
 

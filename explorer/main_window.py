@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
         self.mode_bar.setMovement(QListWidget.Movement.Static)
         self.mode_bar.setFlow(QListWidget.Flow.TopToBottom)
         self.mode_bar.setWrapping(False)
+        self.mode_bar.setWordWrap(True)
         self.mode_bar.setSpacing(4)
         self.mode_bar.setFixedWidth(92)
         self.mode_bar.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -86,11 +87,12 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         for spec in registry.WORKSPACES:
-            it = QListWidgetItem(_badge_icon(spec.short or spec.title[:2], spec.color), spec.title)
+            it = QListWidgetItem(_badge_icon(spec.short or spec.title[:2], spec.color),
+                                 spec.title.replace("–", "–\u200b"))   # may wrap after the dash
             it.setData(Qt.ItemDataRole.UserRole, spec.key)
             it.setToolTip(spec.description or spec.title)
             it.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
-            it.setSizeHint(QSize(84, 66))
+            it.setSizeHint(QSize(84, 80))
             self.mode_bar.addItem(it)
 
         self._build_menus()
@@ -244,6 +246,10 @@ class MainWindow(QMainWindow):
         self.lbl_fps = QLabel("— fps")
         self.lbl_sps = QLabel("— steps/s")
         self.lbl_t = QLabel("t = 0")
+        self.lbl_display = QLabel("")
+        self.lbl_display.setToolTip("How frames reach the screen: CUDA–GL interop writes the GPU field "
+                                    "straight into an OpenGL buffer; host = copied through main memory")
+        sb.addPermanentWidget(self.lbl_display)
         for w, tip, width in ((self.lbl_fps, "Display frames drawn per second", 70),
                               (self.lbl_sps, "Simulation steps per second (compute only)", 120),
                               (self.lbl_t, "Simulation time and step count", 200)):
@@ -256,10 +262,12 @@ class MainWindow(QMainWindow):
         if self.sender() is not self.workspace():
             return
         if "fps" in info:
-            self.lbl_fps.setText(f"{info['fps']:.0f} fps")
+            self.lbl_fps.setText(f"{info['fps']:.0f} fps" if info["fps"] > 0 else "— fps")
         if "steps_per_s" in info:
             v = info["steps_per_s"]
-            self.lbl_sps.setText(f"{v:,.0f} steps/s" if v >= 10 else f"{v:.2g} steps/s")
+            self.lbl_sps.setText("— steps/s" if v <= 0 else f"{v:,.0f} steps/s" if v >= 10 else f"{v:.2g} steps/s")
+        if "display" in info:
+            self.lbl_display.setText(f"display: {info['display']}")
         if "t" in info:
             self.lbl_t.setText(f"t = {info['t']:.4g}   step {info.get('steps', 0):,}")
 

@@ -50,8 +50,9 @@ class FieldCanvas:
         self.clim = (-1.0, 1.0)
         self.dim = None
         self.shape = None
-        self.field = None            # host copy of the last frame
-        self.iso_enabled = True
+        self.frame = None            # the last frame, on the compute backend
+        self._field_host = None      # its host copy, made on demand
+        self.iso_enabled = False     # off: volume rendering; on: the φ = 0 surface
         self.slice_axis = "z"
         self.slice_index = 0
         self._iso_time = 0.0
@@ -71,8 +72,11 @@ class FieldCanvas:
 
     def _build_2d(self, n: int):
         self.view = self.grid.add_view(row=0, col=0, border_color=None)
+        # float texture, contrast applied in the shader: raw φ can be written
+        # straight from CUDA (zero-copy uploader) without a host-side rescale
         self.image = scene.visuals.Image(np.zeros((n, n), np.float32), cmap=colormap(self.cmap_name),
-                                         clim=self.clim, interpolation="nearest", parent=self.view.scene)
+                                         clim=self.clim, interpolation="nearest", texture_format="auto",
+                                         parent=self.view.scene)
         cam = scene.PanZoomCamera(aspect=1)
         cam.flip = (False, True, False)   # row 0 at the top, like a matrix / napari
         self.view.camera = cam
@@ -86,9 +90,12 @@ class FieldCanvas:
         zeros = np.zeros((n, n, n), np.float32)
         self.volume = scene.visuals.Volume(zeros, clim=self.clim, method="translucent",
                                            cmap=volume_colormap(self.cmap_name), parent=self.view3d.scene)
-        self.box = scene.visuals.Box(n, n, n, color=None, edge_color=(0.8, 0.8, 0.8, 0.6),
-                                     parent=self.view3d.scene)
-        self.box.transform = scene.STTransform(translate=(n / 2, n / 2, n / 2))
+        # domain outline as line segments (a Box visual writes depth with invisible
+        # faces and would hide the isosurface inside it)
+        c = np.array([[x, y, z] for x in (0, n) for y in (0, n) for z in (0, n)], np.float32)
+        edges = [(i, j) for i in range(8) for j in range(i + 1, 8) if np.sum(c[i] != c[j]) == 1]
+        self.box = scene.visuals.Line(c[np.array(edges).ravel()], connect="segments",
+                                      color=(0.8, 0.8, 0.8, 0.6), parent=self.view3d.scene)
         self.plane = scene.visuals.Line(np.zeros((5, 3)), color=(1.0, 0.75, 0.1, 1.0), width=2,
                                         parent=self.view3d.scene)
         self.view3d.camera = scene.TurntableCamera(fov=40, elevation=25, azimuth=35,
@@ -117,10 +124,22 @@ class FieldCanvas:
         self.canvas.update()
 
     # -------------------------------------------------------------- drawing
-    def _limits(self, a: np.ndarray):
+    @property
+    def field(self) -> np.ndarray | None:
+        """Host copy of the last frame (copied from the GPU only when asked for)."""
+        if self._field_host is None and self.frame is not None:
+            self._field_host = np.ascontiguousarray(self.backend.to_numpy(self.frame), dtype=np.float32)
+        return self._field_host
+
+    @property
+    def upload_mode(self) -> str:
+        return getattr(self.uploader, "mode", "host") if self.dim == 2 else "host (3D volume)"
+
+    def _limits(self, a):
         if not self.auto_contrast:
             return self.clim
-        lo, hi = float(np.nanmin(a)), float(np.nanmax(a))
+        xp = self.backend.xp if type(a).__module__.startswith("cupy") else np
+        lo, hi = float(xp.nanmin(a)), float(xp.nanmax(a))
         if not hi > lo:
             hi = lo + 1e-6
         return lo, hi
@@ -128,13 +147,14 @@ class FieldCanvas:
     def update_field(self, field, force_iso: bool = False) -> None:
         """Show a new frame.  ``field``: array on the compute backend (2D or 3D)."""
         self.configure(field.shape)
+        self.frame = field
         if self.dim == 2:
-            a = self.uploader.upload(field, self.backend)
-            self.field = a
-            self.image.clim = self._limits(a)
+            a = self.uploader.upload(field, self.backend)  # None: stayed on the GPU
+            self._field_host = a
+            self.image.clim = self._limits(field if a is None else a)
         else:
             a = np.ascontiguousarray(self.backend.to_numpy(field), dtype=np.float32)
-            self.field = a
+            self._field_host = a
             lim = self._limits(a)
             self.volume.set_data(a, clim=lim)
             self._update_slice()
@@ -172,33 +192,31 @@ class FieldCanvas:
 
     def _update_iso(self):
         want = self.iso_enabled and self.field is not None and self.shape[0] <= ISO_MAX_SIDE
-        if not want:
-            if self.iso_mesh is not None:
-                self.iso_mesh.visible = False
-            return
         a = self.field
-        if not (a.min() < 0 < a.max()):
+        if not want or not (a.min() < 0 < a.max()):
             if self.iso_mesh is not None:
                 self.iso_mesh.visible = False
+            if self.volume is not None:
+                self.volume.visible = True
             return
         from skimage.measure import marching_cubes
         verts, faces, _n, _v = marching_cubes(a, level=0.0)
         verts = verts[:, ::-1].astype(np.float32)   # (z, y, x) → scene (x, y, z)
+        faces = faces.astype(np.uint32)
         if self.iso_mesh is None:
             self.iso_mesh = scene.visuals.Mesh(verts, faces, color=(0.93, 0.62, 0.25, 1.0),
-                                               shading="smooth", parent=self.view3d.scene)
+                                               shading="flat", parent=self.view3d.scene)
+            # "smooth" fails to compile its vertex shader on Mesa llvmpipe with VisPy 0.17
         else:
             self.iso_mesh.set_data(vertices=verts, faces=faces, color=(0.93, 0.62, 0.25, 1.0))
         self.iso_mesh.visible = True
-        # with the surface shown, the volume becomes a faint context
-        self.volume.visible = True
+        # a translucent volume drawn over an opaque mesh hides it: show one or the other
+        self.volume.visible = False
 
     def set_isosurface(self, on: bool) -> None:
         self.iso_enabled = bool(on)
         if self.dim == 3:
             self._update_iso()
-            if self.volume is not None:
-                self.volume.visible = True
             self.canvas.update()
 
     def iso_available(self) -> bool:
@@ -249,19 +267,38 @@ class FieldCanvas:
         xs, ys = p[:, 0] / p[:, 3], p[:, 1] / p[:, 3]
         return min(xs), min(ys), max(xs), max(ys)
 
+    def field_rgba(self, cells_px: int = 1) -> np.ndarray:
+        """The 2D field through the current colormap and contrast limits, ``cells_px``
+        pixels per cell (pixel-exact: what the view shows with nearest interpolation)."""
+        a = self.field
+        lo, hi = self._limits(a)
+        x = np.clip((a.astype(np.float64) - lo) / (hi - lo), 0.0, 1.0)
+        rgba = np.asarray(colormap(self.cmap_name).map(x.ravel()), dtype=np.float64)
+        rgba = (np.clip(rgba, 0, 1) * 255 + 0.5).astype(np.uint8).reshape(a.shape + (4,))
+        if cells_px > 1:
+            rgba = np.repeat(np.repeat(rgba, cells_px, axis=0), cells_px, axis=1)
+        return rgba
+
     def render(self, scale: float = 1.0, crop_to_data: bool = False) -> np.ndarray:
-        """RGBA uint8 image of the canvas rendered off-screen at ``scale`` × its size."""
-        w, h = self.canvas.size
-        size = (max(1, int(round(w * scale))), max(1, int(round(h * scale))))
-        img = self.canvas.render(size=size, alpha=False)
-        if crop_to_data and self.dim == 2:
+        """RGBA uint8 image for export.
+
+        2D with ``crop_to_data``: the field itself at about ``scale`` × its on-screen
+        size (integer pixels per cell, exact colours).  Otherwise the whole canvas
+        is rendered off-screen at screen resolution and, for ``scale`` > 1,
+        resampled (VisPy 0.17's ``render(size=…)`` does not scale ViewBox
+        viewports, so a true high-resolution redraw of the 3D scene is not
+        available yet).
+        """
+        if crop_to_data and self.dim == 2 and self.field is not None:
             r = self.data_rect()
-            if r is not None:
-                sx, sy = img.shape[1] / w, img.shape[0] / h
-                x0 = int(np.clip(np.ceil(r[0] * sx), 0, img.shape[1]))
-                x1 = int(np.clip(np.floor(r[2] * sx), 0, img.shape[1]))
-                y0 = int(np.clip(np.ceil(r[1] * sy), 0, img.shape[0]))
-                y1 = int(np.clip(np.floor(r[3] * sy), 0, img.shape[0]))
-                if x1 - x0 > 2 and y1 - y0 > 2:
-                    img = img[y0:y1, x0:x1]
+            n = self.shape[0]
+            on_screen = (r[2] - r[0]) if r is not None else n
+            k = max(1, int(round(on_screen * scale / n)))
+            return self.field_rgba(k)
+        img = self.canvas.render()
+        if scale != 1.0:
+            from skimage.transform import resize
+            h, w = img.shape[:2]
+            img = resize(img, (int(round(h * scale)), int(round(w * scale))), order=1,
+                         preserve_range=True, anti_aliasing=scale < 1).astype(np.uint8)
         return np.ascontiguousarray(img)

@@ -128,6 +128,7 @@ class ControlPanel(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
         bl = QVBoxLayout(body)
         bl.setContentsMargins(0, 0, 0, 0)
@@ -155,7 +156,7 @@ class ControlPanel(QWidget):
         bl.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
-        self.setMinimumWidth(330)
+        self.setMinimumWidth(370)
 
     # -------------------------------------------------------------- widgets
     def _make(self, name: str) -> QWidget:
@@ -180,6 +181,8 @@ class ControlPanel(QWidget):
             w.valueChanged.connect(lambda v, n=name: self.param_changed.emit(n, self._read(n)))
         else:
             w = QComboBox()
+            w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            w.setMinimumContentsLength(14)
             for value, text in opt["items"]:
                 w.addItem(text, value)
             w.currentIndexChanged.connect(lambda i, n=name: self.param_changed.emit(n, self._read(n)))

@@ -14,6 +14,18 @@ PEN = pg.mkPen("#1f5fa0", width=2)
 FIT_PEN = pg.mkPen("#d1495b", width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
 
 
+def _log_ticks(lo: float, hi: float):
+    """Major ticks 1·10ᵏ and minor 2·, 5·10ᵏ (in log10 units) with short labels."""
+    major, minor = [], []
+    for k in range(int(math.floor(math.log10(lo))), int(math.ceil(math.log10(hi))) + 1):
+        for m in (1, 2, 5):
+            v = m * 10.0 ** k
+            if lo / 1.01 <= v <= hi * 1.01:
+                lab = f"{v:g}" if 1e-3 <= v < 1e5 else f"{m}e{k}"
+                (major if m == 1 else minor).append((math.log10(v), lab))
+    return [major, minor]
+
+
 class DiagnosticsPlots(QWidget):
     """Four linked-in-time plots; ``update_history(hist)`` / ``update_structure(k, S)``."""
 
@@ -37,6 +49,7 @@ class DiagnosticsPlots(QWidget):
             p.setClipToView(True)
             p.setDownsampling(auto=True, mode="peak")
             p.getAxis("left").setWidth(52)
+        self.p_mean.getAxis("left").enableAutoSIPrefix(False)
         self.p_length.setLogMode(x=True, y=True)
         self.p_sk.setLogMode(x=False, y=True)
         self.legend = self.p_length.addLegend(offset=(-8, 8), labelTextSize="8pt")
@@ -56,10 +69,18 @@ class DiagnosticsPlots(QWidget):
     def update_history(self, h: dict) -> None:
         t = np.asarray(h["t"], float)
         self.c_energy.setData(t, np.asarray(h["energy"], float))
-        self.c_mean.setData(t, np.asarray(h["mean"], float))
+        m = np.asarray(h["mean"], float)
+        self.c_mean.setData(t, m)
+        if m.size and np.ptp(m) < 1e-4:   # conserved: show it flat instead of magnifying round-off
+            c = float(m[-1])
+            self.p_mean.setYRange(c - 0.05, c + 0.05, padding=0)
+        else:
+            self.p_mean.enableAutoRange(axis="y")
         L = np.asarray(h["length"], float)
         ok = (t > 0) & np.isfinite(L) & (L > 0)
         self.c_length.setData(t[ok], L[ok])
+        if ok.sum() >= 2:
+            self.p_length.getAxis("bottom").setTicks(_log_ticks(t[ok].min(), t[ok].max()))
         alpha, pref = diagnostics.fit_power_law(t, L)
         self.alpha = alpha
         if math.isfinite(alpha) and ok.sum() >= 3:
@@ -81,18 +102,34 @@ class DiagnosticsPlots(QWidget):
             pass
 
     def update_structure(self, k: np.ndarray, S: np.ndarray) -> None:
-        ok = S > 0
+        # drop the k → 0 bin (mean removed: round-off only) so it does not squash the log axis
+        ok = (k > 0) & (S > (S.max() if S.size else 0) * 1e-10)
         self.c_sk.setData(k[ok], S[ok])
 
     def has_data(self) -> bool:
-        x, _ = self.c_energy.getData()
+        x = self.c_energy.xData
         return x is not None and len(x) > 1
 
     def export(self, path: str) -> None:
         from pyqtgraph import exporters
         scene = self.layout_widget.scene()
         if str(path).lower().endswith(".svg"):
-            exporters.SVGExporter(scene).export(str(path))
+            # pyqtgraph 0.14's SVGExporter fails on Qt 6.11's path syntax; Qt's own
+            # SVG generator renders the same scene as vectors
+            from PyQt6.QtCore import QRect, QRectF, QSize
+            from PyQt6.QtGui import QPainter
+            from PyQt6.QtSvg import QSvgGenerator
+            w, h = self.layout_widget.width(), self.layout_widget.height()
+            gen = QSvgGenerator()
+            gen.setFileName(str(path))
+            gen.setSize(QSize(w, h))
+            gen.setViewBox(QRect(0, 0, w, h))
+            gen.setTitle("Cahn–Hilliard diagnostics")
+            painter = QPainter(gen)
+            try:
+                self.layout_widget.render(painter, QRectF(0, 0, w, h))
+            finally:
+                painter.end()
         else:
             ex = exporters.ImageExporter(scene)
             ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))

@@ -29,5 +29,14 @@ class HostUploader:
 
 
 def make_uploader(image_visual, canvas, backend):
-    """The best available uploader for ``backend`` (host copy for now)."""
+    """The best available uploader: CUDA–GL zero-copy on the GPU backend when the
+    interop runtime is present (``explorer.gl_interop``), else a host copy."""
+    if backend is not None and backend.is_gpu:
+        from ..gl_interop import HostUploadFallback, InteropUploader
+        try:
+            return InteropUploader(image_visual, canvas)
+        except HostUploadFallback as exc:
+            up = HostUploader(image_visual)
+            up.mode = f"host (no CUDA–GL interop: {exc})"
+            return up
     return HostUploader(image_visual)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -154,7 +155,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self._hist_dirty = False
         self._last_sk = 0.0
         self._fps = 0.0
-        self._last_frame_time = None
+        self._frame_times = deque(maxlen=120)
         self._frames_shown = 0
         self.last_error = ""
 
@@ -169,10 +170,10 @@ class CahnHilliardWorkspace(QMainWindow):
         cl = QVBoxLayout(central)
         cl.setContentsMargins(4, 4, 4, 0)
         cl.setSpacing(4)
+        self.canvas = FieldCanvas(backend)
         cl.addLayout(self._build_view_bar())
         self.message_bar = MessageBar()
         cl.addWidget(self.message_bar)
-        self.canvas = FieldCanvas(backend)
         self.canvas.native.setMinimumSize(320, 240)
         cl.addWidget(self.canvas.native, 1)
         self.setCentralWidget(central)
@@ -200,7 +201,8 @@ class CahnHilliardWorkspace(QMainWindow):
         self.plots_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                                     | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.plots_dock)
-        self.resizeDocks([self.plots_dock], [260], Qt.Orientation.Vertical)
+        self.plots.setMinimumHeight(200)
+        QTimer.singleShot(0, lambda: self.resizeDocks([self.plots_dock], [270], Qt.Orientation.Vertical))
 
         self._plot_timer = QTimer(self)
         self._plot_timer.setInterval(200)
@@ -241,8 +243,9 @@ class CahnHilliardWorkspace(QMainWindow):
         self.slice_pos = QLabel("0")
         self.slice_pos.setMinimumWidth(32)
         self.iso_check = QCheckBox("Isosurface φ = 0")
-        self.iso_check.setChecked(True)
-        self.iso_check.setToolTip(f"Marching-cubes surface of φ = 0 (grids up to {ISO_MAX_SIDE}³)")
+        self.iso_check.setChecked(False)
+        self.iso_check.setToolTip(f"Show the marching-cubes surface φ = 0 instead of the volume rendering "
+                                  f"(grids up to {ISO_MAX_SIDE}³)")
         self.slice_axis.currentTextChanged.connect(lambda a: self.canvas.set_slice(axis=a))
         self.slice_slider.valueChanged.connect(self._on_slice)
         self.iso_check.toggled.connect(self.canvas.set_isosurface)
@@ -287,16 +290,17 @@ class CahnHilliardWorkspace(QMainWindow):
         self._hist = info["history"]
         self._hist_dirty = True
         self.status_changed.emit({"fps": self._fps, "steps_per_s": info["steps_per_s"],
+                                  "display": self.canvas.upload_mode,
                                   "t": info["t"], "steps": info["steps"]})
 
     def _on_frame(self, field, info):
         try:
             now = time.perf_counter()
-            if self._last_frame_time is not None:
-                dt = now - self._last_frame_time
-                if dt > 0:
-                    self._fps = 0.8 * self._fps + 0.2 / dt if self._fps else 1.0 / dt
-            self._last_frame_time = now
+            ft = self._frame_times
+            ft.append(now)
+            while len(ft) > 2 and now - ft[0] > 1.0:
+                ft.popleft()
+            self._fps = (len(ft) - 1) / (ft[-1] - ft[0]) if self.worker.running and len(ft) > 2 else 0.0
             self._display(field, info)
             self._frames_shown += 1
             if self.recorder is not None:
@@ -311,9 +315,9 @@ class CahnHilliardWorkspace(QMainWindow):
         self.plots.update_history(self._hist)
         now = time.perf_counter()
         interval = 0.5 if self.canvas.dim == 2 else 2.0
-        if self.canvas.field is not None and now - self._last_sk > interval:
+        if self.canvas.frame is not None and now - self._last_sk > interval:
             self._last_sk = now
-            k, S = diagnostics.structure_factor(self.canvas.field, self.sim.params.dx)
+            k, S = diagnostics.structure_factor(self.canvas.frame, self.sim.params.dx)
             self.plots.update_structure(k, S)
 
     def _on_worker_error(self, msg: str):
@@ -324,7 +328,8 @@ class CahnHilliardWorkspace(QMainWindow):
         self.controls.set_running(running)
         if not running:
             self._fps = 0.0
-            self._last_frame_time = None
+            self._frame_times.clear()
+            self.status_changed.emit({"fps": 0.0, "steps_per_s": 0.0})
 
     # ------------------------------------------------------------- run API
     def is_running(self) -> bool:
@@ -378,6 +383,9 @@ class CahnHilliardWorkspace(QMainWindow):
     def _on_param(self, name: str, value):
         try:
             if name in LIVE:
+                # validate against the pending (needs-reset) edits too, so that a
+                # combination that Reset would refuse is reported now
+                self.sim.params.with_changes(**{**self.pending, name: value})
                 with self.worker.lock:
                     self.sim.set_params(**{name: value})
             else:

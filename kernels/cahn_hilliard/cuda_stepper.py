@@ -31,6 +31,11 @@ READ_GLOBAL, READ_TEX1D, READ_TEX2D = 0, 1, 2
 POINT_BLOCK = {2: (16, 16, 1), 3: (32, 4, 2)}
 #: (threads BX, BY, BZ, outputs OX, OY, OZ) of the shared-tile kernels B/D
 TILE_SHAPE = {2: (16, 16, 1, 12, 12, 1), 3: (16, 8, 8, 16, 8, 8)}
+#: outputs (OX, OY) per block of the 2D register-sweep stage kernel of B/D (4·OX threads)
+SWEEP_SHAPE = (64, 64)
+#: default 2D layout of B/D: "sweep" (tile + per-thread column sweep, fast) or
+#: "paper" (16×16 threads, inner 12×12 write, as paper 000 Listing 7)
+DEFAULT_TILE_IMPL = "sweep"
 #: (threads, outputs OX, OY, OZ) of the fused kernel E
 FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
 #: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
@@ -109,6 +114,11 @@ class CudaStepper(Stepper):
         self.last_read = None
         #: 2D fused kernel: "sliding" (register sweep, default) or "generic" (tile loops)
         self.fused_impl = "sliding"
+        #: 2D layout of B/D: "sweep" or "paper" (see DEFAULT_TILE_IMPL)
+        self.tile_impl = DEFAULT_TILE_IMPL
+        #: tile shapes of the 2D sweep kernels (tunable per instance)
+        self.sweep_shape = SWEEP_SHAPE
+        self.fused2d_shape = FUSED2D_SHAPE
 
     # ---- helpers -------------------------------------------------------------
     def _device_props(self):
@@ -172,6 +182,11 @@ class CudaStepper(Stepper):
         self.last_read = "tex2d" if mode == READ_TEX2D else "tex1d"
         return mode, tobj.ptr
 
+    @staticmethod
+    def _vec_ok(a) -> bool:
+        """Vector (16-byte) tile loads allowed: nx % 4 == 0 and a 16-byte aligned field."""
+        return a.shape[-1] % 4 == 0 and a.data.ptr % 16 == 0
+
     def _prep(self, a):
         xp = self.xp
         if not a.flags.c_contiguous:
@@ -205,6 +220,13 @@ class CudaStepper(Stepper):
             kern = get_kernel(f"ch_point<{T}, {bc}, {dim}, {rd}>")
             grid = (_cdiv(nx, bx), _cdiv(ny, by), _cdiv(nz, bz) if dim == 3 else 1)
             kern(grid, (bx, by, bz if dim == 3 else 1), args)
+        elif dim == 2 and self.tile_impl == "sweep":  # B, D (and E's single stage)
+            OX, OY = self.sweep_shape
+            kern = get_kernel(f"ch_sweep<{T}, {bc}, {rd}, {OX}, {OY}>")
+            flags = (1 if (rd == READ_GLOBAL and self._vec_ok(src)) else 0) | \
+                (2 if base.data.ptr == src.data.ptr else 0)
+            args = args[:5] + (np.int32(flags),) + args[6:]
+            kern((_cdiv(nx, OX), _cdiv(ny, OY), 1), (4 * OX, 1, 1), args)
         else:  # B, D, and E's single stage (Euler with E is rejected by params)
             BX, BY, BZ, OX, OY, OZ = TILE_SHAPE[dim]
             kern = get_kernel(f"ch_tile<{T}, {bc}, {dim}, {rd}, {BX}, {BY}, {BZ}, {OX}, {OY}, {OZ}>")
@@ -223,7 +245,7 @@ class CudaStepper(Stepper):
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
         if dim == 2 and self.fused_impl == "sliding":
-            OX, OY = FUSED2D_SHAPE
+            OX, OY = self.fused2d_shape
             NT, OZ = 4 * (OX + 4), 1
             kern = get_kernel(f"ch_fused2d<{T}, {bc}, {OX}, {OY}>")
             n0, n1 = (OX + 8) * (OY + 8), (OX + 4) * (OY + 4)
@@ -241,7 +263,9 @@ class CudaStepper(Stepper):
             kern.max_dynamic_shared_size_bytes = smem
         m, b, u, K, idx2, bval = self._coefs(dtype)
         t = dtype.type
-        args = (np.uint64(src.data.ptr), out, np.int32(nx), np.int32(ny), np.int32(nz),
+        third = np.int32(nz) if dim == 3 or self.fused_impl != "sliding" else \
+            np.int32(1 if self._vec_ok(src) else 0)   # ch_fused2d: vector-load flag
+        args = (np.uint64(src.data.ptr), out, np.int32(nx), np.int32(ny), third,
                 t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval)
         grid = (_cdiv(nx, OX), _cdiv(ny, OY), _cdiv(nz, OZ) if dim == 3 else 1)
         kern(grid, (NT, 1, 1), args, shared_mem=smem)

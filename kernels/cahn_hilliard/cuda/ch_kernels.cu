@@ -147,7 +147,7 @@ struct ChStage2Op {  // φⁿ⁺¹ = φ + c2·F(φ*) to global memory
 
 template <class T, int BC, int OX, int OY>
 __global__ void __launch_bounds__(4 * (OX + 4))
-ch_fused2d(ch_ull src, T* __restrict__ out, int nx, int ny, int nz,
+ch_fused2d(ch_ull src, T* __restrict__ out, int nx, int ny, int vec,
            T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
     constexpr int S0X = OX + 8, S0Y = OY + 8, S1X = OX + 4, S1Y = OY + 4;
     constexpr int NT = 4 * S1X, R1 = S1Y / 4, R2 = OY / 4;
@@ -161,10 +161,8 @@ ch_fused2d(ch_ull src, T* __restrict__ out, int nx, int ny, int nz,
     const CHCoef<T> k{m, b, u, K, idx2};
     const int tid = threadIdx.x;
 
-    for (int i = tid; i < S0X * S0Y; i += NT) {
-        const int lx = i % S0X, ly = i / S0X;
-        s0[i] = ch_fetch<T, BC, 2>(r, ox + lx - 4, oy + ly - 4, 0, nx, ny, 1, bval);
-    }
+    ch_load_tile2d<T, BC, S0X, S0Y, NT, (sizeof(T) == 4 ? 4 : 2)>(
+        s0, r, reinterpret_cast<const T*>(src), ox - 4, oy - 4, nx, ny, bval, vec != 0);
     __syncthreads();
 
     {   // stage 1 on the halo-2 region: s1(col, row) = φ* at global (ox+col−2, oy+row−2)
@@ -181,4 +179,42 @@ ch_fused2d(ch_ull src, T* __restrict__ out, int nx, int ny, int nz,
                               (size_t)gy0 * nx + gx, gy0, nx, ny, gx < nx, c2};
         ch_sweep2d<R2, S1X>(s1, col + 2, row0 + 2, k, op);
     }
+}
+
+// ---- B / D, 2D, register-sliding two-pass stage ("sweep" layout).
+// OX×OY outputs per block of 4·OX threads from a (OX+4)×(OY+4) shared tile
+// loaded through the reader (global: B, texture: D); each thread sweeps one
+// output column over OY/4 rows.  flags bit 0: vector loads allowed; bit 1:
+// base is src (stage 1), so the centre value comes from the tile.
+template <class T>
+struct ChStageOutOp {
+    const T* base; T* out; size_t g0; int gy0, nx, ny; bool colok, same; T coef;
+    __device__ __forceinline__ void operator()(int j, T phi, T F) {
+        if (colok && gy0 + j < ny) {
+            const size_t g = g0 + (size_t)j * nx;
+            const T bv = same ? phi : base[g];
+            out[g] = bv + coef * F;
+        }
+    }
+};
+
+template <class T, int BC, int RD, int OX, int OY>
+__global__ void __launch_bounds__(4 * OX)
+ch_sweep(ch_ull src, const T* __restrict__ base, T* __restrict__ out, int nx, int ny, int flags,
+         T coef, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int SX = OX + 4, SY = OY + 4, NT = 4 * OX, R = OY / 4;
+    static_assert(OY % 4 == 0, "OY must be a multiple of 4");
+    __shared__ __align__(16) T s[SX * SY];
+    const int ox = blockIdx.x * OX, oy = blockIdx.y * OY;
+    typedef typename ChReader<T, RD>::type Rd;
+    const Rd r = ChReader<T, RD>::make(src, nx, ny);
+    const T* g = (RD == CH_READ_GLOBAL) ? reinterpret_cast<const T*>(src) : nullptr;
+    ch_load_tile2d<T, BC, SX, SY, NT, 2>(s, r, g, ox - 2, oy - 2, nx, ny, bval, (flags & 1) != 0);
+    __syncthreads();
+    const CHCoef<T> k{m, b, u, K, idx2};
+    const int tid = threadIdx.x;
+    const int col = tid % OX, row0 = (tid / OX) * R;
+    const int gx = ox + col, gy0 = oy + row0;
+    ChStageOutOp<T> op{base, out, (size_t)gy0 * nx + gx, gy0, nx, ny, gx < nx, (flags & 2) != 0, coef};
+    ch_sweep2d<R, SX>(s, col + 2, row0 + 2, k, op);
 }

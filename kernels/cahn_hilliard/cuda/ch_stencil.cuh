@@ -215,3 +215,40 @@ __device__ __forceinline__ void ch_sweep2d(const T* s, int x, int y0, const CHCo
         mu_m1 = mu_0; mu_0 = mu_p1;
     }
 }
+
+// ---- 2D tile load with boundary handling and an interior fast path -----------
+// s (row length SX, SY rows) ← field cells (x0 … x0+SX−1, y0 … y0+SY−1).
+// Interior tiles skip the index mapping; with vec (nx % 4 == 0 and a 16-byte
+// aligned field, checked by the launcher) they load W-wide vectors (x0, SX
+// multiples of W).
+template <class T, int W> struct ChVec;
+template <> struct ChVec<float, 2> { typedef float2 type; };
+template <> struct ChVec<float, 4> { typedef float4 type; };
+template <> struct ChVec<double, 2> { typedef double2 type; };
+
+template <class T, int BC, int SX, int SY, int NT, int W, class R>
+__device__ __forceinline__ void ch_load_tile2d(T* s, const R& r, const T* g, int x0, int y0,
+                                               int nx, int ny, T bval, bool vec) {
+    const bool interior = x0 >= 0 && y0 >= 0 && x0 + SX <= nx && y0 + SY <= ny;
+    const int tid = threadIdx.x;
+    if (interior && vec && g != nullptr) {
+        typedef typename ChVec<T, W>::type V;
+        constexpr int VX = SX / W;
+        static_assert(SX % W == 0, "tile width must be a multiple of the vector width");
+        for (int i = tid; i < VX * SY; i += NT) {
+            const int lx = i % VX, ly = i / VX;
+            const V v = __ldg(reinterpret_cast<const V*>(g + (size_t)(y0 + ly) * nx + x0) + lx);
+            reinterpret_cast<V*>(s + ly * SX)[lx] = v;
+        }
+    } else if (interior) {
+        for (int i = tid; i < SX * SY; i += NT) {
+            const int lx = i % SX, ly = i / SX;
+            s[i] = r(x0 + lx, y0 + ly, 0);
+        }
+    } else {
+        for (int i = tid; i < SX * SY; i += NT) {
+            const int lx = i % SX, ly = i / SX;
+            s[i] = ch_fetch<T, BC, 2>(r, x0 + lx, y0 + ly, 0, nx, ny, 1, bval);
+        }
+    }
+}

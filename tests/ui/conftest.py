@@ -1,0 +1,64 @@
+"""Fixtures for the GUI tests: the main window on the CPU backend at a 64² grid, under Xvfb."""
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+import numpy as np
+import pytest
+
+
+def _ensure_rng():
+    """kernels.rng is written by another worker; stand in for it in this test session only."""
+    try:
+        importlib.import_module("kernels.rng")
+        return
+    except ImportError:
+        pass
+    import kernels
+    mod = types.ModuleType("kernels.rng")
+
+    def uniform_field(shape, seed, xp=np, dtype=np.float32):
+        r = np.random.default_rng(seed).random(shape).astype(dtype)
+        return xp.asarray(r)
+
+    mod.uniform_field = uniform_field
+    sys.modules["kernels.rng"] = mod
+    kernels.rng = mod
+
+
+_ensure_rng()
+
+
+@pytest.fixture
+def backend():
+    from kernels import backend as b
+    return b.select("cpu")
+
+
+@pytest.fixture
+def main_window(qtbot, backend, tmp_path):
+    from PyQt6.QtCore import QSettings
+
+    from explorer.app import create_app
+    from explorer.main_window import MainWindow
+    from kernels.cahn_hilliard.params import CHParams
+
+    create_app()
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(backend, settings=settings,
+                     options={"cahn_hilliard": {"params": CHParams(size=64), "steps_per_frame": 10}})
+    win.resize(1280, 860)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.close()
+
+
+@pytest.fixture
+def ws(main_window, qtbot):
+    w = main_window.workspace("cahn_hilliard")
+    qtbot.waitExposed(w.canvas.native)
+    return w
