@@ -91,11 +91,17 @@ def run_ch(a) -> int:
         save_field(a.save_field, sim.field_numpy(), sim.params, t=sim.t, steps=sim.step_count)
         out["saved_field"] = a.save_field
     if a.json:
-        print(json.dumps(out))
+        print(json.dumps(_json_safe(out), allow_nan=False))
     else:
         for k, v in out.items():
             print(f"{k:>22}: {v}")
     return 0
+
+
+def _json_safe(d: dict) -> dict:
+    """Strict JSON: NaN/Inf (e.g. no coarsening fit yet) become null."""
+    import math
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
 
 
 class _usage(Exception):

@@ -21,7 +21,7 @@ def test_ch_json_export_and_field_roundtrip(tmp_path):
     r = cli("ch", "--dim", "2", "--size", "64", "--steps", "400", "--integrator", "rk2", "--seed", "1",
             "--export", str(png), "--save-field", str(npz), "--json")
     assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    out = json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
     for key in ("backend", "steps", "dt", "mean_initial", "mean_final", "free_energy_initial",
                 "free_energy_final", "length_scale_final", "seconds"):
         assert key in out

@@ -220,3 +220,22 @@ def test_kernels_do_not_import_qt():
             "bad=[m for m in sys.modules if m.startswith(('PyQt','vispy','pyqtgraph'))]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_rendered_canvas_shows_the_field(qtbot, ws):
+    """The OpenGL canvas itself (not a re-colouring of the array) shows φ where the image sits."""
+    from skimage.transform import resize
+    ws.worker.steps_per_frame = 30
+    ws.step_once()
+    qtbot.waitUntil(lambda: ws.sim.step_count == 30, timeout=TIMEOUT)
+    qtbot.wait(200)
+    ws.set_colormap("grays")
+    ws.set_auto_contrast(True)
+    img = ws.canvas.canvas.render(alpha=False)
+    x0, y0, x1, y1 = (int(round(v)) for v in ws.canvas.data_rect())
+    crop = img[y0 + 1:y1 - 1, x0 + 1:x1 - 1, 0].astype(float)
+    assert crop.shape[0] > 64 and crop.std() > 10
+    phi = ws.canvas.field
+    shown = resize(crop, phi.shape, anti_aliasing=True)
+    r = np.corrcoef(shown.ravel(), phi.ravel())[0, 1]
+    assert r > 0.95, r
