@@ -174,9 +174,13 @@ def test_coarsening_exponent_near_one_third(cpu):
     assert 0.2 < alpha < 0.45, alpha
 
 
-def test_droplets_start_at_minority_mean(cpu):
-    sim = CahnHilliard(CHParams(size=64, initial="droplets", boundary="fixed"), cpu)
-    assert sim.history.mean[0] == pytest.approx(-0.5, abs=0.01)
+def test_droplets_start_as_a_25_75_binary_mixture(cpu):
+    sim = CahnHilliard(CHParams(size=256, initial="droplets", boundary="fixed", seed=11), cpu)
+    f = sim.field_numpy()
+    assert set(np.unique(f)) == {-1.0, 1.0}
+    assert (f > 0).mean() == pytest.approx(0.25, abs=0.01)   # 5σ of the binomial spread
+    sim = CahnHilliard(CHParams(size=256, initial="droplets", mean=0.2, seed=11), cpu)
+    assert (sim.field_numpy() > 0).mean() == pytest.approx(0.6, abs=0.01)
 
 
 @pytest.mark.parametrize("bad,msg", [

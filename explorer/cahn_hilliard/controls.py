@@ -56,7 +56,7 @@ SPEC = {
                 "Initial field: uniform mean plus uniform random noise, or a field loaded "
                 "from a .npz file. Needs reset."),
     "mean": ("Mean φ₀", FLOAT, dict(lo=-1.5, hi=1.5, dec=3, step=0.05, auto=True),
-             "Mean composition φ₀ of the initial field (conserved by the dynamics). "
+             "Mean composition φ₀ of the initial field (conserved by the dynamics for periodic and mirror boundaries; for droplets, the fraction of +1 cells is (1+φ₀)/2). "
              "'auto': 0 for spinodal, −0.5 for droplets. Needs reset."),
     "noise": ("Noise", FLOAT, dict(lo=0.0, hi=10.0, dec=3, step=0.01),
               "Amplitude of the uniform random perturbation: φ = φ₀ ± noise. Needs reset."),

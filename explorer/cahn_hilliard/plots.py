@@ -38,7 +38,8 @@ class DiagnosticsPlots(QWidget):
         lay.addWidget(self.layout_widget)
         L = self.layout_widget
         self.p_energy = L.addPlot(row=0, col=0, title="Free energy E(t)")
-        self.p_mean = L.addPlot(row=0, col=1, title="Mean ⟨φ⟩(t) (conserved)")
+        self.p_mean = L.addPlot(row=0, col=1, title="Mean ⟨φ⟩(t)")
+        self.p_mean.setToolTip("Conserved for periodic and mirror boundaries; fixed walls exchange material")
         self.p_length = L.addPlot(row=0, col=2, title="Domain size L(t)")
         self.p_sk = L.addPlot(row=0, col=3, title="Structure factor S(k)")
         for p, xl, yl in ((self.p_energy, "t", "E"), (self.p_mean, "t", "⟨φ⟩"),

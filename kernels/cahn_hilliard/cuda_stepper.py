@@ -33,9 +33,14 @@ POINT_BLOCK = {2: (16, 16, 1), 3: (32, 4, 2)}
 TILE_SHAPE = {2: (16, 16, 1, 12, 12, 1), 3: (16, 8, 8, 16, 8, 8)}
 #: outputs (OX, OY) per block of the 2D register-sweep stage kernel of B/D (4·OX threads)
 SWEEP_SHAPE = (64, 64)
-#: default 2D layout of B/D: "sweep" (tile + per-thread column sweep, fast) or
-#: "paper" (16×16 threads, inner 12×12 write, as paper 000 Listing 7)
-DEFAULT_TILE_IMPL = "sweep"
+#: default layout of B/D per dimension: "sweep" (2D only: tile + per-thread column
+#: sweep), "march" (march along y / z with φ and μ plane rings in shared memory),
+#: "paper" (2D: 16×16 threads, inner 12×12 write, as paper 000 Listing 7; 3D:
+#: the generic TILE_SHAPE tile)
+DEFAULT_TILE_IMPL = {2: "sweep", 3: "march"}
+#: (TX, TY, chunk) of the march kernel: TX×TY threads (TY = 1 in 2D), each
+#: writing one column of ``chunk`` planes
+MARCH_SHAPE = {2: (128, 1, 64), 3: (32, 16, 32)}
 #: (threads, outputs OX, OY, OZ) of the fused kernel E
 FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
 #: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
@@ -114,8 +119,10 @@ class CudaStepper(Stepper):
         self.last_read = None
         #: 2D fused kernel: "sliding" (register sweep, default) or "generic" (tile loops)
         self.fused_impl = "sliding"
-        #: 2D layout of B/D: "sweep" or "paper" (see DEFAULT_TILE_IMPL)
-        self.tile_impl = DEFAULT_TILE_IMPL
+        #: layout of B/D: None (DEFAULT_TILE_IMPL per dimension), "sweep", "march" or "paper"
+        self.tile_impl = None
+        #: march kernel shapes per dimension (see MARCH_SHAPE; tunable per instance)
+        self.march_shape = dict(MARCH_SHAPE)
         #: tile shapes of the 2D sweep kernels (tunable per instance)
         self.sweep_shape = SWEEP_SHAPE
         self.fused2d_shape = FUSED2D_SHAPE
@@ -208,6 +215,7 @@ class CudaStepper(Stepper):
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
         variant = p.variant
+        impl = self.tile_impl or DEFAULT_TILE_IMPL[dim]
         if variant in ("C", "D"):
             rd, handle = self._texture(src)
         else:
@@ -220,7 +228,16 @@ class CudaStepper(Stepper):
             kern = get_kernel(f"ch_point<{T}, {bc}, {dim}, {rd}>")
             grid = (_cdiv(nx, bx), _cdiv(ny, by), _cdiv(nz, bz) if dim == 3 else 1)
             kern(grid, (bx, by, bz if dim == 3 else 1), args)
-        elif dim == 2 and self.tile_impl == "sweep":  # B, D (and E's single stage)
+        elif impl == "march":  # B, D (and E's single stage)
+            TX, TY, chunk = self.march_shape[dim]
+            kern = get_kernel(f"ch_march<{T}, {bc}, {dim}, {rd}, {TX}, {TY}>")
+            nm = nz if dim == 3 else ny
+            grid = (_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)) if dim == 3 else \
+                (_cdiv(nx, TX), _cdiv(ny, chunk), 1)
+            same = 1 if base.data.ptr == src.data.ptr else 0
+            args = args[:6] + (np.int32(min(chunk, nm)), np.int32(same)) + args[6:]
+            kern(grid, (TX * TY, 1, 1), args)
+        elif dim == 2 and impl == "sweep":  # B, D (and E's single stage)
             OX, OY = self.sweep_shape
             kern = get_kernel(f"ch_sweep<{T}, {bc}, {rd}, {OX}, {OY}>")
             flags = (1 if (rd == READ_GLOBAL and self._vec_ok(src)) else 0) | \

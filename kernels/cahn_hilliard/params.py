@@ -2,7 +2,8 @@
 
 The papers (000, 001) give no values for m, b, u, K, dx, dt or the noise; the
 defaults here (unit coefficients, dx = 1, dt = 0.01, noise ±0.1) reproduce the
-paper's pictures: a labyrinth for a 50/50 mixture, droplets for 25/75.
+paper's pictures: a labyrinth for a 50/50 mixture (mean 0 + uniform noise),
+droplets for a 25/75 mixture (a random binary ±1 field with 25 % of cells +1).
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ class CHParams:
     boundary_value: float = -1.0   # φ held in the ghost cells for "fixed"
     initial: str = "spinodal"
     mean: float | None = None      # None: 0 for spinodal, −0.5 for droplets
-    noise: float = 0.1             # uniform perturbation amplitude (±noise)
+    noise: float = 0.1             # spinodal: uniform perturbation amplitude (±noise); droplets: unused
     seed: int = 1
     integrator: str = "rk2"
     variant: str = "reference"

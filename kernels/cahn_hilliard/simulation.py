@@ -101,6 +101,11 @@ class CahnHilliard:
             return f
         from .. import rng
         r = rng.uniform_field(p.shape, p.seed, xp=self.xp, dtype=self.dtype)
+        if p.initial == "droplets":
+            # a quenched binary mixture (paper 000 Fig. 1b: 25/75): each cell is the
+            # minority phase +1 with probability (1 + mean)/2, else −1
+            q = self.dtype(0.5 * (1.0 + p.initial_mean))
+            return self.xp.where(r < q, self.dtype(1), self.dtype(-1)).astype(self.dtype, copy=False)
         return (p.initial_mean + p.noise * (2 * r - 1)).astype(self.dtype, copy=False)
 
     def set_field(self, arr) -> None:

@@ -18,7 +18,7 @@ __global__ void ch_point(ch_ull src, const T* __restrict__ base, T* __restrict__
     typedef typename ChReader<T, RD>::type R;
     const R r = ChReader<T, RD>::make(src, nx, ny);
     const BCView<T, BC, DIM, R> v(r, x, y, z, nx, ny, nz, bval);
-    const CHCoef<T> k{m, b, u, K, idx2};
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
     const size_t i = ((size_t)z * ny + y) * nx + x;
     out[i] = base[i] + coef * ch_rhs<DIM>(v, k);
 }
@@ -57,7 +57,7 @@ ch_tile(ch_ull src, const T* __restrict__ base, T* __restrict__ out,
     const int x = ox + px - H, y = oy + py - H, z = oz + pz - HZ;
     if (x >= nx || y >= ny || (DIM == 3 && z >= nz)) return;
     const SmemView<T, SX, SY> v{s, (pz * SY + py) * SX + px};
-    const CHCoef<T> k{m, b, u, K, idx2};
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
     const size_t i = ((size_t)z * ny + y) * nx + x;
     out[i] = base[i] + coef * ch_rhs<DIM>(v, k);
 }
@@ -83,7 +83,7 @@ ch_fused(ch_ull src, T* __restrict__ out, int nx, int ny, int nz,
 
     const int ox = blockIdx.x * OX, oy = blockIdx.y * OY, oz = (DIM == 3) ? blockIdx.z * OZ : 0;
     const GlobalRead<T> r{reinterpret_cast<const T*>(src), nx, ny};
-    const CHCoef<T> k{m, b, u, K, idx2};
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
     const int tid = threadIdx.x;
 
     for (int i = tid; i < S0X * S0Y * S0Z; i += NT) {
@@ -158,7 +158,7 @@ ch_fused2d(ch_ull src, T* __restrict__ out, int nx, int ny, int vec,
 
     const int ox = blockIdx.x * OX, oy = blockIdx.y * OY;
     const GlobalRead<T> r{reinterpret_cast<const T*>(src), nx, ny};
-    const CHCoef<T> k{m, b, u, K, idx2};
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
     const int tid = threadIdx.x;
 
     ch_load_tile2d<T, BC, S0X, S0Y, NT, (sizeof(T) == 4 ? 4 : 2)>(
@@ -211,10 +211,115 @@ ch_sweep(ch_ull src, const T* __restrict__ base, T* __restrict__ out, int nx, in
     const T* g = (RD == CH_READ_GLOBAL) ? reinterpret_cast<const T*>(src) : nullptr;
     ch_load_tile2d<T, BC, SX, SY, NT, 2>(s, r, g, ox - 2, oy - 2, nx, ny, bval, (flags & 1) != 0);
     __syncthreads();
-    const CHCoef<T> k{m, b, u, K, idx2};
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
     const int tid = threadIdx.x;
     const int col = tid % OX, row0 = (tid / OX) * R;
     const int gx = ox + col, gy0 = oy + row0;
     ChStageOutOp<T> op{base, out, (size_t)gy0 * nx + gx, gy0, nx, ny, gx < nx, (flags & 2) != 0, coef};
     ch_sweep2d<R, SX>(s, col + 2, row0 + 2, k, op);
+}
+
+// ---- B / D, march layout ("march"): the block owns a TX(×TY) column of
+// outputs and marches along the last axis (y in 2D, z in 3D) over `chunk`
+// planes (rows in 2D, xy planes in 3D).  Per plane: φ of the halo-2 plane is
+// stored from registers into a 4-slot shared ring (and the next plane's global
+// loads are issued at once, so they fly during this plane's work), μ is
+// computed once per cell of the halo-1 plane into a 3-slot ring, then each
+// thread writes F of its column from the μ ring.  In-plane source coordinates
+// are mapped once per thread; only the march coordinate is mapped per plane.
+// Two barriers per plane; ring slots are reused only after the barrier that
+// follows their last read (see the step comments).  same ≠ 0: base is src, the
+// centre φ comes from the ring; otherwise base is prefetched one plane ahead.
+template <class T, int BC, int DIM, int RD, int TX, int TY>
+__global__ void __launch_bounds__(TX * TY)
+ch_march(ch_ull src, const T* __restrict__ base, T* __restrict__ out, int nx, int ny, int nz,
+         int chunk, int same, T coef, T m, T b, T u, T K, T idx2, T bval) {
+    static_assert(DIM == 3 || TY == 1, "2D march blocks are one row of TX threads");
+    constexpr int NT = TX * TY;
+    constexpr int P2X = TX + 4, P2Y = (DIM == 3) ? TY + 4 : 1, P2 = P2X * P2Y;
+    constexpr int P1X = TX + 2, P1Y = (DIM == 3) ? TY + 2 : 1, P1 = P1X * P1Y;
+    constexpr int NL = (P2 + NT - 1) / NT, NM = (P1 + NT - 1) / NT;
+    __shared__ __align__(16) T sphi[4 * P2];
+    __shared__ __align__(16) T smu[3 * P1];
+
+    const int tid = threadIdx.x;
+    const int ox = blockIdx.x * TX;
+    const int oy = (DIM == 3) ? (int)(blockIdx.y * TY) : 0;
+    const int nm = (DIM == 3) ? nz : ny;
+    const int m0 = (int)((DIM == 3) ? blockIdx.z : blockIdx.y) * chunk;
+    const int L = min(chunk, nm - m0);
+    typedef typename ChReader<T, RD>::type Rd;
+    const Rd r = ChReader<T, RD>::make(src, nx, ny);
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
+
+    // in-plane source coordinates of this thread's halo-2 plane cells (−1: fixed ghost)
+    int cx[NL], cy[NL];
+#pragma unroll
+    for (int l = 0; l < NL; ++l) {
+        const int i = tid + l * NT;
+        cx[l] = ch_idx<BC>(ox + i % P2X - 2, nx);
+        cy[l] = (DIM == 3) ? ch_idx<BC>(oy + i / P2X - 2, ny) : 0;
+    }
+    T pre[NL];
+    auto load = [&](int pm) {  // plane pm (may be a ghost plane) → pre
+        const int mm = ch_idx<BC>(pm, nm);
+#pragma unroll
+        for (int l = 0; l < NL; ++l) {
+            if (tid + l * NT < P2) {
+                if (BC == CH_FIXED && (mm < 0 || cx[l] < 0 || cy[l] < 0)) pre[l] = bval;
+                else pre[l] = (DIM == 3) ? r(cx[l], cy[l], mm) : r(cx[l], mm, 0);
+            }
+        }
+    };
+    load(m0 - 2);
+
+    // this thread's output column
+    const int lx = tid % TX, ly = tid / TX;
+    const int gx = ox + lx, gy = oy + ly;
+    const bool wr = gx < nx && (DIM == 2 || gy < ny);
+    const size_t pstride = (DIM == 3) ? (size_t)nx * ny : (size_t)nx;
+    size_t g = (DIM == 3) ? ((size_t)m0 * ny + gy) * nx + gx : (size_t)m0 * nx + gx;
+    T bnext = T(0);
+    if (!same && wr && L > 0) bnext = base[g];
+    const int c1 = (DIM == 3) ? (ly + 1) * P1X + lx + 1 : lx + 1;  // centre in a μ plane
+    const int c2 = (DIM == 3) ? (ly + 2) * P2X + lx + 2 : lx + 2;  // centre in a φ plane
+
+    // step t: φ plane m0−2+t → slot t&3; μ plane m0−3+t → slot t%3; F on plane m0−4+t.
+    for (int t = 0; t < L + 4; ++t) {
+        T* ps = sphi + (t & 3) * P2;  // last read by F at step t−2 (before barrier B of t−1)
+#pragma unroll
+        for (int l = 0; l < NL; ++l)
+            if (tid + l * NT < P2) ps[tid + l * NT] = pre[l];
+        if (t + 1 < L + 4) load(m0 - 1 + t);
+        __syncthreads();  // A
+        if (t >= 2) {  // μ slot t%3 was last read by F at step t−1 (before A)
+            const T* fm = sphi + ((t - 2) & 3) * P2;
+            const T* f0 = sphi + ((t - 1) & 3) * P2;
+            T* mu = smu + (t % 3) * P1;
+#pragma unroll
+            for (int l = 0; l < NM; ++l) {
+                const int i = tid + l * NT;
+                if (i < P1) {
+                    const int c = (DIM == 3) ? (i / P1X + 1) * P2X + i % P1X + 1 : i + 1;
+                    const RingView<T, DIM, P2X> v{fm + c, f0 + c, ps + c};
+                    mu[i] = ch_mu_at<DIM>(v, k, 0, 0, 0);
+                }
+            }
+        }
+        __syncthreads();  // B
+        if (t >= 4 && wr) {
+            const RingView<T, DIM, P1X> w{smu + ((t - 2) % 3) * P1 + c1, smu + ((t - 1) % 3) * P1 + c1,
+                                          smu + (t % 3) * P1 + c1};
+            const T F = ch_lapmu<DIM>(w, k);
+            T bv;
+            if (same) {
+                bv = sphi[((t - 2) & 3) * P2 + c2];
+            } else {
+                bv = bnext;
+                if (t + 1 < L + 4) bnext = base[g + pstride];
+            }
+            out[g] = bv + coef * F;
+            g += pstride;
+        }
+    }
 }
