@@ -53,13 +53,15 @@ SPEC = {
     "initial": ("Initial state", CHOICE, dict(items=[("spinodal", "spinodal (50/50 noise)"),
                                                      ("droplets", "droplets (off-critical)"),
                                                      ("file", "from file (File ▸ Open field…)")]),
-                "Initial field: uniform mean plus uniform random noise, or a field loaded "
-                "from a .npz file. Needs reset."),
+                "Initial field: spinodal = mean plus uniform random noise (paper 000 Fig. 1a); "
+                "droplets = a random binary ±1 mixture, 25/75 by default (Fig. 1b); or a field "
+                "loaded from a .npz file. Needs reset."),
     "mean": ("Mean φ₀", FLOAT, dict(lo=-1.5, hi=1.5, dec=3, step=0.05, auto=True),
              "Mean composition φ₀ of the initial field (conserved by the dynamics for periodic and mirror boundaries; for droplets, the fraction of +1 cells is (1+φ₀)/2). "
              "'auto': 0 for spinodal, −0.5 for droplets. Needs reset."),
     "noise": ("Noise", FLOAT, dict(lo=0.0, hi=10.0, dec=3, step=0.01),
-              "Amplitude of the uniform random perturbation: φ = φ₀ ± noise. Needs reset."),
+              "Amplitude of the uniform random perturbation of the spinodal start: φ = φ₀ ± noise "
+              "(the droplet start is binary and ignores it). Needs reset."),
     "seed": ("Seed", INT, dict(lo=0, hi=2 ** 31 - 1, step=1),
              "Random seed of the initial noise (same seed → same field). Needs reset."),
 }
