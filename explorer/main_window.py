@@ -44,8 +44,8 @@ class MainWindow(QMainWindow):
         ("&Save field…", "save_field", QKeySequence.StandardKey.Save, "Save the current field and its parameters (.npz)"),
         None,
         ("&Export image…", "export_image", "Ctrl+E", "Render the view to a PNG at a chosen resolution"),
-        ("Export &plots…", "export_plots", None, "Save the diagnostic plots as PNG or SVG"),
-        ("Export &movie…", "export_movie", None, "Record the running simulation to MP4 or GIF"),
+        ("Export &plots…", "export_plots", "Ctrl+Shift+E", "Save the diagnostic plots as PNG or SVG"),
+        ("Export &movie…", "export_movie", "Ctrl+Shift+M", "Record the running simulation to MP4 or GIF"),
     ]
     SIM_ACTIONS = [
         ("&Start / Pause", "toggle_run", "Space", "Start or pause the simulation"),

@@ -33,6 +33,8 @@ POINT_BLOCK = {2: (16, 16, 1), 3: (32, 4, 2)}
 TILE_SHAPE = {2: (16, 16, 1, 12, 12, 1), 3: (16, 8, 8, 16, 8, 8)}
 #: outputs (OX, OY) per block of the 2D register-sweep stage kernel of B/D (4·OX threads)
 SWEEP_SHAPE = (64, 64)
+#: __launch_bounds__ minimum blocks per SM of the sweep kernel (1: no register cap)
+SWEEP_MINB = 1
 #: default layout of B/D per dimension: "sweep" (2D only: tile + per-thread column
 #: sweep), "march" (march along y / z with φ and μ plane rings in shared memory),
 #: "paper" (2D: 16×16 threads, inner 12×12 write, as paper 000 Listing 7; 3D:
@@ -125,6 +127,7 @@ class CudaStepper(Stepper):
         self.march_shape = dict(MARCH_SHAPE)
         #: tile shapes of the 2D sweep kernels (tunable per instance)
         self.sweep_shape = SWEEP_SHAPE
+        self.sweep_minb = SWEEP_MINB
         self.fused2d_shape = FUSED2D_SHAPE
 
     # ---- helpers -------------------------------------------------------------
@@ -239,7 +242,7 @@ class CudaStepper(Stepper):
             kern(grid, (TX * TY, 1, 1), args)
         elif dim == 2 and impl == "sweep":  # B, D (and E's single stage)
             OX, OY = self.sweep_shape
-            kern = get_kernel(f"ch_sweep<{T}, {bc}, {rd}, {OX}, {OY}>")
+            kern = get_kernel(f"ch_sweep<{T}, {bc}, {rd}, {OX}, {OY}, {self.sweep_minb}>")
             flags = (1 if (rd == READ_GLOBAL and self._vec_ok(src)) else 0) | \
                 (2 if base.data.ptr == src.data.ptr else 0)
             args = args[:5] + (np.int32(flags),) + args[6:]

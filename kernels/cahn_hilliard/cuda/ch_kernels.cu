@@ -198,8 +198,8 @@ struct ChStageOutOp {
     }
 };
 
-template <class T, int BC, int RD, int OX, int OY>
-__global__ void __launch_bounds__(4 * OX)
+template <class T, int BC, int RD, int OX, int OY, int MINB>  // MINB: min. blocks per SM (register cap)
+__global__ void __launch_bounds__(4 * OX, MINB)
 ch_sweep(ch_ull src, const T* __restrict__ base, T* __restrict__ out, int nx, int ny, int flags,
          T coef, T m, T b, T u, T K, T idx2, T bval) {
     constexpr int SX = OX + 4, SY = OY + 4, NT = 4 * OX, R = OY / 4;
