@@ -183,7 +183,7 @@ def tune(steps, reps):
            "| kernel | shape (OX, OY) | ms | max rel. err. vs reference (200², 3 boundaries) |",
            "|---|---|---|---|"]
     cands = [("B", "sweep_shape", [(64, 64), (32, 64), (32, 128), (64, 32), (128, 32)]),
-             ("E", "fused2d_shape", [(60, 60), (60, 124), (28, 124), (124, 60), (60, 28)])]
+             ("E", "fused2d_shape", [(60, 28), (60, 60), (124, 28), (60, 12), (124, 60)])]
     for v, attr, shapes in cands:
         for shp in shapes:
             errs = []
@@ -251,16 +251,19 @@ def main(argv=None):
                 res[v] = float("nan")
             print(f"{dim}D N={n} {v}: {fmt_ms(res[v])} ms", flush=True)
             del phi
+        phi = field(shape, cp)
         if dim == 2:
-            phi = field(shape, cp)
             res["E generic tile"] = time_variant(p.with_changes(variant="E"), phi, steps, reps,
                                                  fused_impl="generic")
             print(f"2D E generic: {fmt_ms(res['E generic tile'])} ms", flush=True)
+        # the non-default B/D layouts of this dimension
+        others = ("paper", "march") if dim == 2 else ("paper",)
+        for impl in others:
             for v in ("B", "D"):
-                res[f"{v} paper layout"] = time_variant(p.with_changes(variant=v), phi, steps, reps,
-                                                        tile_impl="paper")
-                print(f"2D {v} paper: {fmt_ms(res[f'{v} paper layout'])} ms", flush=True)
-            del phi
+                key = f"{v} {impl} layout"
+                res[key] = time_variant(p.with_changes(variant=v), phi, steps, reps, tile_impl=impl)
+                print(f"{dim}D {key}: {fmt_ms(res[key])} ms", flush=True)
+        del phi
         phi = field(shape, cp)
         res["naive CuPy"] = time_naive(p, phi, max(2, steps // 10), max(3, reps // 3))
         print(f"{dim}D naive: {fmt_ms(res['naive CuPy'])} ms", flush=True)
@@ -279,7 +282,8 @@ def main(argv=None):
         res["floor fused (2 transfers)"] = 2 * nbytes / bw
         rows[(dim, n)] = res
 
-    names = list(VARIANTS) + ["B paper layout", "D paper layout", "E generic tile", "naive CuPy", "torch.compile", "jax.jit",
+    names = list(VARIANTS) + ["B paper layout", "D paper layout", "B march layout", "D march layout",
+                              "E generic tile", "naive CuPy", "torch.compile", "jax.jit",
                               "floor two-pass (5 transfers)", "floor fused (2 transfers)"]
     lines += ["### RK2 step time, float32, periodic (ms per step, median)", "",
               "| method | 2D 4096² | 2D Gcell/s | 3D 256³ | 3D Gcell/s |",
@@ -290,9 +294,12 @@ def main(argv=None):
             t = rows[(dim, n)].get(nm)
             cells.append(fmt_ms(t))
             cells.append("—" if not t or not math.isfinite(t) else f"{n ** dim / t / 1e9:.1f}")
-        label = {"A": "A global", "B": "B shared tile (2D: 64×64 sweep)", "C": "C texture",
-                 "D": "D texture+shared (2D: sweep)", "B paper layout": "B paper 16×16/12×12",
-                 "D paper layout": "D paper 16×16/12×12", "E": "E fused RK2 (register sweep in 2D)"}.get(nm, nm)
+        label = {"A": "A global", "B": "B shared (2D: 64×64 sweep; 3D: z-march)", "C": "C texture",
+                 "D": "D texture+shared (2D: sweep; 3D: z-march)",
+                 "B paper layout": "B generic tile (2D: paper 16×16/12×12)",
+                 "D paper layout": "D generic tile (2D: paper 16×16/12×12)",
+                 "B march layout": "B y-march (2D)", "D march layout": "D y-march (2D)",
+                 "E": "E fused RK2 (register sweep in 2D)"}.get(nm, nm)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
 

@@ -146,15 +146,18 @@ def test_fused_generic_tile_2d(boundary):
         assert _rel(got.astype(np.float64), ref.astype(np.float64)) < TOL
 
 
-PAPER_CASES = [(v, bc, i) for v in ("B", "D") for bc in BOUNDARIES for i in ("euler", "rk2")]
+PAPER_CASES = [(v, d, bc, i) for v in ("B", "D") for d in (2, 3) for bc in BOUNDARIES
+               for i in ("euler", "rk2")]
 
 
-@pytest.mark.parametrize("variant,boundary,integrator", PAPER_CASES,
-                         ids=[f"{v}-{bc}-{i}" for v, bc, i in PAPER_CASES])
-def test_paper_tile_layout_2d(variant, boundary, integrator):
-    """B/D with the paper's 16×16-thread / 12×12-writer layout also match."""
-    for n in (60, 50, 64):
-        p = CHParams(dim=2, size=n, dt=0.01, boundary=boundary, boundary_value=-0.8,
+@pytest.mark.parametrize("variant,dim,boundary,integrator", PAPER_CASES,
+                         ids=[f"{v}-{d}d-{bc}-{i}" for v, d, bc, i in PAPER_CASES])
+def test_paper_tile_layout(variant, dim, boundary, integrator):
+    """B/D with the generic tile (2D: the paper's 16×16-thread / 12×12-writer layout) also match."""
+    sizes = (60, 50, 64) if dim == 2 else (24, 29)
+    dt = 0.01 if dim == 2 else 0.005
+    for n in sizes:
+        p = CHParams(dim=dim, size=n, dt=dt, boundary=boundary, boundary_value=-0.8,
                      integrator=integrator, variant=variant)
         phi0 = _field(p.shape)
         ref = ReferenceStepper(p, CPU).step(phi0.copy(), STEPS)
@@ -165,12 +168,75 @@ def test_paper_tile_layout_2d(variant, boundary, integrator):
 
 
 @pytest.mark.parametrize("variant", ("B", "D"))
-def test_paper_layout_every_element_written(variant):
+@pytest.mark.parametrize("dim", (2, 3))
+def test_paper_layout_every_element_written(variant, dim):
     for boundary in BOUNDARIES:
-        p = CHParams(dim=2, size=50, boundary=boundary, variant=variant, integrator="rk2")
+        p = CHParams(dim=dim, size=50 if dim == 2 else 27, boundary=boundary, variant=variant,
+                     integrator="rk2")
         gs = CudaStepper(p, _gpu())
         gs.tile_impl = "paper"
         src = cp.asarray(_field(p.shape))
         out = cp.full(p.shape, cp.nan, dtype=cp.float32)
         gs.update(src, src, 0.01, out)
         assert bool(cp.isfinite(out).all())
+
+
+#: march shapes (TX, TY, chunk): the default plus one with short chunks, so blocks start
+#: mid-field and the last chunk is partial
+MARCH_TEST_SHAPES = {2: [None, (32, 1, 7)], 3: [None, (16, 4, 5)]}
+MARCH_CASES = [(v, d, bc, i) for v in ("B", "D") for d in (2, 3) for bc in BOUNDARIES
+               for i in ("euler", "rk2")]
+
+
+@pytest.mark.parametrize("variant,dim,boundary,integrator", MARCH_CASES,
+                         ids=[f"{v}-{d}d-{bc}-{i}" for v, d, bc, i in MARCH_CASES])
+def test_march_layout(variant, dim, boundary, integrator):
+    """B/D with the march layout (φ / μ plane rings along y or z) match, for several shapes."""
+    sizes = (60, 50, 64) if dim == 2 else (24, 29)
+    dt = 0.01 if dim == 2 else 0.005
+    for shape in MARCH_TEST_SHAPES[dim]:
+        for n in sizes:
+            p = CHParams(dim=dim, size=n, dt=dt, boundary=boundary, boundary_value=-0.8,
+                         integrator=integrator, variant=variant)
+            phi0 = _field(p.shape)
+            ref = ReferenceStepper(p, CPU).step(phi0.copy(), STEPS)
+            gs = CudaStepper(p, _gpu())
+            gs.tile_impl = "march"
+            if shape is not None:
+                gs.march_shape = {**gs.march_shape, dim: shape}
+            got = cp.asnumpy(gs.step(cp.asarray(phi0), STEPS))
+            assert np.isfinite(got).all(), (shape, n)
+            err = _rel(got.astype(np.float64), ref.astype(np.float64))
+            assert err < TOL, f"shape {shape}, N={n}: relative error {err:.3g}"
+
+
+@pytest.mark.parametrize("variant", ("B", "D"))
+@pytest.mark.parametrize("dim", (2, 3))
+def test_march_every_element_written(variant, dim):
+    for shape in MARCH_TEST_SHAPES[dim]:
+        for boundary in BOUNDARIES:
+            p = CHParams(dim=dim, size=50 if dim == 2 else 27, boundary=boundary, variant=variant,
+                         integrator="rk2")
+            gs = CudaStepper(p, _gpu())
+            gs.tile_impl = "march"
+            if shape is not None:
+                gs.march_shape = {**gs.march_shape, dim: shape}
+            src = cp.asarray(_field(p.shape))
+            for base in (src, cp.asarray(_field(p.shape))):  # stage 1 (base is src) and stage 2
+                out = cp.full(p.shape, cp.nan, dtype=cp.float32)
+                gs.update(src, base, 0.01, out)
+                assert bool(cp.isfinite(out).all()), (shape, boundary)
+
+
+@pytest.mark.parametrize("variant", ("B", "D"))
+def test_march_float64(variant):
+    for dim, n in ((2, 36), (3, 20)):
+        for boundary in BOUNDARIES:
+            p = CHParams(dim=dim, size=n, dt=0.005, boundary=boundary, variant=variant,
+                         integrator="rk2", dtype="float64")
+            phi0 = _field(p.shape, np.float64)
+            ref = ReferenceStepper(p, CPU).step(phi0.copy(), 50)
+            gs = CudaStepper(p, _gpu())
+            gs.tile_impl = "march"
+            got = cp.asnumpy(gs.step(cp.asarray(phi0), 50))
+            assert _rel(got, ref) < 1e-11, (dim, boundary)

@@ -193,9 +193,26 @@ def test_invalid_parameters_refused_with_reason(bad, msg):
         CHParams(**bad).validate()
 
 
-def test_grid_too_large_refused_before_allocating(cpu):
-    with pytest.raises(GridTooLarge, match="GiB"):
-        CahnHilliard(CHParams(size=30000), cpu)
+def test_grid_too_large_refused_before_allocating(cpu, monkeypatch):
+    """The estimate is checked against the memory actually free, before any allocation."""
+    free = 256 << 20
+    monkeypatch.setattr(cpu, "free_memory", lambda: free)
+    sim = CahnHilliard(CHParams(size=256), cpu)          # ~8 MiB: fits
+    calls = []
+    monkeypatch.setattr(np, "empty_like", lambda *a, **k: calls.append(a) or pytest.fail("allocated"))
+    with pytest.raises(GridTooLarge, match=r"needs about .* GiB .* 0\.25 GiB of host memory"):
+        sim.reset(CHParams(size=4096))                    # ~0.8 GiB: refused
+    assert sim.params.size == 256 and sim.phi.shape == (256, 256)   # old run intact
+    assert not calls
+
+
+def test_grid_too_large_for_this_machine(cpu):
+    from kernels.cahn_hilliard.simulation import estimate_bytes
+    p = CHParams(dim=3, size=1024, dtype="float64")
+    if estimate_bytes(p, 10) <= cpu.free_memory():
+        pytest.skip("this machine has room even for the largest grid")
+    with pytest.raises(GridTooLarge, match="host memory"):
+        CahnHilliard(p, cpu)
 
 
 def test_live_and_reset_parameter_changes(cpu):

@@ -1,11 +1,14 @@
 """Hand-written CUDA kernels for the Cahn–Hilliard stencil: paper 000's A–D plus a fused E.
 
 * A: global memory, one thread per cell (16×16 blocks in 2D, 32×4×2 in 3D).
-* B: shared-memory tile with a halo of width 2 (2D: the paper's 16×16 threads
-  of which the inner 12×12 write; 3D: 16×8×8 threads loading a 20×12×12 tile).
+* B: shared memory.  2D default: a 68×68 tile swept by columns in registers
+  ("sweep"); 3D default: the block marches along z with φ and μ plane rings in
+  shared memory ("march", μ computed once per cell).  Also available: the
+  paper's 16×16-thread / 12×12-writer tile (2D) and a generic 20×12×12 tile (3D)
+  ("paper"), and a y-march in 2D.
 * C: texture-object reads (2D pitched texture over the array when its row pitch
   is aligned, else a 1D texture over linear memory; no copies).
-* D: texture reads into a shared tile, then as B.
+* D: texture reads into shared memory, then as B (same layouts).
 * E: fused RK2 (ours): one launch per RK2 step, φ with halo 4 and φ* with halo 2
   in shared memory — one global read and one write per cell per step.
 
@@ -42,11 +45,11 @@ SWEEP_MINB = 1
 DEFAULT_TILE_IMPL = {2: "sweep", 3: "march"}
 #: (TX, TY, chunk) of the march kernel: TX×TY threads (TY = 1 in 2D), each
 #: writing one column of ``chunk`` planes
-MARCH_SHAPE = {2: (128, 1, 64), 3: (32, 16, 32)}
+MARCH_SHAPE = {2: (256, 1, 32), 3: (32, 8, 32)}
 #: (threads, outputs OX, OY, OZ) of the fused kernel E
 FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
 #: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
-FUSED2D_SHAPE = (60, 60)
+FUSED2D_SHAPE = (60, 28)
 
 _lock = threading.Lock()
 _modules: dict = {}          # name expression -> (RawModule, RawKernel)

@@ -1,0 +1,103 @@
+"""Scratch scan of CH kernel layouts / shapes (one device call): each candidate is
+checked against the NumPy reference on a small field (3 boundaries), then timed
+(float32 RK2, 4096² / 256³, median ms per step).  Results also to $OUT/ch_scan.md."""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np  # noqa: E402
+
+from benchmarks.ch import field, gpu_time  # noqa: E402
+from kernels.backend import Backend, _gpu_backend  # noqa: E402
+from kernels.cahn_hilliard.params import CHParams  # noqa: E402
+from kernels.cahn_hilliard.steppers import ReferenceStepper  # noqa: E402
+
+
+def make(p, attrs):
+    from kernels.cahn_hilliard.cuda_stepper import CudaStepper
+    st = CudaStepper(p, _gpu_backend())
+    for k, v in attrs.items():
+        if k == "march_shape":
+            v = {**st.march_shape, p.dim: v}
+        setattr(st, k, v)
+    return st
+
+
+def check(v, dim, attrs):
+    import cupy as cp
+    errs = []
+    for bc in ("periodic", "mirror", "fixed"):
+        n = 200 if dim == 2 else 40
+        p = CHParams(dim=dim, size=n, dt=0.01 if dim == 2 else 0.005, boundary=bc,
+                     boundary_value=-0.8, integrator="rk2", variant=v)
+        x0 = np.random.default_rng().uniform(-0.5, 0.5, p.shape).astype(np.float32)
+        ref = ReferenceStepper(p, Backend("cpu", np)).step(x0.copy(), 20).astype(np.float64)
+        got = cp.asnumpy(make(p, attrs).step(cp.asarray(x0), 20)).astype(np.float64)
+        errs.append(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+    return max(errs)
+
+
+def timeit(v, dim, attrs, steps=20, reps=7):
+    import cupy as cp
+    n, dt = (4096, 0.01) if dim == 2 else (256, 0.005)
+    p = CHParams(dim=dim, size=n, dt=dt, integrator="rk2", boundary="periodic", variant=v)
+    st = make(p, attrs)
+    state = {"phi": field(p.shape, cp)}
+
+    def f(k):
+        state["phi"] = st.step(state["phi"], k)
+    return gpu_time(f, steps, reps)
+
+
+CANDS = [
+    ("B", 2, {"tile_impl": "sweep", "sweep_minb": 1}),
+    ("B", 2, {"tile_impl": "sweep", "sweep_minb": 5}),
+    ("B", 2, {"tile_impl": "sweep", "sweep_minb": 5, "sweep_shape": (64, 32)}),
+    ("B", 2, {"tile_impl": "march", "march_shape": (128, 1, 64)}),
+    ("B", 2, {"tile_impl": "march", "march_shape": (256, 1, 64)}),
+    ("B", 2, {"tile_impl": "march", "march_shape": (256, 1, 32)}),
+    ("B", 2, {"tile_impl": "march", "march_shape": (128, 1, 128)}),
+    ("B", 2, {"tile_impl": "march", "march_shape": (512, 1, 64)}),
+    ("B", 2, {"tile_impl": "march", "march_shape": (64, 1, 128)}),
+    ("D", 2, {"tile_impl": "sweep", "sweep_minb": 5}),
+    ("D", 2, {"tile_impl": "march", "march_shape": (256, 1, 64)}),
+    ("E", 2, {"fused2d_shape": (60, 60)}),
+    ("E", 2, {"fused2d_shape": (60, 28)}),
+    ("E", 2, {"fused2d_shape": (124, 60)}),
+    ("B", 3, {"tile_impl": "paper"}),
+    ("B", 3, {"tile_impl": "march", "march_shape": (32, 16, 32)}),
+    ("B", 3, {"tile_impl": "march", "march_shape": (32, 16, 64)}),
+    ("B", 3, {"tile_impl": "march", "march_shape": (32, 16, 16)}),
+    ("B", 3, {"tile_impl": "march", "march_shape": (32, 8, 32)}),
+    ("B", 3, {"tile_impl": "march", "march_shape": (64, 8, 32)}),
+    ("B", 3, {"tile_impl": "march", "march_shape": (64, 8, 64)}),
+    ("B", 3, {"tile_impl": "march", "march_shape": (32, 32, 64)}),
+    ("B", 3, {"tile_impl": "march", "march_shape": (64, 16, 64)}),
+    ("D", 3, {"tile_impl": "march", "march_shape": (32, 16, 32)}),
+    ("D", 3, {"tile_impl": "march", "march_shape": (64, 8, 32)}),
+    ("E", 3, {}),
+]
+
+
+def main():
+    lines = ["| variant | dim | attrs | max rel err (20 steps, 3 BCs) | ms/step |", "|---|---|---|---|---|"]
+    for v, dim, attrs in CANDS:
+        try:
+            err = check(v, dim, attrs)
+            t = timeit(v, dim, attrs) * 1e3
+            lines.append(f"| {v} | {dim} | {attrs} | {err:.1e} | {t:.4g} |")
+        except Exception as exc:  # keep going
+            lines.append(f"| {v} | {dim} | {attrs} | FAILED {exc!r} | — |")
+        print(lines[-1], flush=True)
+    text = "\n".join(lines)
+    print("\n" + text)
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "ch_scan.md"), "w") as fh:
+            fh.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
