@@ -354,6 +354,14 @@ class CahnHilliardWorkspace(QMainWindow):
         """Advance exactly ``steps_per_frame`` steps (only while paused)."""
         self.worker.step_once()
 
+    def _after_rebuild(self):
+        """Sync controls, plots and view after the simulation was rebuilt."""
+        self.pending.clear()
+        self.controls.set_params(self.sim.params)
+        self.plots.clear()
+        self._refresh_param_feedback()
+        self._show_current()
+
     def reset(self):
         self.worker.pause()
         try:
@@ -363,11 +371,7 @@ class CahnHilliardWorkspace(QMainWindow):
         except ExplorerError as exc:
             self.show_error(str(exc))
             return False
-        self.pending.clear()
-        self.controls.set_params(self.sim.params)
-        self.plots.clear()
-        self._refresh_param_feedback()
-        self._show_current()
+        self._after_rebuild()
         if self.message_bar.level != "info":
             self.message_bar.hide()
         return True
@@ -484,11 +488,7 @@ class CahnHilliardWorkspace(QMainWindow):
         except ExplorerError as exc:
             self.show_error(str(exc))
             return False
-        self.pending.clear()
-        self.controls.set_params(self.sim.params)
-        self.plots.clear()
-        self._refresh_param_feedback()
-        self._show_current()
+        self._after_rebuild()
         self.message_bar.show_message(f"Loaded {Path(path).name}: {'×'.join(map(str, phi.shape))} field "
                                       "(initial condition 'file'; Reset returns to it)", "info")
         return True
