@@ -2,6 +2,8 @@
 
     python main.py                      open the desktop app
     python main.py ch [options]         run Cahn–Hilliard headless (batch / export / JSON)
+    python main.py graph [options]      generate a graph, APSP + clustering headless
+    python main.py occupancy [options]  CUDA occupancy calculator (any CC, or this GPU)
 
 Both paths use the same compute library (kernels/).  ``--backend cpu|gpu|auto``
 or the GSE_BACKEND environment variable chooses CuPy or NumPy.
@@ -98,6 +100,109 @@ def run_ch(a) -> int:
     return 0
 
 
+def _graph_parser(sub) -> None:
+    from kernels.graphs.apsp import METHODS
+    from kernels.graphs.generators import GENERATORS
+    p = sub.add_parser("graph", help="Graphs: generators, APSP, clustering (papers 000, 001, 002, 004)",
+                       description="Generate (or load) a graph, compute all-pairs shortest paths and "
+                                   "clustering coefficients headless.")
+    _add_backend(p)
+    p.add_argument("--generator", choices=GENERATORS, default="ba",
+                   help="ring lattice, Watts–Strogatz, Erdős–Rényi, Barabási–Albert, spatial, Watts α-model")
+    p.add_argument("--n", type=int, default=1000, help="vertices")
+    p.add_argument("--k", type=int, default=None,
+                   help="mean degree (ring/ws/alpha/spatial, default 10); BA: edges per new vertex m (default 5)")
+    p.add_argument("--p", type=float, default=None, help="rewiring (ws) / edge (er, default 0.01) / α-model probability")
+    p.add_argument("--alpha", type=float, default=1.0, help="α of the Watts α-model")
+    p.add_argument("--no-ring", action="store_true", help="α-model without the ring substrate")
+    p.add_argument("--weights", choices=("none", "int", "float"), default="none",
+                   help="weighted variant: int = uniform 1…n (paper 004), float = uniform [1, 10)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--load", metavar="GRAPH", help="read a GraphML or edge-list file instead of generating")
+    p.add_argument("--apsp", choices=METHODS + ("none",), default="cpu", help="all-pairs shortest-path method")
+    p.add_argument("--tile", default="model", help="fw-blocked tile: 32, 64, model (paper 004) or auto (timed)")
+    p.add_argument("--clustering", choices=("auto", "cpu", "arc", "sorted"), default="auto",
+                   help="clustering kernel: cpu, GPU per-arc or degree-sorted (auto: GPU if available)")
+    p.add_argument("--export-graph", metavar="FILE", help="write the graph (.graphml or edge list)")
+    p.add_argument("--export-distances", metavar="NPY", help="write the distance matrix (.npy)")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+
+
+def run_graph(a) -> int:
+    from kernels import backend as bk
+    import importlib
+    ap = importlib.import_module("kernels.graphs.apsp")
+    from kernels.graphs import generators as gen
+    from kernels.graphs.clustering import global_clustering, local_clustering
+    from kernels.graphs.graph import load_graph, save_graph
+    from kernels.graphs.stats import summary
+    be = bk.select(a.backend)
+    if a.load:
+        g = load_graph(a.load)
+    else:
+        if a.n < 2:
+            raise _usage(f"--n must be ≥ 2 (got {a.n})")
+        k = a.k if a.k is not None else (5 if a.generator == "ba" else 10)
+        p = a.p if a.p is not None else {"er": 0.01, "alpha": 1e-4}.get(a.generator, 0.1)
+        g = gen.generate(a.generator, a.n, k=k, p=p, alpha=a.alpha, ring=not a.no_ring, seed=a.seed)
+    if a.weights != "none":
+        g = gen.with_weights(g, a.weights, seed=a.seed)
+    if a.apsp != "none":
+        if a.apsp != "cpu" and not be.is_gpu:
+            raise _usage(f"--apsp {a.apsp} needs a GPU ({be.notice or 'CPU backend selected'}); use --apsp cpu")
+        ap.check_memory(g.n, a.apsp, be, 4 if g.weighted else 2)
+    if a.export_graph:
+        save_graph(g, a.export_graph)
+    out = dict(backend=be.name, generator=(g.name if a.load else a.generator), n=g.n, m=g.m,
+               weighted=g.weighted, seed=a.seed)
+    t0 = time.perf_counter()
+    variant = a.clustering
+    use_gpu_cc = be.is_gpu and variant != "cpu"
+    cc_be = be if use_gpu_cc else None
+    cc_variant = "arc" if variant in ("auto", "cpu") else variant
+    if variant in ("arc", "sorted") and not be.is_gpu:
+        raise _usage(f"--clustering {variant} needs a GPU; use cpu")
+    out["global_clustering"] = global_clustering(g, cc_be, cc_variant)
+    out["average_clustering"] = float(local_clustering(g, cc_be, cc_variant).mean())
+    out["clustering_method"] = cc_variant if use_gpu_cc else "cpu"
+    out["apsp_method"] = a.apsp
+    if a.apsp != "none":
+        kw = {}
+        if a.apsp == "fw-blocked":
+            kw["tile"] = a.tile if a.tile in ("model", "auto") else _int_arg(a.tile, "--tile")
+        r = ap.apsp(g, a.apsp, backend=be, **kw)
+        s = summary(r.dist)
+        out.update(mean_path_length=s["mean_path_length"], diameter=s["diameter"], connected=s["connected"],
+                   reachable_fraction=s["reachable_fraction"], apsp_seconds=r.seconds,
+                   distance_dtype=str(r.dist.dtype))
+        if r.tile:
+            out["tile"] = r.tile
+        if not s["connected"] and not a.json:
+            print("note: the graph is disconnected; mean path and diameter are over reachable pairs",
+                  file=sys.stderr)
+        if a.export_distances:
+            import numpy as np
+            np.save(a.export_distances, r.dist)
+            out["export_distances"] = a.export_distances
+    be.synchronize()
+    out["seconds"] = time.perf_counter() - t0
+    if a.export_graph:
+        out["export_graph"] = a.export_graph
+    if a.json:
+        print(json.dumps(_json_safe(out), allow_nan=False))
+    else:
+        for key, v in out.items():
+            print(f"{key:>22}: {v}")
+    return 0
+
+
+def _int_arg(v, name):
+    try:
+        return int(v)
+    except ValueError:
+        raise _usage(f"{name} must be 32, 64, model or auto (got {v})") from None
+
+
 def _json_safe(d: dict) -> dict:
     """Strict JSON: NaN/Inf (e.g. no coarsening fit yet) become null."""
     import math
@@ -108,16 +213,93 @@ class _usage(Exception):
     pass
 
 
+def _occupancy_parser(sub) -> None:
+    p = sub.add_parser("occupancy", help="CUDA occupancy calculator (papers 003, 004, 000)",
+                       description="Theoretical occupancy of a kernel launch for a compute capability "
+                                   "(1.0 … 12.0, or 'device' for the GPU in this machine).")
+    _add_backend(p)
+    # numbers are parsed in run_occupancy so that bad input gives one 'error:' line
+    p.add_argument("--cc", default=None, help="compute capability, e.g. 9.0, 8.6, 1.3; 'device' = this GPU "
+                                              "(default: this GPU if there is one)")
+    p.add_argument("--threads", default="256", help="threads per block")
+    p.add_argument("--regs", default="32", help="registers per thread")
+    p.add_argument("--smem", default="0", help="dynamic shared memory per block (bytes)")
+    p.add_argument("--static-smem", default="0", help="static __shared__ memory per block (bytes)")
+    p.add_argument("--carveout", default=None, help="preferred shared-memory carve-out in %% (CC ≥ 7.0; "
+                                                    "default: the driver's, the largest)")
+    p.add_argument("--curves", action="store_true", help="include the three occupancy curves in the JSON")
+    p.add_argument("--list-ccs", action="store_true", help="print the per-CC data table and exit")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+
+
+def _int_opt(name: str, v) -> int:
+    try:
+        return int(str(v).strip())
+    except ValueError:
+        raise _usage(f"{name} must be an integer, got {v!r}") from None
+
+
+def run_occupancy(a) -> int:
+    from kernels.occupancy import curve, default_axis, get_spec, occupancy
+    from kernels.occupancy.specs import table_rows
+    if a.list_ccs:
+        rows = table_rows()
+        if a.json:
+            print(json.dumps(rows))
+        else:
+            for r in rows:
+                print(f"{r['cc']:>5} {r['arch']:<22} warps/SM {r['max_warps_per_sm']:3d}  blocks/SM "
+                      f"{r['max_blocks_per_sm']:3d}  regs/SM {r['regs_per_sm']:6d}  smem/SM {r['smem_per_sm']:6d}")
+        return 0
+    if a.cc in (None, "device"):
+        from kernels import backend as bk
+        be = bk.select(a.backend or ("gpu" if a.cc == "device" else "auto"))
+        if not be.is_gpu:
+            raise _usage(f"no GPU to take the compute capability from ({be.notice}); give --cc, e.g. --cc 9.0")
+        from kernels.occupancy.gpu import device_spec
+        spec = device_spec()
+    else:
+        spec = get_spec(a.cc)
+    threads, regs = _int_opt("--threads", a.threads), _int_opt("--regs", a.regs)
+    smem, static = _int_opt("--smem", a.smem), _int_opt("--static-smem", a.static_smem)
+    carve = None if a.carveout is None else _int_opt("--carveout", a.carveout)
+    r = occupancy(spec, threads, regs, static, smem, carveout=carve)
+    out = r.as_dict()
+    out.update(arch=spec.arch, gpu_examples=spec.examples, occupancy_percent=round(100 * r.occupancy, 2))
+    if a.curves:
+        out["curves"] = {v: {"x": default_axis(spec, v),
+                             "occupancy": curve(spec, v, default_axis(spec, v), threads, regs, static, smem, carve)}
+                         for v in ("threads", "regs", "smem")}
+    if a.json:
+        print(json.dumps(out, allow_nan=False))
+        return 0
+    print(f"CC {spec.cc} ({spec.arch}): {threads} threads/block, {regs} registers/thread, "
+          f"{static} + {smem} B shared memory per block")
+    for k in ("warps_per_block", "regs_per_block", "smem_per_block", "smem_per_sm"):
+        print(f"{k:>32}: {out[k]}")
+    for k, v in r.limits.items():
+        mark = "  <- limiter" if k in r.limiters else ""
+        print(f"{'blocks limited by ' + k:>32}: {'no limit' if v is None else v}{mark}")
+    print(f"{'active blocks per SM':>32}: {r.active_blocks_per_sm}")
+    print(f"{'active warps per SM':>32}: {r.active_warps_per_sm} of {r.max_warps_per_sm}")
+    print(f"{'occupancy':>32}: {r.occupancy:.1%}")
+    for n in r.notes:
+        print(f"note: {n}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="gpu-science-explorer", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_backend(ap)
     sub = ap.add_subparsers(dest="workspace", metavar="WORKSPACE")
     _ch_parser(sub)
+    _graph_parser(sub)
+    _occupancy_parser(sub)
     return ap
 
 
-COMMANDS = {"ch": run_ch}
+COMMANDS = {"ch": run_ch, "graph": run_graph, "occupancy": run_occupancy}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,3 +58,36 @@ register(WorkspaceSpec(
                 "(Leist, Playne & Hawick 2009 §3.1; Hawick, Leist & Playne §4)",
     color="#2f6f9f",
 ))
+
+
+def _graphs(backend, parent=None, **options):
+    from .graphs.workspace import GraphsWorkspace
+    return GraphsWorkspace(backend, parent=parent, **options)
+
+
+register(WorkspaceSpec(
+    key="graphs",
+    title="Graphs",
+    factory=_graphs,
+    short="G",
+    description="Graph generators, all-pairs shortest paths (GPU BFS, Floyd–Warshall, SSSP) and clustering\n"
+                "(Leist, Playne & Hawick 2009 §4; Hawick, Leist & Playne §5; papers 002, 004)",
+    color="#6a4c93",
+))
+
+
+def _occupancy(backend, parent=None, **options):
+    from .occupancy.workspace import OccupancyWorkspace
+    return OccupancyWorkspace(backend, parent=parent, **options)
+
+
+register(WorkspaceSpec(
+    key="occupancy",
+    title="Occupancy",
+    factory=_occupancy,
+    short="OC",
+    description="CUDA occupancy calculator for every compute capability, the app's own kernels on this GPU,\n"
+                "and the papers' block-size choosers (Solano-Quinde et al. 2011; Okuyama 2013 §4.4; "
+                "Leist et al. 2009 Listing 1)",
+    color="#2a9d8f",
+))

@@ -62,3 +62,25 @@ def ws(main_window, qtbot):
     w = main_window.workspace("cahn_hilliard")
     qtbot.waitExposed(w.canvas.native)
     return w
+
+
+@pytest.fixture
+def graphs_ws(main_window, qtbot):
+    """The Graphs workspace, shown (CPU backend)."""
+    from explorer import workspaces as registry
+    keys = [w.key for w in registry.WORKSPACES]
+    main_window.mode_bar.setCurrentRow(keys.index("graphs"))
+    w = main_window.workspace("graphs")
+    qtbot.waitExposed(w.canvas.native)
+    return w
+
+
+@pytest.fixture
+def occ_ws(main_window, qtbot):
+    """The Occupancy workspace, shown (CPU backend: the calculator works, 'My kernels' is empty)."""
+    from explorer import workspaces as registry
+    keys = [w.key for w in registry.WORKSPACES]
+    main_window.mode_bar.setCurrentRow(keys.index("occupancy"))
+    w = main_window.workspace("occupancy")
+    qtbot.waitExposed(w)
+    return w

@@ -1,0 +1,475 @@
+"""The Graphs workspace: generator dock, VisPy graph view, distance heatmap and histograms.
+
+Views only: graphs, shortest paths and clustering come from ``kernels.graphs``; generation, layout
+and APSP run as :class:`.worker.Job` on a QThread with a progress bar and a Cancel button.
+Click a vertex: colour by hop distance from it; click a second: its shortest path is drawn.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout,
+                             QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton, QSpinBox,
+                             QTabWidget, QVBoxLayout, QWidget)
+
+from kernels.errors import ExplorerError, InvalidParameter
+from kernels.graphs import generators as gen
+from kernels.graphs.apsp import METHODS, apsp, sentinel, shortest_path
+from kernels.graphs.clustering import global_clustering, local_clustering
+from kernels.graphs.graph import load_graph, save_graph
+from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
+
+from ..cahn_hilliard.workspace import MessageBar
+from .canvas import AGGREGATE_N, GraphCanvas
+from .worker import Job
+
+GEN_LABELS = {"ba": "Barabási–Albert", "ws": "Watts–Strogatz", "ring": "Ring lattice", "er": "Erdős–Rényi",
+              "spatial": "Spatial (2-space, distance)", "alpha": "Watts α-model"}
+COLOR_BY = ("degree", "local clustering", "distance from clicked")
+LAYOUT_MAX_N = 1500          # force layout only below this
+
+
+class GraphsWorkspace(QMainWindow):
+    status_changed = pyqtSignal(dict)
+    job_finished = pyqtSignal(str)          # job name, for tests and scripts
+
+    def __init__(self, backend, parent=None, n: int = 300):
+        super().__init__(parent)
+        self.setWindowFlags(Qt.WindowType.Widget)
+        self.backend = backend
+        self.graph = None
+        self.pos = None
+        self.result = None                  # APSPResult
+        self.local_cc = None
+        self.selected: list[int] = []
+        self.highlighted_path: list[int] = []
+        self.job: Job | None = None
+        self._src_row = None
+
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(2, 2, 2, 2)
+        self.message_bar = MessageBar()
+        cl.addWidget(self.message_bar)
+        self.canvas = GraphCanvas(parent=central)
+        self.canvas.on_pick = self.click_node
+        cl.addWidget(self.canvas.native, 1)
+        self.info = QLabel("Generate a graph to start.")
+        cl.addWidget(self.info)
+        self.setCentralWidget(central)
+        self._build_controls(n)
+        self._build_plots()
+
+    # ------------------------------------------------------------------ UI
+    def _build_controls(self, n):
+        w = QWidget()
+        form = QFormLayout(w)
+
+        def tip(widget, text):
+            widget.setToolTip(text)
+            return widget
+
+        self.cb_gen = tip(QComboBox(), "Graph generator (paper 000 §4.1, paper 001 §5.7)")
+        for k, v in GEN_LABELS.items():
+            self.cb_gen.addItem(v, k)
+        self.sp_n = tip(QSpinBox(), "Number of vertices N. Above 5 000 the view shows aggregates.")
+        self.sp_n.setRange(3, 2_000_000)
+        self.sp_n.setValue(n)
+        self.sp_k = tip(QSpinBox(), "Mean degree k (ring, WS, α-model, spatial); BA: edges per new vertex m")
+        self.sp_k.setRange(1, 1000)
+        self.sp_k.setValue(4)
+        self.sp_p = tip(QDoubleSpinBox(), "Probability: WS rewiring, ER edge, α-model random link")
+        self.sp_p.setDecimals(6)
+        self.sp_p.setRange(0, 1)
+        self.sp_p.setSingleStep(0.01)
+        self.sp_p.setValue(0.1)
+        self.sp_alpha = tip(QDoubleSpinBox(), "α of Watts' α-model (0: only triangle-closing links)")
+        self.sp_alpha.setRange(0, 100)
+        self.sp_alpha.setValue(1.0)
+        self.ck_ring = tip(QCheckBox("ring substrate"), "α-model on a ring (paper 000 type 1: always connected)")
+        self.ck_ring.setChecked(True)
+        self.cb_weights = tip(QComboBox(), "Weighted variant for Floyd–Warshall / SSSP")
+        self.cb_weights.addItems(["none", "int", "float"])
+        self.sp_seed = tip(QSpinBox(), "Random seed: the same seed gives the same graph")
+        self.sp_seed.setRange(0, 2 ** 31 - 1)
+        self.sp_seed.setValue(1)
+        self.cb_method = tip(QComboBox(), "All-pairs shortest paths: cpu = scipy; gpu-bfs = paper 000 kernel 7; "
+                                          "gpu-bfs-k1 = kernel 1; fw = paper 002; fw-blocked = paper 004; "
+                                          "sssp = paper 004 task-parallel SSSP")
+        for m in METHODS:
+            self.cb_method.addItem(m)
+            if m != "cpu" and not self.backend.is_gpu:
+                self.cb_method.model().item(self.cb_method.count() - 1).setEnabled(False)
+        self.cb_color = tip(QComboBox(), "Node colour")
+        self.cb_color.addItems(COLOR_BY)
+        self.cb_color.currentTextChanged.connect(lambda _t: self._recolor())
+        for label, wid in (("generator", self.cb_gen), ("N", self.sp_n), ("k / m", self.sp_k), ("p", self.sp_p),
+                           ("α", self.sp_alpha), ("", self.ck_ring), ("weights", self.cb_weights),
+                           ("seed", self.sp_seed), ("APSP", self.cb_method), ("colour by", self.cb_color)):
+            form.addRow(label, wid)
+        self.bt_gen = tip(QPushButton("Generate"), "Build the graph (Ctrl+R)")
+        self.bt_apsp = tip(QPushButton("Compute APSP"), "All-pairs shortest paths with the chosen method (Space)")
+        self.bt_cancel = tip(QPushButton("Cancel"), "Stop the running computation")
+        self.bt_cancel.setEnabled(False)
+        self.bt_gen.clicked.connect(self.generate)
+        self.bt_apsp.clicked.connect(self.compute)
+        self.bt_cancel.clicked.connect(self.cancel)
+        row = QHBoxLayout()
+        for b in (self.bt_gen, self.bt_apsp, self.bt_cancel):
+            row.addWidget(b)
+        form.addRow(row)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        form.addRow(self.progress)
+        self.stats = QLabel("")
+        self.stats.setWordWrap(True)
+        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow(self.stats)
+        self.controls = QDockWidget("Graph", self)
+        self.controls.setObjectName("graphControls")
+        self.controls.setWidget(w)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.controls)
+
+    def _build_plots(self):
+        self.tabs = QTabWidget()
+        self.heat = pg.PlotWidget(title="distance matrix (hops)")
+        self.heat_img = pg.ImageItem()
+        self.heat_img.setColorMap(pg.colormap.get("viridis"))
+        self.heat.addItem(self.heat_img)
+        self.heat.invertY(True)
+        self.deg_plot = pg.PlotWidget(title="degree distribution")
+        self.deg_plot.setLabel("bottom", "degree")
+        self.deg_plot.setLabel("left", "vertices")
+        self.path_plot = pg.PlotWidget(title="path-length distribution")
+        self.path_plot.setLabel("bottom", "hops")
+        self.path_plot.setLabel("left", "ordered pairs")
+        self.tabs.addTab(self.heat, "Distances")
+        self.tabs.addTab(self.deg_plot, "Degrees")
+        self.tabs.addTab(self.path_plot, "Path lengths")
+        self.plots = QDockWidget("Plots", self)
+        self.plots.setObjectName("graphPlots")
+        self.plots.setWidget(self.tabs)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots)
+
+    # ------------------------------------------------------------------ jobs
+    def _params(self):
+        return dict(kind=self.cb_gen.currentData(), n=self.sp_n.value(), k=self.sp_k.value(), p=self.sp_p.value(),
+                    alpha=self.sp_alpha.value(), ring=self.ck_ring.isChecked(), seed=self.sp_seed.value())
+
+    def set_parameters(self, **kw):
+        """Set generator controls by name (generator, n, k, p, alpha, ring, weights, seed, method)."""
+        if "generator" in kw:
+            self.cb_gen.setCurrentIndex(self.cb_gen.findData(kw["generator"]))
+        for key, wid in (("n", self.sp_n), ("k", self.sp_k), ("p", self.sp_p), ("alpha", self.sp_alpha),
+                         ("seed", self.sp_seed)):
+            if key in kw:
+                wid.setValue(kw[key])
+        if "ring" in kw:
+            self.ck_ring.setChecked(bool(kw["ring"]))
+        if "weights" in kw:
+            self.cb_weights.setCurrentText(kw["weights"])
+        if "method" in kw:
+            self.cb_method.setCurrentText(kw["method"])
+
+    def busy(self) -> bool:
+        return self.job is not None
+
+    def _start(self, name, fn, on_done):
+        if self.job is not None:
+            self.message_bar.show_message("A computation is running: wait for it or press Cancel.", "warning")
+            return False
+        self.job = Job(name, fn)
+        self.job.progress.connect(lambda f: self.progress.setValue(int(1000 * f)))
+        self.job.done.connect(lambda r: self._finish(name, on_done, r))
+        self.job.failed.connect(lambda msg: self._finish(name, None, msg, failed=True))
+        self.job.cancelled.connect(lambda: self._finish(name, None, None, cancelled=True))
+        self.progress.setValue(0)
+        self.bt_cancel.setEnabled(True)
+        self.bt_gen.setEnabled(False)
+        self.bt_apsp.setEnabled(False)
+        self.info.setText(f"{name} …")
+        self.job.start()
+        return True
+
+    def _finish(self, name, on_done, payload, failed=False, cancelled=False):
+        job, self.job = self.job, None
+        if job is not None:
+            job.thread.wait(5000)
+        self.bt_cancel.setEnabled(False)
+        self.bt_gen.setEnabled(True)
+        self.bt_apsp.setEnabled(True)
+        self.progress.setValue(1000 if not (failed or cancelled) else 0)
+        if failed:
+            self.message_bar.show_message(payload, "error")
+            self.info.setText(f"{name} failed.")
+        elif cancelled:
+            self.message_bar.show_message(f"{name} cancelled.", "info")
+            self.info.setText(f"{name} cancelled.")
+        else:
+            try:
+                on_done(payload)
+            except Exception as exc:  # keep the app alive and say what went wrong
+                import traceback
+                traceback.print_exc()
+                self.message_bar.show_message(f"{name}: could not show the result ({exc})", "error")
+        self.job_finished.emit(name)
+
+    def cancel(self):
+        if self.job is not None:
+            self.job.cancel()
+
+    # ------------------------------------------------------------------ actions
+    def generate(self):
+        prm = self._params()
+        weights = self.cb_weights.currentText()
+        try:                                          # validate before work starts
+            if prm["kind"] in ("ring", "ws", "alpha"):
+                gen._check_k(prm["n"], prm["k"])
+            gen._check_p(prm["p"])
+        except InvalidParameter as exc:
+            self.message_bar.show_message(str(exc), "error")
+            return
+
+        def work(progress, cancelled):
+            g = gen.generate(prm["kind"], prm["n"], k=prm["k"], p=prm["p"], alpha=prm["alpha"], ring=prm["ring"],
+                             seed=prm["seed"])
+            if weights != "none":
+                g = gen.with_weights(g, weights, seed=prm["seed"])
+            progress(0.3)
+            return self._prepare(g, progress, cancelled)
+
+        self._start("Generate", work, self._show_graph)
+
+    def _prepare(self, g, progress, cancelled):
+        """Layout + local clustering (worker thread)."""
+        pos = g.positions
+        if pos is None or g.name.startswith("Watts α") and g.n <= LAYOUT_MAX_N and not g.params.get("ring"):
+            if g.n <= LAYOUT_MAX_N:
+                import networkx as nx
+                from kernels.graphs.graph import to_networkx
+                d = nx.spring_layout(to_networkx(g), seed=1, iterations=50)
+                pos = np.array([d[i] for i in range(g.n)], np.float32)
+            else:
+                rng = np.random.default_rng(0)
+                pos = rng.uniform(-1, 1, (g.n, 2)).astype(np.float32)
+        if cancelled():
+            raise InterruptedError
+        progress(0.8)
+        be = self.backend if self.backend.is_gpu else None
+        lc = local_clustering(g, be)
+        return g, pos, lc, global_clustering(g, be)
+
+    def _show_graph(self, payload):
+        g, pos, lc, gc = payload
+        self.graph, self.pos, self.local_cc = g, pos, lc
+        self.result, self.selected, self.highlighted_path, self._src_row = None, [], [], None
+        self.global_cc = gc
+        self.canvas.set_graph(pos, g.edges if g.n <= AGGREGATE_N else np.zeros((0, 2), np.int32))
+        self._recolor()
+        deg = degree_histogram(g.degrees())
+        self.deg_plot.clear()
+        self.deg_plot.plot(np.arange(deg.size + 1), deg, stepMode="center", fillLevel=0, brush=(60, 110, 170, 150))
+        self.path_plot.clear()
+        self.heat_img.clear()
+        agg = " — aggregate view (density of vertex positions)" if g.n > AGGREGATE_N else ""
+        self.info.setText(f"{g.describe()}{agg}. Click a vertex, then another for the shortest path.")
+        self.stats.setText(f"global clustering {gc:.4f}\naverage clustering {float(lc.mean()):.4f}")
+        self.message_bar.hide() if self.message_bar.level == "error" else None
+        self.status_changed.emit({"display": f"graph N = {g.n}, m = {g.m}"})
+
+    def compute(self):
+        if self.graph is None:
+            self.message_bar.show_message("Generate or open a graph first.", "warning")
+            return
+        g, method, be = self.graph, self.cb_method.currentText(), self.backend
+
+        def work(progress, cancelled):
+            return apsp(g, method, backend=be, progress=progress, cancel=cancelled)
+
+        self._start("APSP", work, self._show_apsp)
+
+    def _show_apsp(self, res):
+        self.result = res
+        s = summary(res.dist)
+        dist = res.dist
+        n = dist.shape[0]
+        # heatmap: block-averaged above 1024 vertices (aggregate view)
+        f = res.as_float() if n <= 1024 else None
+        if f is None:
+            b = -(-n // 1024)
+            m = (n // b) * b
+            sub = dist[:m, :m].astype(np.float32)
+            if dist.dtype.kind == "u":
+                sub[dist[:m, :m] == sentinel(dist.dtype)] = np.nan
+            f = np.nanmean(sub.reshape(m // b, b, m // b, b), axis=(1, 3))
+        f = np.where(np.isfinite(f), f, np.nan)
+        self.heat_img.setImage(f.T, autoLevels=False,
+                               levels=(0, float(np.nanmax(f)) if np.isfinite(f).any() else 1.0))
+        if dist.dtype.kind == "u":
+            h = path_length_histogram(dist)
+            self.path_plot.clear()
+            self.path_plot.plot(np.arange(h.size + 1), h, stepMode="center", fillLevel=0, brush=(170, 90, 60, 150))
+        mp = s["mean_path_length"]
+        conn = "" if s["connected"] else f" (disconnected: {100 * s['reachable_fraction']:.1f} % of pairs reachable)"
+        self.stats.setText(f"global clustering {self.global_cc:.4f}\naverage clustering {float(self.local_cc.mean()):.4f}\n"
+                           f"mean shortest path {mp:.4f}{conn}\ndiameter {s['diameter']}\n"
+                           f"APSP {res.method}: {res.seconds:.3f} s ({dist.dtype})")
+        self.info.setText(f"APSP done in {res.seconds:.3f} s ({res.method}).")
+        if self.selected:
+            self.click_node(self.selected[0], reset=True)
+
+    # ------------------------------------------------------------------ interaction
+    def _row(self, s: int) -> np.ndarray:
+        """Hop counts from s: the APSP row when computed, else one BFS (scipy)."""
+        if self.result is not None and self.result.dist.dtype.kind == "u":
+            return self.result.dist[s]
+        from scipy.sparse.csgraph import shortest_path as sp
+        from kernels.graphs.graph import Graph
+        csr = Graph(self.graph.n, self.graph.edges).csr()
+        d = sp(csr.to_scipy(weighted=False), method="D", unweighted=True, indices=[s])[0]
+        out = np.full(csr.n, 65535 if csr.n > 255 else 255, np.uint16 if csr.n > 255 else np.uint8)
+        out[np.isfinite(d)] = d[np.isfinite(d)]
+        return out
+
+    def click_node(self, i: int, reset: bool = False):
+        """First click: source (colour by distance); second: target (shortest path drawn)."""
+        if self.graph is None:
+            return
+        if reset or len(self.selected) != 1:
+            self.selected = [int(i)]
+            self.highlighted_path = []
+            self._src_row = self._row(int(i))
+            self.canvas.set_path([])
+            if not reset:
+                self.cb_color.setCurrentText("distance from clicked")
+            self.info.setText(f"source {i}: click another vertex for the shortest path")
+        else:
+            s, t = self.selected[0], int(i)
+            self.selected = [s, t]
+            self.highlighted_path = shortest_path(self.graph, self._src_row, s, t)
+            self.canvas.set_path(self.highlighted_path)
+            if self.highlighted_path:
+                self.info.setText(f"shortest path {s} → {t}: {len(self.highlighted_path) - 1} hops")
+            else:
+                self.info.setText(f"{t} is not reachable from {s}")
+        self._recolor()
+
+    def _recolor(self):
+        if self.graph is None or self.canvas.mode != "graph":
+            return
+        mode = self.cb_color.currentText()
+        if mode == "degree":
+            v = self.graph.degrees().astype(float)
+        elif mode == "local clustering":
+            v = self.local_cc
+        elif self._src_row is not None:
+            row = self._src_row
+            v = row.astype(float)
+            v[row == sentinel(row.dtype)] = np.nan
+        else:
+            v = None
+        self.canvas.set_colors(v, selected=self.selected)
+
+    # ------------------------------------------------------------------ menus / files
+    def toggle_run(self):
+        self.compute()
+
+    def reset(self):
+        self.generate()
+
+    def _ask(self, title, filt, save=True):
+        fn = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
+        path, _ = fn(self, title, "", filt)
+        return path or None
+
+    def open_field(self, path=None):
+        """Import a graph (GraphML or edge list)."""
+        path = path or self._ask("Open graph", "Graphs (*.graphml *.edgelist *.txt);;All files (*)", save=False)
+        if not path:
+            return
+
+        def work(progress, cancelled):
+            return self._prepare(load_graph(path), progress, cancelled)
+
+        self._start("Open graph", work, self._show_graph)
+
+    def save_field(self, path=None):
+        """Export the graph: .graphml or edge list."""
+        if self.graph is None:
+            return self.message_bar.show_message("Nothing to export yet.", "warning")
+        path = path or self._ask("Export graph", "GraphML (*.graphml);;Edge list (*.edgelist)")
+        if path:
+            self._guard(lambda: save_graph(self.graph, path), f"Saved graph to {path}")
+
+    def export_distances(self, path=None):
+        if self.result is None:
+            return self.message_bar.show_message("Compute APSP first.", "warning")
+        path = path or self._ask("Export distances", "NumPy (*.npy)")
+        if path:
+            self._guard(lambda: np.save(path, self.result.dist), f"Saved distances to {path}")
+
+    def export_image(self, path=None):
+        path = path or self._ask("Export view", "PNG (*.png)")
+        if path:
+            import imageio.v3 as iio
+            self._guard(lambda: iio.imwrite(path, self.canvas.render()), f"Exported view to {path}")
+
+    def export_plots(self, path=None):
+        """Save the current plot tab as PNG or SVG (file suffix decides)."""
+        path = path or self._ask("Export plot", "PNG (*.png);;SVG (*.svg)")
+        if not path:
+            return
+        widget = self.tabs.currentWidget()
+        self._guard(lambda: _export_plot(widget, str(path)), f"Exported plot to {path}")
+
+    def _guard(self, fn, ok_text):
+        try:
+            fn()
+        except (ExplorerError, OSError) as exc:
+            self.message_bar.show_message(str(exc), "error")
+            return False
+        self.message_bar.show_message(ok_text, "info")
+        return True
+
+    def plots_visible(self) -> bool:
+        return self.plots.isVisible()
+
+    def set_plots_visible(self, on: bool):
+        self.plots.setVisible(on)
+
+    def set_controls_visible(self, on: bool):
+        self.controls.setVisible(on)
+
+    def shutdown(self):
+        if self.job is not None:
+            self.job.cancel()
+            self.job.thread.quit()
+            self.job.thread.wait(10000)
+
+
+def _export_plot(widget, path: str) -> None:
+    """PNG via pyqtgraph's ImageExporter; SVG via Qt's QSvgGenerator (pyqtgraph 0.14's SVGExporter
+    fails on Qt 6.11's path syntax, as in the Cahn–Hilliard plots)."""
+    if path.lower().endswith(".svg"):
+        from PyQt6.QtCore import QRect, QRectF, QSize
+        from PyQt6.QtGui import QPainter
+        from PyQt6.QtSvg import QSvgGenerator
+        w, h = widget.width(), widget.height()
+        gen = QSvgGenerator()
+        gen.setFileName(path)
+        gen.setSize(QSize(w, h))
+        gen.setViewBox(QRect(0, 0, w, h))
+        gen.setTitle("Graphs")
+        painter = QPainter(gen)
+        try:
+            widget.render(painter, QRectF(0, 0, w, h))
+        finally:
+            painter.end()
+    else:
+        import pyqtgraph.exporters as ex
+        e = ex.ImageExporter(widget.getPlotItem())
+        e.parameters()["width"] = max(1200, 2 * widget.width())
+        e.export(path)

@@ -1,0 +1,1 @@
+"""Occupancy workspace: calculator, the app's kernels, the papers' block-size choosers."""

@@ -1,0 +1,553 @@
+"""The Occupancy workspace: NVIDIA-style occupancy calculator, the app's own kernels, the papers' choosers.
+
+Views only: every number comes from ``kernels.occupancy`` (calculator, per-CC tables, paper 000 /
+003 / 004 models) and, on a GPU, ``kernels.occupancy.gpu`` (real kernels, the driver's answer).
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pyqtgraph as pg
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtGui import QBrush, QColor, QFont
+from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFileDialog, QFormLayout,
+                             QGroupBox, QHBoxLayout, QHeaderView, QLabel, QMainWindow, QPushButton,
+                             QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+
+from kernels.errors import ExplorerError
+from kernels.occupancy import choosers
+from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis, max_potential_block_size, occupancy
+from kernels.occupancy.specs import get_spec, known_ccs
+
+from ..cahn_hilliard.workspace import MessageBar
+
+LIMITER_BG = QColor("#ffe08a")
+DEVICE = "device"
+CURVE_PEN = pg.mkPen("#1f5fa0", width=2)
+AXES = (("threads", "Threads per block", "threads/block"), ("regs", "Registers per thread", "registers/thread"),
+        ("smem", "Shared memory per block", "bytes"))
+
+
+def _item(text, tip: str = "", bold: bool = False, bg: QColor | None = None) -> QTableWidgetItem:
+    it = QTableWidgetItem(str(text))
+    it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
+    if tip:
+        it.setToolTip(tip)
+    if bold:
+        f = QFont()
+        f.setBold(True)
+        it.setFont(f)
+    if bg is not None:
+        it.setBackground(QBrush(bg))
+    return it
+
+
+class OccupancyCharts(QWidget):
+    """Occupancy vs threads/block, vs registers/thread, vs shared memory; current point marked."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.layout_widget = pg.GraphicsLayoutWidget(self)
+        self.layout_widget.setBackground("w")
+        lay.addWidget(self.layout_widget)
+        self.plots, self.curves, self.points = {}, {}, {}
+        for col, (key, title, unit) in enumerate(AXES):
+            p = self.layout_widget.addPlot(row=0, col=col, title=f"Occupancy vs {unit if unit != 'bytes' else 'shared memory'}")
+            p.setLabel("bottom", title, units=None if unit != "bytes" else "B")
+            p.setLabel("left", "occupancy", units="%")
+            p.showGrid(x=True, y=True, alpha=0.25)
+            p.setYRange(0, 105, padding=0)
+            p.setMouseEnabled(x=True, y=False)
+            c = p.plot([], [], pen=CURVE_PEN, stepMode=None)
+            pt = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#d1495b"), pen=pg.mkPen("k"))
+            p.addItem(pt)
+            self.plots[key], self.curves[key], self.points[key] = p, c, pt
+
+    def set_data(self, key, xs, ys_frac, cur_x, cur_y_frac) -> None:
+        self.curves[key].setData(xs, [100 * y for y in ys_frac])
+        self.points[key].setData([cur_x], [100 * cur_y_frac])
+
+    def data(self, key):
+        """(x, y %) of a chart's curve and its current point (for tests and CSV export)."""
+        c = self.curves[key]
+        px, py = self.points[key].getData()
+        return list(c.xData), list(c.yData), (float(px[0]), float(py[0]))
+
+    def export(self, path: str) -> None:
+        from pyqtgraph import exporters
+        if str(path).lower().endswith(".svg"):
+            from PyQt6.QtCore import QRect, QRectF, QSize
+            from PyQt6.QtGui import QPainter
+            from PyQt6.QtSvg import QSvgGenerator
+            w, h = self.layout_widget.width(), self.layout_widget.height()
+            gen = QSvgGenerator()
+            gen.setFileName(str(path))
+            gen.setSize(QSize(w, h))
+            gen.setViewBox(QRect(0, 0, w, h))
+            gen.setTitle("Occupancy")
+            painter = QPainter(gen)
+            try:
+                self.layout_widget.render(painter, QRectF(0, 0, w, h))
+            finally:
+                painter.end()
+        else:
+            ex = exporters.ImageExporter(self.layout_widget.scene())
+            ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))
+            ex.export(str(path))
+
+
+class OccupancyWorkspace(QMainWindow):
+    """Workspace widget: inputs dock on the left; calculator, my kernels and papers as tabs."""
+
+    status_changed = pyqtSignal(dict)
+
+    def __init__(self, backend, parent=None, cc: str | None = None):
+        super().__init__(parent)
+        self.setWindowFlags(Qt.WindowType.Widget)
+        self.backend = backend
+        self.result = None
+        self.kernel_rows: list[dict] = []
+        self._device_spec = None
+        if backend.is_gpu:
+            try:
+                from kernels.occupancy.gpu import device_spec
+                self._device_spec = device_spec()
+            except ExplorerError:
+                self._device_spec = None
+
+        # ---------------------------------------------------------------- inputs dock
+        dock_w = QWidget()
+        form = QFormLayout(dock_w)
+        self.cc = QComboBox()
+        if self._device_spec is not None:
+            self.cc.addItem(f"This GPU — {self._device_spec.examples} (CC {self._device_spec.cc})", DEVICE)
+        for c in known_ccs():
+            s = get_spec(c)
+            self.cc.addItem(f"{c} — {s.arch}", c)
+            self.cc.setItemData(self.cc.count() - 1, f"e.g. {s.examples}", Qt.ItemDataRole.ToolTipRole)
+        self.cc.setToolTip("Compute capability: selects the per-SM limits (warps, blocks, registers, shared "
+                           "memory) and allocation granularities from NVIDIA's tables")
+        self.threads = QSpinBox()
+        self.threads.setToolTip("Threads per block (blockDim.x·y·z). Warps are allocated whole: a block of "
+                                "100 threads takes 4 warps")
+        self.regs = QSpinBox()
+        self.regs.setToolTip("Registers per thread as the compiler reports them (ptxas -v, "
+                             "cudaFuncAttributes::numRegs); allocated per warp in units of 256 (CC ≥ 2) or "
+                             "per block (CC 1.x)")
+        self.smem_static = QSpinBox()
+        self.smem_static.setSuffix(" B")
+        self.smem_static.setSingleStep(128)
+        self.smem_static.setToolTip("Static shared memory per block (__shared__ arrays), bytes; at most 48 KB")
+        self.smem_dyn = QSpinBox()
+        self.smem_dyn.setSuffix(" B")
+        self.smem_dyn.setSingleStep(1024)
+        self.smem_dyn.setToolTip("Dynamic shared memory per block (the third <<<…>>> argument), bytes. "
+                                 "From CC 8.0 the driver adds 1 KB per block")
+        self.carveout = QSpinBox()
+        self.carveout.setRange(-1, 100)
+        self.carveout.setValue(-1)
+        self.carveout.setSpecialValueText("driver default")
+        self.carveout.setSuffix(" %")
+        self.carveout.setToolTip("Preferred shared-memory carve-out (cudaFuncAttributePreferredSharedMemory"
+                                 "Carveout), percent of the maximum; rounded up to a supported size. "
+                                 "CC ≥ 7.0 (and the L1/shared split of 2.x/3.x)")
+        form.addRow("Compute capability", self.cc)
+        form.addRow("Threads per block", self.threads)
+        form.addRow("Registers per thread", self.regs)
+        form.addRow("Static shared memory", self.smem_static)
+        form.addRow("Dynamic shared memory", self.smem_dyn)
+        form.addRow("Shared-memory carve-out", self.carveout)
+        self.suggest = QLabel()
+        self.suggest.setWordWrap(True)
+        self.suggest.setToolTip("Block-size choosers for the current registers and shared memory: "
+                                "cudaOccupancyMaxPotentialBlockSize's rule, and paper 000's maxOccupancy "
+                                "(Listing 1, written for CC 1.x)")
+        form.addRow(self.suggest)
+        bl = QHBoxLayout()
+        self.btn_csv = QPushButton("Export table…")
+        self.btn_csv.setToolTip("Save the results table and the three curves as CSV")
+        self.btn_csv.clicked.connect(lambda: self.export_table())
+        self.btn_png = QPushButton("Export charts…")
+        self.btn_png.setToolTip("Save the three charts as PNG or SVG")
+        self.btn_png.clicked.connect(lambda: self.export_plots())
+        bl.addWidget(self.btn_csv)
+        bl.addWidget(self.btn_png)
+        form.addRow(bl)
+        self.controls_dock = QDockWidget("Launch configuration", self)
+        self.controls_dock.setObjectName("occ_controls")
+        self.controls_dock.setWidget(dock_w)
+        self.controls_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                       | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.controls_dock)
+
+        # ---------------------------------------------------------------- central tabs
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(4, 4, 4, 0)
+        self.message_bar = MessageBar()
+        cl.addWidget(self.message_bar)
+        self.tabs = QTabWidget()
+        cl.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+
+        calc = QWidget()
+        v = QVBoxLayout(calc)
+        self.summary = QLabel()
+        f = QFont()
+        f.setPointSize(f.pointSize() + 3)
+        f.setBold(True)
+        self.summary.setFont(f)
+        v.addWidget(self.summary)
+        self.table = QTableWidget(0, 2)
+        self.table.setHorizontalHeaderLabels(["quantity", "value"])
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(21)
+        self.table.setMinimumHeight(21 * 13 + 30)
+        self.table.setMaximumHeight(21 * 13 + 30)
+        self.table.setToolTip("Per-resource block limits; the highlighted rows limit occupancy")
+        v.addWidget(self.table)
+        self.charts = OccupancyCharts()
+        self.charts.setMinimumHeight(240)
+        v.addWidget(self.charts, 1)
+        self.tabs.addTab(calc, "Calculator")
+        self.tabs.addTab(self._build_kernels_tab(), "My kernels")
+        self.tabs.addTab(self._build_papers_tab(), "Papers' choosers")
+
+        self._apply_cc_ranges(initial=True)
+        idx = self.cc.findData(cc) if cc else (0 if self._device_spec is None else self.cc.findData(DEVICE))
+        if cc is None and self._device_spec is None:
+            idx = self.cc.findData("9.0")
+        self.cc.setCurrentIndex(max(idx, 0))
+        self.threads.setValue(256)
+        self.regs.setValue(32)
+        for w in (self.threads, self.regs, self.smem_static, self.smem_dyn, self.carveout):
+            w.valueChanged.connect(self.recompute)
+        self.cc.currentIndexChanged.connect(self._on_cc)
+        self._on_cc()
+
+    # ------------------------------------------------------------------------ inputs
+    def spec(self):
+        key = self.cc.currentData()
+        return self._device_spec if key == DEVICE else get_spec(key)
+
+    def _apply_cc_ranges(self, initial: bool = False) -> None:
+        s = self.spec() if not initial else get_spec("9.0")
+        for w, top in ((self.threads, s.max_threads_per_block), (self.regs, s.max_regs_per_thread),
+                       (self.smem_static, s.max_smem_per_block), (self.smem_dyn, s.max_smem_per_block_optin)):
+            w.blockSignals(True)
+            w.setRange(0 if w is not self.threads else 1, top)
+            w.blockSignals(False)
+        self.threads.setSingleStep(s.warp_size)
+
+    def _on_cc(self, *_):
+        self._apply_cc_ranges()
+        self.recompute()
+
+    def set_inputs(self, cc=None, threads=None, regs=None, smem_static=None, smem_dynamic=None, carveout=None):
+        """Set several inputs at once (one recompute)."""
+        widgets = (self.cc, self.threads, self.regs, self.smem_static, self.smem_dyn, self.carveout)
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            if cc is not None:
+                self.cc.setCurrentIndex(self.cc.findData(cc if cc == DEVICE else get_spec(cc).cc))
+                self._apply_cc_ranges()
+            for w, val in ((self.threads, threads), (self.regs, regs), (self.smem_static, smem_static),
+                           (self.smem_dyn, smem_dynamic), (self.carveout, carveout)):
+                if val is not None:
+                    w.setValue(int(val))
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+        self.recompute()
+
+    def inputs(self) -> dict:
+        c = self.carveout.value()
+        return dict(threads_per_block=self.threads.value(), regs_per_thread=self.regs.value(),
+                    smem_static=self.smem_static.value(), smem_dynamic=self.smem_dyn.value(),
+                    carveout=None if c < 0 else c)
+
+    # ----------------------------------------------------------------------- compute
+    def recompute(self, *_):
+        spec, inp = self.spec(), self.inputs()
+        try:
+            self.result = occupancy(spec, **inp)
+            if self.message_bar.level == "error":
+                self.message_bar.hide()
+        except ExplorerError as exc:
+            self.result = occupancy(spec, **inp, strict=False)
+            self.message_bar.show_message(f"This launch cannot run on CC {spec.cc}: {exc}", "error")
+        r = self.result
+        self.summary.setText(f"Occupancy {r.occupancy:.0%} — {r.active_warps_per_sm} of {r.max_warps_per_sm} "
+                             f"warps, {r.active_blocks_per_sm} blocks per SM — limited by "
+                             f"{', '.join(LABELS[x] for x in r.limiters) or '—'}")
+        self._fill_table(spec, r)
+        self._update_charts(spec, inp, r)
+        self._update_suggestions(spec, inp)
+        self.status_changed.emit({"occupancy": r.occupancy})
+
+    def _fill_table(self, spec, r) -> None:
+        rows = [("Active blocks per SM", r.active_blocks_per_sm, "", False),
+                ("Active warps per SM", f"{r.active_warps_per_sm} of {r.max_warps_per_sm}", "", False),
+                ("Active threads per SM", r.active_threads_per_sm, "", False),
+                ("Occupancy", f"{r.occupancy:.1%}", "active warps / maximum warps per SM", True)]
+        for key in RESOURCES:
+            lim = r.limits[key]
+            tip = {"warps": f"floor({spec.max_warps_per_sm} warps per SM / {r.warps_per_block} warps per block)",
+                   "blocks": "the hardware's maximum resident blocks per SM",
+                   "registers": f"{r.regs_per_block} registers allocated per block of {spec.regs_per_sm} per SM",
+                   "shared_memory": f"{r.smem_per_block} B allocated per block of {r.smem_per_sm} B per SM"}[key]
+            rows.append((f"Blocks limited by {LABELS[key]}", "no limit" if lim is None else lim, tip,
+                         key in r.limiters))
+        rows += [("Warps per block", r.warps_per_block, "", False),
+                 ("Registers allocated per block", r.regs_per_block,
+                  f"unit {spec.reg_alloc_unit}, per {spec.reg_alloc_granularity}", False),
+                 ("Shared memory allocated per block", f"{r.smem_per_block} B",
+                  f"unit {spec.smem_alloc_unit} B, incl. {spec.reserved_smem_per_block} B reserved", False),
+                 ("Shared memory per SM (configuration)", f"{r.smem_per_sm} B", "", False)]
+        self.table.setRowCount(len(rows))
+        self._limiter_rows = []
+        for i, (name, val, tip, hi) in enumerate(rows):
+            is_lim = name.startswith("Blocks limited") and hi
+            bg = LIMITER_BG if is_lim else None
+            if is_lim:
+                self._limiter_rows.append(i)
+            self.table.setItem(i, 0, _item(name, tip, bold=hi, bg=bg))
+            self.table.setItem(i, 1, _item(val, tip, bold=hi, bg=bg))
+
+    def _update_charts(self, spec, inp, r) -> None:
+        cur = {"threads": inp["threads_per_block"], "regs": inp["regs_per_thread"],
+               "smem": inp["smem_static"] + inp["smem_dynamic"]}
+        for key, _title, _unit in AXES:
+            xs = default_axis(spec, key)
+            ys = curve(spec, key, xs, inp["threads_per_block"], inp["regs_per_thread"], inp["smem_static"],
+                       inp["smem_dynamic"], inp["carveout"])
+            self.charts.set_data(key, xs, ys, cur[key], r.occupancy)
+
+    def _update_suggestions(self, spec, inp) -> None:
+        b, nb = max_potential_block_size(spec, inp["regs_per_thread"], inp["smem_static"],
+                                         inp["smem_dynamic"], carveout=inp["carveout"])
+        txt = (f"Best block size (cudaOccupancyMaxPotentialBlockSize): <b>{b}</b> threads, {nb} blocks/SM"
+               if b else "No block size can launch with these registers / shared memory.")
+        if spec.major == 1:
+            b0 = choosers.max_occupancy_000(spec.cc, inp["regs_per_thread"], 0,
+                                            inp["smem_static"] + inp["smem_dynamic"])
+            txt += f"<br>Paper 000's maxOccupancy (Listing 1): <b>{b0}</b> threads"
+        else:
+            txt += "<br>Paper 000's maxOccupancy (Listing 1) is written for CC 1.x; pick a 1.x CC to compare."
+        self.suggest.setText(txt)
+
+    # --------------------------------------------------------------------- my kernels
+    def _build_kernels_tab(self) -> QWidget:
+        w = QWidget()
+        v = QVBoxLayout(w)
+        self.kernels_note = QLabel()
+        self.kernels_note.setWordWrap(True)
+        v.addWidget(self.kernels_note)
+        hl = QHBoxLayout()
+        self.btn_refresh = QPushButton("Refresh")
+        self.btn_refresh.setToolTip("List every app kernel compiled so far with its resources and occupancy")
+        self.btn_refresh.clicked.connect(self.refresh_kernels)
+        self.btn_compile = QPushButton("Compile the app's kernels")
+        self.btn_compile.setToolTip("Run two steps of every Cahn–Hilliard variant (A–E, 2D and 3D) so that "
+                                    "their kernels are compiled and listed")
+        self.btn_compile.clicked.connect(self.compile_kernels)
+        self.btn_measure = QPushButton("Measure block sizes")
+        self.btn_measure.setToolTip("Time the Cahn–Hilliard variant A kernel at every block size and plot "
+                                    "its throughput beside the theoretical occupancy (paper 003's argument)")
+        self.btn_measure.clicked.connect(self.measure_block_sizes)
+        for b in (self.btn_refresh, self.btn_compile, self.btn_measure):
+            hl.addWidget(b)
+        hl.addStretch(1)
+        v.addLayout(hl)
+        cols = ["kernel", "registers", "static smem (B)", "local (B)", "max threads/block", "launch block",
+                "blocks/SM", "occupancy", "limiter", "driver blocks/SM"]
+        self.kernels = QTableWidget(0, len(cols))
+        self.kernels.setHorizontalHeaderLabels(cols)
+        self.kernels.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.kernels.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.kernels.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.kernels.setToolTip("Select a kernel to load it into the calculator")
+        self.kernels.itemSelectionChanged.connect(self._on_kernel_selected)
+        v.addWidget(self.kernels, 2)
+        self.measure_plot = pg.PlotWidget(background="w", title="Measured throughput vs theoretical occupancy")
+        self.measure_plot.setLabel("bottom", "threads per block")
+        self.measure_plot.setLabel("left", "relative throughput / occupancy", units="%")
+        self.measure_plot.addLegend()
+        self.measure_plot.setMinimumHeight(180)
+        v.addWidget(self.measure_plot, 1)
+        gpu = self._device_spec is not None
+        for b in (self.btn_refresh, self.btn_compile, self.btn_measure):
+            b.setEnabled(gpu)
+        if gpu:
+            self.kernels_note.setText(f"The app's compiled kernels on {self._device_spec.examples} "
+                                      f"(CC {self._device_spec.cc}); 'driver' is cudaOccupancyMaxActiveBlocks"
+                                      "PerMultiprocessor's answer.")
+        else:
+            why = getattr(self.backend, "notice", "") or "the CPU backend is selected"
+            self.kernels_note.setText("<b>No kernels to show:</b> this table lists the app's compiled CUDA "
+                                      "kernels (registers, shared memory, occupancy on the current GPU), and the "
+                                      f"app is running without a GPU ({why}). The calculator works for every "
+                                      "compute capability without one.")
+        return w
+
+    def refresh_kernels(self) -> list[dict]:
+        if self._device_spec is None:
+            return []
+        from kernels.occupancy.gpu import app_kernel_table
+        self.kernel_rows = app_kernel_table()
+        self.kernels.setRowCount(len(self.kernel_rows))
+        for i, r in enumerate(self.kernel_rows):
+            vals = [r["name"], r["registers"], r["static_smem"], r["local_bytes"], r["max_threads_per_block"],
+                    r["block"], r["active_blocks_per_sm"], f"{r['occupancy']:.0%}", r["limiter"],
+                    r["driver_blocks_per_sm"]]
+            for j, val in enumerate(vals):
+                self.kernels.setItem(i, j, _item(val))
+        return self.kernel_rows
+
+    def compile_kernels(self) -> None:
+        from PyQt6.QtWidgets import QApplication
+        from kernels.occupancy.gpu import compile_app_kernels
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            compile_app_kernels()
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.refresh_kernels()
+
+    def _on_kernel_selected(self) -> None:
+        rows = self.kernels.selectionModel().selectedRows()
+        if not rows or not self.kernel_rows:
+            return
+        r = self.kernel_rows[rows[0].row()]
+        self.set_inputs(cc=DEVICE, threads=r["block"], regs=r["registers"], smem_static=r["static_smem"],
+                        smem_dynamic=0)
+        self.message_bar.show_message(f"Loaded {r['name']} into the calculator", "info")
+
+    def measure_block_sizes(self, kind: str = "ch_point", size: int = 2048) -> list[dict]:
+        if self._device_spec is None:
+            return []
+        from PyQt6.QtWidgets import QApplication
+        from kernels.occupancy.gpu import block_size_sweep
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            rows = block_size_sweep(kind, size, repeats=5)
+        finally:
+            QApplication.restoreOverrideCursor()
+        best = max(r["throughput"] for r in rows)
+        self.measure_plot.clear()
+        xs = [r["block"] for r in rows]
+        self.measure_plot.plot(xs, [100 * r["throughput"] / best for r in rows], pen=pg.mkPen("#d1495b", width=2),
+                               symbol="o", symbolSize=5, name=f"{kind}: measured (relative)")
+        self.measure_plot.plot(xs, [100 * r["occupancy"] for r in rows], pen=CURVE_PEN,
+                               name="theoretical occupancy")
+        return rows
+
+    # ------------------------------------------------------------------ papers' tab
+    def _build_papers_tab(self) -> QWidget:
+        w = QWidget()
+        v = QVBoxLayout(w)
+        g = QGroupBox("Paper 004 (Okuyama 2013) §4.4: auto-tuned l of the MM-based blocked Floyd–Warshall "
+                      "(GTX 280, Eqs. 4.4–4.10, Y from this calculator) vs the thesis's Table 4.5")
+        gl = QVBoxLayout(g)
+        t = QTableWidget(len(choosers.TABLE_4_5_MM), 4)
+        t.setHorizontalHeaderLabels(["n", "t = 16 (model / thesis)", "t = 32", "t = 64"])
+        t.verticalHeader().setVisible(False)
+        self.table45_matches = 0
+        for i, (n, row) in enumerate(choosers.TABLE_4_5_MM.items()):
+            t.setItem(i, 0, _item(n))
+            for j, tt in enumerate((16, 32, 64)):
+                got = choosers.bfw_autotune(n, tt)
+                ok = got == row[j]
+                self.table45_matches += ok
+                t.setItem(i, j + 1, _item(f"{got} / {row[j]}", bg=None if ok else QColor("#fde7e9")))
+        t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        gl.addWidget(t)
+        ys = ", ".join(f"{m} t={tt}: Y={choosers.bfw_warps_per_sm(tt, '1.3', m)}" for m, tt in choosers.TABLE_4_4)
+        gl.addWidget(QLabel(f"Table 4.4 Y (GT200, from the calculator): {ys}"))
+        v.addWidget(g, 2)
+        m = choosers.paper003_occupancy(28, 28 * 16, 1024)
+        lab = QLabel(
+            "<b>Paper 003 (Solano-Quinde et al. 2011)</b>: one triangle cell (k = 10, 28 solution points) per "
+            f"block on a Tesla T10 → {m['warps_per_block']} warp per block, at most 8 blocks per SM → "
+            f"{m['active_warps']} of 32 warps = <b>{m['occupancy']:.0%}</b> occupancy (Eqs. 2–4). Packing "
+            "several cells per block raises it — try CC 1.3, 28 vs 224 threads in the calculator.<br>"
+            "<b>Paper 000 (Leist et al. 2009)</b>, Listing 1 <i>maxOccupancy</i>: shown in the left dock for "
+            "CC 1.x inputs.")
+        lab.setWordWrap(True)
+        v.addWidget(lab)
+        v.addStretch(1)
+        return w
+
+    # ------------------------------------------------------------------------ export
+    def _ask_path(self, title, filt, default):
+        path, _ = QFileDialog.getSaveFileName(self, title, default, filt)
+        return path or None
+
+    def export_table(self, path=None):
+        path = path or self._ask_path("Export table", "CSV (*.csv)", "occupancy.csv")
+        if not path:
+            return None
+        r, spec = self.result, self.spec()
+        try:
+            with open(path, "w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(["section", "quantity", "value"])
+                w.writerow(["input", "compute capability", spec.cc])
+                for k, val in self.inputs().items():
+                    w.writerow(["input", k, "" if val is None else val])
+                for row in range(self.table.rowCount()):
+                    w.writerow(["result", self.table.item(row, 0).text(), self.table.item(row, 1).text()])
+                w.writerow(["result", "limiter", r.limiter])
+                for key, _t, _u in AXES:
+                    xs, ys, _pt = self.charts.data(key)
+                    for x, y in zip(xs, ys):
+                        w.writerow([f"curve_{key}", x, f"{y:.4f}"])
+        except OSError as exc:
+            self.message_bar.show_message(f"could not write {path}: {exc}", "error")
+            return None
+        self.message_bar.show_message(f"Exported the table and curves to {path}", "info")
+        return path
+
+    def export_plots(self, path=None):
+        path = path or self._ask_path("Export charts", "PNG image (*.png);;SVG vector (*.svg)", "occupancy.png")
+        if not path:
+            return None
+        if not str(path).lower().endswith((".png", ".svg")):
+            path = str(path) + ".png"
+        try:
+            self.charts.export(path)
+        except OSError as exc:
+            self.message_bar.show_message(f"could not write {path}: {exc}", "error")
+            return None
+        self.message_bar.show_message(f"Exported the charts to {Path(path).name}", "info")
+        return path
+
+    # --------------------------------------------------------------- main-window hooks
+    def set_controls_visible(self, on: bool):
+        self.controls_dock.setVisible(bool(on))
+
+    def save_settings(self, s):
+        s.setValue("cc", self.cc.currentData())
+        for k, val in self.inputs().items():
+            s.setValue(k, -1 if val is None else val)
+
+    def restore_settings(self, s):
+        try:
+            cc = s.value("cc")
+            if cc == DEVICE and self._device_spec is None:
+                cc = None
+            vals = {k: s.value(k) for k in ("threads_per_block", "regs_per_thread", "smem_static",
+                                             "smem_dynamic", "carveout")}
+            if cc is None and all(v is None for v in vals.values()):
+                return
+            self.set_inputs(cc=cc, threads=vals["threads_per_block"], regs=vals["regs_per_thread"],
+                            smem_static=vals["smem_static"], smem_dynamic=vals["smem_dynamic"],
+                            carveout=vals["carveout"])
+        except (ExplorerError, TypeError, ValueError):
+            pass

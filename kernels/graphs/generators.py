@@ -1,0 +1,296 @@
+"""Seeded, vectorised graph generators (paper 000 §4.1, paper 001 §5.7).
+
+All generators take a ``seed`` (``numpy.random.default_rng``) and return a :class:`Graph`;
+none loops over vertices in Python, so N ≥ 1e5 builds in about a second.
+
+* ``ring_lattice(n, k)`` — each vertex joined to its k/2 nearest neighbours on each side
+  (clustering 3(k−2)/(4(k−1))).
+* ``watts_strogatz(n, k, p)`` — ring lattice, each edge's far end rewired with probability p
+  (paper 001: k = 50, p = 0.1, C ≈ 0.53).
+* ``erdos_renyi(n, p)`` — G(n, p): m ~ Binomial(n(n−1)/2, p) distinct pairs.
+* ``barabasi_albert(n, m)`` — growth + preferential attachment, mean degree ≈ 2m
+  (paper 000 type 3 uses k = 100, i.e. m = 50).  Vectorised Batagelj–Brandes: a new vertex's
+  m targets are drawn from the arc-end list of the graph *before* it (pointer jumping resolves
+  the list in O(log n) passes); repeated picks are dropped, so a few vertices get < m edges.
+* ``spatial(n, k | radius)`` — points uniform in the unit square, joined when closer than
+  ``radius`` (paper 000 Fig. 8); ``k`` picks radius = sqrt(k / (π n)).
+* ``watts_alpha(n, k, alpha, p, ring)`` — Watts' α-model (Watts 1999, paper 000 ref. 48):
+  vertex i links to j with weight R_ij = 1 if m_ij ≥ k, (m_ij/k)^α (1−p) + p if 0 < m_ij < k,
+  p if m_ij = 0 (m_ij = common neighbours), until n·k/2 edges.  ``ring=True`` starts from the
+  ring substrate (paper 000 type 1: connected, path length ∝ n).  Vectorised in rounds: each
+  round a random batch of vertices each picks one partner against the graph as it stood at the
+  start of the round (the sequential model is the batch size 1 limit).
+* ``with_weights(g, …)`` — integer (paper 004: uniform 1…w_max) or float weights.
+
+Paper 000's parameter sets (1) and (2) are not given in the paper; ``ALPHA_SETS`` holds ours.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from .graph import Graph, canonical_edges
+
+#: our choices for paper 000's α-model sets (the paper gives only k = 10); type 3 = BA k = 100
+ALPHA_SETS = {
+    1: dict(k=10, alpha=0.0, p=1e-9, ring=True),    # ring substrate, no shortcuts: path ∝ n
+    2: dict(k=10, alpha=4.0, p=1e-4, ring=False),   # no substrate, a few random links
+}
+
+GENERATORS = ("ring", "ws", "er", "ba", "spatial", "alpha")
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def _check_n(n: int, minimum: int = 2) -> int:
+    n = int(n)
+    if n < minimum:
+        raise InvalidParameter(f"n must be ≥ {minimum} (got {n})")
+    return n
+
+
+def _check_k(n: int, k: int) -> int:
+    k = int(k)
+    if k < 2 or k % 2:
+        raise InvalidParameter(f"k must be an even number ≥ 2 (got {k})")
+    if k >= n:
+        raise InvalidParameter(f"k must be smaller than n (k = {k}, n = {n})")
+    return k
+
+
+def _check_p(p: float, name: str = "p") -> float:
+    p = float(p)
+    if not (0.0 <= p <= 1.0):
+        raise InvalidParameter(f"{name} must be a probability in [0, 1] (got {p})")
+    return p
+
+
+def _ring_positions(n: int) -> np.ndarray:
+    t = 2 * np.pi * np.arange(n) / n
+    return np.stack([np.cos(t), np.sin(t)], axis=1).astype(np.float32)
+
+
+def ring_lattice(n: int, k: int = 4) -> Graph:
+    n = _check_n(n, 3)
+    k = _check_k(n, k)
+    i = np.repeat(np.arange(n, dtype=np.int64), k // 2)
+    d = np.tile(np.arange(1, k // 2 + 1, dtype=np.int64), n)
+    e, _ = canonical_edges(i, (i + d) % n, n)
+    return Graph(n, e, positions=_ring_positions(n), name="ring lattice", params=dict(n=n, k=k))
+
+
+def watts_strogatz(n: int, k: int = 10, p: float = 0.1, seed=None) -> Graph:
+    n = _check_n(n, 3)
+    k = _check_k(n, k)
+    p = _check_p(p)
+    rng = _rng(seed)
+    u = np.repeat(np.arange(n, dtype=np.int64), k // 2)
+    v = (u + np.tile(np.arange(1, k // 2 + 1), n)) % n
+    rew = rng.random(u.size) < p
+    # rewire the far end to a uniform vertex; a pick that would be a self-loop or a duplicate
+    # is redrawn (a few rounds), and left unrewired if it still collides (as networkx does)
+    for _ in range(8):
+        idx = np.flatnonzero(rew)
+        if idx.size == 0:
+            break
+        cand = rng.integers(0, n, idx.size)
+        a, b = np.minimum(u[idx], cand), np.maximum(u[idx], cand)
+        fixed = np.minimum(u[~rew], v[~rew]) * n + np.maximum(u[~rew], v[~rew])
+        ck = a * n + b
+        ok = (cand != u[idx]) & ~np.isin(ck, fixed)
+        # within the batch, the first occurrence of a key wins
+        _, first = np.unique(np.where(ok, ck, -1 - np.arange(ck.size)), return_index=True)
+        firstmask = np.zeros(ck.size, bool)
+        firstmask[first] = True
+        ok &= firstmask
+        v[idx[ok]] = cand[ok]
+        rew[idx[ok]] = False
+    e, _ = canonical_edges(u, v, n)
+    return Graph(n, e, positions=_ring_positions(n), name="Watts–Strogatz",
+                 params=dict(n=n, k=k, p=p, seed=seed))
+
+
+def erdos_renyi(n: int, p: float = 0.01, seed=None) -> Graph:
+    n = _check_n(n, 2)
+    p = _check_p(p)
+    rng = _rng(seed)
+    pairs = n * (n - 1) // 2
+    m = int(rng.binomial(pairs, p))
+    if p > 0.25 and pairs <= 50_000_000:
+        # dense: choose the pairs directly from the linear index of the upper triangle
+        lin = rng.choice(pairs, size=m, replace=False)
+    else:
+        lin = np.empty(0, dtype=np.int64)
+        while lin.size < m:
+            lin = np.unique(np.concatenate([lin, rng.integers(0, pairs, int((m - lin.size) * 1.05) + 16)]))
+        lin = rng.permutation(lin)[:m]
+    lin = np.asarray(lin, dtype=np.int64)
+    # invert the linear index of the strict upper triangle (row-major)
+    i = (n - 2 - np.floor(np.sqrt(-8.0 * lin + 4.0 * n * (n - 1) - 7) / 2.0 - 0.5)).astype(np.int64)
+    j = lin + i + 1 - n * (n - 1) // 2 + (n - i) * ((n - i) - 1) // 2
+    e, _ = canonical_edges(i, j, n)
+    return Graph(n, e, name="Erdős–Rényi", params=dict(n=n, p=p, seed=seed))
+
+
+def barabasi_albert(n: int, m: int = 5, seed=None) -> Graph:
+    n = _check_n(n, 2)
+    m = int(m)
+    if m < 1 or m >= n:
+        raise InvalidParameter(f"BA needs 1 ≤ m < n (m = {m}, n = {n})")
+    rng = _rng(seed)
+    m0 = m + 1                               # seed graph: a clique of m + 1 vertices
+    cu, cv = np.triu_indices(m0, 1)
+    e0 = cu.size
+    newv = np.arange(m0, n, dtype=np.int64)
+    # arc-end list M: the seed clique's 2·e0 ends, then (new vertex, target) pairs
+    L = 2 * e0 + 2 * m * newv.size
+    M = np.empty(L, dtype=np.int64)
+    M[0:2 * e0:2], M[1:2 * e0:2] = cu, cv
+    src = np.repeat(newv, m)
+    pos_new = 2 * e0 + 2 * np.arange(src.size, dtype=np.int64)
+    M[pos_new] = src
+    # vertex v may pick any arc end that existed before it arrived: [0, 2·(e0 + m·(v − m0)))
+    limit = 2 * (e0 + m * (src - m0))
+    r = (rng.random(src.size) * limit).astype(np.int64)
+    # resolve r → vertex: even/seed positions are known; odd new positions point further back
+    ptr = np.arange(L, dtype=np.int64)
+    known = np.ones(L, bool)
+    ptr[pos_new + 1] = r
+    known[pos_new + 1] = False
+    while not known[ptr].all():
+        unresolved = ~known[ptr]
+        ptr[unresolved] = ptr[ptr[unresolved]]
+    M = M[ptr]
+    tgt = M[pos_new + 1]
+    e, _ = canonical_edges(np.concatenate([cu, src]), np.concatenate([cv, tgt]), n)
+    return Graph(n, e, name="Barabási–Albert", params=dict(n=n, m=m, seed=seed))
+
+
+def spatial(n: int, k: float | None = 8.0, radius: float | None = None, seed=None) -> Graph:
+    """Random geometric graph in the unit square (paper 000 Fig. 8)."""
+    from scipy.spatial import cKDTree
+    n = _check_n(n, 2)
+    if radius is None:
+        if k is None or k <= 0:
+            raise InvalidParameter("spatial graphs need a mean degree k > 0 or a radius > 0")
+        radius = float(np.sqrt(k / (np.pi * n)))
+    if not (0 < radius <= 1.5):
+        raise InvalidParameter(f"radius must be in (0, 1.5] (got {radius})")
+    rng = _rng(seed)
+    pts = rng.random((n, 2))
+    pairs = cKDTree(pts).query_pairs(radius, output_type="ndarray")
+    e, _ = canonical_edges(pairs[:, 0], pairs[:, 1], n)
+    return Graph(n, e, positions=(pts * 2 - 1).astype(np.float32), name="spatial",
+                 params=dict(n=n, radius=radius, seed=seed))
+
+
+def watts_alpha(n: int, k: int = 10, alpha: float = 1.0, p: float = 1e-4, ring: bool = True,
+                seed=None, batch: int | None = None) -> Graph:
+    """Watts' α-model, vectorised in rounds (see module docstring)."""
+    import scipy.sparse as sp
+    n = _check_n(n, 4)
+    k = _check_k(n, k)
+    p = _check_p(p)
+    if alpha < 0:
+        raise InvalidParameter(f"alpha must be ≥ 0 (got {alpha})")
+    rng = _rng(seed)
+    target = n * k // 2
+    if ring:
+        i = np.arange(n, dtype=np.int64)
+        keys = np.minimum(i, (i + 1) % n) * n + np.maximum(i, (i + 1) % n)
+    else:
+        keys = np.empty(0, dtype=np.int64)
+    keys = np.unique(keys)
+    batch = int(batch or max(1, n // 8))
+    stall = 0
+    while keys.size < target:
+        a, b = keys // n, keys % n
+        A = sp.csr_matrix((np.ones(2 * a.size, np.float32), (np.concatenate([a, b]), np.concatenate([b, a]))),
+                          shape=(n, n))
+        A.sum_duplicates()
+        need = target - keys.size
+        rows = rng.choice(n, size=min(batch, need, n), replace=False)
+        # common-neighbour counts m_ij for the batch rows (two-hop neighbourhood only)
+        Mi = (A[rows] @ A).tocsr()
+        Mi.sum_duplicates()
+        ri = np.repeat(np.arange(rows.size), np.diff(Mi.indptr))
+        cj = Mi.indices.astype(np.int64)
+        mij = Mi.data.astype(np.float64)
+        # drop self and existing neighbours
+        ek = np.minimum(rows[ri], cj) * n + np.maximum(rows[ri], cj)
+        ok = (cj != rows[ri]) & ~np.isin(ek, keys)
+        ri, cj, mij = ri[ok], cj[ok], mij[ok]
+        R = np.where(mij >= k, 1.0, (mij / k) ** alpha * (1 - p) + p)
+        deg = np.asarray(A.sum(axis=1)).ravel()
+        n2 = np.bincount(ri, minlength=rows.size)
+        n0 = np.maximum(0, n - 1 - deg[rows] - n2)           # vertices with m_ij = 0
+        W2 = np.bincount(ri, weights=R, minlength=rows.size)
+        W0 = p * n0
+        tot = W0 + W2
+        pick_two = rng.random(rows.size) * np.where(tot > 0, tot, 1.0) < W2
+        partner = np.full(rows.size, -1, dtype=np.int64)
+        # weighted pick inside the two-hop set (global cumulative sum + per-row search)
+        if ri.size:
+            cs = np.cumsum(R)
+            starts = np.searchsorted(ri, np.arange(rows.size), "left")
+            base = np.where(starts > 0, cs[np.maximum(starts - 1, 0)], 0.0)
+            u = base + rng.random(rows.size) * W2
+            idx = np.minimum(np.searchsorted(cs, u, "right"), cs.size - 1)
+            sel = pick_two & (W2 > 0)
+            partner[sel] = cj[idx[sel]]
+        # uniform pick among the m_ij = 0 vertices (rejection: a hit on a neighbour is dropped)
+        rnd = rng.integers(0, n, rows.size)
+        sel = ~pick_two & (W0 > 0)
+        partner[sel] = rnd[sel]
+        good = partner >= 0
+        u, v = rows[good], partner[good]
+        newk = np.minimum(u, v) * n + np.maximum(u, v)
+        newk = np.unique(newk[(u != v)])
+        newk = newk[~np.isin(newk, keys)][:need]
+        stall = stall + 1 if newk.size == 0 else 0
+        if stall > 20:
+            break                                             # saturated (tiny n with p = 0)
+        keys = np.union1d(keys, newk)
+    e, _ = canonical_edges(keys // n, keys % n, n)
+    return Graph(n, e, positions=_ring_positions(n), name="Watts α-model" + (" (ring)" if ring else ""),
+                 params=dict(n=n, k=k, alpha=alpha, p=p, ring=ring, seed=seed))
+
+
+def with_weights(g: Graph, kind: str = "int", w_max: int | None = None, low: float = 1.0,
+                 high: float = 10.0, seed=None) -> Graph:
+    """Weighted copy: ``int`` = uniform integers 1…w_max (paper 004; default w_max = n), ``float``
+    = uniform in [low, high)."""
+    rng = _rng(seed)
+    if kind == "int":
+        w_max = int(w_max or g.n)
+        if w_max < 1:
+            raise InvalidParameter("w_max must be ≥ 1")
+        w = rng.integers(1, w_max + 1, g.m).astype(np.float32)
+    elif kind == "float":
+        if not (0 <= low < high):
+            raise InvalidParameter("weights need 0 ≤ low < high")
+        w = rng.uniform(low, high, g.m).astype(np.float32)
+    else:
+        raise InvalidParameter(f"unknown weight kind {kind!r}: use int or float")
+    return Graph(g.n, g.edges, w, g.positions, name=g.name + " (weighted)", params=dict(g.params, weights=kind))
+
+
+def generate(kind: str, n: int, k: int = 10, p: float = 0.1, alpha: float = 1.0, ring: bool = True,
+             seed=None, radius: float | None = None) -> Graph:
+    """One entry point for the CLI and the GUI.  ``k``: mean degree (BA: m = k/2 per new vertex
+    when k is even, the CLI's ``--k`` follows networkx and means m for BA)."""
+    if kind == "ring":
+        return ring_lattice(n, k)
+    if kind == "ws":
+        return watts_strogatz(n, k, p, seed)
+    if kind == "er":
+        return erdos_renyi(n, p, seed)
+    if kind == "ba":
+        return barabasi_albert(n, k, seed)
+    if kind == "spatial":
+        return spatial(n, k, radius, seed)
+    if kind == "alpha":
+        return watts_alpha(n, k, alpha, p, ring, seed)
+    raise InvalidParameter(f"unknown generator {kind!r}: use one of {', '.join(GENERATORS)}")

@@ -1,0 +1,73 @@
+"""Graph statistics: mean shortest path, diameter, degree and path-length distributions, paper 000's
+normalised time (Eq. 3) and log–log growth exponents (Fig. 14)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .apsp import APSPResult, sentinel
+
+
+def path_length_histogram(dist: np.ndarray) -> np.ndarray:
+    """counts[h] = number of ordered pairs (i ≠ j) at h hops (unreachable pairs excluded)."""
+    if dist.dtype.kind == "u":
+        top = sentinel(dist.dtype)
+        counts = np.zeros(1, dtype=np.int64)
+        for r0 in range(0, dist.shape[0], 4096):          # bounded memory for n = 30 000
+            blk = dist[r0:r0 + 4096].ravel()
+            c = np.bincount(blk[blk != top])
+            if c.size > counts.size:
+                c[:counts.size] += counts
+                counts = c
+            else:
+                counts[:c.size] += c
+        counts[0] -= dist.shape[0]                        # the diagonal
+        return counts
+    d = dist[np.isfinite(dist)]
+    d = np.rint(d).astype(np.int64)
+    c = np.bincount(d)
+    c[0] -= dist.shape[0]
+    return c
+
+
+def summary(dist: np.ndarray) -> dict:
+    """mean_path_length (over reachable ordered pairs i ≠ j), diameter (largest finite), the
+    fraction of reachable pairs and whether the graph is connected."""
+    n = dist.shape[0]
+    if dist.dtype.kind == "u":
+        h = path_length_histogram(dist)
+        pairs = int(h.sum())
+        mean = float((np.arange(h.size) * h).sum() / pairs) if pairs else float("nan")
+        diam = int(np.flatnonzero(h)[-1]) if pairs else 0
+    else:
+        off = ~np.eye(n, dtype=bool)
+        fin = np.isfinite(dist) & off
+        pairs = int(fin.sum())
+        mean = float(dist[fin].astype(np.float64).mean()) if pairs else float("nan")
+        diam = float(dist[fin].max()) if pairs else 0.0
+    total = n * (n - 1)
+    return dict(mean_path_length=mean, diameter=diam, reachable_fraction=(pairs / total if total else 1.0),
+                connected=(pairs == total))
+
+
+def degree_histogram(degrees: np.ndarray) -> np.ndarray:
+    return np.bincount(np.asarray(degrees, dtype=np.int64))
+
+
+def normalised_times(seconds, apsp_values) -> np.ndarray:
+    """Paper 000 Eq. 3: t_i / APSP_i × mean(APSP) over the instances of one size."""
+    t = np.asarray(seconds, dtype=float)
+    a = np.asarray(apsp_values, dtype=float)
+    return t / a * a.mean()
+
+
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of log y against log x (paper 000 Fig. 14's fitted exponents)."""
+    x, y = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def result_summary(res: APSPResult) -> dict:
+    out = summary(res.dist)
+    out.update(apsp_method=res.method, apsp_seconds=res.seconds, kernel_seconds=res.kernel_seconds,
+               launches=res.launches)
+    return out

@@ -1,0 +1,344 @@
+"""Occupancy on the live GPU: the driver's answer, real kernels' resources, the app's own kernels.
+
+* :func:`device_spec` — the current device's limits (``cudaGetDeviceProperties``) as an
+  :class:`~kernels.occupancy.specs.ArchSpec`, so the calculator runs on exactly this GPU.
+* :func:`kernel_resources` — registers, static/local shared memory, max threads per block of
+  a compiled ``cupy.RawKernel`` (``cuFuncGetAttribute``).
+* :func:`max_active_blocks` — ``cudaOccupancyMaxActiveBlocksPerMultiprocessor`` (runtime API via
+  ``cuda.bindings`` when it accepts the kernel handle, else the driver's
+  ``cuOccupancyMaxActiveBlocksPerMultiprocessor`` via CuPy — the function the runtime calls).
+* :func:`app_kernels` — every RawKernel of the app compiled so far (Cahn–Hilliard variants,
+  the Marsaglia generators, …) with its resources and occupancy at its launch block size.
+* :func:`register_sweep_kernels` / :func:`ground_truth_sweep` — kernels compiled with a forced
+  register count (``--maxrregcount``) and static shared memory, and the comparison of the
+  calculator with the driver over block sizes × registers × dynamic shared memory.
+
+Needs CuPy and a CUDA device; everything else in ``kernels.occupancy`` runs without.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+
+from ..errors import BackendUnavailable
+from .calculator import occupancy
+from .specs import spec_from_properties
+
+
+def _cp():
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+        return cupy
+    except Exception as exc:  # noqa: BLE001 - ImportError or no device
+        raise BackendUnavailable(f"the occupancy of real kernels needs CuPy and a CUDA GPU ({exc})") from exc
+
+
+def device_spec(device: int | None = None):
+    """ArchSpec of the current (or given) CUDA device, from the driver's properties."""
+    cp = _cp()
+    dev = cp.cuda.Device(device) if device is not None else cp.cuda.Device()
+    props = cp.cuda.runtime.getDeviceProperties(dev.id)
+    return spec_from_properties(props)
+
+
+def kernel_resources(kernel) -> dict:
+    """Resources of a compiled ``cupy.RawKernel`` (compiles it for the current device if needed)."""
+    attrs = dict(kernel.attributes)
+    get = lambda key: int(attrs[key]) if key in attrs else int(getattr(kernel, key))  # noqa: E731
+    return {
+        "registers": get("num_regs"),
+        "static_smem": get("shared_size_bytes"),
+        "local_bytes": get("local_size_bytes"),
+        "const_bytes": get("const_size_bytes"),
+        "max_threads_per_block": get("max_threads_per_block"),
+        "max_dynamic_smem": get("max_dynamic_shared_size_bytes"),
+        "binary_version": get("binary_version"),
+    }
+
+
+_RUNTIME_OK: bool | None = None
+
+
+def _runtime_occupancy(kernel, block: int, dyn: int) -> int | None:
+    """cudaOccupancyMaxActiveBlocksPerMultiprocessor through cuda.bindings, or None."""
+    global _RUNTIME_OK
+    if _RUNTIME_OK is False:
+        return None
+    try:
+        from cuda.bindings import runtime as rt
+        err, n = rt.cudaOccupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, dyn)
+        if int(err) != 0:
+            raise RuntimeError(str(err))
+        _RUNTIME_OK = True
+        return int(n)
+    except Exception:  # noqa: BLE001 - older bindings / a handle the runtime does not take
+        if _RUNTIME_OK is None:
+            _RUNTIME_OK = False
+        return None
+
+
+def max_active_blocks(kernel, block: int, dynamic_smem: int = 0) -> tuple[int, str]:
+    """(blocks per SM the CUDA occupancy API reports, which API answered)."""
+    n = _runtime_occupancy(kernel, block, dynamic_smem)
+    if n is not None:
+        return n, "cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+    cp = _cp()
+    try:
+        n = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, dynamic_smem)
+    except cp.cuda.driver.CUDADriverError:
+        n = 0                     # e.g. a block larger than the kernel's maximum
+    return int(n), "cuOccupancyMaxActiveBlocksPerMultiprocessor"
+
+
+def kernel_occupancy(kernel, block: int, dynamic_smem: int = 0, spec=None) -> dict:
+    """Resources + calculator result + driver result for one kernel and launch."""
+    spec = spec or device_spec()
+    res = kernel_resources(kernel)
+    r = occupancy(spec, block, res["registers"], res["static_smem"], dynamic_smem, strict=False)
+    drv, api = max_active_blocks(kernel, block, dynamic_smem)
+    return {**res, "block": block, "dynamic_smem": dynamic_smem, "active_blocks_per_sm": r.active_blocks_per_sm,
+            "active_warps_per_sm": r.active_warps_per_sm, "occupancy": r.occupancy, "limiter": r.limiter,
+            "driver_blocks_per_sm": drv, "api": api}
+
+
+# --------------------------------------------------------------------------------- the app's kernels
+
+def launch_block(name: str) -> int:
+    """Threads per block the app launches a kernel with, from its name / template arguments
+    (kernels/cahn_hilliard/cuda_stepper.py, kernels/rng/gpu.py)."""
+    base = name.split(" ", 1)[-1]
+    fn, _, rest = base.partition("<")
+    args = [x.strip() for x in rest.rstrip(">").split(",")] if rest else []
+    ints = [int(x) for x in args if x.lstrip("-").isdigit()]
+    try:
+        if fn == "ch_point":
+            from ..cahn_hilliard.cuda_stepper import POINT_BLOCK
+            bx, by, bz = POINT_BLOCK[int(args[2])]
+            return bx * by * bz
+        if fn == "ch_march":                 # <T, bc, dim, rd, TX, TY>
+            return int(args[4]) * int(args[5])
+        if fn == "ch_sweep":                 # <T, bc, rd, OX, OY, MINB>
+            return 4 * int(args[3])
+        if fn == "ch_tile":                  # <T, bc, dim, rd, BX, BY, BZ, OX, OY, OZ>
+            return int(args[4]) * int(args[5]) * int(args[6])
+        if fn == "ch_fused2d":               # <T, bc, OX, OY>
+            return 4 * (int(args[2]) + 4)
+        if fn == "ch_fused":                 # <T, bc, dim, NT, OX, OY, OZ>
+            return int(args[3])
+        if fn.startswith("lf_"):
+            from ..rng.gpu import BLOCK
+            return BLOCK
+    except (IndexError, ValueError, KeyError):
+        pass
+    return ints[-1] if ints and 32 <= ints[-1] <= 1024 else 256
+
+
+def app_kernels(include_rng: bool = True) -> list[tuple[str, object]]:
+    """(name, RawKernel) of the app's kernels: every Cahn–Hilliard instantiation compiled so far
+    and the Marsaglia generator kernels (compiled on first use here)."""
+    out = []
+    try:
+        from ..cahn_hilliard.cuda_stepper import compiled_kernels
+        out += [(f"CH {name}", k) for name, k in compiled_kernels()]
+    except Exception:  # noqa: BLE001 - no CuPy: nothing compiled
+        pass
+    if include_rng:
+        try:
+            from ..rng import gpu as rg
+            mod = rg._module("f4")
+            out += [(f"RNG {fn}", mod.get_function(fn)) for fn in ("lf_init", "lf_per_thread", "lf_single")]
+        except Exception:  # noqa: BLE001
+            pass
+    return out
+
+
+def compile_app_kernels(size: int = 64) -> None:
+    """Run a few steps of every Cahn–Hilliard GPU variant so that their kernels are compiled."""
+    cp = _cp()
+    from ..backend import select
+    from ..cahn_hilliard import CahnHilliard, CHParams
+    be = select("gpu")
+    for dim in (2, 3):
+        for variant in ("A", "B", "C", "D", "E"):
+            p = CHParams(dim=dim, size=size if dim == 2 else 32, variant=variant, integrator="rk2")
+            try:
+                CahnHilliard(p.validate(), be).step(2)
+            except Exception:  # noqa: BLE001 - a variant that cannot run here is skipped
+                continue
+    cp.cuda.Device().synchronize()
+
+
+def app_kernel_table(block_for=None) -> list[dict]:
+    """One row per app kernel: name, registers, static smem, max threads/block, occupancy here."""
+    spec = device_spec()
+    rows = []
+    for name, k in app_kernels():
+        block = (block_for or launch_block)(name)
+        res = kernel_resources(k)
+        block = min(block, res["max_threads_per_block"])
+        row = kernel_occupancy(k, block, 0, spec)
+        row["name"] = name
+        rows.append(row)
+    return rows
+
+
+# ------------------------------------------------------------------------------ ground-truth sweep
+
+SWEEP_SRC = r"""
+// NACC accumulators kept in registers (all indices compile-time after unrolling), so the
+// register count is set by --maxrregcount; STATIC_FLOATS of static shared memory.
+extern "C" __global__ void
+hungry(const float* __restrict__ x, float* __restrict__ y, int n, int it)
+{
+#if STATIC_FLOATS > 0
+    __shared__ float st[STATIC_FLOATS];
+    st[threadIdx.x % STATIC_FLOATS] = x[threadIdx.x % n];
+    __syncthreads();
+#endif
+    extern __shared__ float dyn[];
+    float acc[NACC];
+    int i0 = blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) acc[i] = x[(i0 + 31 * i) % n];
+    for (int k = 0; k < it; ++k) {
+        float c = (float)k;
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) acc[i] = fmaf(acc[i], acc[(i + 1) % NACC], c);
+    }
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) s += acc[i] * (float)(i + 1);
+#if STATIC_FLOATS > 0
+    s += st[(threadIdx.x + 1) % STATIC_FLOATS];
+#endif
+    if (n < 0) s += dyn[threadIdx.x];
+    y[i0] = s;
+}
+"""
+
+
+def register_sweep_kernels(maxrreg=(16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 128, 168, 200, 255),
+                           static_floats=(0, 3000), nacc: int = 240):
+    """Compile the register-hungry kernel for each forced register cap and static smem size.
+
+    Returns a list of (maxrregcount, static floats, RawKernel); the real register count is read
+    from the kernel, not assumed.  Dynamic shared memory up to the device's opt-in maximum is
+    enabled on each kernel (``cudaFuncAttributeMaxDynamicSharedMemorySize``)."""
+    cp = _cp()
+    spec = device_spec()
+    out = []
+    for r, sf in itertools.product(maxrreg, static_floats):
+        src = SWEEP_SRC.replace("STATIC_FLOATS", str(sf)).replace("NACC", str(nacc))
+        mod = cp.RawModule(code=src, options=(f"--maxrregcount={r}",))
+        k = mod.get_function("hungry")
+        static = kernel_resources(k)["static_smem"]
+        k.max_dynamic_shared_size_bytes = max(0, spec.max_smem_per_block_optin - static)
+        out.append((r, sf, k))
+    return out
+
+
+def ground_truth_sweep(kernels=None, blocks=(32, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024),
+                       dyn_smem=(0, 1, 1000, 4096, 12288, 30000, 48 * 1024, 70000, 100000, 160000, 200000),
+                       carveout=None) -> dict:
+    """Compare the calculator with the CUDA occupancy API on every configuration.
+
+    Returns {"n": configurations, "agree": count, "mismatches": [...], "rows": [...], "api": …,
+    "seconds": …}.  ``carveout`` (percent) sets the kernels' preferred carve-out first."""
+    _cp()
+    spec = device_spec()
+    kernels = kernels if kernels is not None else register_sweep_kernels()
+    rows, mism, api = [], [], ""
+    t0 = time.perf_counter()
+    for r, sf, k in kernels:
+        if carveout is not None:
+            k.preferred_shared_memory_carveout = carveout
+        res = kernel_resources(k)
+        for b, d in itertools.product(blocks, dyn_smem):
+            if d > res["max_dynamic_smem"]:
+                continue
+            drv, api = max_active_blocks(k, b, d)
+            calc = occupancy(spec, b, res["registers"], res["static_smem"], d,
+                             carveout=carveout, strict=False)
+            row = {"maxrregcount": r, "registers": res["registers"], "static_smem": res["static_smem"],
+                   "block": b, "dynamic_smem": d, "carveout": carveout, "driver": drv,
+                   "calculator": calc.active_blocks_per_sm, "limiter": calc.limiter}
+            rows.append(row)
+            if drv != calc.active_blocks_per_sm:
+                mism.append(row)
+    return {"n": len(rows), "agree": len(rows) - len(mism), "mismatches": mism, "rows": rows, "api": api,
+            "seconds": time.perf_counter() - t0, "device": spec.examples, "cc": spec.cc}
+
+
+# ------------------------------------------------------------------ measured vs theoretical occupancy
+
+def _time(fn, repeats: int = 20) -> float:
+    """Median seconds of ``fn()`` timed with CUDA events (after one warm-up call)."""
+    cp = _cp()
+    fn()
+    times = []
+    for _ in range(repeats):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def _sweepable(kind: str, size: int):
+    """(RawKernel, launch(block), work items, unit) for a block-size sweep of an app kernel.
+
+    ``ch_point``: Cahn–Hilliard variant A stage kernel (one thread per cell) on a size² float32
+    grid; ``rng_per_thread``: the Marsaglia table-per-thread generator (paper 001 approach 1),
+    ``size`` streams × 256 numbers each."""
+    cp = _cp()
+    import numpy as np
+    if kind == "ch_point":
+        from ..cahn_hilliard.cuda_stepper import get_kernel
+        k = get_kernel("ch_point<float, 0, 2, 0>")
+        n = int(size)
+        src = cp.random.random((n, n), dtype=cp.float32) * 0.2 - 0.1
+        out = cp.empty_like(src)
+        f = np.float32
+        args = (np.uint64(src.data.ptr), src, out, np.int32(n), np.int32(n), np.int32(1), f(0.01),
+                f(1), f(1), f(1), f(1), f(1), f(-1))
+
+        def launch(block: int):
+            bx = min(block, 32)
+            by = block // bx
+            k((-(-n // bx), -(-n // by), 1), (bx, by, 1), args)
+        return k, launch, n * n, "cells/s"
+    if kind == "rng_per_thread":
+        from ..rng import gpu as rg
+        gen = rg.PerThreadGPU(n_threads=int(size), seed=1)
+        k = rg._module("f4").get_function("lf_per_thread")
+        count = 256
+
+        def launch(block: int):
+            k((-(-gen.T // block),), (block,), (gen.U, np.int32(gen.T), np.int32(gen.lag), gen.I, gen.J,
+                                                gen.C, np.int32(count), gen.sink, np.int32(0), gen.sink))
+        return k, launch, gen.T * count, "numbers/s"
+    raise ValueError(f"unknown sweep kernel {kind!r}: use ch_point or rng_per_thread")
+
+
+SWEEP_KERNELS = ("ch_point", "rng_per_thread")
+
+
+def block_size_sweep(kind: str = "ch_point", size: int = 4096, blocks=None, repeats: int = 20) -> list[dict]:
+    """Time an app kernel at every block size and put the theoretical occupancy beside it
+    (paper 003's argument that occupancy hides latency; paper 004's idea of tuning by a model)."""
+    spec = device_spec()
+    k, launch, work, unit = _sweepable(kind, size)
+    res = kernel_resources(k)
+    blocks = blocks or [b for b in range(32, min(1024, res["max_threads_per_block"]) + 1, 32)]
+    rows = []
+    for b in blocks:
+        t = _time(lambda: launch(b), repeats)
+        r = occupancy(spec, b, res["registers"], res["static_smem"], 0, strict=False)
+        rows.append({"kernel": kind, "block": b, "seconds": t, "throughput": work / t, "unit": unit,
+                     "registers": res["registers"], "occupancy": r.occupancy,
+                     "active_warps_per_sm": r.active_warps_per_sm, "limiter": r.limiter})
+    return rows

@@ -1,0 +1,96 @@
+"""GPU graph kernels (CuPy RawKernels) against the CPU references, on fresh random graphs."""
+import networkx as nx
+import numpy as np
+import pytest
+
+from kernels.graphs import generators as G
+from kernels.graphs.apsp import DistanceOverflow, apsp, apsp_bfs_k7, autotune_tile, dense_matrix, fw_cpu
+from kernels.graphs.clustering import GPUClustering, global_clustering, local_clustering, ring_lattice_clustering
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    from kernels.backend import select
+    return select("gpu")
+
+
+def fresh(rng, kind):
+    seed = int(rng.integers(1 << 31))
+    n = int(rng.integers(100, 700))
+    return {"ba": lambda: G.barabasi_albert(n, int(rng.integers(1, 6)), seed),
+            "ws": lambda: G.watts_strogatz(n, 2 * int(rng.integers(1, 6)), float(rng.random()) * 0.3, seed),
+            "er": lambda: G.erdos_renyi(n, 2.5 / n, seed),          # disconnected: sentinel pairs
+            "spatial": lambda: G.spatial(n, 7.0, None, seed),
+            "alpha": lambda: G.watts_alpha(n, 8, 0.0, 1e-9, True, seed)}[kind]()
+
+
+KINDS = ["ba", "ws", "er", "spatial", "alpha"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("method", ["gpu-bfs", "gpu-bfs-k1", "fw", "fw-blocked", "sssp"])
+def test_gpu_apsp_hops_equal_cpu_exactly(gpu, rng, kind, method):
+    g = fresh(rng, kind)
+    ref = apsp(g, "cpu")
+    r = apsp(g, method, backend=gpu)
+    assert r.dist.dtype == ref.dist.dtype
+    assert np.array_equal(r.dist, ref.dist), f"{method} differs on {g.describe()}"
+
+
+@pytest.mark.parametrize("tile", [32, 64])
+def test_fw_blocked_tiles_and_padding(gpu, rng, tile):
+    g = G.with_weights(fresh(rng, "er"), kind="float", seed=int(rng.integers(99)))   # n not a multiple of tile
+    ref = fw_cpu(dense_matrix(g.csr()))
+    r = apsp(g, "fw-blocked", backend=gpu, tile=tile)
+    assert r.tile == tile
+    assert np.array_equal(np.isinf(r.dist), np.isinf(ref))
+    assert np.allclose(r.dist, ref, rtol=1e-5)
+
+
+@pytest.mark.parametrize("method", ["fw", "fw-blocked", "sssp"])
+def test_weighted_gpu_apsp_matches_scipy(gpu, rng, method):
+    g = G.with_weights(fresh(rng, "ba"), kind="int", w_max=50, seed=int(rng.integers(99)))
+    ref = apsp(g, "cpu")
+    r = apsp(g, method, backend=gpu)
+    assert np.allclose(r.dist, ref.dist, rtol=1e-6)       # integer weights: exact in float32
+
+
+def test_k7_uint16_batches_and_overflow(gpu, rng):
+    g = G.ring_lattice(700, 2)                            # diameter 350 > 254
+    ref = apsp(g, "cpu")
+    assert ref.dist.dtype == np.uint16
+    r = apsp_bfs_k7(g.csr(), gpu, batch=97)               # several source batches, ragged last one
+    assert np.array_equal(r.dist, ref.dist)
+    with pytest.raises(DistanceOverflow):
+        apsp_bfs_k7(g.csr(), gpu, dtype="uint8")
+
+
+def test_sssp_non_multiple_batch(gpu, rng):
+    g = fresh(rng, "ws")
+    r = apsp(g, "sssp", backend=gpu, S=64)
+    assert np.array_equal(r.dist, apsp(g, "cpu").dist)
+
+
+@pytest.mark.parametrize("kind", ["ba", "ws", "spatial", "er"])
+@pytest.mark.parametrize("variant", ["arc", "sorted"])
+def test_gpu_clustering_equals_networkx(gpu, rng, kind, variant):
+    g = fresh(rng, kind)
+    H = nx.Graph(list(map(tuple, g.edges.tolist())))
+    H.add_nodes_from(range(g.n))
+    assert global_clustering(g, gpu, variant) == pytest.approx(nx.transitivity(H), abs=1e-12)
+    lc = local_clustering(g, gpu, variant)
+    ref = nx.clustering(H)
+    assert np.allclose(lc, [ref[v] for v in range(g.n)], atol=1e-12)
+    assert global_clustering(g, gpu, variant) == global_clustering(g)     # CPU and GPU agree exactly
+
+
+def test_gpu_clustering_large_and_ring(gpu):
+    g = G.watts_strogatz(20000, 10, 0.1, 4)
+    assert GPUClustering(g.csr(), gpu).run() == pytest.approx(global_clustering(g), abs=1e-12)
+    assert global_clustering(G.ring_lattice(5000, 50), gpu) == pytest.approx(ring_lattice_clustering(50))
+
+
+def test_autotune_picks_a_tile(gpu):
+    assert autotune_tile(512, gpu) in (32, 64)

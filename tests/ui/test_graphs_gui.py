@@ -1,0 +1,94 @@
+"""Graphs workspace: generate, compute, click-to-highlight, aggregate view, cancel, export."""
+import networkx as nx
+import numpy as np
+import pytest
+
+
+def run_job(qtbot, ws, action, timeout=60000):
+    with qtbot.waitSignal(ws.job_finished, timeout=timeout) as blocker:
+        action()
+    return blocker.args[0]
+
+
+def test_registered_and_generates(graphs_ws, qtbot, main_window):
+    ws = graphs_ws
+    assert main_window.workspace() is ws
+    ws.set_parameters(generator="ws", n=120, k=4, p=0.1, seed=3)
+    run_job(qtbot, ws, ws.generate)
+    assert ws.graph is not None and ws.graph.n == 120 and ws.canvas.mode == "graph"
+    H = nx.Graph(list(map(tuple, ws.graph.edges.tolist())))
+    assert f"{nx.transitivity(H):.4f}" in ws.stats.text()
+    assert not ws.message_bar.isVisible() or ws.message_bar.level != "error"
+    img = ws.canvas.render()
+    assert img.std() > 5                                       # something is drawn
+
+
+def test_compute_click_and_shortest_path(graphs_ws, qtbot):
+    ws = graphs_ws
+    ws.set_parameters(generator="spatial", n=150, k=8, seed=5, method="cpu")
+    run_job(qtbot, ws, ws.generate)
+    run_job(qtbot, ws, ws.compute)
+    assert ws.result is not None and "mean shortest path" in ws.stats.text()
+    d = ws.result.dist
+    reach = np.flatnonzero(d[0] < 255)
+    t = int(reach[np.argmax(d[0][reach])])
+    # click on the screen position of vertex 0 through the real mouse path
+    from PyQt6.QtCore import QPoint, Qt
+    x, y = ws.canvas.screen_of(0)
+    assert ws.canvas.pick((x, y)) == 0
+    qtbot.mouseClick(ws.canvas.native, Qt.MouseButton.LeftButton, pos=QPoint(int(round(x)), int(round(y))))
+    qtbot.waitUntil(lambda: ws.selected == [0], timeout=3000)
+    assert ws.selected == [0] and ws.cb_color.currentText() == "distance from clicked"
+    ws.click_node(t)
+    path = ws.highlighted_path
+    assert path[0] == 0 and path[-1] == t and len(path) - 1 == d[0, t]
+    H = nx.Graph(list(map(tuple, ws.graph.edges.tolist())))
+    assert len(path) - 1 == nx.shortest_path_length(H, 0, t)
+
+
+def test_bad_parameters_show_message_and_keep_running(graphs_ws, qtbot):
+    ws = graphs_ws
+    ws.set_parameters(generator="ring", n=10, k=12)
+    ws.generate()
+    assert ws.message_bar.isVisible() and "k must be smaller" in ws.message_bar.text()
+    assert ws.job is None
+    ws.open_field("/nonexistent/graph.graphml")
+    qtbot.waitUntil(lambda: ws.job is None, timeout=10000)
+    assert "cannot read" in ws.message_bar.text()
+
+
+def test_aggregate_view_for_large_graphs(graphs_ws, qtbot):
+    ws = graphs_ws
+    ws.set_parameters(generator="ba", n=8000, k=3, seed=1)
+    run_job(qtbot, ws, ws.generate)
+    assert ws.canvas.mode == "aggregate"
+    assert ws.canvas.render().std() > 1
+
+
+def test_cancel_long_apsp(graphs_ws, qtbot):
+    ws = graphs_ws
+    ws.set_parameters(generator="ba", n=6000, k=3, seed=2, method="cpu")
+    run_job(qtbot, ws, ws.generate)
+    name = run_job(qtbot, ws, lambda: (ws.compute(), ws.cancel()))
+    assert name == "APSP" and ws.result is None
+    assert "cancelled" in ws.message_bar.text()
+
+
+def test_exports(graphs_ws, qtbot, tmp_path):
+    ws = graphs_ws
+    ws.set_parameters(generator="ba", n=100, k=2, seed=4, method="cpu")
+    run_job(qtbot, ws, ws.generate)
+    run_job(qtbot, ws, ws.compute)
+    ws.save_field(str(tmp_path / "g.graphml"))
+    ws.save_field(str(tmp_path / "g.edgelist"))
+    ws.export_distances(str(tmp_path / "d.npy"))
+    ws.export_image(str(tmp_path / "view.png"))
+    ws.export_plots(str(tmp_path / "heat.png"))
+    ws.tabs.setCurrentIndex(1)
+    ws.export_plots(str(tmp_path / "deg.svg"))
+    H = nx.read_graphml(tmp_path / "g.graphml")
+    assert H.number_of_edges() == ws.graph.m
+    assert np.array_equal(np.load(tmp_path / "d.npy"), ws.result.dist)
+    for f in ("g.edgelist", "view.png", "heat.png", "deg.svg"):
+        assert (tmp_path / f).stat().st_size > 100, f
+    assert "<svg" in (tmp_path / "deg.svg").read_text()[:2000]
