@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         self._options = options or {}
         self._workspaces: dict[str, QWidget] = {}
         self._bound_actions: list[tuple[QAction, str]] = []
+        self._status: dict[str, dict] = {}   # last status fields per workspace key
         self.setWindowTitle(APP_NAME)
         self.resize(1440, 900)
 
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
         if key not in self._workspaces:
             spec = registry.get(key)
             w = spec.factory(self.backend, parent=self.stack, **self._options.get(key, {}))
+            w.setObjectName(key)
             if hasattr(w, "restore_settings"):
                 self.settings.beginGroup(f"ws/{key}")
                 try:
@@ -151,6 +153,7 @@ class MainWindow(QMainWindow):
             act.setStatusTip(tip)
             act.setToolTip(tip)
             act.triggered.connect(lambda _=False, m=method: self._call(m))
+            act.setData(text)  # the default text, restored when a workspace does not rename it
             menu.addAction(act)
             self._bound_actions.append((act, method))
 
@@ -164,8 +167,9 @@ class MainWindow(QMainWindow):
         quit_act.triggered.connect(self.close)
         m_file.addAction(quit_act)
 
-        m_sim = mb.addMenu("&Simulation")
-        self._add_actions(m_sim, self.SIM_ACTIONS)
+        self.m_sim = mb.addMenu("&Run")
+        self._add_actions(self.m_sim, self.SIM_ACTIONS)
+        self.m_workspace = mb.addMenu("&Workspace")   # the current workspace's own actions
 
         self.m_view = mb.addMenu("&View")
         self.m_cmap = self.m_view.addMenu("&Colormap")
@@ -188,9 +192,27 @@ class MainWindow(QMainWindow):
         m_help.addAction(about_qt)
 
     def _rebind_actions(self) -> None:
+        """Enable/rename the shared menu actions for the current workspace and
+        rebuild its own menu (``MENU_TEXT`` renames, ``extra_actions()`` adds)."""
         ws = self.workspace()
+        texts = getattr(ws, "MENU_TEXT", {}) or {}
         for act, method in self._bound_actions:
             act.setEnabled(callable(getattr(ws, method, None)))
+            if act.data():
+                act.setText(texts.get(method) or act.data())
+        self.m_sim.menuAction().setVisible(
+            any(callable(getattr(ws, m, None)) for _t, m, _k, _tip in self.SIM_ACTIONS))
+        self.m_workspace.clear()
+        extra = getattr(ws, "extra_actions", lambda: [])() if ws is not None else []
+        for text, method, shortcut, tip in extra:
+            act = QAction(text, self.m_workspace)
+            if shortcut:
+                act.setShortcut(QKeySequence(shortcut))
+            act.setStatusTip(tip)
+            act.triggered.connect(lambda _=False, m=method: self._call(m))
+            self.m_workspace.addAction(act)
+        self.m_workspace.menuAction().setVisible(bool(extra))
+        self._apply_status(self._status.get(getattr(ws, "objectName", lambda: "")(), None), reset=True)
         self.m_cmap.clear()
         for a in self.cmap_group.actions():
             self.cmap_group.removeAction(a)
@@ -246,6 +268,9 @@ class MainWindow(QMainWindow):
         self.lbl_fps = QLabel("— fps")
         self.lbl_sps = QLabel("— steps/s")
         self.lbl_t = QLabel("t = 0")
+        self.lbl_info = QLabel("")
+        self.lbl_info.setToolTip("About the current workspace's data")
+        sb.addPermanentWidget(self.lbl_info)
         self.lbl_display = QLabel("")
         self.lbl_display.setToolTip("How frames reach the screen: CUDA–GL interop writes the GPU field "
                                     "straight into an OpenGL buffer; host = copied through main memory")
@@ -259,8 +284,24 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.lbl_backend)
 
     def _on_status(self, info: dict) -> None:
+        key = self.sender().objectName() if self.sender() is not None else ""
+        self._status.setdefault(key, {}).update(info)
         if self.sender() is not self.workspace():
             return
+        self._apply_status(info)
+
+    def _apply_status(self, info: dict | None, reset: bool = False) -> None:
+        """Show the fields a workspace reports; with ``reset`` hide the others."""
+        fields = {"fps": self.lbl_fps, "steps_per_s": self.lbl_sps, "t": self.lbl_t,
+                  "display": self.lbl_display, "info": self.lbl_info}
+        info = info or {}
+        for k, w in fields.items():
+            if k in info:
+                w.setVisible(True)
+            elif reset:
+                w.setVisible(False)
+        if "info" in info:
+            self.lbl_info.setText(str(info["info"]))
         if "fps" in info:
             self.lbl_fps.setText(f"{info['fps']:.0f} fps" if info["fps"] > 0 else "— fps")
         if "steps_per_s" in info:

@@ -22,8 +22,10 @@ class GraphCanvas:
         self.path = scene.visuals.Line(parent=self.view.scene, connect="strip", color=(0.85, 0.1, 0.1, 1.0), width=4)
         self.nodes = scene.visuals.Markers(parent=self.view.scene)
         self.density = scene.visuals.Image(parent=self.view.scene, cmap="viridis")
+        # draw order (lower first): edges, then the highlighted path, then the nodes on top
+        self.edges.order = -2
         self.path.order = -1
-        self.nodes.order = -2
+        self.nodes.order = 0
         self.pos = np.zeros((0, 2), np.float32)
         self.mode = "empty"
         self.on_pick = None

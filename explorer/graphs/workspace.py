@@ -278,7 +278,7 @@ class GraphsWorkspace(QMainWindow):
         self.info.setText(f"{g.describe()}{agg}. Click a vertex, then another for the shortest path.")
         self.stats.setText(f"global clustering {gc:.4f}\naverage clustering {float(lc.mean()):.4f}")
         self.message_bar.hide() if self.message_bar.level == "error" else None
-        self.status_changed.emit({"display": f"graph N = {g.n}, m = {g.m}"})
+        self.status_changed.emit({"info": f"graph: N = {g.n:,}, m = {g.m:,}"})
 
     def compute(self):
         if self.graph is None:
@@ -298,6 +298,7 @@ class GraphsWorkspace(QMainWindow):
         n = dist.shape[0]
         # heatmap: block-averaged above 1024 vertices (aggregate view)
         f = res.as_float() if n <= 1024 else None
+        b = 1
         if f is None:
             b = -(-n // 1024)
             m = (n // b) * b
@@ -308,6 +309,9 @@ class GraphsWorkspace(QMainWindow):
         f = np.where(np.isfinite(f), f, np.nan)
         self.heat_img.setImage(f.T, autoLevels=False,
                                levels=(0, float(np.nanmax(f)) if np.isfinite(f).any() else 1.0))
+        # axes in vertex indices even when b×b blocks are averaged
+        self.heat_img.setRect(0, 0, f.shape[0] * b, f.shape[1] * b)
+        self.heat.setTitle("distance matrix (hops)" if b == 1 else f"distance matrix (hops, mean of {b}×{b} blocks)")
         if dist.dtype.kind == "u":
             h = path_length_histogram(dist)
             self.path_plot.clear()
@@ -374,6 +378,16 @@ class GraphsWorkspace(QMainWindow):
         self.canvas.set_colors(v, selected=self.selected)
 
     # ------------------------------------------------------------------ menus / files
+    MENU_TEXT = {"toggle_run": "&Compute APSP", "reset": "&Generate graph", "step_once": None,
+                 "open_field": "&Open graph…", "save_field": "&Save graph…",
+                 "export_image": "&Export view…"}
+
+    def extra_actions(self):
+        """Graph-specific menu entries: (text, method, shortcut, tip)."""
+        return [("Export &distances (.npy)…", "export_distances", "Ctrl+D",
+                 "Save the all-pairs hop/weight matrix as a NumPy file"),
+                ("&Cancel running job", "cancel", "Esc", "Stop the running generation / APSP")]
+
     def toggle_run(self):
         self.compute()
 

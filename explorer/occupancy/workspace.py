@@ -289,7 +289,7 @@ class OccupancyWorkspace(QMainWindow):
         self._fill_table(spec, r)
         self._update_charts(spec, inp, r)
         self._update_suggestions(spec, inp)
-        self.status_changed.emit({"occupancy": r.occupancy})
+        self.status_changed.emit({"info": f"occupancy {r.occupancy:.0%} ({r.active_warps_per_sm}/{r.max_warps_per_sm} warps per SM)"})
 
     def _fill_table(self, spec, r) -> None:
         rows = [("Active blocks per SM", r.active_blocks_per_sm, "", False),
@@ -488,6 +488,12 @@ class OccupancyWorkspace(QMainWindow):
     def _ask_path(self, title, filt, default):
         path, _ = QFileDialog.getSaveFileName(self, title, default, filt)
         return path or None
+
+    MENU_TEXT = {"export_plots": "Export &charts…"}
+
+    def extra_actions(self):
+        return [("Export results &table (CSV)…", "export_table", "Ctrl+Shift+T",
+                 "Save the calculator's results table as CSV")]
 
     def export_table(self, path=None):
         path = path or self._ask_path("Export table", "CSV (*.csv)", "occupancy.csv")
