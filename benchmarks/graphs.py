@@ -52,10 +52,10 @@ def best_of(fn, reps=3, sync=None):
     return min(ts)
 
 
-def types(k1=10, k3=100):
-    return {"(1) α ring": lambda n, s: G.watts_alpha(n, seed=s, **G.ALPHA_SETS[1]),
-            "(2) α no ring": lambda n, s: G.watts_alpha(n, seed=s, **G.ALPHA_SETS[2]),
-            "(3) BA k=100": lambda n, s: G.barabasi_albert(n, k3 // 2, s)}
+def types(k3=100):
+    """Paper 000's three families, from the runner the GUI's Reproduce tab uses."""
+    from kernels.graphs import reproduce as rp
+    return {rp.TYPE_LABELS[t]: rp.graph_type(t, k3) for t in rp.PAPER_EXPONENTS}
 
 
 def main():

@@ -149,6 +149,9 @@ class GraphsWorkspace(QMainWindow):
         self.tabs.addTab(self.heat, "Distances")
         self.tabs.addTab(self.deg_plot, "Degrees")
         self.tabs.addTab(self.path_plot, "Path lengths")
+        from .reproduce import ReproducePanel
+        self.reproduce = ReproducePanel(self.backend, message=self.message_bar.show_message)
+        self.tabs.addTab(self.reproduce, "Reproduce (paper 000)")
         self.plots = QDockWidget("Plots", self)
         self.plots.setObjectName("graphPlots")
         self.plots.setWidget(self.tabs)

@@ -106,3 +106,21 @@ def test_menus_and_status_follow_the_workspace(qtbot, main_window, graphs_ws):
     texts = {a.data(): a.text() for a, _m in main_window._bound_actions if a.data()}
     assert texts["&Start / Pause"] == "&Start / Pause" and texts["&Open field…"] == "&Open field…"
     assert not main_window.m_workspace.menuAction().isVisible()
+
+
+def test_reproduce_tab_runs_live_and_exports(qtbot, graphs_ws, tmp_path):
+    panel = graphs_ws.reproduce
+    panel.ed_sizes.setText("100, 200, 400")
+    panel.sp_inst.setValue(2)
+    panel.ck_types["alpha"].setChecked(False)
+    with qtbot.waitSignal(panel.finished, timeout=60000):
+        assert panel.run()
+    assert len(panel.rows) == 12
+    assert "alpha-ring" in panel.lbl.text() or "α-model" in panel.lbl.text()
+    items = [it for it in panel.p_len.listDataItems() if it.name()]
+    assert len(items) == 2 and any("paper 0.995" in it.name() for it in items)
+    assert panel.export_csv(str(tmp_path / "r.csv"))
+    assert (tmp_path / "r.csv").read_text().count("\n") == 13
+    assert panel.export_plots(str(tmp_path / "r.png")) and (tmp_path / "r.png").stat().st_size > 2000
+    panel.ed_sizes.setText("abc")
+    assert not panel.run() and "whole numbers" in graphs_ws.message_bar.text()

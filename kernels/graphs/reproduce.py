@@ -1,0 +1,144 @@
+"""Re-running paper 000's APSP experiment and paper 001's clustering levels.
+
+Paper 000 §4 / Fig. 14 / Table II: three graph types (Watts α-model with a ring
+substrate, α-model without it, Barabási–Albert with k = 100), several instances
+per N, all-pairs shortest paths on the CPU and the GPU; the mean shortest path
+grows as N^0.995, N^0.223 and N^0.106.  GPU times are normalised per instance by
+Eq. 3 (t_i / APSP_i × mean APSP).  Paper 001 §5.7: clustering of Watts–Strogatz
+(k = 50, p = 0.1, C ≈ 0.53) and Barabási–Albert (k ≈ 50, C ≈ 0.01).
+
+``run_sweep`` is a generator of finished rows, so the GUI can plot them live and
+cancel between instances; the benchmark script uses the same code.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from . import generators as G
+from .apsp import apsp
+from .clustering import global_clustering
+from .stats import loglog_slope, normalised_times, summary
+
+#: paper 000 Fig. 14's fitted exponents of mean shortest path vs N
+PAPER_EXPONENTS = {"alpha-ring": 0.995, "alpha": 0.223, "ba": 0.106}
+TYPE_LABELS = {"alpha-ring": "(1) α-model, ring substrate", "alpha": "(2) α-model, no substrate",
+               "ba": "(3) Barabási–Albert k = 100"}
+#: paper 001 §5.7's clustering levels
+PAPER_CLUSTERING = {"ws": 0.53, "ba": 0.01}
+
+
+def graph_type(name: str, k3: int = 100) -> Callable:
+    """maker(n, seed) -> Graph for one of paper 000's three instance families."""
+    if name == "alpha-ring":
+        return lambda n, s: G.watts_alpha(n, seed=s, **G.ALPHA_SETS[1])
+    if name == "alpha":
+        return lambda n, s: G.watts_alpha(n, seed=s, **G.ALPHA_SETS[2])
+    if name == "ba":
+        return lambda n, s: G.barabasi_albert(n, max(1, k3 // 2), s)
+    raise InvalidParameter(f"unknown graph type {name!r}: use {', '.join(PAPER_EXPONENTS)}")
+
+
+@dataclass
+class SweepRow:
+    """One finished instance."""
+
+    type: str
+    n: int
+    instance: int
+    seed: int
+    m: int
+    mean_path_length: float
+    diameter: int
+    method: str
+    seconds: float
+    regenerated: int = 0      # disconnected draws skipped (paper: connectivity checked)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=None, seed0: int = 1,
+              max_redraws: int = 10, cancel: Callable[[], bool] | None = None) -> Iterator[SweepRow]:
+    """Yield a SweepRow per (type, N, instance).  Disconnected draws are redrawn with the next
+    seed (paper 000 checks connectivity of set (2) after generation)."""
+    sizes = sorted(int(n) for n in sizes)
+    if not sizes or sizes[0] < 20:
+        raise InvalidParameter("sizes must be integers ≥ 20")
+    if instances < 1:
+        raise InvalidParameter("instances must be ≥ 1")
+    for t in types:
+        make = graph_type(t)
+        for n in sizes:
+            seed = seed0
+            for i in range(instances):
+                redraws = 0
+                while True:
+                    if cancel is not None and cancel():
+                        return
+                    g = make(n, seed)
+                    seed += 1
+                    t0 = time.perf_counter()
+                    res = apsp(g, method, backend=backend)
+                    secs = getattr(res, "kernel_seconds", None) or (time.perf_counter() - t0)
+                    s = summary(res.dist)
+                    if s["connected"] or redraws >= max_redraws:
+                        break
+                    redraws += 1
+                yield SweepRow(t, n, i, seed - 1, g.m, float(s["mean_path_length"]), int(s["diameter"]),
+                               method, float(secs), redraws)
+
+
+def fit_exponents(rows) -> dict[str, float]:
+    """Log–log slope of the per-N mean of mean path length, per type (≥ 2 sizes needed)."""
+    out = {}
+    for t in sorted({r.type for r in rows}):
+        by_n = {}
+        for r in rows:
+            if r.type == t:
+                by_n.setdefault(r.n, []).append(r.mean_path_length)
+        if len(by_n) >= 2:
+            ns = sorted(by_n)
+            out[t] = loglog_slope(ns, [np.mean(by_n[n]) for n in ns])
+    return out
+
+
+def normalised(rows) -> list[float]:
+    """Paper 000 Eq. 3 normalised times, in row order (per type and N)."""
+    out = [0.0] * len(rows)
+    groups = {}
+    for i, r in enumerate(rows):
+        groups.setdefault((r.type, r.n), []).append(i)
+    for idx in groups.values():
+        t = normalised_times([rows[i].seconds for i in idx], [rows[i].mean_path_length for i in idx])
+        for j, i in enumerate(idx):
+            out[i] = float(t[j])
+    return out
+
+
+def clustering_levels(n_ws: int = 20000, n_ba: int = 10000, k: int = 50, seed: int = 3, backend=None) -> dict:
+    """Paper 001's two clustering levels with timings: {name: (C, seconds)}."""
+    res = {}
+    for name, make in (("ws", lambda: G.watts_strogatz(n_ws, k, 0.1, seed)),
+                       ("ba", lambda: G.barabasi_albert(n_ba, k // 2, seed))):
+        g = make()
+        t0 = time.perf_counter()
+        c = global_clustering(g, backend=backend)
+        res[name] = (float(c), time.perf_counter() - t0)
+    return res
+
+
+def rows_to_csv(rows, path) -> None:
+    import csv
+    norm = normalised(rows)
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["type", "n", "instance", "seed", "m", "mean_path_length", "diameter", "method",
+                    "seconds", "normalised_seconds", "regenerated"])
+        for r, t in zip(rows, norm):
+            w.writerow([r.type, r.n, r.instance, r.seed, r.m, f"{r.mean_path_length:.6f}", r.diameter,
+                        r.method, f"{r.seconds:.6g}", f"{t:.6g}", r.regenerated])
