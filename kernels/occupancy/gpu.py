@@ -126,6 +126,12 @@ def launch_block(name: str) -> int:
             return 4 * (int(args[2]) + 4)
         if fn == "ch_fused":                 # <T, bc, dim, NT, OX, OY, OZ>
             return int(args[3])
+        if fn in ("cell_orig", "update_orig", "edge_orig", "celledge_impr", "update_impr"):
+            from . import unstructured as ug     # paper 003 case study: <dtype, P=…, k-1=…, NP=…>
+            kv = dict(a.split("=", 1) for a in args if "=" in a)
+            P, m = int(kv["P"]), int(kv["k-1"])
+            return {"cell_orig": P, "update_orig": P, "edge_orig": m, "update_impr": ug.UPDATE_BLOCK,
+                    "celledge_impr": ug.paper_cells_per_block(P) * P}[fn]
         if fn.startswith("lf_"):
             from ..rng.gpu import BLOCK
             return BLOCK
@@ -142,6 +148,11 @@ def app_kernels(include_rng: bool = True) -> list[tuple[str, object]]:
         from ..cahn_hilliard.cuda_stepper import compiled_kernels
         out += [(f"CH {name}", k) for name, k in compiled_kernels()]
     except Exception:  # noqa: BLE001 - no CuPy: nothing compiled
+        pass
+    try:
+        from .unstructured import compiled_kernels as ug_kernels
+        out += ug_kernels()                     # paper 003 case study, as compiled so far
+    except Exception:  # noqa: BLE001
         pass
     if include_rng:
         try:
