@@ -1,11 +1,21 @@
-"""Main window: mode bar of workspaces, menus bound to the current workspace, status bar."""
+"""Main window: mode bar of workspaces, menus bound to the current workspace, status bar;
+presets, lecture mode, sessions and figure export for every workspace."""
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt
 from PyQt6.QtGui import QAction, QActionGroup, QColor, QFont, QIcon, QKeySequence, QPainter, QPixmap
-from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
-                             QMessageBox, QStackedWidget, QWidget)
+from PyQt6.QtWidgets import (QFileDialog, QHBoxLayout, QInputDialog, QLabel, QListWidget, QListWidgetItem,
+                             QMainWindow, QMessageBox, QStackedWidget, QVBoxLayout, QWidget)
 
+from kernels.errors import ExplorerError
+
+from . import export as fig_export
+from . import presets as presets_mod
+from . import session as session_mod
+from . import theme as theme_mod
 from . import workspaces as registry
 from .app import APP_NAME, ORG
 from .papers import PAPERS
@@ -45,7 +55,6 @@ class MainWindow(QMainWindow):
         None,
         ("&Export image…", "export_image", "Ctrl+E", "Render the view to a PNG at a chosen resolution"),
         ("Export &plots…", "export_plots", "Ctrl+Shift+E", "Save the diagnostic plots as PNG or SVG"),
-        ("Export &movie…", "export_movie", "Ctrl+Shift+M", "Record the running simulation to MP4 or GIF"),
     ]
     SIM_ACTIONS = [
         ("&Start / Pause", "toggle_run", "Space", "Start or pause the simulation"),
@@ -61,6 +70,11 @@ class MainWindow(QMainWindow):
         self._workspaces: dict[str, QWidget] = {}
         self._bound_actions: list[tuple[QAction, str]] = []
         self._status: dict[str, dict] = {}   # last status fields per workspace key
+        self._lecture = False
+        self._pre_lecture_state = None
+        self._recorder = None                # ScreenRecorder of a workspace without its own movie export
+        self.presets: list[dict] = []        # the current workspace's presets
+        self.last_message = ""               # last notice shown (tests read it)
         self.setWindowTitle(APP_NAME)
         self.resize(1440, 900)
 
@@ -84,8 +98,19 @@ class MainWindow(QMainWindow):
             "#modeBar::item { padding: 6px 2px; border-radius: 4px; }"
             "#modeBar::item:selected { background: #4a5361; color: white; }")
         self.stack = QStackedWidget(central)
+        right = QVBoxLayout()
+        right.setContentsMargins(0, 0, 0, 0)
+        right.setSpacing(0)
+        self.caption = QLabel("", central)          # lecture mode: what is shown and the paper
+        self.caption.setObjectName("lectureCaption")
+        self.caption.setStyleSheet(theme_mod.CAPTION_QSS)
+        self.caption.setWordWrap(True)
+        self.caption.setToolTip("What is shown and the paper it comes from (lecture mode, F11)")
+        self.caption.hide()
+        right.addWidget(self.caption)
+        right.addWidget(self.stack, 1)
         lay.addWidget(self.mode_bar)
-        lay.addWidget(self.stack, 1)
+        lay.addLayout(right, 1)
         self.setCentralWidget(central)
         for spec in registry.WORKSPACES:
             it = QListWidgetItem(_badge_icon(spec.short or spec.title[:2], spec.color),
@@ -96,6 +121,10 @@ class MainWindow(QMainWindow):
             it.setSizeHint(QSize(84, 80))
             self.mode_bar.addItem(it)
 
+        self.theme = str(self.settings.value("main/theme", "light"))
+        if self.theme not in theme_mod.THEMES:
+            self.theme = "light"
+        theme_mod.apply_theme(self.theme)
         self._build_menus()
         self._build_status_bar()
         self.mode_bar.currentRowChanged.connect(self._on_mode_changed)
@@ -127,6 +156,8 @@ class MainWindow(QMainWindow):
                     self.settings.endGroup()
             if hasattr(w, "status_changed"):
                 w.status_changed.connect(self._on_status)
+            if self._lecture and hasattr(w, "set_lecture_mode"):
+                w.set_lecture_mode(True)
             self._workspaces[key] = w
             self.stack.addWidget(w)
         return self._workspaces[key]
@@ -162,6 +193,25 @@ class MainWindow(QMainWindow):
         m_file = mb.addMenu("&File")
         self._add_actions(m_file, self.FILE_ACTIONS)
         m_file.addSeparator()
+        self.act_figure = self._own_action(m_file, "Export &figure…", self.export_figure, "Ctrl+Shift+F",
+                                           "Save any view or plot of this workspace as PNG (size, DPI) or SVG, "
+                                           "with an optional caption footer")
+        self.act_copy = self._own_action(m_file, "&Copy figure to clipboard", self.copy_figure, "Ctrl+Shift+C",
+                                         "Copy the main view of this workspace as an image")
+        self.act_movie = self._own_action(m_file, "Record &movie…", self.record_movie, "Ctrl+Shift+M",
+                                          "Record the running view to MP4 or GIF")
+        m_file.addSeparator()
+        self._own_action(m_file, "Open sess&ion…", self.open_session, "Ctrl+Shift+O",
+                         "Restore a saved session: workspace, parameters, view and data")
+        self._own_action(m_file, "Save sessio&n…", self.save_session, "Ctrl+Shift+S",
+                         "Save this workspace's complete state to one .gsession file")
+        self.act_session_data = QAction("Sessions include &data", self, checkable=True)
+        self.act_session_data.setChecked(str(self.settings.value("main/session_data", "true")).lower() == "true")
+        self.act_session_data.setStatusTip("Save the field / graph / traces with the session (larger file); "
+                                           "off: parameters and view only, recomputed on open")
+        self.act_session_data.toggled.connect(lambda on: self.settings.setValue("main/session_data", bool(on)))
+        m_file.addAction(self.act_session_data)
+        m_file.addSeparator()
         quit_act = QAction("&Quit", self)
         quit_act.setShortcut(QKeySequence("Ctrl+Q"))
         quit_act.triggered.connect(self.close)
@@ -170,6 +220,7 @@ class MainWindow(QMainWindow):
         self.m_sim = mb.addMenu("&Run")
         self._add_actions(self.m_sim, self.SIM_ACTIONS)
         self.m_workspace = mb.addMenu("&Workspace")   # the current workspace's own actions
+        self.m_presets = mb.addMenu("&Presets")       # the current workspace's presets, keys 1–9
 
         self.m_view = mb.addMenu("&View")
         self.m_cmap = self.m_view.addMenu("&Colormap")
@@ -182,14 +233,40 @@ class MainWindow(QMainWindow):
         self.act_controls.toggled.connect(lambda on: self._call("set_controls_visible", on))
         self.m_view.addAction(self.act_controls)
         self._bound_actions += [(self.act_plots, "set_plots_visible"), (self.act_controls, "set_controls_visible")]
+        self.m_view.addSeparator()
+        self.act_lecture = QAction("&Lecture mode", self, checkable=True)
+        self.act_lecture.setShortcuts([QKeySequence("F11"), QKeySequence("Ctrl+L")])
+        self.act_lecture.setStatusTip("Full screen, large fonts, thick lines, high contrast, essential controls "
+                                      "and a caption naming what is shown (F11 again to leave)")
+        self.act_lecture.toggled.connect(self.set_lecture_mode)
+        self.m_view.addAction(self.act_lecture)
+        self.m_theme = self.m_view.addMenu("&Theme")
+        self.theme_group = QActionGroup(self)
+        for name in theme_mod.THEMES:
+            a = QAction(name.capitalize(), self, checkable=True, checked=(name == self.theme))
+            a.triggered.connect(lambda _=False, n=name: self.set_theme(n))
+            self.theme_group.addAction(a)
+            self.m_theme.addAction(a)
 
         m_help = mb.addMenu("&Help")
+        keys = QAction("&Keyboard shortcuts", self)
+        keys.triggered.connect(self.show_shortcuts)
+        m_help.addAction(keys)
         about = QAction("&About GPU Science Explorer", self)
         about.triggered.connect(self.show_about)
         m_help.addAction(about)
         about_qt = QAction("About &Qt", self)
         about_qt.triggered.connect(lambda: QMessageBox.aboutQt(self))
         m_help.addAction(about_qt)
+
+    def _own_action(self, menu, text, slot, shortcut, tip) -> QAction:
+        act = QAction(text, self)
+        act.setShortcut(QKeySequence(shortcut))
+        act.setStatusTip(tip)
+        act.setToolTip(tip)
+        act.triggered.connect(lambda _=False: slot())
+        menu.addAction(act)
+        return act
 
     def _rebind_actions(self) -> None:
         """Enable/rename the shared menu actions for the current workspace and
@@ -234,6 +311,261 @@ class MainWindow(QMainWindow):
             except TypeError:
                 pass
             ws.colormap_changed.connect(self._sync_cmap)
+        has_figs = callable(getattr(ws, "figure_targets", None))
+        self.act_figure.setEnabled(has_figs)
+        self.act_copy.setEnabled(has_figs)
+        self.act_movie.setEnabled(has_figs or callable(getattr(ws, "export_movie", None)))
+        self._rebuild_presets()
+        self._refresh_caption()
+
+    # --------------------------------------------------------------- presets
+    def _rebuild_presets(self) -> None:
+        self.m_presets.clear()
+        key = self.stack.currentWidget().objectName() if self.stack.currentWidget() is not None else ""
+        try:
+            self.presets = presets_mod.load_presets(key) if key else []
+        except presets_mod.PresetError as exc:
+            self.presets = []
+            bad = QAction(f"(presets file unreadable: {exc})", self.m_presets)
+            bad.setEnabled(False)
+            self.m_presets.addAction(bad)
+            self.notify(f"Presets of this workspace could not be loaded: {exc}", "error")
+        usable = callable(getattr(self.workspace(), "apply_preset", None))
+        for i, p in enumerate(self.presets):
+            act = QAction(f"&{i + 1}  {p['name']}" if i < 9 else p["name"], self.m_presets)
+            if i < 9:
+                act.setShortcut(QKeySequence(str(i + 1)))
+            tip = f"{p['description']} (paper {p['paper']})"
+            act.setStatusTip(tip)
+            act.setToolTip(tip)
+            act.setEnabled(usable)
+            act.triggered.connect(lambda _=False, n=i: self.apply_preset(n))
+            self.m_presets.addAction(act)
+        self.m_presets.setToolTipsVisible(True)
+        self.m_presets.menuAction().setVisible(bool(self.presets) or not self.m_presets.isEmpty())
+
+    def apply_preset(self, which) -> bool:
+        """Apply preset ``which`` (index or name) of the current workspace, resolved for this backend."""
+        ws = self.workspace()
+        if isinstance(which, str):
+            names = [p["name"] for p in self.presets]
+            if which not in names:
+                self.notify(f"no preset named {which!r}", "error")
+                return False
+            which = names.index(which)
+        if not (0 <= which < len(self.presets)) or not callable(getattr(ws, "apply_preset", None)):
+            return False
+        p = presets_mod.resolved(self.presets[which], self.backend.is_gpu)
+        try:
+            ws.apply_preset(p)
+        except (ExplorerError, KeyError, TypeError, ValueError) as exc:
+            self.notify(f"Preset {p['name']!r} could not be applied: {exc}", "error")
+            return False
+        self.statusBar().showMessage(f"Preset {which + 1}: {p['name']}", 6000)
+        self._refresh_caption()
+        return True
+
+    # ---------------------------------------------------------- lecture mode
+    def lecture_mode(self) -> bool:
+        return self._lecture
+
+    def set_lecture_mode(self, on: bool) -> None:
+        """Full screen, large fonts, thick lines, high-contrast theme, essential controls, caption."""
+        on = bool(on)
+        if on == self._lecture:
+            return
+        self._lecture = on
+        if self.act_lecture.isChecked() != on:
+            self.act_lecture.blockSignals(True)
+            self.act_lecture.setChecked(on)
+            self.act_lecture.blockSignals(False)
+        # workspaces first (reduced controls), so the window fits the screen when it goes full screen
+        for w in self._workspaces.values():
+            if hasattr(w, "set_lecture_mode"):
+                w.set_lecture_mode(on)
+        if on:
+            self._pre_lecture_state = self.windowState()
+            theme_mod.apply_theme("high contrast")       # palette first: the style sheet polishes with it
+            self.setStyleSheet(theme_mod.LECTURE_QSS)
+            self.showFullScreen()
+        else:
+            self.setStyleSheet("")
+            theme_mod.apply_theme(self.theme)
+            if self._pre_lecture_state is not None and self._pre_lecture_state & Qt.WindowState.WindowMaximized:
+                self.showMaximized()
+            else:
+                self.showNormal()
+        self.caption.setVisible(on)
+        self._refresh_caption()
+
+    def _refresh_caption(self) -> None:
+        ws = self.workspace()
+        fn = getattr(ws, "caption", None)
+        text = fn() if callable(fn) else (self.stack.currentWidget().objectName() if ws is not None else "")
+        if self.caption.text() != text:
+            self.caption.setText(text)
+
+    def set_theme(self, name: str) -> None:
+        if name not in theme_mod.THEMES:
+            return
+        self.theme = name
+        self.settings.setValue("main/theme", name)
+        for a in self.theme_group.actions():
+            a.setChecked(a.text().lower() == name)
+        if not self._lecture:
+            theme_mod.apply_theme(name)
+
+    # --------------------------------------------------------------- notices
+    def notify(self, text: str, level: str = "info") -> None:
+        """Show a notice in the current workspace's message bar (or the status bar)."""
+        self.last_message = text
+        bar = getattr(self.workspace(), "message_bar", None)
+        if bar is not None and hasattr(bar, "show_message"):
+            bar.show_message(text, level)
+        self.statusBar().showMessage(text, 10000)
+
+    # ---------------------------------------------------------------- figures
+    def figures(self) -> list:
+        fn = getattr(self.workspace(), "figure_targets", None)
+        return list(fn()) if callable(fn) else []
+
+    def figure_footer(self) -> str:
+        """Default footer: the caption and the workspace's parameter summary."""
+        ws = self.workspace()
+        parts = []
+        cap = getattr(ws, "caption", None)
+        if callable(cap):
+            parts.append(cap())
+        summ = getattr(ws, "parameter_summary", None)
+        if callable(summ):
+            parts.append(summ())
+        return "\n".join(p for p in parts if p)
+
+    def export_figure(self, path=None, target: str | None = None, width: int | None = None,
+                      dpi: int = 300, footer: bool | str = False):
+        """Export one figure of the current workspace (dialog when ``path`` is None)."""
+        figs = self.figures()
+        if not figs:
+            return None
+        if path is None:
+            dlg = fig_export.ExportFigureDialog(figs, self.figure_footer(), self)
+            if dlg.exec() != dlg.DialogCode.Accepted:
+                return None
+            fig, svg = dlg.figure(), dlg.fmt.currentData() == "svg"
+            width, dpi = dlg.width.value(), dlg.dpi.value()
+            footer = dlg.footer_text.text() if dlg.footer_check.isChecked() else ""
+            default = f"{self.stack.currentWidget().objectName()}_{fig.name.lower().replace(' ', '_')}"
+            path, _ = QFileDialog.getSaveFileName(self, "Export figure", default + (".svg" if svg else ".png"),
+                                                  "SVG vector (*.svg)" if svg else "PNG image (*.png)")
+            if not path:
+                return None
+        else:
+            names = [f.name for f in figs]
+            fig = figs[names.index(target)] if target else figs[0]
+            if footer is True:
+                footer = self.figure_footer()
+        try:
+            out = fig_export.save_figure(fig, path, width=width, dpi=dpi, footer=footer or "")
+        except (OSError, ValueError) as exc:
+            self.notify(f"Could not export {fig.name}: {exc}", "error")
+            return None
+        self.notify(f"Exported {fig.name} to {out}", "info")
+        return out
+
+    def copy_figure(self):
+        figs = self.figures()
+        if not figs:
+            return None
+        img = fig_export.copy_to_clipboard(figs[0], scale=2.0)
+        self.statusBar().showMessage(f"Copied {figs[0].name} ({img.width()}×{img.height()}) to the clipboard", 5000)
+        return img
+
+    def record_movie(self, path=None, frames: int | None = None, fps: int = 10):
+        """The workspace's own movie export (a running simulation) or a timed recording of its view."""
+        ws = self.workspace()
+        if callable(getattr(ws, "export_movie", None)):
+            return ws.export_movie(path, frames) if path is not None else ws.export_movie()
+        figs = self.figures()
+        if not figs:
+            return None
+        if self._recorder is not None and self._recorder.active:
+            self.notify("A recording is already running (Stop it in its progress window).", "warning")
+            return None
+        if frames is None:
+            frames, ok = QInputDialog.getInt(self, "Record movie", f"Frames to record at {fps} fps:", 100, 2, 100000)
+            if not ok:
+                return None
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Record movie", "recording.mp4",
+                                                  "MP4 video (*.mp4);;Animated GIF (*.gif)")
+            if not path:
+                return None
+        try:
+            self._recorder = fig_export.ScreenRecorder(
+                figs[0], path, frames, fps, parent=self,
+                finished=lambda rec: self.notify(f"Recorded {rec.count} frames to {rec.path}", "info"))
+        except Exception as exc:  # missing ffmpeg, unwritable path …
+            self.notify(f"cannot record {path}: {exc}", "error")
+            return None
+        return path
+
+    # --------------------------------------------------------------- sessions
+    def save_session(self, path=None, include_data: bool | None = None):
+        ws = self.workspace()
+        key = self.stack.currentWidget().objectName() if ws is not None else ""
+        if not callable(getattr(ws, "session_state", None)):
+            self.notify("This workspace cannot save sessions yet.", "warning")
+            return None
+        if path is None:
+            start = str(Path(str(self.settings.value("main/session_dir", ""))) / f"{key}{session_mod.SUFFIX}")
+            path, _ = QFileDialog.getSaveFileName(self, "Save session", start,
+                                                  f"Sessions (*{session_mod.SUFFIX})")
+            if not path:
+                return None
+        if include_data is None:
+            include_data = self.act_session_data.isChecked()
+        try:
+            state = ws.session_state()
+            data = ws.session_data() if include_data and callable(getattr(ws, "session_data", None)) else {}
+            out = session_mod.save_session(path, key, state, data, app=APP_NAME)
+        except ExplorerError as exc:
+            self.notify(f"Could not save the session: {exc}", "error")
+            return None
+        self.settings.setValue("main/session_dir", str(Path(out).parent))
+        self.notify(f"Saved session to {out}" + ("" if data else " (parameters and view only)"), "info")
+        return out
+
+    def open_session(self, path=None) -> bool:
+        """Restore a session; a bad file gives one message and changes nothing."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open session", str(self.settings.value("main/session_dir", "")),
+                                                  f"Sessions (*{session_mod.SUFFIX});;All files (*)")
+            if not path:
+                return False
+        try:
+            key, state, data, _manifest = session_mod.load_session(path)
+            keys = [w.key for w in registry.WORKSPACES]
+            if key not in keys:
+                raise session_mod.SessionError(f"{Path(path).name} is a session of the {key!r} workspace, "
+                                               "which this version of the app does not have")
+        except ExplorerError as exc:
+            self.notify(f"Could not open the session: {exc}", "error")
+            return False
+        ws = self.workspace(key)
+        if not callable(getattr(ws, "restore_session", None)):
+            self.notify(f"The {key} workspace cannot restore sessions.", "error")
+            return False
+        self.mode_bar.setCurrentRow(keys.index(key))
+        try:
+            ws.restore_session(state, data)
+        except (ExplorerError, KeyError, TypeError, ValueError) as exc:
+            self.notify(f"Could not open the session {Path(path).name}: {exc}", "error")
+            return False
+        self.settings.setValue("main/session_dir", str(Path(path).parent))
+        self._refresh_caption()
+        self.statusBar().showMessage(f"Opened session {Path(path).name}", 6000)
+        self.last_message = f"Opened session {Path(path).name}"
+        return True
 
     def _sync_cmap(self, name: str) -> None:
         for a in self.cmap_group.actions():
@@ -245,6 +577,29 @@ class MainWindow(QMainWindow):
         if callable(fn):
             return fn(*args)
         return None
+
+    def shortcuts(self) -> list[tuple[str, str]]:
+        """(keys, action) of every menu entry with a shortcut, for Help ▸ Keyboard shortcuts."""
+        out = []
+
+        def walk(menu, prefix):
+            for a in menu.actions():
+                if a.menu() is not None:
+                    walk(a.menu(), prefix + a.menu().title().replace("&", "") + " ▸ ")
+                elif a.shortcuts() and a.isVisible() and a.isEnabled():
+                    keys = " / ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts())
+                    out.append((keys, prefix + a.text().replace("&", "")))
+        for a in self.menuBar().actions():
+            if a.menu() is not None and a.isVisible():
+                walk(a.menu(), a.menu().title().replace("&", "") + " ▸ ")
+        return out
+
+    def show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>{t}</td></tr>" for k, t in self.shortcuts())
+        box = QMessageBox(self)
+        box.setWindowTitle("Keyboard shortcuts")
+        box.setText(f"<p>Shortcuts of the current workspace (the README lists all):</p><table cellpadding=3>{rows}</table>")
+        box.open()
 
     def show_about(self) -> None:
         items = "".join(
@@ -289,6 +644,8 @@ class MainWindow(QMainWindow):
         if self.sender() is not self.workspace():
             return
         self._apply_status(info)
+        if self._lecture:
+            self._refresh_caption()
 
     def _apply_status(self, info: dict | None, reset: bool = False) -> None:
         """Show the fields a workspace reports; with ``reset`` hide the others."""
@@ -314,6 +671,11 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------- closing
     def closeEvent(self, ev) -> None:
+        if self._lecture:
+            self.set_lecture_mode(False)
+        if self._recorder is not None:
+            self._recorder.stop()
+        self.settings.setValue("main/theme", self.theme)
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/state", self.saveState())
         for key, w in self._workspaces.items():

@@ -1,73 +1,148 @@
-"""Regenerate the README screenshots from the real app (CPU backend, under Xvfb).
+"""Regenerate the README screenshots from the real app (CPU backend, under Xvfb): every workspace
+and lecture mode, into docs/images.
 
     xvfb-run -a -s "-screen 0 1600x1000x24 +extension GLX" .venv/bin/python scripts/screenshots.py
+    … scripts/screenshots.py graphs_small_world.png      # one shot by name
+
+Each shot runs in its own process (several GL windows in one process upset Mesa).
 """
 import os
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 OUT = os.path.join(ROOT, "docs", "images")
 
 
-def main():
-    """Each screenshot in its own process (several GL windows in one process upset Mesa)."""
+def main(names=None):
     import subprocess
-    for i in range(len(SHOTS)):
-        subprocess.run([sys.executable, __file__, str(i)], check=True)
+    for name in names or [s[0] for s in SHOTS]:
+        subprocess.run([sys.executable, __file__, "--one", name], check=True)
 
 
-def shoot(index):
+def _pump(app, seconds=0.0, until=None, timeout=120.0):
+    t0 = time.time()
+    while True:
+        app.processEvents()
+        if until is not None and until():
+            break
+        if until is None and time.time() - t0 >= seconds:
+            break
+        if time.time() - t0 > timeout:
+            raise TimeoutError("screenshot setup did not finish")
+        time.sleep(0.005)
+
+
+def shoot(name):
     from PyQt6.QtCore import QSettings
-    from PyQt6.QtWidgets import QApplication
 
+    from explorer import workspaces as registry
     from explorer.app import create_app
     from explorer.main_window import MainWindow
     from kernels import backend as bk
-    from kernels.cahn_hilliard.params import CHParams
 
     app = create_app()
     be = bk.select("cpu")
     settings = QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.Format.IniFormat)
     os.makedirs(OUT, exist_ok=True)
+    _name, key, options, setup = next(s for s in SHOTS if s[0] == name)
+    settings.setValue("main/workspace", key)
+    win = MainWindow(be, settings=settings, options=options)
+    win.resize(1600, 1000)
+    win.show()
+    _pump(app, 0.3)
+    ws = win.workspace(key)
+    setup(app, win, ws)
+    _pump(app, 0.5)
+    path = os.path.join(OUT, name)
+    win.grab().save(path)
+    print("wrote", path)
+    if win.lecture_mode():
+        win.set_lecture_mode(False)
+    win.close()
+    _pump(app, 0.1)
+    sys.stdout.flush()
+    os._exit(0)        # skip interpreter teardown of GL contexts and worker threads (can crash Mesa)
 
-    def wait_steps(ws, n):
-        while ws.sim.step_count < n:
-            app.processEvents()
 
-    for name, params, steps in SHOTS[index:index + 1]:
-        win = MainWindow(be, settings=settings, options={"cahn_hilliard": {"params": params, "steps_per_frame": 50 if steps > 1000 else 20}})
-        win.resize(1600, 1000)
-        win.show()
-        ws = win.workspace("cahn_hilliard")
-        if params.dim == 3:
+# ------------------------------------------------------------------------------ setups
+def _ch_run(steps, iso=False):
+    def setup(app, win, ws):
+        if iso:
             ws.iso_check.setChecked(True)
         ws.start()
-        wait_steps(ws, steps)
-        ws.pause() if hasattr(ws, "pause") else ws.toggle_run()
-        for _ in range(50):
-            app.processEvents()
-        path = os.path.join(OUT, name)
-        win.grab().save(path)
-        print("wrote", path)
-        win.close()
-    QApplication.processEvents()
+        _pump(app, until=lambda: ws.sim.step_count >= steps)
+        ws.pause()
+        _pump(app, 0.3)
+    return setup
+
+
+def _ch_preset(preset, steps, lecture=False):
+    def setup(app, win, ws):
+        if lecture:
+            win.set_lecture_mode(True)
+            _pump(app, 0.5)
+        win.apply_preset(preset)
+        _pump(app, until=lambda: ws.sim.step_count >= steps)
+        ws.pause()
+        _pump(app, 0.5)
+    return setup
+
+
+def _graph_preset(preset, clicks=(), tab=None, lecture=False):
+    def setup(app, win, ws):
+        if lecture:
+            win.set_lecture_mode(True)
+            _pump(app, 0.5)
+        win.apply_preset(preset)
+        _pump(app, until=lambda: ws.job is None and ws._then is None and ws.result is not None)
+        for c in clicks:
+            ws.click_node(c)
+        if tab is not None:
+            ws.tabs.setCurrentIndex(tab)
+        _pump(app, 0.5)
+    return setup
+
+
+def _occ_preset(preset, lecture=False):
+    def setup(app, win, ws):
+        if lecture:
+            win.set_lecture_mode(True)
+            _pump(app, 0.5)
+        win.apply_preset(preset)
+        _pump(app, 0.3)
+    return setup
 
 
 def _shots():
     from kernels.cahn_hilliard.params import CHParams
+
+    def ch(params, spf):
+        return {"cahn_hilliard": {"params": params, "steps_per_frame": spf}}
+
     return [
-        ("cahn_hilliard_2d.png", CHParams(size=256, integrator="spectral", dt=0.5, seed=3), 400),
-        ("cahn_hilliard_droplets.png", CHParams(size=256, initial="droplets", boundary="fixed", seed=4), 3000),
-        ("cahn_hilliard_3d.png", CHParams(dim=3, size=64, integrator="spectral", dt=0.5, seed=5), 300),
+        ("cahn_hilliard_2d.png", "cahn_hilliard", ch(CHParams(size=256, integrator="spectral", dt=0.5, seed=3), 20),
+         _ch_run(400)),
+        ("cahn_hilliard_droplets.png", "cahn_hilliard",
+         ch(CHParams(size=256, initial="droplets", boundary="fixed", seed=4), 50), _ch_run(3000)),
+        ("cahn_hilliard_3d.png", "cahn_hilliard", ch(CHParams(dim=3, size=64, integrator="spectral", dt=0.5, seed=5), 20),
+         _ch_run(300, iso=True)),
+        ("graphs_scale_free.png", "graphs", {}, _graph_preset("scale-free hubs", clicks=(0,), tab=1)),
+        ("graphs_small_world.png", "graphs", {}, _graph_preset("small world: p = 0.05", clicks=(0, 150), tab=2)),
+        ("occupancy.png", "occupancy", {}, _occ_preset("register pressure")),
+        ("lecture_cahn_hilliard.png", "cahn_hilliard", ch(CHParams(size=64), 10),
+         _ch_preset("spinodal 2D", 1500, lecture=True)),
+        ("lecture_graphs.png", "graphs", {}, _graph_preset("small world: p = 0.05", clicks=(0, 150), lecture=True)),
+        ("lecture_occupancy.png", "occupancy", {}, _occ_preset("paper 003 T10 case", lecture=True)),
     ]
 
 
 SHOTS = _shots()
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        shoot(int(sys.argv[1]))
+    if len(sys.argv) > 2 and sys.argv[1] == "--one":
+        shoot(sys.argv[2])
     else:
-        main()
+        main(sys.argv[1:] or None)

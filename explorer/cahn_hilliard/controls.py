@@ -134,8 +134,10 @@ class ControlPanel(QWidget):
         body = QWidget()
         bl = QVBoxLayout(body)
         bl.setContentsMargins(0, 0, 0, 0)
+        self.groups: dict[str, QGroupBox] = {}
         for title, names in GROUPS:
             box = QGroupBox(title)
+            self.groups[title] = box
             form = QFormLayout(box)
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
             for name in names:
@@ -232,6 +234,16 @@ class ControlPanel(QWidget):
         """Show ``p`` without emitting changes."""
         for name in SPEC:
             self.set_value(name, getattr(p, name), emit=False)
+
+    # ---------------------------------------------------------------- state
+    ESSENTIAL_GROUP = GROUPS[0][0]      # the live model coefficients
+
+    def set_essential(self, on: bool) -> None:
+        """Lecture mode: only the run buttons and the model coefficients (all live)."""
+        for title, box in self.groups.items():
+            box.setVisible(not on or title == self.ESSENTIAL_GROUP)
+        self.groups[self.ESSENTIAL_GROUP].setTitle("Model" if on else self.ESSENTIAL_GROUP)
+        self.setMinimumWidth(0 if on else 370)
 
     # ---------------------------------------------------------------- state
     def set_running(self, running: bool) -> None:

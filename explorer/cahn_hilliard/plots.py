@@ -60,12 +60,35 @@ class DiagnosticsPlots(QWidget):
         self.c_fit = self.p_length.plot(pen=FIT_PEN, name="fit")
         self.c_sk = self.p_sk.plot(pen=PEN, symbol="o", symbolSize=3, symbolBrush="#1f5fa0")
         self.alpha = float("nan")
+        self.lecture = False
+
+    def set_lecture(self, on: bool) -> None:
+        """Lecture mode: black background, thick bright curves, large fonts (and back)."""
+        from ..theme import LECTURE_ACCENT, lecture_pen, style_plot
+        self.lecture = bool(on)
+        self.layout_widget.setBackground("k" if on else "w")
+        for c in (self.c_energy, self.c_mean, self.c_length, self.c_sk):
+            c.setPen(lecture_pen(on, PEN))
+        self.c_fit.setPen(lecture_pen(on, FIT_PEN, LECTURE_ACCENT, style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.c_sk.setSymbolBrush("#ffd60a" if on else "#1f5fa0")
+        self.c_sk.setSymbolSize(6 if on else 3)
+        for p in (self.p_energy, self.p_mean, self.p_length, self.p_sk):
+            style_plot(p, on)
+            p.getAxis("left").setWidth(90 if on else 52)
+        self.legend.setLabelTextSize("14pt" if on else "8pt")
+        self.legend.setLabelTextColor("w" if on else "k")
+        for _sample, lab in self.legend.items:          # re-render the existing labels
+            lab.setText(lab.text, size="14pt" if on else "8pt", color="w" if on else "k")
+
+    def _title(self, plot, text):
+        from ..theme import set_title
+        set_title(plot, text, self.lecture)
 
     def clear(self):
         for c in (self.c_energy, self.c_mean, self.c_length, self.c_fit, self.c_sk):
             c.setData([], [])
         self.alpha = float("nan")
-        self.p_length.setTitle("Domain size L(t)")
+        self._title(self.p_length, "Domain size L(t)")
 
     def update_history(self, h: dict) -> None:
         t = np.asarray(h["t"], float)
@@ -90,11 +113,11 @@ class DiagnosticsPlots(QWidget):
             tf = tt[sel] if sel.sum() >= 2 else tt
             self.c_fit.setData(tf, pref * tf ** alpha)
             label = f"fit L ∝ t^{alpha:.3f}"
-            self.p_length.setTitle(f"Domain size L(t): α = {alpha:.3f} (LSW: 1/3)")
+            self._title(self.p_length, f"Domain size L(t): α = {alpha:.3f} (LSW: 1/3)")
         else:
             self.c_fit.setData([], [])
             label = "fit (needs more data)"
-            self.p_length.setTitle("Domain size L(t)")
+            self._title(self.p_length, "Domain size L(t)")
         try:
             for sample, lab in self.legend.items:
                 if sample.item is self.c_fit:

@@ -24,6 +24,7 @@ from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
 from kernels.cahn_hilliard.simulation import CahnHilliard
 from kernels.errors import ExplorerError
 
+from ..export import Figure, MovieRecorder  # noqa: F401  (MovieRecorder: also imported from here)
 from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas
 from .controls import ControlPanel
 from .plots import DiagnosticsPlots
@@ -95,49 +96,6 @@ class ExportImageDialog(QDialog):
         form.addRow(bb)
 
 
-class MovieRecorder:
-    """Appends the rendered canvas to an imageio writer for ``frames`` displayed frames."""
-
-    def __init__(self, path, frames: int, fps: int, parent=None):
-        import imageio.v2 as iio
-        self.path = str(path)
-        self.frames = int(frames)
-        self.count = 0
-        kw = {"fps": fps}
-        if self.path.lower().endswith(".mp4"):
-            kw.update(codec="libx264", quality=8, macro_block_size=2)
-        else:
-            kw = {"duration": 1.0 / fps, "loop": 0}
-        self.writer = iio.get_writer(self.path, **kw)
-        self.progress = QProgressDialog(f"Recording {Path(self.path).name}…", "Stop", 0, self.frames, parent)
-        self.progress.setWindowTitle("Export movie")
-        self.progress.setWindowModality(Qt.WindowModality.NonModal)
-        self.progress.setMinimumDuration(0)
-        self.progress.setValue(0)
-        self.shape = None
-
-    def add(self, rgba: np.ndarray) -> bool:
-        """Add one frame; returns False when finished (or cancelled)."""
-        img = rgba[..., :3]
-        if self.shape is None:
-            h, w = img.shape[:2]
-            self.shape = (h - h % 2, w - w % 2)
-        img = img[: self.shape[0], : self.shape[1]]
-        if img.shape[:2] != self.shape:  # canvas resized while recording: pad
-            pad = np.zeros(self.shape + (3,), np.uint8)
-            hh, ww = min(img.shape[0], self.shape[0]), min(img.shape[1], self.shape[1])
-            pad[:hh, :ww] = img[:hh, :ww]
-            img = pad
-        self.writer.append_data(np.ascontiguousarray(img))
-        self.count += 1
-        self.progress.setValue(self.count)
-        return self.count < self.frames and not self.progress.wasCanceled()
-
-    def close(self):
-        self.writer.close()
-        self.progress.close()
-
-
 class CahnHilliardWorkspace(QMainWindow):
     """Workspace widget (an inner QMainWindow so controls and plots are dockable)."""
 
@@ -158,6 +116,8 @@ class CahnHilliardWorkspace(QMainWindow):
         self._frame_times = deque(maxlen=120)
         self._frames_shown = 0
         self.last_error = ""
+        self.preset: dict | None = None      # the last preset applied (named in the caption)
+        self._lecture = False
 
         self.sim = CahnHilliard(params or CHParams(), backend)
         self.worker = SimulationWorker(self.sim, steps_per_frame)
@@ -228,7 +188,8 @@ class CahnHilliardWorkspace(QMainWindow):
             lambda i: self.canvas.set_auto_contrast(self.contrast_combo.itemData(i)))
         row.addWidget(QLabel("Colormap"))
         row.addWidget(self.cmap_combo)
-        row.addWidget(QLabel("Contrast"))
+        self.contrast_label = QLabel("Contrast")
+        row.addWidget(self.contrast_label)
         row.addWidget(self.contrast_combo)
 
         self.view3d_bar = QWidget()
@@ -594,6 +555,148 @@ class CahnHilliardWorkspace(QMainWindow):
             self.controls.set_params(self.sim.params)
             self._refresh_param_feedback()
             self._show_current()
+
+    # ---------------------------------------------------------------- presets
+    VIEW_KEYS = ("steps_per_frame", "colormap", "auto_contrast", "isosurface", "slice_axis", "run")
+
+    def apply_preset(self, preset: dict) -> None:
+        """Rebuild from defaults + ``preset["params"]`` (CHParams fields and the view keys
+        steps_per_frame, colormap, auto_contrast, isosurface, slice_axis, run)."""
+        prm = dict(preset["params"])
+        view = {k: prm.pop(k) for k in self.VIEW_KEYS if k in prm}
+        p = CHParams().with_changes(**prm)         # validates before anything changes
+        self.worker.pause()
+        with self.worker.lock:
+            self.sim.reset(p)
+        self.preset = preset
+        self._after_rebuild()
+        self.message_bar.hide()
+        self._apply_view(view)
+        if view.get("run", True):
+            self.start()
+
+    def _apply_view(self, view: dict) -> None:
+        if "steps_per_frame" in view:
+            self.controls.spf.setValue(int(view["steps_per_frame"]))
+        if "colormap" in view:
+            self.set_colormap(view["colormap"])
+        if "auto_contrast" in view:
+            self.set_auto_contrast(bool(view["auto_contrast"]))
+        if "slice_axis" in view and view["slice_axis"] in SLICE_AXES:
+            self.slice_axis.setCurrentText(view["slice_axis"])
+        if "slice_index" in view and self.canvas.dim == 3:
+            self.slice_slider.setValue(int(view["slice_index"]))
+        if "isosurface" in view:
+            self.iso_check.setChecked(bool(view["isosurface"]) and self.iso_check.isEnabled())
+
+    # ----------------------------------------------------- caption / lecture
+    def caption(self) -> str:
+        p = self.sim.params
+        grid = f"{p.size}{'²' if p.dim == 2 else '³'}"
+        start = {"spinodal": "spinodal decomposition", "droplets": "droplet coarsening",
+                 "file": "a loaded field"}[p.initial]
+        lead = f"{self.preset['name']}: " if self.preset else ""
+        paper = f"paper {self.preset['paper']}" if self.preset else "paper 000 §3.1 (Leist, Playne & Hawick 2009)"
+        return (f"{lead}Cahn–Hilliard {start}, {p.dim}D {grid} grid, {p.integrator}, t = {self.sim.t:.4g} "
+                f"— {paper}")
+
+    def parameter_summary(self) -> str:
+        p = self.sim.params
+        return (f"m = {p.m:g}, b = {p.b:g}, u = {p.u:g}, K = {p.K:g}, dx = {p.dx:g}, dt = {p.dt:g}, "
+                f"{p.boundary} boundary, initial {p.initial} (mean {p.initial_mean:g}, seed {p.seed}), "
+                f"{p.dtype}, step {self.sim.step_count:,}")
+
+    def set_lecture_mode(self, on: bool) -> None:
+        """Thick lines and large fonts in the plots; only the run buttons and the live model
+        coefficients in the dock."""
+        self._lecture = bool(on)
+        self.controls.set_essential(on)
+        self.plots.set_lecture(on)
+        for w in (self.contrast_label, self.contrast_combo):
+            w.setVisible(not on)
+        self.controls_dock.setMinimumWidth(0)
+
+    # --------------------------------------------------------------- sessions
+    def session_state(self) -> dict:
+        c = self.canvas
+        return {"params": self.sim.params.to_dict(), "pending": dict(self.pending),
+                "t": float(self.sim.t), "steps": int(self.sim.step_count),
+                "steps_per_frame": int(self.worker.steps_per_frame), "colormap": c.cmap_name,
+                "auto_contrast": bool(c.auto_contrast), "slice_axis": c.slice_axis,
+                "slice_index": int(c.slice_index), "isosurface": bool(self.iso_check.isChecked()),
+                "plots_visible": self.plots_visible(),
+                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
+
+    def session_data(self) -> dict:
+        with self.worker.lock:
+            phi = self.sim.field_numpy().copy()
+            h = self.sim.history
+            hist = {f"history_{k}": np.asarray(getattr(h, k), np.float64)
+                    for k in ("t", "steps", "mean", "energy", "length")}
+        return {"phi": phi, **hist}
+
+    def restore_session(self, state: dict, data: dict) -> None:
+        """Parameters, view and (when saved) the field bit for bit, time and traces."""
+        p = CHParams.from_dict(state["params"])
+        phi = data.get("phi")
+        if phi is not None:
+            if phi.ndim != p.dim or phi.shape != p.shape:
+                raise ExplorerError(f"the saved field has shape {phi.shape}, the parameters say {p.shape}")
+            if phi.dtype != np.dtype(p.dtype):
+                raise ExplorerError(f"the saved field is {phi.dtype}, the parameters say {p.dtype}")
+        elif p.initial == "file":
+            p = p.with_changes(initial="spinodal")
+        pending = dict(state.get("pending") or {})
+        p.with_changes(**pending)                   # a combination Reset would refuse: fail now
+        self.worker.pause()
+        with self.worker.lock:
+            if p.initial == "file":
+                self.sim.reset(p, field0=phi)
+            else:
+                self.sim.reset(p)
+                if phi is not None:
+                    self.sim.set_field(phi)
+            if phi is not None:
+                self.sim.t = float(state.get("t", 0.0))
+                self.sim.step_count = int(state.get("steps", 0))
+                h = self.sim.history
+                if "history_t" in data:
+                    for k, cast in (("t", float), ("steps", int), ("mean", float), ("energy", float),
+                                    ("length", float)):
+                        lst = getattr(h, k)
+                        lst.clear()
+                        lst.extend(cast(v) for v in data.get(f"history_{k}", []))
+        pre = state.get("preset")
+        self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
+        self._after_rebuild()
+        for name, value in pending.items():
+            self.controls.set_value(name, value, emit=True)
+        self._apply_view(state)
+        if "plots_visible" in state:
+            self.set_plots_visible(bool(state["plots_visible"]))
+        self.message_bar.show_message("Session restored" + ("" if phi is not None else
+                                      " (parameters only: the field was rebuilt from the seed)"), "info")
+
+    # ----------------------------------------------------------------- figures
+    def figure_targets(self) -> list[Figure]:
+        def render(scale):
+            crop = self.canvas.dim == 2
+            if crop:
+                r = self.canvas.data_rect()
+                on_screen = (r[2] - r[0]) if r is not None else self.canvas.shape[0]
+                k = max(1, int(round(on_screen * scale / self.canvas.shape[0])))
+                return self.canvas.field_rgba(k)
+            return self.canvas.render(scale=scale)
+
+        def size():
+            if self.canvas.dim == 2:
+                r = self.canvas.data_rect()
+                if r is not None:
+                    return r[2] - r[0], r[3] - r[1]
+            return tuple(self.canvas.canvas.size)
+
+        return [Figure("Field view", render=render, size=size),
+                Figure("Diagnostic plots", widget=self.plots.layout_widget)]
 
     def shutdown(self):
         if self.recorder is not None:

@@ -28,6 +28,7 @@ class GraphCanvas:
         self.nodes.order = 0
         self.pos = np.zeros((0, 2), np.float32)
         self.mode = "empty"
+        self.lecture = False
         self.on_pick = None
         self.canvas.events.mouse_press.connect(self._on_press)
 
@@ -59,6 +60,14 @@ class GraphCanvas:
             self.view.camera.set_range(x=(lo[0] - pad, hi[0] + pad), y=(lo[1] - pad, hi[1] + pad), margin=0)
         self.canvas.update()
 
+    def set_lecture(self, on: bool) -> None:
+        """Lecture mode: black background, brighter edges, larger nodes and a thicker path."""
+        self.lecture = bool(on)
+        self.canvas.bgcolor = "black" if on else "white"
+        self.edges.set_data(color=(0.85, 0.85, 0.9, 0.55) if on else (0.4, 0.4, 0.45, 0.35), width=2 if on else 1)
+        self.path.set_data(color=(1.0, 0.35, 0.35, 1.0) if on else (0.85, 0.1, 0.1, 1.0), width=8 if on else 4)
+        self.canvas.update()
+
     def set_colors(self, values: np.ndarray | None, cmap: str = "viridis", selected=()):
         if self.mode != "graph":
             return
@@ -72,10 +81,11 @@ class GraphCanvas:
             t = np.where(fin, (v - lo) / (hi - lo if hi > lo else 1.0), 0.0)
             face = get_colormap(cmap).map(t.astype(np.float32)).astype(np.float32)
             face[~fin] = (0.75, 0.75, 0.75, 1.0)
-        size = np.full(n, 9.0 if n <= 500 else 5.0, np.float32)
-        edge = np.tile(np.array([[0.1, 0.1, 0.1, 0.6]], np.float32), (n, 1))
+        big = 1.6 if self.lecture else 1.0
+        size = np.full(n, (9.0 if n <= 500 else 5.0) * big, np.float32)
+        edge = np.tile(np.array([[0.9, 0.9, 0.9, 0.8] if self.lecture else [0.1, 0.1, 0.1, 0.6]], np.float32), (n, 1))
         for i in selected:
-            size[i] = 16.0
+            size[i] = 16.0 * big
             edge[i] = (0.85, 0.1, 0.1, 1.0)
         self.nodes.set_data(self.pos, face_color=face, edge_color=edge, size=size, edge_width=1.0)
         self.canvas.update()

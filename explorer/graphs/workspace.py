@@ -23,6 +23,7 @@ from kernels.graphs.graph import load_graph, save_graph
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..cahn_hilliard.workspace import MessageBar
+from ..export import Figure
 from .canvas import AGGREGATE_N, GraphCanvas
 from .worker import Job
 
@@ -48,6 +49,11 @@ class GraphsWorkspace(QMainWindow):
         self.highlighted_path: list[int] = []
         self.job: Job | None = None
         self._src_row = None
+        self.preset: dict | None = None          # last preset applied (named in the caption)
+        self._queued_preset: dict | None = None  # applied when the running job ends
+        self._then = None                        # run after the next successful job (preset: APSP)
+        self._lecture = False
+        self.global_cc = float("nan")
 
         central = QWidget()
         cl = QVBoxLayout(central)
@@ -110,6 +116,8 @@ class GraphsWorkspace(QMainWindow):
                            ("α", self.sp_alpha), ("", self.ck_ring), ("weights", self.cb_weights),
                            ("seed", self.sp_seed), ("APSP", self.cb_method), ("colour by", self.cb_color)):
             form.addRow(label, wid)
+        self._form = form
+        self._nonessential = (self.sp_alpha, self.ck_ring, self.cb_weights, self.sp_seed, self.cb_method)
         self.bt_gen = tip(QPushButton("Generate"), "Build the graph (Ctrl+R)")
         self.bt_apsp = tip(QPushButton("Compute APSP"), "All-pairs shortest paths with the chosen method (Space)")
         self.bt_cancel = tip(QPushButton("Cancel"), "Stop the running computation")
@@ -218,7 +226,13 @@ class GraphsWorkspace(QMainWindow):
                 import traceback
                 traceback.print_exc()
                 self.message_bar.show_message(f"{name}: could not show the result ({exc})", "error")
+        then, self._then = self._then, None
         self.job_finished.emit(name)
+        if self._queued_preset is not None:
+            p, self._queued_preset = self._queued_preset, None
+            self.apply_preset(p)
+        elif then is not None and not (failed or cancelled):
+            then()
 
     def cancel(self):
         if self.job is not None:
@@ -297,6 +311,7 @@ class GraphsWorkspace(QMainWindow):
     def _show_apsp(self, res):
         self.result = res
         s = summary(res.dist)
+        self._apsp_summary = s
         dist = res.dist
         n = dist.shape[0]
         # heatmap: block-averaged above 1024 vertices (aggregate view)
@@ -325,6 +340,8 @@ class GraphsWorkspace(QMainWindow):
                            f"mean shortest path {mp:.4f}{conn}\ndiameter {s['diameter']}\n"
                            f"APSP {res.method}: {res.seconds:.3f} s ({dist.dtype})")
         self.info.setText(f"APSP done in {res.seconds:.3f} s ({res.method}).")
+        self.status_changed.emit({"info": f"graph: N = {self.graph.n:,}, m = {self.graph.m:,}, "
+                                          f"mean path {mp:.3f}, diameter {s['diameter']}"})
         if self.selected:
             self.click_node(self.selected[0], reset=True)
 
@@ -390,6 +407,150 @@ class GraphsWorkspace(QMainWindow):
         return [("Export &distances (.npy)…", "export_distances", "Ctrl+D",
                  "Save the all-pairs hop/weight matrix as a NumPy file"),
                 ("&Cancel running job", "cancel", "Esc", "Stop the running generation / APSP")]
+
+    # ------------------------------------------------------------------ presets
+    def apply_preset(self, preset: dict) -> None:
+        """Set the generator controls from ``preset["params"]`` (generator, n, k, p, alpha, ring,
+        weights, seed, method, color_by, apsp) and generate; ``apsp``: then compute APSP."""
+        prm = dict(preset["params"])
+        if self.job is not None:               # finish with the running job first
+            self._queued_preset = preset
+            self.cancel()
+            return
+        if prm.get("generator", self.cb_gen.currentData()) not in GEN_LABELS:
+            raise InvalidParameter(f"unknown generator {prm.get('generator')!r}")
+        if "method" in prm and prm["method"] not in METHODS:
+            raise InvalidParameter(f"unknown APSP method {prm['method']!r}")
+        self.preset = preset
+        self.set_parameters(**{k: v for k, v in prm.items() if k in
+                               ("generator", "n", "k", "p", "alpha", "ring", "weights", "seed", "method")})
+        if "color_by" in prm and prm["color_by"] in COLOR_BY:
+            self.cb_color.setCurrentText(prm["color_by"])
+        if "tab" in prm:
+            self.tabs.setCurrentIndex(int(prm["tab"]))
+        self._then = self.compute if prm.get("apsp") else None
+        self.generate()
+
+    # ----------------------------------------------------- caption / lecture
+    def caption(self) -> str:
+        lead = f"{self.preset['name']}: " if self.preset else ""
+        paper = f"paper {self.preset['paper']}" if self.preset else "paper 000 §4 (Leist, Playne & Hawick 2009)"
+        if self.graph is None:
+            return f"{lead}Graphs — generators, all-pairs shortest paths, clustering — {paper}"
+        g = self.graph
+        extra = ""
+        if self.result is not None and getattr(self, "_apsp_summary", None):
+            extra = f", mean path {self._apsp_summary['mean_path_length']:.3g}"
+        cc = f", clustering {self.global_cc:.3f}" if np.isfinite(self.global_cc) else ""
+        return f"{lead}{g.name}: N = {g.n:,}, m = {g.m:,}{cc}{extra} — {paper}"
+
+    def parameter_summary(self) -> str:
+        prm = self._params()
+        return (f"generator {GEN_LABELS[prm['kind']]}, N = {prm['n']}, k = {prm['k']}, p = {prm['p']:g}, "
+                f"α = {prm['alpha']:g}, ring {prm['ring']}, weights {self.cb_weights.currentText()}, "
+                f"seed {prm['seed']}, APSP {self.cb_method.currentText()}")
+
+    def set_lecture_mode(self, on: bool) -> None:
+        from ..theme import style_plot
+        self._lecture = bool(on)
+        for w in self._nonessential:
+            self._form.setRowVisible(w, not on)
+        self.canvas.set_lecture(on)
+        for pw in (self.heat, self.deg_plot, self.path_plot):
+            pw.setBackground("k" if on else "w")
+            style_plot(pw.getPlotItem(), on)
+        self._recolor()
+
+    # --------------------------------------------------------------- sessions
+    def session_state(self) -> dict:
+        prm = self._params()
+        return {"params": {"generator": prm["kind"], "n": prm["n"], "k": prm["k"], "p": prm["p"],
+                           "alpha": prm["alpha"], "ring": prm["ring"], "weights": self.cb_weights.currentText(),
+                           "seed": prm["seed"], "method": self.cb_method.currentText()},
+                "color_by": self.cb_color.currentText(), "selected": [int(i) for i in self.selected],
+                "tab": self.tabs.currentIndex(), "has_graph": self.graph is not None,
+                "graph_name": self.graph.name if self.graph is not None else "",
+                "graph_params": _jsonable(self.graph.params) if self.graph is not None else {},
+                "apsp_method": self.result.method if self.result is not None else None,
+                "apsp_seconds": self.result.seconds if self.result is not None else None,
+                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
+
+    def session_data(self) -> dict:
+        if self.graph is None:
+            return {}
+        g = self.graph
+        out = {"n": np.array([g.n], np.int64), "edges": g.edges, "positions": self.pos}
+        if g.weights is not None:
+            out["weights"] = g.weights
+        if self.result is not None:
+            out["distances"] = self.result.dist
+        return out
+
+    def restore_session(self, state: dict, data: dict) -> None:
+        """Controls from the state; the graph (and distances) from the data, or regenerated from
+        the seed when the session holds none."""
+        from kernels.graphs.apsp import APSPResult
+        from kernels.graphs.graph import Graph
+        prm = dict(state["params"])
+        if prm.get("generator") not in GEN_LABELS or prm.get("method", "cpu") not in METHODS:
+            raise InvalidParameter("the session names an unknown generator or APSP method")
+        g = None
+        if "edges" in data:
+            n = int(np.asarray(data["n"]).ravel()[0])
+            edges = np.asarray(data["edges"], np.int32).reshape(-1, 2)
+            if len(edges) and (edges.min() < 0 or edges.max() >= n):
+                raise InvalidParameter("the session's edge list refers to vertices outside 0…n−1")
+            pos = data.get("positions")
+            if pos is not None and pos.shape != (n, 2):
+                raise InvalidParameter(f"the session's vertex positions have shape {pos.shape}, expected ({n}, 2)")
+            g = Graph(n, edges, weights=data.get("weights"), positions=pos,
+                      name=state.get("graph_name") or "graph", params=dict(state.get("graph_params") or {}))
+        if self.job is not None:
+            self.cancel()
+            self.job.thread.wait(5000)
+        self.set_parameters(**prm)
+        if state.get("color_by") in COLOR_BY:
+            self.cb_color.setCurrentText(state["color_by"])
+        pre = state.get("preset")
+        self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
+        selected = [int(i) for i in state.get("selected", [])]
+        dist = data.get("distances")
+
+        def done(payload):
+            self._show_graph(payload)
+            if dist is not None:
+                self._show_apsp(APSPResult(dist=dist, method=state.get("apsp_method") or "session",
+                                           seconds=float(state.get("apsp_seconds") or 0.0), kernel_seconds=0.0))
+            for i in selected[:2]:
+                if 0 <= i < self.graph.n:
+                    self.click_node(i)
+            if "tab" in state:
+                self.tabs.setCurrentIndex(int(state["tab"]))
+            self.message_bar.show_message("Session restored", "info")
+
+        if g is not None:
+            self._start("Restore session", lambda progress, cancelled: self._prepare(g, progress, cancelled), done)
+        elif state.get("has_graph"):
+            self._then = None
+            self.generate()
+        else:
+            self.message_bar.show_message("Session restored (no graph was generated in it)", "info")
+
+    # ----------------------------------------------------------------- figures
+    def figure_targets(self) -> list[Figure]:
+        return [Figure("Graph view", render=self._render_view, size=lambda: tuple(self.canvas.canvas.size)),
+                Figure("Distance matrix", widget=self.heat), Figure("Degree distribution", widget=self.deg_plot),
+                Figure("Path-length distribution", widget=self.path_plot),
+                Figure("Reproduce plots (paper 000 Fig. 14)", widget=self.reproduce.plots)]
+
+    def _render_view(self, scale: float = 1.0) -> np.ndarray:
+        img = self.canvas.render()
+        if scale != 1.0:
+            from skimage.transform import resize
+            h, w = img.shape[:2]
+            img = resize(img, (int(round(h * scale)), int(round(w * scale))), order=1, preserve_range=True,
+                         anti_aliasing=scale < 1).astype(np.uint8)
+        return np.ascontiguousarray(img)
 
     def toggle_run(self):
         self.compute()
@@ -490,3 +651,14 @@ def _export_plot(widget, path: str) -> None:
         e = ex.ImageExporter(widget.getPlotItem())
         e.parameters()["width"] = max(1200, 2 * widget.width())
         e.export(path)
+
+
+def _jsonable(d: dict) -> dict:
+    """Generator parameters as JSON values (numpy scalars → Python)."""
+    out = {}
+    for k, v in (d or {}).items():
+        if isinstance(v, np.generic):
+            v = v.item()
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            out[str(k)] = v
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QFont
@@ -21,6 +22,7 @@ from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis,
 from kernels.occupancy.specs import get_spec, known_ccs
 
 from ..cahn_hilliard.workspace import MessageBar
+from ..export import Figure
 
 LIMITER_BG = QColor("#ffe08a")
 DEVICE = "device"
@@ -40,6 +42,7 @@ def _item(text, tip: str = "", bold: bool = False, bg: QColor | None = None) -> 
         it.setFont(f)
     if bg is not None:
         it.setBackground(QBrush(bg))
+        it.setForeground(QBrush(QColor("black")))   # readable on the highlight in every theme
     return it
 
 
@@ -65,6 +68,22 @@ class OccupancyCharts(QWidget):
             pt = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#d1495b"), pen=pg.mkPen("k"))
             p.addItem(pt)
             self.plots[key], self.curves[key], self.points[key] = p, c, pt
+
+    def set_lecture(self, on: bool) -> None:
+        from ..theme import LECTURE_ACCENT, lecture_pen, style_plot
+        self.layout_widget.setBackground("k" if on else "w")
+        for key, p in self.plots.items():
+            style_plot(p, on)
+            self.curves[key].setPen(lecture_pen(on, CURVE_PEN))
+            self.points[key].setSize(20 if on else 11)
+            self.points[key].setBrush(pg.mkBrush(LECTURE_ACCENT if on else "#d1495b"))
+            self.points[key].setPen(pg.mkPen("w" if on else "k", width=2 if on else 1))
+            p.getAxis("left").setWidth(70 if on else None)
+            unit = dict((k, u) for k, _t, u in AXES)[key]
+            title = (f"vs {unit}" if unit != "bytes" else "vs shared memory") if on else \
+                f"Occupancy vs {unit if unit != 'bytes' else 'shared memory'}"
+            from ..theme import set_title
+            set_title(p, title, on)
 
     def set_data(self, key, xs, ys_frac, cur_x, cur_y_frac) -> None:
         self.curves[key].setData(xs, [100 * y for y in ys_frac])
@@ -109,6 +128,8 @@ class OccupancyWorkspace(QMainWindow):
         self.setWindowFlags(Qt.WindowType.Widget)
         self.backend = backend
         self.result = None
+        self.preset: dict | None = None
+        self._lecture = False
         self.kernel_rows: list[dict] = []
         self._device_spec = None
         if backend.is_gpu:
@@ -154,6 +175,7 @@ class OccupancyWorkspace(QMainWindow):
         self.carveout.setToolTip("Preferred shared-memory carve-out (cudaFuncAttributePreferredSharedMemory"
                                  "Carveout), percent of the maximum; rounded up to a supported size. "
                                  "CC ≥ 7.0 (and the L1/shared split of 2.x/3.x)")
+        self._form = form
         form.addRow("Compute capability", self.cc)
         form.addRow("Threads per block", self.threads)
         form.addRow("Registers per thread", self.regs)
@@ -176,6 +198,7 @@ class OccupancyWorkspace(QMainWindow):
         bl.addWidget(self.btn_csv)
         bl.addWidget(self.btn_png)
         form.addRow(bl)
+        self._export_row = bl
         self.controls_dock = QDockWidget("Launch configuration", self)
         self.controls_dock.setObjectName("occ_controls")
         self.controls_dock.setWidget(dock_w)
@@ -200,6 +223,7 @@ class OccupancyWorkspace(QMainWindow):
         f.setPointSize(f.pointSize() + 3)
         f.setBold(True)
         self.summary.setFont(f)
+        self.summary.setWordWrap(True)
         v.addWidget(self.summary)
         self.table = QTableWidget(0, 2)
         self.table.setHorizontalHeaderLabels(["quantity", "value"])
@@ -217,6 +241,9 @@ class OccupancyWorkspace(QMainWindow):
         self.tabs.addTab(calc, "Calculator")
         self.tabs.addTab(self._build_kernels_tab(), "My kernels")
         self.tabs.addTab(self._build_papers_tab(), "Papers' choosers")
+        from .case_study import CaseStudyWidget          # paper 003's unstructured-grid case study
+        self.case_study = CaseStudyWidget(backend)
+        self.tabs.addTab(self.case_study, "Case study (paper 003)")
 
         self._apply_cc_ranges(initial=True)
         idx = self.cc.findData(cc) if cc else (0 if self._device_spec is None else self.cc.findData(DEVICE))
@@ -452,9 +479,12 @@ class OccupancyWorkspace(QMainWindow):
     def _build_papers_tab(self) -> QWidget:
         w = QWidget()
         v = QVBoxLayout(w)
-        g = QGroupBox("Paper 004 (Okuyama 2013) §4.4: auto-tuned l of the MM-based blocked Floyd–Warshall "
-                      "(GTX 280, Eqs. 4.4–4.10, Y from this calculator) vs the thesis's Table 4.5")
+        g = QGroupBox("Paper 004 (Okuyama 2013) §4.4 vs the thesis's Table 4.5")
         gl = QVBoxLayout(g)
+        intro = QLabel("Auto-tuned l of the MM-based blocked Floyd–Warshall (GTX 280, Eqs. 4.4–4.10, "
+                       "Y from this calculator)")
+        intro.setWordWrap(True)            # a long group title would set a minimum width (lecture fonts)
+        gl.addWidget(intro)
         t = QTableWidget(len(choosers.TABLE_4_5_MM), 4)
         t.setHorizontalHeaderLabels(["n", "t = 16 (model / thesis)", "t = 32", "t = 64"])
         t.verticalHeader().setVisible(False)
@@ -469,7 +499,9 @@ class OccupancyWorkspace(QMainWindow):
         t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         gl.addWidget(t)
         ys = ", ".join(f"{m} t={tt}: Y={choosers.bfw_warps_per_sm(tt, '1.3', m)}" for m, tt in choosers.TABLE_4_4)
-        gl.addWidget(QLabel(f"Table 4.4 Y (GT200, from the calculator): {ys}"))
+        t44 = QLabel(f"Table 4.4 Y (GT200, from the calculator): {ys}")
+        t44.setWordWrap(True)
+        gl.addWidget(t44)
         v.addWidget(g, 2)
         m = choosers.paper003_occupancy(28, 28 * 16, 1024)
         lab = QLabel(
@@ -533,6 +565,98 @@ class OccupancyWorkspace(QMainWindow):
             return None
         self.message_bar.show_message(f"Exported the charts to {Path(path).name}", "info")
         return path
+
+    # ------------------------------------------------------------------ presets
+    PRESET_KEYS = {"cc": "cc", "threads": "threads", "regs": "regs", "smem_static": "smem_static",
+                   "smem_dynamic": "smem_dynamic", "carveout": "carveout"}
+
+    def apply_preset(self, preset: dict) -> None:
+        """Inputs from ``preset["params"]`` (cc, threads, regs, smem_static, smem_dynamic, carveout;
+        tab: the tab to show).  Unset inputs return to 0 / the driver default."""
+        prm = dict(preset["params"])
+        cc = prm.get("cc", "9.0")
+        if cc == DEVICE and self._device_spec is None:
+            cc = "9.0"
+        if cc != DEVICE:
+            get_spec(cc)                         # unknown CC: raises before anything changes
+        self.preset = preset
+        self.set_inputs(cc=cc, threads=prm.get("threads", 256), regs=prm.get("regs", 32),
+                        smem_static=prm.get("smem_static", 0), smem_dynamic=prm.get("smem_dynamic", 0),
+                        carveout=prm.get("carveout", -1))
+        self.tabs.setCurrentIndex(int(prm.get("tab", 0)))
+
+    # ----------------------------------------------------- caption / lecture
+    def caption(self) -> str:
+        lead = f"{self.preset['name']}: " if self.preset else ""
+        paper = (f"paper {self.preset['paper']}" if self.preset
+                 else "papers 003 (Solano-Quinde et al. 2011), 004 §4.4 (Okuyama 2013)")
+        r, spec = self.result, self.spec()
+        lim = ", ".join(LABELS[x] for x in r.limiters) or "—"
+        return (f"{lead}CUDA occupancy on CC {spec.cc} ({spec.arch}): {r.occupancy:.0%}, "
+                f"limited by {lim} — {paper}")
+
+    def parameter_summary(self) -> str:
+        i = self.inputs()
+        return (f"CC {self.spec().cc}, {i['threads_per_block']} threads/block, {i['regs_per_thread']} registers/thread, "
+                f"shared memory {i['smem_static']} B static + {i['smem_dynamic']} B dynamic, carve-out "
+                f"{'driver default' if i['carveout'] is None else str(i['carveout']) + ' %'}")
+
+    def set_lecture_mode(self, on: bool) -> None:
+        self._lecture = bool(on)
+        for w in (self.smem_static, self.carveout):
+            self._form.setRowVisible(w, not on)
+        # labels above the fields: large fonts must still fit a 1600-px-wide projector
+        self._form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows if on
+                                    else QFormLayout.RowWrapPolicy.DontWrapRows)
+        for b in (self.btn_csv, self.btn_png):
+            b.setVisible(not on)
+        self.charts.set_lecture(on)
+        rh = 36 if on else 21
+        self.table.verticalHeader().setDefaultSectionSize(rh)
+        self.table.setMinimumHeight(rh * 13 + 30)
+        self.table.setMaximumHeight(rh * 13 + 30)
+
+    # --------------------------------------------------------------- sessions
+    def session_state(self) -> dict:
+        i = self.inputs()
+        return {"inputs": {"cc": self.cc.currentData(), "threads": i["threads_per_block"],
+                           "regs": i["regs_per_thread"], "smem_static": i["smem_static"],
+                           "smem_dynamic": i["smem_dynamic"], "carveout": -1 if i["carveout"] is None else i["carveout"]},
+                "tab": self.tabs.currentIndex(),
+                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
+
+    def session_data(self) -> dict:
+        """The three occupancy curves (x, occupancy %) as they are shown."""
+        out = {}
+        for key, _t, _u in AXES:
+            xs, ys, _pt = self.charts.data(key)
+            out[f"curve_{key}"] = np.array([xs, ys], np.float64)
+        return out
+
+    def restore_session(self, state: dict, data: dict) -> None:
+        inp = dict(state["inputs"])
+        cc = inp.get("cc")
+        if cc == DEVICE and self._device_spec is None:
+            raise ExplorerError("the session used 'This GPU', and no GPU is available here")
+        if cc != DEVICE:
+            get_spec(cc)
+        for k in ("threads", "regs", "smem_static", "smem_dynamic", "carveout"):
+            if not isinstance(inp.get(k), int):
+                raise ExplorerError(f"the session's {k!r} input is missing or not an integer")
+        pre = state.get("preset")
+        self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
+        self.set_inputs(cc=cc, threads=inp["threads"], regs=inp["regs"], smem_static=inp["smem_static"],
+                        smem_dynamic=inp["smem_dynamic"], carveout=inp["carveout"])
+        self.tabs.setCurrentIndex(int(state.get("tab", 0)))
+        self.message_bar.show_message("Session restored", "info")
+
+    # ----------------------------------------------------------------- figures
+    def figure_targets(self) -> list[Figure]:
+        return [Figure("Occupancy charts", widget=self.charts.layout_widget),
+                Figure("Results table", widget=self.table),
+                Figure("Calculator tab", widget=self.tabs.widget(0)),
+                Figure("Measured vs theoretical", widget=self.measure_plot),
+                Figure("Papers' choosers", widget=self.tabs.widget(2))]
 
     # --------------------------------------------------------------- main-window hooks
     def set_controls_visible(self, on: bool):
