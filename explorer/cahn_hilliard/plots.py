@@ -138,22 +138,8 @@ class DiagnosticsPlots(QWidget):
         from pyqtgraph import exporters
         scene = self.layout_widget.scene()
         if str(path).lower().endswith(".svg"):
-            # pyqtgraph 0.14's SVGExporter fails on Qt 6.11's path syntax; Qt's own
-            # SVG generator renders the same scene as vectors
-            from PyQt6.QtCore import QRect, QRectF, QSize
-            from PyQt6.QtGui import QPainter
-            from PyQt6.QtSvg import QSvgGenerator
-            w, h = self.layout_widget.width(), self.layout_widget.height()
-            gen = QSvgGenerator()
-            gen.setFileName(str(path))
-            gen.setSize(QSize(w, h))
-            gen.setViewBox(QRect(0, 0, w, h))
-            gen.setTitle("Cahn–Hilliard diagnostics")
-            painter = QPainter(gen)
-            try:
-                self.layout_widget.render(painter, QRectF(0, 0, w, h))
-            finally:
-                painter.end()
+            from ..export import save_svg
+            save_svg(self.layout_widget, path, title="Cahn–Hilliard diagnostics")
         else:
             ex = exporters.ImageExporter(scene)
             ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))

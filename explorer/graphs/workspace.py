@@ -632,20 +632,8 @@ def _export_plot(widget, path: str) -> None:
     """PNG via pyqtgraph's ImageExporter; SVG via Qt's QSvgGenerator (pyqtgraph 0.14's SVGExporter
     fails on Qt 6.11's path syntax, as in the Cahn–Hilliard plots)."""
     if path.lower().endswith(".svg"):
-        from PyQt6.QtCore import QRect, QRectF, QSize
-        from PyQt6.QtGui import QPainter
-        from PyQt6.QtSvg import QSvgGenerator
-        w, h = widget.width(), widget.height()
-        gen = QSvgGenerator()
-        gen.setFileName(path)
-        gen.setSize(QSize(w, h))
-        gen.setViewBox(QRect(0, 0, w, h))
-        gen.setTitle("Graphs")
-        painter = QPainter(gen)
-        try:
-            widget.render(painter, QRectF(0, 0, w, h))
-        finally:
-            painter.end()
+        from ..export import save_svg
+        save_svg(widget, path, title="Graphs")
     else:
         import pyqtgraph.exporters as ex
         e = ex.ImageExporter(widget.getPlotItem())

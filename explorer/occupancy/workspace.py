@@ -98,20 +98,8 @@ class OccupancyCharts(QWidget):
     def export(self, path: str) -> None:
         from pyqtgraph import exporters
         if str(path).lower().endswith(".svg"):
-            from PyQt6.QtCore import QRect, QRectF, QSize
-            from PyQt6.QtGui import QPainter
-            from PyQt6.QtSvg import QSvgGenerator
-            w, h = self.layout_widget.width(), self.layout_widget.height()
-            gen = QSvgGenerator()
-            gen.setFileName(str(path))
-            gen.setSize(QSize(w, h))
-            gen.setViewBox(QRect(0, 0, w, h))
-            gen.setTitle("Occupancy")
-            painter = QPainter(gen)
-            try:
-                self.layout_widget.render(painter, QRectF(0, 0, w, h))
-            finally:
-                painter.end()
+            from ..export import save_svg
+            save_svg(self.layout_widget, path, title="Occupancy")
         else:
             ex = exporters.ImageExporter(self.layout_widget.scene())
             ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))
