@@ -4,6 +4,7 @@
     python main.py ch [options]         run Cahn–Hilliard headless (batch / export / JSON)
     python main.py graph [options]      generate a graph, APSP + clustering headless
     python main.py occupancy [options]  CUDA occupancy calculator (any CC, or this GPU)
+    python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model
 
 Both paths use the same compute library (kernels/).  ``--backend cpu|gpu|auto``
 or the GSE_BACKEND environment variable chooses CuPy or NumPy.
@@ -288,6 +289,107 @@ def run_occupancy(a) -> int:
     return 0
 
 
+def _flint_parser(sub) -> None:
+    p = sub.add_parser("flint", help="Flint: run an SBML/CellML/native ODE model (paper 004 ch. 5)",
+                       description="Compile a cell model to bytecode / CUDA C and integrate it headless.")
+    p.add_argument("model", help="model file (.flint, SBML .xml, .cellml) or a shipped model name")
+    # numbers/choices are checked in run_flint so that bad input gives one 'error:' line
+    p.add_argument("--t-end", default="1000", help="end time (model time units, ms for LR)")
+    p.add_argument("--dt", default="0.01", help="time step")
+    p.add_argument("--runtime", default="cpu", help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy)")
+    p.add_argument("--integrator", default="euler", help="euler or rk4")
+    p.add_argument("--dtype", default="float64", help="float64 or float32")
+    p.add_argument("--ensemble", default="1", help="ensemble size N (one model, N members)")
+    p.add_argument("--vary", action="append", default=[], metavar="PARAM=LO:HI",
+                   help="spread a parameter linearly over the ensemble (repeatable)")
+    p.add_argument("--line", default=None, metavar="N", help="N cells in a line, diffusively coupled on V")
+    p.add_argument("--ring", default=None, metavar="N", help="N cells in a ring")
+    p.add_argument("--coupling", default="1.0", help="coupling coefficient D (1/time) for --line/--ring")
+    p.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE", help="change a parameter")
+    p.add_argument("--record", action="append", default=None, help="state to record (repeatable; default all)")
+    p.add_argument("--every", default="100", help="sample every N steps")
+    p.add_argument("--csv", default=None, help="write the recorded traces (member 0 / cell 0 .. all cells) as CSV")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+
+
+def _num(name, v, kind=float, positive=True):
+    try:
+        x = kind(str(v).strip())
+    except ValueError:
+        raise _usage(f"{name} must be a number, got {v!r}") from None
+    import math
+    if not math.isfinite(x) or (positive and x <= 0):
+        raise _usage(f"{name} must be {'> 0' if positive else 'finite'}, got {v}")
+    return x
+
+
+def run_flint(a) -> int:
+    import numpy as np
+    from kernels.flint import Network, Simulation, load_model
+    from kernels.flint.runtimes import INTEGRATORS, RUNTIMES
+    if a.runtime not in RUNTIMES:
+        raise _usage(f"--runtime must be is, ts or cpu (got {a.runtime!r})")
+    if a.integrator not in INTEGRATORS:
+        raise _usage(f"--integrator must be euler or rk4 (got {a.integrator!r})")
+    if a.dtype not in ("float64", "float32"):
+        raise _usage(f"--dtype must be float64 or float32 (got {a.dtype!r})")
+    t_end, dt = _num("--t-end", a.t_end), _num("--dt", a.dt)
+    n = _num("--ensemble", a.ensemble, int)
+    every = _num("--every", a.every, int)
+    model = load_model(a.model)
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        if k not in model.params:
+            raise _usage(f"--set: {k!r} is not a parameter of {model.name}")
+        model.params[k] = _num(f"--set {k}", v, positive=False)
+    network = None
+    if a.line or a.ring:
+        network = Network("line" if a.line else "ring", _num("--line/--ring", a.line or a.ring, int),
+                          "V", _num("--coupling", a.coupling, positive=False))
+        n = network.n_cells
+    from kernels.flint.runtimes import network_stimulus
+    member = network_stimulus(model, n) if network is not None else {}
+    for kv in a.vary:
+        k, _, rng = kv.partition("=")
+        lo, _, hi = rng.partition(":")
+        member[k] = np.linspace(_num("--vary", lo, positive=False), _num("--vary", hi or lo, positive=False), n)
+    states = list(model.states)
+    rec = a.record or states
+    for r in rec:
+        if r not in model.states:
+            raise _usage(f"--record: {r!r} is not a state of {model.name} (states: {', '.join(states)})")
+    steps = int(round(t_end / dt))
+    t0 = time.perf_counter()
+    sim = Simulation(model, runtime=a.runtime, n=n, member_params=member, network=network,
+                     integrator=a.integrator, dtype=a.dtype)
+    t_compile = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    times, samples = sim.advance(steps, dt, record=[states.index(r) for r in rec], every=every)
+    seconds = time.perf_counter() - t0
+    out = {"model": model.name, "n_states": model.n_states, "n_cells": sim.n, "steps": steps, "dt": dt,
+           "t_end": steps * dt, "runtime": a.runtime, "integrator": a.integrator, "dtype": a.dtype,
+           "compile_seconds": round(t_compile, 4), "seconds": round(seconds, 4),
+           "steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,
+           "block_size": sim.block_size if a.runtime == "ts" else None,
+           "variables": {r: {"min": float(samples[:, i].min()) if samples.size else None,
+                             "max": float(samples[:, i].max()) if samples.size else None,
+                             "final": [float(v) for v in sim.state()[states.index(r)][:8]] if sim.n > 1
+                             else float(sim.state()[states.index(r), 0])}
+                         for i, r in enumerate(rec)}}
+    if a.csv:
+        from kernels.flint.io import write_csv
+        write_csv(a.csv, times, samples, rec)
+        out["csv"] = a.csv
+    if a.json:
+        print(json.dumps(out))
+    else:
+        print(f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {a.integrator} steps on "
+              f"{a.runtime} in {seconds:.3f} s ({out['steps_per_s']} steps/s)")
+        for r, d in out["variables"].items():
+            print(f"  {r}: min {d['min']:.6g}  max {d['max']:.6g}  final {d['final']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="gpu-science-explorer", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -296,10 +398,11 @@ def build_parser() -> argparse.ArgumentParser:
     _ch_parser(sub)
     _graph_parser(sub)
     _occupancy_parser(sub)
+    _flint_parser(sub)
     return ap
 
 
-COMMANDS = {"ch": run_ch, "graph": run_graph, "occupancy": run_occupancy}
+COMMANDS = {"ch": run_ch, "graph": run_graph, "occupancy": run_occupancy, "flint": run_flint}
 
 
 def main(argv: list[str] | None = None) -> int:

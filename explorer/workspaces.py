@@ -91,3 +91,19 @@ register(WorkspaceSpec(
                 "Leist et al. 2009 Listing 1)",
     color="#2a9d8f",
 ))
+
+
+def _flint(backend, parent=None, **options):
+    from .flint.workspace import FlintWorkspace
+    return FlintWorkspace(backend, parent=parent, **options)
+
+
+register(WorkspaceSpec(
+    key="flint",
+    title="Flint",
+    factory=_flint,
+    short="FL",
+    description="Flint: SBML/CellML cell models compiled to bytecode (interpreter IS) or CUDA C (translator TS),\n"
+                "ensembles and coupled LR lines/rings, traces streaming live (Okuyama 2013, paper 004 ch. 5)",
+    color="#c0392b",
+))

@@ -84,3 +84,15 @@ def occ_ws(main_window, qtbot):
     w = main_window.workspace("occupancy")
     qtbot.waitExposed(w)
     return w
+
+
+@pytest.fixture
+def flint_ws(main_window, qtbot):
+    """The Flint workspace, shown (CPU backend: NumPy runtime only)."""
+    from explorer import workspaces as registry
+    keys = [w.key for w in registry.WORKSPACES]
+    main_window.mode_bar.setCurrentRow(keys.index("flint"))
+    w = main_window.workspace("flint")
+    qtbot.waitExposed(w)
+    yield w
+    w.shutdown()

@@ -1,0 +1,1 @@
+"""Flint model runner workspace (paper 004 ch. 5)."""

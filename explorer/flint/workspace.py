@@ -1,0 +1,479 @@
+"""The Flint workspace: pick a cell model, edit parameters, integrate on NumPy / IS / TS, watch traces.
+
+Views only: models, the compiler and the runtimes are ``kernels.flint`` (paper 004, Okuyama 2013,
+ch. 5).  A worker thread integrates in chunks; only recorded variables come back; the plot refreshes
+on a 50 ms timer (pyqtgraph peak downsampling, clip to view); lines/rings also show a heatmap.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6.QtCore import QThread, QTimer, pyqtSignal
+from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView,
+                             QLabel, QPlainTextEdit, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
+                             QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+
+from kernels.errors import ExplorerError, InvalidParameter
+from kernels.flint import Network, Simulation, compile_model, load_model, shipped_models
+from kernels.flint.io import write_csv, write_npz
+from kernels.flint.runtimes import network_stimulus
+
+from ..cahn_hilliard.workspace import MessageBar
+
+MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
+
+
+class FlintWorker(QThread):
+    """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
+    chunk = pyqtSignal(object, object)
+    progress = pyqtSignal(int, float)          # steps done, steps/s
+    failed = pyqtSignal(str)
+    done = pyqtSignal()
+
+    def __init__(self, cfg: dict, parent=None):
+        super().__init__(parent)
+        self.cfg = cfg
+        self.paused = False
+        self.stopped = False
+        self.sim = None
+
+    def run(self):
+        c = self.cfg
+        try:
+            self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
+                                  network=c["network"], integrator=c["integrator"], dtype=c["dtype"])
+            total, done, t0 = c["steps"], 0, time.perf_counter()
+            chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
+            while done < total and not self.stopped:
+                if self.paused:
+                    self.msleep(30)
+                    continue
+                k = min(chunk, total - done)
+                t, y = self.sim.advance(k, c["dt"], record=c["record"], every=c["every"])
+                done += k
+                self.chunk.emit(t, y)
+                self.progress.emit(done, done / max(time.perf_counter() - t0, 1e-9))
+                self.msleep(1)                      # let the GUI thread take the GIL
+        except ExplorerError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:                    # keep the app alive, say what happened
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+        self.done.emit()
+
+
+class FlintWorkspace(QWidget):
+    status_changed = pyqtSignal(dict)
+    MENU_TEXT = {"toggle_run": "&Run / pause model", "export_plots": "Export &traces (CSV/NPZ)…"}
+
+    def __init__(self, backend, parent=None, **options):
+        super().__init__(parent)
+        self.backend = backend
+        self.model = None
+        self.preset = None
+        self.worker = None
+        self.times = np.zeros(0)
+        self.samples = np.zeros((0, 1, 0))
+        self.record_names: list[str] = []
+        self._lecture = False
+        self._dirty = False
+        lay = QHBoxLayout(self)
+        split = QSplitter(self)
+        lay.addWidget(split)
+        # ---- controls
+        left = QWidget()
+        form = QFormLayout(left)
+        self.cb_model = QComboBox()
+        for name, path in shipped_models().items():
+            self.cb_model.addItem(name, str(path))
+        self.bt_open = QPushButton("Open model file…")
+        self.bt_open.clicked.connect(self.open_field)
+        form.addRow("Model", self.cb_model)
+        form.addRow("", self.bt_open)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["parameter", "value", "units"])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        form.addRow(self.table)
+        self.sp_dt = QDoubleSpinBox(decimals=4, minimum=1e-4, maximum=10.0, value=0.01, singleStep=0.005)
+        self.sp_tend = QDoubleSpinBox(decimals=1, minimum=0.1, maximum=1e6, value=400.0)
+        self.cb_integ = QComboBox()
+        self.cb_integ.addItems(["euler", "rk4"])
+        self.cb_runtime = QComboBox()
+        self.cb_runtime.addItems(["is", "ts", "cpu"] if backend.is_gpu else ["cpu"])
+        self.cb_dtype = QComboBox()
+        self.cb_dtype.addItems(["float64", "float32"])
+        self.cb_net = QComboBox()
+        self.cb_net.addItems(["ensemble", "line", "ring"])
+        self.sp_n = QSpinBox(minimum=1, maximum=1_000_000, value=1)
+        self.sp_D = QDoubleSpinBox(decimals=3, minimum=0.0, maximum=50.0, value=2.0)
+        self.cb_vary = QComboBox()
+        self.sp_spread = QDoubleSpinBox(decimals=2, minimum=0.0, maximum=1.0, value=0.3, singleStep=0.05)
+        self.cb_record = QComboBox()
+        for lab, w in (("dt", self.sp_dt), ("t end", self.sp_tend), ("Integrator", self.cb_integ),
+                       ("Runtime", self.cb_runtime), ("Precision", self.cb_dtype), ("Members", self.cb_net),
+                       ("N (members / cells)", self.sp_n), ("Coupling D (1/ms)", self.sp_D),
+                       ("Vary parameter", self.cb_vary), ("± spread", self.sp_spread), ("Record", self.cb_record)):
+            form.addRow(lab, w)
+        self._form = form
+        self._nonessential = [self.cb_dtype, self.sp_spread, self.cb_vary]
+        row = QHBoxLayout()
+        self.bt_run, self.bt_pause, self.bt_stop = QPushButton("Run"), QPushButton("Pause"), QPushButton("Stop")
+        for b in (self.bt_run, self.bt_pause, self.bt_stop):
+            row.addWidget(b)
+        self.bt_run.clicked.connect(self.run)
+        self.bt_pause.clicked.connect(self.pause)
+        self.bt_stop.clicked.connect(self.stop)
+        form.addRow(row)
+        self.progress = QProgressBar()
+        self.lb_rate = QLabel("")
+        form.addRow(self.progress)
+        form.addRow(self.lb_rate)
+        split.addWidget(left)
+        # ---- views
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        self.message = MessageBar(self)
+        rl.addWidget(self.message)
+        self.tabs = QTabWidget()
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLabel("bottom", "t", units="")
+        self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
+        self.plot.getPlotItem().setClipToView(True)
+        self.tabs.addTab(self.plot, "Traces")
+        self.heat_view = pg.PlotWidget(background="w")
+        self.heat = pg.ImageItem()
+        self.heat.setColorMap(pg.colormap.get("viridis"))
+        self.heat_view.addItem(self.heat)
+        self.heat_view.setLabel("bottom", "t (samples)")
+        self.heat_view.setLabel("left", "cell")
+        self.tabs.addTab(self.heat_view, "Heatmap (cells)")
+        self.listing = QPlainTextEdit(readOnly=True)
+        self.tabs.addTab(self.listing, "Bytecode")
+        rl.addWidget(self.tabs)
+        split.addWidget(right)
+        split.setSizes([360, 900])
+        self.curves: list = []
+        self.timer = QTimer(self)
+        self.timer.setInterval(50)
+        self.timer.timeout.connect(self._refresh)
+        self.cb_model.currentIndexChanged.connect(lambda _i: self.load(self.cb_model.currentData()))
+        self.table.itemChanged.connect(self._param_edited)
+        for w in (self.cb_net, self.sp_n):
+            (w.currentIndexChanged if isinstance(w, QComboBox) else w.valueChanged).connect(self._show_listing)
+        if self.cb_model.count():
+            self.load(self.cb_model.currentData())
+
+    # ------------------------------------------------------------------ model
+    def load(self, path) -> None:
+        try:
+            self.model = load_model(path)
+        except ExplorerError as exc:
+            self.message.show_message(str(exc))
+            return
+        m = self.model
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(m.params))
+        for r, (p, v) in enumerate(m.params.items()):
+            it = QTableWidgetItem(p)
+            it.setFlags(it.flags() & ~pg.QtCore.Qt.ItemFlag.ItemIsEditable)
+            self.table.setItem(r, 0, it)
+            self.table.setItem(r, 1, QTableWidgetItem(repr(v)))
+            u = QTableWidgetItem(m.units.get(p, ""))
+            u.setFlags(u.flags() & ~pg.QtCore.Qt.ItemFlag.ItemIsEditable)
+            self.table.setItem(r, 2, u)
+        self.table.blockSignals(False)
+        self.cb_record.clear()
+        self.cb_record.addItems(list(m.states))
+        self.cb_vary.clear()
+        self.cb_vary.addItems(["(none)"] + list(m.params))
+        self._show_listing()
+        self.message.show_message(f"loaded {m.name}: {m.n_states} states, {len(m.params)} parameters, "
+                                  f"{len(m.assigns)} functions", "info")
+        self._emit_status()
+
+    def open_field(self, path: str | None = None) -> None:
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, "Open model", "", "Models (*.flint *.xml *.sbml *.cellml)")
+            if not path:
+                return
+        self.cb_model.blockSignals(True)
+        self.cb_model.addItem(Path(path).name, str(path))
+        self.cb_model.setCurrentIndex(self.cb_model.count() - 1)
+        self.cb_model.blockSignals(False)
+        self.load(path)
+
+    def _param_edited(self, item) -> None:
+        if item.column() != 1 or self.model is None:
+            return
+        name = self.table.item(item.row(), 0).text()
+        try:
+            v = float(item.text())
+            if not np.isfinite(v):
+                raise ValueError
+        except ValueError:
+            self.message.show_message(f"{name}: {item.text()!r} is not a number; kept {self.model.params[name]!r}")
+            self.table.blockSignals(True)
+            item.setText(repr(self.model.params[name]))
+            self.table.blockSignals(False)
+            return
+        self.model.params[name] = v
+        self._show_listing()
+
+    def set_parameter(self, name: str, value: float) -> None:
+        for r in range(self.table.rowCount()):
+            if self.table.item(r, 0).text() == name:
+                self.table.item(r, 1).setText(repr(float(value)))
+                return
+        raise InvalidParameter(f"{name!r} is not a parameter of {self.model.name}")
+
+    def _config(self) -> dict:
+        m = self.model.copy()
+        kind = self.cb_net.currentText()
+        n = self.sp_n.value()
+        network = Network(kind, n, "V" if "V" in m.states else list(m.states)[0], self.sp_D.value()) \
+            if kind != "ensemble" else None
+        if network is not None and n < 2:
+            raise InvalidParameter("a line/ring needs at least 2 cells")
+        member = network_stimulus(m, n) if network is not None else {}
+        vary = self.cb_vary.currentText()
+        if kind == "ensemble" and vary in m.params and n > 1:
+            v0 = m.params[vary]
+            member[vary] = v0 * (1 + self.sp_spread.value() * np.linspace(-1, 1, n))
+        dt = self.sp_dt.value()
+        steps = int(round(self.sp_tend.value() / dt))
+        every = max(1, int(round(0.1 / dt))) if steps > 2000 else 1
+        rec = [list(m.states).index(self.cb_record.currentText() or list(m.states)[0])]
+        return {"model": m, "runtime": self.cb_runtime.currentText(), "n": n, "member": member,
+                "network": network, "integrator": self.cb_integ.currentText(), "dtype": self.cb_dtype.currentText(),
+                "dt": dt, "steps": steps, "every": every, "record": rec}
+
+    def _show_listing(self, *_a) -> None:
+        if self.model is None:
+            return
+        try:
+            c = self._config()
+            prog = compile_model(c["model"], min(c["n"], 4), {k: v[:4] for k, v in c["member"].items()},
+                                 Network(c["network"].kind, min(c["n"], 4), c["network"].state, c["network"].D)
+                                 if c["network"] else None)
+        except ExplorerError as exc:
+            self.listing.setPlainText(f"cannot compile: {exc}")
+            return
+        st = prog.stats()
+        head = [f"model {prog.model.name}: {st['functions']} functions ({st['cse_temps']} shared subexpressions), "
+                f"{st['odes']} ODEs", f"DAG levels (functions per level, ODE phase last): {prog.level_counts}",
+                f"phases after merge: {st['threads_per_phase']} threads; opcode sequences {st['opcode_sequences_per_phase']}",
+                f"bytecode {st['bytecode_words']} words, {st['constants']} constants, {st['slots']} slots, "
+                f"stack {st['stack_depth']}; not applicable: {st['not_applicable']}", ""]
+        self.listing.setPlainText("\n".join(head) + prog.listing())
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> None:
+        if self.worker is not None:
+            self.pause()
+            return
+        if self.model is None:
+            self.message.show_message("no model loaded")
+            return
+        try:
+            cfg = self._config()
+        except ExplorerError as exc:
+            self.message.show_message(str(exc))
+            return
+        self.cfg = cfg
+        self.record_names = [list(cfg["model"].states)[i] for i in cfg["record"]]
+        self.times = np.zeros(0)
+        self.samples = np.zeros((0, 1, cfg["n"]))
+        self.plot.clear()
+        nshow = min(cfg["n"], MAX_TRACES)
+        self.show_idx = np.unique(np.linspace(0, cfg["n"] - 1, nshow).astype(int))
+        cmap = pg.colormap.get("viridis")
+        self.curves = [self.plot.plot(pen=pg.mkPen(cmap.map(i / max(1, len(self.show_idx) - 1), "qcolor"), width=1.5))
+                       for i in range(len(self.show_idx))]
+        self.plot.setLabel("left", self.record_names[0], units=cfg["model"].units.get(self.record_names[0], ""))
+        self.progress.setRange(0, cfg["steps"])
+        self.progress.setValue(0)
+        self.worker = FlintWorker(cfg, self)
+        self.worker.chunk.connect(self._on_chunk)
+        self.worker.progress.connect(self._on_progress)
+        self.worker.failed.connect(lambda msg: self.message.show_message(msg))
+        self.worker.done.connect(self._on_done)
+        self.worker.start()
+        self.timer.start()
+        self.bt_run.setText("Running…")
+
+    def toggle_run(self) -> None:
+        self.run()
+
+    def pause(self) -> None:
+        if self.worker is not None:
+            self.worker.paused = not self.worker.paused
+            self.bt_pause.setText("Resume" if self.worker.paused else "Pause")
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.stopped = True
+            self.worker.paused = False
+
+    def is_running(self) -> bool:
+        return self.worker is not None
+
+    def _on_chunk(self, t, y) -> None:
+        if len(t):
+            self.times = np.concatenate([self.times, t])
+            self.samples = np.concatenate([self.samples, y], axis=0)
+            self._dirty = True
+
+    def _on_progress(self, done: int, rate: float) -> None:
+        self.progress.setValue(done)
+        left = (self.cfg["steps"] - done) / rate if rate > 0 else 0
+        self.lb_rate.setText(f"{rate:,.0f} steps/s, ETA {left:.1f} s")
+        self._emit_status(rate)
+
+    def _on_done(self) -> None:
+        w = self.worker
+        self.worker = None
+        self.timer.stop()
+        self._refresh(force=True)
+        self.bt_run.setText("Run")
+        self.bt_pause.setText("Pause")
+        if w is not None:
+            w.wait(5000)
+            if w.sim is not None and w.sim.runtime == "ts":
+                self.lb_rate.setText(self.lb_rate.text() + f", TS block {w.sim.block_size}")
+        self._emit_status()
+
+    def _refresh(self, force: bool = False) -> None:
+        if not (self._dirty or force) or self.samples.shape[0] == 0:
+            return
+        self._dirty = False
+        y = self.samples[:, 0, :]
+        for c, i in zip(self.curves, self.show_idx):
+            c.setData(self.times, y[:, i])
+        if self.samples.shape[2] > 1:
+            self.heat.setImage(y, autoLevels=True)
+
+    def _emit_status(self, rate: float | None = None) -> None:
+        d = {"info": self.caption()}
+        if rate is not None:
+            d["steps_per_s"] = rate
+        self.status_changed.emit(d)
+
+    # ------------------------------------------------------------------ export
+    def export_plots(self, path: str | None = None) -> None:
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export traces", "traces.csv", "CSV (*.csv);;NumPy (*.npz)")
+            if not path:
+                return
+        if path.endswith(".npz"):
+            write_npz(path, self.times, self.samples, self.record_names)
+        else:
+            write_csv(path, self.times, self.samples, self.record_names)
+        self.message.show_message(f"wrote {path}", "info")
+
+    def export_image(self, path: str | None = None) -> None:
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export figure", "flint.png", "PNG (*.png);;SVG (*.svg)")
+            if not path:
+                return
+        import pyqtgraph.exporters as ex
+        item = self.tabs.currentWidget()
+        item = item.getPlotItem() if hasattr(item, "getPlotItem") else self.plot.getPlotItem()
+        (ex.SVGExporter if path.endswith(".svg") else ex.ImageExporter)(item).export(path)
+        self.message.show_message(f"wrote {path}", "info")
+
+    def shutdown(self) -> None:
+        if self.worker is not None:
+            self.worker.stopped = True
+            self.worker.wait(10000)
+
+    # ------------------------------------------------------------------ presets / sessions
+    def apply_preset(self, preset: dict) -> None:
+        """params: model, dt, t_end, integrator, runtime, members (ensemble|line|ring), n, D, vary,
+        spread, record, set (parameter overrides), run (bool); params_cpu overrides on NumPy."""
+        prm = dict(preset.get("params", {}))
+        if not self.backend.is_gpu:
+            prm.update(preset.get("params_cpu", {}))
+        self.stop()
+        if self.worker is not None:
+            self.worker.wait(10000)
+            self._on_done()
+        self.preset = preset
+        if "model" in prm:
+            i = self.cb_model.findText(prm["model"])
+            if i < 0:
+                raise InvalidParameter(f"preset model {prm['model']!r} is not shipped")
+            self.cb_model.setCurrentIndex(i)
+            self.load(self.cb_model.currentData())
+        self._set_controls(prm)
+        for k, v in prm.get("set", {}).items():
+            self.set_parameter(k, v)
+        if prm.get("run", True):
+            self.run()
+
+    def _set_controls(self, prm: dict) -> None:
+        for key, w in (("dt", self.sp_dt), ("t_end", self.sp_tend), ("n", self.sp_n), ("D", self.sp_D),
+                       ("spread", self.sp_spread)):
+            if key in prm:
+                w.setValue(prm[key])
+        for key, w in (("integrator", self.cb_integ), ("runtime", self.cb_runtime), ("members", self.cb_net),
+                       ("vary", self.cb_vary), ("record", self.cb_record), ("dtype", self.cb_dtype)):
+            if key in prm:
+                i = w.findText(str(prm[key]))
+                if i < 0:
+                    raise InvalidParameter(f"{key} {prm[key]!r} is not available here")
+                w.setCurrentIndex(i)
+
+    def caption(self) -> str:
+        lead = f"{self.preset['name']}: " if self.preset else ""
+        if self.model is None:
+            return "Flint model runner — paper 004 ch. 5"
+        return (f"{lead}{self.model.name}, {self.sp_n.value()} × {self.cb_net.currentText()}, "
+                f"{self.cb_integ.currentText()} dt {self.sp_dt.value():g} on {self.cb_runtime.currentText()} "
+                f"— paper 004 ch. 5 (Flint)")
+
+    def set_lecture_mode(self, on: bool) -> None:
+        self._lecture = bool(on)
+        for w in self._nonessential:
+            self._form.setRowVisible(w, not on)
+        for pw in (self.plot, self.heat_view):
+            pw.setBackground("k" if on else "w")
+
+    def session_state(self) -> dict:
+        return {"model": self.cb_model.currentText(), "model_path": self.cb_model.currentData(),
+                "params": dict(self.model.params) if self.model else {},
+                "controls": {"dt": self.sp_dt.value(), "t_end": self.sp_tend.value(), "n": self.sp_n.value(),
+                             "D": self.sp_D.value(), "spread": self.sp_spread.value(),
+                             "integrator": self.cb_integ.currentText(), "runtime": self.cb_runtime.currentText(),
+                             "members": self.cb_net.currentText(), "vary": self.cb_vary.currentText(),
+                             "record": self.cb_record.currentText(), "dtype": self.cb_dtype.currentText()},
+                "record_names": list(self.record_names),
+                "preset": None if self.preset is None else {k: self.preset.get(k) for k in ("name", "paper")}}
+
+    def session_data(self) -> dict:
+        return {"t": np.asarray(self.times), "traces": np.asarray(self.samples)}
+
+    def restore_session(self, state: dict, data: dict) -> None:
+        i = self.cb_model.findText(state.get("model", ""))
+        if i >= 0:
+            self.cb_model.setCurrentIndex(i)
+            self.load(self.cb_model.currentData())
+        elif state.get("model_path"):
+            self.open_field(state["model_path"])
+        for k, v in state.get("params", {}).items():
+            if self.model is not None and k in self.model.params:
+                self.set_parameter(k, v)
+        ctl = dict(state.get("controls", {}))
+        if ctl.get("runtime") and self.cb_runtime.findText(ctl["runtime"]) < 0:
+            ctl["runtime"] = "cpu"
+        self._set_controls(ctl)
+        self.record_names = list(state.get("record_names", []))
+        self.times = np.asarray(data.get("t", np.zeros(0)))
+        self.samples = np.asarray(data.get("traces", np.zeros((0, 1, 0))))
+        if self.samples.ndim == 3 and self.samples.shape[0]:
+            n = self.samples.shape[2]
+            self.show_idx = np.unique(np.linspace(0, n - 1, min(n, MAX_TRACES)).astype(int))
+            self.plot.clear()
+            self.curves = [self.plot.plot(pen=pg.mkPen("#1f5fa0")) for _ in self.show_idx]
+            self._refresh(force=True)

@@ -1,0 +1,288 @@
+"""Expression trees of the Flint model language: parse, print (native / C / SBML-L3 / NumPy), evaluate.
+
+An expression is an immutable :class:`Expr` ``(op, args, value)``.  Leaves: ``const`` (value),
+``sym`` (a name, resolved later to a state, parameter, assigned variable or the time ``t``) and
+``nb`` (a state of a neighbouring cell in a line/ring, ``nb(V, -1)``).  Inner nodes: n-ary
+``add``/``mul`` (left to right), ``sub div neg pow``, the functions in :data:`UNARY`, ``min max``,
+comparisons and logic (value 1.0 / 0.0) and ``select(c, a, b)`` (= ``a if c != 0 else b``).
+
+The text syntax is Python's, with ``^`` accepted for powers, ``piecewise(a, c, b)``/``where(c, a, b)``
+and ``a if c else b`` for conditionals.  Paper 004 (Okuyama 2013) §5.2: expressions → bytecode.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+
+from ..errors import InvalidParameter
+
+UNARY = ("exp", "log", "log10", "sqrt", "abs", "floor", "ceil", "sin", "cos", "tan", "tanh", "sinh",
+         "cosh", "asin", "acos", "atan")
+BINARY_FUNCS = ("min", "max")
+COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+LOGIC = ("and", "or", "not")
+_ALIASES = {"ln": "log", "fabs": "abs", "ceiling": "ceil", "arcsin": "asin", "arccos": "acos",
+            "arctan": "atan"}
+_CMP_FUNCS = {"lt_func": "lt", "leq_func": "le", "gt_func": "gt", "geq_func": "ge", "eq_func": "eq",
+              "neq_func": "ne", "and_func": "and", "or_func": "or", "not_func": "not"}
+
+
+@dataclass(frozen=True)
+class Expr:
+    op: str
+    args: tuple = ()
+    value: object = None          # float for const, str for sym, (str, int) for nb
+
+    # --- convenience ------------------------------------------------------------------------
+    def symbols(self) -> set[str]:
+        out: set[str] = set()
+        stack = [self]
+        while stack:
+            e = stack.pop()
+            if e.op == "sym":
+                out.add(e.value)
+            elif e.op == "nb":
+                out.add(e.value[0])
+            stack.extend(e.args)
+        return out
+
+    def __str__(self) -> str:
+        return to_text(self)
+
+
+def const(v: float) -> Expr:
+    return Expr("const", (), float(v))
+
+
+def sym(name: str) -> Expr:
+    return Expr("sym", (), name)
+
+
+def substitute(e: Expr, mapping: dict[str, Expr]) -> Expr:
+    if e.op == "sym":
+        return mapping.get(e.value, e)
+    if not e.args:
+        return e
+    return Expr(e.op, tuple(substitute(a, mapping) for a in e.args), e.value)
+
+
+# --- parsing ---------------------------------------------------------------------------------
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
+_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+
+def parse(text: str, where: str = "expression") -> Expr:
+    """Parse one expression of the native syntax (see module docstring)."""
+    src = text.strip().replace("^", "**")
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError as exc:
+        raise InvalidParameter(f"{where}: cannot parse {text.strip()!r} ({exc.msg})") from None
+    return _from_ast(tree.body, where, text)
+
+
+def _from_ast(n, where: str, text: str) -> Expr:
+    def rec(x):
+        return _from_ast(x, where, text)
+    if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+        return const(n.value)
+    if isinstance(n, ast.Name):
+        if n.id in ("pi",):
+            return const(math.pi)
+        if n.id in ("e",):
+            return const(math.e)
+        if n.id in ("inf", "INFINITY"):
+            return const(math.inf)
+        return sym(n.id)
+    if isinstance(n, ast.BinOp) and type(n.op) in _BINOPS:
+        op = _BINOPS[type(n.op)]
+        a, b = rec(n.left), rec(n.right)
+        if op in ("add", "mul") and a.op == op:          # left-nested chain → n-ary, same order
+            return Expr(op, a.args + (b,))
+        if op in ("add", "mul"):
+            return Expr(op, (a, b))
+        return Expr(op, (a, b))
+    if isinstance(n, ast.UnaryOp):
+        if isinstance(n.op, ast.USub):
+            a = rec(n.operand)
+            if a.op == "const":
+                return const(-a.value)
+            return Expr("neg", (a,))
+        if isinstance(n.op, ast.UAdd):
+            return rec(n.operand)
+        if isinstance(n.op, ast.Not):
+            return Expr("not", (rec(n.operand),))
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in _CMPOPS:
+        return Expr(_CMPOPS[type(n.ops[0])], (rec(n.left), rec(n.comparators[0])))
+    if isinstance(n, ast.BoolOp):
+        op = "and" if isinstance(n.op, ast.And) else "or"
+        out = rec(n.values[0])
+        for v in n.values[1:]:
+            out = Expr(op, (out, rec(v)))
+        return out
+    if isinstance(n, ast.IfExp):
+        return Expr("select", (rec(n.test), rec(n.body), rec(n.orelse)))
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and not n.keywords:
+        f = _ALIASES.get(n.func.id, n.func.id)
+        f = _CMP_FUNCS.get(f, f)
+        args = [rec(a) for a in n.args] if f != "nb" else None
+        if f in UNARY and len(args) == 1:
+            return Expr(f, (args[0],))
+        if f in BINARY_FUNCS + ("lt", "le", "gt", "ge", "eq", "ne", "and", "or") and len(args) == 2:
+            return Expr(f, tuple(args))
+        if f == "not" and len(args) == 1:
+            return Expr("not", (args[0],))
+        if f == "pow" and len(args) == 2:
+            return Expr("pow", tuple(args))
+        if f == "where" and len(args) == 3:
+            return Expr("select", tuple(args))
+        if f == "piecewise" and len(args) >= 3 and len(args) % 2 == 1:
+            out = args[-1]
+            for i in range(len(args) - 3, -1, -2):
+                out = Expr("select", (args[i + 1], args[i], out))
+            return out
+        if f == "nb" and len(n.args) == 2 and isinstance(n.args[0], ast.Name):
+            off = n.args[1]
+            if isinstance(off, ast.UnaryOp) and isinstance(off.op, ast.USub) and isinstance(off.operand, ast.Constant):
+                k = -int(off.operand.value)
+            elif isinstance(off, ast.Constant):
+                k = int(off.value)
+            else:
+                raise InvalidParameter(f"{where}: nb(state, offset) needs an integer offset")
+            return Expr("nb", (), (n.args[0].id, k))
+        raise InvalidParameter(f"{where}: unsupported function {n.func.id}() with {len(n.args)} "
+                               f"argument(s) in {text.strip()!r}")
+    raise InvalidParameter(f"{where}: unsupported construct {type(n).__name__} in {text.strip()!r}")
+
+
+# --- printing --------------------------------------------------------------------------------
+_PREC = {"select": 0, "or": 1, "and": 2, "not": 3, "cmp": 4, "add": 5, "sub": 5, "mul": 6, "div": 6,
+         "neg": 7, "pow": 8}
+_CMP_TXT = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def _num(v: float) -> str:
+    if math.isinf(v):
+        return "inf" if v > 0 else "(-inf)"
+    r = repr(float(v))
+    return r
+
+
+def to_text(e: Expr, style: str = "native") -> str:
+    """Print ``e``.  style: "native" (our syntax, parse(to_text(e)) == e), "sbml" (L3 infix)."""
+    def p(x, prec):
+        s, q = _txt(x)
+        return f"({s})" if q < prec else s
+
+    def _txt(x) -> tuple[str, int]:
+        op = x.op
+        if op == "const":
+            s = _num(x.value)
+            return (s, 9) if x.value >= 0 else (f"({s})", 9)
+        if op == "sym":
+            return x.value, 9
+        if op == "nb":
+            return f"nb({x.value[0]}, {x.value[1]})", 9
+        if op in ("add", "mul"):
+            sep = " + " if op == "add" else "*"
+            return sep.join([p(x.args[0], _PREC[op])] + [p(a, _PREC[op] + 1) for a in x.args[1:]]), _PREC[op]
+        if op in ("sub", "div"):
+            sep = " - " if op == "sub" else "/"
+            return f"{p(x.args[0], _PREC[op])}{sep}{p(x.args[1], _PREC[op] + 1)}", _PREC[op]
+        if op == "neg":
+            return f"-{p(x.args[0], 8)}", 7
+        if op == "pow":
+            s = "^" if style == "sbml" else "**"
+            return f"{p(x.args[0], 9)}{s}{p(x.args[1], 9)}", 8
+        if op in _CMP_TXT:
+            return f"{p(x.args[0], 5)} {_CMP_TXT[op]} {p(x.args[1], 5)}", 4
+        if op in ("and", "or"):
+            sep = (" && " if op == "and" else " || ") if style == "sbml" else f" {op} "
+            return f"{p(x.args[0], _PREC[op])}{sep}{p(x.args[1], _PREC[op] + 1)}", _PREC[op]
+        if op == "not":
+            return (f"!{p(x.args[0], 9)}" if style == "sbml" else f"not {p(x.args[0], 4)}"), 3
+        if op == "select":
+            c, a, b = (_txt(y)[0] for y in x.args)
+            if style == "sbml":
+                return f"piecewise({a}, {c}, {b})", 9
+            return f"where({c}, {a}, {b})", 9
+        if op in UNARY or op in BINARY_FUNCS:
+            name = op
+            if style == "sbml":
+                name = {"log": "ln", "ceil": "ceiling", "asin": "arcsin", "acos": "arccos",
+                        "atan": "arctan"}.get(op, op)
+            return f"{name}({', '.join(_txt(a)[0] for a in x.args)})", 9
+        raise InvalidParameter(f"cannot print operation {op}")
+    return _txt(e)[0]
+
+
+# --- evaluation (NumPy / scalars) ------------------------------------------------------------
+def evaluate(e: Expr, env: dict, xp=None):
+    """Evaluate with ``env`` name → value (floats or arrays). For initial values and tests."""
+    import numpy as np
+    xp = xp or np
+    memo: dict[int, object] = {}
+
+    def ev(x):
+        k = id(x)
+        if k in memo:
+            return memo[k]
+        op = x.op
+        if op == "const":
+            r = x.value
+        elif op == "sym":
+            if x.value not in env:
+                raise InvalidParameter(f"unknown name {x.value!r}")
+            r = env[x.value]
+        elif op == "nb":
+            r = env[x.value[0]]
+        else:
+            a = [ev(y) for y in x.args]
+            r = apply_op(op, a, xp)
+        memo[k] = r
+        return r
+    with np.errstate(all="ignore"):
+        return ev(e)
+
+
+def apply_op(op: str, a: list, xp):
+    """One operation on NumPy/CuPy arrays or floats; the same left-to-right order everywhere."""
+    if op == "add":
+        r = a[0]
+        for v in a[1:]:
+            r = r + v
+        return r
+    if op == "mul":
+        r = a[0]
+        for v in a[1:]:
+            r = r * v
+        return r
+    if op == "sub":
+        return a[0] - a[1]
+    if op == "div":
+        return xp.true_divide(a[0], a[1])
+    if op == "neg":
+        return -a[0]
+    if op == "pow":
+        return xp.power(xp.float64(a[0]) if not hasattr(a[0], "dtype") else a[0], a[1])
+    if op in UNARY:
+        f = {"abs": xp.abs, "ceil": xp.ceil, "asin": xp.arcsin, "acos": xp.arccos, "atan": xp.arctan}.get(op)
+        return (f or getattr(xp, op))(a[0])
+    if op == "min":
+        return xp.minimum(a[0], a[1])
+    if op == "max":
+        return xp.maximum(a[0], a[1])
+    if op in _CMP_TXT:
+        f = {"lt": xp.less, "le": xp.less_equal, "gt": xp.greater, "ge": xp.greater_equal,
+             "eq": xp.equal, "ne": xp.not_equal}[op]
+        return xp.where(f(a[0], a[1]), 1.0, 0.0)
+    if op == "and":
+        return xp.where(xp.logical_and(a[0] != 0, a[1] != 0), 1.0, 0.0)
+    if op == "or":
+        return xp.where(xp.logical_or(a[0] != 0, a[1] != 0), 1.0, 0.0)
+    if op == "not":
+        return xp.where(a[0] == 0, 1.0, 0.0)
+    if op == "select":
+        return xp.where(a[0] != 0, a[1], a[2])
+    raise InvalidParameter(f"unknown operation {op}")

@@ -1,0 +1,91 @@
+// Flint interpreter (IS): one thread per ensemble member / cell runs the whole model's bytecode.
+// Paper 004 (Okuyama 2013) §5.5, Fig. 5.7: a switch over opcodes on a per-thread stack; states are
+// read from the current step only, new states go to a separate array (the thesis's nv).
+// The opcode #defines (OP_*), REAL, NSLOT and STACK are prepended by runtimes.py.
+
+__device__ __forceinline__ REAL flint_state(const REAL* __restrict__ y, const REAL* __restrict__ kin,
+                                            double cdt, int s, int j, int n) {
+    REAL v = y[(size_t)s * n + j];
+    if (kin != 0) v = v + (REAL)cdt * kin[(size_t)s * n + j];
+    return v;
+}
+
+extern "C" __global__ void flint_is_step(
+    const int* __restrict__ code, const int* __restrict__ index, const REAL* __restrict__ consts,
+    const REAL* __restrict__ pvar, const REAL* __restrict__ y, const REAL* __restrict__ kin,
+    double cdt, double t, double dt, int mode, double w,
+    REAL* __restrict__ kout, REAL* __restrict__ acc, REAL* __restrict__ yout,
+    const int* __restrict__ dslot, int ns, int n, int net)      // net: 0 none, 1 line, 2 ring
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    REAL slot[NSLOT];
+    REAL st[STACK];
+    int sp = 0;
+    int pc = index ? index[i] : 0;
+    for (;;) {
+        int op = code[pc++];
+        switch (op) {
+        case OP_CONST: st[sp++] = consts[code[pc++]]; break;
+        case OP_CONST_IND: st[sp++] = pvar[(size_t)code[pc++] * n + i]; break;
+        case OP_STATE: st[sp++] = flint_state(y, kin, cdt, code[pc++], i, n); break;
+        case OP_STATE_NB: {
+            int s = code[pc++], off = code[pc++];
+            int j = i + off;
+            if (net == 2) { j %= n; if (j < 0) j += n; }
+            else { if (j < 0) j = 0; if (j > n - 1) j = n - 1; }
+            st[sp++] = flint_state(y, kin, cdt, s, j, n); break; }
+        case OP_TIME: st[sp++] = (REAL)t; break;
+        case OP_VAR: st[sp++] = slot[code[pc++]]; break;
+        case OP_ASSIGN: slot[code[pc++]] = st[--sp]; break;
+        case OP_ADD: { int k = code[pc++]; REAL r = st[sp - k];
+            for (int q = sp - k + 1; q < sp; ++q) r = r + st[q];
+            sp -= k; st[sp++] = r; break; }
+        case OP_MUL: { int k = code[pc++]; REAL r = st[sp - k];
+            for (int q = sp - k + 1; q < sp; ++q) r = r * st[q];
+            sp -= k; st[sp++] = r; break; }
+        case OP_SUB: sp--; st[sp - 1] = st[sp - 1] - st[sp]; break;
+        case OP_DIV: sp--; st[sp - 1] = st[sp - 1] / st[sp]; break;
+        case OP_POW: sp--; st[sp - 1] = pow(st[sp - 1], st[sp]); break;
+        case OP_MIN: sp--; st[sp - 1] = fmin(st[sp - 1], st[sp]); break;
+        case OP_MAX: sp--; st[sp - 1] = fmax(st[sp - 1], st[sp]); break;
+        case OP_LT: sp--; st[sp - 1] = st[sp - 1] < st[sp] ? 1.0 : 0.0; break;
+        case OP_LE: sp--; st[sp - 1] = st[sp - 1] <= st[sp] ? 1.0 : 0.0; break;
+        case OP_GT: sp--; st[sp - 1] = st[sp - 1] > st[sp] ? 1.0 : 0.0; break;
+        case OP_GE: sp--; st[sp - 1] = st[sp - 1] >= st[sp] ? 1.0 : 0.0; break;
+        case OP_EQ: sp--; st[sp - 1] = st[sp - 1] == st[sp] ? 1.0 : 0.0; break;
+        case OP_NE: sp--; st[sp - 1] = st[sp - 1] != st[sp] ? 1.0 : 0.0; break;
+        case OP_AND: sp--; st[sp - 1] = (st[sp - 1] != 0 && st[sp] != 0) ? 1.0 : 0.0; break;
+        case OP_OR: sp--; st[sp - 1] = (st[sp - 1] != 0 || st[sp] != 0) ? 1.0 : 0.0; break;
+        case OP_NOT: st[sp - 1] = st[sp - 1] == 0 ? 1.0 : 0.0; break;
+        case OP_SELECT: sp -= 2; st[sp - 1] = st[sp - 1] != 0 ? st[sp] : st[sp + 1]; break;
+        case OP_NEG: st[sp - 1] = -st[sp - 1]; break;
+        case OP_EXP: st[sp - 1] = exp(st[sp - 1]); break;
+        case OP_LOG: st[sp - 1] = log(st[sp - 1]); break;
+        case OP_LOG10: st[sp - 1] = log10(st[sp - 1]); break;
+        case OP_SQRT: st[sp - 1] = sqrt(st[sp - 1]); break;
+        case OP_ABS: st[sp - 1] = fabs(st[sp - 1]); break;
+        case OP_FLOOR: st[sp - 1] = floor(st[sp - 1]); break;
+        case OP_CEIL: st[sp - 1] = ceil(st[sp - 1]); break;
+        case OP_SIN: st[sp - 1] = sin(st[sp - 1]); break;
+        case OP_COS: st[sp - 1] = cos(st[sp - 1]); break;
+        case OP_TAN: st[sp - 1] = tan(st[sp - 1]); break;
+        case OP_TANH: st[sp - 1] = tanh(st[sp - 1]); break;
+        case OP_SINH: st[sp - 1] = sinh(st[sp - 1]); break;
+        case OP_COSH: st[sp - 1] = cosh(st[sp - 1]); break;
+        case OP_ASIN: st[sp - 1] = asin(st[sp - 1]); break;
+        case OP_ACOS: st[sp - 1] = acos(st[sp - 1]); break;
+        case OP_ATAN: st[sp - 1] = atan(st[sp - 1]); break;
+        default: goto done;                       // OP_END
+        }
+    }
+done:
+    for (int s = 0; s < ns; ++s) {
+        size_t k = (size_t)s * n + i;
+        REAL d = slot[dslot[s]];
+        if (mode == 0) yout[k] = y[k] + (REAL)dt * d;
+        else if (mode == 1) { kout[k] = d; acc[k] = (REAL)w * d; }
+        else if (mode == 2) { kout[k] = d; acc[k] = acc[k] + (REAL)w * d; }
+        else yout[k] = y[k] + (REAL)dt * (acc[k] + (REAL)w * d);
+    }
+}

@@ -1,0 +1,208 @@
+"""A Flint model: states with ODEs, parameters, assigned variables; the native text format.
+
+Native format (one declaration a line, ``#`` comments, units in brackets are optional)::
+
+    model luo_rudy_1991
+    time t [ms]
+    param g_Na = 23.0 [mS/cm^2]
+    state m = 0.0017 [1]
+    let alpha_m = 0.32*(V + 47.13)/(1 - exp(-0.1*(V + 47.13))) [1/ms]
+    ode m = alpha_m*(1 - m) - beta_m*m
+
+Paper 004 (Okuyama 2013) §5.1: a module holds ODEs (dx/dt for a state x) and explicit functions
+(assignments) read by ODEs and other functions; only scalar data.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InvalidParameter
+from .expr import Expr, evaluate, parse, to_text
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+RESERVED = {"nb", "where", "piecewise", "exp", "log", "ln", "pow", "min", "max", "pi", "e", "inf"}
+
+
+@dataclass
+class Model:
+    name: str = "model"
+    time: str = "t"
+    time_units: str = "ms"
+    states: dict[str, float] = field(default_factory=dict)        # name → initial value (ordered)
+    params: dict[str, float] = field(default_factory=dict)        # name → value (ordered)
+    assigns: dict[str, Expr] = field(default_factory=dict)        # name → expression (model order)
+    odes: dict[str, Expr] = field(default_factory=dict)           # state → d/dt expression
+    units: dict[str, str] = field(default_factory=dict)           # any name → units text
+    source: str = ""                                              # where it came from
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    def copy(self) -> "Model":
+        return Model(self.name, self.time, self.time_units, dict(self.states), dict(self.params),
+                     dict(self.assigns), dict(self.odes), dict(self.units), self.source)
+
+    # ------------------------------------------------------------------------------------------
+    def validate(self) -> "Model":
+        """Names unique and known, every state has an ODE, no algebraic loops, finite initial values."""
+        seen: dict[str, str] = {}
+        for kind, names in (("state", self.states), ("parameter", self.params), ("variable", self.assigns)):
+            for n in names:
+                if not _NAME.match(n) or n in RESERVED or n == self.time:
+                    raise InvalidParameter(f"model {self.name}: {kind} name {n!r} is not allowed")
+                if n in seen:
+                    raise InvalidParameter(f"model {self.name}: {n!r} is declared twice ({seen[n]} and {kind})")
+                seen[n] = kind
+        if not self.states:
+            raise InvalidParameter(f"model {self.name}: no state variables (nothing to integrate)")
+        for s, v in self.states.items():
+            if s not in self.odes:
+                raise InvalidParameter(f"model {self.name}: state {s!r} has no ODE")
+            if v is None or not math.isfinite(float(v)):
+                raise InvalidParameter(f"model {self.name}: state {s!r} has no finite initial value ({v})")
+        for p, v in self.params.items():
+            if v is None or not math.isfinite(float(v)):
+                raise InvalidParameter(f"model {self.name}: parameter {p!r} has no finite value ({v})")
+        for s in self.odes:
+            if s not in self.states:
+                raise InvalidParameter(f"model {self.name}: ODE for {s!r}, which is not a state")
+        known = set(seen) | {self.time}
+        for n, e in list(self.assigns.items()) + [(f"d{s}/dt", e) for s, e in self.odes.items()]:
+            bad = e.symbols() - known
+            if bad:
+                raise InvalidParameter(f"model {self.name}: {n} uses undefined name(s) {', '.join(sorted(bad))}")
+        self.assign_order()
+        return self
+
+    def assign_order(self) -> list[str]:
+        """Assigned variables in dependency order; an algebraic loop is an error naming the cycle."""
+        deps = {n: e.symbols() & set(self.assigns) for n, e in self.assigns.items()}
+        order, state = [], {}
+
+        def visit(n, path):
+            st = state.get(n)
+            if st == 2:
+                return
+            if st == 1:
+                cyc = path[path.index(n):] + [n]
+                raise InvalidParameter(f"model {self.name}: algebraic loop {' → '.join(cyc)}")
+            state[n] = 1
+            for d in sorted(deps[n]):
+                visit(d, path + [n])
+            state[n] = 2
+            order.append(n)
+        for n in self.assigns:
+            visit(n, [])
+        return order
+
+    def initial_values(self) -> dict[str, float]:
+        """All values at t = 0 (states, parameters and assigned variables)."""
+        env = dict(self.params)
+        env.update(self.states)
+        env[self.time] = 0.0
+        for n in self.assign_order():
+            env[n] = float(evaluate(self.assigns[n], env))
+        return env
+
+    def rhs_reference(self, t: float, y, params: dict | None = None):
+        """dy/dt as floats, straight from the expressions (the SciPy reference uses this)."""
+        env = dict(self.params)
+        if params:
+            env.update(params)
+        env.update(zip(self.states, y))
+        env[self.time] = t
+        for n in self.assign_order():
+            env[n] = evaluate(self.assigns[n], env)
+        return [float(evaluate(self.odes[s], env)) for s in self.states]
+
+    # ------------------------------------------------------------------------------------------
+    def to_text(self) -> str:
+        def u(n):
+            return f" [{self.units[n]}]" if self.units.get(n) else ""
+        lines = [f"# {ln}" for ln in self.source.splitlines()] if self.source else []
+        lines += [f"model {self.name}", f"time {self.time}" + (f" [{self.time_units}]" if self.time_units else "")]
+        lines += [f"param {p} = {v!r}{u(p)}" for p, v in self.params.items()]
+        lines += [f"state {s} = {v!r}{u(s)}" for s, v in self.states.items()]
+        lines += [f"let {n} = {to_text(e)}{u(n)}" for n, e in self.assigns.items()]
+        lines += [f"ode {s} = {to_text(e)}" for s, e in self.odes.items()]
+        return "\n".join(lines) + "\n"
+
+
+_LINE = re.compile(r"^(model|time|param|state|let|ode)\s+([A-Za-z_][A-Za-z_0-9]*)\s*(?:=\s*(.*?))?\s*(?:\[([^\]]*)\])?\s*$")
+
+
+def parse_text(text: str, source: str = "") -> Model:
+    m = Model(source=source)
+    notes = []
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if raw.strip().startswith("#") and not m.states and not m.params:
+            notes.append(raw.strip()[1:].strip())
+        if not line:
+            continue
+        mt = _LINE.match(line)
+        if not mt:
+            raise InvalidParameter(f"line {no}: cannot read {line!r} (expected model/time/param/state/let/ode)")
+        kw, name, rhs, units = mt.groups()
+        where = f"line {no} ({kw} {name})"
+        if kw == "model":
+            m.name = name
+        elif kw == "time":
+            m.time, m.time_units = name, (units or "").strip()
+        else:
+            if rhs is None or rhs == "":
+                raise InvalidParameter(f"{where}: missing '= value'")
+            if kw in ("param", "state"):
+                try:
+                    v = float(evaluate(parse(rhs, where), {}))
+                except InvalidParameter:
+                    raise InvalidParameter(f"{where}: initial value must be a number, got {rhs!r}") from None
+                (m.params if kw == "param" else m.states)[name] = v
+            elif kw == "let":
+                m.assigns[name] = parse(rhs, where)
+            else:
+                m.odes[name] = parse(rhs, where)
+            if units:
+                m.units[name] = units.strip()
+    if not source:
+        m.source = "\n".join(n for n in notes if n)
+    return m.validate()
+
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "resources" / "models"
+
+
+def shipped_models() -> dict[str, Path]:
+    """Model files shipped in resources/models (name → path)."""
+    out = {}
+    if MODELS_DIR.is_dir():
+        for p in sorted(MODELS_DIR.iterdir()):
+            if p.suffix in (".flint", ".xml", ".sbml", ".cellml"):
+                out[p.name] = p
+    return out
+
+
+def load_model(path_or_name: str | Path) -> Model:
+    """Load a native (.flint), SBML (.xml/.sbml) or CellML (.cellml) model; shipped names work too."""
+    p = Path(path_or_name)
+    if not p.exists():
+        cand = shipped_models().get(str(path_or_name)) or shipped_models().get(f"{path_or_name}.flint")
+        if cand is None:
+            raise InvalidParameter(f"no such model file: {path_or_name}")
+        p = cand
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidParameter(f"cannot read {p}: {exc}") from None
+    head = text.lstrip()[:400]
+    if p.suffix == ".cellml" or ("<model" in head and "cellml" in head):
+        from .cellml import read_cellml
+        return read_cellml(text, source=p.name)
+    if p.suffix in (".xml", ".sbml") or head.startswith("<"):
+        from .sbml import read_sbml
+        return read_sbml(text, source=p.name)
+    return parse_text(text, source="")

@@ -1,0 +1,511 @@
+"""Flint runtimes: NumPy (CPU), IS (bytecode interpreter, CuPy RawKernel) and TS (generated CUDA C).
+
+All three evaluate the same scheduled program with the same operations in the same order, so in
+float64 they agree to rounding of the math library (paper 004 §5.7, Table 5.9: IS vs CPU ≈ 1e-13).
+
+Integrators (one thread per member; the same update in every runtime):
+  Euler  y' = y + dt·f(t, y)
+  RK4    k1..k4 at (t, y), (t+dt/2, y+dt/2·k1), (t+dt/2, y+dt/2·k2), (t+dt, y+dt·k3);
+         acc = k1/6 + k2/3 + k3/3, y' = y + dt·(acc + k4/6) — one kernel launch a stage so that
+         coupled cells read their neighbours' stage values.
+"""
+from __future__ import annotations
+
+import math
+import time as _time
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import BackendUnavailable, InvalidParameter, SimulationBlowUp
+from .compiler import OPCODES, OPNAMES, N_ARGS, CompileOptions, Network, Program, compile_model
+from .expr import UNARY, apply_op
+from .model import Model
+
+RUNTIMES = ("cpu", "is", "ts")
+INTEGRATORS = ("euler", "rk4")
+RK4_STAGES = ((0.0, 1.0 / 6.0), (0.5, 1.0 / 3.0), (0.5, 1.0 / 3.0), (1.0, 1.0 / 6.0))   # (c, weight)
+NVRTC_OPTIONS = ("--fmad=false", "-std=c++14")     # no FMA contraction: same rounding as NumPy
+IS_SOURCE = Path(__file__).with_name("flint_is.cu")
+
+
+# ---------------------------------------------------------------------------------------------
+# code generation from the scheduled DAG
+def _const_index(prog: Program) -> dict:
+    return {np.float64(v).tobytes(): i for i, v in enumerate(prog.consts)}
+
+
+def expr_code(prog: Program, lang: str) -> list[tuple[str, str]]:
+    """[(slot variable, expression text)] in execution order; lang "np", "py" (scalars) or "c"."""
+    nodes, functions = prog.nodes, prog.functions
+    mat = {}
+    for name in prog.order:
+        mat.setdefault(functions[name].root, name)
+    cidx = _const_index(prog)
+
+    def var(name):
+        return f"v{prog.slots[name]}"
+
+    def c(nid, top=False):
+        if not top and nid in mat:
+            return var(mat[nid])
+        op, args, value = nodes[nid]
+        if op == "fvar":
+            return var(mat.get(functions[value].root, value))
+        if top and nid in mat and mat[nid] != cur[0]:
+            return var(mat[nid])
+        if op == "const":
+            return f"K[{cidx[np.float64(value).tobytes()]}]"
+        if op == "pvar":
+            return f"P[{value}]" if lang != "c" else f"P[(size_t){value}*n+i]"
+        if op == "state":
+            return f"s{value}"
+        if op == "nb":
+            s, off = value
+            return f"NB({s}, {off})" if lang == "c" else f"nb(S, {s}, {off})"
+        if op == "time":
+            return "t"
+        a = [c(x) for x in args]
+        if op in ("add", "mul"):
+            sym = " + " if op == "add" else " * "
+            r = a[0]
+            for x in a[1:]:
+                r = f"({r}{sym}{x})"
+            return r
+        if op == "sub":
+            return f"({a[0]} - {a[1]})"
+        if op == "div":
+            return f"({a[0]} / {a[1]})"
+        if op == "neg":
+            return f"(-{a[0]})"
+        cmp = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+        if lang == "c":
+            if op in cmp:
+                return f"(({a[0]}) {cmp[op]} ({a[1]}) ? 1.0 : 0.0)"
+            if op == "and":
+                return f"(({a[0]}) != 0.0 && ({a[1]}) != 0.0 ? 1.0 : 0.0)"
+            if op == "or":
+                return f"(({a[0]}) != 0.0 || ({a[1]}) != 0.0 ? 1.0 : 0.0)"
+            if op == "not":
+                return f"(({a[0]}) == 0.0 ? 1.0 : 0.0)"
+            if op == "select":
+                return f"(({a[0]}) != 0.0 ? ({a[1]}) : ({a[2]}))"
+            f = {"abs": "fabs", "min": "fmin", "max": "fmax"}.get(op, op)
+            return f"{f}({', '.join(a)})"
+        if lang == "py":
+            if op in cmp:
+                return f"(1.0 if {a[0]} {cmp[op]} {a[1]} else 0.0)"
+            if op == "and":
+                return f"(1.0 if ({a[0]} != 0.0 and {a[1]} != 0.0) else 0.0)"
+            if op == "or":
+                return f"(1.0 if ({a[0]} != 0.0 or {a[1]} != 0.0) else 0.0)"
+            if op == "not":
+                return f"(1.0 if {a[0]} == 0.0 else 0.0)"
+            if op == "select":
+                return f"({a[1]} if {a[0]} != 0.0 else {a[2]})"
+            f = {"abs": "fabs", "ceil": "ceil", "min": "min", "max": "max", "pow": "pow"}.get(op, op)
+            return f"{f}({', '.join(a)})"
+        return f"_op({op!r}, {', '.join(a)})" if op in ("select",) else _np_call(op, a)
+
+    out = []
+    cur = [None]
+    for name in prog.order:
+        cur[0] = name
+        out.append((var(name), c(functions[name].root, top=True)))
+    return out
+
+
+def _np_call(op, a):
+    cmp = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
+    if op in cmp:
+        return f"np.where(np.{cmp[op]}({a[0]}, {a[1]}), 1.0, 0.0)"
+    if op == "and":
+        return f"np.where(np.logical_and({a[0]} != 0, {a[1]} != 0), 1.0, 0.0)"
+    if op == "or":
+        return f"np.where(np.logical_or({a[0]} != 0, {a[1]} != 0), 1.0, 0.0)"
+    if op == "not":
+        return f"np.where({a[0]} == 0, 1.0, 0.0)"
+    f = {"abs": "abs", "ceil": "ceil", "asin": "arcsin", "acos": "arccos", "atan": "arctan", "min": "minimum",
+         "max": "maximum", "pow": "power", "div": "true_divide"}.get(op, op)
+    return f"np.{f}({', '.join(a)})"
+
+
+def numpy_source(prog: Program, scalar: bool = False) -> str:
+    lang = "py" if scalar else "np"
+    used = sorted({v for (op, a, v) in prog.nodes if op == "state"})
+    lines = ["def rhs(S, kin, cdt, t, P, K, nb):"]
+    for s in used:
+        if scalar:
+            lines.append(f"    s{s} = S[{s}] if kin is None else S[{s}] + cdt * kin[{s}]")
+        else:
+            lines.append(f"    s{s} = S[{s}] if kin is None else S[{s}] + cdt * kin[{s}]")
+    for v, e in expr_code(prog, lang):
+        if lang == "np":
+            e = e.replace("_op('select', ", "np.where(_nz(") if False else e
+        lines.append(f"    {v} = {e}")
+    lines.append("    return [" + ", ".join(f"v{d}" for d in prog.deriv_slots) + "]")
+    src = "\n".join(lines)
+    if not scalar:
+        # select(c, a, b) → np.where(c != 0, a, b)
+        src = _fix_select(src)
+    return src
+
+
+def _fix_select(src: str) -> str:
+    out, i, key = [], 0, "_op('select', "
+    while True:
+        j = src.find(key, i)
+        if j < 0:
+            out.append(src[i:])
+            return "".join(out)
+        out.append(src[i:j])
+        k = j + len(key)
+        depth, p = 0, k
+        while True:          # first argument ends at the top-level comma
+            ch = src[p]
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                break
+            p += 1
+        out.append(f"np.where(({src[k:p]}) != 0, ")
+        i = p + 2
+
+
+def ts_source(prog: Program, real: str = "double") -> str:
+    """CUDA C for the whole model: one kernel a step/stage (paper 004 §5.6, translator TS).
+
+    Constants are read from the table ``K`` (the thesis's 'export' of constant tables), which keeps
+    nvcc from folding them with a different libm than the runtime's."""
+    used = sorted({v for (op, a, v) in prog.nodes if op == "state"})
+    body = [f"    const REAL s{s} = kin ? y[(size_t){s}*n+i] + (REAL)cdt*kin[(size_t){s}*n+i] : y[(size_t){s}*n+i];"
+            for s in used]
+    for v, e in expr_code(prog, "c"):
+        body.append(f"    const REAL {v} = {e};")
+    upd = []
+    for s, d in enumerate(prog.deriv_slots):
+        upd.append(f"    {{ size_t k = (size_t){s}*n+i; REAL d = v{d};\n"
+                   f"      if (mode == 0) yout[k] = y[k] + (REAL)dt * d;\n"
+                   f"      else if (mode == 1) {{ kout[k] = d; acc[k] = (REAL)w * d; }}\n"
+                   f"      else if (mode == 2) {{ kout[k] = d; acc[k] = acc[k] + (REAL)w * d; }}\n"
+                   f"      else yout[k] = y[k] + (REAL)dt * (acc[k] + (REAL)w * d); }}")
+    return f"""// Generated by kernels/flint/runtimes.py (translator TS) for model {prog.model.name}
+typedef {real} REAL;
+__device__ __forceinline__ REAL flint_nb(const REAL* __restrict__ y, const REAL* __restrict__ kin, double cdt,
+                                         int s, int j, int n, int net) {{
+    if (net == 2) {{ j %= n; if (j < 0) j += n; }} else {{ if (j < 0) j = 0; if (j > n - 1) j = n - 1; }}
+    REAL v = y[(size_t)s*n+j];
+    if (kin) v = v + (REAL)cdt*kin[(size_t)s*n+j];
+    return v;
+}}
+#define NB(s, off) flint_nb(y, kin, cdt, s, i + (off), n, net)
+extern "C" __global__ void flint_ts_step(
+    const REAL* __restrict__ K, const REAL* __restrict__ P, const REAL* __restrict__ y,
+    const REAL* __restrict__ kin, double cdt, double t, double dt, int mode, double w,
+    REAL* __restrict__ kout, REAL* __restrict__ acc, REAL* __restrict__ yout, int n, int net)
+{{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+{chr(10).join(body)}
+{chr(10).join(upd)}
+}}
+"""
+
+
+def is_source(prog: Program, real: str = "double") -> str:
+    defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()]
+    nslot = 1 << max(0, (prog.n_slots - 1)).bit_length()
+    stack = 1 << max(0, (prog.stack_depth - 1)).bit_length()
+    defs += [f"typedef {real} REAL;", f"#define NSLOT {max(nslot, 1)}", f"#define STACK {max(stack, 2)}"]
+    return "\n".join(defs) + "\n" + IS_SOURCE.read_text()
+
+
+# ---------------------------------------------------------------------------------------------
+def interpret(prog: Program, S, kin, cdt: float, t: float, P, member: slice | None = None):
+    """Run the bytecode with NumPy, vectorised over members (reference for the IS kernel).
+
+    S, kin: (n_states, n); P: (n_pvar, n).  Returns the derivatives, shape (n_states, n)."""
+    n = S.shape[1]
+    net = prog.network.kind if prog.network else None
+    if prog.index is not None:                      # not unified: one bytecode per member
+        return np.concatenate([_interp_one(prog, int(prog.index[m]), S, kin, cdt, t, P, net, m)
+                               for m in range(n)], axis=1)
+    return _interp_one(prog, 0, S, kin, cdt, t, P, net, None)
+
+
+def _interp_one(prog, pc, S, kin, cdt, t, P, net, member):
+    code, K = prog.code, prog.consts
+    n = S.shape[1]
+    cols = slice(None) if member is None else slice(member, member + 1)
+    slots: dict[int, object] = {}
+    st: list = []
+
+    def state(s, off=0):
+        if off == 0 or net is None:
+            v = S[s, cols]
+            return v if kin is None else v + cdt * kin[s, cols]
+        idx = np.arange(n) + off
+        idx = np.mod(idx, n) if net == "ring" else np.clip(idx, 0, n - 1)
+        idx = idx[cols]
+        v = S[s, idx]
+        return v if kin is None else v + cdt * kin[s, idx]
+    with np.errstate(all="ignore"):
+        while True:
+            op = OPNAMES[int(code[pc])]
+            a = [int(x) for x in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]]
+            pc += 1 + len(a)
+            if op == "END":
+                break
+            if op == "CONST":
+                st.append(K[a[0]])
+            elif op == "CONST_IND":
+                st.append(P[a[0], cols])
+            elif op == "STATE":
+                st.append(state(a[0]))
+            elif op == "STATE_NB":
+                st.append(state(a[0], a[1]))
+            elif op == "TIME":
+                st.append(t)
+            elif op == "VAR":
+                st.append(slots[a[0]])
+            elif op == "ASSIGN":
+                slots[a[0]] = st.pop()
+            elif op in ("ADD", "MUL"):
+                args = st[-a[0]:]
+                del st[-a[0]:]
+                st.append(apply_op(op.lower(), args, np))
+            else:
+                lop = op.lower()
+                k = 3 if lop == "select" else (1 if lop in UNARY or lop in ("neg", "not") else 2)
+                args = st[-k:]
+                del st[-k:]
+                st.append(apply_op(lop, args, np))
+    return np.stack([np.broadcast_to(np.asarray(slots[d], dtype=np.float64), (S[:, cols].shape[1],))
+                     for d in prog.deriv_slots])
+
+
+# ---------------------------------------------------------------------------------------------
+class Simulation:
+    """Integrate a compiled model for an ensemble or a line/ring of cells on one runtime.
+
+    Parameters
+    ----------
+    model : Model
+    runtime : "cpu" (NumPy), "is" (bytecode interpreter on the GPU) or "ts" (generated CUDA C)
+    n : ensemble size (ignored for a network: n = network.n_cells)
+    member_params : name → array of n values (per-member parameters)
+    network : Network or None
+    integrator : "euler" | "rk4";  dtype : "float64" | "float32"
+    y0 : initial states, (n_states,) or (n_states, n); default: the model's
+    """
+
+    def __init__(self, model: Model, runtime: str = "cpu", n: int = 1, member_params: dict | None = None,
+                 network: Network | None = None, integrator: str = "euler", dtype: str = "float64",
+                 options: CompileOptions | None = None, y0=None, bytecode_on_cpu: bool = False):
+        if runtime not in RUNTIMES:
+            raise InvalidParameter(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
+        if integrator not in INTEGRATORS:
+            raise InvalidParameter(f"integrator must be euler or rk4, got {integrator!r}")
+        if dtype not in ("float64", "float32"):
+            raise InvalidParameter(f"dtype must be float64 or float32, got {dtype!r}")
+        self.model, self.runtime, self.integrator, self.dtype = model, runtime, integrator, np.dtype(dtype)
+        t0 = _time.perf_counter()
+        self.prog = compile_model(model, n, member_params, network, options)
+        self.n = self.prog.n_members
+        self.net_code = {None: 0, "line": 1, "ring": 2}[network.kind if network else None]
+        self.bytecode_on_cpu = bytecode_on_cpu
+        y = np.array([model.states[s] for s in model.states], dtype=np.float64)[:, None].repeat(self.n, 1)
+        if y0 is not None:
+            y0 = np.asarray(y0, dtype=np.float64)
+            y = np.broadcast_to(y0.reshape(y0.shape[0], -1), y.shape).copy() if y0.ndim else y
+        self.steps = 0
+        self.t = 0.0
+        self.block_size = 128
+        self.block_history: list = []
+        if runtime == "cpu":
+            self.xp = np
+            self.scalar = self.n == 1 and not bytecode_on_cpu
+            ns = {"np": np, "nb": None, **{k: getattr(math, k) for k in dir(math) if not k.startswith("_")}}
+            exec(numpy_source(self.prog, scalar=self.scalar), ns)      # noqa: S102 (our own generated code)
+            self._rhs = ns["rhs"]
+            self._nb = self._nb_cpu
+            self.y = y.astype(self.dtype)
+            self.P = self.prog.pvar_values.astype(self.dtype)
+            self.K = self.prog.consts.astype(self.dtype)
+        else:
+            from .. import backend as bk
+            ok, why = bk.gpu_available()
+            if not ok:
+                raise BackendUnavailable(f"runtime {runtime} needs a GPU: {why}")
+            import cupy as cp
+            self.xp = cp
+            real = "double" if self.dtype == np.float64 else "float"
+            if runtime == "is":
+                self.source = is_source(self.prog, real)
+                self._kernel = cp.RawKernel(self.source, "flint_is_step", options=NVRTC_OPTIONS)
+                self.d_code = cp.asarray(self.prog.code)
+                self.d_index = cp.asarray(self.prog.index) if self.prog.index is not None else None
+                self.d_dslot = cp.asarray(np.array(self.prog.deriv_slots, dtype=np.int32))
+            else:
+                self.source = ts_source(self.prog, real)
+                self._kernel = cp.RawKernel(self.source, "flint_ts_step", options=NVRTC_OPTIONS)
+            self._kernel.compile()
+            self.y = cp.asarray(y.astype(self.dtype))
+            self.y2 = cp.empty_like(self.y)
+            self.P = cp.asarray(self.prog.pvar_values.astype(self.dtype)) if self.prog.pvar_values.size \
+                else cp.zeros((1, self.n), dtype=self.dtype)
+            self.K = cp.asarray(self.prog.consts.astype(self.dtype))
+            self.k1 = cp.zeros_like(self.y)
+            self.k2 = cp.zeros_like(self.y)
+            self.acc = cp.zeros_like(self.y)
+            self._tuning = runtime == "ts"          # block size auto-tuning (thesis §5.6)
+            self._tune_window: list = []
+        self.compile_seconds = _time.perf_counter() - t0
+
+    # --- CPU ------------------------------------------------------------------------------
+    def _nb_cpu(self, S, s, off):
+        n = self.n
+        idx = np.arange(n) + off
+        idx = np.mod(idx, n) if self.net_code == 2 else np.clip(idx, 0, n - 1)
+        return S[s, idx]
+
+    def _deriv_cpu(self, S, kin, cdt, t):
+        if self.bytecode_on_cpu:
+            return interpret(self.prog, S, kin, cdt, t, self.P)
+        if self.scalar:
+            d = self._rhs([float(v) for v in S[:, 0]], None if kin is None else [float(v) for v in kin[:, 0]],
+                          cdt, t, None, [float(k) for k in self.K], None)
+            return np.array(d, dtype=self.dtype)[:, None]
+        if self.net_code:
+            Sk = S if kin is None else S + cdt * kin          # neighbours' stage values
+            nbf = lambda _S, s, off: self._nb_cpu(Sk, s, off)   # noqa: E731
+        else:
+            nbf = None
+        d = self._rhs(S, kin, cdt, t, self.P, self.K, nbf)
+        return np.stack([np.broadcast_to(np.asarray(v, dtype=self.dtype), (self.n,)) for v in d])
+
+    def _step_cpu(self, dt):
+        t = self.steps * dt
+        if self.integrator == "euler":
+            return self.y + dt * self._deriv_cpu(self.y, None, 0.0, t)
+        acc = kin = None
+        for j, (c, w) in enumerate(RK4_STAGES):
+            d = self._deriv_cpu(self.y, kin, c * dt, t + c * dt) if j else self._deriv_cpu(self.y, None, 0.0, t)
+            if j == 0:
+                acc = w * d
+            elif j < 3:
+                acc = acc + w * d
+            else:
+                return self.y + dt * (acc + w * d)
+            kin = d
+
+    # --- GPU ------------------------------------------------------------------------------
+    def _launch(self, y, kin, cdt, t, dt, mode, w, kout, yout):
+        cp = self.xp
+        bs = self.block_size
+        grid = ((self.n + bs - 1) // bs,)
+        f64 = np.float64
+        if self.runtime == "is":
+            args = (self.d_code, self.d_index, self.K, self.P, y, kin, f64(cdt), f64(t), f64(dt), np.int32(mode),
+                    f64(w), kout, self.acc, yout, self.d_dslot, np.int32(self.prog.n_states), np.int32(self.n),
+                    np.int32(self.net_code))
+        else:
+            args = (self.K, self.P, y, kin, f64(cdt), f64(t), f64(dt), np.int32(mode), f64(w), kout, self.acc, yout,
+                    np.int32(self.n), np.int32(self.net_code))
+        self._kernel(grid, (bs,), args)
+
+    def _step_gpu(self, dt):
+        t = self.steps * dt
+        if self.integrator == "euler":
+            self._launch(self.y, None, 0.0, t, dt, 0, 0.0, None, self.y2)
+        else:
+            kin, kout = None, self.k1
+            for j, (c, w) in enumerate(RK4_STAGES):
+                mode = 1 if j == 0 else (3 if j == 3 else 2)
+                self._launch(self.y, kin, c * dt, t + c * dt, dt, mode, w, kout, self.y2)
+                kin, kout = kout, (self.k2 if kout is self.k1 else self.k1)
+        self.y, self.y2 = self.y2, self.y
+
+    # --- driver ---------------------------------------------------------------------------
+    def advance(self, n_steps: int, dt: float, record: list[int] | None = None, every: int = 100,
+                cells=None):
+        """Integrate ``n_steps`` of ``dt``; sample states ``record`` (indices) every ``every`` steps.
+
+        Returns (times (k,), samples (k, len(record), n_cells_recorded)) as NumPy arrays.
+        Raises SimulationBlowUp (naming the state and time) on NaN/Inf."""
+        if not (dt > 0 and math.isfinite(dt)):
+            raise InvalidParameter(f"dt must be > 0, got {dt}")
+        record = list(range(self.prog.n_states)) if record is None else list(record)
+        every = max(1, int(every))
+        cells = slice(None) if cells is None else cells
+        xp = self.xp
+        times, samples = [], []
+        gpu = self.runtime != "cpu"
+        tune_ev = None
+        for k in range(int(n_steps)):
+            if gpu:
+                if self._tuning and self.steps % 100 == 0:
+                    tune_ev = self._tune_step(tune_ev)
+                self._step_gpu(dt)
+            else:
+                with np.errstate(all="ignore"):
+                    try:
+                        self.y = self._step_cpu(dt)
+                    except (ValueError, OverflowError, ZeroDivisionError) as exc:
+                        raise SimulationBlowUp(f"math error at t = {self.steps * dt:g} {self.model.time_units}: "
+                                               f"{exc}") from None
+            self.steps += 1
+            if self.steps % every == 0:
+                times.append(self.steps * dt)
+                samples.append(self.y[record][:, cells].copy())
+        self.t = self.steps * dt
+        if gpu:
+            out = xp.asnumpy(xp.stack(samples)) if samples else np.zeros((0, len(record), 0))
+        else:
+            out = np.stack(samples) if samples else np.zeros((0, len(record), 0))
+        if not bool(xp.all(xp.isfinite(self.y))):
+            bad = np.where(~np.isfinite(self.state()).all(axis=1))[0]
+            names = [list(self.model.states)[b] for b in bad]
+            raise SimulationBlowUp(f"NaN/Inf in {', '.join(names)} by t = {self.t:g} {self.model.time_units} "
+                                   "(try a smaller dt)")
+        return np.array(times), out
+
+    def _tune_step(self, ev):
+        """Every 100 steps try the next block size (+32); stop when a window gets slower (thesis §5.6)."""
+        cp = self.xp
+        now = cp.cuda.Event()
+        now.record()
+        if ev is not None:
+            now.synchronize()
+            ms = cp.cuda.get_elapsed_time(ev, now)
+            self.block_history.append((self.block_size, ms))
+            if len(self.block_history) >= 2 and ms > self.block_history[-2][1]:
+                self.block_size = self.block_history[-2][0]
+                self._tuning = False
+                return None
+            if self.block_size + 32 > 1024:
+                self._tuning = False
+                return None
+            self.block_size += 32
+        else:
+            self.block_size = 32
+        return now
+
+    def state(self) -> np.ndarray:
+        """Current states, (n_states, n) NumPy."""
+        return self.xp.asnumpy(self.y) if self.runtime != "cpu" else np.asarray(self.y)
+
+    def set_state(self, y) -> None:
+        y = np.asarray(y, dtype=self.dtype).reshape(self.prog.n_states, self.n)
+        self.y = self.xp.asarray(y) if self.runtime != "cpu" else y.copy()
+
+
+def network_stimulus(model: Model, n: int, first: int = 5, param: str = "stim_amplitude") -> dict:
+    """Per-cell stimulus for a line/ring: the model's stimulus in the first ``first`` cells only."""
+    if param not in model.params:
+        return {}
+    amp = np.zeros(n)
+    amp[:min(first, n)] = model.params[param]
+    return {param: amp}

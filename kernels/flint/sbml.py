@@ -1,0 +1,304 @@
+"""SBML import/export (python-libsbml) for Flint models.
+
+Import: parameters, species (amounts or concentrations), compartments, reactions with kinetic laws
+(local parameters renamed ``reaction_param``), rate and assignment rules, function definitions
+(inlined), initial assignments (evaluated at t = 0).  Refused, with the element named: events,
+algebraic rules, delays, constraints, fast reactions, unknown math.  Export writes L3V2 with
+parameters for constants, non-constant parameters with rate rules for states and assignment rules.
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import InvalidParameter
+from .expr import Expr, const, evaluate, substitute, sym, to_text, parse
+from .model import Model
+
+
+def _lib():
+    try:
+        import libsbml
+    except ImportError as exc:               # pragma: no cover
+        raise InvalidParameter("SBML needs python-libsbml (pip install python-libsbml)") from exc
+    return libsbml
+
+
+def _math(ast, where: str, fdefs: dict, time_name: str, lib) -> Expr:
+    if ast is None:
+        raise InvalidParameter(f"{where}: missing math")
+    T = ast.getType()
+    n = ast.getNumChildren()
+    kids = lambda: [_math(ast.getChild(i), where, fdefs, time_name, lib) for i in range(n)]  # noqa: E731
+    if T in (lib.AST_INTEGER,):
+        return const(ast.getInteger())
+    if T in (lib.AST_REAL, lib.AST_REAL_E, lib.AST_RATIONAL):
+        return const(ast.getReal())
+    if T == lib.AST_NAME_TIME:
+        return sym(time_name)
+    if T == lib.AST_NAME:
+        return sym(ast.getName())
+    if T == lib.AST_CONSTANT_PI:
+        return const(math.pi)
+    if T == lib.AST_CONSTANT_E:
+        return const(math.e)
+    if T == lib.AST_CONSTANT_TRUE:
+        return const(1.0)
+    if T == lib.AST_CONSTANT_FALSE:
+        return const(0.0)
+    if T == lib.AST_PLUS:
+        a = kids()
+        return Expr("add", tuple(a)) if len(a) > 1 else (a[0] if a else const(0))
+    if T == lib.AST_TIMES:
+        a = kids()
+        return Expr("mul", tuple(a)) if len(a) > 1 else (a[0] if a else const(1))
+    if T == lib.AST_MINUS:
+        a = kids()
+        return Expr("neg", (a[0],)) if len(a) == 1 else Expr("sub", tuple(a))
+    if T == lib.AST_DIVIDE:
+        return Expr("div", tuple(kids()))
+    if T in (lib.AST_POWER, lib.AST_FUNCTION_POWER):
+        return Expr("pow", tuple(kids()))
+    simple = {lib.AST_FUNCTION_EXP: "exp", lib.AST_FUNCTION_LN: "log", lib.AST_FUNCTION_ABS: "abs",
+              lib.AST_FUNCTION_FLOOR: "floor", lib.AST_FUNCTION_CEILING: "ceil", lib.AST_FUNCTION_SIN: "sin",
+              lib.AST_FUNCTION_COS: "cos", lib.AST_FUNCTION_TAN: "tan", lib.AST_FUNCTION_TANH: "tanh",
+              lib.AST_FUNCTION_SINH: "sinh", lib.AST_FUNCTION_COSH: "cosh", lib.AST_FUNCTION_ARCSIN: "asin",
+              lib.AST_FUNCTION_ARCCOS: "acos", lib.AST_FUNCTION_ARCTAN: "atan", lib.AST_LOGICAL_NOT: "not"}
+    if T in simple:
+        return Expr(simple[T], tuple(kids()))
+    if T == lib.AST_FUNCTION_LOG:           # log(base, x) or log10
+        a = kids()
+        if len(a) == 1:
+            return Expr("log10", (a[0],))
+        return Expr("div", (Expr("log", (a[1],)), Expr("log", (a[0],))))
+    if T == lib.AST_FUNCTION_ROOT:
+        a = kids()
+        if len(a) == 1:
+            return Expr("sqrt", (a[0],))
+        return Expr("pow", (a[1], Expr("div", (const(1.0), a[0]))))
+    rel = {lib.AST_RELATIONAL_LT: "lt", lib.AST_RELATIONAL_LEQ: "le", lib.AST_RELATIONAL_GT: "gt",
+           lib.AST_RELATIONAL_GEQ: "ge", lib.AST_RELATIONAL_EQ: "eq", lib.AST_RELATIONAL_NEQ: "ne"}
+    if T in rel:
+        a = kids()
+        if len(a) != 2:
+            raise InvalidParameter(f"{where}: relational operator with {len(a)} arguments is not supported")
+        return Expr(rel[T], tuple(a))
+    if T in (lib.AST_LOGICAL_AND, lib.AST_LOGICAL_OR):
+        a = kids()
+        op = "and" if T == lib.AST_LOGICAL_AND else "or"
+        out = a[0]
+        for x in a[1:]:
+            out = Expr(op, (out, x))
+        return out
+    if T == lib.AST_FUNCTION_PIECEWISE:
+        a = kids()
+        out = a[-1] if len(a) % 2 == 1 else const(math.nan)
+        pairs = len(a) // 2
+        for i in range(pairs - 1, -1, -1):
+            out = Expr("select", (a[2 * i + 1], a[2 * i], out))
+        return out
+    if T == lib.AST_FUNCTION:
+        name = ast.getName()
+        if name not in fdefs:
+            raise InvalidParameter(f"{where}: call of undefined function {name}()")
+        params, body = fdefs[name]
+        a = kids()
+        if len(a) != len(params):
+            raise InvalidParameter(f"{where}: {name}() takes {len(params)} arguments, got {len(a)}")
+        return substitute(body, dict(zip(params, a)))
+    if T == lib.AST_FUNCTION_DELAY:
+        raise InvalidParameter(f"{where}: <delay> is not supported")
+    raise InvalidParameter(f"{where}: unsupported MathML element {ast.getName() or lib.ASTNode.getType(ast)} "
+                           f"(type {T})")
+
+
+def read_sbml(text: str, source: str = "") -> Model:
+    lib = _lib()
+    doc = lib.readSBMLFromString(text)
+    errs = [doc.getError(i) for i in range(doc.getNumErrors())
+            if doc.getError(i).getSeverity() >= lib.LIBSBML_SEV_ERROR]
+    if errs:
+        raise InvalidParameter(f"{source or 'SBML'}: malformed SBML, line {errs[0].getLine()}: "
+                               f"{errs[0].getMessage().strip()}")
+    sm = doc.getModel()
+    if sm is None:
+        raise InvalidParameter(f"{source or 'SBML'}: no <model> element")
+    for what, cnt in (("event", sm.getNumEvents()), ("constraint", sm.getNumConstraints())):
+        if cnt:
+            raise InvalidParameter(f"{source or 'SBML'}: <{what}> elements are not supported "
+                                   f"({cnt} found; stimuli must be piecewise functions of time)")
+    name = sm.getId() or "sbml_model"
+    m = Model(name=_safe(name), source=f"SBML import of {source}" if source else "SBML import")
+    time_name = "t"
+    fdefs = {}
+    for i in range(sm.getNumFunctionDefinitions()):
+        fd = sm.getFunctionDefinition(i)
+        lam = fd.getMath()
+        nargs = lam.getNumChildren() - 1
+        params = [lam.getChild(k).getName() for k in range(nargs)]
+        fdefs[fd.getId()] = (params, _math(lam.getChild(nargs), f"functionDefinition {fd.getId()}", fdefs,
+                                           time_name, lib))
+    rate_rules, assign_rules = {}, {}
+    for i in range(sm.getNumRules()):
+        r = sm.getRule(i)
+        var = r.getVariable()
+        if r.isAlgebraic():
+            raise InvalidParameter(f"{source or 'SBML'}: <algebraicRule> is not supported")
+        e = _math(r.getMath(), f"rule for {var}", fdefs, time_name, lib)
+        (rate_rules if r.isRate() else assign_rules)[var] = e
+    values: dict[str, float] = {}
+    units: dict[str, str] = {}
+    for i in range(sm.getNumCompartments()):
+        c = sm.getCompartment(i)
+        values[c.getId()] = c.getSize() if c.isSetSize() else (1.0 if c.getSpatialDimensions() == 0 else math.nan)
+        units[c.getId()] = c.getUnits()
+    for i in range(sm.getNumParameters()):
+        p = sm.getParameter(i)
+        values[p.getId()] = p.getValue() if p.isSetValue() else math.nan
+        units[p.getId()] = p.getUnits()
+    species = {}
+    for i in range(sm.getNumSpecies()):
+        s = sm.getSpecies(i)
+        comp = s.getCompartment()
+        if s.isSetInitialConcentration():
+            v = s.getInitialConcentration()
+        elif s.isSetInitialAmount():
+            v = s.getInitialAmount()
+            if not s.getHasOnlySubstanceUnits():
+                v = v / values.get(comp, 1.0)
+        else:
+            v = math.nan
+        values[s.getId()] = v
+        species[s.getId()] = s
+    # initial assignments (evaluated once, in document order, repeated until settled)
+    ias = [(sm.getInitialAssignment(i).getSymbol(),
+            _math(sm.getInitialAssignment(i).getMath(), f"initialAssignment {sm.getInitialAssignment(i).getSymbol()}",
+                  fdefs, time_name, lib)) for i in range(sm.getNumInitialAssignments())]
+    env = dict(values)
+    env[time_name] = 0.0
+    for _ in range(len(ias) + 1):
+        for var, e in ias:
+            try:
+                env[var] = float(evaluate(e, env))
+            except InvalidParameter:
+                pass
+    values.update({k: env[k] for k, _ in ias if k in env})
+    # reactions → species ODE terms
+    flux: dict[str, list] = {}
+    for i in range(sm.getNumReactions()):
+        r = sm.getReaction(i)
+        rid = r.getId()
+        if r.isSetFast() and r.getFast():
+            raise InvalidParameter(f"reaction {rid}: fast reactions are not supported")
+        kl = r.getKineticLaw()
+        if kl is None:
+            raise InvalidParameter(f"reaction {rid}: no <kineticLaw>")
+        local = {}
+        for k in range(kl.getNumParameters()):
+            lp = kl.getParameter(k)
+            nm = _safe(f"{rid}_{lp.getId()}")
+            values[nm] = lp.getValue()
+            local[lp.getId()] = sym(nm)
+        for k in range(getattr(kl, "getNumLocalParameters", lambda: 0)()):
+            lp = kl.getLocalParameter(k)
+            nm = _safe(f"{rid}_{lp.getId()}")
+            values[nm] = lp.getValue()
+            local[lp.getId()] = sym(nm)
+        rate = substitute(_math(kl.getMath(), f"kineticLaw of reaction {rid}", fdefs, time_name, lib), local)
+        for lst, sign in ((r.getListOfReactants(), -1.0), (r.getListOfProducts(), 1.0)):
+            for k in range(lst.size()):
+                sr = lst.get(k)
+                if sr.isSetStoichiometryMath() if hasattr(sr, "isSetStoichiometryMath") else False:
+                    raise InvalidParameter(f"reaction {rid}: <stoichiometryMath> is not supported")
+                st = sr.getStoichiometry() if sr.isSetStoichiometry() else 1.0
+                flux.setdefault(sr.getSpecies(), []).append(Expr("mul", (const(sign * st), rate)))
+    # classify
+    for sid, terms in flux.items():
+        s = species[sid]
+        if s.getBoundaryCondition() or s.getConstant():
+            continue
+        tot = terms[0] if len(terms) == 1 else Expr("add", tuple(terms))
+        if not s.getHasOnlySubstanceUnits():
+            tot = Expr("div", (tot, sym(s.getCompartment())))
+        rate_rules.setdefault(sid, tot)
+    for name_, v in values.items():
+        nm = _safe(name_)
+        if name_ in rate_rules:
+            m.states[nm] = v
+        elif name_ in assign_rules:
+            continue
+        else:
+            m.params[nm] = v
+        if units.get(name_):
+            m.units[nm] = units[name_]
+    for var, e in assign_rules.items():
+        m.assigns[_safe(var)] = e
+    for var, e in rate_rules.items():
+        if var not in values:
+            raise InvalidParameter(f"rateRule for undeclared {var}")
+        m.odes[_safe(var)] = e
+    for p, v in m.params.items():
+        if not math.isfinite(v):
+            raise InvalidParameter(f"{source or 'SBML'}: {p} has no value (missing initial value)")
+    for s, v in m.states.items():
+        if not math.isfinite(v):
+            raise InvalidParameter(f"{source or 'SBML'}: state {s} has no initial value")
+    return m.validate()
+
+
+def _safe(name: str) -> str:
+    return name if name not in ("nb", "where", "piecewise", "e", "pi") else name + "_"
+
+
+def write_sbml(model: Model) -> str:
+    """Export as SBML L3V2: parameters, rate rules (states), assignment rules."""
+    lib = _lib()
+    doc = lib.SBMLDocument(3, 2)
+    sm = doc.createModel()
+    sm.setId(model.name)
+    if model.source:
+        sm.setNotes(f'<body xmlns="http://www.w3.org/1999/xhtml"><p>{_xml(model.source)}</p></body>')
+    for name, v in model.params.items():
+        p = sm.createParameter()
+        p.setId(name)
+        p.setValue(v)
+        p.setConstant(True)
+    for name, v in model.states.items():
+        p = sm.createParameter()
+        p.setId(name)
+        p.setValue(v)
+        p.setConstant(False)
+    for name in model.assigns:
+        p = sm.createParameter()
+        p.setId(name)
+        p.setConstant(False)
+    for name, e in model.assigns.items():
+        r = sm.createAssignmentRule()
+        r.setVariable(name)
+        r.setMath(_ast(e, model, lib))
+    for name, e in model.odes.items():
+        r = sm.createRateRule()
+        r.setVariable(name)
+        r.setMath(_ast(e, model, lib))
+    return lib.writeSBMLToString(doc)
+
+
+def _ast(e: Expr, model: Model, lib):
+    txt = to_text(e, style="sbml")
+    ps = lib.L3ParserSettings()
+    ps.setParseLog(lib.L3P_PARSE_LOG_AS_LN)
+    ast = lib.parseL3FormulaWithSettings(txt, ps)
+    if ast is None:
+        raise InvalidParameter(f"cannot export {txt!r}: {lib.getLastParseL3Error()}")
+    _fix_time(ast, model.time, lib)
+    return ast
+
+
+def _fix_time(ast, time_name, lib):
+    if ast.getType() == lib.AST_NAME and ast.getName() == time_name:
+        ast.setType(lib.AST_NAME_TIME)
+    for i in range(ast.getNumChildren()):
+        _fix_time(ast.getChild(i), time_name, lib)
+
+
+def _xml(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

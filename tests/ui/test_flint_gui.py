@@ -1,0 +1,81 @@
+"""Flint workspace: load, edit a parameter, run, traces while running, stop, export, presets, sessions."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _wait_done(qtbot, ws, timeout=60000):
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=timeout)
+
+
+def test_load_edit_run_stop_export(flint_ws, qtbot, tmp_path):
+    ws = flint_ws
+    assert ws.model is not None and ws.model.name == "luo_rudy_1991"
+    assert ws.table.rowCount() == len(ws.model.params)
+    ws.set_parameter("g_Na", 20.0)
+    assert ws.model.params["g_Na"] == 20.0
+    r = [ws.table.item(i, 0).text() for i in range(ws.table.rowCount())].index("g_Na")
+    ws.table.item(r, 1).setText("abc")                  # bad value: refused, kept
+    assert ws.model.params["g_Na"] == 20.0 and ws.message.isVisible()
+    assert "CONST" in ws.listing.toPlainText() and "DAG levels" in ws.listing.toPlainText()
+    ws.sp_tend.setValue(20000.0)
+    ws.run()
+    qtbot.waitUntil(lambda: ws.samples.shape[0] > 5, timeout=20000)
+    assert ws.is_running(), ws.message.findChild(type(ws.lb_rate)).text() if ws.message.findChild(type(ws.lb_rate)) else ""
+    qtbot.waitUntil(lambda: ws.curves[0].getData()[0] is not None and len(ws.curves[0].getData()[0]) > 0,
+                    timeout=5000)
+    ws.stop()
+    _wait_done(qtbot, ws)
+    n = ws.samples.shape[0]
+    assert 0 < n < 200000                                 # stopped early, finished traces kept
+    ws.export_plots(str(tmp_path / "t.csv"))
+    ws.export_plots(str(tmp_path / "t.npz"))
+    ws.export_image(str(tmp_path / "t.png"))
+    assert (tmp_path / "t.csv").read_text().startswith("t,V")
+    assert np.load(tmp_path / "t.npz")["traces"].shape[0] == n
+    assert (tmp_path / "t.png").stat().st_size > 1000
+
+
+def test_ring_heatmap_and_pause(flint_ws, qtbot):
+    ws = flint_ws
+    ws._set_controls({"members": "ring", "n": 12, "t_end": 30.0, "dt": 0.01})
+    ws.run()
+    ws.pause()
+    assert ws.worker.paused
+    ws.pause()
+    _wait_done(qtbot, ws)
+    assert ws.samples.shape[2] == 12 and ws.heat.image is not None and ws.heat.image.shape[1] == 12
+
+
+def test_presets_and_session(flint_ws, qtbot):
+    ws = flint_ws
+    presets = json.loads((ROOT / "resources/presets/flint.json").read_text())["presets"]
+    names = [p["name"] for p in presets]
+    assert "single LR-1991 beat" in names and "LR ring re-entry" in names
+    for p in presets:
+        assert p["paper"] == "004 ch. 5" and "params_cpu" in p
+    p = dict(presets[0])
+    p["params_cpu"] = {**p["params_cpu"], "t_end": 50.0}
+    ws.apply_preset(p)
+    _wait_done(qtbot, ws)
+    assert ws.samples.shape[0] > 0 and "single LR-1991 beat" in ws.caption()
+    state, data = ws.session_state(), ws.session_data()
+    json.dumps(state)
+    ws._set_controls({"t_end": 7.0})
+    ws.restore_session(state, data)
+    assert ws.sp_tend.value() == 50.0 and np.array_equal(ws.samples, data["traces"])
+    ws.set_lecture_mode(True)
+    ws.set_lecture_mode(False)
+
+
+def test_bad_model_file_keeps_app(flint_ws, tmp_path):
+    ws = flint_ws
+    bad = tmp_path / "bad.flint"
+    bad.write_text("model x\nstate y = 1\n")
+    ws.open_field(str(bad))
+    assert ws.message.isVisible() and ws.model.name == "luo_rudy_1991"
