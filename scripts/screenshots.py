@@ -116,6 +116,17 @@ def _occ_preset(preset, lecture=False):
     return setup
 
 
+def _flint_preset(preset, tab=None):
+    def setup(app, win, ws):
+        win.apply_preset(preset)            # Flint presets start the run themselves
+        _pump(app, 0.3)
+        _pump(app, until=lambda: not ws.is_running(), timeout=300)
+        if tab is not None:
+            ws.tabs.setCurrentIndex(tab)
+        _pump(app, 0.5)
+    return setup
+
+
 def _shots():
     from kernels.cahn_hilliard.params import CHParams
 
@@ -132,6 +143,8 @@ def _shots():
         ("graphs_scale_free.png", "graphs", {}, _graph_preset("scale-free hubs", clicks=(0,), tab=1)),
         ("graphs_small_world.png", "graphs", {}, _graph_preset("small world: p = 0.05", clicks=(0, 150), tab=2)),
         ("occupancy.png", "occupancy", {}, _occ_preset("register pressure")),
+        ("flint_single_beat.png", "flint", {}, _flint_preset("single LR-1991 beat")),
+        ("flint_ring.png", "flint", {}, _flint_preset("LR ring: colliding wavefronts", tab=1)),
         ("lecture_cahn_hilliard.png", "cahn_hilliard", ch(CHParams(size=64), 10),
          _ch_preset("spinodal 2D", 1500, lecture=True)),
         ("lecture_graphs.png", "graphs", {}, _graph_preset("small world: p = 0.05", clicks=(0, 150), lecture=True)),

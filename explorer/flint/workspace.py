@@ -138,7 +138,7 @@ class FlintWorkspace(QWidget):
         rl.addWidget(self.message)
         self.tabs = QTabWidget()
         self.plot = pg.PlotWidget(background="w")
-        self.plot.setLabel("bottom", "t", units="")
+        self.plot.setLabel("bottom", "t (ms)")
         self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.plot.getPlotItem().setClipToView(True)
         self.tabs.addTab(self.plot, "Traces")

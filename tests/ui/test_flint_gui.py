@@ -56,7 +56,7 @@ def test_presets_and_session(flint_ws, qtbot):
     ws = flint_ws
     presets = json.loads((ROOT / "resources/presets/flint.json").read_text())["presets"]
     names = [p["name"] for p in presets]
-    assert "single LR-1991 beat" in names and "LR ring re-entry" in names
+    assert "single LR-1991 beat" in names and "LR ring: colliding wavefronts" in names
     for p in presets:
         assert p["paper"] == "004 ch. 5" and "params_cpu" in p
     p = dict(presets[0])
