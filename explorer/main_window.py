@@ -162,6 +162,12 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(w)
         return self._workspaces[key]
 
+    def show_workspace(self, key: str) -> QWidget:
+        """Make ``key`` the current workspace (as a click in the mode bar does) and return it."""
+        keys = [w.key for w in registry.WORKSPACES]
+        self.mode_bar.setCurrentRow(keys.index(key))
+        return self.workspace(key)
+
     def _on_mode_changed(self, row: int) -> None:
         if row < 0:
             return
@@ -555,7 +561,7 @@ class MainWindow(QMainWindow):
         if not callable(getattr(ws, "restore_session", None)):
             self.notify(f"The {key} workspace cannot restore sessions.", "error")
             return False
-        self.mode_bar.setCurrentRow(keys.index(key))
+        self.show_workspace(key)
         try:
             ws.restore_session(state, data)
         except (ExplorerError, KeyError, TypeError, ValueError) as exc:

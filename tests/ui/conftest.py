@@ -67,10 +67,7 @@ def ws(main_window, qtbot):
 @pytest.fixture
 def graphs_ws(main_window, qtbot):
     """The Graphs workspace, shown (CPU backend)."""
-    from explorer import workspaces as registry
-    keys = [w.key for w in registry.WORKSPACES]
-    main_window.mode_bar.setCurrentRow(keys.index("graphs"))
-    w = main_window.workspace("graphs")
+    w = main_window.show_workspace("graphs")
     qtbot.waitExposed(w.canvas.native)
     return w
 
@@ -78,10 +75,7 @@ def graphs_ws(main_window, qtbot):
 @pytest.fixture
 def occ_ws(main_window, qtbot):
     """The Occupancy workspace, shown (CPU backend: the calculator works, 'My kernels' is empty)."""
-    from explorer import workspaces as registry
-    keys = [w.key for w in registry.WORKSPACES]
-    main_window.mode_bar.setCurrentRow(keys.index("occupancy"))
-    w = main_window.workspace("occupancy")
+    w = main_window.show_workspace("occupancy")
     qtbot.waitExposed(w)
     return w
 
@@ -89,10 +83,7 @@ def occ_ws(main_window, qtbot):
 @pytest.fixture
 def flint_ws(main_window, qtbot):
     """The Flint workspace, shown (CPU backend: NumPy runtime only)."""
-    from explorer import workspaces as registry
-    keys = [w.key for w in registry.WORKSPACES]
-    main_window.mode_bar.setCurrentRow(keys.index("flint"))
-    w = main_window.workspace("flint")
+    w = main_window.show_workspace("flint")
     qtbot.waitExposed(w)
     yield w
     w.shutdown()

@@ -9,16 +9,13 @@ import numpy as np
 import pytest
 
 from explorer import presets as presets_mod
-from explorer import workspaces as registry
 from explorer.export import is_blank
 
 KEYS = ("cahn_hilliard", "graphs", "occupancy")
 
 
 def _show(main_window, qtbot, key):
-    keys = [w.key for w in registry.WORKSPACES]
-    main_window.mode_bar.setCurrentRow(keys.index(key))
-    w = main_window.workspace(key)
+    w = main_window.show_workspace(key)
     qtbot.waitExposed(w)
     return w
 
