@@ -19,3 +19,9 @@ class SimulationBlowUp(ExplorerError, FloatingPointError):
 
 class BackendUnavailable(ExplorerError, RuntimeError):
     """A GPU backend was requested but no usable CUDA device/CuPy is present."""
+
+
+class Unsupported(ExplorerError, NotImplementedError):
+    """The input uses a construct this code does not handle; the message names the element.
+
+    Refusing is the honest answer: the construct is never silently dropped."""
