@@ -51,3 +51,26 @@ def test_clustering_levels_match_paper_001():
     lv = rp.clustering_levels(n_ws=4000, n_ba=4000)
     assert lv["ws"][0] == pytest.approx(0.53, abs=0.02)
     assert 0.005 < lv["ba"][0] < 0.05
+
+
+def test_sampled_mean_path_is_exact_with_all_sources_and_close_with_few():
+    from kernels.graphs import generators as G
+    from kernels.graphs.apsp import apsp
+    from kernels.graphs.stats import sampled_summary, summary
+    seed = int(np.random.default_rng().integers(1 << 30))
+    g = G.barabasi_albert(600, 3, seed)
+    full = summary(apsp(g, "cpu").dist)
+    every = sampled_summary(g, sources=g.n, seed=seed)
+    assert every["mean_path_length"] == pytest.approx(full["mean_path_length"], rel=1e-12)
+    assert every["diameter"] == full["diameter"] and every["connected"] == full["connected"]
+    few = sampled_summary(g, sources=64, seed=seed)
+    assert few["sources"] == 64 and few["diameter"] <= full["diameter"]
+    # 64 × 599 distances: the estimate's relative error is ~1 % (std ≈ 0.7 / L / sqrt(64))
+    assert few["mean_path_length"] == pytest.approx(full["mean_path_length"], rel=0.05)
+
+
+def test_sampled_sweep_rows_and_refusal():
+    rows = list(rp.run_sweep(["ba"], [300, 600], instances=1, method="cpu-sampled", sources=32))
+    assert [r.method for r in rows] == ["cpu-sampled"] * 2 and all(r.mean_path_length > 1 for r in rows)
+    with pytest.raises(InvalidParameter, match="sources"):
+        list(rp.run_sweep(["ba"], [300, 600], method="cpu-sampled", sources=1))
