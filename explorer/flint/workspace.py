@@ -13,15 +13,17 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QThread, QTimer, pyqtSignal
 from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView,
-                             QLabel, QPlainTextEdit, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
+                             QLabel, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                              QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
-from kernels.flint import Network, Simulation, compile_model, load_model, shipped_models
+from kernels.flint import Network, Simulation, load_model, shipped_models
 from kernels.flint.io import write_csv, write_npz
 from kernels.flint.runtimes import network_stimulus
 
 from ..cahn_hilliard.workspace import MessageBar
+from .compiler_panel import CompilerPanel
+from .stimulus import StimulusEditor
 
 MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
 
@@ -96,6 +98,8 @@ class FlintWorkspace(QWidget):
         self.table.setHorizontalHeaderLabels(["parameter", "value", "units"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         form.addRow(self.table)
+        self.stim = StimulusEditor(self.set_parameter)
+        form.addRow(self.stim)
         self.sp_dt = QDoubleSpinBox(decimals=4, minimum=1e-4, maximum=10.0, value=0.01, singleStep=0.005)
         self.sp_tend = QDoubleSpinBox(decimals=1, minimum=0.1, maximum=1e6, value=400.0)
         self.cb_integ = QComboBox()
@@ -149,8 +153,9 @@ class FlintWorkspace(QWidget):
         self.heat_view.setLabel("bottom", "t (samples)")
         self.heat_view.setLabel("left", "cell")
         self.tabs.addTab(self.heat_view, "Heatmap (cells)")
-        self.listing = QPlainTextEdit(readOnly=True)
-        self.tabs.addTab(self.listing, "Bytecode")
+        self.compiler = CompilerPanel()
+        self.listing = self.compiler.listing
+        self.tabs.addTab(self.compiler, "Compiler")
         rl.addWidget(self.tabs)
         split.addWidget(right)
         split.setSizes([360, 900])
@@ -188,6 +193,7 @@ class FlintWorkspace(QWidget):
         self.cb_record.addItems(list(m.states))
         self.cb_vary.clear()
         self.cb_vary.addItems(["(none)"] + list(m.params))
+        self.stim.bind(m)
         self._show_listing()
         self.message.show_message(f"loaded {m.name}: {m.n_states} states, {len(m.params)} parameters, "
                                   f"{len(m.assigns)} functions", "info")
@@ -219,6 +225,7 @@ class FlintWorkspace(QWidget):
             self.table.blockSignals(False)
             return
         self.model.params[name] = v
+        self.stim.refresh(self.model)
         self._show_listing()
 
     def set_parameter(self, name: str, value: float) -> None:
@@ -250,23 +257,17 @@ class FlintWorkspace(QWidget):
                 "dt": dt, "steps": steps, "every": every, "record": rec}
 
     def _show_listing(self, *_a) -> None:
+        """Recompile for the Compiler tab (≤ 4 members, on its worker thread)."""
         if self.model is None:
             return
         try:
             c = self._config()
-            prog = compile_model(c["model"], min(c["n"], 4), {k: v[:4] for k, v in c["member"].items()},
-                                 Network(c["network"].kind, min(c["n"], 4), c["network"].state, c["network"].D)
-                                 if c["network"] else None)
         except ExplorerError as exc:
             self.listing.setPlainText(f"cannot compile: {exc}")
             return
-        st = prog.stats()
-        head = [f"model {prog.model.name}: {st['functions']} functions ({st['cse_temps']} shared subexpressions), "
-                f"{st['odes']} ODEs", f"DAG levels (functions per level, ODE phase last): {prog.level_counts}",
-                f"phases after merge: {st['threads_per_phase']} threads; opcode sequences {st['opcode_sequences_per_phase']}",
-                f"bytecode {st['bytecode_words']} words, {st['constants']} constants, {st['slots']} slots, "
-                f"stack {st['stack_depth']}; not applicable: {st['not_applicable']}", ""]
-        self.listing.setPlainText("\n".join(head) + prog.listing())
+        net = c["network"]
+        self.compiler.request(c["model"], min(c["n"], 4), {k: v[:4] for k, v in c["member"].items()},
+                              Network(net.kind, min(c["n"], 4), net.state, net.D) if net else None)
 
     # ------------------------------------------------------------------ run
     def run(self) -> None:
@@ -384,6 +385,7 @@ class FlintWorkspace(QWidget):
         self.message.show_message(f"wrote {path}", "info")
 
     def shutdown(self) -> None:
+        self.compiler.shutdown()
         if self.worker is not None:
             self.worker.stopped = True
             self.worker.wait(10000)

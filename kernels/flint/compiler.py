@@ -15,13 +15,16 @@ Paper 004 (Okuyama 2013) §5.2–5.4.  Pipeline:
    e's thread, ≤ 3 functions a thread), ``reorder`` (threads sorted by opcode-sequence length, then
    lexicographically), ``remap`` (variable slots numbered by first use), ``unify`` (one bytecode for
    all members; per-member parameters become ``CONST_IND`` reads of a per-lane table instead of one
-   bytecode per member with ``index[]``), ``cse``, ``fold``, ``nary`` (n-ary ADD/MUL).
-   *Redundant threads* and *warp-parallel sums* belong to the thesis's thread-per-expression mapping;
-   here one thread integrates one whole cell, so a warp never mixes opcode sequences and a sum is
-   never split — they are reported as not applicable.
+   bytecode per member with ``index[]``), ``cse``, ``fold``, ``nary`` (n-ary ADD/MUL),
+   ``redundant`` and ``sum``.  The last two act on the thesis's thread-per-expression mapping
+   (:class:`ExpressionLayout`; runtimes ``mapping="expression"``): redundant threads pad every set
+   of equal opcode sequences to whole warps; an n-ary sum of ≥ 32 terms is split over the 32 lanes of
+   a warp and reduced with ``WARP_SUM`` (butterfly shuffle).  In the default thread-per-cell mapping
+   one thread runs a whole cell, a warp never mixes opcode sequences and sums are not split, so the
+   two options leave that bytecode unchanged.
 5. *Bytecode* (stack machine): ``CONST k`` (constant table), ``CONST_IND k`` (parameter k of this
    lane), ``STATE s``, ``STATE_NB s off``, ``TIME``, ``VAR v``, ``ASSIGN v``, ``ADD n``/``MUL n``,
-   binary/unary arithmetic, comparisons, ``SELECT``, ``END``.
+   binary/unary arithmetic, comparisons, ``SELECT``, ``WARP_SUM``, ``END``.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ from .model import Model
 # --- opcodes (shared with flint_is.cu: keep in sync; the .cu file is generated from this list) ---
 OPS_WITH_ARG = ["CONST", "CONST_IND", "STATE", "VAR", "ASSIGN", "ADD", "MUL"]
 OPS_PLAIN = ["END", "TIME", "SUB", "DIV", "NEG", "POW", "MIN", "MAX", "LT", "LE", "GT", "GE", "EQ", "NE",
-             "AND", "OR", "NOT", "SELECT"] + [u.upper() for u in UNARY]
+             "AND", "OR", "NOT", "SELECT", "WARP_SUM"] + [u.upper() for u in UNARY]
 OPCODES = {name: i for i, name in enumerate(OPS_WITH_ARG + ["STATE_NB"] + OPS_PLAIN)}
 OPNAMES = {v: k for k, v in OPCODES.items()}
 N_ARGS = {**{k: 1 for k in OPS_WITH_ARG}, "STATE_NB": 2}
@@ -44,6 +47,8 @@ _ARITH = {"sub": "SUB", "div": "DIV", "neg": "NEG", "pow": "POW", "min": "MIN", 
           "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE", "and": "AND", "or": "OR", "not": "NOT",
           "select": "SELECT", **{u: u.upper() for u in UNARY}}
 MAX_MERGE = 3         # functions per thread after phase merging (thesis: preliminary experiments)
+WARP = 32             # threads per warp = threads per block in the expression mapping (thesis §5.5.1)
+SUM_MIN = 32          # an n-ary sum with at least this many terms gets a whole warp (thesis: "32 or more")
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,8 @@ class CompileOptions:
     reorder: bool = True
     remap: bool = True
     unify: bool = True
+    redundant: bool = True
+    sum: bool = True
 
     @classmethod
     def names(cls) -> list[str]:
@@ -112,19 +119,26 @@ class Program:
     stack_depth: int
     n_slots: int
     level_counts: list = field(default_factory=list)
+    layout: "ExpressionLayout | None" = None
 
     @property
     def n_states(self) -> int:
         return self.model.n_states
 
     def stats(self) -> dict:
+        """Compiler statistics.  ``threads_per_phase``/``opcode_sequences_per_phase``: bytecodes before
+        unifying and their distinct opcode sequences (thesis Tables 5.6, 5.7).  ``bytecode_words``,
+        ``stack_depth``: the thread-per-cell bytecode.  ``expr_*``: the thread-per-expression layout
+        (one warp a block): lanes launched per phase (redundant threads included), warps per phase,
+        warps whose lanes run more than one opcode sequence (divergent), warp-parallel sums."""
+        lay = self.layout
         return {"functions": sum(1 for f in self.functions.values() if f.kind != "ode"),
                 "odes": len(self.model.odes), "cse_temps": sum(1 for f in self.functions.values() if f.kind == "cse"),
                 "phases": len(self.phases), "threads_per_phase": [len(p) for p in self.phases],
                 "opcode_sequences_per_phase": [len({_opseq_key(self, t) for t in p}) for p in self.phases],
                 "bytecode_words": int(self.code.size), "constants": int(self.consts.size),
                 "slots": self.n_slots, "stack_depth": self.stack_depth,
-                "not_applicable": "redundant threads, warp-parallel sums (one thread per cell)"}
+                **(lay.stats() if lay is not None else {})}
 
     def listing(self, limit: int | None = None) -> str:
         """Human-readable bytecode (member 0 when not unified)."""
@@ -153,6 +167,160 @@ class Program:
 
 def _opseq_key(prog: Program, thread: list) -> tuple:
     return tuple(op for f in thread for op in prog.functions[f].opseq)
+
+
+def _is_big_sum(opseq: tuple) -> bool:
+    return any(o.startswith("ADD") and int(o[3:]) >= SUM_MIN for o in opseq)
+
+
+@dataclass
+class ExpressionLayout:
+    """The thesis's mapping (§5.5.1, Fig. 5.7): each phase is one launch, each thread of a phase runs
+    one bytecode (a function, or up to 3 merged ones), a block is one warp of 32 lanes; members /
+    cells are a second grid dimension (member parameters: ``CONST_IND``, as with ``unify``).
+
+    ``index`` holds, for every lane of every phase (phase p starts at ``phase_start[p]``, has
+    ``phase_warps[p]`` warps), the start of its bytecode in ``code`` or −1 for an idle lane.
+    Redundant threads (option ``redundant``) point at the same bytecode as the thread they copy;
+    a warp-parallel sum (option ``sum``) fills a whole warp with 32 lane-specific bytecodes."""
+    code: np.ndarray
+    index: np.ndarray
+    phase_start: list
+    phase_warps: list
+    lanes: list                 # per lane (all phases): (thread tuple, lane-of-sum or None) or None
+    lane_seq: list              # per lane: its opcode sequence (tuple) or None (idle)
+    sum_warps: list             # per phase: indices of warps that run a warp-parallel sum
+    stack_depth: int
+
+    def phase_lanes(self, p: int) -> list:
+        return self.lanes[self.phase_start[p]: self.phase_start[p] + WARP * self.phase_warps[p]]
+
+    def stats(self) -> dict:
+        active, essential, divergent, nsum = [], [], [], 0
+        for p in range(len(self.phase_warps)):
+            ln = self.phase_lanes(p)
+            active.append(sum(1 for x in ln if x is not None))
+            essential.append(len({x[0] for x in ln if x is not None}))
+            dv = 0
+            for w in range(self.phase_warps[p]):
+                if w in self.sum_warps[p]:
+                    continue
+                sq = self.lane_seq[self.phase_start[p] + w * WARP: self.phase_start[p] + (w + 1) * WARP]
+                if len({q for q in sq if q is not None}) > 1:
+                    dv += 1
+            divergent.append(dv)
+            nsum += len(self.sum_warps[p])
+        return {"expr_lanes_per_phase": active, "expr_warps_per_phase": list(self.phase_warps),
+                "expr_threads_per_phase": essential, "expr_divergent_warps": divergent, "expr_sum_warps": nsum,
+                "expr_bytecode_words": int(self.code.size), "expr_stack_depth": self.stack_depth}
+
+
+def _expression_layout(phases, functions, opt: CompileOptions, words_of) -> ExpressionLayout:
+    """Lanes for the thread-per-expression mapping.
+
+    redundant (thesis §5.4.2, Fig. 5.5): each run of consecutive threads with the same opcode
+    sequence (after ``reorder``: each set of equal sequences) is padded to a multiple of 32 lanes
+    with copies of its last thread, so no warp mixes opcode sequences; off: threads are packed and
+    the phase's last warp has idle lanes.  sum: a thread holding an n-ary sum of ≥ 32 terms is
+    given a whole warp at the end of its phase (32 lane bytecodes, see ``emit``); off: it is an
+    ordinary thread summing every term itself."""
+    code: list[int] = []
+    at: dict = {}
+    index, lanes, lane_seq, phase_start, phase_warps, sum_warps = [], [], [], [], [], []
+    depth = 1
+
+    def start(thread, lane):
+        nonlocal depth
+        key = (thread, lane)
+        if key not in at:
+            at[key] = len(code)
+            for fn in thread:
+                w, d = words_of(fn, lane)
+                code.extend(w)
+                depth = max(depth, d)
+            code.append(OPCODES["END"])
+        return at[key]
+
+    for p in phases:
+        seqs = [tuple(op for fn in t for op in functions[fn].opseq) for t in p]
+        big = [opt.sum and opt.nary and _is_big_sum(q) for q in seqs]
+        regular = [(tuple(t), q) for t, q, b in zip(p, seqs, big) if not b]
+        ph: list = []
+        if opt.redundant:
+            i = 0
+            while i < len(regular):
+                j = i
+                while j < len(regular) and regular[j][1] == regular[i][1]:
+                    j += 1
+                run = [(t, None, q) for t, q in regular[i:j]]
+                ph.extend(run + [run[-1]] * (-len(run) % WARP))
+                i = j
+        else:
+            ph.extend((t, None, q) for t, q in regular)
+            ph.extend([None] * (-len(ph) % WARP))
+        sw = []
+        for t, q, b in zip(p, seqs, big):
+            if b:
+                sw.append(len(ph) // WARP)
+                ph.extend((tuple(t), lane, q) for lane in range(WARP))
+        phase_start.append(len(lanes))
+        phase_warps.append(len(ph) // WARP)
+        sum_warps.append(sw)
+        lanes.extend(None if x is None else x[:2] for x in ph)
+        lane_seq.extend(None if x is None else x[2] for x in ph)
+        index.extend(-1 if x is None else start(x[0], x[1]) for x in ph)
+    return ExpressionLayout(code=np.array(code, dtype=np.int32), index=np.array(index, dtype=np.int32),
+                            phase_start=phase_start, phase_warps=phase_warps, lanes=lanes, lane_seq=lane_seq,
+                            sum_warps=sum_warps,
+                            stack_depth=depth)
+
+
+# ----------------------------------------------------------------------------------------------
+OPTIMIZATIONS = ("cse", "fold", "nary", "merge", "reorder", "remap", "unify", "redundant", "sum")
+
+
+def _report_row(prog: Program) -> dict:
+    st = prog.stats()
+    return {"phases": st["phases"], "threads_per_phase": st["threads_per_phase"],
+            "opcode_sequences_per_phase": st["opcode_sequences_per_phase"],
+            "lanes_per_phase": st["expr_lanes_per_phase"], "divergent_warps": sum(st["expr_divergent_warps"]),
+            "sum_warps": st["expr_sum_warps"], "bytecode_words": st["bytecode_words"],
+            "expr_bytecode_words": st["expr_bytecode_words"], "constants": st["constants"],
+            "slots": st["slots"], "stack_depth": st["stack_depth"], "functions": st["functions"]}
+
+
+def optimization_report(model: Model, n_members: int = 1, member_params: dict | None = None,
+                        network: Network | None = None, options: CompileOptions | None = None) -> list[dict]:
+    """Effect of each optimisation: for every option, the program compiled with it off and on (the
+    other options as in ``options``, default all on).  One row an option: ``{"option", "off", "on"}``
+    with phases, threads per phase (bytecodes before unifying, thesis Table 5.6), distinct opcode
+    sequences per phase (Table 5.7), lanes per phase in the thread-per-expression mapping (redundant
+    threads and sum warps included), divergent warps, sum warps, bytecode words (thread-per-cell and
+    thread-per-expression), constants, slots, stack depth."""
+    import dataclasses
+    base = options or CompileOptions()
+    cache: dict = {}
+
+    def row(o: CompileOptions) -> dict:
+        if o not in cache:
+            cache[o] = _report_row(compile_model(model, n_members, member_params, network, o))
+        return cache[o]
+    return [{"option": name, "off": row(dataclasses.replace(base, **{name: False})),
+             "on": row(dataclasses.replace(base, **{name: True}))} for name in OPTIMIZATIONS]
+
+
+def report_table(report: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """The report as (header, rows of text): one row an option, ``off → on`` per metric."""
+    keys = ["phases", "threads_per_phase", "opcode_sequences_per_phase", "lanes_per_phase", "divergent_warps",
+            "sum_warps", "bytecode_words", "expr_bytecode_words", "constants", "slots", "stack_depth"]
+
+    def fmt(v):
+        return "→".join(map(str, v)) if isinstance(v, list) else str(v)
+    rows = []
+    for r in report:
+        rows.append([r["option"]] + [fmt(r["off"][k]) if r["off"][k] == r["on"][k]
+                                     else f"{fmt(r['off'][k])} ⇒ {fmt(r['on'][k])}" for k in keys])
+    return ["option"] + keys, rows
 
 
 # ----------------------------------------------------------------------------------------------
@@ -334,8 +502,13 @@ def compile_model(model: Model, n_members: int = 1, member_params: dict | None =
             consts.append(float(v))
         return const_idx[key]
 
-    def emit(f: Function, member: int | None) -> tuple[list, int]:
-        """(list of (opname, operand...)), max stack depth)."""
+    def emit(f: Function, member: int | None, lane: int | None = None) -> tuple[list, int]:
+        """(list of (opname, operand...)), max stack depth).
+
+        lane (0..31): the code of that lane of a warp-parallel sum (thesis §5.4.2 *Sum*): every
+        outermost n-ary ADD with ≥ SUM_MIN terms becomes the lane's contiguous share of the terms,
+        ``ADD k`` of them, then ``WARP_SUM`` (butterfly reduction over the 32 lanes); the code
+        around it is the same in every lane."""
         out = []
         depth = [0, 0]
 
@@ -343,7 +516,7 @@ def compile_model(model: Model, n_members: int = 1, member_params: dict | None =
             depth[0] += n
             depth[1] = max(depth[1], depth[0])
 
-        def walk(nid, top):
+        def walk(nid, top, in_sum=False):
             if not top and nid in mat:
                 out.append(("VAR", ("slot", mat[nid])))
                 push()
@@ -357,8 +530,18 @@ def compile_model(model: Model, n_members: int = 1, member_params: dict | None =
                 out.append(("VAR", ("slot", mat[nid])))
                 push()
                 return
+            big = op == "add" and len(args) >= SUM_MIN
+            if big and lane is not None and not in_sum:
+                lo, hi = lane * len(args) // WARP, (lane + 1) * len(args) // WARP
+                for a in args[lo:hi]:
+                    walk(a, False, True)
+                if hi - lo > 1:
+                    out.append(("ADD", hi - lo))
+                    depth[0] -= hi - lo - 1
+                out.append(("WARP_SUM",))
+                return
             for a in args:
-                walk(a, False)
+                walk(a, False, in_sum or big)
             if op == "const":
                 out.append(("CONST", kconst(value)))
                 push()
@@ -431,6 +614,15 @@ def compile_model(model: Model, n_members: int = 1, member_params: dict | None =
             words.extend(w)
             depth = max(depth, d)
         index = np.array(index_l, dtype=np.int32)
+    # 6. the thesis's thread-per-expression mapping: redundant threads, warp-parallel sums
+    def words_of(fn, lane):
+        ins_list, d = emit(functions[fn], None, lane)
+        w = []
+        for ins in ins_list:
+            w.append(OPCODES[ins[0]])
+            w.extend(slots[o[1]] if isinstance(o, tuple) else int(o) for o in ins[1:])
+        return w, d
+    layout = _expression_layout(phases, functions, opt, words_of)
     if not consts:
         consts.append(0.0)
     return Program(model=model, options=opt, n_members=n_members, network=network, nodes=nodes,
@@ -438,7 +630,7 @@ def compile_model(model: Model, n_members: int = 1, member_params: dict | None =
                    deriv_slots=[slots[f"d_{s}"] for s in model.states],
                    code=np.array(words, dtype=np.int32), index=index, consts=np.array(consts, dtype=np.float64),
                    pvar_names=pvar_names, pvar_values=pvar_values, stack_depth=max(depth, 1),
-                   n_slots=len(slots), level_counts=level_counts)
+                   n_slots=len(slots), level_counts=level_counts, layout=layout)
 
 
 def _fold(op, vals):

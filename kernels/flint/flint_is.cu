@@ -1,6 +1,13 @@
-// Flint interpreter (IS): one thread per ensemble member / cell runs the whole model's bytecode.
-// Paper 004 (Okuyama 2013) §5.5, Fig. 5.7: a switch over opcodes on a per-thread stack; states are
-// read from the current step only, new states go to a separate array (the thesis's nv).
+// Flint interpreter (IS).  Paper 004 (Okuyama 2013) §5.5, Fig. 5.7: a switch over opcodes on a
+// per-thread stack; states are read from the current step only, new states go to a separate array
+// (the thesis's nv).  Two mappings of threads to work:
+//   flint_is_step   one thread per ensemble member / cell runs the whole model's bytecode; slots in
+//                   the thread's local memory.
+//   flint_is_phase  the thesis's mapping: one launch a phase, one block = one warp of 32 lanes, each
+//                   lane runs one bytecode (index[] per lane, −1 = idle), blockIdx.x = member/cell;
+//                   slots in global memory V[slot*n + member]; WARP_SUM reduces a warp-parallel sum
+//                   with __shfl_xor_sync (every lane of a sum warp reaches it); flint_is_update then
+//                   applies the integrator to the derivative slots.
 // The opcode #defines (OP_*), REAL, NSLOT and STACK are prepended by runtimes.py.
 
 __device__ __forceinline__ REAL flint_state(const REAL* __restrict__ y, const REAL* __restrict__ kin,
@@ -10,19 +17,24 @@ __device__ __forceinline__ REAL flint_state(const REAL* __restrict__ y, const RE
     return v;
 }
 
-extern "C" __global__ void flint_is_step(
-    const int* __restrict__ code, const int* __restrict__ index, const REAL* __restrict__ consts,
+struct LocalSlots {            // thread-per-cell: the thread's own slot array
+    REAL* s;
+    __device__ __forceinline__ REAL& operator[](int k) const { return s[k]; }
+};
+
+struct GlobalSlots {           // thread-per-expression: slots shared by the phase's threads
+    REAL* V; int n; int i;
+    __device__ __forceinline__ REAL& operator[](int k) const { return V[(size_t)k * n + i]; }
+};
+
+template <class Slots>
+__device__ __forceinline__ void flint_exec(
+    const int* __restrict__ code, int pc, Slots slot, const REAL* __restrict__ consts,
     const REAL* __restrict__ pvar, const REAL* __restrict__ y, const REAL* __restrict__ kin,
-    double cdt, double t, double dt, int mode, double w,
-    REAL* __restrict__ kout, REAL* __restrict__ acc, REAL* __restrict__ yout,
-    const int* __restrict__ dslot, int ns, int n, int net)      // net: 0 none, 1 line, 2 ring
+    double cdt, double t, int n, int net, int i)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    REAL slot[NSLOT];
     REAL st[STACK];
     int sp = 0;
-    int pc = index ? index[i] : 0;
     for (;;) {
         int op = code[pc++];
         switch (op) {
@@ -59,6 +71,10 @@ extern "C" __global__ void flint_is_step(
         case OP_OR: sp--; st[sp - 1] = (st[sp - 1] != 0 || st[sp] != 0) ? 1.0 : 0.0; break;
         case OP_NOT: st[sp - 1] = st[sp - 1] == 0 ? 1.0 : 0.0; break;
         case OP_SELECT: sp -= 2; st[sp - 1] = st[sp - 1] != 0 ? st[sp] : st[sp + 1]; break;
+        case OP_WARP_SUM: {                   // butterfly: after 5 rounds every lane holds the total
+            REAL v = st[sp - 1];
+            for (int o = 16; o > 0; o >>= 1) v = v + __shfl_xor_sync(0xffffffffu, v, o);
+            st[sp - 1] = v; break; }
         case OP_NEG: st[sp - 1] = -st[sp - 1]; break;
         case OP_EXP: st[sp - 1] = exp(st[sp - 1]); break;
         case OP_LOG: st[sp - 1] = log(st[sp - 1]); break;
@@ -76,13 +92,55 @@ extern "C" __global__ void flint_is_step(
         case OP_ASIN: st[sp - 1] = asin(st[sp - 1]); break;
         case OP_ACOS: st[sp - 1] = acos(st[sp - 1]); break;
         case OP_ATAN: st[sp - 1] = atan(st[sp - 1]); break;
-        default: goto done;                       // OP_END
+        default: return;                          // OP_END
         }
     }
-done:
+}
+
+extern "C" __global__ void flint_is_step(
+    const int* __restrict__ code, const int* __restrict__ index, const REAL* __restrict__ consts,
+    const REAL* __restrict__ pvar, const REAL* __restrict__ y, const REAL* __restrict__ kin,
+    double cdt, double t, double dt, int mode, double w,
+    REAL* __restrict__ kout, REAL* __restrict__ acc, REAL* __restrict__ yout,
+    const int* __restrict__ dslot, int ns, int n, int net)      // net: 0 none, 1 line, 2 ring
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    REAL slot[NSLOT];
+    flint_exec(code, index ? index[i] : 0, LocalSlots{slot}, consts, pvar, y, kin, cdt, t, n, net, i);
     for (int s = 0; s < ns; ++s) {
         size_t k = (size_t)s * n + i;
         REAL d = slot[dslot[s]];
+        if (mode == 0) yout[k] = y[k] + (REAL)dt * d;
+        else if (mode == 1) { kout[k] = d; acc[k] = (REAL)w * d; }
+        else if (mode == 2) { kout[k] = d; acc[k] = acc[k] + (REAL)w * d; }
+        else yout[k] = y[k] + (REAL)dt * (acc[k] + (REAL)w * d);
+    }
+}
+
+// One phase, thesis mapping: grid (n members, warps of the phase), block 32.
+extern "C" __global__ void flint_is_phase(
+    const int* __restrict__ code, const int* __restrict__ index, int lane0, const REAL* __restrict__ consts,
+    const REAL* __restrict__ pvar, const REAL* __restrict__ y, const REAL* __restrict__ kin,
+    double cdt, double t, REAL* V, int n, int net)
+{
+    const int i = blockIdx.x;
+    const int pc = index[lane0 + blockIdx.y * 32 + threadIdx.x];
+    if (pc < 0) return;                          // idle lane: never part of a sum warp
+    flint_exec(code, pc, GlobalSlots{V, n, i}, consts, pvar, y, kin, cdt, t, n, net, i);
+}
+
+// The integrator update after the ODE phase (same arithmetic as flint_is_step's tail).
+extern "C" __global__ void flint_is_update(
+    const REAL* __restrict__ V, const int* __restrict__ dslot, const REAL* __restrict__ y,
+    double dt, int mode, double w, REAL* __restrict__ kout, REAL* __restrict__ acc, REAL* __restrict__ yout,
+    int ns, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (int s = 0; s < ns; ++s) {
+        size_t k = (size_t)s * n + i;
+        REAL d = V[(size_t)dslot[s] * n + i];
         if (mode == 0) yout[k] = y[k] + (REAL)dt * d;
         else if (mode == 1) { kout[k] = d; acc[k] = (REAL)w * d; }
         else if (mode == 2) { kout[k] = d; acc[k] = acc[k] + (REAL)w * d; }

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import BackendUnavailable, InvalidParameter, SimulationBlowUp
-from .compiler import OPCODES, OPNAMES, N_ARGS, CompileOptions, Network, Program, compile_model
+from .compiler import OPCODES, OPNAMES, N_ARGS, SUM_MIN, WARP, CompileOptions, Network, Program, compile_model
 from .expr import UNARY, apply_op
 from .model import Model
 
@@ -35,37 +35,38 @@ def _const_index(prog: Program) -> dict:
     return {np.float64(v).tobytes(): i for i, v in enumerate(prog.consts)}
 
 
-def expr_code(prog: Program, lang: str) -> list[tuple[str, str]]:
-    """[(slot variable, expression text)] in execution order; lang "np", "py" (scalars) or "c"."""
+def _make_printer(prog: Program, lang: str, var, state=None):
+    """c(nid, top, cur, subst) → expression text of node nid inside function ``cur``; ``subst`` maps
+    node ids to replacement text (a warp-parallel sum's total)."""
     nodes, functions = prog.nodes, prog.functions
     mat = {}
     for name in prog.order:
         mat.setdefault(functions[name].root, name)
     cidx = _const_index(prog)
+    state = state or (lambda s: f"s{s}")
 
-    def var(name):
-        return f"v{prog.slots[name]}"
-
-    def c(nid, top=False):
+    def c(nid, top=False, cur=None, subst=None):
+        if subst and nid in subst:
+            return subst[nid]
         if not top and nid in mat:
             return var(mat[nid])
         op, args, value = nodes[nid]
         if op == "fvar":
             return var(mat.get(functions[value].root, value))
-        if top and nid in mat and mat[nid] != cur[0]:
+        if top and nid in mat and mat[nid] != cur:
             return var(mat[nid])
         if op == "const":
             return f"K[{cidx[np.float64(value).tobytes()]}]"
         if op == "pvar":
             return f"P[{value}]" if lang != "c" else f"P[(size_t){value}*n+i]"
         if op == "state":
-            return f"s{value}"
+            return state(value)
         if op == "nb":
             s, off = value
             return f"NB({s}, {off})" if lang == "c" else f"nb(S, {s}, {off})"
         if op == "time":
             return "t"
-        a = [c(x) for x in args]
+        a = [c(x, False, cur, subst) for x in args]
         if op in ("add", "mul"):
             sym = " + " if op == "add" else " * "
             r = a[0]
@@ -107,12 +108,15 @@ def expr_code(prog: Program, lang: str) -> list[tuple[str, str]]:
             return f"{f}({', '.join(a)})"
         return f"_op({op!r}, {', '.join(a)})" if op in ("select",) else _np_call(op, a)
 
-    out = []
-    cur = [None]
-    for name in prog.order:
-        cur[0] = name
-        out.append((var(name), c(functions[name].root, top=True)))
-    return out
+    return c
+
+
+def expr_code(prog: Program, lang: str) -> list[tuple[str, str]]:
+    """[(slot variable, expression text)] in execution order; lang "np", "py" (scalars) or "c"."""
+    def var(name):
+        return f"v{prog.slots[name]}"
+    c = _make_printer(prog, lang, var)
+    return [(var(name), c(prog.functions[name].root, True, name)) for name in prog.order]
 
 
 def _np_call(op, a):
@@ -214,32 +218,209 @@ extern "C" __global__ void flint_ts_step(
 """
 
 
+_UPDATE_BODY = """    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (int s = 0; s < ns; ++s) {
+        size_t k = (size_t)s * n + i;
+        REAL d = V[(size_t)dslot[s] * n + i];
+        if (mode == 0) yout[k] = y[k] + (REAL)dt * d;
+        else if (mode == 1) { kout[k] = d; acc[k] = (REAL)w * d; }
+        else if (mode == 2) { kout[k] = d; acc[k] = acc[k] + (REAL)w * d; }
+        else yout[k] = y[k] + (REAL)dt * (acc[k] + (REAL)w * d);
+    }"""
+
+
+def _outer_big_sums(prog: Program, fn: str) -> list[int]:
+    """Node ids of the outermost n-ary sums with ≥ SUM_MIN terms inside function ``fn`` (the ones
+    the compiler splits over a warp), in bytecode order."""
+    nodes, functions = prog.nodes, prog.functions
+    mat = {}
+    for name in prog.order:
+        mat.setdefault(functions[name].root, name)
+    out: list[int] = []
+
+    def walk(nid, top):
+        if (not top and nid in mat) or (top and mat.get(nid, fn) != fn):
+            return
+        op, args, _v = nodes[nid]
+        if op == "fvar":
+            return
+        if op == "add" and len(args) >= SUM_MIN:
+            if nid not in out:
+                out.append(nid)
+            return
+        for a in args:
+            walk(a, False)
+    walk(functions[fn].root, True)
+    return out
+
+
+def ts_phase_source(prog: Program, real: str = "double") -> str:
+    """CUDA C for the thesis's thread-per-expression mapping (§5.5.2, Fig. 5.8): one kernel a phase
+    (``flint_ts_p<k>``), block = one warp, grid (members, warps); a ``switch`` on the thread number
+    picks the thread's expressions (redundant threads are extra ``case`` labels of the thread they
+    copy); a sum warp computes its lane's share of the terms, reduces it with ``flint_warp_sum``
+    (the same butterfly as IS's WARP_SUM) and every lane finishes the expression.  ``flint_ts_update``
+    applies the integrator."""
+    lay = prog.layout
+
+    def var(name):
+        return f"VS({prog.slots[name]})"
+    c = _make_printer(prog, "c", var, state=lambda v: f"ST({v})")
+    kern = []
+    for p in range(len(lay.phase_warps)):
+        lanes = lay.phase_lanes(p)
+        groups: dict = {}
+        for k, x in enumerate(lanes):
+            if x is not None and x[1] is None:
+                groups.setdefault(x[0], []).append(k)
+        body = []
+        for w in lay.sum_warps[p]:
+            thread = lanes[w * WARP][0]
+            blk = [f"    if (blockIdx.y == {w}) {{"]
+            for fn in thread:
+                subst = {}
+                for b in _outer_big_sums(prog, fn):
+                    q = len(subst)
+                    terms = prog.nodes[b][1]
+                    blk.append(f"        REAL part{q};\n        switch (lane) {{")
+                    for lane in range(WARP):
+                        lo, hi = lane * len(terms) // WARP, (lane + 1) * len(terms) // WARP
+                        txt = c(terms[lo])
+                        for tnode in terms[lo + 1:hi]:
+                            txt = f"({txt} + {c(tnode)})"
+                        blk.append(f"        case {lane}: part{q} = {txt}; break;")
+                    blk.append(f"        }}\n        const REAL ws{q} = flint_warp_sum(part{q});")
+                    subst[b] = f"ws{q}"
+                blk.append(f"        {var(fn)} = {c(prog.functions[fn].root, True, fn, subst)};")
+            blk.append("        return;\n    }")
+            body.extend(blk)
+        body.append("    switch (tid) {")
+        for thread, tids in groups.items():
+            stmts = " ".join(f"{var(fn)} = {c(prog.functions[fn].root, True, fn)};" for fn in thread)
+            body.append(f"    {' '.join(f'case {k}:' for k in tids)}\n        {{ {stmts} }} break;")
+        body.append("    default: break;\n    }")
+        kern.append(f"""extern "C" __global__ void flint_ts_p{p}(
+    const REAL* __restrict__ K, const REAL* __restrict__ P, const REAL* __restrict__ y,
+    const REAL* __restrict__ kin, double cdt, double t, REAL* V, int n, int net)
+{{
+    const int i = blockIdx.x, lane = threadIdx.x, tid = blockIdx.y * 32 + lane;
+    (void)lane; (void)tid;
+{chr(10).join(body)}
+}}
+""")
+    return f"""// Generated by kernels/flint/runtimes.py (translator TS, thread per expression) for model {prog.model.name}
+typedef {real} REAL;
+__device__ __forceinline__ REAL flint_nb(const REAL* __restrict__ y, const REAL* __restrict__ kin, double cdt,
+                                         int s, int j, int n, int net) {{
+    if (net == 2) {{ j %= n; if (j < 0) j += n; }} else {{ if (j < 0) j = 0; if (j > n - 1) j = n - 1; }}
+    REAL v = y[(size_t)s*n+j];
+    if (kin) v = v + (REAL)cdt*kin[(size_t)s*n+j];
+    return v;
+}}
+__device__ __forceinline__ REAL flint_warp_sum(REAL v) {{
+    for (int o = 16; o > 0; o >>= 1) v = v + __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}}
+#define NB(s, off) flint_nb(y, kin, cdt, s, i + (off), n, net)
+#define ST(s) flint_nb(y, kin, cdt, s, i, n, 0)
+#define VS(k) V[(size_t)(k)*n+i]
+{chr(10).join(kern)}
+extern "C" __global__ void flint_ts_update(
+    const REAL* __restrict__ V, const int* __restrict__ dslot, const REAL* __restrict__ y,
+    double dt, int mode, double w, REAL* __restrict__ kout, REAL* __restrict__ acc, REAL* __restrict__ yout,
+    int ns, int n)
+{{
+{_UPDATE_BODY}
+}}
+"""
+
+
 def is_source(prog: Program, real: str = "double") -> str:
     defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()]
     nslot = 1 << max(0, (prog.n_slots - 1)).bit_length()
-    stack = 1 << max(0, (prog.stack_depth - 1)).bit_length()
+    depth = max(prog.stack_depth, prog.layout.stack_depth if prog.layout is not None else 1)
+    stack = 1 << max(0, (depth - 1)).bit_length()
     defs += [f"typedef {real} REAL;", f"#define NSLOT {max(nslot, 1)}", f"#define STACK {max(stack, 2)}"]
     return "\n".join(defs) + "\n" + IS_SOURCE.read_text()
 
 
 # ---------------------------------------------------------------------------------------------
-def interpret(prog: Program, S, kin, cdt: float, t: float, P, member: slice | None = None):
-    """Run the bytecode with NumPy, vectorised over members (reference for the IS kernel).
+MAPPINGS = ("cell", "expression")
+
+
+def interpret(prog: Program, S, kin, cdt: float, t: float, P, member: slice | None = None,
+              mapping: str = "cell"):
+    """Run the bytecode with NumPy, vectorised over members (reference for the IS kernels).
+
+    mapping "cell": one thread runs the whole program for one member (``prog.code``);
+    "expression": the thesis's thread-per-expression layout (``prog.layout``), phase by phase, every
+    lane of every warp interpreted, ``WARP_SUM`` emulated exactly as the GPU's butterfly of
+    ``__shfl_xor_sync`` (offsets 16, 8, 4, 2, 1: lane l adds lane l^o's value), lanes running in
+    lockstep at each ``WARP_SUM`` like a converged warp.
 
     S, kin: (n_states, n); P: (n_pvar, n).  Returns the derivatives, shape (n_states, n)."""
     n = S.shape[1]
     net = prog.network.kind if prog.network else None
+    if mapping == "expression":
+        return _interp_expression(prog, S, kin, cdt, t, P, net)
+    if mapping != "cell":
+        raise InvalidParameter(f"mapping must be one of {', '.join(MAPPINGS)}, got {mapping!r}")
     if prog.index is not None:                      # not unified: one bytecode per member
         return np.concatenate([_interp_one(prog, int(prog.index[m]), S, kin, cdt, t, P, net, m)
                                for m in range(n)], axis=1)
     return _interp_one(prog, 0, S, kin, cdt, t, P, net, None)
 
 
+def _derivs(prog, slots, ncols):
+    return np.stack([np.broadcast_to(np.asarray(slots[d], dtype=np.float64), (ncols,)) for d in prog.deriv_slots])
+
+
 def _interp_one(prog, pc, S, kin, cdt, t, P, net, member):
-    code, K = prog.code, prog.consts
-    n = S.shape[1]
     cols = slice(None) if member is None else slice(member, member + 1)
     slots: dict[int, object] = {}
+    g = _lane(prog, prog.code, pc, S, kin, cdt, t, P, net, cols, slots)
+    for _v in g:
+        raise InvalidParameter("WARP_SUM in a thread-per-cell bytecode")
+    return _derivs(prog, slots, S[:, cols].shape[1])
+
+
+def _interp_expression(prog, S, kin, cdt, t, P, net):
+    lay = prog.layout
+    V: dict[int, object] = {}                       # the global variable array, one row a slot
+    for p in range(len(lay.phase_warps)):
+        lanes = lay.index[lay.phase_start[p]: lay.phase_start[p] + WARP * lay.phase_warps[p]]
+        for w in range(lay.phase_warps[p]):
+            gens = [_lane(prog, lay.code, int(pc), S, kin, cdt, t, P, net, slice(None), V)
+                    for pc in lanes[w * WARP:(w + 1) * WARP] if pc >= 0]
+            _run_warp(gens)
+    return _derivs(prog, V, S.shape[1])
+
+
+def _run_warp(gens: list) -> None:
+    """Lockstep to each WARP_SUM: every lane must reach it (a converged, full warp)."""
+    _done = object()
+
+    def step(g, v=None):
+        try:
+            return g.send(v)
+        except StopIteration:
+            return _done
+    vals = [step(g) for g in gens]
+    while any(v is not _done for v in vals):
+        if len(gens) != WARP or any(v is _done for v in vals):
+            raise InvalidParameter("WARP_SUM reached by only part of a warp")
+        p = vals
+        for off in (16, 8, 4, 2, 1):               # __shfl_xor_sync butterfly
+            p = [p[lane] + p[lane ^ off] for lane in range(WARP)]
+        vals = [step(g, p[lane]) for lane, g in enumerate(gens)]
+
+
+def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots):
+    """One thread's interpreter as a generator: yields its partial sum at WARP_SUM, receives the
+    warp's total."""
+    K = prog.consts
+    n = S.shape[1]
     st: list = []
 
     def state(s, off=0):
@@ -257,7 +438,7 @@ def _interp_one(prog, pc, S, kin, cdt, t, P, net, member):
             a = [int(x) for x in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]]
             pc += 1 + len(a)
             if op == "END":
-                break
+                return
             if op == "CONST":
                 st.append(K[a[0]])
             elif op == "CONST_IND":
@@ -272,6 +453,8 @@ def _interp_one(prog, pc, S, kin, cdt, t, P, net, member):
                 st.append(slots[a[0]])
             elif op == "ASSIGN":
                 slots[a[0]] = st.pop()
+            elif op == "WARP_SUM":
+                st.append((yield st.pop()))
             elif op in ("ADD", "MUL"):
                 args = st[-a[0]:]
                 del st[-a[0]:]
@@ -282,8 +465,6 @@ def _interp_one(prog, pc, S, kin, cdt, t, P, net, member):
                 args = st[-k:]
                 del st[-k:]
                 st.append(apply_op(lop, args, np))
-    return np.stack([np.broadcast_to(np.asarray(slots[d], dtype=np.float64), (S[:, cols].shape[1],))
-                     for d in prog.deriv_slots])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,18 +480,26 @@ class Simulation:
     network : Network or None
     integrator : "euler" | "rk4";  dtype : "float64" | "float32"
     y0 : initial states, (n_states,) or (n_states, n); default: the model's
+    mapping : "cell" (one thread integrates one member/cell: the whole bytecode or generated
+        function) or "expression" (the thesis's mapping: one launch a phase, one thread a bytecode,
+        blocks of one warp; redundant threads and warp-parallel sums apply).  On "cpu" it selects
+        the bytecode emulation (with ``bytecode_on_cpu``); the generated NumPy code has no threads.
     """
 
     def __init__(self, model: Model, runtime: str = "cpu", n: int = 1, member_params: dict | None = None,
                  network: Network | None = None, integrator: str = "euler", dtype: str = "float64",
-                 options: CompileOptions | None = None, y0=None, bytecode_on_cpu: bool = False):
+                 options: CompileOptions | None = None, y0=None, bytecode_on_cpu: bool = False,
+                 mapping: str = "cell"):
         if runtime not in RUNTIMES:
             raise InvalidParameter(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
         if integrator not in INTEGRATORS:
             raise InvalidParameter(f"integrator must be euler or rk4, got {integrator!r}")
         if dtype not in ("float64", "float32"):
             raise InvalidParameter(f"dtype must be float64 or float32, got {dtype!r}")
+        if mapping not in MAPPINGS:
+            raise InvalidParameter(f"mapping must be one of {', '.join(MAPPINGS)}, got {mapping!r}")
         self.model, self.runtime, self.integrator, self.dtype = model, runtime, integrator, np.dtype(dtype)
+        self.mapping = mapping
         t0 = _time.perf_counter()
         self.prog = compile_model(model, n, member_params, network, options)
         self.n = self.prog.n_members
@@ -342,16 +531,33 @@ class Simulation:
             import cupy as cp
             self.xp = cp
             real = "double" if self.dtype == np.float64 else "float"
-            if runtime == "is":
+            self.d_dslot = cp.asarray(np.array(self.prog.deriv_slots, dtype=np.int32))
+            if mapping == "expression":
+                lay = self.prog.layout
+                if runtime == "is":
+                    self.source = is_source(self.prog, real)
+                    mod = cp.RawModule(code=self.source, options=NVRTC_OPTIONS)
+                    self._phase_kernels = [mod.get_function("flint_is_phase")] * len(lay.phase_warps)
+                    self._update_kernel = mod.get_function("flint_is_update")
+                    self.d_code = cp.asarray(lay.code if lay.code.size else np.zeros(1, np.int32))
+                    self.d_index = cp.asarray(lay.index)
+                else:
+                    self.source = ts_phase_source(self.prog, real)
+                    mod = cp.RawModule(code=self.source, options=NVRTC_OPTIONS)
+                    self._phase_kernels = [mod.get_function(f"flint_ts_p{p}") for p in range(len(lay.phase_warps))]
+                    self._update_kernel = mod.get_function("flint_ts_update")
+                self.V = cp.zeros((max(self.prog.n_slots, 1), self.n), dtype=self.dtype)
+                self._kernel = None
+            elif runtime == "is":
                 self.source = is_source(self.prog, real)
                 self._kernel = cp.RawKernel(self.source, "flint_is_step", options=NVRTC_OPTIONS)
                 self.d_code = cp.asarray(self.prog.code)
                 self.d_index = cp.asarray(self.prog.index) if self.prog.index is not None else None
-                self.d_dslot = cp.asarray(np.array(self.prog.deriv_slots, dtype=np.int32))
             else:
                 self.source = ts_source(self.prog, real)
                 self._kernel = cp.RawKernel(self.source, "flint_ts_step", options=NVRTC_OPTIONS)
-            self._kernel.compile()
+            if self._kernel is not None:
+                self._kernel.compile()
             self.y = cp.asarray(y.astype(self.dtype))
             self.y2 = cp.empty_like(self.y)
             self.P = cp.asarray(self.prog.pvar_values.astype(self.dtype)) if self.prog.pvar_values.size \
@@ -360,7 +566,8 @@ class Simulation:
             self.k1 = cp.zeros_like(self.y)
             self.k2 = cp.zeros_like(self.y)
             self.acc = cp.zeros_like(self.y)
-            self._tuning = runtime == "ts"          # block size auto-tuning (thesis §5.6)
+            self._tuning = runtime == "ts" and mapping == "cell"   # block size auto-tuning (thesis §5.6);
+            # the expression mapping keeps blocks of one warp (warp-parallel sums, redundant threads)
             self._tune_window: list = []
         self.compile_seconds = _time.perf_counter() - t0
 
@@ -373,7 +580,7 @@ class Simulation:
 
     def _deriv_cpu(self, S, kin, cdt, t):
         if self.bytecode_on_cpu:
-            return interpret(self.prog, S, kin, cdt, t, self.P)
+            return interpret(self.prog, S, kin, cdt, t, self.P, mapping=self.mapping)
         if self.scalar:
             d = self._rhs([float(v) for v in S[:, 0]], None if kin is None else [float(v) for v in kin[:, 0]],
                           cdt, t, None, [float(k) for k in self.K], None)
@@ -403,6 +610,8 @@ class Simulation:
 
     # --- GPU ------------------------------------------------------------------------------
     def _launch(self, y, kin, cdt, t, dt, mode, w, kout, yout):
+        if self.mapping == "expression":
+            return self._launch_phases(y, kin, cdt, t, dt, mode, w, kout, yout)
         cp = self.xp
         bs = self.block_size
         grid = ((self.n + bs - 1) // bs,)
@@ -415,6 +624,24 @@ class Simulation:
             args = (self.K, self.P, y, kin, f64(cdt), f64(t), f64(dt), np.int32(mode), f64(w), kout, self.acc, yout,
                     np.int32(self.n), np.int32(self.net_code))
         self._kernel(grid, (bs,), args)
+
+    def _launch_phases(self, y, kin, cdt, t, dt, mode, w, kout, yout):
+        """Thesis mapping: one launch a phase, grid (members, warps), 32 threads a block."""
+        lay, f64, i32 = self.prog.layout, np.float64, np.int32
+        for p, kern in enumerate(self._phase_kernels):
+            if lay.phase_warps[p] == 0:
+                continue
+            grid = (self.n, lay.phase_warps[p])
+            if self.runtime == "is":
+                args = (self.d_code, self.d_index, i32(lay.phase_start[p]), self.K, self.P, y, kin, f64(cdt), f64(t),
+                        self.V, i32(self.n), i32(self.net_code))
+            else:
+                args = (self.K, self.P, y, kin, f64(cdt), f64(t), self.V, i32(self.n), i32(self.net_code))
+            kern(grid, (32,), args)
+        bs = 128
+        self._update_kernel(((self.n + bs - 1) // bs,), (bs,),
+                            (self.V, self.d_dslot, y, f64(dt), i32(mode), f64(w), kout, self.acc, yout,
+                             i32(self.prog.n_states), i32(self.n)))
 
     def _step_gpu(self, dt):
         t = self.steps * dt

@@ -22,7 +22,8 @@ def test_load_edit_run_stop_export(flint_ws, qtbot, tmp_path):
     r = [ws.table.item(i, 0).text() for i in range(ws.table.rowCount())].index("g_Na")
     ws.table.item(r, 1).setText("abc")                  # bad value: refused, kept
     assert ws.model.params["g_Na"] == 20.0 and ws.message.isVisible()
-    assert "CONST" in ws.listing.toPlainText() and "DAG levels" in ws.listing.toPlainText()
+    qtbot.waitUntil(lambda: not ws.compiler.busy() and "CONST" in ws.listing.toPlainText(), timeout=20000)
+    assert "DAG levels" in ws.listing.toPlainText()
     ws.sp_tend.setValue(20000.0)
     ws.run()
     qtbot.waitUntil(lambda: ws.samples.shape[0] > 5, timeout=20000)
