@@ -5,6 +5,7 @@
     python main.py graph [options]      generate a graph, APSP + clustering headless
     python main.py occupancy [options]  CUDA occupancy calculator (any CC, or this GPU)
     python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model
+    python main.py flint-suite [CASES]  SBML Test Suite conformance (per-tag table, JSON)
 
 Both paths use the same compute library (kernels/).  ``--backend cpu|gpu|auto``
 or the GSE_BACKEND environment variable chooses CuPy or NumPy.
@@ -299,6 +300,9 @@ def _flint_parser(sub) -> None:
     p.add_argument("--runtime", default="cpu", help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy)")
     p.add_argument("--integrator", default="euler", help="euler or rk4")
     p.add_argument("--dtype", default="float64", help="float64 or float32")
+    p.add_argument("--mapping", default="cell",
+                   help="GPU thread mapping: cell (one thread a member/cell) or expression (the thesis's: "
+                        "one launch a phase, one thread a bytecode, warps of 32)")
     p.add_argument("--ensemble", default="1", help="ensemble size N (one model, N members)")
     p.add_argument("--vary", action="append", default=[], metavar="PARAM=LO:HI",
                    help="spread a parameter linearly over the ensemble (repeatable)")
@@ -333,6 +337,9 @@ def run_flint(a) -> int:
         raise _usage(f"--integrator must be euler or rk4 (got {a.integrator!r})")
     if a.dtype not in ("float64", "float32"):
         raise _usage(f"--dtype must be float64 or float32 (got {a.dtype!r})")
+    from kernels.flint.runtimes import MAPPINGS
+    if a.mapping not in MAPPINGS:
+        raise _usage(f"--mapping must be {' or '.join(MAPPINGS)} (got {a.mapping!r})")
     t_end, dt = _num("--t-end", a.t_end), _num("--dt", a.dt)
     n = _num("--ensemble", a.ensemble, int)
     every = _num("--every", a.every, int)
@@ -361,13 +368,13 @@ def run_flint(a) -> int:
     steps = int(round(t_end / dt))
     t0 = time.perf_counter()
     sim = Simulation(model, runtime=a.runtime, n=n, member_params=member, network=network,
-                     integrator=a.integrator, dtype=a.dtype)
+                     integrator=a.integrator, dtype=a.dtype, mapping=a.mapping)
     t_compile = time.perf_counter() - t0
     t0 = time.perf_counter()
     times, samples = sim.advance(steps, dt, record=[states.index(r) for r in rec], every=every)
     seconds = time.perf_counter() - t0
     out = {"model": model.name, "n_states": model.n_states, "n_cells": sim.n, "steps": steps, "dt": dt,
-           "t_end": steps * dt, "runtime": a.runtime, "integrator": a.integrator, "dtype": a.dtype,
+           "t_end": steps * dt, "runtime": a.runtime, "mapping": a.mapping, "integrator": a.integrator, "dtype": a.dtype,
            "compile_seconds": round(t_compile, 4), "seconds": round(seconds, 4),
            "steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,
            "block_size": sim.block_size if a.runtime == "ts" else None,
@@ -390,6 +397,74 @@ def run_flint(a) -> int:
     return 0
 
 
+def _flint_suite_parser(sub) -> None:
+    p = sub.add_parser("flint-suite", help="SBML Test Suite conformance of the Flint SBML simulator",
+                       description="Run SBML Test Suite TimeCourse cases, compare with results.csv by the suite's "
+                                   "rule, print a per-tag table; exit 0 when no case failed, 1 otherwise.")
+    p.add_argument("cases", nargs="*", metavar="CASES", help="case ids or ranges, e.g. 1 42 100-200 (default: all)")
+    p.add_argument("--runtime", default="cpu", help="cpu (NumPy/SciPy), roadrunner (libRoadRunner peer), is, ts")
+    p.add_argument("--json", default=None, metavar="OUT.json", help="write every case's outcome as JSON ('-': stdout)")
+    p.add_argument("--out-dir", default=None, metavar="DIR", help="write each simulated case as DIR/NNNNN.csv")
+    p.add_argument("--workers", default=None, help="worker processes (default: CPU count, at most 8)")
+    p.add_argument("--timeout", default="60", help="per-case time limit in seconds")
+    p.add_argument("--suite-dir", default=None, metavar="D", help="suite root (default: GSE_SBML_SUITE or "
+                                                                    "../shared/sbml-test-suite)")
+    p.add_argument("--sample", action="store_true", help="only the fixed CI sample (tests/data/sbml_suite_sample.txt)")
+
+
+def run_flint_suite(a) -> int:
+    import os
+    from kernels.flint import suite
+    if a.runtime not in ("cpu", "roadrunner", "is", "ts"):
+        raise _usage(f"--runtime must be cpu, roadrunner, is or ts (got {a.runtime!r})")
+    if a.runtime in ("is", "ts"):
+        raise _usage(suite.runtime_unavailable(a.runtime))
+    workers = _num("--workers", a.workers, int) if a.workers is not None else min(8, os.cpu_count() or 1)
+    timeout = _num("--timeout", a.timeout)
+    ids = suite.parse_case_ids(a.cases) if a.cases else None
+    if a.sample:
+        sample = suite.read_sample()
+        ids = sample if ids is None else [i for i in ids if i in set(sample)]
+    root = suite.suite_dir(a.suite_dir)
+    cases = suite.discover(root, ids)
+    if not cases:
+        raise _usage(f"no TimeCourse cases in {root} match {' '.join(a.cases) or '--sample'}")
+    why = suite.runtime_unavailable(a.runtime)
+    if why:
+        raise _usage(why)
+    tty = sys.stderr.isatty()
+    last = [0.0]
+
+    def progress(done, total, eta, oc):
+        now = time.perf_counter()
+        if done < total and now - last[0] < (0.2 if tty else 10):
+            return
+        last[0] = now
+        eta_s = "" if eta is None else f" ETA {int(eta) // 60}m{int(eta) % 60:02d}s"
+        line = f"[{done}/{total}] {100 * done / max(total, 1):5.1f}%{eta_s}  last {oc.case} {oc.status}"
+        print(("\r" + line.ljust(70)) if tty else line, end="\n" if not tty or done == total else "",
+              file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    outcomes = suite.run_cases(cases, a.runtime, workers=workers, timeout=timeout, out_dir=a.out_dir,
+                               progress=progress)
+    wall = time.perf_counter() - t0
+    rep = suite.report(cases, outcomes, a.runtime, wall, str(root))
+    if a.json == "-":
+        print(json.dumps(rep, allow_nan=False))
+    else:
+        if a.json:
+            suite.write_json(a.json, rep)
+        print(suite.format_tag_table(rep["tags"]))
+        for o in outcomes:
+            if o.status == "failed":
+                print(f"failed {o.case}: {o.message}")
+        t = rep["totals"]
+        print(f"{a.runtime}: {t['total']} cases, {t['passed']} passed, {t['failed']} failed, "
+              f"{t['refused']} refused in {wall:.1f} s ({workers} workers)")
+    return 1 if rep["totals"]["failed"] else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="gpu-science-explorer", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -399,10 +474,12 @@ def build_parser() -> argparse.ArgumentParser:
     _graph_parser(sub)
     _occupancy_parser(sub)
     _flint_parser(sub)
+    _flint_suite_parser(sub)
     return ap
 
 
-COMMANDS = {"ch": run_ch, "graph": run_graph, "occupancy": run_occupancy, "flint": run_flint}
+COMMANDS = {"ch": run_ch, "graph": run_graph, "occupancy": run_occupancy, "flint": run_flint,
+            "flint-suite": run_flint_suite}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,8 @@ def test_flint_cli_line_and_ensemble():
              "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["n_cells"] == 4
+    r = _cli("luo_rudy_1991", "--t-end", "2", "--mapping", "expression", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["mapping"] == "expression", r.stderr
 
 
 @pytest.mark.parametrize("args, msg", [
@@ -47,6 +49,7 @@ def test_flint_cli_line_and_ensemble():
     (["luo_rudy_1991", "--runtime", "gpu"], "--runtime"),
     (["luo_rudy_1991", "--record", "Q"], "not a state"),
     (["luo_rudy_1991", "--t-end", "abc"], "--t-end"),
+    (["luo_rudy_1991", "--mapping", "warp"], "--mapping"),
 ])
 def test_flint_cli_bad_input(args, msg, tmp_path):
     r = _cli(*args)

@@ -1,0 +1,252 @@
+"""Flint benchmark (paper 004 ch. 5), side by side in one run.
+
+1. LR-1991 ensembles of 1, 1k, 10k and 100k cells, 100,000 explicit Euler steps of 0.01 ms
+   (1000 ms), float64: our interpreter (IS) and translator (TS) on the GPU, our NumPy runtime, and a
+   ``jax.jit(vmap(...))`` Euler of the same model (its right-hand side is the same generated code,
+   traced by JAX).  Target on H100: TS at least as fast as JAX; 100k cells × 100k steps < 5 s.
+2. The LR line of 5000 cells (diffusive coupling on V, stimulus in the first 5 cells), same
+   runtimes (JAX: the vectorised right-hand side with a clipped-index neighbour gather).
+3. Thesis Table 5.4 style (Tesla C2070 vs one i7 930 core: interpreter 24× over the CPU,
+   translator a further 2.4×; one LR cell slower on the GPU, the 5000-cell line ~250× faster):
+   seconds for 100,000 steps of LR lines of 1 … 5000 cells (and the flattened catalog models when
+   kernels.flint.catalog exists), IS vs TS vs CPU, with the GPU/CPU ratio — where the GPU pays.
+
+CPU columns that would take minutes are measured over fewer steps and scaled linearly (marked).
+Every runtime's final state is checked against the NumPy runtime over a short run first.
+
+Usage:  python benchmarks/flint.py [--quick] [--steps N]     (markdown also to $OUT/flint_bench.md)
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+
+from kernels.flint import Network, Simulation, load_model  # noqa: E402
+from kernels.flint.compiler import compile_model  # noqa: E402
+from kernels.flint.runtimes import network_stimulus, numpy_source  # noqa: E402
+
+DT = 0.01
+LINES: list[str] = []
+
+
+def out(s: str = "") -> None:
+    print(s, flush=True)
+    LINES.append(s)
+
+
+def _sync(sim: Simulation) -> None:
+    if sim.runtime != "cpu":
+        sim.xp.cuda.Device().synchronize()
+
+
+def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budget_s: float = 20.0,
+                 mapping: str = "cell", gpu_budget_s: float = 60.0):
+    """Seconds for ``steps`` Euler steps (compile excluded; warm-up of 100 steps), and whether the
+    number was scaled from a shorter run.  V is sampled every 1000 steps (as little output as
+    possible: thesis Table 5.4 is 'without output')."""
+    mp = network_stimulus(model, n) if network is not None else None
+    sim = Simulation(model, runtime, n=n, network=network, member_params=mp, mapping=mapping)
+    sim.advance(100, DT, record=[0], every=1000)
+    _sync(sim)
+    run_steps, scaled = steps, False
+    t0 = time.perf_counter()
+    sim.advance(200, DT, record=[0], every=1000)
+    _sync(sim)
+    per = (time.perf_counter() - t0) / 200
+    budget = cpu_budget_s if runtime == "cpu" else gpu_budget_s
+    if per * steps > budget:
+        run_steps, scaled = max(200, int(budget / 4 / per)), True
+    t0 = time.perf_counter()
+    sim.advance(run_steps, DT, record=[0], every=1000)
+    _sync(sim)
+    sec = (time.perf_counter() - t0) * steps / run_steps
+    return sec, scaled, sim
+
+
+# --------------------------------------------------------------------------------------------
+def jax_euler(model, n: int, network=None):
+    """A jax.jit Euler integrator of the same model: ``vmap`` of the one-cell right-hand side over
+    the ensemble, or (for a line) the vectorised right-hand side with a neighbour gather."""
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    from jax import lax
+    ns = {"np": jnp, **{k: getattr(math, k) for k in dir(math) if not k.startswith("_")}}
+    if network is None:
+        prog = compile_model(model, 1)
+        exec(numpy_source(prog), ns)                     # noqa: S102 (our own generated code)
+        rhs, K, P = ns["rhs"], jnp.asarray(prog.consts), jnp.asarray(prog.pvar_values)
+
+        def one(s, t):
+            return jnp.stack([jnp.asarray(v, dtype=jnp.float64).reshape(()) for v in rhs(s, None, 0.0, t, P, K, None)])
+        f = jax.vmap(one, in_axes=(1, None), out_axes=1)
+        y0 = np.array([model.states[s] for s in model.states])[:, None].repeat(n, 1)
+    else:
+        prog = compile_model(model, n, network_stimulus(model, n), network)
+        exec(numpy_source(prog), ns)                     # noqa: S102
+        rhs, K, P = ns["rhs"], jnp.asarray(prog.consts), jnp.asarray(prog.pvar_values)
+        idx = jnp.arange(n)
+        ring = network.kind == "ring"
+
+        def nb(S, s, off):
+            j = jnp.mod(idx + off, n) if ring else jnp.clip(idx + off, 0, n - 1)
+            return S[s, j]
+
+        def f(S, t):
+            return jnp.stack([jnp.broadcast_to(jnp.asarray(v, dtype=jnp.float64), (n,))
+                              for v in rhs(S, None, 0.0, t, P, K, lambda _S, s, off: nb(S, s, off))])
+        y0 = np.array([model.states[s] for s in model.states])[:, None].repeat(n, 1)
+
+    @jax.jit
+    def run(y, k0, nsteps):
+        return lax.fori_loop(0, nsteps, lambda i, y: y + DT * f(y, (k0 + i) * DT), y)
+
+    return run, jnp.asarray(y0)
+
+
+def time_jax(model, n: int, steps: int, network=None):
+    import jax
+    run, y0 = jax_euler(model, n, network)
+    y = run(y0, 0, 100)
+    jax.block_until_ready(y)
+    t0 = time.perf_counter()
+    y = run(y, 100, steps)
+    jax.block_until_ready(y)
+    return time.perf_counter() - t0, run, y0
+
+
+def check_against_numpy(model, runtimes, n=64, steps=2000, network=None) -> dict:
+    """max relative difference of each runtime's final state vs the NumPy runtime."""
+    mp = network_stimulus(model, n) if network is not None else None
+    ref = Simulation(model, "cpu", n=n, network=network, member_params=mp)
+    ref.advance(steps, DT, record=[0], every=steps)
+    yr = ref.state()
+    res = {}
+    for rt in runtimes:
+        if rt == "jax":
+            run, y0 = jax_euler(model, n, network)
+            y = np.asarray(run(y0, 0, steps))
+        else:
+            sim = Simulation(model, rt, n=n, network=network, member_params=mp)
+            sim.advance(steps, DT, record=[0], every=steps)
+            y = sim.state()
+        res[rt] = float(np.max(np.abs(y - yr) / np.maximum(np.abs(yr), 1e-12)))
+    return res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="smaller sizes and 10,000 steps (CPU smoke test)")
+    ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--no-gpu", action="store_true", help="NumPy and JAX only (no CUDA machine)")
+    a = ap.parse_args()
+    steps = a.steps or (10_000 if a.quick else 100_000)
+    from kernels import backend as bk
+    gpu_ok, why = bk.gpu_available()
+    gpu = gpu_ok and not a.no_gpu
+    try:
+        import jax
+        have_jax = True
+        jdev = str(jax.devices()[0])
+    except ImportError:
+        have_jax, jdev = False, "not installed"
+    gpu_rts = ["is", "ts"] if gpu else []
+    model = load_model("luo_rudy_1991")
+    out(f"# Flint benchmark — {bk.select('gpu').describe() if gpu else 'CPU only: ' + why}")
+    out(f"\nLR-1991 (8 ODEs), explicit Euler, dt = {DT} ms, {steps:,} steps ({steps * DT:g} ms), float64; "
+        f"JAX device: {jdev}; compile/JIT time excluded.\n")
+
+    # ---- correctness first
+    rts = gpu_rts + (["jax"] if have_jax else [])
+    if rts:
+        c1 = check_against_numpy(model, rts)
+        c2 = check_against_numpy(model, rts, n=50, network=Network("line", 50, "V", 1.0))
+        out("Max relative difference of the final state vs the NumPy runtime after 2000 steps: "
+            + ", ".join(f"{k} {c1[k]:.1e} (ensemble) / {c2[k]:.1e} (line)" for k in rts) + "\n")
+
+    # ---- 1. ensembles
+    sizes = [1, 1000, 10_000] + ([] if a.quick else [100_000])
+    out("## 1. LR-1991 ensembles (seconds for all steps)\n")
+    out("| cells | " + " | ".join(["IS (GPU)", "TS (GPU)"][:len(gpu_rts)] + ["NumPy (CPU)"]
+                          + (["jax.jit(vmap)"] if have_jax else [])) + " | TS/JAX |")
+    out("|---" * (2 + len(gpu_rts) + 1 + have_jax) + "|")
+    table3 = {}
+    for n in sizes:
+        cells, t = [], {}
+        for rt in gpu_rts + ["cpu"]:
+            sec, scaled, _ = time_runtime(model, rt, n, steps)
+            t[rt] = sec
+            cells.append(f"{sec:.3f}{' (scaled)' if scaled else ''}")
+        if have_jax:
+            t["jax"] = time_jax(model, n, steps)[0]
+            cells.append(f"{t['jax']:.3f}")
+        ratio = f"{t['ts'] / t['jax']:.2f}" if gpu and have_jax else "—"
+        out(f"| {n:,} | " + " | ".join(cells) + f" | {ratio} |")
+        table3[("ensemble", n)] = t
+    if gpu and not a.quick:
+        t = table3[("ensemble", 100_000)]["ts"]
+        out(f"\nTarget 100k cells × 100k steps < 5 s: TS {t:.2f} s → **{'met' if t < 5 else 'NOT met'}**.")
+
+    # ---- 2/3. lines: where the GPU starts to pay
+    lens = [2, 10, 100, 1000] + ([] if a.quick else [5000])
+    out("\n## 2–3. LR lines (thesis LR-100 … LR-5000; our layout: one thread per cell)\n")
+    out("| cells | " + " | ".join(["IS (GPU)", "TS (GPU)"][:len(gpu_rts)] + ["NumPy (CPU)"]
+                          + (["jax.jit"] if have_jax else [])) + " | CPU/IS | CPU/TS |")
+    out("|---" * (2 + len(gpu_rts) + 1 + have_jax + 1) + "|")
+    for n in lens:
+        net = Network("line", n, "V", 1.0)
+        cells, t = [], {}
+        for rt in gpu_rts + ["cpu"]:
+            sec, scaled, _ = time_runtime(model, rt, n, steps, network=net)
+            t[rt] = sec
+            cells.append(f"{sec:.3f}{' (scaled)' if scaled else ''}")
+        if have_jax:
+            t["jax"] = time_jax(model, n, steps, network=net)[0]
+            cells.append(f"{t['jax']:.3f}")
+        r = [f"{t['cpu'] / t[k]:.1f}×" if k in t else "—" for k in ("is", "ts")]
+        out(f"| {n:,} | " + " | ".join(cells) + f" | {r[0]} | {r[1]} |")
+
+    out("\nThesis (Tesla C2070 vs one i7 930 core, Table 5.4, seconds for 100,000 steps): Luo-Rudy "
+        "CPU-1 TS 0.169 vs GPU TS 6.88 (GPU 41× slower); LR-1000 CPU-1 TS 64.2 vs GPU TS 11.4; "
+        "LR-5000 ~250× over the CPU interpreter.")
+    try:
+        from kernels.flint import catalog
+    except ImportError:
+        catalog = None
+    if catalog is not None and hasattr(catalog, "CATALOG"):
+        out("\n## 3b. Flattened thesis models (Table 5.4: one model holding every cell's equations)\n")
+        out("GPU columns: the thesis's expression mapping (one launch a phase, one thread a bytecode, "
+            "all six optimizations) and our cell mapping (one thread runs the whole model).\n")
+        cols = [(rt, mp) for rt in gpu_rts for mp in ("expression", "cell")] + [("cpu", "cell")]
+        out("| model | ODEs | " + " | ".join(f"{rt.upper()} {mp}" if rt != "cpu" else "NumPy (CPU)"
+                                           for rt, mp in cols) + " |")
+        out("|---" * (2 + len(cols)) + "|")
+        names = ["luo_rudy_1991", "wang", "rybak", "lr-ring", "lr-100", "mix"] + ([] if a.quick else ["lr-1000"])
+        for name in names:
+            if name != "luo_rudy_1991" and name not in catalog.CATALOG:
+                continue
+            m = load_model(name)
+            cells = []
+            for rt, mp in cols:
+                try:
+                    sec, scaled, _ = time_runtime(m, rt, 1, steps, cpu_budget_s=10.0, mapping=mp, gpu_budget_s=20.0)
+                    cells.append(f"{sec:.2f}{' (scaled)' if scaled else ''}")
+                except Exception as exc:                   # report, keep going
+                    cells.append(f"error: {type(exc).__name__}: {str(exc)[:60]}")
+            out(f"| {name} | {m.n_states} | " + " | ".join(cells) + " |")
+    od = os.environ.get("OUT")
+    if od:
+        with open(os.path.join(od, "flint_bench.md"), "w", encoding="utf-8") as fh:
+            fh.write("\n".join(LINES) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,573 @@
+"""SBML Test Suite conformance runner (semantic TimeCourse cases).
+
+Discovers cases, parses ``settings.txt`` / ``model.m`` tags / ``results.csv``, applies the suite's
+pass rule |sim − expected| ≤ absolute + relative·|expected| (NaN/Inf must match exactly), and runs
+cases in a pool of persistent worker processes with a per-case time limit: a hung or crashing case
+is killed, recorded as failed and its worker replaced, so one case never stops the run.
+
+A runtime is ``fn(model_path, times, variables, amount, concentration) -> {variable: values}``
+(the signature of ``kernels.flint.sbml_solver.simulate_file``); raising ``Unsupported`` refuses
+the case.  Runtimes are named in ``RUNTIMES`` (a callable or a ``"module:function"`` string);
+``register_runtime`` adds one (tests inject fakes this way).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import math
+import multiprocessing as mp
+import os
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from kernels.errors import InvalidParameter, Unsupported
+
+PROJECT = Path(__file__).resolve().parents[2]
+DEFAULT_SUITE = PROJECT.parent / "shared" / "sbml-test-suite"
+SAMPLE_FILE = PROJECT / "tests" / "data" / "sbml_suite_sample.txt"
+STATUSES = ("passed", "failed", "refused")
+
+RUNTIMES: dict[str, Callable | str] = {
+    "cpu": "kernels.flint.sbml_solver:simulate_file",
+    "roadrunner": "kernels.flint.suite:simulate_roadrunner",
+}
+
+
+def register_runtime(name: str, fn: Callable | str) -> None:
+    """Add (or replace) a named runtime: a callable or a ``"module:function"`` string."""
+    RUNTIMES[name] = fn
+
+
+def runtime_unavailable(name: str) -> str | None:
+    """None when runtime ``name`` can run here, else a one-line reason (what to install)."""
+    if name in ("is", "ts"):
+        return "GPU runtimes for the suite are not implemented yet (--runtime is|ts); use cpu or roadrunner"
+    if name not in RUNTIMES:
+        return f"unknown runtime {name!r} (choose from {', '.join(sorted(RUNTIMES))})"
+    if name == "roadrunner" and importlib.util.find_spec("roadrunner") is None:
+        return "runtime roadrunner needs libRoadRunner: pip install libroadrunner (or pip install -e '.[peers]')"
+    spec = RUNTIMES[name]
+    if isinstance(spec, str) and importlib.util.find_spec(spec.partition(":")[0]) is None:
+        return f"runtime {name}: module {spec.partition(':')[0]} is not available"
+    return None
+
+
+def _resolve(spec: Callable | str) -> Callable:
+    if callable(spec):
+        return spec
+    mod, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(mod), attr)
+
+
+# ---------------------------------------------------------------- case files
+
+def suite_dir(override: str | os.PathLike | None = None) -> Path:
+    """The suite root: ``override``, else env GSE_SBML_SUITE, else ../shared/sbml-test-suite."""
+    return Path(override or os.environ.get("GSE_SBML_SUITE") or DEFAULT_SUITE)
+
+
+@dataclass
+class Settings:
+    """A case's ``settings.txt``."""
+    start: float
+    duration: float
+    steps: int
+    variables: list[str]
+    absolute: float
+    relative: float
+    amount: list[str] = field(default_factory=list)
+    concentration: list[str] = field(default_factory=list)
+
+    def times(self) -> np.ndarray:
+        """The steps + 1 output times."""
+        return np.linspace(self.start, self.start + self.duration, self.steps + 1)
+
+
+def _names(v: str) -> list[str]:
+    return [s.strip() for s in v.split(",") if s.strip()]
+
+
+def parse_settings(text: str) -> Settings:
+    """Parse ``settings.txt`` (``key: value`` lines)."""
+    kv = {}
+    for line in text.splitlines():
+        k, sep, v = line.partition(":")
+        if sep:
+            kv[k.strip().lower()] = v.strip()
+    try:
+        return Settings(start=float(kv["start"]), duration=float(kv["duration"]), steps=int(kv["steps"]),
+                        variables=_names(kv.get("variables", "")), absolute=float(kv["absolute"]),
+                        relative=float(kv["relative"]), amount=_names(kv.get("amount", "")),
+                        concentration=_names(kv.get("concentration", "")))
+    except (KeyError, ValueError) as exc:
+        raise InvalidParameter(f"malformed settings.txt: {exc}") from None
+
+
+def parse_tags(text: str) -> tuple[list[str], list[str], str]:
+    """(componentTags, testTags, testType) from ``model.m`` (first occurrence of each)."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*(componentTags|testTags|testType)\s*:(.*)$", line)
+        if m and m.group(1) not in found:
+            found[m.group(1)] = m.group(2)
+    return _names(found.get("componentTags", "")), _names(found.get("testTags", "")), \
+        found.get("testType", "").strip()
+
+
+@dataclass
+class Results:
+    """A ``results.csv``: the raw header line, column names, values (rows × columns), line ending."""
+    header: str
+    columns: list[str]
+    data: np.ndarray
+    newline: str = "\n"
+    final_newline: bool = True
+
+    @property
+    def times(self) -> np.ndarray:
+        return self.data[:, 0]
+
+    def column(self, name: str) -> np.ndarray:
+        """A variable's column (a variable may be named like the time column, e.g. case 01820)."""
+        return self.data[:, 1 + self.columns[1:].index(name)]
+
+
+def read_results(path: str | os.PathLike) -> Results:
+    """Read a ``results.csv`` (float() parses NaN/INF/-inf in any case)."""
+    raw = Path(path).read_bytes().decode()
+    newline = "\r\n" if "\r\n" in raw else "\n"
+    lines = raw.split(newline)
+    final = lines[-1] == ""
+    if final:
+        lines.pop()
+    header = lines[0]
+    cols = [c.strip() for c in header.split(",")]
+    try:
+        data = np.array([[float(x) for x in ln.split(",")] for ln in lines[1:] if ln.strip()], dtype=float)
+    except ValueError as exc:
+        raise InvalidParameter(f"{path}: malformed results.csv: {exc}") from None
+    return Results(header, cols, data.reshape(-1, len(cols)), newline, final)
+
+
+def write_results(path: str | os.PathLike, like: Results, times: np.ndarray, values: dict[str, np.ndarray]) -> None:
+    """Write ``values`` in exactly ``like``'s layout: same header line, columns, row count, line endings."""
+    n = like.data.shape[0]
+    cols = [np.asarray(times, float)] + [np.asarray(values[c], float) for c in like.columns[1:]]
+    for name, c in zip(like.columns, cols):
+        if c.shape != (n,):
+            raise InvalidParameter(f"{name}: {c.shape[0] if c.ndim else 1} values, results.csv has {n} rows")
+    rows = [like.header] + [",".join(repr(float(c[i])) for c in cols) for i in range(n)]
+    text = like.newline.join(rows) + (like.newline if like.final_newline else "")
+    Path(path).write_bytes(text.encode())
+
+
+@dataclass
+class Case:
+    """One suite case: id, files, settings and tags."""
+    id: str
+    dir: Path
+    model: Path | None
+    settings: Settings | None
+    component_tags: list[str]
+    test_tags: list[str]
+    test_type: str
+
+    @property
+    def results_path(self) -> Path:
+        return self.dir / f"{self.id}-results.csv"
+
+    @property
+    def tags(self) -> list[str]:
+        return self.component_tags + self.test_tags
+
+
+def _model_file(d: Path, cid: str) -> Path | None:
+    best = None
+    for p in d.glob(f"{cid}-sbml-l*v*.xml"):
+        m = re.fullmatch(rf"{cid}-sbml-l(\d+)v(\d+)\.xml", p.name)
+        if m and (best is None or (int(m[1]), int(m[2])) > best[0]):
+            best = ((int(m[1]), int(m[2])), p)
+    return best[1] if best else None
+
+
+def load_case(root: Path, cid: str) -> Case:
+    """Load case ``cid`` (5-digit id) from suite root ``root``."""
+    d = Path(root) / "cases" / cid
+    if not d.is_dir():
+        raise InvalidParameter(f"no case {cid} in {root}")
+    ctags, ttags, ttype = parse_tags((d / f"{cid}-model.m").read_text(errors="replace"))
+    try:
+        settings = parse_settings((d / f"{cid}-settings.txt").read_text())
+    except InvalidParameter as exc:
+        if ttype == "TimeCourse":
+            raise InvalidParameter(f"case {cid}: {exc}") from None
+        settings = None  # e.g. FluxBalanceSteadyState cases leave start/steps empty
+    return Case(cid, d, _model_file(d, cid), settings, ctags, ttags, ttype)
+
+
+def parse_case_ids(specs: list[str]) -> list[str]:
+    """``["1-100", "00042", "7"]`` → sorted unique 5-digit ids (commas also separate)."""
+    ids: set[str] = set()
+    for spec in specs:
+        for part in filter(None, (s.strip() for s in str(spec).split(","))):
+            m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+            if not m:
+                raise InvalidParameter(f"case must be a number or a range like 1-100, got {part!r}")
+            lo, hi = int(m[1]), int(m[2] or m[1])
+            if lo < 1 or hi < lo:
+                raise InvalidParameter(f"bad case range {part!r}")
+            ids.update(f"{i:05d}" for i in range(lo, hi + 1))
+    return sorted(ids)
+
+
+def discover(root: str | os.PathLike | None = None, ids: list[str] | None = None,
+             test_type: str | None = "TimeCourse") -> list[Case]:
+    """Cases under ``root`` (all, or those in ``ids``; ids not in the suite are skipped) of ``test_type``."""
+    root = suite_dir(root)
+    cases_dir = root / "cases"
+    if not cases_dir.is_dir():
+        raise InvalidParameter(f"SBML Test Suite not found at {root} (set GSE_SBML_SUITE or --suite-dir)")
+    present = sorted(p.name for p in cases_dir.iterdir() if re.fullmatch(r"\d{5}", p.name))
+    if ids is not None:
+        want = set(ids)
+        present = [c for c in present if c in want]
+    cases = [load_case(root, c) for c in present]
+    return [c for c in cases if test_type is None or c.test_type == test_type]
+
+
+# ---------------------------------------------------------------- comparison
+
+@dataclass
+class Comparison:
+    """Outcome of the pass rule; ``worst`` is the point with the largest error / allowed ratio."""
+    ok: bool
+    message: str
+    worst: dict | None = None
+
+
+def compare(expected: Results, sim: dict[str, np.ndarray], absolute: float, relative: float) -> Comparison:
+    """The suite's rule at every point of every non-time column; NaN/Inf must match exactly."""
+    n = expected.data.shape[0]
+    worst, worst_ratio = None, -1.0
+    for j, name in enumerate(expected.columns[1:], start=1):
+        if name not in sim:
+            return Comparison(False, f"variable {name} missing from the simulation")
+        s = np.asarray(sim[name], dtype=float).reshape(-1)
+        if s.shape[0] != n:
+            return Comparison(False, f"variable {name}: {s.shape[0]} points, expected {n}")
+        e = expected.data[:, j]
+        fin = np.isfinite(e) & np.isfinite(s)
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.where(fin, np.abs(s - e), np.inf)
+        # non-finite values must be identical (NaN ↔ NaN, +Inf ↔ +Inf, −Inf ↔ −Inf)
+        same = (~np.isfinite(e)) & ((np.isnan(e) & np.isnan(s)) | (e == s))
+        err = np.where(same, 0.0, err)
+        allowed = absolute + relative * np.where(np.isfinite(e), np.abs(e), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(err == 0, 0.0, err / allowed)
+        i = int(np.argmax(ratio))
+        if ratio[i] > worst_ratio:
+            worst_ratio = float(ratio[i])
+            worst = {"variable": name, "time": float(expected.data[i, 0]), "expected": float(e[i]),
+                     "simulated": float(s[i]), "error": float(err[i]), "allowed": float(allowed[i]),
+                     "ratio": float(ratio[i])}
+    if worst is None:
+        return Comparison(True, "no variables to compare")
+    ok = worst["ratio"] <= 1.0
+    w = worst
+    msg = (f"worst {w['variable']} at t={w['time']:g}: sim {w['simulated']:.10g} vs {w['expected']:.10g} "
+           f"(|err| {w['error']:.3g}, allowed {w['allowed']:.3g})")
+    return Comparison(ok, msg if not ok else "ok; " + msg, worst)
+
+
+# ---------------------------------------------------------------- peer runtime
+
+def simulate_roadrunner(model, times, variables, amount, concentration) -> dict[str, np.ndarray]:
+    """libRoadRunner as a peer: CVODE, rtol 1e-10, atol 1e-12, fixed output grid; its refusals → Unsupported."""
+    import roadrunner
+    roadrunner.Logger.setLevel(roadrunner.Logger.LOG_ERROR)
+    try:
+        rr = roadrunner.RoadRunner(str(model))
+    except RuntimeError as exc:  # libRoadRunner names what it refuses: "Unable to support 'fast' reactions …"
+        if "Unable to support" in str(exc):
+            raise Unsupported(f"libRoadRunner: {str(exc).split(', at ')[0]}") from None
+        raise
+    integ = rr.getIntegrator()
+    integ.setValue("relative_tolerance", 1e-10)
+    integ.setValue("absolute_tolerance", 1e-12)
+    integ.setValue("variable_step_size", False)
+    sel = ["time"] + [f"[{v}]" if v in concentration and v not in amount else v for v in variables]
+    times = np.asarray(times, float)
+    out = rr.simulate(float(times[0]), float(times[-1]), len(times), selections=sel)
+    arr = np.asarray(out, dtype=float)
+    return {v: arr[:, k + 1] for k, v in enumerate(variables)}
+
+
+# ---------------------------------------------------------------- running
+
+@dataclass
+class Outcome:
+    """One case's result: status (passed/failed/refused), message, seconds, worst point."""
+    case: str
+    status: str
+    message: str
+    seconds: float
+    worst: dict | None = None
+    tags: list[str] = field(default_factory=list)
+
+
+def run_case(case: Case, fn: Callable, out_dir: str | os.PathLike | None = None) -> Outcome:
+    """Run one case in this process (exceptions become outcomes)."""
+    t0 = time.perf_counter()
+
+    def done(status, msg, worst=None):
+        return Outcome(case.id, status, msg, round(time.perf_counter() - t0, 4), worst, case.tags)
+
+    if case.test_type != "TimeCourse":
+        return done("refused", f"testType {case.test_type or '?'} is not a time course")
+    if case.model is None:
+        return done("refused", "no SBML model file in the case")
+    s = case.settings
+    times = s.times()
+    try:
+        sim = fn(case.model, times, list(s.variables), set(s.amount), set(s.concentration))
+    except Unsupported as exc:
+        return done("refused", str(exc))
+    except Exception as exc:  # noqa: BLE001 — any failure of one case is that case's outcome
+        return done("failed", f"exception {type(exc).__name__}: {exc}")
+    try:
+        expected = read_results(case.results_path)
+        cmp = compare(expected, sim, s.absolute, s.relative)
+        if out_dir is not None and all(c in sim for c in expected.columns[1:]):
+            try:
+                write_results(Path(out_dir) / f"{case.id}.csv", expected, times, sim)
+            except InvalidParameter:
+                pass  # wrong shape: already a failure, nothing comparable to write
+    except Exception as exc:  # noqa: BLE001
+        return done("failed", f"comparison error {type(exc).__name__}: {exc}")
+    return done("passed" if cmp.ok else "failed", ("wrong numbers: " if not cmp.ok else "") + cmp.message,
+                cmp.worst)
+
+
+def _worker(conn, spec, out_dir, quiet):
+    if quiet:  # keep the parent's progress line and tables clean of native-library chatter
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+    fn = None
+    while True:
+        try:
+            case = conn.recv()
+        except EOFError:
+            return
+        if case is None:
+            return
+        if fn is None:
+            try:
+                fn = _resolve(spec)
+            except Exception as exc:  # noqa: BLE001
+                conn.send(Outcome(case.id, "failed", f"runtime not loadable: {exc}", 0.0, None, case.tags))
+                continue
+        conn.send(run_case(case, fn, out_dir))
+
+
+class _Slot:
+    def __init__(self, ctx, spec, out_dir, quiet):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker, args=(child, spec, out_dir, quiet), daemon=True)
+        self.proc.start()
+        child.close()
+        self.case: Case | None = None
+        self.t0 = 0.0
+
+    def stop(self, kill=False):
+        if kill:
+            self.proc.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+        self.proc.join(2)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(2)
+        self.conn.close()
+
+
+def run_cases(cases: list[Case], runtime: str | Callable = "cpu", workers: int = 2, timeout: float = 60.0,
+              out_dir: str | os.PathLike | None = None, progress: Callable | None = None,
+              quiet: bool = True) -> list[Outcome]:
+    """Run ``cases`` in ``workers`` persistent processes; returns outcomes in case order.
+
+    ``progress(done, total, eta_seconds, outcome)`` is called after every case.  A case past
+    ``timeout`` seconds or one whose worker dies is failed (message says which); its worker is
+    replaced."""
+    spec = RUNTIMES[runtime] if isinstance(runtime, str) else runtime
+    if isinstance(runtime, str) and runtime not in RUNTIMES:
+        raise InvalidParameter(f"unknown runtime {runtime!r}")
+    if workers < 1 or not timeout > 0:
+        raise InvalidParameter("workers must be ≥ 1 and timeout > 0")
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    todo = list(reversed(cases))
+    total, results = len(cases), {}
+    slots = [_Slot(ctx, spec, out_dir, quiet) for _ in range(min(workers, max(1, total)))]
+    t_start = time.perf_counter()
+
+    def record(slot, oc):
+        results[oc.case] = oc
+        slot.case = None
+        if progress:
+            n = len(results)
+            el = time.perf_counter() - t_start
+            progress(n, total, el / n * (total - n) if n else None, oc)
+
+    try:
+        while len(results) < total:
+            for i, sl in enumerate(slots):
+                if sl.case is None and todo:
+                    sl.case, sl.t0 = todo.pop(), time.perf_counter()
+                    try:
+                        sl.conn.send(sl.case)
+                    except OSError:  # worker died while idle: replace it and retry
+                        todo.append(sl.case)
+                        sl.case = None
+                        sl.stop(kill=True)
+                        slots[i] = _Slot(ctx, spec, out_dir, quiet)
+            busy = [s for s in slots if s.case is not None]
+            now = time.perf_counter()
+            wait_s = max(0.0, min((s.t0 + timeout for s in busy), default=now) - now)
+            ready = wait([x for s in busy for x in (s.conn, s.proc.sentinel)], timeout=wait_s)
+            now = time.perf_counter()
+            for i, sl in enumerate(slots):
+                if sl.case is None:
+                    continue
+                case = sl.case
+                if sl.conn in ready or sl.proc.sentinel in ready:
+                    try:
+                        if sl.conn.poll():
+                            record(sl, sl.conn.recv())
+                            continue
+                    except (EOFError, OSError):
+                        pass
+                    sl.proc.join(1)
+                    code = sl.proc.exitcode
+                    why = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+                    record(sl, Outcome(case.id, "failed", f"crashed: worker process died ({why})",
+                                       round(now - sl.t0, 4), None, case.tags))
+                elif now - sl.t0 >= timeout:
+                    record(sl, Outcome(case.id, "failed", f"timed out after {timeout:g} s (worker killed)",
+                                       round(now - sl.t0, 4), None, case.tags))
+                else:
+                    continue
+                sl.stop(kill=True)
+                slots[i] = _Slot(ctx, spec, out_dir, quiet)
+    finally:
+        for sl in slots:
+            sl.stop(kill=sl.case is not None)
+    return [results[c.id] for c in cases]
+
+
+# ---------------------------------------------------------------- reports
+
+def totals(outcomes: list[Outcome]) -> dict[str, int]:
+    """Counts per status plus the total."""
+    t = {s: 0 for s in STATUSES}
+    for o in outcomes:
+        t[o.status] += 1
+    t["total"] = len(outcomes)
+    return t
+
+
+def tag_table(cases: list[Case], outcomes: list[Outcome]) -> dict[str, dict[str, int]]:
+    """``{"component:Species": {"passed": .., "failed": .., "refused": ..}, "test:Amount": …}``."""
+    by = {o.case: o for o in outcomes}
+    table: dict[str, dict[str, int]] = {}
+    for c in cases:
+        if c.id not in by:
+            continue
+        for kind, tags in (("component", c.component_tags), ("test", c.test_tags)):
+            for t in tags:
+                row = table.setdefault(f"{kind}:{t}", {s: 0 for s in STATUSES})
+                row[by[c.id].status] += 1
+    return dict(sorted(table.items()))
+
+
+def format_tag_table(table: dict[str, dict[str, int]]) -> str:
+    """Plain-text table: tag, passed, failed, refused."""
+    w = max([len(k) for k in table] + [3])
+    lines = [f"{'tag':<{w}}  {'passed':>6}  {'failed':>6}  {'refused':>7}"]
+    lines += [f"{k:<{w}}  {r['passed']:>6}  {r['failed']:>6}  {r['refused']:>7}" for k, r in table.items()]
+    return "\n".join(lines)
+
+
+def _json_float(v):
+    return v if not isinstance(v, float) or math.isfinite(v) else repr(v)
+
+
+def report(cases: list[Case], outcomes: list[Outcome], runtime: str, wall_seconds: float, suite: str = "") -> dict:
+    """JSON-ready dict: totals, per-tag table, every case's outcome (non-finite floats as strings)."""
+    rows = []
+    for o in outcomes:
+        d = asdict(o)
+        if d["worst"]:
+            d["worst"] = {k: _json_float(v) for k, v in d["worst"].items()}
+        rows.append(d)
+    return {"runtime": runtime, "suite": suite, "wall_seconds": round(wall_seconds, 3),
+            "totals": totals(outcomes), "tags": tag_table(cases, outcomes), "cases": rows}
+
+
+def write_json(path: str | os.PathLike, data: dict) -> None:
+    Path(path).write_text(json.dumps(data, indent=1, allow_nan=False))
+
+
+# ---------------------------------------------------------------- CI sample
+
+def stratified_sample(cases: list[Case], n: int = 150) -> list[str]:
+    """Deterministic ids of ≥ n TimeCourse cases: every tag present at least once, the rest spread
+    evenly over the id range.  Tags are covered rarest first, each by the case that covers the
+    most still-uncovered tags (smallest id on ties)."""
+    tc = sorted((c for c in cases if c.test_type == "TimeCourse"), key=lambda c: c.id)
+    count: dict[str, int] = {}
+    for c in tc:
+        for t in set(c.tags):
+            count[t] = count.get(t, 0) + 1
+    chosen: set[str] = set()
+    covered: set[str] = set()
+    for tag in sorted(count, key=lambda t: (count[t], t)):
+        if tag in covered:
+            continue
+        best = max((c for c in tc if tag in c.tags), key=lambda c: (len(set(c.tags) - covered), -int(c.id)))
+        chosen.add(best.id)
+        covered |= set(best.tags)
+    rest = [c.id for c in tc if c.id not in chosen]
+    k = max(0, min(n - len(chosen), len(rest)))
+    if k:
+        chosen.update(rest[int(i)] for i in np.floor(np.arange(k) * len(rest) / k))
+    return sorted(chosen)
+
+
+def read_sample(path: str | os.PathLike = SAMPLE_FILE) -> list[str]:
+    """Ids from the fixed CI sample file (``#`` comments ignored)."""
+    lines = Path(path).read_text().splitlines()
+    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def write_sample(ids: list[str], path: str | os.PathLike = SAMPLE_FILE, n: int = 150) -> None:
+    """Write the fixed sample list with a header saying how it was generated."""
+    head = [f"# SBML Test Suite cases for CI: {len(ids)} TimeCourse cases, every componentTag and testTag",
+            f"# present at least once. Generated by kernels.flint.suite.stratified_sample(cases, n={n}) over",
+            "# the TimeCourse cases of ../shared/sbml-test-suite (sbmlteam/sbml-test-suite commit 7ab011e).",
+            "# Regenerate: python -c 'from kernels.flint import suite as s; "
+            f"s.write_sample(s.stratified_sample(s.discover(), {n}))'"]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text("\n".join(head + list(ids)) + "\n")
