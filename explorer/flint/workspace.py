@@ -88,8 +88,12 @@ class FlintWorkspace(QWidget):
         left = QWidget()
         form = QFormLayout(left)
         self.cb_model = QComboBox()
+        # one entry a shipped model (its native .flint); the SBML/CellML copies open with "Open model file…"
         for name, path in shipped_models().items():
-            self.cb_model.addItem(name, str(path))
+            if path.suffix == ".flint":
+                self.cb_model.addItem(name, str(path))
+        self.cb_model.setToolTip("Shipped models (resources/models). The same models as SBML (.xml) and "
+                                 "CellML (.cellml) files open with “Open model file…”.")
         self.bt_open = QPushButton("Open model file…")
         self.bt_open.clicked.connect(self.open_field)
         form.addRow("Model", self.cb_model)

@@ -1,7 +1,16 @@
-"""CellML 1.x / 2.0 import through libcellml: parse, flatten imports, validate, analyse, then read the
-equations from libcellml's own Python code generator (which applies unit scaling and orders the
-equations).  Refused with the cause named: parser/validator/analyser errors (malformed XML, units
-mismatches, algebraic loops, unsupported constructs such as non-linear algebraic systems)."""
+"""CellML import (1.x / 2.0) and export (2.0) through libcellml.
+
+Import: parse, flatten imports, validate, analyse, then read the equations from libcellml's own Python
+code generator (which applies unit scaling and orders the equations).  Refused with the cause named:
+parser/validator/analyser errors (malformed XML, units mismatches, algebraic loops, unsupported
+constructs such as non-linear algebraic systems).
+
+Export (:func:`write_cellml`): one component holding every variable; parameters and states carry
+``initial_value``; each assignment x = f is ``<eq/> x f`` and each ODE ``<eq/> d x/d t f`` in content
+MathML (CellML 2.0 specification, §2.12 and the permitted MathML subset).  Units strings such as
+``mS/cm^2`` or ``mJ/(K*mol)`` become CellML units built from the SI base/derived units with prefixes;
+a string that cannot be read becomes a new base unit of that (sanitised) name.  Comparisons used as
+numbers are written as piecewise(1, c; 0) and a numeric condition c as c ≠ 0."""
 from __future__ import annotations
 
 import ast as pyast
@@ -111,8 +120,12 @@ def _from_generated(code: str, name: str, label: str) -> Model:
             out.append((tgt.id, val))
         return out
     env: dict[str, float] = {}
+    derived = {names[(g, i)] for g in ("computed_constants", "algebraic_variables")
+               for i in range(len(groups[g]))}
     for tgt, val in statements("initialise_variables") + statements("initialise_arrays"):
         e = _from_ast(val, f"{label}: initial value of {tgt}", "")
+        if tgt in derived:                   # x = constant: newer libcellml initialises it here
+            m.assigns.setdefault(tgt, e)
         try:
             env[tgt] = float(evaluate(e, env))
         except InvalidParameter:
@@ -141,3 +154,241 @@ def _from_generated(code: str, name: str, label: str) -> Model:
         if not math.isfinite(v):
             raise InvalidParameter(f"{label}: state {s} has no initial value")
     return m.validate()
+
+
+# ==============================================================================================
+# export
+_SI = {"s": "second", "m": "metre", "g": "gram", "mol": "mole", "K": "kelvin", "A": "ampere", "V": "volt",
+       "S": "siemens", "F": "farad", "C": "coulomb", "J": "joule", "L": "litre", "l": "litre", "Hz": "hertz",
+       "ohm": "ohm", "N": "newton", "W": "watt", "Pa": "pascal", "second": "second", "metre": "metre",
+       "meter": "metre", "gram": "gram", "mole": "mole", "kelvin": "kelvin", "ampere": "ampere",
+       "volt": "volt", "siemens": "siemens", "farad": "farad", "coulomb": "coulomb", "joule": "joule",
+       "litre": "litre", "liter": "litre", "hertz": "hertz", "dimensionless": "dimensionless"}
+_PREFIX = {"m": "milli", "u": "micro", "µ": "micro", "n": "nano", "p": "pico", "k": "kilo", "c": "centi",
+           "d": "deci", "f": "femto"}
+_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d*)?)|([A-Za-zµ]+)|(\*\*|[*/^()·.\-]))")
+
+
+def _atom(word: str):
+    """'mS' → [('siemens', 'milli', 1)];  'M' (molar) → mole/litre."""
+    if word in ("M", "molar"):
+        return [("mole", None, 1.0), ("litre", None, -1.0)]
+    if word in _SI:
+        return [(_SI[word], None, 1.0)]
+    if len(word) > 1 and word[0] in _PREFIX:
+        rest = word[1:]
+        if rest == "M":
+            return [("mole", _PREFIX[word[0]], 1.0), ("litre", None, -1.0)]
+        if rest in _SI:
+            return [(_SI[rest], _PREFIX[word[0]], 1.0)]
+    return None
+
+
+def _parse_units(text: str):
+    """Units text → list of (standard unit, prefix, exponent), or None if it cannot be read."""
+    toks = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        mt = _TOKEN.match(text, pos)
+        if not mt or mt.end() == pos:
+            return None
+        pos = mt.end()
+        num, word, op = mt.groups()
+        toks.append(("n", float(num)) if num else (("w", word) if word else ("o", op)))
+    i = [0]
+
+    def peek():
+        return toks[i[0]] if i[0] < len(toks) else (None, None)
+
+    def factor():
+        k, v = peek()
+        if k == "n":
+            i[0] += 1
+            if v != 1.0:
+                raise ValueError
+            out = []
+        elif k == "w":
+            i[0] += 1
+            out = _atom(v)
+            if out is None:
+                raise ValueError
+        elif (k, v) == ("o", "("):
+            i[0] += 1
+            out = product()
+            if peek() != ("o", ")"):
+                raise ValueError
+            i[0] += 1
+        else:
+            raise ValueError
+        if peek() in (("o", "^"), ("o", "**")):
+            i[0] += 1
+            sign = 1.0
+            if peek() == ("o", "-"):
+                i[0] += 1
+                sign = -1.0
+            k2, e = peek()
+            if k2 != "n":
+                raise ValueError
+            i[0] += 1
+            out = [(u, p, x * e * sign) for u, p, x in out]
+        elif out and len(out) == 1 and peek()[0] == "n":       # cm2 style
+            _, e = peek()
+            i[0] += 1
+            out = [(u, p, x * e) for u, p, x in out]
+        return out
+
+    def product():
+        out = factor()
+        while peek() in (("o", "*"), ("o", "/"), ("o", "·"), ("o", ".")):
+            op = peek()[1]
+            i[0] += 1
+            f = factor()
+            out += [(u, p, -x if op == "/" else x) for u, p, x in f]
+        return out
+    try:
+        res = product()
+        if i[0] != len(toks):
+            return None
+        return res
+    except (ValueError, IndexError):
+        return None
+
+
+def _units_name(text: str) -> str:
+    t = (text or "").strip()
+    if t in ("", "1", "dimensionless"):
+        return "dimensionless"
+    n = t.replace("/", "_per_").replace("^", "").replace("*", "_").replace("(", "").replace(")", "")
+    n = re.sub(r"[^A-Za-z0-9_]", "_", n).replace("µ", "u")
+    if not n or n[0].isdigit():
+        n = "u_" + n
+    return n
+
+
+_MATH_FUNCS = {"exp": "exp", "log": "ln", "abs": "abs", "floor": "floor", "ceil": "ceiling", "sin": "sin",
+               "cos": "cos", "tan": "tan", "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "asin": "arcsin",
+               "acos": "arccos", "atan": "arctan", "min": "min", "max": "max"}
+_REL = {"lt": "lt", "le": "leq", "gt": "gt", "ge": "geq", "eq": "eq", "ne": "neq"}
+
+
+def _cn(v: float) -> str:
+    if math.isinf(v):
+        return "<infinity/>" if v > 0 else "<apply><minus/><infinity/></apply>"
+    if math.isnan(v):
+        return "<notanumber/>"
+    r = repr(float(v))
+    if "e" in r or "E" in r:
+        mant, ex = r.lower().split("e")
+        return f'<cn cellml:units="dimensionless" type="e-notation">{mant}<sep/>{int(ex)}</cn>'
+    return f'<cn cellml:units="dimensionless">{r}</cn>'
+
+
+def _mathml(e, time: str, boolean: bool = False) -> str:
+    """Content MathML of an expression; ``boolean``: the context needs a truth value."""
+    op = e.op
+    if op in _REL or op in ("and", "or", "not"):
+        if op in _REL:
+            inner = f"<apply><{_REL[op]}/>{_mathml(e.args[0], time)}{_mathml(e.args[1], time)}</apply>"
+        else:
+            inner = f"<apply><{op}/>{''.join(_mathml(a, time, True) for a in e.args)}</apply>"
+        if boolean:
+            return inner
+        return (f"<piecewise><piece>{_cn(1.0)}{inner}</piece><otherwise>{_cn(0.0)}</otherwise></piecewise>")
+    if boolean:
+        return f"<apply><neq/>{_mathml(e, time)}{_cn(0.0)}</apply>"
+    if op == "const":
+        return _cn(e.value)
+    if op == "sym":
+        return f"<ci>{e.value}</ci>"
+    if op == "nb":
+        raise InvalidParameter("CellML export: nb() (a neighbouring cell's state) has no CellML form; "
+                               "flatten the network first (kernels.flint.catalog)")
+    a = e.args
+    if op == "add":
+        return f"<apply><plus/>{''.join(_mathml(x, time) for x in a)}</apply>"
+    if op == "mul":
+        return f"<apply><times/>{''.join(_mathml(x, time) for x in a)}</apply>"
+    if op == "sub":
+        return f"<apply><minus/>{_mathml(a[0], time)}{_mathml(a[1], time)}</apply>"
+    if op == "neg":
+        return f"<apply><minus/>{_mathml(a[0], time)}</apply>"
+    if op == "div":
+        return f"<apply><divide/>{_mathml(a[0], time)}{_mathml(a[1], time)}</apply>"
+    if op == "pow":
+        return f"<apply><power/>{_mathml(a[0], time)}{_mathml(a[1], time)}</apply>"
+    if op == "sqrt":
+        return f"<apply><root/>{_mathml(a[0], time)}</apply>"
+    if op == "log10":
+        return f"<apply><log/>{_mathml(a[0], time)}</apply>"
+    if op in _MATH_FUNCS:
+        return f"<apply><{_MATH_FUNCS[op]}/>{''.join(_mathml(x, time) for x in a)}</apply>"
+    if op == "select":
+        return (f"<piecewise><piece>{_mathml(a[1], time)}{_mathml(a[0], time, True)}</piece>"
+                f"<otherwise>{_mathml(a[2], time)}</otherwise></piecewise>")
+    raise InvalidParameter(f"CellML export: operation {op} has no MathML form")
+
+
+def write_cellml(model: Model, validate: bool = True) -> str:
+    """The model as CellML 2.0 text (libcellml Model/Component/Variable/Units + content MathML),
+    checked by libcellml's Validator (an error is raised as InvalidParameter)."""
+    try:
+        import libcellml as lc
+    except ImportError as exc:               # pragma: no cover
+        raise InvalidParameter("CellML needs libcellml (pip install libcellml)") from exc
+    model = model.copy().validate()
+    name = re.sub(r"\W", "_", model.name) or "model"
+    cm = lc.Model(name if not name[0].isdigit() else "m_" + name)
+    comp = lc.Component("main")
+    cm.addComponent(comp)
+    units: dict[str, str] = {}            # units text → CellML units name
+
+    def units_of(text: str) -> str:
+        t = (text or "").strip()
+        if t in units:
+            return units[t]
+        uname = _units_name(t)
+        if uname != "dimensionless" and not cm.hasUnits(uname):
+            u = lc.Units(uname)
+            parts = _parse_units(t)
+            if parts:
+                for ref, prefix, ex in parts:
+                    if prefix:
+                        u.addUnit(ref, prefix, ex)
+                    else:
+                        u.addUnit(ref, ex)
+            elif parts is None:
+                pass                            # unreadable: a new base unit of that name
+            cm.addUnits(u)
+        units[t] = uname
+        return uname
+
+    def var(n: str, init: float | None = None):
+        v = lc.Variable(n)
+        v.setUnits(units_of(model.units.get(n, "") if n != model.time else model.time_units))
+        if init is not None:
+            v.setInitialValue(repr(float(init)))
+        comp.addVariable(v)
+    var(model.time)
+    for p, val in model.params.items():
+        var(p, val)
+    for s, val in model.states.items():
+        var(s, val)
+    for a in model.assigns:
+        var(a)
+    eqs = []
+    for a, e in model.assigns.items():
+        eqs.append(f"<apply><eq/><ci>{a}</ci>{_mathml(e, model.time)}</apply>")
+    for s, e in model.odes.items():
+        eqs.append(f"<apply><eq/><apply><diff/><bvar><ci>{model.time}</ci></bvar><ci>{s}</ci></apply>"
+                   f"{_mathml(e, model.time)}</apply>")
+    comp.setMath('<math xmlns="http://www.w3.org/1998/Math/MathML" '
+                 'xmlns:cellml="http://www.cellml.org/cellml/2.0#">' + "".join(eqs) + "</math>")
+    if validate:
+        v = lc.Validator()
+        v.validateModel(cm)
+        for i in range(v.issueCount()):
+            it = v.issue(i)
+            if it.level() == lc.Issue.Level.ERROR:
+                raise InvalidParameter(f"CellML export of {model.name}: {it.description()}")
+    return lc.Printer().printModel(cm)

@@ -663,7 +663,8 @@ def _merge(phases, functions, level):
     while moved:
         moved = False
         for pi in range(1, len(phases)):
-            for t in list(phases[pi]):
+            gone = set()                       # threads of phase pi merged away (ids), removed below
+            for t in phases[pi]:
                 if len(t) != 1:
                     continue
                 f = t[0]
@@ -677,12 +678,14 @@ def _merge(phases, functions, level):
                     continue
                 # every other dependency must be earlier than the host's phase
                 host.append(f)
-                phases[pi].remove(t)
+                gone.add(id(t))
+                where[f] = where[e]
+                moved = True
+            if gone:                           # one O(n) rebuild a phase instead of one a move
+                phases[pi] = [t for t in phases[pi] if id(t) not in gone]
                 for ti, tt in enumerate(phases[pi]):
                     for fn in tt:
                         where[fn] = (pi, ti)
-                where[f] = where[e]
-                moved = True
         # drop empty phases and renumber
         phases = [p for p in phases if p]
         where = {fn: (pi, ti) for pi, p in enumerate(phases) for ti, t in enumerate(p) for fn in t}

@@ -80,7 +80,8 @@ class Model:
 
     def assign_order(self) -> list[str]:
         """Assigned variables in dependency order; an algebraic loop is an error naming the cycle."""
-        deps = {n: e.symbols() & set(self.assigns) for n, e in self.assigns.items()}
+        names = set(self.assigns)
+        deps = {n: e.symbols() & names for n, e in self.assigns.items()}
         order, state = [], {}
 
         def visit(n, path):
@@ -176,23 +177,32 @@ def parse_text(text: str, source: str = "") -> Model:
 MODELS_DIR = Path(__file__).resolve().parents[2] / "resources" / "models"
 
 
+DEFAULT_MODEL = "luo_rudy_1991.flint"
+
+
 def shipped_models() -> dict[str, Path]:
-    """Model files shipped in resources/models (name → path)."""
+    """Model files shipped in resources/models (name → path): :data:`DEFAULT_MODEL` (the hand-written
+    single cell) first, then by name."""
     out = {}
     if MODELS_DIR.is_dir():
-        for p in sorted(MODELS_DIR.iterdir()):
+        for p in sorted(MODELS_DIR.iterdir(), key=lambda q: (q.name != DEFAULT_MODEL, q.name)):
             if p.suffix in (".flint", ".xml", ".sbml", ".cellml"):
                 out[p.name] = p
     return out
 
 
 def load_model(path_or_name: str | Path) -> Model:
-    """Load a native (.flint), SBML (.xml/.sbml) or CellML (.cellml) model; shipped names work too."""
+    """Load a native (.flint), SBML (.xml/.sbml) or CellML (.cellml) model.  Shipped file names work too,
+    and so do the names of :data:`kernels.flint.catalog.CATALOG` ("wang", "rybak", "lr-ring", "lr-100",
+    "mix", "lr-1000" … "lr-5000"), which are built on demand."""
     p = Path(path_or_name)
     if not p.exists():
         cand = shipped_models().get(str(path_or_name)) or shipped_models().get(f"{path_or_name}.flint")
         if cand is None:
-            raise InvalidParameter(f"no such model file: {path_or_name}")
+            from .catalog import CATALOG, build      # flattened benchmark models, built on demand
+            if str(path_or_name).lower().replace("_", "-") in CATALOG:
+                return build(str(path_or_name))
+            raise InvalidParameter(f"no such model file: {path_or_name} (catalog models: {', '.join(CATALOG)})")
         p = cand
     try:
         text = p.read_text(encoding="utf-8")
