@@ -127,6 +127,15 @@ def _flint_preset(preset, tab=None):
     return setup
 
 
+def _flint_compiler(model):
+    def setup(app, win, ws):
+        idx = ws.cb_model.findText(model)
+        ws.cb_model.setCurrentIndex(idx)       # a shipped model: select it in the browser
+        ws.tabs.setCurrentIndex(2)
+        _pump(app, 4.0)                     # the Compiler panel compiles off the GUI thread
+    return setup
+
+
 def _shots():
     from kernels.cahn_hilliard.params import CHParams
 
@@ -145,6 +154,7 @@ def _shots():
         ("occupancy.png", "occupancy", {}, _occ_preset("register pressure")),
         ("flint_single_beat.png", "flint", {}, _flint_preset("single LR-1991 beat")),
         ("flint_ring.png", "flint", {}, _flint_preset("LR ring: colliding wavefronts", tab=1)),
+        ("flint_compiler.png", "flint", {}, _flint_compiler("wang_buzsaki_1996.flint")),
         ("lecture_cahn_hilliard.png", "cahn_hilliard", ch(CHParams(size=64), 10),
          _ch_preset("spinodal 2D", 1500, lecture=True)),
         ("lecture_graphs.png", "graphs", {}, _graph_preset("small world: p = 0.05", clicks=(0, 150), lecture=True)),
