@@ -204,3 +204,25 @@ def test_gpu_runtimes_refused_without_gpu(lr):
         pytest.skip("a GPU is present")
     with pytest.raises(Exception, match="needs a GPU"):
         Simulation(lr, runtime="is")
+
+
+def test_sbml_inconsistent_units_are_refused_by_name():
+    from kernels.flint.sbml import read_sbml
+    doc = """<?xml version="1.0" encoding="UTF-8"?>
+<sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" level="3" version="2">
+  <model id="m" timeUnits="second"><listOfParameters>
+    <parameter id="k" value="2" units="mole" constant="true"/>
+    <parameter id="x" value="1" units="UNITS" constant="false"/>
+    <parameter id="y" value="0" constant="false"/></listOfParameters>
+    <listOfRules><assignmentRule variable="x">
+      <math xmlns="http://www.w3.org/1998/Math/MathML"><ci> k </ci></math>
+    </assignmentRule><rateRule variable="y">
+      <math xmlns="http://www.w3.org/1998/Math/MathML"><cn> 1 </cn></math>
+    </rateRule></listOfRules>
+  </model></sbml>"""
+    with pytest.raises(InvalidParameter, match=r"inconsistent units, line \d+: .*assignmentRule.*'x'"):
+        read_sbml(doc.replace("UNITS", "second"), "u.xml")
+    m = read_sbml(doc.replace("UNITS", "mole"), "u.xml")          # same units: accepted
+    assert m.assigns and "x" in m.assigns
+    m = read_sbml(doc.replace("UNITS", "second"), "u.xml", check_units=False)
+    assert "x" in m.assigns
