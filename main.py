@@ -402,7 +402,8 @@ def _flint_suite_parser(sub) -> None:
                        description="Run SBML Test Suite TimeCourse cases, compare with results.csv by the suite's "
                                    "rule, print a per-tag table; exit 0 when no case failed, 1 otherwise.")
     p.add_argument("cases", nargs="*", metavar="CASES", help="case ids or ranges, e.g. 1 42 100-200 (default: all)")
-    p.add_argument("--runtime", default="cpu", help="cpu (NumPy/SciPy), roadrunner (libRoadRunner peer), is, ts")
+    p.add_argument("--runtime", default="cpu", help="cpu (NumPy/SciPy LSODA), roadrunner (libRoadRunner peer), dopri-cpu (the "
+                        "GPU integrator's NumPy twin), is, ts (GPU: adaptive Dormand–Prince, ODE core)")
     p.add_argument("--json", default=None, metavar="OUT.json", help="write every case's outcome as JSON ('-': stdout)")
     p.add_argument("--out-dir", default=None, metavar="DIR", help="write each simulated case as DIR/NNNNN.csv")
     p.add_argument("--workers", default=None, help="worker processes (default: CPU count, at most 8)")
@@ -415,9 +416,9 @@ def _flint_suite_parser(sub) -> None:
 def run_flint_suite(a) -> int:
     import os
     from kernels.flint import suite
-    if a.runtime not in ("cpu", "roadrunner", "is", "ts"):
-        raise _usage(f"--runtime must be cpu, roadrunner, is or ts (got {a.runtime!r})")
-    if a.runtime in ("is", "ts"):
+    if a.runtime not in ("cpu", "roadrunner", "dopri-cpu", "is", "ts"):
+        raise _usage(f"--runtime must be cpu, roadrunner, dopri-cpu, is or ts (got {a.runtime!r})")
+    if a.runtime in ("is", "ts") and suite.runtime_unavailable(a.runtime):
         raise _usage(suite.runtime_unavailable(a.runtime))
     workers = _num("--workers", a.workers, int) if a.workers is not None else min(8, os.cpu_count() or 1)
     timeout = _num("--timeout", a.timeout)

@@ -37,6 +37,9 @@ STATUSES = ("passed", "failed", "refused")
 RUNTIMES: dict[str, Callable | str] = {
     "cpu": "kernels.flint.sbml_solver:simulate_file",
     "roadrunner": "kernels.flint.suite:simulate_roadrunner",
+    "dopri-cpu": "kernels.flint.ensemble_rk:simulate_file",
+    "is": "kernels.flint.ensemble_gpu:simulate_file_is",
+    "ts": "kernels.flint.ensemble_gpu:simulate_file_ts",
 }
 
 
@@ -48,7 +51,10 @@ def register_runtime(name: str, fn: Callable | str) -> None:
 def runtime_unavailable(name: str) -> str | None:
     """None when runtime ``name`` can run here, else a one-line reason (what to install)."""
     if name in ("is", "ts"):
-        return "GPU runtimes for the suite are not implemented yet (--runtime is|ts); use cpu or roadrunner"
+        from .. import backend as bk
+        ok, why = bk.gpu_available()
+        if not ok:
+            return f"runtime {name} needs a GPU: {why} (the NumPy twin of the same integrator is --runtime dopri-cpu)"
     if name not in RUNTIMES:
         return f"unknown runtime {name!r} (choose from {', '.join(sorted(RUNTIMES))})"
     if name == "roadrunner" and importlib.util.find_spec("roadrunner") is None:
@@ -417,7 +423,9 @@ def run_cases(cases: list[Case], runtime: str | Callable = "cpu", workers: int =
         raise InvalidParameter("workers must be ≥ 1 and timeout > 0")
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    # GPU runtimes: fresh (spawned) workers, since a CUDA context does not survive fork
+    gpu_rt = isinstance(runtime, str) and runtime in ("is", "ts")
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() and not gpu_rt else "spawn")
     todo = list(reversed(cases))
     total, results = len(cases), {}
     slots = [_Slot(ctx, spec, out_dir, quiet) for _ in range(min(workers, max(1, total)))]
