@@ -226,3 +226,34 @@ def test_sbml_inconsistent_units_are_refused_by_name():
     assert m.assigns and "x" in m.assigns
     m = read_sbml(doc.replace("UNITS", "second"), "u.xml", check_units=False)
     assert "x" in m.assigns
+
+
+def test_sbml_uncommon_mathml_is_lowered_for_the_compiler():
+    """xor / implies / root / sec / n-ary and via the shared MathML converter, lowered to compiler ops."""
+    import math as _m
+    rng = np.random.default_rng()
+    x = float(rng.uniform(0.1, 1.2))
+    mm = 'xmlns="http://www.w3.org/1998/Math/MathML"'
+    rules = {
+        "a1": "<apply><xor/><true/><false/><true/></apply>",
+        "a2": "<apply><implies/><false/><false/></apply>",
+        "a3": f"<apply><root/><degree><cn>3</cn></degree><apply><times/><ci>x</ci><cn>27</cn></apply></apply>",
+        "a4": "<apply><sec/><ci>x</ci></apply>",
+        "a5": "<apply><lt/><cn>1</cn><ci>x</ci><cn>2</cn></apply>",
+        "a6": "<apply><and/><true/><apply><gt/><ci>x</ci><cn>0</cn></apply><true/></apply>",
+    }
+    params = "".join(f'<parameter id="{k}" value="0" constant="false"/>' for k in rules)
+    rr = "".join(f'<assignmentRule variable="{k}"><math {mm}>{v}</math></assignmentRule>' for k, v in rules.items())
+    doc = f"""<?xml version="1.0" encoding="UTF-8"?>
+<sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" level="3" version="2"><model id="m">
+<listOfParameters><parameter id="x" value="{x!r}" constant="true"/><parameter id="y" value="0" constant="false"/>
+{params}</listOfParameters><listOfRules>{rr}
+<rateRule variable="y"><math {mm}><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol></math></rateRule>
+</listOfRules></model></sbml>"""
+    v = read_sbml(doc, "m.xml").initial_values()
+    want = {"a1": 0.0, "a2": 1.0, "a3": 3 * x ** (1 / 3), "a4": 1 / _m.cos(x), "a5": float(1 < x < 2), "a6": 1.0}
+    for k, w in want.items():
+        assert v[k] == pytest.approx(w, rel=1e-14), k
+    bad = doc.replace(rules["a4"], "<apply><factorial/><cn>3</cn></apply>")
+    with pytest.raises(InvalidParameter, match="factorial.*not supported by the Flint compiler"):
+        read_sbml(bad, "m.xml")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidParameter
-from .expr import Expr, const, evaluate, substitute, sym, to_text, parse
+from .expr import UNARY, Expr, const, evaluate, substitute, sym, to_text, parse
 from .model import Model
 
 
@@ -23,92 +23,56 @@ def _lib():
     return libsbml
 
 
+_RECIPROCAL = {"sec": "cos", "csc": "sin", "cot": "tan", "sech": "cosh", "csch": "sinh", "coth": "tanh"}
+_CHAIN = ("and", "or", "min", "max")
+
+
 def _math(ast, where: str, fdefs: dict, time_name: str, lib) -> Expr:
-    if ast is None:
-        raise InvalidParameter(f"{where}: missing math")
-    T = ast.getType()
-    n = ast.getNumChildren()
-    kids = lambda: [_math(ast.getChild(i), where, fdefs, time_name, lib) for i in range(n)]  # noqa: E731
-    if T in (lib.AST_INTEGER,):
-        return const(ast.getInteger())
-    if T in (lib.AST_REAL, lib.AST_REAL_E, lib.AST_RATIONAL):
-        return const(ast.getReal())
-    if T == lib.AST_NAME_TIME:
+    """SBML MathML → Expr with the Flint compiler's operations.  The MathML is read by the one
+    converter the project has (:func:`kernels.flint.sbml_system.convert_math`, function definitions
+    inlined), then lowered: csymbol time → ``time_name``, true/false → 1/0, n-ary and/or/min/max →
+    binary chains, xor/implies/root/sec… rewritten; what the compiler cannot run (delay, rateOf,
+    factorial, quotient, rem, inverse hyperbolic/reciprocal functions) is refused by name."""
+    from .sbml_system import _MathCtx, convert_math
+    return _lower(convert_math(ast, where, _MathCtx(lib, fdefs)), where, time_name)
+
+
+def _lower(e: Expr, where: str, time_name: str) -> Expr:
+    op = e.op
+    if op == "time":
         return sym(time_name)
-    if T == lib.AST_NAME:
-        return sym(ast.getName())
-    if T == lib.AST_CONSTANT_PI:
-        return const(math.pi)
-    if T == lib.AST_CONSTANT_E:
-        return const(math.e)
-    if T == lib.AST_CONSTANT_TRUE:
-        return const(1.0)
-    if T == lib.AST_CONSTANT_FALSE:
-        return const(0.0)
-    if T == lib.AST_PLUS:
-        a = kids()
-        return Expr("add", tuple(a)) if len(a) > 1 else (a[0] if a else const(0))
-    if T == lib.AST_TIMES:
-        a = kids()
-        return Expr("mul", tuple(a)) if len(a) > 1 else (a[0] if a else const(1))
-    if T == lib.AST_MINUS:
-        a = kids()
-        return Expr("neg", (a[0],)) if len(a) == 1 else Expr("sub", tuple(a))
-    if T == lib.AST_DIVIDE:
-        return Expr("div", tuple(kids()))
-    if T in (lib.AST_POWER, lib.AST_FUNCTION_POWER):
-        return Expr("pow", tuple(kids()))
-    simple = {lib.AST_FUNCTION_EXP: "exp", lib.AST_FUNCTION_LN: "log", lib.AST_FUNCTION_ABS: "abs",
-              lib.AST_FUNCTION_FLOOR: "floor", lib.AST_FUNCTION_CEILING: "ceil", lib.AST_FUNCTION_SIN: "sin",
-              lib.AST_FUNCTION_COS: "cos", lib.AST_FUNCTION_TAN: "tan", lib.AST_FUNCTION_TANH: "tanh",
-              lib.AST_FUNCTION_SINH: "sinh", lib.AST_FUNCTION_COSH: "cosh", lib.AST_FUNCTION_ARCSIN: "asin",
-              lib.AST_FUNCTION_ARCCOS: "acos", lib.AST_FUNCTION_ARCTAN: "atan", lib.AST_LOGICAL_NOT: "not"}
-    if T in simple:
-        return Expr(simple[T], tuple(kids()))
-    if T == lib.AST_FUNCTION_LOG:           # log(base, x) or log10
-        a = kids()
-        if len(a) == 1:
-            return Expr("log10", (a[0],))
-        return Expr("div", (Expr("log", (a[1],)), Expr("log", (a[0],))))
-    if T == lib.AST_FUNCTION_ROOT:
-        a = kids()
-        if len(a) == 1:
-            return Expr("sqrt", (a[0],))
-        return Expr("pow", (a[1], Expr("div", (const(1.0), a[0]))))
-    rel = {lib.AST_RELATIONAL_LT: "lt", lib.AST_RELATIONAL_LEQ: "le", lib.AST_RELATIONAL_GT: "gt",
-           lib.AST_RELATIONAL_GEQ: "ge", lib.AST_RELATIONAL_EQ: "eq", lib.AST_RELATIONAL_NEQ: "ne"}
-    if T in rel:
-        a = kids()
-        if len(a) != 2:
-            raise InvalidParameter(f"{where}: relational operator with {len(a)} arguments is not supported")
-        return Expr(rel[T], tuple(a))
-    if T in (lib.AST_LOGICAL_AND, lib.AST_LOGICAL_OR):
-        a = kids()
-        op = "and" if T == lib.AST_LOGICAL_AND else "or"
-        out = a[0]
-        for x in a[1:]:
+    if op in ("true", "false"):
+        return const(1.0 if op == "true" else 0.0)
+    if op == "undefined":
+        return const(math.nan)
+    if op in ("const", "sym"):
+        return e
+    a = [_lower(x, where, time_name) for x in e.args]
+    if op in _CHAIN and len(a) > 2:
+        out = Expr(op, (a[0], a[1]))
+        for x in a[2:]:
             out = Expr(op, (out, x))
         return out
-    if T == lib.AST_FUNCTION_PIECEWISE:
-        a = kids()
-        out = a[-1] if len(a) % 2 == 1 else const(math.nan)
-        pairs = len(a) // 2
-        for i in range(pairs - 1, -1, -1):
-            out = Expr("select", (a[2 * i + 1], a[2 * i], out))
+    if op == "xor":                                   # odd number of true arguments
+        out = Expr("ne", (a[0], const(0.0)))
+        for x in a[1:]:
+            out = Expr("ne", (out, Expr("ne", (x, const(0.0)))))
         return out
-    if T == lib.AST_FUNCTION:
-        name = ast.getName()
-        if name not in fdefs:
-            raise InvalidParameter(f"{where}: call of undefined function {name}()")
-        params, body = fdefs[name]
-        a = kids()
-        if len(a) != len(params):
-            raise InvalidParameter(f"{where}: {name}() takes {len(params)} arguments, got {len(a)}")
-        return substitute(body, dict(zip(params, a)))
-    if T == lib.AST_FUNCTION_DELAY:
-        raise InvalidParameter(f"{where}: <delay> is not supported")
-    raise InvalidParameter(f"{where}: unsupported MathML element {ast.getName() or lib.ASTNode.getType(ast)} "
-                           f"(type {T})")
+    if op == "implies":
+        return Expr("or", (Expr("not", (a[0],)), a[1]))
+    if op == "root":                                  # root(degree, x) = x^(1/degree)
+        return Expr("pow", (a[1], Expr("div", (const(1.0), a[0]))))
+    if op in _RECIPROCAL:
+        return Expr("div", (const(1.0), Expr(_RECIPROCAL[op], tuple(a))))
+    if op in ("delay", "rateOf", "factorial", "quotient", "rem") or (op not in _ARITHMETIC and op not in UNARY):
+        name = {"rateOf": "rateOf csymbol", "delay": "<delay> csymbol"}.get(op, f"<{op}>")
+        raise InvalidParameter(f"{where}: {name} is not supported by the Flint compiler "
+                               "(the SBML reference simulator, main.py flint-suite, handles it)")
+    return Expr(op, tuple(a), e.value)
+
+
+_ARITHMETIC = {"add", "mul", "sub", "div", "neg", "pow", "min", "max", "lt", "le", "gt", "ge", "eq", "ne",
+               "and", "or", "not", "select"}
 
 
 def unit_inconsistencies(doc, lib=None) -> list[str]:
