@@ -373,11 +373,7 @@ int main() {
             }
     blockDim = {128, 1, 1}; blockIdx = {0, 0, 0};
     for (unsigned i = 0; i < (unsigned)n; ++i) { threadIdx = {i, 0, 0};
-#ifdef TS
-        flint_ts_update(V.data(), dslot.data(), y.data(), dt, 0, 0.0, nullptr, nullptr, yout.data(), ns, n);
-#else
-        flint_is_update(V.data(), dslot.data(), y.data(), dt, 0, 0.0, nullptr, nullptr, yout.data(), ns, n);
-#endif
+        flint_update(V.data(), dslot.data(), y.data(), dt, 0, 0.0, nullptr, nullptr, yout.data(), ns, n);
     }
     double err = 0; int neq = 0;
     for (size_t k = 0; k < y.size(); ++k) { double e = fabs(yout[k] - ref[k]) / fmax(fabs(ref[k]), 1e-300); err = fmax(err, e); neq += yout[k] != ref[k]; }

@@ -6,7 +6,7 @@
 //   flint_is_phase  the thesis's mapping: one launch a phase, one block = one warp of 32 lanes, each
 //                   lane runs one bytecode (index[] per lane, −1 = idle), blockIdx.x = member/cell;
 //                   slots in global memory V[slot*n + member]; WARP_SUM reduces a warp-parallel sum
-//                   with __shfl_xor_sync (every lane of a sum warp reaches it); flint_is_update then
+//                   with __shfl_xor_sync (every lane of a sum warp reaches it); flint_update (flint_common.cuh) then
 //                   applies the integrator to the derivative slots.
 // The opcode #defines (OP_*), REAL, NSLOT and STACK are prepended by runtimes.py.
 
@@ -108,14 +108,8 @@ extern "C" __global__ void flint_is_step(
     if (i >= n) return;
     REAL slot[NSLOT];
     flint_exec(code, index ? index[i] : 0, LocalSlots{slot}, consts, pvar, y, kin, cdt, t, n, net, i);
-    for (int s = 0; s < ns; ++s) {
-        size_t k = (size_t)s * n + i;
-        REAL d = slot[dslot[s]];
-        if (mode == 0) yout[k] = y[k] + (REAL)dt * d;
-        else if (mode == 1) { kout[k] = d; acc[k] = (REAL)w * d; }
-        else if (mode == 2) { kout[k] = d; acc[k] = acc[k] + (REAL)w * d; }
-        else yout[k] = y[k] + (REAL)dt * (acc[k] + (REAL)w * d);
-    }
+    for (int s = 0; s < ns; ++s)
+        flint_integrate(slot[dslot[s]], (size_t)s * n + i, y, dt, mode, w, kout, acc, yout);
 }
 
 // One phase, thesis mapping: grid (n members, warps of the phase), block 32.
@@ -130,20 +124,3 @@ extern "C" __global__ void flint_is_phase(
     flint_exec(code, pc, GlobalSlots{V, n, i}, consts, pvar, y, kin, cdt, t, n, net, i);
 }
 
-// The integrator update after the ODE phase (same arithmetic as flint_is_step's tail).
-extern "C" __global__ void flint_is_update(
-    const REAL* __restrict__ V, const int* __restrict__ dslot, const REAL* __restrict__ y,
-    double dt, int mode, double w, REAL* __restrict__ kout, REAL* __restrict__ acc, REAL* __restrict__ yout,
-    int ns, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    for (int s = 0; s < ns; ++s) {
-        size_t k = (size_t)s * n + i;
-        REAL d = V[(size_t)dslot[s] * n + i];
-        if (mode == 0) yout[k] = y[k] + (REAL)dt * d;
-        else if (mode == 1) { kout[k] = d; acc[k] = (REAL)w * d; }
-        else if (mode == 2) { kout[k] = d; acc[k] = acc[k] + (REAL)w * d; }
-        else yout[k] = y[k] + (REAL)dt * (acc[k] + (REAL)w * d);
-    }
-}
