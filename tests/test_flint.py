@@ -257,3 +257,17 @@ def test_sbml_uncommon_mathml_is_lowered_for_the_compiler():
     bad = doc.replace(rules["a4"], "<apply><factorial/><cn>3</cn></apply>")
     with pytest.raises(InvalidParameter, match="factorial.*not supported by the Flint compiler"):
         read_sbml(bad, "m.xml")
+
+
+def test_sbml_round_trip_keeps_every_double_exactly():
+    """libsbml prints 15 digits; write_sbml restores the shortest exact repr (17 digits at most)."""
+    from kernels.flint.expr import evaluate
+    rng = np.random.default_rng()
+    for _ in range(20):
+        k, y0, c, d = map(float, rng.random(4))
+        d *= 10.0 ** int(rng.integers(-12, 12))
+        m = parse_text(f"model x\ntime t\nparam k = {k!r}\nstate y = {y0!r}\node y = -{c!r}*y + {d!r}*k\n")
+        r = read_sbml(write_sbml(m))
+        env = {"k": k, "y": y0, "t": 0.0}
+        assert r.params["k"] == k and r.states["y"] == y0
+        assert evaluate(r.odes["y"], env) == evaluate(m.odes["y"], env)

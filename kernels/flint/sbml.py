@@ -9,6 +9,7 @@ parameters for constants, non-constant parameters with rate rules for states and
 from __future__ import annotations
 
 import math
+import re
 
 from ..errors import InvalidParameter
 from .expr import UNARY, Expr, const, evaluate, substitute, sym, to_text, parse
@@ -266,7 +267,52 @@ def write_sbml(model: Model) -> str:
         r = sm.createRateRule()
         r.setVariable(name)
         r.setMath(_ast(e, model, lib))
-    return lib.writeSBMLToString(doc)
+    return _full_precision(lib.writeSBMLToString(doc), model)
+
+
+_CN = re.compile(r'<cn(?: type="(e-notation|real|integer)")?>\s*([^<\s]+)\s*(?:<sep/>\s*([^<\s]+)\s*)?</cn>')
+_VALUE = re.compile(r'(<parameter\b[^>]*?\bvalue=")([^"]+)(")')
+
+
+def _full_precision(xml: str, model: Model) -> str:
+    """libsbml prints doubles with 15 significant digits; put back the shortest repr that round-trips
+    (17 digits at most) for every value of the model, so import → export → import is exact."""
+    vals = list(model.params.values()) + list(model.states.values())
+    stack = list(model.assigns.values()) + list(model.odes.values())
+    while stack:
+        e = stack.pop()
+        if e.op == "const":
+            vals.append(e.value)
+        stack.extend(e.args)
+    exact: dict[float, str] = {}
+    clash = set()
+    for v in vals + [-float(x) for x in vals]:          # a negative constant prints as <minus/> x
+        v = float(v)
+        if not math.isfinite(v):
+            continue
+        k = float(f"{v:.15g}")
+        if k in exact and float(exact[k]) != v:
+            clash.add(k)
+        exact[k] = repr(v)
+    for k in clash:
+        exact.pop(k, None)
+
+    def cn(m):
+        kind, a, b = m.group(1), m.group(2), m.group(3)
+        try:
+            k = float(f"{a}e{b}") if kind == "e-notation" and b is not None else float(a)
+        except ValueError:
+            return m.group(0)
+        r = exact.get(k)
+        return f"<cn> {r} </cn>" if r is not None and kind != "integer" else m.group(0)
+
+    def value(m):
+        try:
+            r = exact.get(float(m.group(2)))
+        except ValueError:
+            r = None
+        return m.group(1) + (r or m.group(2)) + m.group(3)
+    return _VALUE.sub(value, _CN.sub(cn, xml))
 
 
 def _ast(e: Expr, model: Model, lib):
