@@ -241,9 +241,21 @@ def _cli(*args, env=None):
                           text=True, timeout=120, env={**os.environ, **(env or {})})
 
 
+def _no_gpu():
+    from kernels.backend import gpu_available
+    return not gpu_available()[0]
+
+
+@pytest.mark.skipif(not _no_gpu(), reason="a GPU is present: the is/ts runtimes run instead of refusing")
+@pytest.mark.parametrize("runtime", ["is", "ts"])
+def test_cli_gpu_runtimes_without_a_gpu(runtime):
+    r = _cli("1", "--runtime", runtime)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error:"), r.stderr
+    assert f"runtime {runtime} needs a GPU" in lines[0] and "dopri-cpu" in lines[0]
+
+
 @pytest.mark.parametrize("args, msg", [
-    (["--runtime", "is"], "GPU runtimes for the suite are not implemented yet"),
-    (["--runtime", "ts"], "GPU runtimes for the suite are not implemented yet"),
     (["--runtime", "bogus"], "--runtime"),
     (["--workers", "0"], "--workers"),
     (["1-x"], "range"),

@@ -432,22 +432,25 @@ def compile_model(model: Model, n_members: int = 1, member_params: dict | None =
             uses[a] += 1
     functions: dict[str, Function] = {}
     root_owner: dict[int, str] = {}
-    for name, (r, kind) in roots.items():
-        if kind == "assign" and r in root_owner:       # two names with the very same expression
-            pass
-        functions[name] = Function(name, r, kind)
-        root_owner.setdefault(r, name)
+    for name, (r, kind) in roots.items():              # two names with the very same expression:
+        functions[name] = Function(name, r, kind)      # the first non-ODE one owns the value
+        if kind != "ode":
+            root_owner.setdefault(r, name)
+    # an ODE never owns a value that something else reads: the ODE phase runs last, in no particular
+    # order, so a value another function (or another ODE) reads becomes a temp in an earlier phase
+    ode_roots = [r for (r, kind) in roots.values() if kind == "ode"]
+    shared_ode = {r for r in ode_roots if uses[r] >= 1 or ode_roots.count(r) > 1}
     k = 0
     for nid, (op, args, value) in enumerate(nodes):
-        if args and uses[nid] > 1 and nid not in root_owner:
+        if nid not in root_owner and ((args and uses[nid] > 1) or nid in shared_ode):
             name = f"_cse{k}"
             k += 1
             functions[name] = Function(name, nid, "cse")
             root_owner[nid] = name
+    for name, f in functions.items():                  # unshared ODE roots own themselves
+        root_owner.setdefault(f.root, name)
     # a named variable whose root is owned by another name reads that one
-    mat = {}
-    for name, f in functions.items():
-        mat.setdefault(f.root, name)
+    mat = dict(root_owner)
 
     def deps_of(f: Function) -> set:
         out, stack, vis = set(), [f.root], set()

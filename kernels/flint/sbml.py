@@ -12,7 +12,7 @@ import math
 import re
 
 from ..errors import InvalidParameter
-from .expr import UNARY, Expr, const, evaluate, substitute, sym, to_text, parse
+from .expr import Expr, const, evaluate, substitute, sym, to_text, parse
 from .model import Model
 
 
@@ -24,56 +24,15 @@ def _lib():
     return libsbml
 
 
-_RECIPROCAL = {"sec": "cos", "csc": "sin", "cot": "tan", "sech": "cosh", "csch": "sinh", "coth": "tanh"}
-_CHAIN = ("and", "or", "min", "max")
-
-
 def _math(ast, where: str, fdefs: dict, time_name: str, lib) -> Expr:
-    """SBML MathML → Expr with the Flint compiler's operations.  The MathML is read by the one
-    converter the project has (:func:`kernels.flint.sbml_system.convert_math`, function definitions
-    inlined), then lowered: csymbol time → ``time_name``, true/false → 1/0, n-ary and/or/min/max →
-    binary chains, xor/implies/root/sec… rewritten; what the compiler cannot run (delay, rateOf,
-    factorial, quotient, rem, inverse hyperbolic/reciprocal functions) is refused by name."""
+    """SBML MathML → Expr with the Flint compiler's operations: read by the project's one MathML
+    converter (:func:`kernels.flint.sbml_system.convert_math`, function definitions inlined), then
+    lowered by :func:`kernels.flint.sbml_core.lower` (csymbol time → ``time_name``, n-ary logic and
+    min/max → chains, xor/implies/root/sec/asinh/quotient… rewritten); what the compiler cannot run
+    (delay, rateOf, factorial of a variable) is refused by name."""
+    from .sbml_core import lower
     from .sbml_system import _MathCtx, convert_math
-    return _lower(convert_math(ast, where, _MathCtx(lib, fdefs)), where, time_name)
-
-
-def _lower(e: Expr, where: str, time_name: str) -> Expr:
-    op = e.op
-    if op == "time":
-        return sym(time_name)
-    if op in ("true", "false"):
-        return const(1.0 if op == "true" else 0.0)
-    if op == "undefined":
-        return const(math.nan)
-    if op in ("const", "sym"):
-        return e
-    a = [_lower(x, where, time_name) for x in e.args]
-    if op in _CHAIN and len(a) > 2:
-        out = Expr(op, (a[0], a[1]))
-        for x in a[2:]:
-            out = Expr(op, (out, x))
-        return out
-    if op == "xor":                                   # odd number of true arguments
-        out = Expr("ne", (a[0], const(0.0)))
-        for x in a[1:]:
-            out = Expr("ne", (out, Expr("ne", (x, const(0.0)))))
-        return out
-    if op == "implies":
-        return Expr("or", (Expr("not", (a[0],)), a[1]))
-    if op == "root":                                  # root(degree, x) = x^(1/degree)
-        return Expr("pow", (a[1], Expr("div", (const(1.0), a[0]))))
-    if op in _RECIPROCAL:
-        return Expr("div", (const(1.0), Expr(_RECIPROCAL[op], tuple(a))))
-    if op in ("delay", "rateOf", "factorial", "quotient", "rem") or (op not in _ARITHMETIC and op not in UNARY):
-        name = {"rateOf": "rateOf csymbol", "delay": "<delay> csymbol"}.get(op, f"<{op}>")
-        raise InvalidParameter(f"{where}: {name} is not supported by the Flint compiler "
-                               "(the SBML reference simulator, main.py flint-suite, handles it)")
-    return Expr(op, tuple(a), e.value)
-
-
-_ARITHMETIC = {"add", "mul", "sub", "div", "neg", "pow", "min", "max", "lt", "le", "gt", "ge", "eq", "ne",
-               "and", "or", "not", "select"}
+    return lower(convert_math(ast, where, _MathCtx(lib, fdefs)), None, where, time_name)
 
 
 def unit_inconsistencies(doc, lib=None) -> list[str]:

@@ -1,0 +1,204 @@
+"""GPU runtimes IS and TS of the adaptive ensemble integrator (``ensemble_rk.cu``; NumPy twin
+:mod:`kernels.flint.ensemble_rk`).
+
+One CUDA thread integrates one ensemble member with Dormand–Prince 5(4), dense output and events
+by root finding.  The model enters as two device functions, ``model_rhs`` and ``model_aux``:
+  * TS (translator): the compiled programs printed as C statements by ``runtimes.expr_code`` —
+    the same printer as the fixed-step TS kernels;
+  * IS (interpreter): the project's bytecode interpreter ``flint_exec`` (``flint_is.cu``), run on the
+    right-hand-side program and on the aux program (watch, gaps, event values, observables).
+Sources are built here and compiled with NVRTC through CuPy (``--fmad=false``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import BackendUnavailable, SimulationBlowUp, Unsupported
+from .compiler import OPCODES
+from .ensemble_rk import MAX_EVENTS_AT_ONCE, MAX_STEPS, MAXQ, Problem
+from . import runtimes
+from .runtimes import IS_SOURCE, NVRTC_OPTIONS, expr_code
+
+DOPRI_SOURCE = IS_SOURCE.with_name("ensemble_rk.cu")
+FLAVOURS = ("ts", "is")
+
+
+def _arr(name: str, vals) -> str:
+    vals = list(vals) or [-1]
+    return f"static __device__ const int {name}[{len(vals)}] = {{{', '.join(str(int(v)) for v in vals)}}};"
+
+
+def tables(pb: Problem) -> str:
+    """Sizes and index tables (aux output indices of watch, gaps, observables, event parts)."""
+    core, ix = pb.core, pb.aux_index
+    ev = core.events
+    maxa = max([len(e.values) for e in ev] + [1])
+    lines = [f"#define NS {pb.ns}", f"#define NW {max(len(core.watch), 1)}", f"#define NE {len(ev)}", f"#define NE1 {max(len(ev), 1)}",
+             f"#define NAUX {max(len(ix), 1)}", f"#define NOBS {max(len(core.obs_names), 1)}",
+             f"#define MAXA {maxa}", f"#define MAX_STEPS {MAX_STEPS}",
+             f"#define MAX_EVENTS_AT_ONCE {MAX_EVENTS_AT_ONCE}", f"#define MAXQ {MAXQ}"]
+    if not core.watch:        # no watch entries: one constant-false entry (aux index NAUX_FALSE)
+        raise Unsupported("internal: a model without watch entries needs the dummy entry from gpu_problem()")
+    pad = lambda rows: [x for r in rows for x in (list(r) + [-1] * (maxa - len(r)))]   # noqa: E731
+    lines += [_arr("W_IDX", [ix[w] for w in core.watch]),
+              _arr("G_IDX", [ix[g] if g else -1 for g in core.gaps]),
+              _arr("O_IDX", [ix[o] for o in core.obs_names]),
+              _arr("EV_NA", [len(e.values) for e in ev]),
+              _arr("EV_VAL", pad([[ix[v] for v in e.values] for e in ev]) or [-1] * maxa),
+              _arr("EV_CONC", pad([[ix[v] if v else -1 for v in e.conc] for e in ev]) or [-1] * maxa),
+              _arr("EV_TGT", pad([e.targets for e in ev]) or [-1] * maxa),
+              _arr("EV_PRIO", [ix[e.priority] if e.priority else -1 for e in ev]),
+              _arr("EV_PERS", [e.persistent for e in ev]), _arr("EV_INIT", [e.initial_value for e in ev]),
+              _arr("EV_UVFTT", [e.use_trigger_time_values for e in ev]),
+              _arr("EV_COMMUTE", [core.commute[i][j] for i in range(len(ev)) for j in range(len(ev))])]
+    return "\n".join(lines)
+
+
+def _c_body(prog, outs: list[str], target: str) -> str:
+    used = sorted({v for (op, a, v) in prog.nodes if op == "state"})
+    body = [f"    const double s{s} = y[{s}];" for s in used]
+    body += [f"    const double {v} = {e};" for v, e in expr_code(prog, "c")]
+    body += [f"    {target}[{j}] = {o};" for j, o in enumerate(outs)]
+    return "\n".join(body)
+
+
+def ts_model_source(pb: Problem) -> str:
+    """model_rhs / model_aux as generated C (translator TS)."""
+    p, q = pb.prog, pb.aux_prog
+    return f"""struct Ctx {{ const double* K; const double* P; const double* AK; const double* AP; int n; int i; }};
+#define MODEL_ARGS , const double* __restrict__ K, const double* __restrict__ P, const double* __restrict__ AK, const double* __restrict__ AP
+#define MODEL_CTX Ctx c{{K, P, AK, AP, n, i}}
+__device__ void model_rhs(const Ctx& c, double t, const double* y, double* dy) {{
+    const double* K = c.K; const double* P = c.P; const int n = c.n, i = c.i; (void)K; (void)P; (void)n; (void)i; (void)t;
+{_c_body(p, [f"v{d}" for d in p.deriv_slots], "dy")}
+}}
+__device__ void model_aux(const Ctx& c, double t, const double* y, double* a) {{
+    const double* K = c.AK; const double* P = c.AP; const int n = c.n, i = c.i; (void)K; (void)P; (void)n; (void)i; (void)t;
+{_c_body(q, [f"v{q.slots[nm]}" for nm in pb.aux_index], "a")}
+}}
+"""
+
+
+def is_model_source(pb: Problem) -> str:
+    """model_rhs / model_aux through the bytecode interpreter flint_exec (interpreter IS); the
+    interpreter source is prefixed as ``runtimes.is_source`` does (opcodes, REAL, NSLOT, STACK —
+    here the larger of the two programs — and the shared helpers)."""
+    p, q = pb.prog, pb.aux_prog
+    nslot = max(p.n_slots, q.n_slots, 1)
+    stack = max(p.stack_depth, q.stack_depth, 2)
+    defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()]
+    defs += ["typedef double REAL;", f"#define NSLOT {nslot}", f"#define STACK {stack}"]
+    common = getattr(runtimes, "COMMON_SOURCE", None)        # shared device helpers of flint_is.cu
+    pre = (common.read_text() + "\n") if common is not None else ""
+    return "\n".join(defs) + "\n" + pre + IS_SOURCE.read_text() + """
+struct Ctx { const int* code; const double* K; const double* P; const int* dslot;
+             const int* acode; const double* AK; const double* AP; const int* aslot; double* Y; int n; int i; };
+#define MODEL_ARGS , const int* __restrict__ code, const double* __restrict__ K, const double* __restrict__ P, \\
+    const int* __restrict__ dslot, const int* __restrict__ acode, const double* __restrict__ AK, \\
+    const double* __restrict__ AP, const int* __restrict__ aslot, double* __restrict__ Y
+#define MODEL_CTX Ctx c{code, K, P, dslot, acode, AK, AP, aslot, Y, n, i}
+// the interpreter reads states as y[s*n + i]: the thread's stage state goes to its column of Y
+__device__ void model_rhs(const Ctx& c, double t, const double* y, double* dy) {
+    for (int j = 0; j < NS; ++j) c.Y[(size_t)j * c.n + c.i] = y[j];
+    REAL slot[NSLOT];
+    flint_exec(c.code, 0, LocalSlots{slot}, c.K, c.P, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i);
+    for (int j = 0; j < NS; ++j) dy[j] = slot[c.dslot[j]];
+}
+__device__ void model_aux(const Ctx& c, double t, const double* y, double* a) {
+    for (int j = 0; j < NS; ++j) c.Y[(size_t)j * c.n + c.i] = y[j];
+    REAL slot[NSLOT];
+    flint_exec(c.acode, 0, LocalSlots{slot}, c.AK, c.AP, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i);
+    for (int j = 0; j < NAUX; ++j) a[j] = slot[c.aslot[j]];
+}
+"""
+
+
+def cuda_source(pb: Problem, flavour: str) -> str:
+    """The whole kernel source for ``flavour`` ("ts" or "is")."""
+    model = ts_model_source(pb) if flavour == "ts" else is_model_source(pb)
+    return "// generated by kernels/flint/ensemble_gpu.py\n" + tables(pb) + "\n" + model + "\n" + DOPRI_SOURCE.read_text()
+
+
+def kernel_args(pb: Problem, flavour: str) -> list:
+    """Host arrays of the model arguments (after ``n``), in MODEL_ARGS order."""
+    p, q = pb.prog, pb.aux_prog
+    n = pb.n
+
+    def pv(prog):
+        return np.ascontiguousarray(prog.pvar_values if prog.pvar_values.size else np.zeros((1, n)), dtype=np.float64)
+    K, AK = np.ascontiguousarray(p.consts, np.float64), np.ascontiguousarray(q.consts, np.float64)
+    if K.size == 0:
+        K = np.zeros(1)
+    if AK.size == 0:
+        AK = np.zeros(1)
+    if flavour == "ts":
+        return [K, pv(p), AK, pv(q)]
+    return [np.ascontiguousarray(p.code, np.int32), K, pv(p), np.array(p.deriv_slots, np.int32),
+            np.ascontiguousarray(q.code, np.int32), AK, pv(q),
+            np.array([q.slots[nm] for nm in pb.aux_index], np.int32), np.zeros((pb.ns, n))]
+
+
+def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, atol=None, hmax=None,
+                  block: int = 64):
+    """Integrate every member on the GPU; observables at ``times`` as (nt, nobs, n) (as the twin)."""
+    from .. import backend as bk
+    ok, why = bk.gpu_available()
+    if not ok:
+        raise BackendUnavailable(f"runtime {flavour} needs a GPU: {why}")
+    import cupy as cp
+    times = np.asarray(times, dtype=float)
+    y0 = pb.y0
+    if atol is None:
+        nz = np.abs(y0[np.isfinite(y0) & (y0 != 0)])
+        atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
+    if hmax is None:
+        dt = np.diff(times)
+        hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(float(times[-1]), 1.0)
+    src = cuda_source(pb, flavour)
+    kern = cp.RawKernel(src, "flint_dopri", options=NVRTC_OPTIONS)
+    n, nt, nobs = pb.n, len(times), max(len(pb.core.obs_names), 1)
+    d_out = cp.full((nt, nobs, n), np.nan)
+    d_status = cp.zeros(n, dtype=cp.int32)
+    args = [cp.asarray(np.ascontiguousarray(y0)), cp.asarray(times), np.int32(nt), np.float64(rtol),
+            np.float64(atol), np.float64(hmax), d_out, d_status, np.int32(n)]
+    args += [cp.asarray(a) for a in kernel_args(pb, flavour)]
+    kern(((n + block - 1) // block,), (block,), tuple(args))
+    status = cp.asnumpy(d_status)
+    if np.any(status == 1):
+        raise Unsupported(f"{pb.core.source}: more than {MAX_STEPS} steps (stiff problem: the explicit "
+                          f"Dormand–Prince integrator refuses it)")
+    if np.any(status == 2):
+        raise SimulationBlowUp(f"{pb.core.source}: step size underflow")
+    if np.any(status == 4):
+        raise Unsupported(f"{pb.core.source}: events with equal priority at the same time (random execution "
+                          f"order is not supported)")
+    if np.any(status == 3):
+        raise SimulationBlowUp(f"{pb.core.source}: events keep firing (or one is pending more than {MAXQ} times)")
+    return cp.asnumpy(d_out)[:, :len(pb.core.obs_names), :]
+
+
+def gpu_problem(core, n: int = 1, member_params=None) -> Problem:
+    """A Problem whose aux has at least one watch entry (the kernel's arrays are never empty)."""
+    from .expr import const
+    if not core.watch:
+        core.aux.assigns["w_none"] = const(0.0)
+        core.watch.append("w_none")
+        core.gaps.append(None)
+    return Problem(core, n, member_params)
+
+
+def _simulate(path, times, variables, amount, concentration, flavour):
+    from .sbml_core import lower_system
+    core = lower_system(str(path), list(variables), set(amount), set(concentration))
+    res = integrate_gpu(gpu_problem(core), np.asarray(times, dtype=float), flavour)
+    return {v: res[:, j, 0] for j, v in enumerate(core.observables)}
+
+
+def simulate_file_ts(path, times, variables, amount, concentration) -> dict:
+    """Suite runtime "ts": the generated-C flavour of the adaptive kernel."""
+    return _simulate(path, times, variables, amount, concentration, "ts")
+
+
+def simulate_file_is(path, times, variables, amount, concentration) -> dict:
+    """Suite runtime "is": the bytecode-interpreter flavour of the adaptive kernel."""
+    return _simulate(path, times, variables, amount, concentration, "is")

@@ -1,0 +1,286 @@
+// Adaptive ensemble integrator of the ODE core: Dormand–Prince 5(4), dense output, events by root
+// finding — one CUDA thread integrates one ensemble member to every output time.  The CUDA twin of
+// kernels/flint/ensemble_rk.py (same control flow per member; see its docstring for the algorithm:
+// Hairer, Nørsett & Wanner, Solving ODEs I, §II.4–II.6, DOPRI5).
+//
+// Prepended by kernels/flint/ensemble_gpu.py:
+//   #define NS NW NE NE1 NAUX NOBS MAXA (sizes; NE the number of events, the others ≥ 1), MAX_STEPS, MAX_EVENTS_AT_ONCE
+//   index tables  W_IDX[NW] G_IDX[NW] O_IDX[NOBS] EV_NA[NE] EV_VAL[NE*MAXA] EV_CONC[NE*MAXA]
+//                 EV_TGT[NE*MAXA] EV_PRIO[NE] EV_PERS[NE] EV_INIT[NE] EV_UVFTT[NE]  (aux indices, −1 = none)
+//                 EV_COMMUTE[NE*NE] (1: the two events may execute in either order)
+//   struct Ctx, MODEL_ARGS, MODEL_CTX, and the model:
+//     model_rhs(const Ctx&, double t, const double* y, double* dy)   dy/dt
+//     model_aux(const Ctx&, double t, const double* y, double* a)    NAUX named outputs
+//   TS: generated C code (runtimes.expr_code "c");  IS: the bytecode interpreter flint_exec (flint_is.cu).
+
+#ifndef INFINITY                   // NVRTC has no <math.h>
+#define INFINITY __longlong_as_double(0x7ff0000000000000ULL)
+#endif
+#define DP_FINITE(x) ((x) - (x) == 0.0)   // false for ±inf and NaN (no fast-math)
+
+#define DP_C2 (1.0 / 5.0)
+#define DP_C3 (3.0 / 10.0)
+#define DP_C4 (4.0 / 5.0)
+#define DP_C5 (8.0 / 9.0)
+
+__device__ __forceinline__ double dp_norm_err(const double* y, const double* yn, const double* e, double rtol, double atol) {
+    double s = 0.0;
+    for (int j = 0; j < NS; ++j) {
+        double sc = atol + rtol * fmax(fabs(y[j]), fabs(yn[j]));
+        double q = e[j] / sc;
+        s += q * q;
+    }
+    double err = sqrt(s / NS);
+    return DP_FINITE(err) ? err : INFINITY;
+}
+
+// One DOPRI5 step: k[0] holds f(t, y) on entry (FSAL); k[1..6] and yn are filled; returns the error norm.
+__device__ double dp_step(const Ctx& c, double t, const double* y, double k[7][NS], double h, double* yn,
+                          double rtol, double atol) {
+    double yi[NS], e[NS];
+    for (int j = 0; j < NS; ++j) yi[j] = y[j] + h * (1.0 / 5.0) * k[0][j];
+    model_rhs(c, t + DP_C2 * h, yi, k[1]);
+    for (int j = 0; j < NS; ++j) yi[j] = y[j] + h * ((3.0 / 40.0) * k[0][j] + (9.0 / 40.0) * k[1][j]);
+    model_rhs(c, t + DP_C3 * h, yi, k[2]);
+    for (int j = 0; j < NS; ++j)
+        yi[j] = y[j] + h * ((44.0 / 45.0) * k[0][j] + (-56.0 / 15.0) * k[1][j] + (32.0 / 9.0) * k[2][j]);
+    model_rhs(c, t + DP_C4 * h, yi, k[3]);
+    for (int j = 0; j < NS; ++j)
+        yi[j] = y[j] + h * ((19372.0 / 6561.0) * k[0][j] + (-25360.0 / 2187.0) * k[1][j] + (64448.0 / 6561.0) * k[2][j]
+                            + (-212.0 / 729.0) * k[3][j]);
+    model_rhs(c, t + DP_C5 * h, yi, k[4]);
+    for (int j = 0; j < NS; ++j)
+        yi[j] = y[j] + h * ((9017.0 / 3168.0) * k[0][j] + (-355.0 / 33.0) * k[1][j] + (46732.0 / 5247.0) * k[2][j]
+                            + (49.0 / 176.0) * k[3][j] + (-5103.0 / 18656.0) * k[4][j]);
+    model_rhs(c, t + h, yi, k[5]);
+    for (int j = 0; j < NS; ++j)
+        yn[j] = y[j] + h * ((35.0 / 384.0) * k[0][j] + (500.0 / 1113.0) * k[2][j] + (125.0 / 192.0) * k[3][j]
+                            + (-2187.0 / 6784.0) * k[4][j] + (11.0 / 84.0) * k[5][j]);
+    model_rhs(c, t + h, yn, k[6]);
+    for (int j = 0; j < NS; ++j)
+        e[j] = h * ((71.0 / 57600.0) * k[0][j] + (-71.0 / 16695.0) * k[2][j] + (71.0 / 1920.0) * k[3][j]
+                    + (-17253.0 / 339200.0) * k[4][j] + (22.0 / 525.0) * k[5][j] + (-1.0 / 40.0) * k[6][j]);
+    return dp_norm_err(y, yn, e, rtol, atol);
+}
+
+// DOPRI5 continuous extension at theta in [0, 1].
+__device__ void dp_dense(const double* y0, const double* y1, double k[7][NS], double h, double theta, double* out) {
+    const double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32700410799.0,
+                 d4 = -10690763975.0 / 1880347072.0, d5 = 701980252875.0 / 199316789632.0,
+                 d6 = -1453857185.0 / 822651844.0, d7 = 69997945.0 / 29380423.0;
+    double th1 = 1.0 - theta;
+    for (int j = 0; j < NS; ++j) {
+        double r2 = y1[j] - y0[j];
+        double r3 = h * k[0][j] - r2;
+        double r4 = r2 - h * k[6][j] - r3;
+        double r5 = h * (d1 * k[0][j] + d3 * k[2][j] + d4 * k[3][j] + d5 * k[4][j] + d6 * k[5][j] + d7 * k[6][j]);
+        out[j] = y0[j] + theta * (r2 + th1 * (r3 + theta * (r4 + th1 * r5)));
+    }
+}
+
+struct EvState {              // per event a FIFO of pending instances (values if useValuesFromTriggerTime)
+    bool prev[NW];
+    int qn[NE1], qh[NE1];
+    double qv[NE1 * MAXQ * MAXA];
+    bool overflow;
+};
+
+__device__ bool dp_watch_same(const double* a, const bool* prev) {
+    for (int w = 0; w < NW; ++w) if ((a[W_IDX[w]] != 0.0) != prev[w]) return false;
+    return true;
+}
+
+__device__ void dp_update(EvState& es, const double* a) {
+    for (int k = 0; k < NE; ++k) {
+        bool w = a[W_IDX[k]] != 0.0;
+        if (w && !es.prev[k]) {
+            if (es.qn[k] >= MAXQ) { es.overflow = true; continue; }
+            int q = (es.qh[k] + es.qn[k]) % MAXQ;
+            es.qn[k]++;
+            if (EV_UVFTT[k]) for (int j = 0; j < EV_NA[k]; ++j) es.qv[(k * MAXQ + q) * MAXA + j] = a[EV_VAL[k * MAXA + j]];
+        } else if (es.prev[k] && !w && !EV_PERS[k]) {
+            es.qn[k] = 0;
+        }
+    }
+    for (int w = 0; w < NW; ++w) es.prev[w] = a[W_IDX[w]] != 0.0;
+}
+
+// Fire the events at time t (SBML L3V2 §4.11): 1 done, 3 endless cascade / queue overflow, 4 equal priorities.
+__device__ int dp_process(const Ctx& c, EvState& es, double t, double* y) {
+    double a[NAUX];
+    model_aux(c, t, y, a);
+    dp_update(es, a);
+    for (int it = 0; it < MAX_EVENTS_AT_ONCE; ++it) {
+        if (es.overflow) return 3;
+        int best = -1;
+        double bp = -INFINITY, pv[NE1];
+        for (int k = 0; k < NE; ++k) {
+            if (es.qn[k] == 0) continue;
+            double v = EV_PRIO[k] >= 0 ? a[EV_PRIO[k]] : -INFINITY;
+            if (v != v) v = -INFINITY;
+            pv[k] = v;
+            if (best < 0 || v > bp) { best = k; bp = v; }
+        }
+        if (best < 0) return 1;
+        if (DP_FINITE(bp))                    // equal priorities whose order matters: SBML's random order
+            for (int p = 0; p < NE; ++p)      // is not supported
+                for (int q = 0; q < NE; ++q)
+                    if (es.qn[p] && es.qn[q] && pv[p] == bp && pv[q] == bp && !EV_COMMUTE[p * NE + q]) return 4;
+        int q = es.qh[best];
+        es.qh[best] = (q + 1) % MAXQ;
+        es.qn[best]--;
+        double v[MAXA];
+        for (int j = 0; j < EV_NA[best]; ++j) {
+            double x = EV_UVFTT[best] ? es.qv[(best * MAXQ + q) * MAXA + j] : a[EV_VAL[best * MAXA + j]];
+            int cv = EV_CONC[best * MAXA + j];
+            v[j] = cv >= 0 ? x * a[cv] : x;           // concentration target: amount = value × size (before)
+        }
+        for (int j = 0; j < EV_NA[best]; ++j) y[EV_TGT[best * MAXA + j]] = v[j];
+        model_aux(c, t, y, a);
+        dp_update(es, a);
+    }
+    return 3;
+}
+
+// First switching time in (t0, t0+h]: Illinois on the changed gaps, then bisection on the watch vector.
+__device__ double dp_locate(const Ctx& c, const EvState& es, double t0, const double* y0, const double* y1,
+                            double k[7][NS], double h, const bool* wnew) {
+    double ys[NS], a[NAUX];
+    double lo = t0, hi = t0 + h, blo = 0.0, bhi = 0.0;
+    bool have = false;
+    for (int w = 0; w < NW; ++w) {
+        int g = G_IDX[w];
+        if (g < 0 || wnew[w] == es.prev[w]) continue;
+        double aa = lo, bb = hi;
+        dp_dense(y0, y1, k, h, 0.0, ys); model_aux(c, aa, ys, a); double ga = a[g];
+        dp_dense(y0, y1, k, h, 1.0, ys); model_aux(c, bb, ys, a); double gb = a[g];
+        if (!(DP_FINITE(ga) && DP_FINITE(gb)) || ga * gb > 0) continue;
+        int side = 0;
+        for (int it = 0; it < 60; ++it) {
+            if (bb - aa <= 4e-15 * fmax(1.0, fabs(bb)) || ga == gb) break;
+            double m = bb - gb * (bb - aa) / (gb - ga);
+            if (!(aa < m && m < bb)) m = 0.5 * (aa + bb);
+            dp_dense(y0, y1, k, h, (m - t0) / h, ys); model_aux(c, m, ys, a); double gm = a[g];
+            if (gm * gb > 0 || (gm == 0 && gb == 0)) { bb = m; gb = gm; if (side == -1) ga *= 0.5; side = -1; }
+            else { aa = m; ga = gm; if (side == 1) gb *= 0.5; side = 1; }
+        }
+        double eps = 1e-13 * fmax(1.0, fabs(bb));
+        double a2 = fmax(lo, aa - eps), b2 = fmin(hi, bb + eps);
+        if (!have || b2 < bhi) { blo = a2; bhi = b2; have = true; }
+    }
+    if (have && blo < bhi) {
+        dp_dense(y0, y1, k, h, (blo - t0) / h, ys); model_aux(c, blo, ys, a); bool s1 = dp_watch_same(a, es.prev);
+        dp_dense(y0, y1, k, h, (bhi - t0) / h, ys); model_aux(c, bhi, ys, a); bool s2 = dp_watch_same(a, es.prev);
+        if (s1 && !s2) { lo = blo; hi = bhi; }
+    }
+    for (int it = 0; it < 200; ++it) {
+        if (hi - lo <= 1e-14 * fmax(1.0, fabs(hi))) break;
+        double m = 0.5 * (lo + hi);
+        if (m <= lo || m >= hi) break;
+        dp_dense(y0, y1, k, h, (m - t0) / h, ys); model_aux(c, m, ys, a);
+        if (dp_watch_same(a, es.prev)) lo = m; else hi = m;
+    }
+    return hi;
+}
+
+__device__ void dp_record(const Ctx& c, double t, const double* y, double* out, int oi, int n, int i) {
+    double a[NAUX];
+    model_aux(c, t, y, a);
+    for (int j = 0; j < NOBS; ++j) out[((size_t)oi * NOBS + j) * n + i] = a[O_IDX[j]];
+}
+
+// status[i]: 0 ok, 1 step budget exceeded (stiff), 2 step size underflow, 3 endless event cascade or
+// an event pending more than MAXQ times, 4 simultaneous events of equal priority (random order)
+extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const double* __restrict__ times, int nt,
+                                       double rtol, double atol, double hmax, double* __restrict__ out,
+                                       int* __restrict__ status, int n MODEL_ARGS)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    MODEL_CTX;
+    double y[NS], yn[NS], ys[NS], k[7][NS], ks[7][NS], a[NAUX];
+    for (int j = 0; j < NS; ++j) y[j] = y0[(size_t)j * n + i];
+    EvState es;
+    for (int q = 0; q < NE1; ++q) { es.qn[q] = 0; es.qh[q] = 0; }
+    es.overflow = false;
+    double t = 0.0, t_end = times[nt - 1];
+    int oi = 0;
+    status[i] = 0;
+    model_aux(c, t, y, a);
+    for (int w = 0; w < NW; ++w) es.prev[w] = a[W_IDX[w]] != 0.0;
+    for (int q = 0; q < NE; ++q) es.prev[q] = EV_INIT[q] != 0;
+    int ps = dp_process(c, es, t, y);
+    if (ps != 1) { status[i] = ps; return; }
+    while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
+    if (t >= t_end) { while (oi < nt) dp_record(c, t, y, out, oi++, n, i); return; }
+    model_rhs(c, t, y, k[0]);
+    // initial step (Hairer's hinit, order 5)
+    double h;
+    {
+        double d0 = 0, d1 = 0, d2 = 0;
+        for (int j = 0; j < NS; ++j) { double sc = atol + rtol * fabs(y[j]); d0 += (y[j] / sc) * (y[j] / sc);
+                                       d1 += (k[0][j] / sc) * (k[0][j] / sc); }
+        d0 = sqrt(d0 / NS); d1 = sqrt(d1 / NS);
+        double h0 = (d0 < 1e-10 || d1 < 1e-10) ? 1e-6 : 0.01 * d0 / d1;
+        h0 = fmin(h0, hmax);
+        for (int j = 0; j < NS; ++j) ys[j] = y[j] + h0 * k[0][j];
+        model_rhs(c, t + h0, ys, k[1]);
+        for (int j = 0; j < NS; ++j) { double sc = atol + rtol * fabs(y[j]); double q = (k[1][j] - k[0][j]) / sc; d2 += q * q; }
+        d2 = sqrt(d2 / NS) / h0;
+        double dm = fmax(d1, d2);
+        double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 0.2);
+        h = fmin(fmin(100 * h0, h1), hmax);
+        if (!(DP_FINITE(h) && h > 0)) h = 1e-6;
+    }
+    double facold = 1e-4;
+    long steps = 0;
+    bool wnew[NW];
+    while (t < t_end) {
+        double hh = fmin(h, t_end - t);
+        bool last = hh >= t_end - t;
+        double err = dp_step(c, t, y, k, hh, yn, rtol, atol);
+        if (++steps > MAX_STEPS) { status[i] = 1; return; }
+        double fac11 = err > 0 ? pow(err, 0.2 - 0.04 * 0.75) : 0.0;
+        if (!(err <= 1.0)) {
+            h = hh / fmin(1.0 / 0.2, fac11 / 0.9);
+            if (h <= 1e-14 * fmax(1.0, fabs(t))) { status[i] = 2; return; }
+            continue;
+        }
+        double fac = fmin(fmax(fac11 / pow(facold, 0.04) / 0.9, 1.0 / 10.0), 1.0 / 0.2);
+        double hnew = fmin(hh / fac, hmax);
+        facold = fmax(err, 1e-4);
+        double tn = last ? t_end : t + hh;
+        model_aux(c, tn, yn, a);
+        bool changed = false;
+        for (int w = 0; w < NW; ++w) { wnew[w] = a[W_IDX[w]] != 0.0; changed |= wnew[w] != es.prev[w]; }
+        if (!changed) {
+            while (oi < nt && times[oi] < tn) {
+                dp_dense(y, yn, k, hh, (times[oi] - t) / hh, ys);
+                dp_record(c, times[oi], ys, out, oi++, n, i);
+            }
+            t = tn;
+            for (int j = 0; j < NS; ++j) { y[j] = yn[j]; k[0][j] = k[6][j]; }
+            for (int w = 0; w < NW; ++w) es.prev[w] = wnew[w];
+            h = hnew;
+        } else {
+            double ts = dp_locate(c, es, t, y, yn, k, hh, wnew);
+            double hs = ts - t;
+            if (hs > 0) {
+                for (int j = 0; j < NS; ++j) ks[0][j] = k[0][j];
+                dp_step(c, t, y, ks, hs, yn, rtol, atol);
+                while (oi < nt && times[oi] < ts) {
+                    dp_dense(y, yn, ks, hs, (times[oi] - t) / hs, ys);
+                    dp_record(c, times[oi], ys, out, oi++, n, i);
+                }
+                for (int j = 0; j < NS; ++j) y[j] = yn[j];
+            }
+            t = ts;
+            int ps = dp_process(c, es, t, y);
+            if (ps != 1) { status[i] = ps; return; }
+            while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
+            model_rhs(c, t, y, k[0]);
+            h = fmax(fmin(hnew, hmax), 1e-12 * fmax(1.0, fabs(t)));
+        }
+    }
+    while (oi < nt) dp_record(c, t, y, out, oi++, n, i);
+}

@@ -1,0 +1,341 @@
+"""Lower an SBML model to the "ODE core" run by the adaptive GPU runtimes (IS, TS) and their NumPy twin.
+
+Algorithm.  The CPU reference's compilation (:class:`~kernels.flint.sbml_solver.CompiledSbml`) is
+reused as is, so states, initial values (initial assignments, rules and declared values solved
+together in dependency order; SBML L3V2 §4.8), rateOf expansion and the amount/concentration
+bookkeeping agree with the reference at t0: states are species amounts and rate-ruled / event-changed
+quantities; derived values (assignment rules, concentrations, reaction rates) become Flint assigned
+variables.  Every SBML math operation is rewritten with the Flint operations of
+:mod:`kernels.flint.expr` (``sec x → 1/cos x``, ``asinh x → log(x + sqrt(x²+1))``, n-ary
+``and/or/min/max`` → binary chains, ``xor`` → ``≠`` of truth values, ``rem/quotient`` via
+trunc = select(x ≥ 0, floor, ceil), ``root(n, x) → x^(1/n)``).
+
+Two Flint models result: ``model`` (the ODEs, for the right-hand side) and ``aux`` (same states,
+parameters and assigned variables, ODEs 0, plus named outputs: the watch vector ``w*`` — event
+triggers then the relational conditions of the right-hand side, as 0/1 —, the gaps ``g*`` (a − b) of
+the relational watch entries for root finding, event assignment values ``e*_*``, priorities ``pr*``,
+compartment sizes ``cv*_*`` for concentration assignments, and the suite's observables ``o*``).
+
+Supported events: no delay (or a constant delay 0), persistent or not, initialValue,
+useValuesFromTriggerTime, priorities, an event pending several times at one instant.  Refused here
+(``Unsupported``, naming the construct): event delays, the delay csymbol, algebraic rules, fast
+reactions, non-finite initial states, factorial of a non-constant argument.  The integrator refuses
+at run time: simultaneous events of equal priority (SBML's random order) and stiff problems (step
+budget exceeded).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..errors import InvalidParameter, Unsupported
+from .expr import UNARY, Expr, const, sym
+from .model import Model
+
+# tags of the SBML Test Suite outside the ODE core (delays, DAEs, fast reactions, random order)
+NON_CORE_TAGS = frozenset({"EventWithDelay", "CSymbolDelay", "DelayInTrigger", "DelayInEventAssignment",
+                           "AlgebraicRule", "FastReaction", "MultipleFastReactions", "RandomEventExecution"})
+
+_RECIP = {"sec": "cos", "csc": "sin", "cot": "tan", "sech": "cosh", "csch": "sinh", "coth": "tanh"}
+_ARC_RECIP = {"asec": "acos", "acsc": "asin", "acot": "atan", "asech": "acosh", "acsch": "asinh", "acoth": "atanh"}
+_CMP = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+# aux ODEs are never integrated; a sentinel constant keeps an aux output from sharing an ODE's DAG
+# root (written when compile_model mishandled such aliases; fixed since, kept as harmless)
+_AUX_ODE = -1.0e-300
+
+
+def is_core_case(tags) -> bool:
+    """True when none of a suite case's tags is outside the ODE core."""
+    return not (set(tags) & NON_CORE_TAGS)
+
+
+def _c(v):
+    return const(v)
+
+
+def _trunc(x: Expr) -> Expr:
+    return Expr("select", (Expr("ge", (x, _c(0.0))), Expr("floor", (x,)), Expr("ceil", (x,))))
+
+
+def _truth(x: Expr) -> Expr:
+    return Expr("ne", (x, _c(0.0)))
+
+
+def lower(e: Expr, names: dict | None = None, where: str = "math", time_name: str = "t") -> Expr:
+    """Rewrite an SBML Expr (sbml_system.convert_math) with the Flint compiler's operations only —
+    the one lowering used by the Flint importer (sbml.read_sbml) and the GPU suite runtimes.
+    ``names`` maps SBML symbols to Flint Exprs (None: symbols kept as they are)."""
+    def rec(x):
+        return lower(x, names, where, time_name)
+    op, a = e.op, e.args
+    if op == "const":
+        return e
+    if op == "sym":
+        if names is None:
+            return e
+        if e.value not in names:
+            raise InvalidParameter(f"{where}: unknown symbol {e.value!r}")
+        return names[e.value]
+    if op == "time":
+        return sym(time_name)
+    if op in ("true", "false"):
+        return _c(1.0 if op == "true" else 0.0)
+    if op == "undefined":
+        return _c(math.nan)
+    if op == "delay":
+        raise Unsupported(f"{where}: the delay csymbol is outside the ODE core")
+    if op == "rateOf":
+        raise Unsupported(f"{where}: rateOf({e.value}) could not be resolved")
+    if op == "factorial":
+        x = rec(a[0])
+        if x.op != "const":
+            raise Unsupported(f"{where}: factorial of a non-constant argument is not supported by the Flint compiler")
+        v = x.value
+        return _c(math.factorial(int(v)) if v == math.floor(v) and 0 <= v < 171 else
+                  (math.inf if v >= 171 else math.gamma(v + 1.0)))
+    k = [rec(x) for x in a]
+    if op in ("add", "mul"):
+        return Expr(op, tuple(k)) if len(k) > 1 else k[0]
+    if op in ("sub", "div", "neg", "pow", "select") or op in _CMP or op == "not":
+        return Expr(op, tuple(k))
+    if op in UNARY:
+        return Expr(op, tuple(k))
+    if op == "root":
+        return Expr("pow", (k[1], Expr("div", (_c(1.0), k[0]))))
+    if op in _RECIP:
+        return Expr("div", (_c(1.0), Expr(_RECIP[op], (k[0],))))
+    if op in _ARC_RECIP:
+        return rec(Expr(_ARC_RECIP[op], (Expr("div", (_c(1.0), a[0])),)))
+    if op == "asinh":
+        x = k[0]
+        return Expr("log", (Expr("add", (x, Expr("sqrt", (Expr("add", (Expr("mul", (x, x)), _c(1.0))),)))),))
+    if op == "acosh":
+        x = k[0]
+        return Expr("log", (Expr("add", (x, Expr("sqrt", (Expr("sub", (Expr("mul", (x, x)), _c(1.0))),)))),))
+    if op == "atanh":
+        x = k[0]
+        return Expr("mul", (_c(0.5), Expr("log", (Expr("div", (Expr("add", (_c(1.0), x)),
+                                                                Expr("sub", (_c(1.0), x)))),))))
+    if op in ("min", "max", "and", "or"):
+        out = k[0]
+        for x in k[1:]:
+            out = Expr(op, (out, x))
+        return out if len(k) > 1 or op in ("min", "max") else _truth(out)
+    if op == "xor":
+        if not k:
+            return _c(0.0)
+        out = _truth(k[0])
+        for x in k[1:]:
+            out = Expr("ne", (out, _truth(x)))
+        return out
+    if op == "implies":
+        return Expr("or", (Expr("not", (k[0],)), k[1]))
+    if op == "quotient":
+        return _trunc(Expr("div", (k[0], k[1])))
+    if op == "rem":
+        return Expr("sub", (k[0], Expr("mul", (k[1], _trunc(Expr("div", (k[0], k[1])))))))
+    raise Unsupported(f"{where}: MathML operation {op} is not supported by the Flint compiler")
+
+
+@dataclass
+class CoreEvent:
+    """An event of the ODE core: aux output names of its assignment values and priority."""
+    id: str
+    targets: list            # state index per assignment
+    values: list             # aux names of the assignment values
+    conc: list               # per assignment: aux name of the compartment size (concentration target) or None
+    priority: str | None     # aux name or None
+    persistent: bool
+    initial_value: bool
+    use_trigger_time_values: bool
+
+
+@dataclass
+class CoreSystem:
+    """An SBML model in the ODE core: Flint models plus events and observables."""
+    source: str
+    model: Model             # ODEs
+    aux: Model               # watch, gaps, event values, priorities, observables
+    state_ids: list          # SBML meaning of each state ('@a:S' = amount of species S)
+    watch: list              # aux names, triggers first (n_events of them), then RHS conditions
+    gaps: list               # per watch entry: aux name of its gap (a − b) or None
+    events: list = field(default_factory=list)
+    observables: list = field(default_factory=list)   # requested variable names
+    obs_names: list = field(default_factory=list)     # their aux names
+    param_ids: dict = field(default_factory=dict)     # SBML id → Flint parameter name
+    commute: list = field(default_factory=list)       # [i][j]: events i, j may execute in either order
+
+    @property
+    def n_events(self) -> int:
+        return len(self.events)
+
+
+def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> CoreSystem:
+    """Read (or take) an SBML model and lower it to the ODE core; refuse what is outside it."""
+    from .sbml_solver import CompiledSbml
+    from .sbml_system import SbmlSystem, read_sbml_system
+    s = path_or_system if isinstance(path_or_system, SbmlSystem) else read_sbml_system(str(path_or_system))
+    src = s.source
+    if s.algebraic_rules:
+        raise Unsupported(f"{src}: algebraic rules are outside the ODE core")
+    if any(r.fast for r in s.reactions):
+        raise Unsupported(f"{src}: fast reactions are outside the ODE core")
+    for ev in s.events:
+        if ev.delay is not None and not (ev.delay.op == "const" and ev.delay.value == 0.0):
+            raise Unsupported(f"{src}: event {ev.id} has a delay (event delays are outside the ODE core)")
+    c = CompiledSbml(s)
+    if c.delay_keys:
+        raise Unsupported(f"{src}: the delay csymbol is outside the ODE core")
+    states = list(c.states)
+    names: dict[str, Expr] = {}
+    st_names = {}
+    for i, x in enumerate(states):
+        st_names[x] = f"x{i}"
+        names["@a:" + x] = sym(f"x{i}")
+        if x not in c.defs:
+            names[x] = sym(f"x{i}")
+    y0 = [float(v) for v in c.y0]
+    for x, v in zip(states, y0):
+        if not math.isfinite(v):
+            raise Unsupported(f"{src}: initial value of {x} is {v} (non-finite initial states are not supported)")
+    params, param_ids = {}, {}
+    for k, (x, v) in enumerate(c.literal.items()):
+        if math.isfinite(v):
+            params[f"p{k}"] = float(v)
+            param_ids[x] = f"p{k}"
+            names[x] = sym(f"p{k}")
+        else:
+            names[x] = _c(v)
+    def_names = {x: f"a{k}" for k, x in enumerate(c.defs)}
+    for x, nm in def_names.items():
+        names[x] = sym(nm)
+    assigns = {def_names[x]: lower(e, names, f"{src}: definition of {x}") for x, e in c.defs.items()}
+    # each right-hand side is a named assigned variable r* and the ODE reads it (written when
+    # compile_model let an ODE own a value other ODEs read; fixed since, tested in test_flint.py)
+    odes = {}
+    for x, d in zip(states, c.ders):
+        assigns["r" + st_names[x]] = lower(d, names, f"{src}: d{x}/dt")
+        odes[st_names[x]] = sym("r" + st_names[x])
+    if not states:                      # Flint models need a state: a constant dummy
+        y0, odes = [0.0], {"x0": sym("rx0")}
+        assigns["rx0"] = _c(0.0)
+        states_map = {"x0": 0.0}
+    else:
+        states_map = {st_names[x]: v for x, v in zip(states, y0)}
+    model = Model(name="sbml", time="t", time_units="1", states=states_map, params=params,
+                  assigns=assigns, odes=odes, source=src)
+    extra: dict[str, Expr] = {}
+    # watch vector (triggers, then discontinuities of the right-hand side and of the triggers)
+    watch_exprs = list(c.watch_exprs)
+    watch, gaps = [], []
+    for i, w in enumerate(watch_exprs):
+        nm = f"w{i}"
+        extra[nm] = _truth(lower(w, names, f"{src}: trigger/condition"))
+        watch.append(nm)
+        if w.op in ("lt", "le", "gt", "ge"):
+            extra[f"g{i}"] = lower(Expr("sub", w.args), names, f"{src}: condition")
+            gaps.append(f"g{i}")
+        else:
+            gaps.append(None)
+    events = []
+    for k, ev in enumerate(s.events):
+        targets, values, conc = [], [], []
+        for j, (var, e) in enumerate(ev.assignments):
+            if var not in c.sidx:
+                raise Unsupported(f"{src}: event {ev.id} assigns {var}, which is not a state")
+            targets.append(c.sidx[var])
+            extra[f"e{k}_{j}"] = lower(c._expand(e), names, f"{src}: event {ev.id}")
+            values.append(f"e{k}_{j}")
+            sp = s.species.get(var)
+            if sp is not None and not sp.hosu:
+                extra[f"cv{k}_{j}"] = names[sp.compartment]
+                conc.append(f"cv{k}_{j}")
+            else:
+                conc.append(None)
+        pr = None
+        if ev.priority is not None:
+            extra[f"pr{k}"] = lower(c._expand(ev.priority), names, f"{src}: priority of {ev.id}")
+            pr = f"pr{k}"
+        events.append(CoreEvent(ev.id, targets, values, conc, pr, ev.persistent, ev.initial_value,
+                                ev.use_trigger_time_values))
+    commute = _commute(events, extra, assigns, len(states_map))
+    obs, obs_names = [], []
+    for j, v in enumerate(variables):
+        if v in s.species:
+            sp = s.species[v]
+            amt = sym("@a:" + v) if v in c.sidx else (sym(v) if sp.hosu else Expr("mul", (sym(v), sym(sp.compartment))))
+            if v in amount:
+                e = amt
+            elif v in concentration:
+                e = Expr("div", (amt, sym(sp.compartment)))
+            else:
+                e = sym(v) if v in names else amt
+        elif v in names:
+            e = sym(v)
+        else:
+            raise InvalidParameter(f"{src}: variable {v!r} is not in the model")
+        extra[f"o{j}"] = lower(e, names, f"{src}: output {v}")
+        obs.append(v)
+        obs_names.append(f"o{j}")
+    aux_assigns = dict(assigns)
+    aux_assigns.update(extra)
+    aux = Model(name="sbml_aux", time="t", time_units="1", states=dict(states_map), params=dict(params),
+                assigns=aux_assigns, odes={x: _c(_AUX_ODE) for x in states_map}, source=src)
+    model.validate()
+    aux.validate()
+    return CoreSystem(src, model, aux, ["@a:" + x if x in s.species else x for x in states], watch, gaps,
+                      events, obs, obs_names, param_ids, commute)
+
+
+def _state_deps(e: Expr, assigns: dict, memo: dict) -> frozenset:
+    """The states (x*) an expression reads, through the assigned variables."""
+    out = set()
+    for nm in e.symbols():
+        if nm in assigns:
+            if nm not in memo:
+                memo[nm] = frozenset()           # no cycles among definitions (validated)
+                memo[nm] = _state_deps(assigns[nm], assigns, memo)
+            out |= memo[nm]
+        elif nm.startswith("x"):
+            out.add(nm)
+    return frozenset(out)
+
+
+def _commute(events: list, extra: dict, assigns: dict, n_states: int) -> list:
+    """commute[i][j]: events i and j, executed at one instant, give the same result in either order.
+
+    The cluster of an event is closed under "writes a state read by the trigger or priority of" (the
+    events whose pending status or priority its execution can change, transitively).  Two events
+    commute when their clusters are disjoint and independent: neither cluster writes a state the
+    other reads (triggers, priorities, assignment values) or writes — then every interleaving of the
+    two clusters' executions gives the same state."""
+    memo: dict = {}
+    ne = len(events)
+    w = [frozenset(f"x{t}" for t in ev.targets) for ev in events]
+    rtp = []
+    for k, ev in enumerate(events):
+        r = set(_state_deps(extra[f"w{k}"], assigns, memo))
+        if ev.priority:
+            r |= _state_deps(extra[ev.priority], assigns, memo)
+        rtp.append(r)
+    rv = [set().union(*[_state_deps(extra[v], assigns, memo) for v in ev.values]) if ev.values else set()
+          for ev in events]
+    clusters = []
+    for i in range(ne):
+        c = {i}
+        while True:
+            wc = set().union(*(w[k] for k in c))
+            more = {k for k in range(ne) if k not in c and rtp[k] & wc}
+            if not more:
+                break
+            c |= more
+        wc = set().union(*(w[k] for k in c))
+        rc = set().union(*(rtp[k] | rv[k] for k in c))
+        clusters.append((c, wc, rc))
+
+    def indep(i, j):
+        (ci, wi, ri), (cj, wj, rj) = clusters[i], clusters[j]
+        return not (ci & cj) and not (wi & (wj | rj)) and not (wj & ri)
+    return [[i == j or indep(i, j) for j in range(ne)] for i in range(ne)]
