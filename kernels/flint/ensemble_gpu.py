@@ -88,9 +88,7 @@ def is_model_source(pb: Problem) -> str:
     stack = max(p.stack_depth, q.stack_depth, 2)
     defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()]
     defs += ["typedef double REAL;", f"#define NSLOT {nslot}", f"#define STACK {stack}"]
-    common = getattr(runtimes, "COMMON_SOURCE", None)        # shared device helpers of flint_is.cu
-    pre = (common.read_text() + "\n") if common is not None else ""
-    return "\n".join(defs) + "\n" + pre + IS_SOURCE.read_text() + """
+    return "\n".join(defs) + "\n" + runtimes.COMMON_SOURCE.read_text() + "\n" + IS_SOURCE.read_text() + """
 struct Ctx { const int* code; const double* K; const double* P; const int* dslot;
              const int* acode; const double* AK; const double* AP; const int* aslot; double* Y; int n; int i; };
 #define MODEL_ARGS , const int* __restrict__ code, const double* __restrict__ K, const double* __restrict__ P, \\

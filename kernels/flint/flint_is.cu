@@ -10,12 +10,6 @@
 //                   applies the integrator to the derivative slots.
 // The opcode #defines (OP_*), REAL, NSLOT and STACK are prepended by runtimes.py.
 
-__device__ __forceinline__ REAL flint_state(const REAL* __restrict__ y, const REAL* __restrict__ kin,
-                                            double cdt, int s, int j, int n) {
-    REAL v = y[(size_t)s * n + j];
-    if (kin != 0) v = v + (REAL)cdt * kin[(size_t)s * n + j];
-    return v;
-}
 
 struct LocalSlots {            // thread-per-cell: the thread's own slot array
     REAL* s;
@@ -40,13 +34,10 @@ __device__ __forceinline__ void flint_exec(
         switch (op) {
         case OP_CONST: st[sp++] = consts[code[pc++]]; break;
         case OP_CONST_IND: st[sp++] = pvar[(size_t)code[pc++] * n + i]; break;
-        case OP_STATE: st[sp++] = flint_state(y, kin, cdt, code[pc++], i, n); break;
+        case OP_STATE: st[sp++] = flint_nb(y, kin, cdt, code[pc++], i, n, 0); break;
         case OP_STATE_NB: {
             int s = code[pc++], off = code[pc++];
-            int j = i + off;
-            if (net == 2) { j %= n; if (j < 0) j += n; }
-            else { if (j < 0) j = 0; if (j > n - 1) j = n - 1; }
-            st[sp++] = flint_state(y, kin, cdt, s, j, n); break; }
+            st[sp++] = flint_nb(y, kin, cdt, s, i + off, n, net); break; }
         case OP_TIME: st[sp++] = (REAL)t; break;
         case OP_VAR: st[sp++] = slot[code[pc++]]; break;
         case OP_ASSIGN: slot[code[pc++]] = st[--sp]; break;
@@ -72,9 +63,7 @@ __device__ __forceinline__ void flint_exec(
         case OP_NOT: st[sp - 1] = st[sp - 1] == 0 ? 1.0 : 0.0; break;
         case OP_SELECT: sp -= 2; st[sp - 1] = st[sp - 1] != 0 ? st[sp] : st[sp + 1]; break;
         case OP_WARP_SUM: {                   // butterfly: after 5 rounds every lane holds the total
-            REAL v = st[sp - 1];
-            for (int o = 16; o > 0; o >>= 1) v = v + __shfl_xor_sync(0xffffffffu, v, o);
-            st[sp - 1] = v; break; }
+            st[sp - 1] = flint_warp_sum(st[sp - 1]); break; }
         case OP_NEG: st[sp - 1] = -st[sp - 1]; break;
         case OP_EXP: st[sp - 1] = exp(st[sp - 1]); break;
         case OP_LOG: st[sp - 1] = log(st[sp - 1]); break;
