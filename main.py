@@ -296,22 +296,30 @@ def _flint_parser(sub) -> None:
     p.add_argument("model", help="model file (.flint, SBML .xml, .cellml) or a shipped model name")
     # numbers/choices are checked in run_flint so that bad input gives one 'error:' line
     p.add_argument("--t-end", default="1000", help="end time (model time units, ms for LR)")
-    p.add_argument("--dt", default="0.01", help="time step")
-    p.add_argument("--runtime", default="cpu", help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy)")
-    p.add_argument("--integrator", default="euler", help="euler or rk4")
-    p.add_argument("--dtype", default="float64", help="float64 or float32")
-    p.add_argument("--mapping", default="cell",
-                   help="GPU thread mapping: cell (one thread a member/cell) or expression (the thesis's: "
-                        "one launch a phase, one thread a bytecode, warps of 32)")
-    p.add_argument("--ensemble", default="1", help="ensemble size N (one model, N members)")
+    p.add_argument("--dt", default="0.01", help="time step; with --runtime sbml the output interval (the "
+                   "reference simulator chooses its own adaptive steps)")
+    p.add_argument("--runtime", default="cpu",
+                   help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy), or sbml (the SBML "
+                        "reference simulator on the CPU: LSODA with root-found events, delays, algebraic rules, "
+                        "fast reactions; one model instance, SBML files only)")
+    p.add_argument("--integrator", default=None, help="euler (default) or rk4; not with --runtime sbml")
+    p.add_argument("--dtype", default=None, help="float64 (default) or float32; sbml: float64 only")
+    p.add_argument("--mapping", default=None,
+                   help="GPU thread mapping: cell (one thread a member/cell, the default) or expression (the "
+                        "thesis's: one launch a phase, one thread a bytecode, warps of 32); sbml: cell only")
+    p.add_argument("--ensemble", default="1", help="ensemble size N (one model, N members); sbml: 1 only")
     p.add_argument("--vary", action="append", default=[], metavar="PARAM=LO:HI",
-                   help="spread a parameter linearly over the ensemble (repeatable)")
-    p.add_argument("--line", default=None, metavar="N", help="N cells in a line, diffusively coupled on V")
-    p.add_argument("--ring", default=None, metavar="N", help="N cells in a ring")
+                   help="spread a parameter linearly over the ensemble (repeatable; not with sbml)")
+    p.add_argument("--line", default=None, metavar="N", help="N cells in a line, diffusively coupled on V (not sbml)")
+    p.add_argument("--ring", default=None, metavar="N", help="N cells in a ring (not sbml)")
     p.add_argument("--coupling", default="1.0", help="coupling coefficient D (1/time) for --line/--ring")
     p.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE", help="change a parameter")
-    p.add_argument("--record", action="append", default=None, help="state to record (repeatable; default all)")
-    p.add_argument("--every", default="100", help="sample every N steps")
+    p.add_argument("--record", action="append", default=None,
+                   help="state to record (repeatable; default all); sbml: any species, parameter or "
+                        "compartment id, @a:S for the amount of species S (default: species and "
+                        "non-constant parameters)")
+    p.add_argument("--every", default="100", help="sample every N steps (sbml: every N output intervals; "
+                   "its samples include t = 0)")
     p.add_argument("--csv", default=None, help="write the recorded traces (member 0 / cell 0 .. all cells) as CSV")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
 
@@ -327,12 +335,27 @@ def _num(name, v, kind=float, positive=True):
     return x
 
 
+def _flint_model_path(name):
+    """The file behind a model argument (a path or a shipped model's file name), or None."""
+    from pathlib import Path
+
+    from kernels.flint import shipped_models
+    p = Path(name)
+    if p.exists():
+        return p
+    return shipped_models().get(str(name)) or shipped_models().get(f"{name}.flint")
+
+
 def run_flint(a) -> int:
     import numpy as np
+    from kernels.errors import ExplorerError
     from kernels.flint import Network, Simulation, load_model
     from kernels.flint.runtimes import INTEGRATORS, RUNTIMES
-    if a.runtime not in RUNTIMES:
-        raise _usage(f"--runtime must be is, ts or cpu (got {a.runtime!r})")
+    if a.runtime not in RUNTIMES + ("sbml",):
+        raise _usage(f"--runtime must be is, ts, cpu or sbml (got {a.runtime!r})")
+    if a.runtime == "sbml":
+        return _run_flint_sbml(a)
+    a.integrator, a.dtype, a.mapping = a.integrator or "euler", a.dtype or "float64", a.mapping or "cell"
     if a.integrator not in INTEGRATORS:
         raise _usage(f"--integrator must be euler or rk4 (got {a.integrator!r})")
     if a.dtype not in ("float64", "float32"):
@@ -343,7 +366,15 @@ def run_flint(a) -> int:
     t_end, dt = _num("--t-end", a.t_end), _num("--dt", a.dt)
     n = _num("--ensemble", a.ensemble, int)
     every = _num("--every", a.every, int)
-    model = load_model(a.model)
+    try:
+        model = load_model(a.model)
+    except ExplorerError as exc:
+        from kernels.flint.sbml_run import reference_hint
+        path = _flint_model_path(a.model)
+        hint = reference_hint(path) if path is not None else ""
+        if hint:
+            raise _usage(f"{exc}{hint}") from None
+        raise
     for kv in a.set:
         k, _, v = kv.partition("=")
         if k not in model.params:
@@ -392,6 +423,74 @@ def run_flint(a) -> int:
     else:
         print(f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {a.integrator} steps on "
               f"{a.runtime} in {seconds:.3f} s ({out['steps_per_s']} steps/s)")
+        for r, d in out["variables"].items():
+            print(f"  {r}: min {d['min']:.6g}  max {d['max']:.6g}  final {d['final']}")
+    return 0
+
+
+def _run_flint_sbml(a) -> int:
+    """--runtime sbml: the SBML reference simulator (kernels/flint/sbml_run.py), one model instance."""
+    import numpy as np
+    from kernels.flint.sbml_run import load_reference, output_times, run_reference
+    why = "(the SBML reference simulator integrates one model instance with LSODA in float64)"
+    if a.integrator is not None:
+        raise _usage(f"--integrator does not apply to --runtime sbml {why}")
+    if a.dtype not in (None, "float64"):
+        raise _usage(f"--dtype {a.dtype} does not apply to --runtime sbml {why}")
+    if a.mapping not in (None, "cell"):
+        raise _usage(f"--mapping {a.mapping} does not apply to --runtime sbml {why}")
+    if a.line or a.ring:
+        raise _usage(f"--line/--ring do not apply to --runtime sbml {why}")
+    if _num("--ensemble", a.ensemble, int) != 1:
+        raise _usage(f"--ensemble {a.ensemble} does not apply to --runtime sbml {why}")
+    if a.vary:
+        raise _usage(f"--vary does not apply to --runtime sbml {why}; use --set")
+    t_end, dt = _num("--t-end", a.t_end), _num("--dt", a.dt)
+    every = _num("--every", a.every, int)
+    path = _flint_model_path(a.model)
+    if path is None:
+        raise _usage(f"no such model file: {a.model}")
+    if path.suffix.lower() in (".flint", ".cellml"):
+        raise _usage(f"--runtime sbml needs an SBML file, got {path.name}")
+    t0 = time.perf_counter()
+    ref = load_reference(path)
+    overrides = {}
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        if k not in ref.params:
+            raise _usage(f"--set: {k!r} is not a parameter of {ref.name}")
+        if k not in ref.editable:
+            raise _usage(f"--set: {k!r} is {ref.roles[k]} in {ref.name}; it cannot be set")
+        overrides[k] = _num(f"--set {k}", v, positive=False)
+    rec = a.record or ref.default_record()
+    known = set(ref.recordable) | {"@a:" + x for x in ref.system.species} | {r.id for r in ref.system.reactions}
+    for r in rec:
+        if r not in known:
+            more = " …" if len(ref.recordable) > 12 else ""
+            raise _usage(f"--record: {r!r} is not a variable of {ref.name} (species, parameters, compartments; "
+                         f"@a:S for amounts: {', '.join(ref.recordable[:12])}{more})")
+    times = output_times(t_end, dt, every)
+    t_load = time.perf_counter() - t0
+    res = run_reference(ref, times, rec, params=overrides)
+    steps = int(round(t_end / dt))
+    y = res.values
+    out = {"model": ref.name, "n_states": res.n_states, "n_cells": 1, "steps": steps, "dt": dt,
+           "t_end": steps * dt, "runtime": "sbml", "mapping": None, "integrator": "lsoda", "dtype": "float64",
+           "compile_seconds": round(t_load, 4), "seconds": round(res.seconds, 4),
+           "steps_per_s": round(steps / res.seconds, 1) if res.seconds > 0 else None, "block_size": None,
+           "n_events": len(ref.system.events),
+           "variables": {r: {"min": float(np.nanmin(y[:, i])) if y.size else None,
+                             "max": float(np.nanmax(y[:, i])) if y.size else None,
+                             "final": float(y[-1, i])} for i, r in enumerate(rec)}}
+    if a.csv:
+        from kernels.flint.io import write_csv
+        write_csv(a.csv, res.times, y[:, :, None], rec)
+        out["csv"] = a.csv
+    if a.json:
+        print(json.dumps(out))
+    else:
+        print(f"{ref.name}: {res.n_states} states, {len(ref.system.events)} events, {steps} output intervals "
+              f"(dt {dt:g}) on the SBML reference simulator in {res.seconds:.3f} s")
         for r, d in out["variables"].items():
             print(f"  {r}: min {d['min']:.6g}  max {d['max']:.6g}  final {d['final']}")
     return 0

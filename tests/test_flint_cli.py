@@ -50,6 +50,16 @@ def test_flint_cli_line_and_ensemble():
     (["luo_rudy_1991", "--record", "Q"], "not a state"),
     (["luo_rudy_1991", "--t-end", "abc"], "--t-end"),
     (["luo_rudy_1991", "--mapping", "warp"], "--mapping"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--ensemble", "4"], "--ensemble"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--line", "5"], "--line"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--ring", "5"], "--line/--ring"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--integrator", "rk4"], "--integrator"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--dtype", "float32"], "--dtype"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--mapping", "expression"], "--mapping"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--vary", "g_Na=1:2"], "--vary"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--record", "Q"], "not a variable"),
+    (["luo_rudy_1991.xml", "--runtime", "sbml", "--set", "Q=1"], "not a parameter"),
+    (["luo_rudy_1991", "--runtime", "sbml"], "needs an SBML file"),
 ])
 def test_flint_cli_bad_input(args, msg, tmp_path):
     r = _cli(*args)
@@ -63,3 +73,75 @@ def test_flint_cli_malformed_file(tmp_path):
     p.write_text("<sbml><model")
     r = _cli(str(p))
     assert r.returncode == 2 and r.stderr.startswith("error:") and "malformed" in r.stderr
+
+
+# --- --runtime sbml: the SBML reference simulator -------------------------------------------------
+SUITE = Path(__file__).resolve().parents[2] / "shared" / "sbml-test-suite" / "cases"
+EVENT_CASE = "00026"          # componentTags: … EventNoDelay (checked below)
+
+
+def _suite_case(case):
+    d = SUITE / case
+    xml = d / f"{case}-sbml-l3v2.xml"
+    if not xml.is_file():
+        pytest.skip(f"SBML Test Suite case {case} is not at {d}")
+    settings = dict(line.split(":", 1) for line in (d / f"{case}-settings.txt").read_text().splitlines() if ":" in line)
+    return d, xml, {k.strip(): v.strip() for k, v in settings.items()}
+
+
+def test_flint_cli_sbml_runtime_event_case_matches_suite(tmp_path):
+    d, xml, st = _suite_case(EVENT_CASE)
+    assert "EventNoDelay" in (d / f"{EVENT_CASE}-model.m").read_text()
+    r = _cli(str(xml), "--t-end", "5", "--runtime", "other")
+    assert r.returncode == 2 and "--runtime" in r.stderr
+    # the Flint importer refuses the event and points to the reference simulator
+    r = _cli(str(xml), "--t-end", "5", "--runtime", "cpu")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "event" in lines[0] and "--runtime sbml" in lines[0], r.stderr
+    dur, steps = float(st["duration"]), int(st["steps"])
+    out = tmp_path / "o.csv"
+    names = [v.strip() for v in st["variables"].split(",")]
+    rec = [a for n in names for a in ("--record", n)]
+    r = _cli(str(xml), "--runtime", "sbml", "--t-end", str(dur), "--dt", str(dur / steps), "--every", "1",
+             *rec, "--csv", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert {"model", "n_states", "n_cells", "steps", "runtime", "seconds", "variables"} <= set(j)
+    assert j["n_cells"] == 1 and j["steps"] == steps and j["runtime"] == "sbml" and j["seconds"] > 0
+    assert set(j["variables"]) == set(names)
+    for v in j["variables"].values():
+        assert v["min"] <= v["final"] <= v["max"]
+    got = list(csv.DictReader(out.open()))
+    want = list(csv.DictReader((d / f"{EVENT_CASE}-results.csv").open()))
+    assert len(got) == len(want) == steps + 1
+    atol, rtol = float(st["absolute"]), float(st["relative"])
+    # the case's species are amounts in a compartment of size 1 (so the symbol value is the amount)
+    for i in (0, 1, steps // 4, steps // 2, 3 * steps // 4, steps):
+        assert float(got[i]["t"]) == pytest.approx(float(want[i]["time"]), abs=1e-12)
+        for n in names:
+            e = float(want[i][n])
+            assert abs(float(got[i][n]) - e) <= atol + rtol * abs(e), (i, n, got[i][n], e)
+    # the event fired: S1 is not a plain exponential decay (S1 + S2 jumps)
+    tot = [float(w[names[0]]) + float(w[names[1]]) for w in got]
+    assert max(tot) - min(tot) > 0.5
+
+
+def test_flint_cli_sbml_runtime_set_and_default_record():
+    _, xml, _st = _suite_case(EVENT_CASE)
+    base = _cli(str(xml), "--runtime", "sbml", "--t-end", "5", "--dt", "0.1", "--json")
+    assert base.returncode == 0, base.stderr
+    b = json.loads(base.stdout)
+    assert set(b["variables"]) >= {"S1", "S2"}        # default: every species
+    r = _cli(str(xml), "--runtime", "sbml", "--t-end", "5", "--dt", "0.1", "--set", "k1=2", "--json")
+    assert r.returncode == 0, r.stderr
+    assert abs(json.loads(r.stdout)["variables"]["S1"]["final"] - b["variables"]["S1"]["final"]) > 1e-3
+
+
+def test_flint_cli_sbml_runtime_malformed(tmp_path):
+    p = tmp_path / "m.xml"
+    p.write_text("<sbml><model")
+    r = _cli(str(p), "--runtime", "sbml")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error:") and "malformed" in lines[0]
+    r = _cli(str(p))                                      # no hint for a file nobody can read
+    assert r.returncode == 2 and "--runtime sbml" not in r.stderr

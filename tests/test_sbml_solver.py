@@ -292,3 +292,20 @@ def test_suite_case_never_wrong(case):
         with np.errstate(invalid="ignore"):
             ok = np.where(np.isnan(e), np.isnan(x), np.where(np.isinf(e), x == e, np.abs(x - e) <= A + R * np.abs(e)))
         assert ok.all(), f"{case} {v}: first mismatch at t={times[np.argmin(ok)]}"
+
+
+def test_output_hook_reports_every_point_and_stop_ends_the_run():
+    from kernels.flint.sbml_solver import CompiledSbml, Stopped, simulate
+    from kernels.flint.sbml_system import read_sbml_system
+    c = CompiledSbml(read_sbml_system(DECAY))
+    t = np.linspace(0, 5, 21)
+    seen = {}
+    res = simulate(c, t, on_output=lambda i, tt, row: seen.__setitem__(i, (tt, np.array(row))))
+    assert sorted(seen) == list(range(len(t)))
+    j = c.out_names.index("S")
+    np.testing.assert_array_equal([seen[i][1][j] for i in range(len(t))], res["S"])
+    assert [seen[i][0] for i in range(len(t))] == pytest.approx(t)
+    calls = []
+    with pytest.raises(Stopped):
+        simulate(c, t, on_output=lambda i, *_: calls.append(i), stop=lambda: len(calls) >= 5)
+    assert calls == [0, 1, 2, 3, 4]

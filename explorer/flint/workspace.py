@@ -3,6 +3,11 @@
 Views only: models, the compiler and the runtimes are ``kernels.flint`` (paper 004, Okuyama 2013,
 ch. 5).  A worker thread integrates in chunks; only recorded variables come back; the plot refreshes
 on a 50 ms timer (pyqtgraph peak downsampling, clip to view); lines/rings also show a heatmap.
+
+SBML reference mode: an SBML file that the Flint importer refuses (events, algebraic rules, delays,
+fast reactions …) but that the SBML reference simulator reads is opened with the runtime
+"sbml (CPU reference)" (``kernels.flint.sbml_run``): one instance, LSODA with root-found events, the
+output points streamed in chunks; the Flint-only controls and the Compiler tab are disabled.
 """
 from __future__ import annotations
 
@@ -20,6 +25,9 @@ from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import Network, Simulation, load_model, shipped_models
 from kernels.flint.io import write_csv, write_npz
 from kernels.flint.runtimes import network_stimulus
+from kernels.flint.sbml_run import LABEL as SBML_LABEL
+from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
+from kernels.flint.sbml_run import output_times, reference_fallback, run_reference
 
 from ..cahn_hilliard.workspace import MessageBar
 from .compiler_panel import CompilerPanel
@@ -66,6 +74,45 @@ class FlintWorker(QThread):
         self.done.emit()
 
 
+class SbmlWorker(QThread):
+    """Runs the SBML reference simulator; emits (first index, times, samples) as output points finish."""
+    chunk = pyqtSignal(int, object, object)
+    progress = pyqtSignal(int, float)          # output points done, points/s
+    failed = pyqtSignal(str)
+    done = pyqtSignal()
+
+    def __init__(self, cfg: dict, parent=None):
+        super().__init__(parent)
+        self.cfg = cfg
+        self.paused = False
+        self.stopped = False
+        self.sim = None
+        self.result = None
+
+    def _control(self) -> bool:
+        while self.paused and not self.stopped:
+            self.msleep(30)
+        return self.stopped
+
+    def run(self):
+        c, t0 = self.cfg, time.perf_counter()
+
+        def on_chunk(i0, t, y):
+            self.chunk.emit(i0, t, y[:, :, None])
+            n = i0 + len(t)
+            self.progress.emit(n, n / max(time.perf_counter() - t0, 1e-9))
+            self.msleep(1)                          # let the GUI thread take the GIL
+
+        try:
+            self.result = run_reference(c["sbml"], c["times"], c["record"], params=c["params"],
+                                        on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self._control)
+        except ExplorerError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:                    # keep the app alive, say what happened
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+        self.done.emit()
+
+
 class FlintWorkspace(QWidget):
     status_changed = pyqtSignal(dict)
     MENU_TEXT = {"toggle_run": "&Run / pause model", "export_plots": "Export &traces (CSV/NPZ)…"}
@@ -74,6 +121,9 @@ class FlintWorkspace(QWidget):
         super().__init__(parent)
         self.backend = backend
         self.model = None
+        self.sbml = None                 # SbmlReference in SBML reference mode, else None
+        self.sbml_params: dict = {}      # parameter edits in that mode (applied to a copy of the system)
+        self._runtime_before = ""
         self.preset = None
         self.worker = None
         self.times = np.zeros(0)
@@ -177,10 +227,16 @@ class FlintWorkspace(QWidget):
     # ------------------------------------------------------------------ model
     def load(self, path) -> None:
         try:
-            self.model = load_model(path)
+            model = load_model(path)
         except ExplorerError as exc:
-            self.message.show_message(str(exc))
+            ref = reference_fallback(path)
+            if ref is None:
+                self.message.show_message(str(exc))
+                return
+            self._enter_sbml(ref, str(exc))
             return
+        self._leave_sbml()
+        self.model = model
         m = self.model
         self.table.blockSignals(True)
         self.table.setRowCount(len(m.params))
@@ -203,6 +259,107 @@ class FlintWorkspace(QWidget):
                                   f"{len(m.assigns)} functions", "info")
         self._emit_status()
 
+    # ------------------------------------------------------------------ SBML reference mode
+    def _flint_only(self) -> list:
+        return [self.cb_integ, self.cb_dtype, self.cb_net, self.sp_n, self.sp_D, self.cb_vary, self.sp_spread,
+                self.stim]
+
+    def _enter_sbml(self, ref, why: str) -> None:
+        """Show an SBML model the Flint compiler refuses, to be run by the SBML reference simulator."""
+        was = self.sbml is not None
+        self.sbml, self.sbml_params, self.model = ref, {}, None
+        s = ref.system
+        self.table.blockSignals(True)
+        self.table.setHorizontalHeaderLabels(["parameter", "value", "role"])
+        self.table.setRowCount(len(ref.params))
+        ro = pg.QtCore.Qt.ItemFlag.ItemIsEditable
+        for r, (p, v) in enumerate(ref.params.items()):
+            it = QTableWidgetItem(p)
+            it.setFlags(it.flags() & ~ro)
+            self.table.setItem(r, 0, it)
+            val = QTableWidgetItem(repr(v))
+            role = QTableWidgetItem(ref.roles[p])
+            role.setFlags(role.flags() & ~ro)
+            if p not in ref.editable:
+                val.setFlags(val.flags() & ~ro)
+                val.setToolTip(f"{p} is set by its {ref.roles[p][7:]}: not editable")
+            self.table.setItem(r, 1, val)
+            self.table.setItem(r, 2, role)
+        self.table.blockSignals(False)
+        self.cb_record.clear()
+        self.cb_record.addItems(ref.recordable)
+        first = ref.default_record()[0] if ref.recordable else ""
+        if first:
+            self.cb_record.setCurrentText(first)
+        self.cb_vary.clear()
+        self.cb_vary.addItems(["(none)"])
+        self.stim.bind(None)
+        if not was:
+            self._runtime_before = self.cb_runtime.currentText()
+            for i in range(self.cb_runtime.count()):
+                self.cb_runtime.model().item(i).setEnabled(False)
+            self.cb_runtime.addItem(SBML_LABEL)
+        i = self.cb_runtime.findText(SBML_LABEL)
+        self.cb_runtime.setItemData(i, SBML_TOOLTIP, pg.QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.cb_runtime.setCurrentIndex(i)
+        self.cb_runtime.setToolTip(SBML_TOOLTIP)
+        note = "does not apply to the SBML reference simulator (one model instance, adaptive LSODA, float64)"
+        for w in self._flint_only():
+            w.setEnabled(False)
+            w.setToolTip(note)
+        lab = self._form.labelForField(self.sp_dt)
+        if lab is not None:
+            lab.setText("dt (output interval)")
+        self.sp_dt.setToolTip("output interval: the reference simulator chooses its own adaptive steps")
+        k = self.tabs.indexOf(self.compiler)
+        if self.tabs.currentIndex() == k:
+            self.tabs.setCurrentWidget(self.plot)
+        self.tabs.setTabEnabled(k, False)
+        self.tabs.setTabToolTip(k, "The Flint compiler refuses this model; it runs on the SBML reference "
+                                   "simulator, which does not compile to bytecode.")
+        self.listing.setPlainText(f"not compiled: the Flint compiler refuses {ref.name} ({why}); it runs on "
+                                  f"the SBML reference simulator.")
+        self.plot.setLabel("bottom", "t (model time units)")
+        i = self.cb_model.currentIndex()
+        tagged = "SBML reference" in self.cb_model.itemText(i)
+        if i >= 0 and self.cb_model.currentData() == str(ref.path) and not tagged:
+            self.cb_model.setItemText(i, f"{self.cb_model.itemText(i)} — SBML reference")
+            self.cb_model.setItemData(i, f"{ref.path}: runs on the SBML reference simulator ({why})",
+                                      pg.QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.message.show_message(
+            f"loaded {ref.name} in SBML reference mode: {ref.n_states} states, {len(s.events)} events, "
+            f"{len(ref.params)} parameters.  The Flint compiler refuses it ({why}), so it runs on the CPU "
+            f"reference simulator (LSODA, events by root finding); dt is the output interval.", "info")
+        self._emit_status()
+
+    def _leave_sbml(self) -> None:
+        if self.sbml is None:
+            return
+        self.sbml, self.sbml_params = None, {}
+        self.table.setHorizontalHeaderLabels(["parameter", "value", "units"])
+        i = self.cb_runtime.findText(SBML_LABEL)
+        if i >= 0:
+            self.cb_runtime.removeItem(i)
+        for i in range(self.cb_runtime.count()):
+            self.cb_runtime.model().item(i).setEnabled(True)
+        j = self.cb_runtime.findText(self._runtime_before)
+        self.cb_runtime.setCurrentIndex(max(j, 0))
+        self.cb_runtime.setToolTip("")
+        for w in self._flint_only():
+            w.setEnabled(True)
+            w.setToolTip("")
+        lab = self._form.labelForField(self.sp_dt)
+        if lab is not None:
+            lab.setText("dt")
+        self.sp_dt.setToolTip("")
+        k = self.tabs.indexOf(self.compiler)
+        self.tabs.setTabEnabled(k, True)
+        self.tabs.setTabToolTip(k, "")
+        self.plot.setLabel("bottom", "t (ms)")
+
+    def in_sbml_mode(self) -> bool:
+        return self.sbml is not None
+
     def open_field(self, path: str | None = None) -> None:
         if not path:
             path, _ = QFileDialog.getOpenFileName(self, "Open model", "", "Models (*.flint *.xml *.sbml *.cellml)")
@@ -215,6 +372,9 @@ class FlintWorkspace(QWidget):
         self.load(path)
 
     def _param_edited(self, item) -> None:
+        if item.column() == 1 and self.sbml is not None:
+            self._sbml_param_edited(item)
+            return
         if item.column() != 1 or self.model is None:
             return
         name = self.table.item(item.row(), 0).text()
@@ -232,12 +392,35 @@ class FlintWorkspace(QWidget):
         self.stim.refresh(self.model)
         self._show_listing()
 
+    def _sbml_param_edited(self, item) -> None:
+        ref = self.sbml
+        name = self.table.item(item.row(), 0).text()
+        old = self.sbml_params.get(name, ref.params[name])
+        try:
+            v = float(item.text())
+            if not np.isfinite(v):
+                raise ValueError
+        except ValueError:
+            self.message.show_message(f"{name}: {item.text()!r} is not a number; kept {old!r}")
+            self.table.blockSignals(True)
+            item.setText(repr(old))
+            self.table.blockSignals(False)
+            return
+        if v == ref.params[name]:
+            self.sbml_params.pop(name, None)
+        else:
+            self.sbml_params[name] = v
+
     def set_parameter(self, name: str, value: float) -> None:
         for r in range(self.table.rowCount()):
             if self.table.item(r, 0).text() == name:
-                self.table.item(r, 1).setText(repr(float(value)))
+                it = self.table.item(r, 1)
+                if not it.flags() & pg.QtCore.Qt.ItemFlag.ItemIsEditable:
+                    raise InvalidParameter(f"{name!r} is not editable ({self.table.item(r, 2).text()})")
+                it.setText(repr(float(value)))
                 return
-        raise InvalidParameter(f"{name!r} is not a parameter of {self.model.name}")
+        owner = self.sbml.name if self.sbml is not None else self.model.name if self.model else "the model"
+        raise InvalidParameter(f"{name!r} is not a parameter of {owner}")
 
     def _config(self) -> dict:
         m = self.model.copy()
@@ -278,6 +461,9 @@ class FlintWorkspace(QWidget):
         if self.worker is not None:
             self.pause()
             return
+        if self.sbml is not None:
+            self._run_sbml()
+            return
         if self.model is None:
             self.message.show_message("no model loaded")
             return
@@ -308,6 +494,42 @@ class FlintWorkspace(QWidget):
         self.timer.start()
         self.bt_run.setText("Running…")
 
+    def _run_sbml(self) -> None:
+        ref = self.sbml
+        try:
+            times = output_times(self.sp_tend.value(), self.sp_dt.value())
+        except ExplorerError as exc:
+            self.message.show_message(str(exc))
+            return
+        rec = [self.cb_record.currentText() or ref.default_record()[0]]
+        cfg = {"sbml": ref, "params": dict(self.sbml_params), "times": times, "record": rec,
+               "steps": len(times) - 1, "n": 1, "unit": "output points",
+               "chunk": max(1, min(200, len(times) // 50))}
+        self.cfg = cfg
+        self.record_names = rec
+        self.times = np.zeros(0)
+        self.samples = np.zeros((0, 1, 1))
+        self.plot.clear()
+        self.show_idx = np.array([0])
+        self.curves = [self.plot.plot(pen=pg.mkPen("#1f5fa0", width=1.5))]
+        self.plot.setLabel("left", rec[0], units="")
+        self.progress.setRange(0, len(times))
+        self.progress.setValue(0)
+        self.worker = SbmlWorker(cfg, self)
+        self.worker.chunk.connect(self._on_sbml_chunk)
+        self.worker.progress.connect(self._on_progress)
+        self.worker.failed.connect(lambda msg: self.message.show_message(msg))
+        self.worker.done.connect(self._on_done)
+        self.worker.start()
+        self.timer.start()
+        self.bt_run.setText("Running…")
+
+    def _on_sbml_chunk(self, i0: int, t, y) -> None:
+        """Output points i0 … (i0 = 0 again when the finished run replaces a differing preview)."""
+        self.times = np.concatenate([self.times[:i0], t])
+        self.samples = np.concatenate([self.samples[:i0], y], axis=0)
+        self._dirty = True
+
     def toggle_run(self) -> None:
         self.run()
 
@@ -332,8 +554,9 @@ class FlintWorkspace(QWidget):
 
     def _on_progress(self, done: int, rate: float) -> None:
         self.progress.setValue(done)
-        left = (self.cfg["steps"] - done) / rate if rate > 0 else 0
-        self.lb_rate.setText(f"{rate:,.0f} steps/s, ETA {left:.1f} s")
+        total = self.cfg["steps"] + (1 if self.sbml is not None else 0)
+        left = (total - done) / rate if rate > 0 else 0
+        self.lb_rate.setText(f"{rate:,.0f} {self.cfg.get('unit', 'steps')}/s, ETA {left:.1f} s")
         self._emit_status(rate)
 
     def _on_done(self) -> None:
@@ -347,6 +570,9 @@ class FlintWorkspace(QWidget):
             w.wait(5000)
             if w.sim is not None and w.sim.runtime == "ts":
                 self.lb_rate.setText(self.lb_rate.text() + f", TS block {w.sim.block_size}")
+            res = getattr(w, "result", None)
+            if res is not None and not res.complete:
+                self.lb_rate.setText(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
         self._emit_status()
 
     def _refresh(self, force: bool = False) -> None:
@@ -433,6 +659,9 @@ class FlintWorkspace(QWidget):
 
     def caption(self) -> str:
         lead = f"{self.preset['name']}: " if self.preset else ""
+        if self.sbml is not None:
+            return (f"{lead}{self.sbml.name}, SBML reference simulator (CPU, LSODA, events), output dt "
+                    f"{self.sp_dt.value():g} — paper 004 ch. 5 (Flint)")
         if self.model is None:
             return "Flint model runner — paper 004 ch. 5"
         return (f"{lead}{self.model.name}, {self.sp_n.value()} × {self.cb_net.currentText()}, "
@@ -448,7 +677,7 @@ class FlintWorkspace(QWidget):
 
     def session_state(self) -> dict:
         return {"model": self.cb_model.currentText(), "model_path": self.cb_model.currentData(),
-                "params": dict(self.model.params) if self.model else {},
+                "params": dict(self.model.params) if self.model else dict(self.sbml_params),
                 "controls": {"dt": self.sp_dt.value(), "t_end": self.sp_tend.value(), "n": self.sp_n.value(),
                              "D": self.sp_D.value(), "spread": self.sp_spread.value(),
                              "integrator": self.cb_integ.currentText(), "runtime": self.cb_runtime.currentText(),
@@ -468,7 +697,7 @@ class FlintWorkspace(QWidget):
         elif state.get("model_path"):
             self.open_field(state["model_path"])
         for k, v in state.get("params", {}).items():
-            if self.model is not None and k in self.model.params:
+            if (self.model is not None and k in self.model.params) or (self.sbml is not None and k in self.sbml.params):
                 self.set_parameter(k, v)
         ctl = dict(state.get("controls", {}))
         if ctl.get("runtime") and self.cb_runtime.findText(ctl["runtime"]) < 0:

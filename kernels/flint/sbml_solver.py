@@ -843,9 +843,17 @@ def _topo(defs: dict, names, what: str) -> list:
 
 
 # --- simulation ------------------------------------------------------------------------------------------
+class Stopped(Exception):
+    """Raised out of :func:`simulate` when its ``stop()`` callback returned True."""
+
+
 def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol: float | None = None,
-             seed: int = 0) -> dict:
-    """Values of every id (species: symbol value; ``@a:S``: amount of S) at ``times`` (ascending)."""
+             seed: int = 0, on_output=None, stop=None) -> dict:
+    """Values of every id (species: symbol value; ``@a:S``: amount of S) at ``times`` (ascending).
+
+    ``on_output(i, t, row)``: called when output point i is evaluated (row in ``CompiledSbml.out_names``
+    order; a point is final once a later point has been reported).  ``stop()``: polled every
+    integrator step and output point; returning True raises :class:`Stopped`."""
     from scipy.integrate import LSODA
     c = system if isinstance(system, CompiledSbml) else CompiledSbml(system)
     times = np.asarray(times, dtype=float)
@@ -879,6 +887,8 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
     rng = np.random.default_rng(seed)
 
     def watch(t, y):
+        if stop is not None and stop():
+            raise Stopped
         return list(c.fn_watch(t, unwrap(y)))
 
     def schedule(k, t, y):
@@ -942,6 +952,10 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
         out[i] = c.fn_values(t, unwrap(y))
         if c.fast_N is not None:
             c.check_fast_runtime(t, unwrap(y))
+        if on_output is not None:
+            on_output(i, t, out[i])
+        if stop is not None and stop():
+            raise Stopped
 
     y = process(t, y)
     oi = 0

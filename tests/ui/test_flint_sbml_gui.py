@@ -1,0 +1,125 @@
+"""Flint workspace, SBML reference mode: an SBML file with events (refused by the Flint compiler) opens
+on the SBML reference simulator; traces stream, parameter edits change the next run, Stop works, a
+malformed file only shows a message, and a shipped Flint model brings the normal mode back."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.flint.sbml_run import LABEL, load_reference, output_times, run_reference
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"               # ../shared beside the project
+IZH = SHARED / "models" / "BIOMD0000000127.xml"                     # Izhikevich 2003: spike reset by events
+CASE = SHARED / "sbml-test-suite" / "cases" / "00026" / "00026-sbml-l3v2.xml"   # EventNoDelay
+
+needs_izh = pytest.mark.skipif(not IZH.is_file(), reason=f"{IZH} (published BioModels file) is not present")
+
+
+def _wait_done(qtbot, ws, timeout=60000):
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=timeout)
+
+
+def _row(ws, name):
+    return [ws.table.item(i, 0).text() for i in range(ws.table.rowCount())].index(name)
+
+
+@needs_izh
+def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
+    ws = flint_ws
+    ws.open_field(str(IZH))
+    assert ws.in_sbml_mode() and ws.model is None
+    assert ws.cb_runtime.currentText() == LABEL and "LSODA" in ws.cb_runtime.toolTip()
+    assert "SBML reference" in ws.cb_model.currentText()
+    assert not ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler))
+    assert "event" in ws.listing.toPlainText()
+    assert not ws.cb_integ.isEnabled() and not ws.cb_net.isEnabled()
+    assert ws.message.isVisible()                        # says why: the Flint compiler refuses events
+    names = [ws.table.item(i, 0).text() for i in range(ws.table.rowCount())]
+    assert {"a", "b", "c", "d", "Vthresh", "v", "U"} <= set(names)
+    recs = [ws.cb_record.itemText(i) for i in range(ws.cb_record.count())]
+    assert "v" in recs and "U" in recs
+    ws.cb_record.setCurrentText("v")
+    ws._set_controls({"t_end": 100.0, "dt": 0.1})
+    ws.run()
+    assert ws.is_running()
+    _wait_done(qtbot, ws)
+    assert ws.samples.shape == (1001, 1, 1) and ws.times[-1] == pytest.approx(100.0)
+    assert ws.curves[0].getData()[0] is not None and len(ws.curves[0].getData()[0]) == 1001
+    v1 = ws.samples[:, 0, 0].copy()
+    # the streamed traces are exactly the reference simulator's numbers
+    direct = run_reference(load_reference(IZH), output_times(100.0, 0.1), ["v"]).values[:, 0]
+    assert np.array_equal(v1, direct)
+    # spikes: v reaches the threshold and is reset by the event (resolution 0.1 may miss the peak)
+    assert v1.max() > -30 and v1.min() < -65
+    # edit a parameter: the next run differs; a bad value is refused
+    r = _row(ws, "a")
+    ws.table.item(r, 1).setText("0.1")
+    assert ws.sbml_params == {"a": 0.1}
+    ws.table.item(r, 1).setText("abc")
+    assert ws.sbml_params == {"a": 0.1} and ws.table.item(r, 1).text() == "0.1"
+    ws.run()
+    _wait_done(qtbot, ws)
+    v2 = ws.samples[:, 0, 0]
+    assert v2.shape == v1.shape and np.abs(v2 - v1).max() > 1.0
+    assert np.array_equal(v2, run_reference(load_reference(IZH), output_times(100.0, 0.1), ["v"],
+                                            params={"a": 0.1}).values[:, 0])
+    # a long run streams in chunks and stops early
+    ws._set_controls({"t_end": 50000.0, "dt": 0.1})
+    ws.run()
+    qtbot.waitUntil(lambda: ws.samples.shape[0] > 50, timeout=30000)
+    assert ws.is_running() and ws.progress.value() > 0
+    ws.stop()
+    _wait_done(qtbot, ws)
+    n = ws.samples.shape[0]
+    assert 50 < n < 500001 and len(ws.times) == n
+    assert "stopped" in ws.lb_rate.text()
+    assert "SBML reference" in ws.caption()
+    state = ws.session_state()
+    assert state["params"] == {"a": 0.1} and state["controls"]["runtime"] == LABEL
+    # a shipped model brings the Flint mode back
+    ws.cb_model.setCurrentIndex(ws.cb_model.findText("luo_rudy_1991.flint"))
+    assert not ws.in_sbml_mode() and ws.model is not None
+    assert ws.cb_runtime.findText(LABEL) < 0 and ws.cb_runtime.currentText() == "cpu"
+    assert ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler)) and ws.cb_integ.isEnabled()
+
+
+def test_suite_case_with_event_runs_in_gui(flint_ws, qtbot):
+    if not CASE.is_file():
+        pytest.skip(f"{CASE} (SBML Test Suite) is not present")
+    ws = flint_ws
+    ws.open_field(str(CASE))
+    assert ws.in_sbml_mode()
+    ws.cb_record.setCurrentText("S1")
+    ws._set_controls({"t_end": 5.0, "dt": 0.1})
+    ws.run()
+    _wait_done(qtbot, ws)
+    import csv
+    rows = list(csv.DictReader(CASE.with_name("00026-results.csv").open()))
+    want = np.array([float(r["S1"]) for r in rows])       # amounts; compartment size 1
+    assert ws.samples.shape[0] == len(want)
+    assert np.allclose(ws.samples[:, 0, 0], want, rtol=1e-4, atol=1e-4)
+
+
+def test_malformed_sbml_shows_message(flint_ws, tmp_path):
+    ws = flint_ws
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<sbml><model")
+    ws.open_field(str(bad))
+    assert ws.message.isVisible() and not ws.in_sbml_mode()
+    assert ws.model is not None and ws.model.name == "luo_rudy_1991"
+    ws.run()                                             # the app still runs the loaded model
+    ws.stop()
+
+
+@needs_izh
+def test_malformed_after_sbml_mode_keeps_it(flint_ws, tmp_path):
+    ws = flint_ws
+    ws.open_field(str(IZH))
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<sbml><model")
+    ws.open_field(str(bad))
+    assert ws.message.isVisible() and ws.in_sbml_mode() and ws.sbml.name == "BIOMD0000000127"
+    with pytest.raises(Exception):
+        ws.set_parameter("nosuch", 1.0)
