@@ -154,6 +154,7 @@ def _shots():
         ("occupancy.png", "occupancy", {}, _occ_preset("register pressure")),
         ("flint_single_beat.png", "flint", {}, _flint_preset("single LR-1991 beat")),
         ("flint_ring.png", "flint", {}, _flint_preset("LR ring: colliding wavefronts", tab=1)),
+        ("flint_reentry.png", "flint", {}, _flint_preset("LR ring: sustained re-entry", tab=1)),
         ("flint_compiler.png", "flint", {}, _flint_compiler("wang_buzsaki_1996.flint")),
         ("lecture_cahn_hilliard.png", "cahn_hilliard", ch(CHParams(size=64), 10),
          _ch_preset("spinodal 2D", 1500, lecture=True)),

@@ -24,6 +24,7 @@ from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import Network, Simulation, load_model, shipped_models
 from kernels.flint.io import write_csv, write_npz
+from kernels.flint.protocols import no_stimulus, one_way_wave
 from kernels.flint.runtimes import network_stimulus
 from kernels.flint.sbml_run import LABEL as SBML_LABEL
 from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
@@ -34,6 +35,15 @@ from .compiler_panel import CompilerPanel
 from .stimulus import StimulusEditor
 
 MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
+INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
+INIT_TOOLTIP = ("Initial state of a ring.\n"
+                "uniform (stimulus): every cell at the model's resting state; the stimulus excites the first "
+                "5 cells and two wavefronts run round both ways and annihilate.\n"
+                "one-way wave (re-entry): a line is stimulated at one end until a whole pulse has formed "
+                "(front, plateau, refractory tail); that pulse is laid on the ring, the refractory tail "
+                "behind the front acting as a one-way block, and the stimulus is switched off.  The wave "
+                "circulates (sustained re-entry) if the ring is longer than the wavelength: for LR-1991 "
+                "about 108 cells at D = 0.15/ms, 54 at D = 0.1 (conduction fails below ≈ 0.09).")
 
 
 class FlintWorker(QThread):
@@ -41,6 +51,7 @@ class FlintWorker(QThread):
     chunk = pyqtSignal(object, object)
     progress = pyqtSignal(int, float)          # steps done, steps/s
     failed = pyqtSignal(str)
+    note = pyqtSignal(str)
     done = pyqtSignal()
 
     def __init__(self, cfg: dict, parent=None):
@@ -49,12 +60,23 @@ class FlintWorker(QThread):
         self.paused = False
         self.stopped = False
         self.sim = None
+        self.y0 = None
 
     def run(self):
         c = self.cfg
         try:
+            if c.get("init") == INIT_ONE_WAY:
+                net = c["network"]
+                self.note.emit(f"preparing the one-way wave: a {2 * net.n_cells}-cell line stimulated at one end…")
+                self.y0 = one_way_wave(c["model"], net.n_cells, net.D, state=net.state, dt=c["dt"],
+                                       integrator=c["integrator"], runtime=c["runtime"])
+                i = self.y0.info
+                self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
+                               f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
+                               f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
             self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
-                                  network=c["network"], integrator=c["integrator"], dtype=c["dtype"])
+                                  network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
+                                  y0=self.y0)
             total, done, t0 = c["steps"], 0, time.perf_counter()
             chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
             while done < total and not self.stopped:
@@ -166,15 +188,21 @@ class FlintWorkspace(QWidget):
         self.cb_net.addItems(["ensemble", "line", "ring"])
         self.sp_n = QSpinBox(minimum=1, maximum=1_000_000, value=1)
         self.sp_D = QDoubleSpinBox(decimals=3, minimum=0.0, maximum=50.0, value=2.0)
+        self.cb_init = QComboBox()
+        self.cb_init.addItems([INIT_UNIFORM, INIT_ONE_WAY])
+        self.cb_init.setToolTip(INIT_TOOLTIP)
         self.cb_vary = QComboBox()
         self.sp_spread = QDoubleSpinBox(decimals=2, minimum=0.0, maximum=1.0, value=0.3, singleStep=0.05)
         self.cb_record = QComboBox()
         for lab, w in (("dt", self.sp_dt), ("t end", self.sp_tend), ("Integrator", self.cb_integ),
                        ("Runtime", self.cb_runtime), ("Precision", self.cb_dtype), ("Members", self.cb_net),
                        ("N (members / cells)", self.sp_n), ("Coupling D (1/ms)", self.sp_D),
+                       ("Initial state", self.cb_init),
                        ("Vary parameter", self.cb_vary), ("± spread", self.sp_spread), ("Record", self.cb_record)):
             form.addRow(lab, w)
         self._form = form
+        self.cb_net.currentIndexChanged.connect(self._show_init_row)
+        self._show_init_row()
         self._nonessential = [self.cb_dtype, self.sp_spread, self.cb_vary]
         row = QHBoxLayout()
         self.bt_run, self.bt_pause, self.bt_stop = QPushButton("Run"), QPushButton("Pause"), QPushButton("Stop")
@@ -204,7 +232,7 @@ class FlintWorkspace(QWidget):
         self.heat = pg.ImageItem()
         self.heat.setColorMap(pg.colormap.get("viridis"))
         self.heat_view.addItem(self.heat)
-        self.heat_view.setLabel("bottom", "t (samples)")
+        self.heat_view.setLabel("bottom", "t (ms)")
         self.heat_view.setLabel("left", "cell")
         self.tabs.addTab(self.heat_view, "Heatmap (cells)")
         self.compiler = CompilerPanel()
@@ -262,7 +290,14 @@ class FlintWorkspace(QWidget):
     # ------------------------------------------------------------------ SBML reference mode
     def _flint_only(self) -> list:
         return [self.cb_integ, self.cb_dtype, self.cb_net, self.sp_n, self.sp_D, self.cb_vary, self.sp_spread,
-                self.stim]
+                self.stim, self.cb_init]
+
+    def _show_init_row(self, *_a) -> None:
+        """The initial-state choice applies to rings only."""
+        self._form.setRowVisible(self.cb_init, self.cb_net.currentText() == "ring")
+
+    def one_way(self) -> bool:
+        return self.cb_net.currentText() == "ring" and self.cb_init.currentText() == INIT_ONE_WAY
 
     def _enter_sbml(self, ref, why: str) -> None:
         """Show an SBML model the Flint compiler refuses, to be run by the SBML reference simulator."""
@@ -320,6 +355,7 @@ class FlintWorkspace(QWidget):
         self.listing.setPlainText(f"not compiled: the Flint compiler refuses {ref.name} ({why}); it runs on "
                                   f"the SBML reference simulator.")
         self.plot.setLabel("bottom", "t (model time units)")
+        self.heat_view.setLabel("bottom", "t (model time units)")
         i = self.cb_model.currentIndex()
         tagged = "SBML reference" in self.cb_model.itemText(i)
         if i >= 0 and self.cb_model.currentData() == str(ref.path) and not tagged:
@@ -348,6 +384,7 @@ class FlintWorkspace(QWidget):
         for w in self._flint_only():
             w.setEnabled(True)
             w.setToolTip("")
+        self.cb_init.setToolTip(INIT_TOOLTIP)
         lab = self._form.labelForField(self.sp_dt)
         if lab is not None:
             lab.setText("dt")
@@ -356,6 +393,7 @@ class FlintWorkspace(QWidget):
         self.tabs.setTabEnabled(k, True)
         self.tabs.setTabToolTip(k, "")
         self.plot.setLabel("bottom", "t (ms)")
+        self.heat_view.setLabel("bottom", "t (ms)")
 
     def in_sbml_mode(self) -> bool:
         return self.sbml is not None
@@ -430,7 +468,8 @@ class FlintWorkspace(QWidget):
             if kind != "ensemble" else None
         if network is not None and n < 2:
             raise InvalidParameter("a line/ring needs at least 2 cells")
-        member = network_stimulus(m, n) if network is not None else {}
+        one_way = network is not None and self.one_way()
+        member = (no_stimulus(m, n) if one_way else network_stimulus(m, n)) if network is not None else {}
         vary = self.cb_vary.currentText()
         if kind == "ensemble" and vary in m.params and n > 1:
             v0 = m.params[vary]
@@ -441,7 +480,8 @@ class FlintWorkspace(QWidget):
         rec = [list(m.states).index(self.cb_record.currentText() or list(m.states)[0])]
         return {"model": m, "runtime": self.cb_runtime.currentText(), "n": n, "member": member,
                 "network": network, "integrator": self.cb_integ.currentText(), "dtype": self.cb_dtype.currentText(),
-                "dt": dt, "steps": steps, "every": every, "record": rec}
+                "dt": dt, "steps": steps, "every": every, "record": rec,
+                "init": INIT_ONE_WAY if one_way else INIT_UNIFORM}
 
     def _show_listing(self, *_a) -> None:
         """Recompile for the Compiler tab (≤ 4 members, on its worker thread)."""
@@ -489,6 +529,7 @@ class FlintWorkspace(QWidget):
         self.worker.chunk.connect(self._on_chunk)
         self.worker.progress.connect(self._on_progress)
         self.worker.failed.connect(lambda msg: self.message.show_message(msg))
+        self.worker.note.connect(lambda msg: self.message.show_message(msg, "info"))
         self.worker.done.connect(self._on_done)
         self.worker.start()
         self.timer.start()
@@ -584,6 +625,10 @@ class FlintWorkspace(QWidget):
             c.setData(self.times, y[:, i])
         if self.samples.shape[2] > 1:
             self.heat.setImage(y, autoLevels=True)
+            t = np.asarray(self.times, dtype=float)
+            if t.size > 1:                    # image x in model time: sample k covers [t_k − Δ, t_k]
+                dt_s = (t[-1] - t[0]) / (t.size - 1)
+                self.heat.setRect(pg.QtCore.QRectF(t[0] - dt_s, 0.0, t[-1] - t[0] + dt_s, y.shape[1]))
 
     def _emit_status(self, rate: float | None = None) -> None:
         d = {"info": self.caption()}
@@ -649,10 +694,15 @@ class FlintWorkspace(QWidget):
                        ("spread", self.sp_spread)):
             if key in prm:
                 w.setValue(prm[key])
+        if "members" in prm and "init" not in prm:
+            prm = {**prm, "init": INIT_UNIFORM}           # a preset without it starts from rest
         for key, w in (("integrator", self.cb_integ), ("runtime", self.cb_runtime), ("members", self.cb_net),
-                       ("vary", self.cb_vary), ("record", self.cb_record), ("dtype", self.cb_dtype)):
+                       ("vary", self.cb_vary), ("record", self.cb_record), ("dtype", self.cb_dtype),
+                       ("init", self.cb_init)):
             if key in prm:
                 i = w.findText(str(prm[key]))
+                if i < 0 and key == "init":              # "uniform" / "one-way wave" without the note
+                    i = w.findText(str(prm[key]), pg.QtCore.Qt.MatchFlag.MatchStartsWith)
                 if i < 0:
                     raise InvalidParameter(f"{key} {prm[key]!r} is not available here")
                 w.setCurrentIndex(i)
@@ -664,7 +714,8 @@ class FlintWorkspace(QWidget):
                     f"{self.sp_dt.value():g} — paper 004 ch. 5 (Flint)")
         if self.model is None:
             return "Flint model runner — paper 004 ch. 5"
-        return (f"{lead}{self.model.name}, {self.sp_n.value()} × {self.cb_net.currentText()}, "
+        ring = f"{self.cb_net.currentText()}{' (one-way wave)' if self.one_way() else ''}"
+        return (f"{lead}{self.model.name}, {self.sp_n.value()} × {ring}, "
                 f"{self.cb_integ.currentText()} dt {self.sp_dt.value():g} on {self.cb_runtime.currentText()} "
                 f"— paper 004 ch. 5 (Flint)")
 
@@ -682,7 +733,8 @@ class FlintWorkspace(QWidget):
                              "D": self.sp_D.value(), "spread": self.sp_spread.value(),
                              "integrator": self.cb_integ.currentText(), "runtime": self.cb_runtime.currentText(),
                              "members": self.cb_net.currentText(), "vary": self.cb_vary.currentText(),
-                             "record": self.cb_record.currentText(), "dtype": self.cb_dtype.currentText()},
+                             "record": self.cb_record.currentText(), "dtype": self.cb_dtype.currentText(),
+                             "init": self.cb_init.currentText()},
                 "record_names": list(self.record_names),
                 "preset": None if self.preset is None else {k: self.preset.get(k) for k in ("name", "paper")}}
 

@@ -80,3 +80,29 @@ def test_bad_model_file_keeps_app(flint_ws, tmp_path):
     bad.write_text("model x\nstate y = 1\n")
     ws.open_field(str(bad))
     assert ws.message.isVisible() and ws.model.name == "luo_rudy_1991"
+
+
+def test_reentry_preset_circulates_one_way(flint_ws, qtbot):
+    """Preset "LR ring: sustained re-entry": one-way wave initial state, stimulus off, the wave
+    goes round the ring ≥ 2 times in the recorded V (cell × time heatmap)."""
+    from kernels.flint.protocols import circulation
+    ws = flint_ws
+    presets = json.loads((ROOT / "resources/presets/flint.json").read_text())["presets"]
+    p = dict(next(q for q in presets if q["name"] == "LR ring: sustained re-entry"))
+    assert p["params"]["init"] == "one-way wave" and p["params"]["members"] == "ring"
+    assert p["params"]["t_end"] >= 1800.0                       # ≥ 3 revolutions of ≈ 565 ms shown
+    p["params_cpu"] = {**p["params_cpu"], "t_end": 1250.0, "run": False}   # ≥ 2 revolutions, quicker
+    ws.apply_preset(p)
+    assert ws.one_way() and ws._form.isRowVisible(ws.cb_init) and "re-entry" in ws.cb_init.toolTip()
+    cfg = ws._config()
+    assert cfg["init"] == "one-way wave (re-entry)" and not cfg["member"]["stim_amplitude"].any()
+    ws.run()
+    _wait_done(qtbot, ws, timeout=240000)
+    n = p["params"]["n"]
+    assert ws.samples.shape[2] == n and ws.heat.image is not None and ws.heat.image.shape[1] == n
+    assert "one-way wave" in ws.caption()
+    c = circulation(ws.times, ws.samples[:, 0, :])
+    assert c["direction"] == 1                                  # one way, a single wave
+    assert len(c["events"]) >= 2 * n                            # every cell passed ≥ 2 times
+    ws._set_controls({"members": "line"})
+    assert not ws._form.isRowVisible(ws.cb_init) and not ws.one_way()
