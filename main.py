@@ -414,6 +414,13 @@ def run_flint(a) -> int:
                              "final": [float(v) for v in sim.state()[states.index(r)][:8]] if sim.n > 1
                              else float(sim.state()[states.index(r), 0])}
                          for i, r in enumerate(rec)}}
+    return _flint_report(a, out, times, samples, rec,
+                         f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {a.integrator} steps "
+                         f"on {a.runtime} in {seconds:.3f} s ({out['steps_per_s']} steps/s)")
+
+
+def _flint_report(a, out: dict, times, samples, rec: list, headline: str) -> int:
+    """--csv (recorded traces), then one JSON object (--json) or a headline + min/max/final lines."""
     if a.csv:
         from kernels.flint.io import write_csv
         write_csv(a.csv, times, samples, rec)
@@ -421,8 +428,7 @@ def run_flint(a) -> int:
     if a.json:
         print(json.dumps(out))
     else:
-        print(f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {a.integrator} steps on "
-              f"{a.runtime} in {seconds:.3f} s ({out['steps_per_s']} steps/s)")
+        print(headline)
         for r, d in out["variables"].items():
             print(f"  {r}: min {d['min']:.6g}  max {d['max']:.6g}  final {d['final']}")
     return 0
@@ -482,18 +488,9 @@ def _run_flint_sbml(a) -> int:
            "variables": {r: {"min": float(np.nanmin(y[:, i])) if y.size else None,
                              "max": float(np.nanmax(y[:, i])) if y.size else None,
                              "final": float(y[-1, i])} for i, r in enumerate(rec)}}
-    if a.csv:
-        from kernels.flint.io import write_csv
-        write_csv(a.csv, res.times, y[:, :, None], rec)
-        out["csv"] = a.csv
-    if a.json:
-        print(json.dumps(out))
-    else:
-        print(f"{ref.name}: {res.n_states} states, {len(ref.system.events)} events, {steps} output intervals "
-              f"(dt {dt:g}) on the SBML reference simulator in {res.seconds:.3f} s")
-        for r, d in out["variables"].items():
-            print(f"  {r}: min {d['min']:.6g}  max {d['max']:.6g}  final {d['final']}")
-    return 0
+    return _flint_report(a, out, res.times, y[:, :, None], rec,
+                         f"{ref.name}: {res.n_states} states, {len(ref.system.events)} events, {steps} output "
+                         f"intervals (dt {dt:g}) on the SBML reference simulator in {res.seconds:.3f} s")
 
 
 def _flint_suite_parser(sub) -> None:

@@ -46,12 +46,10 @@ INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "about 108 cells at D = 0.15/ms, 54 at D = 0.1 (conduction fails below ≈ 0.09).")
 
 
-class FlintWorker(QThread):
-    """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
-    chunk = pyqtSignal(object, object)
-    progress = pyqtSignal(int, float)          # steps done, steps/s
+class _RunWorker(QThread):
+    """A run off the GUI thread: its config, pause/stop flags, progress/failure/finish signals."""
+    progress = pyqtSignal(int, float)          # steps (output points) done, per second
     failed = pyqtSignal(str)
-    note = pyqtSignal(str)
     done = pyqtSignal()
 
     def __init__(self, cfg: dict, parent=None):
@@ -60,6 +58,15 @@ class FlintWorker(QThread):
         self.paused = False
         self.stopped = False
         self.sim = None
+
+
+class FlintWorker(_RunWorker):
+    """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
+    chunk = pyqtSignal(object, object)
+    note = pyqtSignal(str)
+
+    def __init__(self, cfg: dict, parent=None):
+        super().__init__(cfg, parent)
         self.y0 = None
 
     def run(self):
@@ -96,19 +103,12 @@ class FlintWorker(QThread):
         self.done.emit()
 
 
-class SbmlWorker(QThread):
+class SbmlWorker(_RunWorker):
     """Runs the SBML reference simulator; emits (first index, times, samples) as output points finish."""
     chunk = pyqtSignal(int, object, object)
-    progress = pyqtSignal(int, float)          # output points done, points/s
-    failed = pyqtSignal(str)
-    done = pyqtSignal()
 
     def __init__(self, cfg: dict, parent=None):
-        super().__init__(parent)
-        self.cfg = cfg
-        self.paused = False
-        self.stopped = False
-        self.sim = None
+        super().__init__(cfg, parent)
         self.result = None
 
     def _control(self) -> bool:
