@@ -21,6 +21,7 @@ import time
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -350,10 +351,7 @@ def main(argv=None):
 
     text = "\n".join(lines)
     print("\n" + text)
-    out = os.environ.get("OUT")
-    if out:
-        with open(os.path.join(out, "ch_bench.md"), "w") as fh:
-            fh.write(text + "\n")
+    save_markdown("ch_bench.md", text)
 
 
 if __name__ == "__main__":

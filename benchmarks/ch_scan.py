@@ -7,6 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.ch import field, gpu_time  # noqa: E402
@@ -93,10 +94,7 @@ def main():
         print(lines[-1], flush=True)
     text = "\n".join(lines)
     print("\n" + text)
-    out = os.environ.get("OUT")
-    if out:
-        with open(os.path.join(out, "ch_scan.md"), "w") as fh:
-            fh.write(text + "\n")
+    save_markdown("ch_scan.md", text)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -241,10 +242,7 @@ def main() -> int:
                 except Exception as exc:                   # report, keep going
                     cells.append(f"error: {type(exc).__name__}: {str(exc)[:60]}")
             out(f"| {name} | {m.n_states} | " + " | ".join(cells) + " |")
-    od = os.environ.get("OUT")
-    if od:
-        with open(os.path.join(od, "flint_bench.md"), "w", encoding="utf-8") as fh:
-            fh.write("\n".join(LINES) + "\n")
+    save_markdown("flint_bench.md", "\n".join(LINES))
     return 0
 
 

@@ -21,6 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -228,10 +229,7 @@ def main():
         c = gc.run()
         t = best_of(gc.run, 5, sync)
         out(f"- {name}: C = {c:.4f} in {t * 1e3:.2f} ms")
-    dst = os.environ.get("OUT")
-    if dst:
-        with open(os.path.join(dst, "graphs_bench.md"), "w") as fh:
-            fh.write("\n".join(LINES) + "\n")
+    save_markdown("graphs_bench.md", "\n".join(LINES))
 
 
 if __name__ == "__main__":

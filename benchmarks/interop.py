@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
 
 
 def main():
@@ -70,9 +71,7 @@ def main():
     lines += [f"| {n}² | {i:.3f} | {h:.2f} | {s:.1f}× |" for n, i, h, s in rows]
     text = "\n".join(lines)
     print(text)
-    if os.environ.get("OUT"):
-        with open(os.path.join(os.environ["OUT"], "interop_bench.md"), "w") as fh:
-            fh.write(text + "\n")
+    save_markdown("interop_bench.md", text)
 
 
 if __name__ == "__main__":

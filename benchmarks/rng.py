@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -136,10 +137,7 @@ def run(quick: bool = False):
         lines.append(f"| {name} | {n:.3g} | {t:.4g} | {rate:.3g} | {ext:.4g} | {p} | {note} |")
     md = "\n".join(lines) + "\n"
     print(md)
-    out = os.environ.get("OUT")
-    if out:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        (Path(out) / "rng_bench.md").write_text(md)
+    save_markdown("rng_bench.md", md)
     return md
 
 

@@ -24,6 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -105,11 +106,7 @@ def main(argv=None) -> int:
               + ", ".join(str(v[0]) for v in U.PAPER_TABLE3.values()) + "; CPU/GPU2 "
               + ", ".join(str(v[1]) for v in U.PAPER_TABLE3.values()) + "."]
     print(lines[-1])
-    out = os.environ.get("OUT")
-    if out:
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "unstructured_bench.md"), "w") as fh:
-            fh.write("\n".join(lines) + "\n")
+    save_markdown("unstructured_bench.md", "\n".join(lines))
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"device": spec.examples, "cc": spec.cc, "dtype": dtype.name, "rows": rows}, fh, indent=1)
