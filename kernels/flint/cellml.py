@@ -22,6 +22,14 @@ from .expr import _from_ast, evaluate
 from .model import Model
 
 
+def _raise_first_error(logger, prefix: str, lc) -> None:
+    """The first ERROR-level issue of a libcellml Validator/Analyser, as InvalidParameter(prefix + text)."""
+    for i in range(logger.issueCount()):
+        it = logger.issue(i)
+        if it.level() == lc.Issue.Level.ERROR:
+            raise InvalidParameter(prefix + it.description())
+
+
 def read_cellml(text: str, source: str = "", base_dir: str | None = None) -> Model:
     try:
         import libcellml as lc
@@ -44,16 +52,10 @@ def read_cellml(text: str, source: str = "", base_dir: str | None = None) -> Mod
         model = imp.flattenModel(model)
     v = lc.Validator()
     v.validateModel(model)
-    for i in range(v.issueCount()):
-        it = v.issue(i)
-        if it.level() == lc.Issue.Level.ERROR:
-            raise InvalidParameter(f"{label}: invalid CellML: {it.description()}")
+    _raise_first_error(v, f"{label}: invalid CellML: ", lc)
     an = lc.Analyser()
     an.analyseModel(model)
-    for i in range(an.issueCount()):
-        it = an.issue(i)
-        if it.level() == lc.Issue.Level.ERROR:
-            raise InvalidParameter(f"{label}: {it.description()}")
+    _raise_first_error(an, f"{label}: ", lc)
     am = an.analyserModel()
     if am.type() not in (lc.AnalyserModel.Type.ODE,):
         raise InvalidParameter(f"{label}: model type {am.typeAsString(am.type()) if hasattr(am, 'typeAsString') else am.type()} "
@@ -387,8 +389,5 @@ def write_cellml(model: Model, validate: bool = True) -> str:
     if validate:
         v = lc.Validator()
         v.validateModel(cm)
-        for i in range(v.issueCount()):
-            it = v.issue(i)
-            if it.level() == lc.Issue.Level.ERROR:
-                raise InvalidParameter(f"CellML export of {model.name}: {it.description()}")
+        _raise_first_error(v, f"CellML export of {model.name}: ", lc)
     return lc.Printer().printModel(cm)
