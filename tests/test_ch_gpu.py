@@ -184,8 +184,7 @@ def test_paper_layout_every_element_written(variant, dim):
 #: march shapes (TX, TY, chunk): the default plus one with short chunks, so blocks start
 #: mid-field and the last chunk is partial
 MARCH_TEST_SHAPES = {2: [None, (32, 1, 7)], 3: [None, (16, 4, 5)]}
-MARCH_CASES = [(v, d, bc, i) for v in ("B", "D") for d in (2, 3) for bc in BOUNDARIES
-               for i in ("euler", "rk2")]
+MARCH_CASES = PAPER_CASES        # the same B/D × dim × boundary × integrator grid
 
 
 @pytest.mark.parametrize("variant,dim,boundary,integrator", MARCH_CASES,
