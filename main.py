@@ -94,12 +94,7 @@ def run_ch(a) -> int:
         from kernels.cahn_hilliard.io import save_field
         save_field(a.save_field, sim.field_numpy(), sim.params, t=sim.t, steps=sim.step_count)
         out["saved_field"] = a.save_field
-    if a.json:
-        print(json.dumps(_json_safe(out), allow_nan=False))
-    else:
-        for k, v in out.items():
-            print(f"{k:>22}: {v}")
-    return 0
+    return _print_result(out, a.json)
 
 
 def _graph_parser(sub) -> None:
@@ -190,12 +185,7 @@ def run_graph(a) -> int:
     out["seconds"] = time.perf_counter() - t0
     if a.export_graph:
         out["export_graph"] = a.export_graph
-    if a.json:
-        print(json.dumps(_json_safe(out), allow_nan=False))
-    else:
-        for key, v in out.items():
-            print(f"{key:>22}: {v}")
-    return 0
+    return _print_result(out, a.json)
 
 
 def _int_arg(v, name):
@@ -209,6 +199,16 @@ def _json_safe(d: dict) -> dict:
     """Strict JSON: NaN/Inf (e.g. no coarsening fit yet) become null."""
     import math
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+
+
+def _print_result(out: dict, as_json: bool) -> int:
+    """One strict JSON object (--json), else one aligned 'key: value' line per entry; exit 0."""
+    if as_json:
+        print(json.dumps(_json_safe(out), allow_nan=False))
+    else:
+        for k, v in out.items():
+            print(f"{k:>22}: {v}")
+    return 0
 
 
 class _usage(Exception):
