@@ -59,6 +59,18 @@ class _RunWorker(QThread):
         self.stopped = False
         self.sim = None
 
+    def run(self):
+        try:
+            self.work()
+        except ExplorerError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:                    # keep the app alive, say what happened
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+        self.done.emit()
+
+    def work(self) -> None:                         # the run itself, in the worker thread
+        raise NotImplementedError
+
 
 class FlintWorker(_RunWorker):
     """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
@@ -69,38 +81,32 @@ class FlintWorker(_RunWorker):
         super().__init__(cfg, parent)
         self.y0 = None
 
-    def run(self):
+    def work(self):
         c = self.cfg
-        try:
-            if c.get("init") == INIT_ONE_WAY:
-                net = c["network"]
-                self.note.emit(f"preparing the one-way wave: a {2 * net.n_cells}-cell line stimulated at one end…")
-                self.y0 = one_way_wave(c["model"], net.n_cells, net.D, state=net.state, dt=c["dt"],
-                                       integrator=c["integrator"], runtime=c["runtime"])
-                i = self.y0.info
-                self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
-                               f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
-                               f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
-            self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
-                                  network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
-                                  y0=self.y0)
-            total, done, t0 = c["steps"], 0, time.perf_counter()
-            chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
-            while done < total and not self.stopped:
-                if self.paused:
-                    self.msleep(30)
-                    continue
-                k = min(chunk, total - done)
-                t, y = self.sim.advance(k, c["dt"], record=c["record"], every=c["every"])
-                done += k
-                self.chunk.emit(t, y)
-                self.progress.emit(done, done / max(time.perf_counter() - t0, 1e-9))
-                self.msleep(1)                      # let the GUI thread take the GIL
-        except ExplorerError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:                    # keep the app alive, say what happened
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-        self.done.emit()
+        if c.get("init") == INIT_ONE_WAY:
+            net = c["network"]
+            self.note.emit(f"preparing the one-way wave: a {2 * net.n_cells}-cell line stimulated at one end…")
+            self.y0 = one_way_wave(c["model"], net.n_cells, net.D, state=net.state, dt=c["dt"],
+                                   integrator=c["integrator"], runtime=c["runtime"])
+            i = self.y0.info
+            self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
+                           f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
+                           f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
+        self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
+                              network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
+                              y0=self.y0)
+        total, done, t0 = c["steps"], 0, time.perf_counter()
+        chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
+        while done < total and not self.stopped:
+            if self.paused:
+                self.msleep(30)
+                continue
+            k = min(chunk, total - done)
+            t, y = self.sim.advance(k, c["dt"], record=c["record"], every=c["every"])
+            done += k
+            self.chunk.emit(t, y)
+            self.progress.emit(done, done / max(time.perf_counter() - t0, 1e-9))
+            self.msleep(1)                      # let the GUI thread take the GIL
 
 
 class SbmlWorker(_RunWorker):
@@ -116,7 +122,7 @@ class SbmlWorker(_RunWorker):
             self.msleep(30)
         return self.stopped
 
-    def run(self):
+    def work(self):
         c, t0 = self.cfg, time.perf_counter()
 
         def on_chunk(i0, t, y):
@@ -125,14 +131,8 @@ class SbmlWorker(_RunWorker):
             self.progress.emit(n, n / max(time.perf_counter() - t0, 1e-9))
             self.msleep(1)                          # let the GUI thread take the GIL
 
-        try:
-            self.result = run_reference(c["sbml"], c["times"], c["record"], params=c["params"],
-                                        on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self._control)
-        except ExplorerError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:                    # keep the app alive, say what happened
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-        self.done.emit()
+        self.result = run_reference(c["sbml"], c["times"], c["record"], params=c["params"],
+                                    on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self._control)
 
 
 class FlintWorkspace(QWidget):
