@@ -78,11 +78,9 @@ def sampled_summary(g, sources: int = 64, seed: int = 0) -> dict:
     replacement (scipy.sparse.csgraph, CPU): an unbiased estimate of the all-pairs mean over
     reachable pairs, O(sources·(n + m)) instead of O(n·(n + m)).  ``diameter`` is the largest
     eccentricity among the sources (a lower bound); ``connected`` is exact (one component)."""
-    from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components, shortest_path
     n = g.n
-    c = g.csr()
-    A = csr_matrix((np.ones(c.indices.size, np.int8), c.indices, c.indptr), shape=(n, n))
+    A = g.csr().to_scipy(weighted=False)
     n_comp = connected_components(A, directed=False, return_labels=False)
     src = np.random.default_rng(seed).choice(n, size=min(int(sources), n), replace=False)
     d = shortest_path(A, unweighted=True, indices=src)
