@@ -41,9 +41,6 @@ _ARC_RECIP = {"asec": "acos", "acsc": "asin", "acot": "atan", "asech": "acosh", 
 _CMP = ("lt", "le", "gt", "ge", "eq", "ne")
 
 
-# aux ODEs are never integrated; a sentinel constant keeps an aux output from sharing an ODE's DAG
-# root (written when compile_model mishandled such aliases; fixed since, kept as harmless)
-_AUX_ODE = -1.0e-300
 
 
 def is_core_case(tags) -> bool:
@@ -212,15 +209,9 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> C
     for x, nm in def_names.items():
         names[x] = sym(nm)
     assigns = {def_names[x]: lower(e, names, f"{src}: definition of {x}") for x, e in c.defs.items()}
-    # each right-hand side is a named assigned variable r* and the ODE reads it (written when
-    # compile_model let an ODE own a value other ODEs read; fixed since, tested in test_flint.py)
-    odes = {}
-    for x, d in zip(states, c.ders):
-        assigns["r" + st_names[x]] = lower(d, names, f"{src}: d{x}/dt")
-        odes[st_names[x]] = sym("r" + st_names[x])
+    odes = {st_names[x]: lower(d, names, f"{src}: d{x}/dt") for x, d in zip(states, c.ders)}
     if not states:                      # Flint models need a state: a constant dummy
-        y0, odes = [0.0], {"x0": sym("rx0")}
-        assigns["rx0"] = _c(0.0)
+        y0, odes = [0.0], {"x0": _c(0.0)}
         states_map = {"x0": 0.0}
     else:
         states_map = {st_names[x]: v for x, v in zip(states, y0)}
@@ -282,7 +273,7 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> C
     aux_assigns = dict(assigns)
     aux_assigns.update(extra)
     aux = Model(name="sbml_aux", time="t", time_units="1", states=dict(states_map), params=dict(params),
-                assigns=aux_assigns, odes={x: _c(_AUX_ODE) for x in states_map}, source=src)
+                assigns=aux_assigns, odes={x: _c(0.0) for x in states_map}, source=src)   # never integrated
     model.validate()
     aux.validate()
     return CoreSystem(src, model, aux, ["@a:" + x if x in s.species else x for x in states], watch, gaps,
