@@ -53,9 +53,11 @@ def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budg
     number was scaled from a shorter run.  V is sampled every 1000 steps (as little output as
     possible: thesis Table 5.4 is 'without output')."""
     mp = network_stimulus(model, n) if network is not None else None
+    t_c = time.perf_counter()
     sim = Simulation(model, runtime, n=n, network=network, member_params=mp, mapping=mapping)
     sim.advance(100, DT, record=[0], every=1000)
     _sync(sim)
+    sim.setup_seconds = time.perf_counter() - t_c          # compile (NVRTC) + 100 warm-up steps
     run_steps, scaled = steps, False
     t0 = time.perf_counter()
     sim.advance(200, DT, record=[0], every=1000)
@@ -147,6 +149,18 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="smaller sizes and 10,000 steps (CPU smoke test)")
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--no-gpu", action="store_true", help="NumPy and JAX only (no CUDA machine)")
+    ap.add_argument("--flat-budget", type=float, default=8.0,
+                    help="seconds per cell of the flattened-model table before it is measured over fewer "
+                         "steps and scaled (default 8)")
+    ap.add_argument("--only", choices=["ensembles", "lines", "flat"], default=None,
+                    help="run one section only (ensembles: 1, lines: 2–3, flat: 3b)")
+    ap.add_argument("--flat-deadline", type=float, default=0.0,
+                    help="seconds for the whole flattened-model table; cells after it are not run (0: none)")
+    ap.add_argument("--flat-models", nargs="*", default=None, help="the flattened models to time")
+    ap.add_argument("--flat-cols", default=None,
+                    help="comma-separated columns of the flattened table, e.g. is-expression,cpu-cell")
+    ap.add_argument("--lr1000-flat", action="store_true",
+                    help="also the flattened LR-1000 (8000 ODEs; its expression-mapping kernels take minutes to compile)")
     a = ap.parse_args()
     steps = a.steps or (10_000 if a.quick else 100_000)
     from kernels import backend as bk
@@ -172,12 +186,16 @@ def main() -> int:
         out("Max relative difference of the final state vs the NumPy runtime after 2000 steps: "
             + ", ".join(f"{k} {c1[k]:.1e} (ensemble) / {c2[k]:.1e} (line)" for k in rts) + "\n")
 
+    def want(section):
+        return a.only is None or a.only == section
+
     # ---- 1. ensembles
-    sizes = [1, 1000, 10_000] + ([] if a.quick else [100_000])
-    out("## 1. LR-1991 ensembles (seconds for all steps)\n")
-    out("| cells | " + " | ".join(["IS (GPU)", "TS (GPU)"][:len(gpu_rts)] + ["NumPy (CPU)"]
-                          + (["jax.jit(vmap)"] if have_jax else [])) + " | TS/JAX |")
-    out("|---" * (2 + len(gpu_rts) + 1 + have_jax) + "|")
+    sizes = ([1, 1000, 10_000] + ([] if a.quick else [100_000])) if want("ensembles") else []
+    if sizes:
+        out("## 1. LR-1991 ensembles (seconds for all steps)\n")
+        out("| cells | " + " | ".join(["IS (GPU)", "TS (GPU)"][:len(gpu_rts)] + ["NumPy (CPU)"]
+                              + (["jax.jit(vmap)"] if have_jax else [])) + " | TS/JAX |")
+        out("|---" * (2 + len(gpu_rts) + 1 + have_jax) + "|")
     table3 = {}
     for n in sizes:
         cells, t = [], {}
@@ -191,16 +209,17 @@ def main() -> int:
         ratio = f"{t['ts'] / t['jax']:.2f}" if gpu and have_jax else "—"
         out(f"| {n:,} | " + " | ".join(cells) + f" | {ratio} |")
         table3[("ensemble", n)] = t
-    if gpu and not a.quick:
+    if gpu and not a.quick and sizes:
         t = table3[("ensemble", 100_000)]["ts"]
         out(f"\nTarget 100k cells × 100k steps < 5 s: TS {t:.2f} s → **{'met' if t < 5 else 'NOT met'}**.")
 
     # ---- 2/3. lines: where the GPU starts to pay
-    lens = [2, 10, 100, 1000] + ([] if a.quick else [5000])
-    out("\n## 2–3. LR lines (thesis LR-100 … LR-5000; our layout: one thread per cell)\n")
-    out("| cells | " + " | ".join(["IS (GPU)", "TS (GPU)"][:len(gpu_rts)] + ["NumPy (CPU)"]
-                          + (["jax.jit"] if have_jax else [])) + " | CPU/IS | CPU/TS |")
-    out("|---" * (2 + len(gpu_rts) + 1 + have_jax + 1) + "|")
+    lens = ([2, 10, 100, 1000] + ([] if a.quick else [5000])) if want("lines") else []
+    if lens:
+        out("\n## 2–3. LR lines (thesis LR-100 … LR-5000; our layout: one thread per cell)\n")
+        out("| cells | " + " | ".join(["IS (GPU)", "TS (GPU)"][:len(gpu_rts)] + ["NumPy (CPU)"]
+                              + (["jax.jit"] if have_jax else [])) + " | CPU/IS | CPU/TS |")
+        out("|---" * (2 + len(gpu_rts) + 1 + have_jax + 1) + "|")
     for n in lens:
         net = Network("line", n, "V", 1.0)
         cells, t = [], {}
@@ -221,26 +240,38 @@ def main() -> int:
         from kernels.flint import catalog
     except ImportError:
         catalog = None
-    if catalog is not None and hasattr(catalog, "CATALOG"):
+    if catalog is not None and hasattr(catalog, "CATALOG") and want("flat"):
         out("\n## 3b. Flattened thesis models (Table 5.4: one model holding every cell's equations)\n")
         out("GPU columns: the thesis's expression mapping (one launch a phase, one thread a bytecode, "
             "all six optimizations) and our cell mapping (one thread runs the whole model).\n")
+        out("Each GPU cell also gives, in brackets, the set-up seconds (NVRTC compile + 100 warm-up steps); "
+            "cells not reached within --flat-deadline say so.\n")
         cols = [(rt, mp) for rt in gpu_rts for mp in ("expression", "cell")] + [("cpu", "cell")]
+        if a.flat_cols:
+            cols = [tuple(c.split("-")) for c in a.flat_cols.split(",")]
+        t_flat = time.perf_counter()
         out("| model | ODEs | " + " | ".join(f"{rt.upper()} {mp}" if rt != "cpu" else "NumPy (CPU)"
                                            for rt, mp in cols) + " |")
         out("|---" * (2 + len(cols)) + "|")
-        names = ["luo_rudy_1991", "wang", "rybak", "lr-ring", "lr-100", "mix"] + ([] if a.quick else ["lr-1000"])
+        names = a.flat_models or (["luo_rudy_1991", "wang", "rybak", "lr-ring", "lr-100", "mix"]
+                                  + (["lr-1000"] if a.lr1000_flat else []))
         for name in names:
             if name != "luo_rudy_1991" and name not in catalog.CATALOG:
                 continue
             m = load_model(name)
             cells = []
             for rt, mp in cols:
+                if a.flat_deadline and time.perf_counter() - t_flat > a.flat_deadline:
+                    cells.append("not run (deadline)")
+                    continue
                 try:
-                    sec, scaled, _ = time_runtime(m, rt, 1, steps, cpu_budget_s=10.0, mapping=mp, gpu_budget_s=20.0)
-                    cells.append(f"{sec:.2f}{' (scaled)' if scaled else ''}")
+                    sec, scaled, sim = time_runtime(m, rt, 1, steps, cpu_budget_s=a.flat_budget, mapping=mp,
+                                                    gpu_budget_s=a.flat_budget)
+                    setup = f" [{sim.setup_seconds:.1f}]" if rt != "cpu" else ""
+                    cells.append(f"{sec:.2f}{' (scaled)' if scaled else ''}{setup}")
                 except Exception as exc:                   # report, keep going
                     cells.append(f"error: {type(exc).__name__}: {str(exc)[:60]}")
+                print(f"  {name} {rt} {mp}: {cells[-1]}", file=sys.stderr, flush=True)
             out(f"| {name} | {m.n_states} | " + " | ".join(cells) + " |")
     save_markdown("flint_bench.md", "\n".join(LINES))
     return 0

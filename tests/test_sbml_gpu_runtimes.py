@@ -203,6 +203,7 @@ using namespace std;
 #define __device__
 #define __global__
 #define __forceinline__ inline
+#define __noinline__
 #define __restrict__
 struct D3 { unsigned x, y, z; };
 static D3 blockIdx, blockDim, threadIdx;
@@ -343,3 +344,27 @@ def test_gpu_ensemble_events_match_twin(flavour):
     ref = integrate(pb, t, rtol=1e-10)
     got = integrate_gpu(pb, t, flavour, rtol=1e-10)
     assert np.max(np.abs(got - ref)) < 1e-9
+
+
+def test_is_kernel_source_depends_only_on_the_size_class():
+    """The IS adaptive kernel is an interpreter: two different models of one size class compile to
+    the same source (bytecode, constants, sizes and tables are arguments); TS sources differ."""
+    from kernels.flint.ensemble_gpu import cuda_source, gpu_problem, is_caps, is_table
+    a = gpu_problem(lower_system(_decay(0.7), ["A"], {"A"}, set()))
+    b = gpu_problem(lower_system(_event_model(1.3), ["A", "B"], {"A", "B"}, set()))
+    assert a.ns != b.ns and is_caps(a) == is_caps(b)
+    assert cuda_source(a, "is") == cuda_source(b, "is")
+    assert cuda_source(a, "ts") != cuda_source(b, "ts")
+    assert not np.array_equal(is_table(a), is_table(b))
+
+
+def test_gpu_problem_refuses_too_many_events():
+    """Suite case 01466 has 201 events: over the GPU kernel's 128, refused by name before compiling."""
+    from kernels.errors import Unsupported
+    from kernels.flint.ensemble_gpu import MAX_GPU_EVENTS, gpu_problem
+    (c,) = suite.discover(_suite(), ["01466"])
+    s = c.settings
+    core = lower_system(c.model, s.variables, set(s.amount), set(s.concentration))
+    assert len(core.events) > MAX_GPU_EVENTS
+    with pytest.raises(Unsupported, match=r"201 events .*at most 128"):
+        gpu_problem(core)

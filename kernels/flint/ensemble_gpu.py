@@ -21,6 +21,7 @@ from .runtimes import IS_SOURCE, NVRTC_OPTIONS, expr_code
 
 DOPRI_SOURCE = IS_SOURCE.with_name("ensemble_rk.cu")
 FLAVOURS = ("ts", "is")
+MAX_GPU_EVENTS = 128     # the kernel's event tables and loops are sized at compile time
 
 
 def _arr(name: str, vals) -> str:
@@ -28,30 +29,64 @@ def _arr(name: str, vals) -> str:
     return f"static __device__ const int {name}[{len(vals)}] = {{{', '.join(str(int(v)) for v in vals)}}};"
 
 
-def tables(pb: Problem) -> str:
-    """Sizes and index tables (aux output indices of watch, gaps, observables, event parts)."""
+CONSTS = (f"#define MAX_STEPS {MAX_STEPS}\n#define MAX_EVENTS_AT_ONCE {MAX_EVENTS_AT_ONCE}\n"
+          f"#define MAXQ {MAXQ}")
+SIZES = ("NS", "NW", "NE", "NE1", "NAUX", "NOBS", "MAXA")
+TABLES = ("W_IDX", "G_IDX", "O_IDX", "EV_NA", "EV_VAL", "EV_CONC", "EV_TGT", "EV_PRIO", "EV_PERS", "EV_INIT",
+          "EV_UVFTT", "EV_COMMUTE")
+
+
+def layout(pb: Problem) -> tuple[dict, dict]:
+    """(sizes, tables): the kernel's sizes (``SIZES``) and index tables (``TABLES``; aux output
+    indices of watch, gaps, observables and event parts, −1 = none), as plain ints."""
     core, ix = pb.core, pb.aux_index
-    ev = core.events
-    maxa = max([len(e.values) for e in ev] + [1])
-    lines = [f"#define NS {pb.ns}", f"#define NW {max(len(core.watch), 1)}", f"#define NE {len(ev)}", f"#define NE1 {max(len(ev), 1)}",
-             f"#define NAUX {max(len(ix), 1)}", f"#define NOBS {max(len(core.obs_names), 1)}",
-             f"#define MAXA {maxa}", f"#define MAX_STEPS {MAX_STEPS}",
-             f"#define MAX_EVENTS_AT_ONCE {MAX_EVENTS_AT_ONCE}", f"#define MAXQ {MAXQ}"]
     if not core.watch:        # no watch entries: one constant-false entry (aux index NAUX_FALSE)
         raise Unsupported("internal: a model without watch entries needs the dummy entry from gpu_problem()")
-    pad = lambda rows: [x for r in rows for x in (list(r) + [-1] * (maxa - len(r)))]   # noqa: E731
-    lines += [_arr("W_IDX", [ix[w] for w in core.watch]),
-              _arr("G_IDX", [ix[g] if g else -1 for g in core.gaps]),
-              _arr("O_IDX", [ix[o] for o in core.obs_names]),
-              _arr("EV_NA", [len(e.values) for e in ev]),
-              _arr("EV_VAL", pad([[ix[v] for v in e.values] for e in ev]) or [-1] * maxa),
-              _arr("EV_CONC", pad([[ix[v] if v else -1 for v in e.conc] for e in ev]) or [-1] * maxa),
-              _arr("EV_TGT", pad([e.targets for e in ev]) or [-1] * maxa),
-              _arr("EV_PRIO", [ix[e.priority] if e.priority else -1 for e in ev]),
-              _arr("EV_PERS", [e.persistent for e in ev]), _arr("EV_INIT", [e.initial_value for e in ev]),
-              _arr("EV_UVFTT", [e.use_trigger_time_values for e in ev]),
-              _arr("EV_COMMUTE", [core.commute[i][j] for i in range(len(ev)) for j in range(len(ev))])]
+    ev = core.events
+    maxa = max([len(e.values) for e in ev] + [1])
+    sizes = dict(NS=pb.ns, NW=max(len(core.watch), 1), NE=len(ev), NE1=max(len(ev), 1), NAUX=max(len(ix), 1),
+                 NOBS=max(len(core.obs_names), 1), MAXA=maxa)
+    pad = lambda rows: [x for r in rows for x in (list(r) + [-1] * (maxa - len(r)))] or [-1] * maxa  # noqa: E731
+    tabs = dict(W_IDX=[ix[w] for w in core.watch], G_IDX=[ix[g] if g else -1 for g in core.gaps],
+                O_IDX=[ix[o] for o in core.obs_names], EV_NA=[len(e.values) for e in ev],
+                EV_VAL=pad([[ix[v] for v in e.values] for e in ev]),
+                EV_CONC=pad([[ix[v] if v else -1 for v in e.conc] for e in ev]),
+                EV_TGT=pad([e.targets for e in ev]), EV_PRIO=[ix[e.priority] if e.priority else -1 for e in ev],
+                EV_PERS=[int(e.persistent) for e in ev], EV_INIT=[int(e.initial_value) for e in ev],
+                EV_UVFTT=[int(e.use_trigger_time_values) for e in ev],
+                EV_COMMUTE=[int(core.commute[i][j]) for i in range(len(ev)) for j in range(len(ev))])
+    return sizes, {k: [int(v) for v in (tabs[k] or [-1])] for k in TABLES}
+
+
+def tables(pb: Problem) -> str:
+    """TS: sizes as constants (capacities equal to them) and the index tables as static arrays."""
+    sizes, tabs = layout(pb)
+    lines = [f"#define {k} {v}" for k, v in sizes.items()]
+    lines += [f"#define {k}_CAP {k}" for k in ("NS", "NW", "NE1", "NAUX", "MAXA")]
+    lines += [CONSTS] + [_arr(k, v) for k, v in tabs.items()]
     return "\n".join(lines)
+
+
+def _cap(x: int, lo: int = 4) -> int:
+    """The next power of two ≥ x (at least ``lo``): the IS kernel's size classes."""
+    return max(lo, 1 << (max(int(x), 1) - 1).bit_length())
+
+
+def is_caps(pb: Problem) -> dict:
+    """The IS kernel's compile-time capacities for ``pb`` (powers of two, so that models share kernels)."""
+    sizes, _ = layout(pb)
+    p, q = pb.prog, pb.aux_prog
+    caps = {f"{k}_CAP": _cap(sizes[k], lo) for k, lo in (("NS", 8), ("NW", 8), ("NE1", 8), ("NAUX", 16))}
+    caps["MAXA_CAP"] = _cap(sizes["MAXA"], 4)
+    caps["NSLOT"] = _cap(max(p.n_slots, q.n_slots, 1), 32)
+    caps["STACK"] = _cap(max(p.stack_depth, q.stack_depth, 2), 16)
+    return caps
+
+
+def is_table(pb: Problem) -> np.ndarray:
+    """IS: one int32 array — the sizes (in ``SIZES`` order), then every table (in ``TABLES`` order)."""
+    sizes, tabs = layout(pb)
+    return np.array([sizes[k] for k in SIZES] + [x for k in TABLES for x in tabs[k]], dtype=np.int32)
 
 
 def _c_body(prog, outs: list[str], target: str) -> str:
@@ -68,11 +103,11 @@ def ts_model_source(pb: Problem) -> str:
     return f"""struct Ctx {{ const double* K; const double* P; const double* AK; const double* AP; int n; int i; }};
 #define MODEL_ARGS , const double* __restrict__ K, const double* __restrict__ P, const double* __restrict__ AK, const double* __restrict__ AP
 #define MODEL_CTX Ctx c{{K, P, AK, AP, n, i}}
-__device__ void model_rhs(const Ctx& c, double t, const double* y, double* dy) {{
+__device__ __noinline__ void model_rhs(const Ctx& c, double t, const double* y, double* dy) {{
     const double* K = c.K; const double* P = c.P; const int n = c.n, i = c.i; (void)K; (void)P; (void)n; (void)i; (void)t;
 {_c_body(p, [f"v{d}" for d in p.deriv_slots], "dy")}
 }}
-__device__ void model_aux(const Ctx& c, double t, const double* y, double* a) {{
+__device__ __noinline__ void model_aux(const Ctx& c, double t, const double* y, double* a) {{
     const double* K = c.AK; const double* P = c.AP; const int n = c.n, i = c.i; (void)K; (void)P; (void)n; (void)i; (void)t;
 {_c_body(q, [f"v{q.slots[nm]}" for nm in pb.aux_index], "a")}
 }}
@@ -80,41 +115,56 @@ __device__ void model_aux(const Ctx& c, double t, const double* y, double* a) {{
 
 
 def is_model_source(pb: Problem) -> str:
-    """model_rhs / model_aux through the bytecode interpreter flint_exec (interpreter IS); the
-    interpreter source is prefixed as ``runtimes.is_source`` does (opcodes, REAL, NSLOT, STACK —
-    here the larger of the two programs — and the shared helpers)."""
-    p, q = pb.prog, pb.aux_prog
-    nslot = max(p.n_slots, q.n_slots, 1)
-    stack = max(p.stack_depth, q.stack_depth, 2)
+    """model_rhs / model_aux through the bytecode interpreter flint_exec (interpreter IS).  The source
+    depends only on :func:`is_caps` — sizes, tables, bytecode and constants are kernel arguments — so
+    one compiled kernel serves every model of a size class (the thesis's interpreter: one binary,
+    the model as data).  The interpreter is prefixed as ``runtimes.is_source`` does it."""
+    caps = is_caps(pb)
     defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()]
-    defs += ["typedef double REAL;", f"#define NSLOT {nslot}", f"#define STACK {stack}"]
-    return "\n".join(defs) + "\n" + runtimes.COMMON_SOURCE.read_text() + "\n" + IS_SOURCE.read_text() + """
-struct Ctx { const int* code; const double* K; const double* P; const int* dslot;
-             const int* acode; const double* AK; const double* AP; const int* aslot; double* Y; int n; int i; };
+    defs += ["typedef double REAL;"] + [f"#define {k} {v}" for k, v in caps.items()] + [CONSTS]
+    defs += [f"#define {k} (c.{k.lower()})" for k in SIZES + TABLES]
+    fields = " ".join(f"int {k.lower()};" for k in SIZES) + " " + " ".join(f"const int* {k.lower()};" for k in TABLES)
+    setup = "\n".join(f"    c.{k.lower()} = tab[{j}];" for j, k in enumerate(SIZES))
+    offs = {"W_IDX": "c.nw", "G_IDX": "c.nw", "O_IDX": "c.nobs", "EV_NA": "c.ne1", "EV_VAL": "c.ne1 * c.maxa",
+            "EV_CONC": "c.ne1 * c.maxa", "EV_TGT": "c.ne1 * c.maxa", "EV_PRIO": "c.ne1", "EV_PERS": "c.ne1",
+            "EV_INIT": "c.ne1", "EV_UVFTT": "c.ne1", "EV_COMMUTE": "(c.ne ? c.ne * c.ne : 1)"}
+    setup += f"\n    const int* p = tab + {len(SIZES)};"
+    setup += "".join(f"\n    c.{k.lower()} = p; p += {offs[k]};" for k in TABLES)
+    return "\n".join(defs) + "\n" + runtimes.COMMON_SOURCE.read_text() + "\n" + IS_SOURCE.read_text() + f"""
+struct Ctx {{ const int* code; const double* K; const double* P; const int* dslot;
+             const int* acode; const double* AK; const double* AP; const int* aslot; double* Y; int n; int i;
+             {fields} }};
+__device__ Ctx is_ctx(const int* code, const double* K, const double* P, const int* dslot, const int* acode,
+                      const double* AK, const double* AP, const int* aslot, double* Y, const int* tab, int n, int i) {{
+    Ctx c{{code, K, P, dslot, acode, AK, AP, aslot, Y, n, i}};
+{setup}
+    return c;
+}}
 #define MODEL_ARGS , const int* __restrict__ code, const double* __restrict__ K, const double* __restrict__ P, \\
     const int* __restrict__ dslot, const int* __restrict__ acode, const double* __restrict__ AK, \\
-    const double* __restrict__ AP, const int* __restrict__ aslot, double* __restrict__ Y
-#define MODEL_CTX Ctx c{code, K, P, dslot, acode, AK, AP, aslot, Y, n, i}
+    const double* __restrict__ AP, const int* __restrict__ aslot, double* __restrict__ Y, const int* __restrict__ tab
+#define MODEL_CTX Ctx c = is_ctx(code, K, P, dslot, acode, AK, AP, aslot, Y, tab, n, i)
 // the interpreter reads states as y[s*n + i]: the thread's stage state goes to its column of Y
-__device__ void model_rhs(const Ctx& c, double t, const double* y, double* dy) {
+__device__ __noinline__ void model_rhs(const Ctx& c, double t, const double* y, double* dy) {{
     for (int j = 0; j < NS; ++j) c.Y[(size_t)j * c.n + c.i] = y[j];
     REAL slot[NSLOT];
-    flint_exec(c.code, 0, LocalSlots{slot}, c.K, c.P, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i);
+    flint_exec(c.code, 0, LocalSlots{{slot}}, c.K, c.P, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i);
     for (int j = 0; j < NS; ++j) dy[j] = slot[c.dslot[j]];
-}
-__device__ void model_aux(const Ctx& c, double t, const double* y, double* a) {
+}}
+__device__ __noinline__ void model_aux(const Ctx& c, double t, const double* y, double* a) {{
     for (int j = 0; j < NS; ++j) c.Y[(size_t)j * c.n + c.i] = y[j];
     REAL slot[NSLOT];
-    flint_exec(c.acode, 0, LocalSlots{slot}, c.AK, c.AP, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i);
+    flint_exec(c.acode, 0, LocalSlots{{slot}}, c.AK, c.AP, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i);
     for (int j = 0; j < NAUX; ++j) a[j] = slot[c.aslot[j]];
-}
+}}
 """
 
 
 def cuda_source(pb: Problem, flavour: str) -> str:
-    """The whole kernel source for ``flavour`` ("ts" or "is")."""
+    """The whole kernel source for ``flavour`` ("ts": model-specific; "is": per size class)."""
+    head = tables(pb) if flavour == "ts" else ""
     model = ts_model_source(pb) if flavour == "ts" else is_model_source(pb)
-    return "// generated by kernels/flint/ensemble_gpu.py\n" + tables(pb) + "\n" + model + "\n" + DOPRI_SOURCE.read_text()
+    return "// generated by kernels/flint/ensemble_gpu.py\n" + head + "\n" + model + "\n" + DOPRI_SOURCE.read_text()
 
 
 def kernel_args(pb: Problem, flavour: str) -> list:
@@ -133,7 +183,7 @@ def kernel_args(pb: Problem, flavour: str) -> list:
         return [K, pv(p), AK, pv(q)]
     return [np.ascontiguousarray(p.code, np.int32), K, pv(p), np.array(p.deriv_slots, np.int32),
             np.ascontiguousarray(q.code, np.int32), AK, pv(q),
-            np.array([q.slots[nm] for nm in pb.aux_index], np.int32), np.zeros((pb.ns, n))]
+            np.array([q.slots[nm] for nm in pb.aux_index], np.int32), np.zeros((pb.ns, n)), is_table(pb)]
 
 
 def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, atol=None, hmax=None,
@@ -178,6 +228,9 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
 def gpu_problem(core, n: int = 1, member_params=None) -> Problem:
     """A Problem whose aux has at least one watch entry (the kernel's arrays are never empty)."""
     from .expr import const
+    if len(core.events) > MAX_GPU_EVENTS:
+        raise Unsupported(f"{core.source}: {len(core.events)} events (the GPU kernel holds at most "
+                          f"{MAX_GPU_EVENTS}; use runtime cpu)")
     if not core.watch:
         core.aux.assigns["w_none"] = const(0.0)
         core.watch.append("w_none")

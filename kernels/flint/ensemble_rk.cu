@@ -4,10 +4,14 @@
 // Hairer, Nørsett & Wanner, Solving ODEs I, §II.4–II.6, DOPRI5).
 //
 // Prepended by kernels/flint/ensemble_gpu.py:
-//   #define NS NW NE NE1 NAUX NOBS MAXA (sizes; NE the number of events, the others ≥ 1), MAX_STEPS, MAX_EVENTS_AT_ONCE
+//   sizes NS NW NE NE1 NAUX NOBS MAXA (NE the number of events, the others ≥ 1) and the array
+//   capacities NS_CAP NW_CAP NE1_CAP NAUX_CAP MAXA_CAP (≥ the sizes), MAX_STEPS, MAX_EVENTS_AT_ONCE, MAXQ;
 //   index tables  W_IDX[NW] G_IDX[NW] O_IDX[NOBS] EV_NA[NE] EV_VAL[NE*MAXA] EV_CONC[NE*MAXA]
 //                 EV_TGT[NE*MAXA] EV_PRIO[NE] EV_PERS[NE] EV_INIT[NE] EV_UVFTT[NE]  (aux indices, −1 = none)
-//                 EV_COMMUTE[NE*NE] (1: the two events may execute in either order)
+//                 EV_COMMUTE[NE*NE] (1: the two events may execute in either order);
+//   TS: sizes are constants, capacities equal them and the tables are static arrays;
+//   IS: sizes and tables are read through the Ctx ``c`` from one int array (the kernel source depends
+//       only on the capacities, so one compiled kernel serves every model of a size class);
 //   struct Ctx, MODEL_ARGS, MODEL_CTX, and the model:
 //     model_rhs(const Ctx&, double t, const double* y, double* dy)   dy/dt
 //     model_aux(const Ctx&, double t, const double* y, double* a)    NAUX named outputs
@@ -23,7 +27,7 @@
 #define DP_C4 (4.0 / 5.0)
 #define DP_C5 (8.0 / 9.0)
 
-__device__ __forceinline__ double dp_norm_err(const double* y, const double* yn, const double* e, double rtol, double atol) {
+__device__ __forceinline__ double dp_norm_err(const Ctx& c, const double* y, const double* yn, const double* e, double rtol, double atol) {
     double s = 0.0;
     for (int j = 0; j < NS; ++j) {
         double sc = atol + rtol * fmax(fabs(y[j]), fabs(yn[j]));
@@ -35,9 +39,9 @@ __device__ __forceinline__ double dp_norm_err(const double* y, const double* yn,
 }
 
 // One DOPRI5 step: k[0] holds f(t, y) on entry (FSAL); k[1..6] and yn are filled; returns the error norm.
-__device__ double dp_step(const Ctx& c, double t, const double* y, double k[7][NS], double h, double* yn,
+__device__ double dp_step(const Ctx& c, double t, const double* y, double k[7][NS_CAP], double h, double* yn,
                           double rtol, double atol) {
-    double yi[NS], e[NS];
+    double yi[NS_CAP], e[NS_CAP];
     for (int j = 0; j < NS; ++j) yi[j] = y[j] + h * (1.0 / 5.0) * k[0][j];
     model_rhs(c, t + DP_C2 * h, yi, k[1]);
     for (int j = 0; j < NS; ++j) yi[j] = y[j] + h * ((3.0 / 40.0) * k[0][j] + (9.0 / 40.0) * k[1][j]);
@@ -60,11 +64,11 @@ __device__ double dp_step(const Ctx& c, double t, const double* y, double k[7][N
     for (int j = 0; j < NS; ++j)
         e[j] = h * ((71.0 / 57600.0) * k[0][j] + (-71.0 / 16695.0) * k[2][j] + (71.0 / 1920.0) * k[3][j]
                     + (-17253.0 / 339200.0) * k[4][j] + (22.0 / 525.0) * k[5][j] + (-1.0 / 40.0) * k[6][j]);
-    return dp_norm_err(y, yn, e, rtol, atol);
+    return dp_norm_err(c, y, yn, e, rtol, atol);
 }
 
 // DOPRI5 continuous extension at theta in [0, 1].
-__device__ void dp_dense(const double* y0, const double* y1, double k[7][NS], double h, double theta, double* out) {
+__device__ void dp_dense(const Ctx& c, const double* y0, const double* y1, double k[7][NS_CAP], double h, double theta, double* out) {
     const double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32700410799.0,
                  d4 = -10690763975.0 / 1880347072.0, d5 = 701980252875.0 / 199316789632.0,
                  d6 = -1453857185.0 / 822651844.0, d7 = 69997945.0 / 29380423.0;
@@ -79,18 +83,18 @@ __device__ void dp_dense(const double* y0, const double* y1, double k[7][NS], do
 }
 
 struct EvState {              // per event a FIFO of pending instances (values if useValuesFromTriggerTime)
-    bool prev[NW];
-    int qn[NE1], qh[NE1];
-    double qv[NE1 * MAXQ * MAXA];
+    bool prev[NW_CAP];
+    int qn[NE1_CAP], qh[NE1_CAP];
+    double qv[NE1_CAP * MAXQ * MAXA_CAP];
     bool overflow;
 };
 
-__device__ bool dp_watch_same(const double* a, const bool* prev) {
+__device__ bool dp_watch_same(const Ctx& c, const double* a, const bool* prev) {
     for (int w = 0; w < NW; ++w) if ((a[W_IDX[w]] != 0.0) != prev[w]) return false;
     return true;
 }
 
-__device__ void dp_update(EvState& es, const double* a) {
+__device__ void dp_update(const Ctx& c, EvState& es, const double* a) {
     for (int k = 0; k < NE; ++k) {
         bool w = a[W_IDX[k]] != 0.0;
         if (w && !es.prev[k]) {
@@ -107,13 +111,13 @@ __device__ void dp_update(EvState& es, const double* a) {
 
 // Fire the events at time t (SBML L3V2 §4.11): 1 done, 3 endless cascade / queue overflow, 4 equal priorities.
 __device__ int dp_process(const Ctx& c, EvState& es, double t, double* y) {
-    double a[NAUX];
+    double a[NAUX_CAP];
     model_aux(c, t, y, a);
-    dp_update(es, a);
+    dp_update(c, es, a);
     for (int it = 0; it < MAX_EVENTS_AT_ONCE; ++it) {
         if (es.overflow) return 3;
         int best = -1;
-        double bp = -INFINITY, pv[NE1];
+        double bp = -INFINITY, pv[NE1_CAP];
         for (int k = 0; k < NE; ++k) {
             if (es.qn[k] == 0) continue;
             double v = EV_PRIO[k] >= 0 ? a[EV_PRIO[k]] : -INFINITY;
@@ -129,7 +133,7 @@ __device__ int dp_process(const Ctx& c, EvState& es, double t, double* y) {
         int q = es.qh[best];
         es.qh[best] = (q + 1) % MAXQ;
         es.qn[best]--;
-        double v[MAXA];
+        double v[MAXA_CAP];
         for (int j = 0; j < EV_NA[best]; ++j) {
             double x = EV_UVFTT[best] ? es.qv[(best * MAXQ + q) * MAXA + j] : a[EV_VAL[best * MAXA + j]];
             int cv = EV_CONC[best * MAXA + j];
@@ -137,30 +141,30 @@ __device__ int dp_process(const Ctx& c, EvState& es, double t, double* y) {
         }
         for (int j = 0; j < EV_NA[best]; ++j) y[EV_TGT[best * MAXA + j]] = v[j];
         model_aux(c, t, y, a);
-        dp_update(es, a);
+        dp_update(c, es, a);
     }
     return 3;
 }
 
 // First switching time in (t0, t0+h]: Illinois on the changed gaps, then bisection on the watch vector.
 __device__ double dp_locate(const Ctx& c, const EvState& es, double t0, const double* y0, const double* y1,
-                            double k[7][NS], double h, const bool* wnew) {
-    double ys[NS], a[NAUX];
+                            double k[7][NS_CAP], double h, const bool* wnew) {
+    double ys[NS_CAP], a[NAUX_CAP];
     double lo = t0, hi = t0 + h, blo = 0.0, bhi = 0.0;
     bool have = false;
     for (int w = 0; w < NW; ++w) {
         int g = G_IDX[w];
         if (g < 0 || wnew[w] == es.prev[w]) continue;
         double aa = lo, bb = hi;
-        dp_dense(y0, y1, k, h, 0.0, ys); model_aux(c, aa, ys, a); double ga = a[g];
-        dp_dense(y0, y1, k, h, 1.0, ys); model_aux(c, bb, ys, a); double gb = a[g];
+        dp_dense(c, y0, y1, k, h, 0.0, ys); model_aux(c, aa, ys, a); double ga = a[g];
+        dp_dense(c, y0, y1, k, h, 1.0, ys); model_aux(c, bb, ys, a); double gb = a[g];
         if (!(DP_FINITE(ga) && DP_FINITE(gb)) || ga * gb > 0) continue;
         int side = 0;
         for (int it = 0; it < 60; ++it) {
             if (bb - aa <= 4e-15 * fmax(1.0, fabs(bb)) || ga == gb) break;
             double m = bb - gb * (bb - aa) / (gb - ga);
             if (!(aa < m && m < bb)) m = 0.5 * (aa + bb);
-            dp_dense(y0, y1, k, h, (m - t0) / h, ys); model_aux(c, m, ys, a); double gm = a[g];
+            dp_dense(c, y0, y1, k, h, (m - t0) / h, ys); model_aux(c, m, ys, a); double gm = a[g];
             if (gm * gb > 0 || (gm == 0 && gb == 0)) { bb = m; gb = gm; if (side == -1) ga *= 0.5; side = -1; }
             else { aa = m; ga = gm; if (side == 1) gb *= 0.5; side = 1; }
         }
@@ -169,22 +173,22 @@ __device__ double dp_locate(const Ctx& c, const EvState& es, double t0, const do
         if (!have || b2 < bhi) { blo = a2; bhi = b2; have = true; }
     }
     if (have && blo < bhi) {
-        dp_dense(y0, y1, k, h, (blo - t0) / h, ys); model_aux(c, blo, ys, a); bool s1 = dp_watch_same(a, es.prev);
-        dp_dense(y0, y1, k, h, (bhi - t0) / h, ys); model_aux(c, bhi, ys, a); bool s2 = dp_watch_same(a, es.prev);
+        dp_dense(c, y0, y1, k, h, (blo - t0) / h, ys); model_aux(c, blo, ys, a); bool s1 = dp_watch_same(c, a, es.prev);
+        dp_dense(c, y0, y1, k, h, (bhi - t0) / h, ys); model_aux(c, bhi, ys, a); bool s2 = dp_watch_same(c, a, es.prev);
         if (s1 && !s2) { lo = blo; hi = bhi; }
     }
     for (int it = 0; it < 200; ++it) {
         if (hi - lo <= 1e-14 * fmax(1.0, fabs(hi))) break;
         double m = 0.5 * (lo + hi);
         if (m <= lo || m >= hi) break;
-        dp_dense(y0, y1, k, h, (m - t0) / h, ys); model_aux(c, m, ys, a);
-        if (dp_watch_same(a, es.prev)) lo = m; else hi = m;
+        dp_dense(c, y0, y1, k, h, (m - t0) / h, ys); model_aux(c, m, ys, a);
+        if (dp_watch_same(c, a, es.prev)) lo = m; else hi = m;
     }
     return hi;
 }
 
 __device__ void dp_record(const Ctx& c, double t, const double* y, double* out, int oi, int n, int i) {
-    double a[NAUX];
+    double a[NAUX_CAP];
     model_aux(c, t, y, a);
     for (int j = 0; j < NOBS; ++j) out[((size_t)oi * NOBS + j) * n + i] = a[O_IDX[j]];
 }
@@ -198,7 +202,7 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     MODEL_CTX;
-    double y[NS], yn[NS], ys[NS], k[7][NS], ks[7][NS], a[NAUX];
+    double y[NS_CAP], yn[NS_CAP], ys[NS_CAP], k[7][NS_CAP], ks[7][NS_CAP], a[NAUX_CAP];
     for (int j = 0; j < NS; ++j) y[j] = y0[(size_t)j * n + i];
     EvState es;
     for (int q = 0; q < NE1; ++q) { es.qn[q] = 0; es.qh[q] = 0; }
@@ -234,7 +238,7 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
     }
     double facold = 1e-4;
     long steps = 0;
-    bool wnew[NW];
+    bool wnew[NW_CAP];
     while (t < t_end) {
         double hh = fmin(h, t_end - t);
         bool last = hh >= t_end - t;
@@ -255,7 +259,7 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
         for (int w = 0; w < NW; ++w) { wnew[w] = a[W_IDX[w]] != 0.0; changed |= wnew[w] != es.prev[w]; }
         if (!changed) {
             while (oi < nt && times[oi] < tn) {
-                dp_dense(y, yn, k, hh, (times[oi] - t) / hh, ys);
+                dp_dense(c, y, yn, k, hh, (times[oi] - t) / hh, ys);
                 dp_record(c, times[oi], ys, out, oi++, n, i);
             }
             t = tn;
@@ -269,7 +273,7 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
                 for (int j = 0; j < NS; ++j) ks[0][j] = k[0][j];
                 dp_step(c, t, y, ks, hs, yn, rtol, atol);
                 while (oi < nt && times[oi] < ts) {
-                    dp_dense(y, yn, ks, hs, (times[oi] - t) / hs, ys);
+                    dp_dense(c, y, yn, ks, hs, (times[oi] - t) / hs, ys);
                     dp_record(c, times[oi], ys, out, oi++, n, i);
                 }
                 for (int j = 0; j < NS; ++j) y[j] = yn[j];

@@ -1,34 +1,13 @@
 """Fixtures for the GUI tests: the main window on the CPU backend at a 64² grid, under Xvfb."""
 from __future__ import annotations
 
-import importlib
-import sys
-import types
+import importlib.util
 
-import numpy as np
 import pytest
 
-
-def _ensure_rng():
-    """kernels.rng is written by another worker; stand in for it in this test session only."""
-    try:
-        importlib.import_module("kernels.rng")
-        return
-    except ImportError:
-        pass
-    import kernels
-    mod = types.ModuleType("kernels.rng")
-
-    def uniform_field(shape, seed, xp=np, dtype=np.float32):
-        r = np.random.default_rng(seed).random(shape).astype(dtype)
-        return xp.asarray(r)
-
-    mod.uniform_field = uniform_field
-    sys.modules["kernels.rng"] = mod
-    kernels.rng = mod
-
-
-_ensure_rng()
+# The GUI tests need PyQt6 (and pytest-qt); where it is missing (the GPU machine) the folder is
+# left out of collection rather than failing to import.
+collect_ignore_glob = [] if importlib.util.find_spec("PyQt6") else ["test_*.py"]
 
 
 @pytest.fixture

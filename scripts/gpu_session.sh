@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One batched GPU-machine session (device tool): GPU tests, the SBML Test Suite on the GPU
+# runtimes and the Flint benchmark, every log under $OUT.
+#
+#   carry [".gpukit", ".gpudata"] and run:  bash scripts/gpu_session.sh [tests] [suite-sample] [suite] [bench-quick] [bench]
+#
+# .gpudata/shared.tar.xz holds ../shared/{sbml-test-suite,models} (made here by
+# `tar cJf main/.gpudata/shared.tar.xz shared/sbml-test-suite shared/models` from the parent folder),
+# since ../shared does not travel.  Each stage has its own time limit so the call ends in time.
+set -u
+OUT=${OUT:-/tmp/gse-out}
+mkdir -p "$OUT"
+source .gpukit/setup.sh || exit 1
+[ -d ../shared/sbml-test-suite ] || tar xJf .gpudata/shared.tar.xz -C .. || exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
+stages=${*:-tests suite-sample bench-quick}
+for s in $stages; do
+  t0=$(date +%s)
+  case $s in
+    tests)
+      timeout ${T_TESTS:-300} python -m pytest -m gpu -q -rfE --tb=short -p no:cacheprovider \
+        ${PYTEST_ARGS:-} --durations=12 ${TEST_FILES:-} 2>&1 | tee "$OUT/pytest.log" | tail -60 ;;
+    tests-*)  # tests-<keyword>: a subset
+      timeout ${T_TESTS:-300} python -m pytest -m gpu -q -rfE --tb=short -p no:cacheprovider -k "${s#tests-}" \
+        2>&1 | tee "$OUT/pytest-${s#tests-}.log" | tail -60 ;;
+    suite-sample)
+      for rt in ts is; do
+        timeout ${T_SAMPLE:-90} python main.py flint-suite --sample --runtime $rt --timeout 30 \
+          --json "$OUT/suite-sample-$rt.json" 2>&1 | tail -25
+      done ;;
+    suite)   # in chunks, so that a stage cut by its time limit still returns what it finished
+      for rt in ${SUITE_RUNTIMES:-ts is}; do
+        end=$(( $(date +%s) + ${T_SUITE:-200} ))
+        for ch in 1-460 461-920 921-1380 1381-1821; do
+          left=$(( end - $(date +%s) )); [ $left -gt 5 ] || break
+          timeout $left python main.py flint-suite $ch --runtime $rt --timeout 30 --workers ${WORKERS:-8} \
+            --json /tmp/suite-$rt-$ch.json > /tmp/suite-$rt-$ch.log 2>&1
+          tail -3 /tmp/suite-$rt-$ch.log
+        done
+        python - "$rt" "$OUT/suite-$rt.json" <<'PY'
+import glob, json, sys
+rt, dest = sys.argv[1], sys.argv[2]
+parts = [json.load(open(f)) for f in sorted(glob.glob(f"/tmp/suite-{rt}-*.json"))]
+cases = [c for p in parts for c in p["cases"]]
+tot = {k: sum(c["status"] == k for c in cases) for k in ("passed", "failed", "refused")}
+tot["total"] = len(cases)
+json.dump({"runtime": rt, "wall_seconds": sum(p["wall_seconds"] for p in parts), "totals": tot,
+           "chunks": len(parts), "cases": cases}, open(dest, "w"))
+print(rt, tot, "wall", round(sum(p["wall_seconds"] for p in parts), 1), "s in", len(parts), "chunks")
+for c in cases:
+    if c["status"] == "failed":
+        print("  failed", c["case"], c["message"][:160])
+PY
+      done ;;
+    bench-quick)
+      timeout ${T_BENCH:-150} python benchmarks/flint.py --quick 2>&1 | tail -60 ;;
+    bench-flat)
+      timeout ${T_BENCH:-150} python benchmarks/flint.py --only flat 2>&1 | tee "$OUT/bench-flat.log" | tail -30 ;;
+    bench)
+      timeout ${T_BENCH:-400} python benchmarks/flint.py 2>&1 | tee "$OUT/bench.log" | tail -80 ;;
+    *) echo "unknown stage $s" ;;
+  esac
+  echo "== stage $s: $(( $(date +%s) - t0 )) s"
+done
