@@ -218,6 +218,32 @@ def test_catalog_wang_sum_if_present():
     assert np.array_equal(off, ref) and _rel(got, ref) <= 1e-12
 
 
+def test_warp_unification(lr, sums):
+    """Thesis §5.4.3 (Fig. 5.6): with unify on, a warp whose 32 bytecodes share one opcode sequence
+    runs one bytecode whose lane-dependent operands come from the lane table (LANE prefix).  Fewer
+    bytecode words, and traces bit-identical to unify off and to the thread-per-cell mapping (the
+    same operations in the same order), for an LR ring, the sums model and a flattened network."""
+    catalog = pytest.importorskip("kernels.flint.catalog")
+    wang = catalog.wang_buzsaki(40) if hasattr(catalog, "wang_buzsaki") else None
+    ring = Network("ring", 4, "V", 1.0)
+    cases = [(lr, dict(n=4, network=ring, member=network_stimulus(lr, 4), steps=30)), (sums, dict(n=2, steps=40))]
+    if wang is not None:
+        cases.append((wang, dict(n=1, steps=40)))
+    for model, kw in cases:
+        on = compile_model(model, kw["n"], kw.get("member"), kw.get("network")).stats()
+        off = compile_model(model, kw["n"], kw.get("member"), kw.get("network"), CompileOptions(unify=False)).stats()
+        assert on["expr_unified_warps"] > 0 == off["expr_unified_warps"], model.name
+        assert on["expr_bytecode_words"] < off["expr_bytecode_words"], model.name
+        assert on["expr_warps_per_phase"] == off["expr_warps_per_phase"]
+        ref = _traces(model, "cell", CompileOptions(sum=False), **kw)
+        a = _traces(model, "expression", CompileOptions(sum=False), **kw)
+        b = _traces(model, "expression", CompileOptions(sum=False, unify=False), **kw)
+        assert np.array_equal(a, ref) and np.array_equal(b, ref), model.name
+    if wang is not None:
+        lay = compile_model(wang).layout
+        assert OPCODES["LANE"] in set(lay.code.tolist()) and lay.lane_table.size > 1
+
+
 def test_bad_mapping(lr):
     with pytest.raises(InvalidParameter, match="mapping"):
         Simulation(lr, mapping="warp")
@@ -240,6 +266,8 @@ def test_optimization_report(lr, sums):
     assert by["cse"]["off"]["slots"] < by["cse"]["on"]["slots"]
     assert by["fold"]["on"]["constants"] < by["fold"]["off"]["constants"]
     assert by["sum"]["on"] == by["sum"]["off"]                                         # LR: no big sums
+    assert by["unify"]["on"]["unified_warps"] > 0 == by["unify"]["off"]["unified_warps"]
+    assert by["unify"]["on"]["expr_bytecode_words"] < by["unify"]["off"]["expr_bytecode_words"]
     s = {r["option"]: r for r in optimization_report(sums)}
     assert s["sum"]["on"]["sum_warps"] == 2 and s["sum"]["off"]["sum_warps"] == 0
     assert s["nary"]["off"]["sum_warps"] == 0                      # binary adds: nothing to split
@@ -352,7 +380,7 @@ template <class T> vector<T> rd(const char* f) { FILE* fp = fopen(f, "rb"); vect
 int main() {
     FILE* fm = fopen("meta.txt", "r"); int n, ns, nslot, np_, net; fscanf(fm, "%d %d %d %d %d", &n, &ns, &nslot, &np_, &net);
     vector<int> pw(np_), ps(np_); for (auto& x : pw) fscanf(fm, "%d", &x); for (auto& x : ps) fscanf(fm, "%d", &x);
-    auto code = rd<int>("code.bin"); auto index = rd<int>("index.bin");
+    auto code = rd<int>("code.bin"); auto index = rd<int>("index.bin"); auto ltab = rd<int>("ltab.bin"); auto lt = rd<int>("lt.bin");
     auto K = rd<double>("consts.bin"); auto P = rd<double>("pvar.bin");
     auto y = rd<double>("y.bin"); auto dslot = rd<int>("dslot.bin"); auto ref = rd<double>("ref.bin");
     vector<double> V((size_t)nslot * n, 0.0), yout(y.size());
@@ -366,7 +394,7 @@ int main() {
 #ifdef TS
                     switch (p) { FLINT_TS_DISPATCH }
 #else
-                    flint_is_phase(code.data(), index.data(), ps[p], K.data(), P.data(), y.data(), nullptr, 0.0, t, V.data(), n, net);
+                    flint_is_phase(code.data(), index.data(), ps[p], K.data(), P.data(), y.data(), nullptr, 0.0, t, V.data(), n, net, ltab.data());
 #endif
                 });
                 for (auto& x : th) x.join();
@@ -382,27 +410,31 @@ int main() {
 """
 
 
+@pytest.mark.parametrize("unify", [True, False])
 @pytest.mark.parametrize("which", ["sums", "lr_ring"])
-def test_cuda_sources_run_on_host(lr, sums, which, tmp_path):
+def test_cuda_sources_run_on_host(lr, sums, which, unify, tmp_path):
     """One Euler step of the IS phase kernel and of the TS phase kernels (C++ on the host, 32 real
     threads a warp) equals the Python warp emulation bit for bit."""
     import shutil
     import subprocess
-    from kernels.flint.runtimes import is_source, ts_phase_source
+    from kernels.flint.runtimes import is_source, ts_phase_build
     if shutil.which("g++") is None:
         pytest.skip("g++ not available")
     if which == "sums":
         m, n = sums, 3
-        p = compile_model(m, n, {"g": [0.1, 0.2, 0.3]})
+        p = compile_model(m, n, {"g": [0.1, 0.2, 0.3]}, options=CompileOptions(unify=unify))
     else:
         m, n = lr, 4
-        p = compile_model(m, network=Network("ring", n, "V", 1.0), member_params={"stim_amplitude": [-25.5, 0, 0, 0]})
+        p = compile_model(m, network=Network("ring", n, "V", 1.0), member_params={"stim_amplitude": [-25.5, 0, 0, 0]},
+                          options=CompileOptions(unify=unify))
     rng = np.random.default_rng(1)
     y = np.array(list(m.states.values()))[:, None] * (1 + 0.05 * rng.standard_normal((m.n_states, n)))
     lay = p.layout
+    assert (lay.unified_warps > 0) == unify           # unify: the LANE path of flint_exec is exercised
     P = p.pvar_values if p.pvar_values.size else np.zeros((1, n))
     ref = y + 0.01 * interpret(p, y, None, 0.0, 10.5, P, mapping="expression")
-    for name, arr, dtp in (("code", lay.code, np.int32), ("index", lay.index, np.int32), ("consts", p.consts, np.float64),
+    for name, arr, dtp in (("code", lay.code, np.int32), ("index", lay.index, np.int32),
+                           ("ltab", lay.lane_table, np.int32), ("consts", p.consts, np.float64),
                            ("pvar", P, np.float64), ("y", y, np.float64), ("dslot", np.array(p.deriv_slots), np.int32),
                            ("ref", ref, np.float64)):
         np.ascontiguousarray(arr, dtype=dtp).tofile(tmp_path / f"{name}.bin")
@@ -411,8 +443,10 @@ def test_cuda_sources_run_on_host(lr, sums, which, tmp_path):
     (tmp_path / "pre.h").write_text(_HOST_PRE)
     (tmp_path / "main.cpp").write_text(_HOST_MAIN)
     (tmp_path / "is.cu.h").write_text(is_source(p))
-    (tmp_path / "ts.cu.h").write_text(ts_phase_source(p))
-    disp = " ".join(f"case {k}: flint_ts_p{k}(K.data(), P.data(), y.data(), nullptr, 0.0, t, V.data(), n, net); break;"
+    ts_src, lt = ts_phase_build(p)
+    lt.tofile(tmp_path / "lt.bin")
+    (tmp_path / "ts.cu.h").write_text(ts_src)
+    disp = " ".join(f"case {k}: flint_ts_p{k}(K.data(), P.data(), y.data(), nullptr, 0.0, t, V.data(), n, net, lt.data()); break;"
                     for k in range(len(lay.phase_warps)))
     for flags in ([], ["-DTS", f"-DFLINT_TS_DISPATCH={disp}"]):
         exe = tmp_path / ("ts" if flags else "is")

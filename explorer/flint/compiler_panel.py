@@ -155,6 +155,7 @@ class CompilerPanel(QWidget):
                 f"{st['slots']} slots, stack {st['stack_depth']}",
                 f"thread per expression: lanes {st['expr_lanes_per_phase']}, divergent warps "
                 f"{st['expr_divergent_warps']}, sum warps {st['expr_sum_warps']}, "
+                f"unified warps {st['expr_unified_warps']} (lane table {st['expr_lane_table_words']} words), "
                 f"bytecode {st['expr_bytecode_words']} words", ""]
         self.listing.setPlainText("\n".join(head) + prog.listing())
         self.levels.clear()

@@ -14,8 +14,11 @@ Paper 004 (Okuyama 2013) §5.2–5.4.  Pipeline:
    numbers: ``merge`` (a function whose only dependency in the previous phase is e runs after e in
    e's thread, ≤ 3 functions a thread), ``reorder`` (threads sorted by opcode-sequence length, then
    lexicographically), ``remap`` (variable slots numbered by first use), ``unify`` (one bytecode for
-   all members; per-member parameters become ``CONST_IND`` reads of a per-lane table instead of one
-   bytecode per member with ``index[]``), ``cse``, ``fold``, ``nary`` (n-ary ADD/MUL),
+   all members; per-member parameters become ``CONST_IND`` reads of a per-member table instead of one
+   bytecode per member with ``index[]``; in the thread-per-expression mapping also the thesis's
+   per-warp unification, §5.4.3 Fig. 5.6: the 32 bytecodes of a warp share one opcode sequence, so
+   they become one bytecode whose lane-dependent operands are read through the lane table — our
+   ``LANE off`` prefix plays the thesis's ``CONSTANT_IND``/``VARIABLE_IND``/``ASSIGN_IND``), ``cse``, ``fold``, ``nary`` (n-ary ADD/MUL),
    ``redundant`` and ``sum``.  The last two act on the thesis's thread-per-expression mapping
    (:class:`ExpressionLayout`; runtimes ``mapping="expression"``): redundant threads pad every set
    of equal opcode sequences to whole warps; an n-ary sum of ≥ 32 terms is split over the 32 lanes of
@@ -24,7 +27,9 @@ Paper 004 (Okuyama 2013) §5.2–5.4.  Pipeline:
    two options leave that bytecode unchanged.
 5. *Bytecode* (stack machine): ``CONST k`` (constant table), ``CONST_IND k`` (parameter k of this
    lane), ``STATE s``, ``STATE_NB s off``, ``TIME``, ``VAR v``, ``ASSIGN v``, ``ADD n``/``MUL n``,
-   binary/unary arithmetic, comparisons, ``SELECT``, ``WARP_SUM``, ``END``.
+   binary/unary arithmetic, comparisons, ``SELECT``, ``WARP_SUM``, ``END``; ``LANE off`` makes the
+   next instruction take its operands from ``lane_table[off + LANE_STRIDE·lane …]`` (its own operand
+   words stay in the code, as lane 0's, so every lane steps over the same words).
 """
 from __future__ import annotations
 
@@ -40,9 +45,10 @@ from .model import Model
 OPS_WITH_ARG = ["CONST", "CONST_IND", "STATE", "VAR", "ASSIGN", "ADD", "MUL"]
 OPS_PLAIN = ["END", "TIME", "SUB", "DIV", "NEG", "POW", "MIN", "MAX", "LT", "LE", "GT", "GE", "EQ", "NE",
              "AND", "OR", "NOT", "SELECT", "WARP_SUM"] + [u.upper() for u in UNARY]
-OPCODES = {name: i for i, name in enumerate(OPS_WITH_ARG + ["STATE_NB"] + OPS_PLAIN)}
+OPCODES = {name: i for i, name in enumerate(OPS_WITH_ARG + ["STATE_NB"] + OPS_PLAIN + ["LANE"])}
 OPNAMES = {v: k for k, v in OPCODES.items()}
-N_ARGS = {**{k: 1 for k in OPS_WITH_ARG}, "STATE_NB": 2}
+N_ARGS = {**{k: 1 for k in OPS_WITH_ARG}, "STATE_NB": 2, "LANE": 1}
+LANE_STRIDE = 2       # words a lane in the lane table per LANE-prefixed instruction (the most operands)
 _ARITH = {"sub": "SUB", "div": "DIV", "neg": "NEG", "pow": "POW", "min": "MIN", "max": "MAX", "lt": "LT",
           "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE", "and": "AND", "or": "OR", "not": "NOT",
           "select": "SELECT", **{u: u.upper() for u in UNARY}}
@@ -191,6 +197,8 @@ class ExpressionLayout:
     lane_seq: list              # per lane: its opcode sequence (tuple) or None (idle)
     sum_warps: list             # per phase: indices of warps that run a warp-parallel sum
     stack_depth: int
+    lane_table: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int32))   # LANE operands
+    unified_warps: int = 0      # warps running one unified bytecode (option unify)
 
     def phase_lanes(self, p: int) -> list:
         return self.lanes[self.phase_start[p]: self.phase_start[p] + WARP * self.phase_warps[p]]
@@ -212,7 +220,8 @@ class ExpressionLayout:
             nsum += len(self.sum_warps[p])
         return {"expr_lanes_per_phase": active, "expr_warps_per_phase": list(self.phase_warps),
                 "expr_threads_per_phase": essential, "expr_divergent_warps": divergent, "expr_sum_warps": nsum,
-                "expr_bytecode_words": int(self.code.size), "expr_stack_depth": self.stack_depth}
+                "expr_bytecode_words": int(self.code.size), "expr_stack_depth": self.stack_depth,
+                "expr_unified_warps": self.unified_warps, "expr_lane_table_words": int(self.lane_table.size)}
 
 
 def _expression_layout(phases, functions, opt: CompileOptions, words_of) -> ExpressionLayout:
@@ -227,7 +236,38 @@ def _expression_layout(phases, functions, opt: CompileOptions, words_of) -> Expr
     code: list[int] = []
     at: dict = {}
     index, lanes, lane_seq, phase_start, phase_warps, sum_warps = [], [], [], [], [], []
+    ltab: list[int] = []
     depth = 1
+    n_unified = 0
+
+    def unified(threads):
+        """One bytecode for a warp whose 32 threads share an opcode sequence (thesis Fig. 5.6):
+        an instruction whose operands differ between lanes gets the prefix ``LANE off`` and its
+        lanes' operands go to the lane table (LANE_STRIDE words a lane)."""
+        nonlocal depth
+        key = ("warp",) + threads
+        if key not in at:
+            words = []
+            for th in threads:
+                w = []
+                for fn in th:
+                    ww, d = words_of(fn, None)
+                    w.extend(ww)
+                    depth = max(depth, d)
+                words.append(w)
+            at[key] = len(code)
+            pc, w0 = 0, words[0]
+            while pc < len(w0):
+                na = N_ARGS.get(OPNAMES[w0[pc]], 0)
+                ops = [tuple(w[pc + 1: pc + 1 + na]) for w in words]
+                if na and len(set(ops)) > 1:
+                    code.extend([OPCODES["LANE"], len(ltab)])
+                    for o in ops:
+                        ltab.extend(list(o) + [0] * (LANE_STRIDE - na))
+                code.extend(w0[pc: pc + 1 + na])
+                pc += 1 + na
+            code.append(OPCODES["END"])
+        return at[key]
 
     def start(thread, lane):
         nonlocal depth
@@ -268,11 +308,20 @@ def _expression_layout(phases, functions, opt: CompileOptions, words_of) -> Expr
         sum_warps.append(sw)
         lanes.extend(None if x is None else x[:2] for x in ph)
         lane_seq.extend(None if x is None else x[2] for x in ph)
-        index.extend(-1 if x is None else start(x[0], x[1]) for x in ph)
+        for w in range(len(ph) // WARP):
+            wl = ph[w * WARP:(w + 1) * WARP]
+            uniform = (opt.unify and w not in sw and all(x is not None for x in wl)
+                       and len({x[2] for x in wl}) == 1 and len({x[0] for x in wl}) > 1)
+            if uniform:
+                pc = unified(tuple(x[0] for x in wl))
+                index.extend([pc] * WARP)
+                n_unified += 1
+            else:
+                index.extend(-1 if x is None else start(x[0], x[1]) for x in wl)
     return ExpressionLayout(code=np.array(code, dtype=np.int32), index=np.array(index, dtype=np.int32),
                             phase_start=phase_start, phase_warps=phase_warps, lanes=lanes, lane_seq=lane_seq,
-                            sum_warps=sum_warps,
-                            stack_depth=depth)
+                            sum_warps=sum_warps, stack_depth=depth,
+                            lane_table=np.array(ltab or [0], dtype=np.int32), unified_warps=n_unified)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -285,7 +334,8 @@ def _report_row(prog: Program) -> dict:
             "opcode_sequences_per_phase": st["opcode_sequences_per_phase"],
             "lanes_per_phase": st["expr_lanes_per_phase"], "divergent_warps": sum(st["expr_divergent_warps"]),
             "sum_warps": st["expr_sum_warps"], "bytecode_words": st["bytecode_words"],
-            "expr_bytecode_words": st["expr_bytecode_words"], "constants": st["constants"],
+            "expr_bytecode_words": st["expr_bytecode_words"], "unified_warps": st["expr_unified_warps"],
+            "constants": st["constants"],
             "slots": st["slots"], "stack_depth": st["stack_depth"], "functions": st["functions"]}
 
 
@@ -312,7 +362,7 @@ def optimization_report(model: Model, n_members: int = 1, member_params: dict | 
 def report_table(report: list[dict]) -> tuple[list[str], list[list[str]]]:
     """The report as (header, rows of text): one row an option, ``off → on`` per metric."""
     keys = ["phases", "threads_per_phase", "opcode_sequences_per_phase", "lanes_per_phase", "divergent_warps",
-            "sum_warps", "bytecode_words", "expr_bytecode_words", "constants", "slots", "stack_depth"]
+            "sum_warps", "unified_warps", "bytecode_words", "expr_bytecode_words", "constants", "slots", "stack_depth"]
 
     def fmt(v):
         return "→".join(map(str, v)) if isinstance(v, list) else str(v)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import BackendUnavailable, SimulationBlowUp, Unsupported
-from .compiler import OPCODES
+from .compiler import LANE_STRIDE, OPCODES
 from .ensemble_rk import MAX_EVENTS_AT_ONCE, MAX_STEPS, MAXQ, Problem
 from . import runtimes
 from .runtimes import IS_SOURCE, NVRTC_OPTIONS, expr_code
@@ -120,7 +120,7 @@ def is_model_source(pb: Problem) -> str:
     one compiled kernel serves every model of a size class (the thesis's interpreter: one binary,
     the model as data).  The interpreter is prefixed as ``runtimes.is_source`` does it."""
     caps = is_caps(pb)
-    defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()]
+    defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()] + [f"#define LANE_STRIDE {LANE_STRIDE}"]
     defs += ["typedef double REAL;"] + [f"#define {k} {v}" for k, v in caps.items()] + [CONSTS]
     defs += [f"#define {k} (c.{k.lower()})" for k in SIZES + TABLES]
     fields = " ".join(f"int {k.lower()};" for k in SIZES) + " " + " ".join(f"const int* {k.lower()};" for k in TABLES)
@@ -148,13 +148,13 @@ __device__ Ctx is_ctx(const int* code, const double* K, const double* P, const i
 __device__ __noinline__ void model_rhs(const Ctx& c, double t, const double* y, double* dy) {{
     for (int j = 0; j < NS; ++j) c.Y[(size_t)j * c.n + c.i] = y[j];
     REAL slot[NSLOT];
-    flint_exec(c.code, 0, LocalSlots{{slot}}, c.K, c.P, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i);
+    flint_exec(c.code, 0, LocalSlots{{slot}}, c.K, c.P, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i, (const int*)0, 0);
     for (int j = 0; j < NS; ++j) dy[j] = slot[c.dslot[j]];
 }}
 __device__ __noinline__ void model_aux(const Ctx& c, double t, const double* y, double* a) {{
     for (int j = 0; j < NS; ++j) c.Y[(size_t)j * c.n + c.i] = y[j];
     REAL slot[NSLOT];
-    flint_exec(c.acode, 0, LocalSlots{{slot}}, c.AK, c.AP, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i);
+    flint_exec(c.acode, 0, LocalSlots{{slot}}, c.AK, c.AP, c.Y, (const REAL*)0, 0.0, t, c.n, 0, c.i, (const int*)0, 0);
     for (int j = 0; j < NAUX; ++j) a[j] = slot[c.aslot[j]];
 }}
 """

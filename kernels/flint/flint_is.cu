@@ -8,7 +8,10 @@
 //                   slots in global memory V[slot*n + member]; WARP_SUM reduces a warp-parallel sum
 //                   with __shfl_xor_sync (every lane of a sum warp reaches it); flint_update (flint_common.cuh) then
 //                   applies the integrator to the derivative slots.
-// The opcode #defines (OP_*), REAL, NSLOT and STACK are prepended by runtimes.py.
+// Unified warp bytecode (compiler option unify, thesis Fig. 5.6): ``LANE off`` before an instruction
+// makes it read its operands from ltab[off + LANE_STRIDE*lane] (lane = threadIdx.x); its own operand
+// words stay in the code, so every lane steps over the same words.
+// The opcode #defines (OP_*), LANE_STRIDE, REAL, NSLOT and STACK are prepended by runtimes.py.
 
 
 struct LocalSlots {            // thread-per-cell: the thread's own slot array
@@ -25,26 +28,31 @@ template <class Slots>
 __device__ __forceinline__ void flint_exec(
     const int* __restrict__ code, int pc, Slots slot, const REAL* __restrict__ consts,
     const REAL* __restrict__ pvar, const REAL* __restrict__ y, const REAL* __restrict__ kin,
-    double cdt, double t, int n, int net, int i)
+    double cdt, double t, int n, int net, int i, const int* __restrict__ ltab, int lane)
 {
     REAL st[STACK];
     int sp = 0;
     for (;;) {
         int op = code[pc++];
+        const int* arg = code + pc;               // operands: the code stream, or after LANE off
+        if (op == OP_LANE) {                      // this lane's row of the lane table (unified warp)
+            arg = ltab + code[pc] + LANE_STRIDE * lane;
+            op = code[pc + 1];
+            pc += 2;
+        }
         switch (op) {
-        case OP_CONST: st[sp++] = consts[code[pc++]]; break;
-        case OP_CONST_IND: st[sp++] = pvar[(size_t)code[pc++] * n + i]; break;
-        case OP_STATE: st[sp++] = flint_nb(y, kin, cdt, code[pc++], i, n, 0); break;
-        case OP_STATE_NB: {
-            int s = code[pc++], off = code[pc++];
-            st[sp++] = flint_nb(y, kin, cdt, s, i + off, n, net); break; }
+        case OP_CONST: st[sp++] = consts[arg[0]]; pc += 1; break;
+        case OP_CONST_IND: st[sp++] = pvar[(size_t)arg[0] * n + i]; pc += 1; break;
+        case OP_STATE: st[sp++] = flint_nb(y, kin, cdt, arg[0], i, n, 0); pc += 1; break;
+        case OP_STATE_NB:
+            st[sp++] = flint_nb(y, kin, cdt, arg[0], i + arg[1], n, net); pc += 2; break;
         case OP_TIME: st[sp++] = (REAL)t; break;
-        case OP_VAR: st[sp++] = slot[code[pc++]]; break;
-        case OP_ASSIGN: slot[code[pc++]] = st[--sp]; break;
-        case OP_ADD: { int k = code[pc++]; REAL r = st[sp - k];
+        case OP_VAR: st[sp++] = slot[arg[0]]; pc += 1; break;
+        case OP_ASSIGN: slot[arg[0]] = st[--sp]; pc += 1; break;
+        case OP_ADD: { int k = arg[0]; pc += 1; REAL r = st[sp - k];
             for (int q = sp - k + 1; q < sp; ++q) r = r + st[q];
             sp -= k; st[sp++] = r; break; }
-        case OP_MUL: { int k = code[pc++]; REAL r = st[sp - k];
+        case OP_MUL: { int k = arg[0]; pc += 1; REAL r = st[sp - k];
             for (int q = sp - k + 1; q < sp; ++q) r = r * st[q];
             sp -= k; st[sp++] = r; break; }
         case OP_SUB: sp--; st[sp - 1] = st[sp - 1] - st[sp]; break;
@@ -96,7 +104,8 @@ extern "C" __global__ void flint_is_step(
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     REAL slot[NSLOT];
-    flint_exec(code, index ? index[i] : 0, LocalSlots{slot}, consts, pvar, y, kin, cdt, t, n, net, i);
+    flint_exec(code, index ? index[i] : 0, LocalSlots{slot}, consts, pvar, y, kin, cdt, t, n, net, i,
+               (const int*)0, 0);
     for (int s = 0; s < ns; ++s)
         flint_integrate(slot[dslot[s]], (size_t)s * n + i, y, dt, mode, w, kout, acc, yout);
 }
@@ -105,11 +114,11 @@ extern "C" __global__ void flint_is_step(
 extern "C" __global__ void flint_is_phase(
     const int* __restrict__ code, const int* __restrict__ index, int lane0, const REAL* __restrict__ consts,
     const REAL* __restrict__ pvar, const REAL* __restrict__ y, const REAL* __restrict__ kin,
-    double cdt, double t, REAL* V, int n, int net)
+    double cdt, double t, REAL* V, int n, int net, const int* __restrict__ ltab)
 {
     const int i = blockIdx.x;
     const int pc = index[lane0 + blockIdx.y * 32 + threadIdx.x];
     if (pc < 0) return;                          // idle lane: never part of a sum warp
-    flint_exec(code, pc, GlobalSlots{V, n, i}, consts, pvar, y, kin, cdt, t, n, net, i);
+    flint_exec(code, pc, GlobalSlots{V, n, i}, consts, pvar, y, kin, cdt, t, n, net, i, ltab, (int)threadIdx.x);
 }
 

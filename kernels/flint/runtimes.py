@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import BackendUnavailable, InvalidParameter, SimulationBlowUp
-from .compiler import OPCODES, OPNAMES, N_ARGS, SUM_MIN, WARP, CompileOptions, Network, Program, compile_model
+from .compiler import LANE_STRIDE, OPCODES, OPNAMES, N_ARGS, SUM_MIN, WARP, CompileOptions, Network, Program, compile_model
 from .expr import UNARY, apply_op
 from .model import Model
 
@@ -234,14 +234,104 @@ def _outer_big_sums(prog: Program, fn: str) -> list[int]:
     return out
 
 
+def _lane_instructions(lay, k: int) -> list:
+    """Lane ``k``'s bytecode in the expression layout as [(opname, args…)], LANE prefixes resolved."""
+    code, pc, out = lay.code, int(lay.index[k]), []
+    while True:
+        op = OPNAMES[int(code[pc])]
+        if op == "LANE":
+            row = int(code[pc + 1]) + LANE_STRIDE * (k % WARP)
+            pc += 2
+            op = OPNAMES[int(code[pc])]
+            args = tuple(int(x) for x in lay.lane_table[row: row + N_ARGS[op]])
+        else:
+            args = tuple(int(x) for x in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)])
+        pc += 1 + N_ARGS.get(op, 0)
+        if op == "END":
+            return out
+        out.append((op,) + args)
+
+
+_C_BIN = {"SUB": "({0} - {1})", "DIV": "({0} / {1})", "POW": "pow({0}, {1})", "MIN": "fmin({0}, {1})",
+          "MAX": "fmax({0}, {1})", "LT": "(({0}) < ({1}) ? 1.0 : 0.0)", "LE": "(({0}) <= ({1}) ? 1.0 : 0.0)",
+          "GT": "(({0}) > ({1}) ? 1.0 : 0.0)", "GE": "(({0}) >= ({1}) ? 1.0 : 0.0)",
+          "EQ": "(({0}) == ({1}) ? 1.0 : 0.0)", "NE": "(({0}) != ({1}) ? 1.0 : 0.0)",
+          "AND": "(({0}) != 0.0 && ({1}) != 0.0 ? 1.0 : 0.0)", "OR": "(({0}) != 0.0 || ({1}) != 0.0 ? 1.0 : 0.0)"}
+
+
+def _unified_c(instrs: list, table: list, rank: str) -> str:
+    """C statements for a group of lanes running one opcode sequence (thesis §5.5.2: one C
+    expression per unified bytecode): ``instrs`` is every lane's instruction list; an operand that
+    differs between the lanes becomes a read of the lane table, ``LT[off + LANE_STRIDE*rank + j]``
+    (appended to ``table``), one that does not is printed as a literal.  Evaluation order and
+    operations are the interpreter's, so the result is bit-identical to IS."""
+    st: list[str] = []
+    out = []
+    for pos, ins in enumerate(instrs[0]):
+        op = ins[0]
+        rows = [lane[pos][1:] for lane in instrs]
+        if len(set(rows)) > 1:
+            off = len(table)
+            for r in rows:
+                table.extend(list(r) + [0] * (LANE_STRIDE - len(r)))
+            a = [f"LT[{off} + {LANE_STRIDE} * {rank} + {j}]" for j in range(len(rows[0]))]
+        else:
+            a = [str(x) for x in rows[0]]
+        if op == "CONST":
+            st.append(f"K[{a[0]}]")
+        elif op == "CONST_IND":
+            st.append(f"P[(size_t)({a[0]})*n+i]")
+        elif op == "STATE":
+            st.append(f"ST({a[0]})")
+        elif op == "STATE_NB":
+            st.append(f"NB({a[0]}, {a[1]})")
+        elif op == "TIME":
+            st.append("(REAL)t")
+        elif op == "VAR":
+            st.append(f"VS({a[0]})")
+        elif op == "ASSIGN":
+            out.append(f"VS({a[0]}) = {st.pop()};")
+        elif op in ("ADD", "MUL"):
+            k = int(rows[0][0])
+            terms, st = st[-k:], st[:-k]
+            r = terms[0]
+            for x in terms[1:]:
+                r = f"({r} {'+' if op == 'ADD' else '*'} {x})"
+            st.append(r)
+        elif op in _C_BIN:
+            y, x = st.pop(), st.pop()
+            st.append(_C_BIN[op].format(x, y))
+        elif op == "SELECT":
+            b, a_, c_ = st.pop(), st.pop(), st.pop()
+            st.append(f"(({c_}) != 0.0 ? ({a_}) : ({b}))")
+        elif op == "NEG":
+            st.append(f"(-{st.pop()})")
+        elif op == "NOT":
+            st.append(f"(({st.pop()}) == 0.0 ? 1.0 : 0.0)")
+        else:                                   # unary functions
+            f = {"ABS": "fabs"}.get(op, op.lower())
+            st.append(f"{f}({st.pop()})")
+    return " ".join(out)
+
+
 def ts_phase_source(prog: Program, real: str = "double") -> str:
-    """CUDA C for the thesis's thread-per-expression mapping (§5.5.2, Fig. 5.8): one kernel a phase
-    (``flint_ts_p<k>``), block = one warp, grid (members, warps); a ``switch`` on the thread number
-    picks the thread's expressions (redundant threads are extra ``case`` labels of the thread they
-    copy); a sum warp computes its lane's share of the terms, reduces it with ``flint_warp_sum``
-    (the same butterfly as IS's WARP_SUM) and every lane finishes the expression.  ``flint_update`` (flint_common.cuh)
-    applies the integrator."""
+    """The source of :func:`ts_phase_build` (its lane table aside)."""
+    return ts_phase_build(prog, real)[0]
+
+
+def ts_phase_build(prog: Program, real: str = "double") -> tuple[str, np.ndarray]:
+    """(CUDA C, lane table) for the thesis's thread-per-expression mapping (§5.5.2, Fig. 5.8): one
+    kernel a phase (``flint_ts_p<k>``), block = one warp, grid (members, warps).  Option unify (the
+    thesis's per-phase unification): every run of threads of a phase with one opcode sequence is one
+    C statement block, ``if (tid in [a, b))``, whose differing operands are read from the lane
+    table ``LT`` (a kernel argument, not compiled in: the thesis's "export", Table 5.8), rank tid − a;
+    unify off: a ``switch`` on the thread number picks the thread's expressions (redundant threads
+    are extra ``case`` labels of the thread they copy).  A sum warp computes its lane's share of
+    the terms, reduces it with ``flint_warp_sum`` (the same butterfly as IS's WARP_SUM) and every
+    lane finishes the expression.  ``flint_update`` (flint_common.cuh) applies the integrator."""
     lay = prog.layout
+    unify = prog.options.unify
+    table: list[int] = []
 
     def var(name):
         return f"VS({prog.slots[name]})"
@@ -274,32 +364,47 @@ def ts_phase_source(prog: Program, real: str = "double") -> str:
                 blk.append(f"        {var(fn)} = {c(prog.functions[fn].root, True, fn, subst)};")
             blk.append("        return;\n    }")
             body.extend(blk)
-        body.append("    switch (tid) {")
-        for thread, tids in groups.items():
-            stmts = " ".join(f"{var(fn)} = {c(prog.functions[fn].root, True, fn)};" for fn in thread)
-            body.append(f"    {' '.join(f'case {k}:' for k in tids)}\n        {{ {stmts} }} break;")
-        body.append("    default: break;\n    }")
+        if unify:
+            k0 = lay.phase_start[p]
+            k = 0
+            while k < len(lanes):
+                if lanes[k] is None or lanes[k][1] is not None:
+                    k += 1
+                    continue
+                seq = lay.lane_seq[k0 + k]
+                e = k
+                while e < len(lanes) and lanes[e] is not None and lanes[e][1] is None and lay.lane_seq[k0 + e] == seq:
+                    e += 1
+                stmts = _unified_c([_lane_instructions(lay, k0 + j) for j in range(k, e)], table, f"(tid - {k})")
+                body.append(f"    if (tid >= {k} && tid < {e}) {{ {stmts} return; }}")
+                k = e
+        else:
+            body.append("    switch (tid) {")
+            for thread, tids in groups.items():
+                stmts = " ".join(f"{var(fn)} = {c(prog.functions[fn].root, True, fn)};" for fn in thread)
+                body.append(f"    {' '.join(f'case {k}:' for k in tids)}\n        {{ {stmts} }} break;")
+            body.append("    default: break;\n    }")
         kern.append(f"""extern "C" __global__ void flint_ts_p{p}(
     const REAL* __restrict__ K, const REAL* __restrict__ P, const REAL* __restrict__ y,
-    const REAL* __restrict__ kin, double cdt, double t, REAL* V, int n, int net)
+    const REAL* __restrict__ kin, double cdt, double t, REAL* V, int n, int net, const int* __restrict__ LT)
 {{
     const int i = blockIdx.x, lane = threadIdx.x, tid = blockIdx.y * 32 + lane;
-    (void)lane; (void)tid;
+    (void)lane; (void)tid; (void)LT;
 {chr(10).join(body)}
 }}
 """)
-    return f"""// Generated by kernels/flint/runtimes.py (translator TS, thread per expression) for model {prog.model.name}
+    return (f"""// Generated by kernels/flint/runtimes.py (translator TS, thread per expression) for model {prog.model.name}
 typedef {real} REAL;
 {COMMON_SOURCE.read_text()}
 #define NB(s, off) flint_nb(y, kin, cdt, s, i + (off), n, net)
 #define ST(s) flint_nb(y, kin, cdt, s, i, n, 0)
 #define VS(k) V[(size_t)(k)*n+i]
 {chr(10).join(kern)}
-"""
+""", np.array(table or [0], dtype=np.int32))
 
 
 def is_source(prog: Program, real: str = "double") -> str:
-    defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()]
+    defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()] + [f"#define LANE_STRIDE {LANE_STRIDE}"]
     nslot = 1 << max(0, (prog.n_slots - 1)).bit_length()
     depth = max(prog.stack_depth, prog.layout.stack_depth if prog.layout is not None else 1)
     stack = 1 << max(0, (depth - 1)).bit_length()
@@ -353,8 +458,8 @@ def _interp_expression(prog, S, kin, cdt, t, P, net):
     for p in range(len(lay.phase_warps)):
         lanes = lay.index[lay.phase_start[p]: lay.phase_start[p] + WARP * lay.phase_warps[p]]
         for w in range(lay.phase_warps[p]):
-            gens = [_lane(prog, lay.code, int(pc), S, kin, cdt, t, P, net, slice(None), V)
-                    for pc in lanes[w * WARP:(w + 1) * WARP] if pc >= 0]
+            gens = [_lane(prog, lay.code, int(pc), S, kin, cdt, t, P, net, slice(None), V, lay.lane_table, ln)
+                    for ln, pc in enumerate(lanes[w * WARP:(w + 1) * WARP]) if pc >= 0]
             _run_warp(gens)
     return _derivs(prog, V, S.shape[1])
 
@@ -378,9 +483,10 @@ def _run_warp(gens: list) -> None:
         vals = [step(g, p[lane]) for lane, g in enumerate(gens)]
 
 
-def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots):
+def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots, ltab=None, lane=0):
     """One thread's interpreter as a generator: yields its partial sum at WARP_SUM, receives the
-    warp's total."""
+    warp's total.  ``LANE off`` (unified warp bytecode): the next instruction's operands are this
+    lane's row of ``ltab`` (``LANE_STRIDE`` words at ``off + LANE_STRIDE·lane``)."""
     K = prog.consts
     n = S.shape[1]
     st: list = []
@@ -397,8 +503,14 @@ def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots):
     with np.errstate(all="ignore"):
         while True:
             op = OPNAMES[int(code[pc])]
-            a = [int(x) for x in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]]
-            pc += 1 + len(a)
+            if op == "LANE":
+                row = int(code[pc + 1]) + LANE_STRIDE * lane
+                pc += 2
+                op = OPNAMES[int(code[pc])]
+                a = [int(x) for x in ltab[row: row + N_ARGS[op]]]
+            else:
+                a = [int(x) for x in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]]
+            pc += 1 + N_ARGS.get(op, 0)
             if op == "END":
                 return
             if op == "CONST":
@@ -503,8 +615,10 @@ class Simulation:
                     self._update_kernel = mod.get_function("flint_update")
                     self.d_code = cp.asarray(lay.code if lay.code.size else np.zeros(1, np.int32))
                     self.d_index = cp.asarray(lay.index)
+                    self.d_ltab = cp.asarray(lay.lane_table)
                 else:
-                    self.source = ts_phase_source(self.prog, real)
+                    self.source, lt = ts_phase_build(self.prog, real)
+                    self.d_ltab = cp.asarray(lt)
                     mod = cp.RawModule(code=self.source, options=NVRTC_OPTIONS)
                     self._phase_kernels = [mod.get_function(f"flint_ts_p{p}") for p in range(len(lay.phase_warps))]
                     self._update_kernel = mod.get_function("flint_update")
@@ -596,9 +710,9 @@ class Simulation:
             grid = (self.n, lay.phase_warps[p])
             if self.runtime == "is":
                 args = (self.d_code, self.d_index, i32(lay.phase_start[p]), self.K, self.P, y, kin, f64(cdt), f64(t),
-                        self.V, i32(self.n), i32(self.net_code))
+                        self.V, i32(self.n), i32(self.net_code), self.d_ltab)
             else:
-                args = (self.K, self.P, y, kin, f64(cdt), f64(t), self.V, i32(self.n), i32(self.net_code))
+                args = (self.K, self.P, y, kin, f64(cdt), f64(t), self.V, i32(self.n), i32(self.net_code), self.d_ltab)
             kern(grid, (32,), args)
         bs = 128
         self._update_kernel(((self.n + bs - 1) // bs,), (bs,),
