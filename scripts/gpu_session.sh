@@ -2,7 +2,8 @@
 # One batched GPU-machine session (device tool): GPU tests, the SBML Test Suite on the GPU
 # runtimes and the Flint benchmark, every log under $OUT.
 #
-#   carry [".gpukit", ".gpudata"] and run:  bash scripts/gpu_session.sh [tests] [suite-sample] [suite] [bench-quick] [bench]
+#   carry [".gpukit", ".gpudata"] and run:
+#     bash scripts/gpu_session.sh [tests] [tests-KEYWORD] [suite-sample] [suite] [bench-quick] [bench] [bench-flat] [compile]
 #
 # .gpudata/shared.tar.xz holds ../shared/{sbml-test-suite,models} (made here by
 # `tar cJf main/.gpudata/shared.tar.xz shared/sbml-test-suite shared/models` from the parent folder),
@@ -54,6 +55,8 @@ PY
       done ;;
     bench-quick)
       timeout ${T_BENCH:-150} python benchmarks/flint.py --quick 2>&1 | tail -60 ;;
+    compile)   # thesis Table 5.8 style: TS source size and NVRTC time, unify off vs on
+      timeout ${T_COMPILE:-240} python benchmarks/flint_compile.py 2>&1 | tee "$OUT/compile.log" | tail -12 ;;
     bench-flat)
       timeout ${T_BENCH:-150} python benchmarks/flint.py --only flat 2>&1 | tee "$OUT/bench-flat.log" | tail -30 ;;
     bench)
