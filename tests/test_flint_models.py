@@ -157,3 +157,25 @@ def test_rybak_neurons_spike_and_populations_fire():
     t, y = Simulation(m).advance(5000, 0.02, record=[st.index("V_RG_E_0")] + [st.index(p) for p in pops], every=5)
     assert y[:, 0, 0].max() > 0 and y[:, 0, 0].min() < -40               # spikes
     assert np.all(np.isfinite(y)) and (y[:, 1:, 0].max(axis=0) > 0.5).sum() >= 4   # ≥ 4 populations active
+
+
+def test_rybak_flexor_extensor_alternation():
+    """The default rybak() (tuning "rhythm") alternates flexor and extensor bursts as in Rybak et al.
+    2006 Fig. 3: over the last 2 s of 3 s (Euler, dt 0.01 ms, 474 ODEs) the RG-F/RG-E and Mn-F/Mn-E
+    population activities (traces S_P, 50 ms bins) are anti-correlated, and each population both
+    bursts and falls silent (not tonic)."""
+    m = rybak()
+    assert m.n_states == 474 and m.params["w_RG_F_InRG_E"] == 1.5
+    st = list(m.states)
+    pops = ["S_RG_F", "S_RG_E", "S_Mn_F", "S_Mn_E"]
+    dt, every = 0.01, 100                                   # samples every 1 ms
+    _t, y = Simulation(m).advance(300_000, dt, record=[st.index(p) for p in pops], every=every)
+    act = y[1000:, :, 0].reshape(40, 50, 4).mean(axis=1)    # last 2000 ms in 50 ms bins
+    for f, e in ((0, 1), (2, 3)):
+        assert np.corrcoef(act[:, f], act[:, e])[0, 1] < -0.7, (pops[f], pops[e])
+    for k in range(4):
+        assert act[:, k].max() > 1.0 and act[:, k].min() < 0.2 * act[:, k].max(), pops[k]   # bursts, pauses
+    paper = rybak(tuning="paper")
+    assert paper.params["w_RG_F_InRG_E"] == 0.45 and paper.params["g_K"] == 5.0
+    with pytest.raises(InvalidParameter, match="tuning"):
+        rybak(tuning="fast")
