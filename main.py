@@ -315,7 +315,7 @@ def _flint_parser(sub) -> None:
     p.add_argument("--coupling", default="1.0", help="coupling coefficient D (1/time) for --line/--ring")
     p.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE", help="change a parameter")
     p.add_argument("--record", action="append", default=None,
-                   help="state to record (repeatable; default all); sbml: any species, parameter or "
+                   help="state to record (repeatable, comma lists and patterns such as 'S_RG_*'; default all); sbml: any species, parameter or "
                         "compartment id, @a:S for the amount of species S (default: species and "
                         "non-constant parameters)")
     p.add_argument("--every", default="100", help="sample every N steps (sbml: every N output intervals; "
@@ -392,10 +392,12 @@ def run_flint(a) -> int:
         lo, _, hi = rng.partition(":")
         member[k] = np.linspace(_num("--vary", lo, positive=False), _num("--vary", hi or lo, positive=False), n)
     states = list(model.states)
-    rec = a.record or states
-    for r in rec:
-        if r not in model.states:
-            raise _usage(f"--record: {r!r} is not a state of {model.name} (states: {', '.join(states)})")
+    from kernels.errors import InvalidParameter
+    from kernels.flint.model import select_states
+    try:
+        rec = select_states(model, a.record) if a.record else states
+    except InvalidParameter as exc:
+        raise _usage(f"--{exc}") from None
     steps = int(round(t_end / dt))
     t0 = time.perf_counter()
     sim = Simulation(model, runtime=a.runtime, n=n, member_params=member, network=network,

@@ -156,6 +156,7 @@ def _shots():
         ("flint_ring.png", "flint", {}, _flint_preset("LR ring: colliding wavefronts", tab=1)),
         ("flint_reentry.png", "flint", {}, _flint_preset("LR ring: sustained re-entry", tab=1)),
         ("flint_compiler.png", "flint", {}, _flint_compiler("wang_buzsaki_1996.flint")),
+        ("flint_rybak.png", "flint", {}, _flint_preset("Rybak CPG: flexor–extensor rhythm")),
         ("lecture_cahn_hilliard.png", "cahn_hilliard", ch(CHParams(size=64), 10),
          _ch_preset("spinodal 2D", 1500, lecture=True)),
         ("lecture_graphs.png", "graphs", {}, _graph_preset("small world: p = 0.05", clicks=(0, 150), lecture=True)),

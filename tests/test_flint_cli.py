@@ -145,3 +145,10 @@ def test_flint_cli_sbml_runtime_malformed(tmp_path):
     assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error:") and "malformed" in lines[0]
     r = _cli(str(p))                                      # no hint for a file nobody can read
     assert r.returncode == 2 and "--runtime sbml" not in r.stderr
+
+
+def test_flint_cli_record_patterns():
+    """--record takes comma lists and patterns (the shipped Rybak network's population traces)."""
+    r = _cli("rybak_2006.flint", "--t-end", "0.5", "--runtime", "cpu", "--record", "S_RG_*,S_Mn_F", "--json")
+    assert r.returncode == 0, r.stderr
+    assert list(json.loads(r.stdout)["variables"]) == ["S_RG_F", "S_RG_E", "S_Mn_F"]

@@ -179,3 +179,14 @@ def test_rybak_flexor_extensor_alternation():
     assert paper.params["w_RG_F_InRG_E"] == 0.45 and paper.params["g_K"] == 5.0
     with pytest.raises(InvalidParameter, match="tuning"):
         rybak(tuning="fast")
+
+
+def test_select_states_lists_and_patterns():
+    from kernels.flint.model import select_states
+    m = rybak(2)
+    assert select_states(m, "S_RG_F, S_RG_E") == ["S_RG_F", "S_RG_E"]
+    assert select_states(m, ["S_Mn_*", "S_Mn_F"]) == ["S_Mn_F", "S_Mn_E"]          # order kept, no repeats
+    assert select_states(m, "V_RG_?_1") == ["V_RG_F_1", "V_RG_E_1"]
+    for bad in ("S_XX", "Q_*", " , "):
+        with pytest.raises(InvalidParameter):
+            select_states(m, bad)

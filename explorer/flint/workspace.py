@@ -23,6 +23,7 @@ from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout
 
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import Network, Simulation, load_model, shipped_models
+from kernels.flint.model import select_states
 from kernels.flint.io import write_csv, write_npz
 from kernels.flint.protocols import no_stimulus, one_way_wave
 from kernels.flint.runtimes import network_stimulus
@@ -194,6 +195,10 @@ class FlintWorkspace(QWidget):
         self.cb_vary = QComboBox()
         self.sp_spread = QDoubleSpinBox(decimals=2, minimum=0.0, maximum=1.0, value=0.3, singleStep=0.05)
         self.cb_record = QComboBox()
+        self.cb_record.setEditable(True)
+        self.cb_record.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.cb_record.setToolTip("State to record and plot.  Several (one member/cell only): a comma list "
+                                  "or a pattern, e.g. 'S_RG_F, S_RG_E' or 'S_*'")
         for lab, w in (("dt", self.sp_dt), ("t end", self.sp_tend), ("Integrator", self.cb_integ),
                        ("Runtime", self.cb_runtime), ("Precision", self.cb_dtype), ("Members", self.cb_net),
                        ("N (members / cells)", self.sp_n), ("Coupling D (1/ms)", self.sp_D),
@@ -477,7 +482,11 @@ class FlintWorkspace(QWidget):
         dt = self.sp_dt.value()
         steps = int(round(self.sp_tend.value() / dt))
         every = max(1, int(round(0.1 / dt))) if steps > 2000 else 1
-        rec = [list(m.states).index(self.cb_record.currentText() or list(m.states)[0])]
+        names = select_states(m, self.cb_record.currentText() or list(m.states)[0])
+        if len(names) > 1 and n > 1:
+            raise InvalidParameter(f"{len(names)} recorded states need N = 1 (one member or cell); "
+                                   "with N > 1 record one state")
+        rec = [list(m.states).index(r) for r in names]
         return {"model": m, "runtime": self.cb_runtime.currentText(), "n": n, "member": member,
                 "network": network, "integrator": self.cb_integ.currentText(), "dtype": self.cb_dtype.currentText(),
                 "dt": dt, "steps": steps, "every": every, "record": rec,
@@ -515,14 +524,8 @@ class FlintWorkspace(QWidget):
         self.cfg = cfg
         self.record_names = [list(cfg["model"].states)[i] for i in cfg["record"]]
         self.times = np.zeros(0)
-        self.samples = np.zeros((0, 1, cfg["n"]))
-        self.plot.clear()
-        nshow = min(cfg["n"], MAX_TRACES)
-        self.show_idx = np.unique(np.linspace(0, cfg["n"] - 1, nshow).astype(int))
-        cmap = pg.colormap.get("viridis")
-        self.curves = [self.plot.plot(pen=pg.mkPen(cmap.map(i / max(1, len(self.show_idx) - 1), "qcolor"), width=1.5))
-                       for i in range(len(self.show_idx))]
-        self.plot.setLabel("left", self.record_names[0], units=cfg["model"].units.get(self.record_names[0], ""))
+        self.samples = np.zeros((0, len(cfg["record"]), cfg["n"]))
+        self._make_curves(cfg["n"], cfg["model"].units)
         self.progress.setRange(0, cfg["steps"])
         self.progress.setValue(0)
         self.worker = FlintWorker(cfg, self)
@@ -616,10 +619,37 @@ class FlintWorkspace(QWidget):
                 self.lb_rate.setText(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
         self._emit_status()
 
+    def _make_curves(self, n: int, units: dict | None = None) -> None:
+        """Curves for the next run: one per shown member/cell (viridis), or, with several recorded
+        states (one member), one per state with a legend."""
+        self.plot.clear()
+        legend = self.plot.getPlotItem().legend
+        if legend is not None:
+            legend.clear()
+        units = units or {}
+        names = self.record_names or [""]
+        if len(names) > 1:
+            if legend is None:
+                self.plot.addLegend(offset=(10, 10))
+            self.show_idx = np.array([0])
+            self.curves = [self.plot.plot(pen=pg.mkPen(pg.intColor(j, len(names)), width=1.5), name=nm)
+                           for j, nm in enumerate(names)]
+            self.plot.setLabel("left", "recorded states", units=units.get(names[0], ""))
+            return
+        self.show_idx = np.unique(np.linspace(0, n - 1, min(n, MAX_TRACES)).astype(int))
+        cmap = pg.colormap.get("viridis")
+        self.curves = [self.plot.plot(pen=pg.mkPen(cmap.map(i / max(1, len(self.show_idx) - 1), "qcolor"), width=1.5))
+                       for i in range(len(self.show_idx))]
+        self.plot.setLabel("left", names[0], units=units.get(names[0], ""))
+
     def _refresh(self, force: bool = False) -> None:
         if not (self._dirty or force) or self.samples.shape[0] == 0:
             return
         self._dirty = False
+        if self.samples.shape[1] > 1:                       # several states of one member
+            for j, c in enumerate(self.curves):
+                c.setData(self.times, self.samples[:, j, 0])
+            return
         y = self.samples[:, 0, :]
         for c, i in zip(self.curves, self.show_idx):
             c.setData(self.times, y[:, i])
@@ -701,6 +731,10 @@ class FlintWorkspace(QWidget):
                        ("init", self.cb_init)):
             if key in prm:
                 i = w.findText(str(prm[key]))
+                if i < 0 and key == "record" and self.model is not None:   # a list or pattern of states
+                    select_states(self.model, str(prm[key]))                 # (raises naming a bad entry)
+                    w.setEditText(str(prm[key]))
+                    continue
                 if i < 0 and key == "init":              # "uniform" / "one-way wave" without the note
                     i = w.findText(str(prm[key]), pg.QtCore.Qt.MatchFlag.MatchStartsWith)
                 if i < 0:
@@ -759,8 +793,5 @@ class FlintWorkspace(QWidget):
         self.times = np.asarray(data.get("t", np.zeros(0)))
         self.samples = np.asarray(data.get("traces", np.zeros((0, 1, 0))))
         if self.samples.ndim == 3 and self.samples.shape[0]:
-            n = self.samples.shape[2]
-            self.show_idx = np.unique(np.linspace(0, n - 1, min(n, MAX_TRACES)).astype(int))
-            self.plot.clear()
-            self.curves = [self.plot.plot(pen=pg.mkPen("#1f5fa0")) for _ in self.show_idx]
+            self._make_curves(self.samples.shape[2], self.model.units if self.model is not None else None)
             self._refresh(force=True)

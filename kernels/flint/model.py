@@ -136,6 +136,27 @@ class Model:
 _LINE = re.compile(r"^(model|time|param|state|let|ode)\s+([A-Za-z_][A-Za-z_0-9]*)\s*(?:=\s*(.*?))?\s*(?:\[([^\]]*)\])?\s*$")
 
 
+def select_states(model: Model, spec) -> list[str]:
+    """States named by ``spec``: a comma-separated string or a list of (comma lists of) names and shell-style
+    patterns (``S_RG_*``, ``V_?``), in the order given, duplicates dropped.  An entry that matches
+    no state raises InvalidParameter naming it."""
+    import fnmatch
+    items = [x.strip() for part in ([spec] if isinstance(spec, str) else spec) for x in str(part).split(",")
+             if x.strip()]
+    if not items:
+        raise InvalidParameter("no state to record")
+    out: list[str] = []
+    for it in items:
+        hit = [s for s in model.states if fnmatch.fnmatchcase(s, it)] if any(c in it for c in "*?[") \
+            else ([it] if it in model.states else [])
+        if not hit:
+            shown = ", ".join(list(model.states)[:8]) + (" …" if len(model.states) > 8 else "")
+            raise InvalidParameter(f"record: {it!r} is not a state of {model.name}, nor a pattern matching one "
+                                   f"(states: {shown})")
+        out.extend(h for h in hit if h not in out)
+    return out
+
+
 def parse_text(text: str, source: str = "") -> Model:
     m = Model(source=source)
     notes = []

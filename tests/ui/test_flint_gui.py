@@ -106,3 +106,34 @@ def test_reentry_preset_circulates_one_way(flint_ws, qtbot):
     assert len(c["events"]) >= 2 * n                            # every cell passed ≥ 2 times
     ws._set_controls({"members": "line"})
     assert not ws._form.isRowVisible(ws.cb_init) and not ws.one_way()
+
+
+def test_several_recorded_states_rybak_preset(flint_ws, qtbot, tmp_path):
+    """Preset "Rybak CPG: flexor–extensor rhythm" records two population traces (a comma list) of one
+    member: one curve each with a legend, samples (k, 2, 1), CSV columns named after them; a pattern
+    picks several states; a pattern that matches nothing, or several states with N > 1, only shows
+    a message."""
+    ws = flint_ws
+    presets = json.loads((ROOT / "resources/presets/flint.json").read_text())["presets"]
+    p = dict(next(q for q in presets if q["name"] == "Rybak CPG: flexor–extensor rhythm"))
+    assert p["params"]["t_end"] >= 2500.0                     # ≥ 2 cycles of ≈ 1.2 s
+    p["params_cpu"] = {**p["params_cpu"], "t_end": 20.0}      # the rhythm itself: tests/test_flint_models.py
+    ws.apply_preset(p)
+    _wait_done(qtbot, ws)
+    assert ws.record_names == ["S_Mn_F", "S_Mn_E"]
+    assert ws.samples.shape[1:] == (2, 1) and ws.samples.shape[0] > 10 and len(ws.curves) == 2
+    legend = ws.plot.getPlotItem().legend
+    assert legend is not None and [lab.text for _s, lab in legend.items] == ws.record_names
+    assert np.array_equal(ws.curves[1].getData()[1], ws.samples[:, 1, 0])
+    ws.export_plots(str(tmp_path / "r.csv"))
+    assert (tmp_path / "r.csv").read_text().splitlines()[0] == "t,S_Mn_F,S_Mn_E"
+    ws.cb_record.setEditText("V_RG_*_0")                      # a pattern: V of neuron 0 of RG-F and RG-E
+    assert ws._config()["record"] == [list(ws.model.states).index(s) for s in ("V_RG_F_0", "V_RG_E_0")]
+    ws.message.hide()
+    ws.cb_record.setEditText("nope_*")
+    ws.run()
+    assert not ws.is_running() and ws.message.isVisible()
+    ws.cb_record.setEditText("S_RG_F, S_RG_E")
+    ws._set_controls({"n": 3})
+    ws.run()
+    assert not ws.is_running() and ws.message.isVisible()
