@@ -60,6 +60,7 @@ def test_flint_cli_line_and_ensemble():
     (["luo_rudy_1991.xml", "--runtime", "sbml", "--record", "Q"], "not a variable"),
     (["luo_rudy_1991.xml", "--runtime", "sbml", "--set", "Q=1"], "not a parameter"),
     (["luo_rudy_1991", "--runtime", "sbml"], "needs an SBML file"),
+    (["luo_rudy_1991", "--ensemble", "2000000000", "--runtime", "cpu"], "GiB of host memory"),
 ])
 def test_flint_cli_bad_input(args, msg, tmp_path):
     r = _cli(*args)

@@ -190,3 +190,17 @@ def test_select_states_lists_and_patterns():
     for bad in ("S_XX", "Q_*", " , "):
         with pytest.raises(InvalidParameter):
             select_states(m, bad)
+
+
+def test_too_many_members_refused_before_allocating():
+    """An ensemble that cannot fit is refused with GridTooLarge before compiling or allocating."""
+    from kernels.errors import GridTooLarge
+    from kernels.flint.runtimes import memory_estimate
+    lr = load_model("luo_rudy_1991.flint")
+    h1, _ = memory_estimate(lr, 1000, 1, "cpu")
+    h2, g2 = memory_estimate(lr, 2000, 1, "is", "expression")
+    assert h1 > 0 and g2 > 0 and memory_estimate(lr, 2000, 1, "cpu")[0] == 2 * h1
+    with pytest.raises(GridTooLarge, match="host memory"):
+        Simulation(lr, n=10**11, member_params=None)
+    with pytest.raises(InvalidParameter, match="≥ 1"):
+        Simulation(lr, n=0)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BackendUnavailable, InvalidParameter, SimulationBlowUp
+from ..errors import BackendUnavailable, GridTooLarge, InvalidParameter, SimulationBlowUp
 from .compiler import LANE_STRIDE, OPCODES, OPNAMES, N_ARGS, SUM_MIN, WARP, CompileOptions, Network, Program, compile_model
 from .expr import UNARY, apply_op
 from .model import Model
@@ -542,6 +542,35 @@ def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots, ltab=None, lane=0
 
 
 # ---------------------------------------------------------------------------------------------
+def memory_estimate(model: Model, n: int, n_pvar: int, runtime: str, mapping: str = "cell",
+                    itemsize: int = 8) -> tuple[int, int]:
+    """(host bytes, GPU bytes) a Simulation of ``n`` members needs, roughly: states (initial, current,
+    next, two RK4 stages, accumulator), per-member parameters, and per function one value a member
+    (the NumPy runtime's temporaries; the expression mapping's global slots)."""
+    ns, nf = model.n_states, len(model.assigns) + model.n_states
+    host = 8 * n * (2 * ns + n_pvar) + (8 * n * (nf + 4 * ns) if runtime == "cpu" else 0)
+    gpu = 0 if runtime == "cpu" else itemsize * n * (5 * ns + n_pvar + (nf if mapping == "expression" else 0))
+    return host, gpu
+
+
+def check_memory(model: Model, n: int, n_pvar: int, runtime: str, mapping: str = "cell", itemsize: int = 8) -> None:
+    """Raise GridTooLarge before anything is allocated when ``n`` members cannot fit in host or GPU memory."""
+    from .. import backend as bk
+    if n < 1:
+        raise InvalidParameter(f"the number of members/cells must be ≥ 1, got {n}")
+    host, gpu = memory_estimate(model, n, n_pvar, runtime, mapping, itemsize)
+    what = f"{n:,} members/cells of {model.name} ({model.n_states} states)"
+    free_host = bk.host_available_memory()
+    if host > 0.8 * free_host:
+        raise GridTooLarge(f"{what} need about {host / 2**30:.1f} GiB of host memory; "
+                           f"{free_host / 2**30:.1f} GiB are available: use fewer members or cells")
+    if gpu and bk.gpu_available()[0]:
+        free = bk.select("gpu").free_memory()
+        if gpu > 0.9 * free:
+            raise GridTooLarge(f"{what} need about {gpu / 2**30:.1f} GiB of GPU memory; {free / 2**30:.1f} GiB "
+                               "are free: use fewer members or cells")
+
+
 class Simulation:
     """Integrate a compiled model for an ensemble or a line/ring of cells on one runtime.
 
@@ -574,6 +603,8 @@ class Simulation:
             raise InvalidParameter(f"mapping must be one of {', '.join(MAPPINGS)}, got {mapping!r}")
         self.model, self.runtime, self.integrator, self.dtype = model, runtime, integrator, np.dtype(dtype)
         self.mapping = mapping
+        check_memory(model, network.n_cells if network is not None else int(n), len(member_params or {}),
+                     runtime, mapping, self.dtype.itemsize)
         t0 = _time.perf_counter()
         self.prog = compile_model(model, n, member_params, network, options)
         self.n = self.prog.n_members
