@@ -564,8 +564,12 @@ def check_memory(model: Model, n: int, n_pvar: int, runtime: str, mapping: str =
     if host > 0.8 * free_host:
         raise GridTooLarge(f"{what} need about {host / 2**30:.1f} GiB of host memory; "
                            f"{free_host / 2**30:.1f} GiB are available: use fewer members or cells")
-    if gpu and bk.gpu_available()[0]:
-        free = bk.select("gpu").free_memory()
+    if gpu:
+        try:                                     # the GPU's free memory without selecting it as the app's backend
+            import cupy as cp
+            free = bk.Backend("gpu", cp).free_memory()
+        except Exception:                        # no CuPy / no device: the runtime reports that itself
+            return
         if gpu > 0.9 * free:
             raise GridTooLarge(f"{what} need about {gpu / 2**30:.1f} GiB of GPU memory; {free / 2**30:.1f} GiB "
                                "are free: use fewer members or cells")
