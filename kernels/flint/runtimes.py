@@ -36,6 +36,38 @@ def _const_index(prog: Program) -> dict:
     return {np.float64(v).tobytes(): i for i, v in enumerate(prog.consts)}
 
 
+# C text of an operation on already printed operands (the generated TS code of both printers:
+# the DAG printer below and the unified-bytecode printer ``_unified_c``)
+_C_FORMS = {"lt": "(({0}) < ({1}) ? 1.0 : 0.0)", "le": "(({0}) <= ({1}) ? 1.0 : 0.0)",
+            "gt": "(({0}) > ({1}) ? 1.0 : 0.0)", "ge": "(({0}) >= ({1}) ? 1.0 : 0.0)",
+            "eq": "(({0}) == ({1}) ? 1.0 : 0.0)", "ne": "(({0}) != ({1}) ? 1.0 : 0.0)",
+            "and": "(({0}) != 0.0 && ({1}) != 0.0 ? 1.0 : 0.0)", "or": "(({0}) != 0.0 || ({1}) != 0.0 ? 1.0 : 0.0)",
+            "not": "(({0}) == 0.0 ? 1.0 : 0.0)", "select": "(({0}) != 0.0 ? ({1}) : ({2}))",
+            "sub": "({0} - {1})", "div": "({0} / {1})", "neg": "(-{0})"}
+_C_FUNCS = {"abs": "fabs", "min": "fmin", "max": "fmax"}
+
+
+def _chain(op: str, a: list) -> str:
+    """An n-ary add/mul as left-nested binary operations, ((a + b) + c): the interpreter's order."""
+    r = a[0]
+    for x in a[1:]:
+        r = f"({r}{' + ' if op == 'add' else ' * '}{x})"
+    return r
+
+
+def _c_op(op: str, a: list) -> str:
+    """``op`` (lower-case DAG/bytecode name) applied to the printed operands ``a``, as C."""
+    if op in ("add", "mul"):
+        return _chain(op, a)
+    form = _C_FORMS.get(op)
+    return form.format(*a) if form else f"{_C_FUNCS.get(op, op)}({', '.join(a)})"
+
+
+def _arity(op: str) -> int:
+    """Operands a plain (argument-less) bytecode operation pops: SELECT 3, unary 1, the rest 2."""
+    return 3 if op == "select" else (1 if op in UNARY or op in ("neg", "not") else 2)
+
+
 def _make_printer(prog: Program, lang: str, var, state=None):
     """c(nid, top, cur, subst) → expression text of node nid inside function ``cur``; ``subst`` maps
     node ids to replacement text (a warp-parallel sum's total)."""
@@ -69,31 +101,16 @@ def _make_printer(prog: Program, lang: str, var, state=None):
             return "t"
         a = [c(x, False, cur, subst) for x in args]
         if op in ("add", "mul"):
-            sym = " + " if op == "add" else " * "
-            r = a[0]
-            for x in a[1:]:
-                r = f"({r}{sym}{x})"
-            return r
+            return _chain(op, a)
         if op == "sub":
             return f"({a[0]} - {a[1]})"
         if op == "div":
             return f"({a[0]} / {a[1]})"
         if op == "neg":
             return f"(-{a[0]})"
-        cmp = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
         if lang == "c":
-            if op in cmp:
-                return f"(({a[0]}) {cmp[op]} ({a[1]}) ? 1.0 : 0.0)"
-            if op == "and":
-                return f"(({a[0]}) != 0.0 && ({a[1]}) != 0.0 ? 1.0 : 0.0)"
-            if op == "or":
-                return f"(({a[0]}) != 0.0 || ({a[1]}) != 0.0 ? 1.0 : 0.0)"
-            if op == "not":
-                return f"(({a[0]}) == 0.0 ? 1.0 : 0.0)"
-            if op == "select":
-                return f"(({a[0]}) != 0.0 ? ({a[1]}) : ({a[2]}))"
-            f = {"abs": "fabs", "min": "fmin", "max": "fmax"}.get(op, op)
-            return f"{f}({', '.join(a)})"
+            return _c_op(op, a)
+        cmp = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
         if lang == "py":
             if op in cmp:
                 return f"(1.0 if {a[0]} {cmp[op]} {a[1]} else 0.0)"
@@ -234,29 +251,28 @@ def _outer_big_sums(prog: Program, fn: str) -> list[int]:
     return out
 
 
+def _decode(code, pc: int, ltab, lane: int) -> tuple[str, list, int]:
+    """The instruction at ``pc``: (opname, operands, next pc).  After ``LANE off`` the operands are
+    lane ``lane``'s row of the lane table ``ltab`` (``LANE_STRIDE`` words at ``off + LANE_STRIDE·lane``)."""
+    op = OPNAMES[int(code[pc])]
+    if op == "LANE":
+        row = int(code[pc + 1]) + LANE_STRIDE * lane
+        pc += 2
+        op = OPNAMES[int(code[pc])]
+        args = [int(x) for x in ltab[row: row + N_ARGS[op]]]
+    else:
+        args = [int(x) for x in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]]
+    return op, args, pc + 1 + N_ARGS.get(op, 0)
+
+
 def _lane_instructions(lay, k: int) -> list:
     """Lane ``k``'s bytecode in the expression layout as [(opname, args…)], LANE prefixes resolved."""
-    code, pc, out = lay.code, int(lay.index[k]), []
+    pc, out = int(lay.index[k]), []
     while True:
-        op = OPNAMES[int(code[pc])]
-        if op == "LANE":
-            row = int(code[pc + 1]) + LANE_STRIDE * (k % WARP)
-            pc += 2
-            op = OPNAMES[int(code[pc])]
-            args = tuple(int(x) for x in lay.lane_table[row: row + N_ARGS[op]])
-        else:
-            args = tuple(int(x) for x in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)])
-        pc += 1 + N_ARGS.get(op, 0)
+        op, args, pc = _decode(lay.code, pc, lay.lane_table, k % WARP)
         if op == "END":
             return out
-        out.append((op,) + args)
-
-
-_C_BIN = {"SUB": "({0} - {1})", "DIV": "({0} / {1})", "POW": "pow({0}, {1})", "MIN": "fmin({0}, {1})",
-          "MAX": "fmax({0}, {1})", "LT": "(({0}) < ({1}) ? 1.0 : 0.0)", "LE": "(({0}) <= ({1}) ? 1.0 : 0.0)",
-          "GT": "(({0}) > ({1}) ? 1.0 : 0.0)", "GE": "(({0}) >= ({1}) ? 1.0 : 0.0)",
-          "EQ": "(({0}) == ({1}) ? 1.0 : 0.0)", "NE": "(({0}) != ({1}) ? 1.0 : 0.0)",
-          "AND": "(({0}) != 0.0 && ({1}) != 0.0 ? 1.0 : 0.0)", "OR": "(({0}) != 0.0 || ({1}) != 0.0 ? 1.0 : 0.0)"}
+        out.append((op, *args))
 
 
 def _unified_c(instrs: list, table: list, rank: str) -> str:
@@ -291,26 +307,11 @@ def _unified_c(instrs: list, table: list, rank: str) -> str:
             st.append(f"VS({a[0]})")
         elif op == "ASSIGN":
             out.append(f"VS({a[0]}) = {st.pop()};")
-        elif op in ("ADD", "MUL"):
-            k = int(rows[0][0])
-            terms, st = st[-k:], st[:-k]
-            r = terms[0]
-            for x in terms[1:]:
-                r = f"({r} {'+' if op == 'ADD' else '*'} {x})"
-            st.append(r)
-        elif op in _C_BIN:
-            y, x = st.pop(), st.pop()
-            st.append(_C_BIN[op].format(x, y))
-        elif op == "SELECT":
-            b, a_, c_ = st.pop(), st.pop(), st.pop()
-            st.append(f"(({c_}) != 0.0 ? ({a_}) : ({b}))")
-        elif op == "NEG":
-            st.append(f"(-{st.pop()})")
-        elif op == "NOT":
-            st.append(f"(({st.pop()}) == 0.0 ? 1.0 : 0.0)")
-        else:                                   # unary functions
-            f = {"ABS": "fabs"}.get(op, op.lower())
-            st.append(f"{f}({st.pop()})")
+        else:                                   # n-ary ADD/MUL, arithmetic, comparisons, SELECT, functions
+            lop = op.lower()
+            k = int(rows[0][0]) if op in ("ADD", "MUL") else _arity(lop)
+            args, st = st[-k:], st[:-k]
+            st.append(_c_op(lop, args))
     return " ".join(out)
 
 
@@ -485,8 +486,7 @@ def _run_warp(gens: list) -> None:
 
 def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots, ltab=None, lane=0):
     """One thread's interpreter as a generator: yields its partial sum at WARP_SUM, receives the
-    warp's total.  ``LANE off`` (unified warp bytecode): the next instruction's operands are this
-    lane's row of ``ltab`` (``LANE_STRIDE`` words at ``off + LANE_STRIDE·lane``)."""
+    warp's total.  ``ltab``/``lane``: the lane table and this thread's lane (see :func:`_decode`)."""
     K = prog.consts
     n = S.shape[1]
     st: list = []
@@ -502,15 +502,7 @@ def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots, ltab=None, lane=0
         return v if kin is None else v + cdt * kin[s, idx]
     with np.errstate(all="ignore"):
         while True:
-            op = OPNAMES[int(code[pc])]
-            if op == "LANE":
-                row = int(code[pc + 1]) + LANE_STRIDE * lane
-                pc += 2
-                op = OPNAMES[int(code[pc])]
-                a = [int(x) for x in ltab[row: row + N_ARGS[op]]]
-            else:
-                a = [int(x) for x in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]]
-            pc += 1 + N_ARGS.get(op, 0)
+            op, a, pc = _decode(code, pc, ltab, lane)
             if op == "END":
                 return
             if op == "CONST":
@@ -535,7 +527,7 @@ def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots, ltab=None, lane=0
                 st.append(apply_op(op.lower(), args, np))
             else:
                 lop = op.lower()
-                k = 3 if lop == "select" else (1 if lop in UNARY or lop in ("neg", "not") else 2)
+                k = _arity(lop)
                 args = st[-k:]
                 del st[-k:]
                 st.append(apply_op(lop, args, np))
