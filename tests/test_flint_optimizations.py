@@ -132,30 +132,24 @@ def test_warp_sum_emulation_is_the_butterfly(sums):
     S = np.array(list(sums.states.values()))[:, None] * (1 + 0.2 * rng.standard_normal((sums.n_states, 5)))
     d_expr = interpret(p, S, None, 0.0, 0.0, p.pvar_values, mapping="expression")
     d_cell = interpret(p, S, None, 0.0, 0.0, p.pvar_values)
-    x = S[:N_SUM]
-    part = []
-    for lane in range(WARP):
-        lo, hi = lane * N_SUM // WARP, (lane + 1) * N_SUM // WARP
-        r = x[lo]
-        for j in range(lo + 1, hi):
-            r = r + x[j]
-        part.append(r)
-    for off in (16, 8, 4, 2, 1):
-        part = [part[lane] + part[lane ^ off] for lane in range(WARP)]
+    def butterfly(terms):
+        """Each lane's contiguous share of the terms added in order, then the xor butterfly."""
+        part = []
+        for lane in range(WARP):
+            lo, hi = lane * len(terms) // WARP, (lane + 1) * len(terms) // WARP
+            r = terms[lo]
+            for j in range(lo + 1, hi):
+                r = r + terms[j]
+            part.append(r)
+        for off in (16, 8, 4, 2, 1):
+            part = [part[lane] + part[lane ^ off] for lane in range(WARP)]
+        return part
+    part = butterfly(list(S[:N_SUM]))
     assert all(np.array_equal(part[0], q) for q in part)       # every lane holds the same total
     V = S[N_SUM]
     g, E = sums.params["g"], sums.params["E"]
     I_warp = g * part[0] * (V - E)
-    sq = [S[i] * S[i] for i in range(33)]
-    part2 = []
-    for lane in range(WARP):
-        lo, hi = lane * 33 // WARP, (lane + 1) * 33 // WARP
-        r = sq[lo]
-        for j in range(lo + 1, hi):
-            r = r + sq[j]
-        part2.append(r)
-    for off in (16, 8, 4, 2, 1):
-        part2 = [part2[lane] + part2[lane ^ off] for lane in range(WARP)]
+    part2 = butterfly([S[i] * S[i] for i in range(33)])
     dV = (-I_warp - 0.1 * (V + 65)) + 0.001 * part2[0]
     assert np.array_equal(d_expr[N_SUM], dV)
     np.testing.assert_allclose(d_expr, d_cell, rtol=1e-13, atol=1e-15)

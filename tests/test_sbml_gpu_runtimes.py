@@ -293,13 +293,17 @@ def _fresh(tmp_path, _n=[0]):
 
 
 # ---------------------------------------------------------------- GPU (H100)
-@gpu
-@pytest.mark.parametrize("flavour", ["is", "ts"])
-def test_gpu_kernels_match_twin_on_suite_cases(flavour):
+def _gpu_ok():
     from kernels import backend as bk
     ok, why = bk.gpu_available()
     if not ok:
         pytest.skip(why)
+
+
+@gpu
+@pytest.mark.parametrize("flavour", ["is", "ts"])
+def test_gpu_kernels_match_twin_on_suite_cases(flavour):
+    _gpu_ok()
     from kernels.flint import ensemble_gpu
     from kernels.flint.ensemble_gpu import gpu_problem, integrate_gpu
     root = _suite()
@@ -318,10 +322,7 @@ def test_gpu_kernels_match_twin_on_suite_cases(flavour):
 @gpu
 @pytest.mark.parametrize("flavour", ["is", "ts"])
 def test_gpu_ensemble_decay(flavour):
-    from kernels import backend as bk
-    ok, why = bk.gpu_available()
-    if not ok:
-        pytest.skip(why)
+    _gpu_ok()
     from kernels.flint.ensemble_gpu import gpu_problem, integrate_gpu
     core = lower_system(_decay(), ["A"], {"A"}, set())
     ks = np.linspace(0.1, 3.0, 1000)
@@ -333,10 +334,7 @@ def test_gpu_ensemble_decay(flavour):
 @gpu
 @pytest.mark.parametrize("flavour", ["is", "ts"])
 def test_gpu_ensemble_events_match_twin(flavour):
-    from kernels import backend as bk
-    ok, why = bk.gpu_available()
-    if not ok:
-        pytest.skip(why)
+    _gpu_ok()
     from kernels.flint.ensemble_gpu import gpu_problem, integrate_gpu
     ks = np.linspace(0.3, 4.0, 257)                       # not a multiple of the block size
     pb = gpu_problem(lower_system(_event_model(0.7), ["A", "B"], {"A", "B"}, set()), len(ks), {"k": ks})
