@@ -254,7 +254,7 @@ def rybak(n_per_pop: int = 10, seed: int = 1, E_L_mean: float | None = None, E_L
       default) applies :data:`RYBAK_RHYTHM` and :data:`RYBAK_RHYTHM_E_L`, with which the network
       alternates flexor and extensor bursts (RG, PF and Mn; period ≈ 1.2 s) as in the paper's Fig. 3
       — the rhythm comes from the network (reciprocal inhibition + slow I_NaP inactivation); a
-      single RG neuron spikes tonically.  tests/test_flint_catalog.py checks the alternation.
+      single RG neuron spikes tonically.  tests/test_flint_models.py checks the alternation.
 
     Size: 14 populations × n_per_pop neurons; 3 ODEs a neuron (V, h_Na, m_K) + h_NaP in RG/PF + 14
     population traces = 46·n_per_pop + 14 ODEs (n_per_pop = 10: 474, thesis 480; the paper's

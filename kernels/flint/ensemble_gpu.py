@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import BackendUnavailable, SimulationBlowUp, Unsupported
-from .compiler import LANE_STRIDE, OPCODES
 from .ensemble_rk import MAX_EVENTS_AT_ONCE, MAX_STEPS, MAXQ, Problem
 from . import runtimes
 from .runtimes import IS_SOURCE, NVRTC_OPTIONS, expr_code
@@ -118,10 +117,9 @@ def is_model_source(pb: Problem) -> str:
     """model_rhs / model_aux through the bytecode interpreter flint_exec (interpreter IS).  The source
     depends only on :func:`is_caps` — sizes, tables, bytecode and constants are kernel arguments — so
     one compiled kernel serves every model of a size class (the thesis's interpreter: one binary,
-    the model as data).  The interpreter is prefixed as ``runtimes.is_source`` does it."""
+    the model as data).  The interpreter comes from ``runtimes.interpreter_source``."""
     caps = is_caps(pb)
-    defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()] + [f"#define LANE_STRIDE {LANE_STRIDE}"]
-    defs += ["typedef double REAL;"] + [f"#define {k} {v}" for k, v in caps.items()] + [CONSTS]
+    defs = [f"#define {k} {v}" for k, v in caps.items()] + [CONSTS]
     defs += [f"#define {k} (c.{k.lower()})" for k in SIZES + TABLES]
     fields = " ".join(f"int {k.lower()};" for k in SIZES) + " " + " ".join(f"const int* {k.lower()};" for k in TABLES)
     setup = "\n".join(f"    c.{k.lower()} = tab[{j}];" for j, k in enumerate(SIZES))
@@ -130,7 +128,7 @@ def is_model_source(pb: Problem) -> str:
             "EV_INIT": "c.ne1", "EV_UVFTT": "c.ne1", "EV_COMMUTE": "(c.ne ? c.ne * c.ne : 1)"}
     setup += f"\n    const int* p = tab + {len(SIZES)};"
     setup += "".join(f"\n    c.{k.lower()} = p; p += {offs[k]};" for k in TABLES)
-    return "\n".join(defs) + "\n" + runtimes.COMMON_SOURCE.read_text() + "\n" + IS_SOURCE.read_text() + f"""
+    return runtimes.interpreter_source("double", defs) + f"""
 struct Ctx {{ const int* code; const double* K; const double* P; const int* dslot;
              const int* acode; const double* AK; const double* AP; const int* aslot; double* Y; int n; int i;
              {fields} }};

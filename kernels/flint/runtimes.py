@@ -404,13 +404,19 @@ typedef {real} REAL;
 """, np.array(table or [0], dtype=np.int32))
 
 
-def is_source(prog: Program, real: str = "double") -> str:
+def interpreter_source(real: str, defines: list[str]) -> str:
+    """The bytecode interpreter's CUDA source: opcode numbers, LANE_STRIDE, ``typedef real REAL``,
+    the caller's ``defines`` (NSLOT and STACK at least), flint_common.cuh and flint_is.cu."""
     defs = [f"#define OP_{k} {v}" for k, v in OPCODES.items()] + [f"#define LANE_STRIDE {LANE_STRIDE}"]
+    return "\n".join(defs + [f"typedef {real} REAL;"] + defines) + "\n" + COMMON_SOURCE.read_text() + "\n" \
+        + IS_SOURCE.read_text()
+
+
+def is_source(prog: Program, real: str = "double") -> str:
     nslot = 1 << max(0, (prog.n_slots - 1)).bit_length()
     depth = max(prog.stack_depth, prog.layout.stack_depth if prog.layout is not None else 1)
     stack = 1 << max(0, (depth - 1)).bit_length()
-    defs += [f"typedef {real} REAL;", f"#define NSLOT {max(nslot, 1)}", f"#define STACK {max(stack, 2)}"]
-    return "\n".join(defs) + "\n" + COMMON_SOURCE.read_text() + "\n" + IS_SOURCE.read_text()
+    return interpreter_source(real, [f"#define NSLOT {max(nslot, 1)}", f"#define STACK {max(stack, 2)}"])
 
 
 # ---------------------------------------------------------------------------------------------
