@@ -56,9 +56,9 @@ PY
     bench-quick)
       timeout ${T_BENCH:-150} python benchmarks/flint.py --quick 2>&1 | tail -60 ;;
     compile)   # thesis Table 5.8 style: TS source size and NVRTC time, unify off vs on
-      timeout ${T_COMPILE:-240} python benchmarks/flint_compile.py 2>&1 | tee "$OUT/compile.log" | tail -12 ;;
+      timeout ${T_COMPILE:-240} python benchmarks/flint_compile.py ${COMPILE_ARGS:-} 2>&1 | tee "$OUT/compile.log" | tail -12 ;;
     bench-flat)
-      timeout ${T_BENCH:-150} python benchmarks/flint.py --only flat 2>&1 | tee "$OUT/bench-flat.log" | tail -30 ;;
+      timeout ${T_BENCH:-150} python benchmarks/flint.py --only flat ${FLAT_ARGS:-} 2>&1 | tee "$OUT/bench-flat.log" | tail -30 ;;
     bench)
       timeout ${T_BENCH:-400} python benchmarks/flint.py 2>&1 | tee "$OUT/bench.log" | tail -80 ;;
     *) echo "unknown stage $s" ;;
