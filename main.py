@@ -299,11 +299,14 @@ def _flint_parser(sub) -> None:
     p.add_argument("--dt", default="0.01", help="time step; with --runtime sbml the output interval (the "
                    "reference simulator chooses its own adaptive steps)")
     p.add_argument("--runtime", default="cpu",
-                   help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy), or sbml (the SBML "
+                   help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy), c (the generated C on "
+                        "one CPU core, needs g++/clang++), or sbml (the SBML "
                         "reference simulator on the CPU: LSODA with root-found events, delays, algebraic rules, "
                         "fast reactions; one model instance, SBML files only)")
     p.add_argument("--integrator", default=None, help="euler (default) or rk4; not with --runtime sbml")
     p.add_argument("--dtype", default=None, help="float64 (default) or float32; sbml: float64 only")
+    p.add_argument("--threads", default="1", help="host threads of --runtime c / c-is (OpenMP over cells; "
+                   "default 1, the thesis's CPU-1)")
     p.add_argument("--mapping", default=None,
                    help="GPU thread mapping: cell (one thread a member/cell, the default) or expression (the "
                         "thesis's: one launch a phase, one thread a bytecode, warps of 32); sbml: cell only")
@@ -352,7 +355,7 @@ def run_flint(a) -> int:
     from kernels.flint import Network, Simulation, load_model
     from kernels.flint.runtimes import INTEGRATORS, RUNTIMES
     if a.runtime not in RUNTIMES + ("sbml",):
-        raise _usage(f"--runtime must be is, ts, cpu or sbml (got {a.runtime!r})")
+        raise _usage(f"--runtime must be {', '.join(RUNTIMES)} or sbml (got {a.runtime!r})")
     if a.runtime == "sbml":
         return _run_flint_sbml(a)
     a.integrator, a.dtype, a.mapping = a.integrator or "euler", a.dtype or "float64", a.mapping or "cell"
@@ -401,7 +404,8 @@ def run_flint(a) -> int:
     steps = int(round(t_end / dt))
     t0 = time.perf_counter()
     sim = Simulation(model, runtime=a.runtime, n=n, member_params=member, network=network,
-                     integrator=a.integrator, dtype=a.dtype, mapping=a.mapping)
+                     integrator=a.integrator, dtype=a.dtype, mapping=a.mapping,
+                     threads=_num("--threads", a.threads, int))
     t_compile = time.perf_counter() - t0
     t0 = time.perf_counter()
     times, samples = sim.advance(steps, dt, record=[states.index(r) for r in rec], every=every)
@@ -411,6 +415,7 @@ def run_flint(a) -> int:
            "compile_seconds": round(t_compile, 4), "seconds": round(seconds, 4),
            "steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,
            "block_size": sim.block_size if a.runtime == "ts" else None,
+           "threads": sim.threads if a.runtime in ("c", "c-is") else None,
            "variables": {r: {"min": float(samples[:, i].min()) if samples.size else None,
                              "max": float(samples[:, i].max()) if samples.size else None,
                              "final": [float(v) for v in sim.state()[states.index(r)][:8]] if sim.n > 1

@@ -10,6 +10,10 @@
    translator a further 2.4×; one LR cell slower on the GPU, the 5000-cell line ~250× faster):
    seconds for 100,000 steps of LR lines of 1 … 5000 cells (and the flattened catalog models when
    kernels.flint.catalog exists), IS vs TS vs CPU, with the GPU/CPU ratio — where the GPU pays.
+   CPU columns: our NumPy runtime (vectorised over cells) and, when a host C++ compiler is present,
+   the thesis's own CPU baselines — runtime ``c-is`` (the interpreter compiled for one core, "IS
+   CPU-1"), ``c`` (the translated model on one core, "TS CPU-1") and ``c8`` (the same on 8 OpenMP
+   threads, "TS CPU-8").
 
 CPU columns that would take minutes are measured over fewer steps and scaled linearly (marked).
 Every runtime's final state is checked against the NumPy runtime over a short run first.
@@ -31,7 +35,8 @@ import numpy as np  # noqa: E402
 
 from kernels.flint import Network, Simulation, load_model  # noqa: E402
 from kernels.flint.compiler import compile_model  # noqa: E402
-from kernels.flint.runtimes import network_stimulus, numpy_source  # noqa: E402
+from kernels.flint.host_c import find_compiler  # noqa: E402
+from kernels.flint.runtimes import GPU_RUNTIMES, network_stimulus, numpy_source  # noqa: E402
 
 DT = 0.01
 LINES: list[str] = []
@@ -43,8 +48,12 @@ def out(s: str = "") -> None:
 
 
 def _sync(sim: Simulation) -> None:
-    if sim.runtime != "cpu":
+    if sim.runtime in GPU_RUNTIMES:
         sim.xp.cuda.Device().synchronize()
+
+
+COLUMN_NAMES = {"is": "IS (GPU)", "ts": "TS (GPU)", "cpu": "NumPy (CPU)", "c-is": "IS CPU-1 (C)",
+                "c": "TS CPU-1 (C)", "c8": "TS CPU-8 (C, OpenMP)", "jax": "jax.jit"}
 
 
 def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budget_s: float = 20.0,
@@ -54,7 +63,9 @@ def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budg
     possible: thesis Table 5.4 is 'without output')."""
     mp = network_stimulus(model, n) if network is not None else None
     t_c = time.perf_counter()
-    sim = Simulation(model, runtime, n=n, network=network, member_params=mp, mapping=mapping)
+    threads = 8 if runtime == "c8" else 1             # "c8": runtime c on 8 threads (thesis CPU-8)
+    runtime = "c" if runtime == "c8" else runtime
+    sim = Simulation(model, runtime, n=n, network=network, member_params=mp, mapping=mapping, threads=threads)
     sim.advance(100, DT, record=[0], every=1000)
     _sync(sim)
     sim.setup_seconds = time.perf_counter() - t_c          # compile (NVRTC) + 100 warm-up steps
@@ -63,7 +74,7 @@ def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budg
     sim.advance(200, DT, record=[0], every=1000)
     _sync(sim)
     per = (time.perf_counter() - t0) / 200
-    budget = cpu_budget_s if runtime == "cpu" else gpu_budget_s
+    budget = gpu_budget_s if runtime in GPU_RUNTIMES else cpu_budget_s
     if per * steps > budget:
         run_steps, scaled = max(200, int(budget / 4 / per)), True
     t0 = time.perf_counter()
@@ -158,7 +169,13 @@ def main() -> int:
                     help="seconds for the whole flattened-model table; cells after it are not run (0: none)")
     ap.add_argument("--flat-models", nargs="*", default=None, help="the flattened models to time")
     ap.add_argument("--flat-cols", default=None,
-                    help="comma-separated columns of the flattened table, e.g. is-expression,cpu-cell")
+                    help="comma-separated columns of the flattened table, e.g. is-expression,c-is-cell,cpu-cell")
+    ap.add_argument("--runtimes", default=None,
+                    help="comma-separated columns of sections 1–3 (is, ts, cpu, c-is, c, c8, jax; default: all "
+                         "available)")
+    ap.add_argument("--cpu-budget", type=float, default=20.0,
+                    help="seconds a CPU cell of sections 1–3 may take before it is measured over fewer steps and "
+                         "scaled (default 20)")
     ap.add_argument("--lr1000-flat", action="store_true",
                     help="also the flattened LR-1000 (8000 ODEs; its expression-mapping kernels take minutes to compile)")
     a = ap.parse_args()
@@ -173,13 +190,20 @@ def main() -> int:
     except ImportError:
         have_jax, jdev = False, "not installed"
     gpu_rts = ["is", "ts"] if gpu else []
+    cpu_rts = ["cpu"] + (["c-is", "c", "c8"] if find_compiler() else [])
+    if a.runtimes:
+        pick = a.runtimes.split(",")
+        gpu_rts, cpu_rts = [r for r in gpu_rts if r in pick], [r for r in cpu_rts if r in pick]
+        have_jax = have_jax and "jax" in pick
+    cols13 = gpu_rts + cpu_rts + (["jax"] if have_jax else [])
+    names = COLUMN_NAMES
     model = load_model("luo_rudy_1991")
     out(f"# Flint benchmark — {bk.select('gpu').describe() if gpu else 'CPU only: ' + why}")
     out(f"\nLR-1991 (8 ODEs), explicit Euler, dt = {DT} ms, {steps:,} steps ({steps * DT:g} ms), float64; "
         f"JAX device: {jdev}; compile/JIT time excluded.\n")
 
     # ---- correctness first
-    rts = gpu_rts + (["jax"] if have_jax else [])
+    rts = [r for r in cols13 if r not in ("cpu", "c8")]
     if rts:
         c1 = check_against_numpy(model, rts)
         c2 = check_against_numpy(model, rts, n=50, network=Network("line", 50, "V", 1.0))
@@ -193,23 +217,22 @@ def main() -> int:
     sizes = ([1, 1000, 10_000] + ([] if a.quick else [100_000])) if want("ensembles") else []
     if sizes:
         out("## 1. LR-1991 ensembles (seconds for all steps)\n")
-        out("| cells | " + " | ".join(["IS (GPU)", "TS (GPU)"][:len(gpu_rts)] + ["NumPy (CPU)"]
-                              + (["jax.jit(vmap)"] if have_jax else [])) + " | TS/JAX |")
-        out("|---" * (2 + len(gpu_rts) + 1 + have_jax) + "|")
+        out("| cells | " + " | ".join(names[r] for r in cols13) + " | TS/JAX |")
+        out("|---" * (2 + len(cols13)) + "|")
     table3 = {}
     for n in sizes:
         cells, t = [], {}
-        for rt in gpu_rts + ["cpu"]:
-            sec, scaled, _ = time_runtime(model, rt, n, steps)
+        for rt in gpu_rts + cpu_rts:
+            sec, scaled, _ = time_runtime(model, rt, n, steps, cpu_budget_s=a.cpu_budget)
             t[rt] = sec
             cells.append(f"{sec:.3f}{' (scaled)' if scaled else ''}")
         if have_jax:
             t["jax"] = time_jax(model, n, steps)[0]
             cells.append(f"{t['jax']:.3f}")
-        ratio = f"{t['ts'] / t['jax']:.2f}" if gpu and have_jax else "—"
+        ratio = f"{t['ts'] / t['jax']:.2f}" if "ts" in t and "jax" in t else "—"
         out(f"| {n:,} | " + " | ".join(cells) + f" | {ratio} |")
         table3[("ensemble", n)] = t
-    if gpu and not a.quick and sizes:
+    if "ts" in gpu_rts and not a.quick and sizes:
         t = table3[("ensemble", 100_000)]["ts"]
         out(f"\nTarget 100k cells × 100k steps < 5 s: TS {t:.2f} s → **{'met' if t < 5 else 'NOT met'}**.")
 
@@ -217,21 +240,21 @@ def main() -> int:
     lens = ([2, 10, 100, 1000] + ([] if a.quick else [5000])) if want("lines") else []
     if lens:
         out("\n## 2–3. LR lines (thesis LR-100 … LR-5000; our layout: one thread per cell)\n")
-        out("| cells | " + " | ".join(["IS (GPU)", "TS (GPU)"][:len(gpu_rts)] + ["NumPy (CPU)"]
-                              + (["jax.jit"] if have_jax else [])) + " | CPU/IS | CPU/TS |")
-        out("|---" * (2 + len(gpu_rts) + 1 + have_jax + 1) + "|")
+        pairs = [(c, g) for c in ("cpu", "c-is", "c", "c8") for g in gpu_rts if c in cpu_rts]
+        out("| cells | " + " | ".join(names[r] for r in cols13)
+            + "".join(f" | {names[c].split(' (')[0]} / {g.upper()}" for c, g in pairs) + " |")
+        out("|---" * (1 + len(cols13) + len(pairs)) + "|")
     for n in lens:
         net = Network("line", n, "V", 1.0)
         cells, t = [], {}
-        for rt in gpu_rts + ["cpu"]:
-            sec, scaled, _ = time_runtime(model, rt, n, steps, network=net)
+        for rt in gpu_rts + cpu_rts:
+            sec, scaled, _ = time_runtime(model, rt, n, steps, network=net, cpu_budget_s=a.cpu_budget)
             t[rt] = sec
             cells.append(f"{sec:.3f}{' (scaled)' if scaled else ''}")
         if have_jax:
             t["jax"] = time_jax(model, n, steps, network=net)[0]
             cells.append(f"{t['jax']:.3f}")
-        r = [f"{t['cpu'] / t[k]:.1f}×" if k in t else "—" for k in ("is", "ts")]
-        out(f"| {n:,} | " + " | ".join(cells) + f" | {r[0]} | {r[1]} |")
+        out(f"| {n:,} | " + " | ".join(cells) + "".join(f" | {t[c] / t[g]:.1f}×" for c, g in pairs) + " |")
 
     out("\nThesis (Tesla C2070 vs one i7 930 core, Table 5.4, seconds for 100,000 steps): Luo-Rudy "
         "CPU-1 TS 0.169 vs GPU TS 6.88 (GPU 41× slower); LR-1000 CPU-1 TS 64.2 vs GPU TS 11.4; "
@@ -248,11 +271,12 @@ def main() -> int:
             "cells not reached within --flat-deadline say so.\n")
         # default: the thesis's mapping only — one thread running a whole flattened model (our cell
         # mapping) took 384 s (IS) / 43 s + 84 s compile (TS) for Wang on an H100; ask with --flat-cols
-        cols = [(rt, "expression") for rt in gpu_rts] + [("cpu", "cell")]
+        # (one cell: c8's threads have nothing to share)
+        cols = [(rt, "expression") for rt in gpu_rts] + [(rt, "cell") for rt in cpu_rts if rt != "c8"]
         if a.flat_cols:
-            cols = [tuple(c.split("-")) for c in a.flat_cols.split(",")]
+            cols = [tuple(c.rsplit("-", 1)) for c in a.flat_cols.split(",")]
         t_flat = time.perf_counter()
-        out("| model | ODEs | " + " | ".join(f"{rt.upper()} {mp}" if rt != "cpu" else "NumPy (CPU)"
+        out("| model | ODEs | " + " | ".join(f"{rt.upper()} {mp}" if rt in GPU_RUNTIMES else names[rt]
                                            for rt, mp in cols) + " |")
         out("|---" * (2 + len(cols)) + "|")
         names = a.flat_models or (["luo_rudy_1991", "wang", "rybak", "lr-ring", "lr-100", "mix"]
@@ -269,7 +293,7 @@ def main() -> int:
                 try:
                     sec, scaled, sim = time_runtime(m, rt, 1, steps, cpu_budget_s=a.flat_budget, mapping=mp,
                                                     gpu_budget_s=a.flat_budget)
-                    setup = f" [{sim.setup_seconds:.1f}]" if rt != "cpu" else ""
+                    setup = f" [{sim.setup_seconds:.1f}]" if rt != "cpu" else ""    # c, c-is: the C++ compile
                     cells.append(f"{sec:.2f}{' (scaled)' if scaled else ''}{setup}")
                 except Exception as exc:                   # report, keep going
                     cells.append(f"error: {type(exc).__name__}: {str(exc)[:60]}")

@@ -26,21 +26,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks.report import save_markdown  # noqa: E402
 
 from kernels.flint import CompileOptions, compile_model, load_model  # noqa: E402
+from kernels.flint.host_c import HOST_PRELUDE  # noqa: E402
 from kernels.flint.runtimes import NVRTC_OPTIONS, ts_phase_build, ts_source  # noqa: E402
 
-# CUDA keywords for a host compile of the generated sources (syntax and optimiser cost only)
-_HOST_STUB = r"""#include <cmath>
-#include <cstddef>
-using namespace std;
-#define __device__
-#define __global__
-#define __forceinline__ inline
-#define __noinline__
-#define __restrict__
-struct D3 { unsigned x, y, z; };
-static D3 blockIdx, blockDim, threadIdx;
-template <class T> T __shfl_xor_sync(unsigned, T v, int) { return v; }
-"""
+
 
 
 def _compile_nvrtc(src: str, timeout: float) -> float | None:
@@ -70,7 +59,7 @@ def _compile_gxx(src: str, timeout: float) -> float | None:
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "k.cpp")
         with open(f, "w") as fh:
-            fh.write(_HOST_STUB + src.replace('extern "C"', ""))
+            fh.write(HOST_PRELUDE + src.replace('extern "C"', ""))
         t0 = time.perf_counter()
         try:
             r = subprocess.run(["g++", "-std=c++14", "-O2", "-w", "-c", f, "-o", os.path.join(d, "k.o")],

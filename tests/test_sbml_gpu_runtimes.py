@@ -13,6 +13,7 @@ import pytest
 from kernels.errors import Unsupported
 from kernels.flint import suite
 from kernels.flint.ensemble_rk import Problem, integrate, simulate_file
+from kernels.flint.host_c import HOST_PRELUDE
 from kernels.flint.sbml_core import is_core_case, lower_system
 
 gpu = pytest.mark.gpu
@@ -195,20 +196,7 @@ def test_random_event_order_is_refused_and_commuting_ties_run():
 
 
 # ---------------------------------------------------------------- the CUDA source on the host (g++)
-_HOST_PRE = r"""#include <cmath>
-#include <cstddef>
-#include <cstdio>
-#include <vector>
-using namespace std;
-#define __device__
-#define __global__
-#define __forceinline__ inline
-#define __noinline__
-#define __restrict__
-struct D3 { unsigned x, y, z; };
-static D3 blockIdx, blockDim, threadIdx;
-template <class T> T __shfl_xor_sync(unsigned, T v, int) { return v; }
-"""
+_HOST_PRE = HOST_PRELUDE + "#include <cstdio>\n#include <vector>\n"
 
 _HOST_MAIN = r"""#include "pre.h"
 #include "kernel.cu.h"

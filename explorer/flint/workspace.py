@@ -11,6 +11,7 @@ output points streamed in chunks; the Flint-only controls and the Compiler tab a
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from kernels.flint import Network, Simulation, load_model, shipped_models
 from kernels.flint.model import select_states
 from kernels.flint.io import write_csv, write_npz
 from kernels.flint.protocols import no_stimulus, one_way_wave
-from kernels.flint.runtimes import network_stimulus
+from kernels.flint.host_c import find_compiler
+from kernels.flint.runtimes import RUNTIME_HELP, network_stimulus
 from kernels.flint.sbml_run import LABEL as SBML_LABEL
 from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
 from kernels.flint.sbml_run import output_times, reference_fallback, run_reference
@@ -34,6 +36,9 @@ from kernels.flint.sbml_run import output_times, reference_fallback, run_referen
 from ..cahn_hilliard.workspace import MessageBar
 from .compiler_panel import CompilerPanel
 from .stimulus import StimulusEditor
+
+RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in RUNTIME_HELP.items())
+HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
 
 MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
 INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
@@ -95,7 +100,7 @@ class FlintWorker(_RunWorker):
                            f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
         self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
                               network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
-                              y0=self.y0)
+                              y0=self.y0, threads=HOST_THREADS)
         total, done, t0 = c["steps"], 0, time.perf_counter()
         chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
         while done < total and not self.stopped:
@@ -182,7 +187,9 @@ class FlintWorkspace(QWidget):
         self.cb_integ = QComboBox()
         self.cb_integ.addItems(["euler", "rk4"])
         self.cb_runtime = QComboBox()
-        self.cb_runtime.addItems(["is", "ts", "cpu"] if backend.is_gpu else ["cpu"])
+        self.cb_runtime.addItems((["is", "ts"] if backend.is_gpu else []) + ["cpu"]
+                                 + (["c", "c-is"] if find_compiler() else []))
+        self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
         self.cb_dtype = QComboBox()
         self.cb_dtype.addItems(["float64", "float32"])
         self.cb_net = QComboBox()
@@ -385,7 +392,7 @@ class FlintWorkspace(QWidget):
             self.cb_runtime.model().item(i).setEnabled(True)
         j = self.cb_runtime.findText(self._runtime_before)
         self.cb_runtime.setCurrentIndex(max(j, 0))
-        self.cb_runtime.setToolTip("")
+        self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
         for w in self._flint_only():
             w.setEnabled(True)
             w.setToolTip("")

@@ -1,4 +1,5 @@
-"""Flint runtimes: NumPy (CPU), IS (bytecode interpreter, CuPy RawKernel) and TS (generated CUDA C).
+"""Flint runtimes: NumPy (CPU), IS (bytecode interpreter, CuPy RawKernel), TS (generated CUDA C), and
+C / C-IS (the TS / IS source compiled for host cores, host_c.py).
 
 All three evaluate the same scheduled program with the same operations in the same order, so in
 float64 they agree to rounding of the math library (paper 004 §5.7, Table 5.9: IS vs CPU ≈ 1e-13).
@@ -22,7 +23,14 @@ from .compiler import LANE_STRIDE, OPCODES, OPNAMES, N_ARGS, SUM_MIN, WARP, Comp
 from .expr import UNARY, apply_op
 from .model import Model
 
-RUNTIMES = ("cpu", "is", "ts")
+RUNTIMES = ("cpu", "is", "ts", "c", "c-is")
+GPU_RUNTIMES = ("is", "ts")
+HOST_RUNTIMES = ("c", "c-is")
+RUNTIME_HELP = {"is": "the bytecode interpreter on the GPU (one compiled kernel for every model)",
+                "ts": "the translator: the model as generated CUDA C on the GPU (compiled per model)",
+                "cpu": "NumPy on the CPU, vectorised over members/cells (no compiler needed)",
+                "c": "the translator's C compiled for the CPU by the host C++ compiler (g++/clang++), per model",
+                "c-is": "the bytecode interpreter compiled for the CPU (one compile for every model of a size)"}
 INTEGRATORS = ("euler", "rk4")
 RK4_STAGES = ((0.0, 1.0 / 6.0), (0.5, 1.0 / 3.0), (0.5, 1.0 / 3.0), (1.0, 1.0 / 6.0))   # (c, weight)
 NVRTC_OPTIONS = ("--fmad=false", "-std=c++14")     # no FMA contraction: same rounding as NumPy
@@ -546,8 +554,9 @@ def memory_estimate(model: Model, n: int, n_pvar: int, runtime: str, mapping: st
     next, two RK4 stages, accumulator), per-member parameters, and per function one value a member
     (the NumPy runtime's temporaries; the expression mapping's global slots)."""
     ns, nf = model.n_states, len(model.assigns) + model.n_states
-    host = 8 * n * (2 * ns + n_pvar) + (8 * n * (nf + 4 * ns) if runtime == "cpu" else 0)
-    gpu = 0 if runtime == "cpu" else itemsize * n * (5 * ns + n_pvar + (nf if mapping == "expression" else 0))
+    host = 8 * n * (2 * ns + n_pvar) + (8 * n * (nf + 4 * ns) if runtime == "cpu" else 0) \
+        + (itemsize * n * 5 * ns if runtime in HOST_RUNTIMES else 0)
+    gpu = 0 if runtime not in GPU_RUNTIMES else itemsize * n * (5 * ns + n_pvar + (nf if mapping == "expression" else 0))
     return host, gpu
 
 
@@ -579,12 +588,14 @@ class Simulation:
     Parameters
     ----------
     model : Model
-    runtime : "cpu" (NumPy), "is" (bytecode interpreter on the GPU) or "ts" (generated CUDA C)
+    runtime : "cpu" (NumPy), "is" (bytecode interpreter on the GPU), "ts" (generated CUDA C), "c" / "c-is"
+        (the TS / IS source compiled by the host C++ compiler: the thesis's CPU-1 TS / IS)
     n : ensemble size (ignored for a network: n = network.n_cells)
     member_params : name → array of n values (per-member parameters)
     network : Network or None
     integrator : "euler" | "rk4";  dtype : "float64" | "float32"
     y0 : initial states, (n_states,) or (n_states, n); default: the model's
+    threads : host threads of runtimes c and c-is (OpenMP over cells; 1 = the thesis's CPU-1)
     mapping : "cell" (one thread integrates one member/cell: the whole bytecode or generated
         function) or "expression" (the thesis's mapping: one launch a phase, one thread a bytecode,
         blocks of one warp; redundant threads and warp-parallel sums apply).  On "cpu" it selects
@@ -594,7 +605,7 @@ class Simulation:
     def __init__(self, model: Model, runtime: str = "cpu", n: int = 1, member_params: dict | None = None,
                  network: Network | None = None, integrator: str = "euler", dtype: str = "float64",
                  options: CompileOptions | None = None, y0=None, bytecode_on_cpu: bool = False,
-                 mapping: str = "cell"):
+                 mapping: str = "cell", threads: int = 1):
         if runtime not in RUNTIMES:
             raise InvalidParameter(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
         if integrator not in INTEGRATORS:
@@ -630,6 +641,27 @@ class Simulation:
             self.y = y.astype(self.dtype)
             self.P = self.prog.pvar_values.astype(self.dtype)
             self.K = self.prog.consts.astype(self.dtype)
+        elif runtime in HOST_RUNTIMES:
+            if mapping != "cell":
+                raise InvalidParameter(f"runtime {runtime} runs the cell mapping (cells spread over host threads); "
+                                       "the expression mapping is a GPU thread layout: use is or ts")
+            if int(threads) < 1:
+                raise InvalidParameter(f"threads must be ≥ 1, got {threads}")
+            from .host_c import load_advance
+            self.xp = np
+            self.threads = int(threads)
+            real = "double" if self.dtype == np.float64 else "float"
+            flavour = "ts" if runtime == "c" else "is"
+            self.source = ts_source(self.prog, real) if flavour == "ts" else is_source(self.prog, real)
+            self._c_advance, self._c_ptr = load_advance(self.source, flavour, real)
+            self._c_int = [np.ascontiguousarray(a, dtype=np.int32) if a is not None else None
+                           for a in (self.prog.code, self.prog.index, self.prog.deriv_slots)]
+            self.y = np.ascontiguousarray(y.astype(self.dtype))
+            self.P = np.ascontiguousarray(self.prog.pvar_values.astype(self.dtype)) if self.prog.pvar_values.size \
+                else np.zeros((1, self.n), dtype=self.dtype)
+            self.K = np.ascontiguousarray(self.prog.consts.astype(self.dtype)) if self.prog.consts.size \
+                else np.zeros(1, dtype=self.dtype)
+            self._c_work = [np.zeros_like(self.y) for _ in range(4)]      # y2, k1, k2, acc
         else:
             from .. import backend as bk
             ok, why = bk.gpu_available()
@@ -717,6 +749,17 @@ class Simulation:
                 return self.y + dt * (acc + w * d)
             kin = d
 
+    def _steps_c(self, k: int, dt: float) -> None:
+        """``k`` steps in the compiled host library (runtimes c, c-is)."""
+        import ctypes
+        p, ip = self._c_ptr, ctypes.POINTER(ctypes.c_int32)
+        self.y = np.ascontiguousarray(self.y, dtype=self.dtype)
+        ints = [a.ctypes.data_as(ip) if a is not None else None for a in self._c_int]
+        arrs = (self.K, self.P, self.y, *self._c_work)
+        self._c_advance(*ints, *[a.ctypes.data_as(p) for a in arrs], self.prog.n_states, self.n, self.net_code,
+                        self.steps, int(k), float(dt), int(self.integrator == "rk4"), self.threads)
+        self.steps += int(k)
+
     # --- GPU ------------------------------------------------------------------------------
     def _launch(self, y, kin, cdt, t, dt, mode, w, kout, yout):
         if self.mapping == "expression":
@@ -778,9 +821,17 @@ class Simulation:
         cells = slice(None) if cells is None else cells
         xp = self.xp
         times, samples = [], []
-        gpu = self.runtime != "cpu"
+        gpu = self.runtime in GPU_RUNTIMES
         tune_ev = None
-        for k in range(int(n_steps)):
+        left = int(n_steps)
+        while self.runtime in HOST_RUNTIMES and left > 0:      # compiled loop up to the next sample
+            k = min(left, every - self.steps % every)
+            self._steps_c(k, dt)
+            left -= k
+            if self.steps % every == 0:
+                times.append(self.steps * dt)
+                samples.append(self.y[record][:, cells].copy())
+        for _ in range(left):                         # (0 left for the host runtimes)
             if gpu:
                 if self._tuning and self.steps % 100 == 0:
                     tune_ev = self._tune_step(tune_ev)
@@ -831,11 +882,11 @@ class Simulation:
 
     def state(self) -> np.ndarray:
         """Current states, (n_states, n) NumPy."""
-        return self.xp.asnumpy(self.y) if self.runtime != "cpu" else np.asarray(self.y)
+        return self.xp.asnumpy(self.y) if self.runtime in GPU_RUNTIMES else np.asarray(self.y)
 
     def set_state(self, y) -> None:
         y = np.asarray(y, dtype=self.dtype).reshape(self.prog.n_states, self.n)
-        self.y = self.xp.asarray(y) if self.runtime != "cpu" else y.copy()
+        self.y = self.xp.asarray(y) if self.runtime in GPU_RUNTIMES else y.copy()
 
 
 def network_stimulus(model: Model, n: int, first: int = 5, param: str = "stim_amplitude") -> dict:

@@ -137,3 +137,26 @@ def test_several_recorded_states_rybak_preset(flint_ws, qtbot, tmp_path):
     ws._set_controls({"n": 3})
     ws.run()
     assert not ws.is_running() and ws.message.isVisible()
+
+
+def test_compiled_cpu_runtimes_match_numpy(flint_ws, qtbot):
+    """Runtimes c and c-is (the TS / IS sources compiled by the host C++ compiler) run from the GUI on
+    a line, and give the NumPy runtime's traces."""
+    import pytest
+    from kernels.flint.host_c import find_compiler
+    ws = flint_ws
+    if find_compiler() is None:
+        assert ws.cb_runtime.findText("c") < 0          # not offered without a compiler
+        pytest.skip("no host C++ compiler")
+    assert "g++" in ws.cb_runtime.toolTip()
+    traces = {}
+    for rt in ("cpu", "c", "c-is"):
+        ws._set_controls({"runtime": rt, "members": "line", "n": 8, "t_end": 30.0, "dt": 0.01})
+        assert ws.cb_runtime.currentText() == rt
+        ws.run()
+        _wait_done(qtbot, ws)
+        assert ws.samples.shape[0] > 0, f"runtime {rt}: no traces"
+        traces[rt] = ws.samples.copy()
+    assert traces["cpu"].shape == traces["c"].shape and traces["cpu"].max() > 0
+    for rt in ("c", "c-is"):
+        np.testing.assert_allclose(traces[rt], traces["cpu"], rtol=1e-9, atol=1e-9)

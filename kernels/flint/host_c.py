@@ -1,0 +1,163 @@
+"""Flint's GPU sources on the CPU: the translator's and the interpreter's CUDA C compiled for host cores.
+
+Paper 004 §5.6 / Table 5.4 compares the GPU runtimes with the same methods on the CPU: the Flint
+interpreter on one core ("IS CPU-1") and the translated model compiled for one core or, with OpenMP,
+eight threads ("TS CPU-1", "TS CPU-8"; an i7 930 there).  Runtimes ``c`` and ``c-is`` do that: the
+thread-per-cell source of :func:`runtimes.ts_source` (``c``) or of the bytecode interpreter
+:func:`runtimes.is_source` (``c-is``) — the very texts NVRTC compiles — are compiled by the host's
+C++ compiler with the CUDA keywords defined away, and a small driver steps every cell through Euler or
+RK4 stages exactly as the GPU launches do (a stage finishes for all cells before the next reads
+neighbours), the cells of a stage spread over ``threads`` OpenMP threads.  FMA contraction is off,
+as with NVRTC ``--fmad=false``, so the traces agree with the NumPy/IS/TS runtimes to the math
+library's rounding.
+
+The compiled library is cached by a hash of its source and flags under the user's cache folder, so a
+model (``c``) or a size class of the interpreter (``c-is``) compiles once.  No compiler on the
+machine → :class:`BackendUnavailable` naming what to install.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..errors import BackendUnavailable
+
+# The CUDA keywords of the generated sources, for a host C++ compile.  Each OpenMP thread sets its own
+# threadIdx.x to the cell it computes (blockIdx 0, blockDim n); a warp shuffle is the identity (only
+# the expression mapping uses it, and the host runtimes run the cell mapping).
+HOST_PRELUDE = r"""#include <cmath>
+#include <cstddef>
+#include <cstring>
+using namespace std;
+#define __device__
+#define __global__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__
+struct D3 { unsigned x, y, z; };
+static D3 blockIdx, blockDim;
+static thread_local D3 threadIdx;
+template <class T> T __shfl_xor_sync(unsigned, T v, int) { return v; }
+"""
+
+CXX_FLAGS = ("-std=c++14", "-O2", "-ffp-contract=off", "-fno-fast-math", "-w")
+OPENMP_FLAG = "-fopenmp"
+
+# One call of the step kernel for cell threadIdx.x: the translator's or the interpreter's.
+_CALLS = {"ts": "flint_ts_step(K, P, y, kin, cdt, t, dt, mode, w, kout, acc, yout, n, net)",
+          "is": "flint_is_step(code, index, K, P, y, kin, cdt, t, dt, mode, w, kout, acc, yout, dslot, ns, n, net)"}
+
+# Euler (mode 0) or the four RK4 stages (modes 1, 2, 2, 3; c = 0, ½, ½, 1; weights ⅙ ⅓ ⅓ ⅙), the
+# same sequence of kernel calls as runtimes.Simulation._step_gpu, over all cells of a stage.
+_DRIVER = r"""
+static void flint_c_sweep(const int* code, const int* index, const int* dslot, int ns, int threads,
+                          const REAL* K, const REAL* P, const REAL* y, const REAL* kin, double cdt, double t,
+                          double dt, int mode, double w, REAL* kout, REAL* acc, REAL* yout, int n, int net) {
+    blockIdx.x = 0; blockDim.x = (unsigned)n;
+    #pragma omp parallel for num_threads(threads) if (threads > 1 && n > 1) schedule(static)
+    for (int i = 0; i < n; ++i) {
+        threadIdx.x = (unsigned)i;
+        FLINT_CALL;
+    }
+}
+
+// nsteps steps of dt from step number step0; y (ns x n) is updated in place.
+extern "C" void flint_c_advance(const int* code, const int* index, const int* dslot,
+                                const REAL* K, const REAL* P, REAL* y, REAL* y2, REAL* k1, REAL* k2, REAL* acc,
+                                int ns, int n, int net, long long step0, long long nsteps, double dt, int rk4,
+                                int threads) {
+    static const double C[4] = {0.0, 0.5, 0.5, 1.0}, W[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+    REAL* a = y; REAL* b = y2;
+    for (long long k = 0; k < nsteps; ++k) {
+        double t = (double)(step0 + k) * dt;
+        if (!rk4) flint_c_sweep(code, index, dslot, ns, threads, K, P, a, nullptr, 0.0, t, dt, 0, 0.0, nullptr, acc, b,
+                                n, net);
+        else {
+            REAL* kin = nullptr; REAL* kout = k1;
+            for (int j = 0; j < 4; ++j) {
+                int mode = j == 0 ? 1 : (j == 3 ? 3 : 2);
+                flint_c_sweep(code, index, dslot, ns, threads, K, P, a, kin, C[j] * dt, t + C[j] * dt, dt, mode, W[j],
+                              kout, acc, b, n, net);
+                kin = kout; kout = kout == k1 ? k2 : k1;
+            }
+        }
+        REAL* s = a; a = b; b = s;
+    }
+    if (a != y) memcpy(y, a, sizeof(REAL) * (size_t)ns * (size_t)n);
+}
+"""
+
+
+def find_compiler() -> str | None:
+    """The host C++ compiler: $CXX, else g++, c++ or clang++ on PATH; None when there is none."""
+    for c in (os.environ.get("CXX"), "g++", "c++", "clang++"):
+        if c and shutil.which(c):
+            return shutil.which(c)
+    return None
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gpu-science-explorer" / "flint-c"
+
+
+def host_source(gpu_src: str, flavour: str) -> str:
+    """The whole host translation unit for a ``flavour`` ("ts" or "is") source: prelude, the GPU source
+    (``extern "C" __global__`` made ``static`` so the kernel can be inlined into the sweep), driver."""
+    return (HOST_PRELUDE + gpu_src.replace('extern "C" __global__', "static")
+            + f"#define FLINT_CALL {_CALLS[flavour]}\n" + _DRIVER)
+
+
+def _build(cxx: str, source: str, flags: tuple, lib: Path, timeout: float) -> str | None:
+    """Compile ``source`` to the shared library ``lib``; the compiler's first error line, or None."""
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "model.cpp"
+        src.write_text(source)
+        tmp = Path(d) / "model.so"
+        try:
+            r = subprocess.run([cxx, *flags, "-shared", "-fPIC", "-o", str(tmp), str(src)],
+                               capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise BackendUnavailable(f"the C++ compile of the model took over {timeout:.0f} s") from None
+        if r.returncode:
+            return next((ln for ln in r.stderr.splitlines() if "error" in ln), r.stderr.strip()[:200])
+        lib.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, lib)                  # atomic: a concurrent compile of the same model is harmless
+    return None
+
+
+def compile_library(source: str, timeout: float = 600.0) -> ctypes.CDLL:
+    """Compile ``source`` into a shared library (cached by hash) and load it; with OpenMP when the
+    compiler has it, else single-threaded (the ``omp`` pragma is then ignored)."""
+    cxx = find_compiler()
+    if cxx is None:
+        raise BackendUnavailable("runtimes c and c-is need a C++ compiler (g++ or clang++; on Debian: "
+                                 "apt install g++), none found on PATH")
+    key = hashlib.sha1((source + "\0" + " ".join(CXX_FLAGS) + "\0" + cxx).encode()).hexdigest()[:20]
+    libs = [cache_dir() / f"flint_{key}_omp.so", cache_dir() / f"flint_{key}.so"]
+    for lib in libs:
+        if lib.exists():
+            return ctypes.CDLL(str(lib))
+    err = _build(cxx, source, CXX_FLAGS + (OPENMP_FLAG,), libs[0], timeout)
+    if err is None:
+        return ctypes.CDLL(str(libs[0]))
+    if _build(cxx, source, CXX_FLAGS, libs[1], timeout) is None:      # a compiler without OpenMP
+        return ctypes.CDLL(str(libs[1]))
+    raise BackendUnavailable(f"the C++ compile of the model failed: {err}")
+
+
+def load_advance(gpu_src: str, flavour: str, real: str):
+    """The compiled ``flint_c_advance`` of a ``flavour`` source, with its argument types set, and the
+    ctypes pointer type of its REAL arrays."""
+    fn = compile_library(host_source(gpu_src, flavour)).flint_c_advance
+    ptr = ctypes.POINTER(ctypes.c_double if real == "double" else ctypes.c_float)
+    ip = ctypes.POINTER(ctypes.c_int32)
+    fn.argtypes = [ip] * 3 + [ptr] * 7 + [ctypes.c_int] * 3 + [ctypes.c_longlong] * 2 + [ctypes.c_double] \
+        + [ctypes.c_int] * 2
+    fn.restype = None
+    return fn, ptr
