@@ -10,7 +10,8 @@ cd "$ROOT"
 APT_PKGS=(xvfb xauth libgl1 libegl1 libgl1-mesa-dri libglx-mesa0 libegl-mesa0
   libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
   libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
-  libdbus-1-3 libfontconfig1 libxkbcommon0 libegl-dev)
+  libdbus-1-3 libfontconfig1 libxkbcommon0 libegl-dev
+  g++)   # g++: Flint runtimes c / c-is and the host runs of the CUDA sources
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
