@@ -98,9 +98,16 @@ class FlintWorker(_RunWorker):
             self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
                            f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
                            f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
+        what = {"ts": "NVRTC", "c": "the host C++ compiler", "c-is": "the host C++ compiler"}.get(c["runtime"])
+        if what:                                # compiles take seconds to a minute for the large models
+            self.note.emit(f"compiling {c['model'].name} ({c['model'].n_states} states) for runtime "
+                           f"{c['runtime']} with {what}… (cached afterwards)")
         self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
                               network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
                               y0=self.y0, threads=HOST_THREADS)
+        if what:
+            self.note.emit(f"{c['model'].name}: compiled for runtime {c['runtime']} in "
+                           f"{self.sim.compile_seconds:.1f} s; running")
         total, done, t0 = c["steps"], 0, time.perf_counter()
         chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
         while done < total and not self.stopped:
