@@ -299,8 +299,8 @@ def _flint_parser(sub) -> None:
     p.add_argument("--dt", default="0.01", help="time step; with --runtime sbml the output interval (the "
                    "reference simulator chooses its own adaptive steps)")
     p.add_argument("--runtime", default="cpu",
-                   help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy), c (the generated C on "
-                        "one CPU core, needs g++/clang++), or sbml (the SBML "
+                   help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy), c / c-is (the generated C / "
+                        "the interpreter on CPU cores, see --threads; needs g++/clang++), or sbml (the SBML "
                         "reference simulator on the CPU: LSODA with root-found events, delays, algebraic rules, "
                         "fast reactions; one model instance, SBML files only)")
     p.add_argument("--integrator", default=None, help="euler (default) or rk4; not with --runtime sbml")

@@ -428,31 +428,8 @@ class FlintWorkspace(QWidget):
         self.cb_model.blockSignals(False)
         self.load(path)
 
-    def _param_edited(self, item) -> None:
-        if item.column() == 1 and self.sbml is not None:
-            self._sbml_param_edited(item)
-            return
-        if item.column() != 1 or self.model is None:
-            return
-        name = self.table.item(item.row(), 0).text()
-        try:
-            v = float(item.text())
-            if not np.isfinite(v):
-                raise ValueError
-        except ValueError:
-            self.message.show_message(f"{name}: {item.text()!r} is not a number; kept {self.model.params[name]!r}")
-            self.table.blockSignals(True)
-            item.setText(repr(self.model.params[name]))
-            self.table.blockSignals(False)
-            return
-        self.model.params[name] = v
-        self.stim.refresh(self.model)
-        self._show_listing()
-
-    def _sbml_param_edited(self, item) -> None:
-        ref = self.sbml
-        name = self.table.item(item.row(), 0).text()
-        old = self.sbml_params.get(name, ref.params[name])
+    def _cell_value(self, item, name: str, old: float) -> float | None:
+        """The finite number typed into a parameter cell, or None after saying so and restoring ``old``."""
         try:
             v = float(item.text())
             if not np.isfinite(v):
@@ -462,6 +439,28 @@ class FlintWorkspace(QWidget):
             self.table.blockSignals(True)
             item.setText(repr(old))
             self.table.blockSignals(False)
+            return None
+        return v
+
+    def _param_edited(self, item) -> None:
+        if item.column() == 1 and self.sbml is not None:
+            self._sbml_param_edited(item)
+            return
+        if item.column() != 1 or self.model is None:
+            return
+        name = self.table.item(item.row(), 0).text()
+        v = self._cell_value(item, name, self.model.params[name])
+        if v is None:
+            return
+        self.model.params[name] = v
+        self.stim.refresh(self.model)
+        self._show_listing()
+
+    def _sbml_param_edited(self, item) -> None:
+        ref = self.sbml
+        name = self.table.item(item.row(), 0).text()
+        v = self._cell_value(item, name, self.sbml_params.get(name, ref.params[name]))
+        if v is None:
             return
         if v == ref.params[name]:
             self.sbml_params.pop(name, None)

@@ -654,14 +654,20 @@ class Simulation:
             flavour = "ts" if runtime == "c" else "is"
             self.source = ts_source(self.prog, real) if flavour == "ts" else is_source(self.prog, real)
             self._c_advance, self._c_ptr = load_advance(self.source, flavour, real)
-            self._c_int = [np.ascontiguousarray(a, dtype=np.int32) if a is not None else None
-                           for a in (self.prog.code, self.prog.index, self.prog.deriv_slots)]
             self.y = np.ascontiguousarray(y.astype(self.dtype))
             self.P = np.ascontiguousarray(self.prog.pvar_values.astype(self.dtype)) if self.prog.pvar_values.size \
                 else np.zeros((1, self.n), dtype=self.dtype)
             self.K = np.ascontiguousarray(self.prog.consts.astype(self.dtype)) if self.prog.consts.size \
                 else np.zeros(1, dtype=self.dtype)
-            self._c_work = [np.zeros_like(self.y) for _ in range(4)]      # y2, k1, k2, acc
+            # the arrays that stay put, and their pointers, made once (y is passed per call: set_state replaces it)
+            import ctypes
+            ip = ctypes.POINTER(ctypes.c_int32)
+            self._c_keep = [np.ascontiguousarray(a, dtype=np.int32) if a is not None else None
+                            for a in (self.prog.code, self.prog.index, self.prog.deriv_slots)]
+            self._c_keep += [np.zeros_like(self.y) for _ in range(4)]      # y2, k1, k2, acc
+            ptr = [a.ctypes.data_as(ip) if a is not None else None for a in self._c_keep[:3]]
+            self._c_before_y = ptr + [a.ctypes.data_as(self._c_ptr) for a in (self.K, self.P)]
+            self._c_after_y = [a.ctypes.data_as(self._c_ptr) for a in self._c_keep[3:]]
         else:
             from .. import backend as bk
             ok, why = bk.gpu_available()
@@ -750,14 +756,10 @@ class Simulation:
             kin = d
 
     def _steps_c(self, k: int, dt: float) -> None:
-        """``k`` steps in the compiled host library (runtimes c, c-is)."""
-        import ctypes
-        p, ip = self._c_ptr, ctypes.POINTER(ctypes.c_int32)
-        self.y = np.ascontiguousarray(self.y, dtype=self.dtype)
-        ints = [a.ctypes.data_as(ip) if a is not None else None for a in self._c_int]
-        arrs = (self.K, self.P, self.y, *self._c_work)
-        self._c_advance(*ints, *[a.ctypes.data_as(p) for a in arrs], self.prog.n_states, self.n, self.net_code,
-                        self.steps, int(k), float(dt), int(self.integrator == "rk4"), self.threads)
+        """``k`` steps in the compiled host library (runtimes c, c-is); y is updated in place."""
+        self._c_advance(*self._c_before_y, self.y.ctypes.data_as(self._c_ptr), *self._c_after_y,
+                        self.prog.n_states, self.n, self.net_code, self.steps, int(k), float(dt),
+                        int(self.integrator == "rk4"), self.threads)
         self.steps += int(k)
 
     # --- GPU ------------------------------------------------------------------------------
