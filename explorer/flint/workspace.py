@@ -107,7 +107,7 @@ class FlintWorker(_RunWorker):
                               y0=self.y0, threads=HOST_THREADS)
         if what:
             self.note.emit(f"{c['model'].name}: compiled for runtime {c['runtime']} in "
-                           f"{self.sim.compile_seconds:.1f} s; running")
+                           f"{self.sim.compile_seconds:.1f} s")
         total, done, t0 = c["steps"], 0, time.perf_counter()
         chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
         while done < total and not self.stopped:
