@@ -24,7 +24,7 @@ def _add_backend(p: argparse.ArgumentParser) -> None:
 
 
 def _ch_parser(sub) -> None:
-    from kernels.cahn_hilliard.params import BOUNDARIES, INITIALS, INTEGRATORS, VARIANTS, CHParams
+    from kernels.cahn_hilliard.params import BOUNDARIES, EXCHANGES, INITIALS, INTEGRATORS, VARIANTS, CHParams
     d = CHParams()
     p = sub.add_parser("ch", help="Cahn–Hilliard phase separation (paper 000 §3.1)",
                        description="Run a Cahn–Hilliard simulation headless.")
@@ -47,6 +47,12 @@ def _ch_parser(sub) -> None:
     p.add_argument("--integrator", choices=INTEGRATORS, default=d.integrator)
     p.add_argument("--variant", choices=VARIANTS, default=d.variant, help="kernel variant (A–E need the GPU)")
     p.add_argument("--dtype", choices=("float32", "float64"), default=d.dtype)
+    p.add_argument("--gpus", type=int, default=d.gpus,
+                   help="split the field over N GPUs (slabs with halo exchange, paper 001); "
+                        "fewer are used if fewer exist; without a GPU, N virtual GPUs on the CPU")
+    p.add_argument("--exchange", choices=EXCHANGES, default=d.exchange,
+                   help="halo exchange between GPUs: p2p (cudaMemcpyPeerAsync), host (staged "
+                        "through host memory, as paper 001), nccl")
     p.add_argument("--load", metavar="FIELD.npz", help="start from a saved field")
     p.add_argument("--record-every", type=int, default=100, help="diagnostics every N steps")
     p.add_argument("--export", metavar="PNG", help="write the final field as PNG (3D: middle slice)")
@@ -62,7 +68,8 @@ def run_ch(a) -> int:
     params = CHParams(m=a.m, b=a.b, u=a.u, K=a.K, dx=a.dx, dt=a.dt, dim=a.dim, size=a.size,
                       boundary=a.boundary, boundary_value=a.boundary_value, initial=a.initial,
                       mean=a.mean, noise=a.noise, seed=a.seed, integrator=a.integrator,
-                      variant=a.variant, dtype=a.dtype).validate()
+                      variant=a.variant, dtype=a.dtype, gpus=a.gpus,
+                      exchange=a.exchange).validate()
     if a.steps < 0:
         raise _usage("--steps must be ≥ 0")
     field0 = None
@@ -71,8 +78,9 @@ def run_ch(a) -> int:
         field0, _saved_params, _meta = load_field(a.load)
         params = params.with_changes(initial="file")
     sim = CahnHilliard(params, be, field0=field0)
-    if be.notice and not a.json:
-        print(f"note: {be.notice}", file=sys.stderr)
+    if not a.json:
+        for note in ([be.notice] if be.notice else []) + sim.notes:
+            print(f"note: {note}", file=sys.stderr)
     t0 = time.perf_counter()
     done = 0
     every = max(1, a.record_every)

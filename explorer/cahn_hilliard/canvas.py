@@ -60,6 +60,9 @@ class FieldCanvas:
         self.view = self.view3d = self.slice_view = None
         self.image = self.volume = self.slice_image = self.iso_mesh = self.plane = self.box = None
         self.uploader = None
+        self.slab_rows: list[int] = []   # first rows of the GPUs' slabs after the first (array axis 0)
+        self.show_slabs = False          # overlay: dashed lines at those rows (2D only)
+        self.slab_lines = None
 
     # ------------------------------------------------------------- building
     def _clear(self):
@@ -68,6 +71,7 @@ class FieldCanvas:
                 v.parent = None
         self.view = self.view3d = self.slice_view = None
         self.image = self.volume = self.slice_image = self.iso_mesh = self.plane = self.box = None
+        self.slab_lines = None
         self.uploader = None
 
     def _build_2d(self, n: int):
@@ -82,6 +86,12 @@ class FieldCanvas:
         self.view.camera = cam
         cam.set_range(x=(0, n), y=(0, n), margin=0.02)
         self.uploader = make_uploader(self.image, self.canvas, self.backend)
+        # slab boundaries: thin dashed lines, white dashes on dark gaps (visible on every colormap)
+        self.slab_lines = scene.visuals.Line(np.zeros((2, 2), np.float32), connect="segments", width=1,
+                                             parent=self.view.scene)
+        self.slab_lines.set_gl_state("translucent", depth_test=False)
+        self.slab_lines.order = 10        # over the image
+        self._update_slab_lines()
 
     def _build_3d(self, n: int):
         self.view3d = self.grid.add_view(row=0, col=0)
@@ -222,6 +232,63 @@ class FieldCanvas:
     def iso_available(self) -> bool:
         return self.dim == 3 and self.shape[0] <= ISO_MAX_SIDE
 
+    # ---------------------------------------------------------- slab overlay
+    DASH_PER_SIDE = 24     # dash + gap pairs across the field
+
+    def set_slab_rows(self, rows) -> None:
+        """Rows (array axis 0) where a new GPU slab begins, the first slab's 0 left out."""
+        self.slab_rows = sorted(int(r) for r in rows if int(r) > 0)
+        self._update_slab_lines()
+
+    def set_show_slabs(self, on: bool) -> None:
+        self.show_slabs = bool(on)
+        self._update_slab_lines()
+
+    def slab_overlay_visible(self) -> bool:
+        return bool(self.slab_lines is not None and self.slab_lines.visible)
+
+    def _dashes(self, n: float):
+        """[(x0, x1, white?)] dashes along a side of length n, alternating white and dark."""
+        step = n / (2 * self.DASH_PER_SIDE)
+        return [(i * step, (i + 1) * step, i % 2 == 0) for i in range(2 * self.DASH_PER_SIDE)]
+
+    def _update_slab_lines(self) -> None:
+        if self.slab_lines is None:
+            return
+        n = self.shape[0] if self.shape else 0
+        rows = [r for r in self.slab_rows if 0 < r < n]
+        on = self.show_slabs and self.dim == 2 and bool(rows)
+        if on:
+            # the image's visual coordinates: x = column, y = row (the camera puts row 0 on top),
+            # so the boundary above row r is the horizontal line y = r
+            pos, col = [], []
+            for r in rows:
+                for x0, x1, white in self._dashes(n):
+                    pos += [(x0, r), (x1, r)]
+                    c = (1.0, 1.0, 1.0, 0.95) if white else (0.0, 0.0, 0.0, 0.55)
+                    col += [c, c]
+            self.slab_lines.set_data(pos=np.array(pos, np.float32), color=np.array(col, np.float32))
+        self.slab_lines.visible = on
+        self.canvas.update()
+
+    def _draw_slabs(self, rgba: np.ndarray, cells_px: int) -> np.ndarray:
+        """The slab overlay burnt into an exported image (``cells_px`` pixels per cell)."""
+        if not (self.show_slabs and self.dim == 2 and self.slab_rows):
+            return rgba
+        n = self.shape[0]
+        t = max(1, int(round(cells_px / 4)))       # line thickness in pixels
+        for r in self.slab_rows:
+            if not 0 < r < n:
+                continue
+            y = r * cells_px - t // 2
+            for x0, x1, white in self._dashes(n * cells_px):
+                xs = slice(int(round(x0)), int(round(x1)))
+                c = np.array((255, 255, 255) if white else (0, 0, 0), np.float64)
+                a = 0.95 if white else 0.55
+                band = rgba[y:y + t, xs, :3].astype(np.float64)
+                rgba[y:y + t, xs, :3] = (a * c + (1 - a) * band + 0.5).astype(np.uint8)
+        return rgba
+
     # ------------------------------------------------------------ appearance
     def set_colormap(self, name: str) -> None:
         self.cmap_name = name
@@ -269,7 +336,8 @@ class FieldCanvas:
 
     def field_rgba(self, cells_px: int = 1) -> np.ndarray:
         """The 2D field through the current colormap and contrast limits, ``cells_px``
-        pixels per cell (pixel-exact: what the view shows with nearest interpolation)."""
+        pixels per cell (pixel-exact: what the view shows with nearest interpolation),
+        with the slab boundaries when that overlay is shown."""
         a = self.field
         lo, hi = self._limits(a)
         x = np.clip((a.astype(np.float64) - lo) / (hi - lo), 0.0, 1.0)
@@ -277,7 +345,7 @@ class FieldCanvas:
         rgba = (np.clip(rgba, 0, 1) * 255 + 0.5).astype(np.uint8).reshape(a.shape + (4,))
         if cells_px > 1:
             rgba = np.repeat(np.repeat(rgba, cells_px, axis=0), cells_px, axis=1)
-        return rgba
+        return self._draw_slabs(np.ascontiguousarray(rgba), cells_px)
 
     def render(self, scale: float = 1.0, crop_to_data: bool = False) -> np.ndarray:
         """RGBA uint8 image for export.

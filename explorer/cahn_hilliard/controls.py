@@ -6,8 +6,21 @@ from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormL
                              QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox, QStyle,
                              QVBoxLayout, QWidget)
 
-from kernels.cahn_hilliard.params import (BOUNDARIES, INITIALS, INTEGRATORS, LIVE, VARIANT_NAMES,
-                                          VARIANTS, CHParams)
+from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
+from kernels.cahn_hilliard.params import (BOUNDARIES, EXCHANGES, INITIALS, INTEGRATORS, LIVE, MAX_GPUS,
+                                          VARIANT_NAMES, VARIANTS, CHParams)
+
+# halo exchange between GPUs: combo text and the tooltip of each entry
+EXCHANGE_LABELS = {"p2p": "p2p (peer-to-peer)", "host": "host (staged, paper 001)",
+                   "nccl": "nccl (NCCL send/recv)"}
+EXCHANGE_TIPS = {
+    "p2p": "cudaMemcpyPeerAsync straight into the neighbour GPU's halo rows, over NVLink or PCIe "
+           "(peer access enabled where the GPUs allow it; otherwise the driver stages the copy)",
+    "host": "Staged through pinned host memory as in paper 001: device → pinned host buffer → "
+            "neighbour device, two cudaMemcpyAsync legs ordered by events",
+    "nccl": "NCCL: one ncclSend/ncclRecv group per pass (cupy.cuda.nccl); needs distinct CUDA GPUs",
+}
+MULTI_GPU_GROUP = "Multi-GPU  (slabs + halo exchange, paper 001)"
 
 # name: (label, kind, options, tooltip)
 FLOAT = "float"
@@ -37,6 +50,15 @@ SPEC = {
     "variant": ("Kernel variant", CHOICE, dict(items=[(v, VARIANT_NAMES[v]) for v in VARIANTS]),
                 "Implementation of the stencil update: the array reference, or one of the CUDA "
                 "kernels A–E of paper 000 §3.1 (GPU backend only). Live."),
+    "gpus": ("GPUs", INT, dict(lo=1, hi=MAX_GPUS, step=1),
+             "GPUs to split the field over (paper 001 §4.6): contiguous slabs of rows (2D) or z planes "
+             "(3D), one per GPU, each swapping halo rows of the stencil's width (2 cells; 4 for the "
+             "fused kernel E) with its neighbours after every kernel pass. The result is bit-identical "
+             "to one GPU. The spectral integrator runs on one GPU. Live."),
+    "exchange": ("Halo exchange", CHOICE, dict(items=[(e, EXCHANGE_LABELS[e]) for e in EXCHANGES]),
+                 "How neighbouring GPUs swap their halo rows after every pass: peer-to-peer, staged "
+                 "through pinned host memory (paper 001) or NCCL send/recv. The exchange overlaps the "
+                 "bulk kernel (paper 001 Alg. 8). Live."),
     "dim": ("Dimension", CHOICE, dict(items=[(2, "2D (square)"), (3, "3D (cube)")]),
             "Spatial dimension of the grid. Needs reset."),
     "size": ("Grid size N", INT, dict(lo=8, hi=32768, step=32),
@@ -69,6 +91,7 @@ SPEC = {
 GROUPS = [
     ("Model  dφ/dt = m∇²(−bφ + uφ³ − K∇²φ)", ("m", "b", "u", "K")),
     ("Time stepping", ("dt", "integrator", "variant")),
+    (MULTI_GPU_GROUP, ("gpus", "exchange")),
     ("Grid", ("dim", "size", "dx", "dtype")),
     ("Boundary", ("boundary", "boundary_value")),
     ("Initial condition", ("initial", "mean", "noise", "seed")),
@@ -90,6 +113,8 @@ class ControlPanel(QWidget):
     def __init__(self, backend, parent=None):
         super().__init__(parent)
         self.backend = backend
+        #: GPUs the form offers: visible CUDA devices, or GSE_VIRTUAL_GPUS virtual ones on the CPU
+        self.offered_gpus = offered_gpus(backend)
         self.widgets: dict[str, QWidget] = {}
         self.labels: dict[str, QLabel] = {}
         outer = QVBoxLayout(self)
@@ -158,6 +183,7 @@ class ControlPanel(QWidget):
                     form.addRow(lab, w)
             bl.addWidget(box)
         bl.addStretch(1)
+        self._sync_multi_gpu()
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
         self.setMinimumWidth(370)
@@ -197,6 +223,17 @@ class ControlPanel(QWidget):
                         model.item(i).setEnabled(False)
                         w.setItemData(i, "CUDA kernel: needs the GPU backend (running on CPU/NumPy)",
                                       Qt.ItemDataRole.ToolTipRole)
+            if name == "exchange":
+                for i, e in enumerate(EXCHANGES):
+                    w.setItemData(i, EXCHANGE_TIPS[e], Qt.ItemDataRole.ToolTipRole)
+                if not self.backend.is_gpu:
+                    i = EXCHANGES.index("nccl")
+                    w.model().item(i).setEnabled(False)
+                    w.setItemData(i, EXCHANGE_TIPS["nccl"] + ". Not on the CPU: virtual GPUs exchange "
+                                  "through host memory", Qt.ItemDataRole.ToolTipRole)
+        if name == "gpus":
+            w.setRange(1, self.offered_gpus)
+            w.valueChanged.connect(lambda v: self._sync_multi_gpu())
         w.setToolTip(tip)
         self.widgets[name] = w
         return w
@@ -234,6 +271,33 @@ class ControlPanel(QWidget):
         """Show ``p`` without emitting changes."""
         for name in SPEC:
             self.set_value(name, getattr(p, name), emit=False)
+        self._sync_multi_gpu()
+
+    def _sync_multi_gpu(self) -> None:
+        """GPUs: enabled when two or more are offered; exchange: only while GPUs > 1."""
+        gpus, exch = self.widgets["gpus"], self.widgets["exchange"]
+        if self.offered_gpus < 2:
+            if self.backend.is_gpu:
+                why = ("Multi-GPU needs two or more CUDA GPUs; this machine has one. (Set "
+                       f"{VIRTUAL_ENV}=N and start on the CPU backend to see the decomposition "
+                       "on N virtual GPUs.)")
+            else:
+                why = ("Multi-GPU needs two or more CUDA GPUs (running on CPU/NumPy). Start the app "
+                       f"with {VIRTUAL_ENV}=N to demonstrate the slab decomposition and halo "
+                       "exchange on N virtual GPUs on the CPU.")
+            for name in ("gpus", "exchange"):
+                self.widgets[name].setEnabled(False)
+                self.widgets[name].setToolTip(why + "\n\n" + SPEC[name][3])
+                self.labels[name].setToolTip(why)
+            return
+        where = (f"{self.offered_gpus} CUDA GPUs offered" if self.backend.is_gpu else
+                 f"{self.offered_gpus} virtual GPUs on the CPU ({VIRTUAL_ENV})")
+        gpus.setEnabled(True)
+        gpus.setToolTip(SPEC["gpus"][3] + f" ({where})")
+        multi = gpus.value() > 1
+        exch.setEnabled(multi)
+        exch.setToolTip(SPEC["exchange"][3] if multi else
+                        "Choose 2 or more GPUs to pick the halo exchange.\n\n" + SPEC["exchange"][3])
 
     # ---------------------------------------------------------------- state
     ESSENTIAL_GROUP = GROUPS[0][0]      # the live model coefficients

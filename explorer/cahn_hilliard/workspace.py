@@ -20,6 +20,7 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QD
 
 from kernels.cahn_hilliard import diagnostics
 from kernels.cahn_hilliard import io as ch_io
+from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
 from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
 from kernels.cahn_hilliard.simulation import CahnHilliard
 from kernels.errors import ExplorerError
@@ -118,8 +119,15 @@ class CahnHilliardWorkspace(QMainWindow):
         self.last_error = ""
         self.preset: dict | None = None      # the last preset applied (named in the caption)
         self._lecture = False
+        self._last_status: dict = {}
+        self._seen_stepper = None            # the stepper whose decomposition / notes are shown
+        self._seen_notes = 0
+        self._notes_msg = ""                 # the message-bar text of the last notes shown
+        self.decomposition: dict = {"gpus": 1, "notes": []}
+        self.decomposition_text = ""         # status-bar summary, "" on one GPU
 
-        self.sim = CahnHilliard(params or CHParams(), backend)
+        self.offered_gpus = offered_gpus(backend)
+        self.sim = CahnHilliard(self._fit_gpus(params or CHParams())[0], backend)
         self.worker = SimulationWorker(self.sim, steps_per_frame)
         self.worker.frame.connect(self._on_frame)
         self.worker.error.connect(self._on_worker_error)
@@ -171,6 +179,11 @@ class CahnHilliardWorkspace(QMainWindow):
 
         self._refresh_param_feedback()
         self._show_current()
+        # the main window connects status_changed after construction: repeat the last status then
+        QTimer.singleShot(0, self._emit_last_status)
+
+    def _emit_last_status(self):
+        self.status_changed.emit(dict(self._last_status))
 
     # ------------------------------------------------------------ view bar
     def _build_view_bar(self):
@@ -191,6 +204,12 @@ class CahnHilliardWorkspace(QMainWindow):
         self.contrast_label = QLabel("Contrast")
         row.addWidget(self.contrast_label)
         row.addWidget(self.contrast_combo)
+        self.slabs_check = QCheckBox("Show slabs")
+        self.slabs_check.setToolTip("Draw the boundaries between the GPUs' slabs as dashed lines over "
+                                    f"the 2D field ({self.SLABS_KEY}; Workspace menu)")
+        self.slabs_check.toggled.connect(self._on_show_slabs)
+        self.slabs_check.setVisible(self.offered_gpus > 1)
+        row.addWidget(self.slabs_check)
 
         self.view3d_bar = QWidget()
         h = QHBoxLayout(self.view3d_bar)
@@ -220,12 +239,49 @@ class CahnHilliardWorkspace(QMainWindow):
         row.addWidget(self.reset_view_btn)
         return row
 
+    SLABS_KEY = "Ctrl+G"
+
+    def _on_show_slabs(self, on: bool):
+        self.canvas.set_show_slabs(on)
+
+    def show_slabs(self) -> bool:
+        return self.slabs_check.isChecked()
+
+    def set_show_slabs(self, on: bool):
+        self.slabs_check.setChecked(bool(on))
+
+    def toggle_slabs(self):
+        """Workspace ▸ Show / hide slab boundaries (only where the overlay applies)."""
+        if self.slabs_check.isEnabled():
+            self.slabs_check.toggle()
+
+    def extra_actions(self):
+        """Workspace menu entries (text, method, shortcut, tip): the slab overlay, where GPUs are offered."""
+        if self.offered_gpus < 2:
+            return []
+        return [("Show / hide &slab boundaries", "toggle_slabs", self.SLABS_KEY,
+                 "Dashed lines where the field is split between GPUs (2D view)")]
+
+    def _sync_slabs_check(self):
+        d = self.decomposition
+        ok = self.canvas.dim == 2 and d["gpus"] > 1
+        self.slabs_check.setEnabled(ok)
+        if ok:
+            tip = (f"Draw the boundaries between the {d['gpus']} GPUs' slabs as dashed lines over the "
+                   f"field ({self.SLABS_KEY}; Workspace menu)")
+        elif self.canvas.dim == 3:
+            tip = "Slab boundaries are drawn over the 2D view only (3D slabs are z planes)"
+        else:
+            tip = "The field runs on one GPU: choose 2 or more GPUs in the Multi-GPU group"
+        self.slabs_check.setToolTip(tip)
+
     def _on_slice(self, v: int):
         self.slice_pos.setText(str(v))
         self.canvas.set_slice(index=v)
 
     def _sync_view_bar(self):
         is3d = self.canvas.dim == 3
+        self._sync_slabs_check()
         self.view3d_bar.setVisible(is3d)
         if is3d:
             n = self.canvas.shape[0]
@@ -250,9 +306,12 @@ class CahnHilliardWorkspace(QMainWindow):
             self._sync_view_bar()
         self._hist = info["history"]
         self._hist_dirty = True
-        self.status_changed.emit({"fps": self._fps, "steps_per_s": info["steps_per_s"],
-                                  "display": self.canvas.upload_mode,
-                                  "t": info["t"], "steps": info["steps"]})
+        if len(self.sim.notes) != self._seen_notes:      # a note from stepping (e.g. CUDA graphs)
+            self._sync_decomposition()
+        self._last_status = {"fps": self._fps, "steps_per_s": info["steps_per_s"],
+                             "display": self.canvas.upload_mode,
+                             "t": info["t"], "steps": info["steps"], "info": self.decomposition_text}
+        self.status_changed.emit(dict(self._last_status))
 
     def _on_frame(self, field, info):
         try:
@@ -332,9 +391,9 @@ class CahnHilliardWorkspace(QMainWindow):
         except ExplorerError as exc:
             self.show_error(str(exc))
             return False
-        self._after_rebuild()
         if self.message_bar.level != "info":
             self.message_bar.hide()
+        self._after_rebuild()                # may show the multi-GPU notes of the new stepper
         return True
 
     def show_error(self, msg: str):
@@ -368,6 +427,9 @@ class CahnHilliardWorkspace(QMainWindow):
         except ExplorerError as exc:
             self.show_error(str(exc))
             self.controls.set_value(name, self._effective(name), emit=False)
+        except Exception as exc:   # e.g. a CUDA/NCCL error building a multi-GPU stepper: never abort the app
+            self.show_error(f"could not apply {name} = {value!r}: {exc.__class__.__name__}: {exc}")
+            self.controls.set_value(name, self._effective(name), emit=False)
         self._refresh_param_feedback()
 
     def set_parameter(self, name: str, value):
@@ -384,6 +446,71 @@ class CahnHilliardWorkspace(QMainWindow):
             p = self.sim.params
         self.controls.set_dt_limit(self.sim.params.dt, stability_limit(p), self.sim.params.integrator)
         self.controls.set_pending(self.pending)
+        self._sync_decomposition()
+
+    # ------------------------------------------------------------ multi-GPU
+    def _fit_gpus(self, p: CHParams) -> tuple[CHParams, str]:
+        """``p`` with at most the GPUs this machine offers (settings, sessions and files from
+        another machine), and a note when it had to cut them."""
+        if p.gpus <= self.offered_gpus:
+            return p, ""
+        have = self.offered_gpus
+        note = (f"{p.gpus} GPUs were asked for; this machine offers {have}"
+                + ("" if have > 1 or self.backend.is_gpu else f" (set {VIRTUAL_ENV}=N for N virtual GPUs)")
+                + f": running on {have} GPU{'s' if have > 1 else ''}")
+        return p.with_changes(gpus=have), note
+
+    @staticmethod
+    def describe_decomposition(d: dict) -> str:
+        """Status-bar summary, e.g. "2 GPUs · p2p · slabs of 128/128 rows" ("" on one GPU)."""
+        P = d.get("gpus", 1)
+        if P < 2 or "slab_rows" not in d:
+            return ""
+        sizes = [y1 - y0 for y0, y1 in d["slab_rows"]]
+        unit = "z planes" if d.get("dim", 2) == 3 else "rows"
+        if len(sizes) <= 4:
+            slabs = f"slabs of {'/'.join(map(str, sizes))} {unit}"
+        elif min(sizes) == max(sizes):
+            slabs = f"slabs of {sizes[0]} {unit}"
+        else:
+            slabs = f"slabs of {min(sizes)}–{max(sizes)} {unit}"
+        gpus = f"{P} virtual GPUs" if d.get("virtual_gpus") else f"{P} GPUs"
+        graphs = " · CUDA graphs" if d.get("cuda_graphs") else ""
+        return f"{gpus} · {d.get('exchange', '?')} · {slabs}{graphs}"
+
+    def _sync_decomposition(self) -> None:
+        """After a (possible) rebuild of the stepper: the status-bar decomposition, the slab
+        overlay and, for a new stepper or new notes, the simulation's notes in the message bar."""
+        st = self.sim.stepper
+        notes = self.sim.notes
+        new = st is not self._seen_stepper or len(notes) != self._seen_notes
+        if not new:
+            return
+        self._seen_stepper, self._seen_notes = st, len(notes)
+        d = dict(self.sim.decomposition())
+        d["dim"] = self.sim.params.dim
+        self.decomposition = d
+        self.decomposition_text = self.describe_decomposition(d)
+        self.canvas.set_slab_rows([y0 for y0, _y1 in d.get("slab_rows", [])][1:])
+        self._sync_slabs_check()
+        self._last_status["info"] = self.decomposition_text
+        self.status_changed.emit({"info": self.decomposition_text})
+        if notes:
+            p = self.sim.params
+            honoured = d["gpus"] == p.gpus and d.get("exchange", p.exchange) == p.exchange
+            self._notes_msg = "Multi-GPU: " + "; ".join(notes) + "."
+            self.message_bar.show_message(self._notes_msg, "info" if honoured else "warning")
+        elif self._notes_msg and self.message_bar.text() == self._notes_msg:
+            self.message_bar.hide()             # the old notes no longer apply
+            self._notes_msg = ""
+
+    def notes_tail(self) -> str:
+        """The simulation's notes, to append to another message shown after a rebuild."""
+        notes = self.sim.notes
+        if not notes:
+            return ""
+        self._notes_msg = ""
+        return " — Multi-GPU: " + "; ".join(notes) + "."
 
     # ------------------------------------------------------------- view API
     def colormaps(self):
@@ -444,6 +571,7 @@ class CahnHilliardWorkspace(QMainWindow):
             phi, params, _extras = ch_io.load_field(path)
             base = params or self.sim.params
             base = base.with_changes(initial="file", dim=phi.ndim, size=phi.shape[0])
+            base, cut = self._fit_gpus(base)
             with self.worker.lock:
                 self.sim.reset(base, field0=phi)
         except ExplorerError as exc:
@@ -451,7 +579,8 @@ class CahnHilliardWorkspace(QMainWindow):
             return False
         self._after_rebuild()
         self.message_bar.show_message(f"Loaded {Path(path).name}: {'×'.join(map(str, phi.shape))} field "
-                                      "(initial condition 'file'; Reset returns to it)", "info")
+                                      "(initial condition 'file'; Reset returns to it)"
+                                      + (f"; {cut}" if cut else "") + self.notes_tail(), "info")
         return True
 
     # ---------------------------------------------------------------- exports
@@ -529,6 +658,7 @@ class CahnHilliardWorkspace(QMainWindow):
         s.setValue("steps_per_frame", self.worker.steps_per_frame)
         s.setValue("colormap", self.canvas.cmap_name)
         s.setValue("auto_contrast", bool(self.canvas.auto_contrast))
+        s.setValue("show_slabs", self.show_slabs())
         s.setValue("dock_state", self.saveState())
 
     def restore_settings(self, s):
@@ -541,13 +671,16 @@ class CahnHilliardWorkspace(QMainWindow):
         spf = s.value("steps_per_frame")
         if spf is not None:
             self.controls.spf.setValue(int(spf))
+        slabs = s.value("show_slabs")
+        if slabs is not None:
+            self.set_show_slabs(str(slabs).lower() == "true")
         state = s.value("dock_state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
         pj = s.value("params_json")
         if pj and not self._explicit_params:
             try:
-                p = CHParams.from_dict(json.loads(pj))
+                p, cut = self._fit_gpus(CHParams.from_dict(json.loads(pj)))
                 with self.worker.lock:
                     self.sim.reset(p)
             except (ExplorerError, ValueError, TypeError):
@@ -555,22 +688,26 @@ class CahnHilliardWorkspace(QMainWindow):
             self.controls.set_params(self.sim.params)
             self._refresh_param_feedback()
             self._show_current()
+            if cut:
+                self.message_bar.show_message(f"Saved settings: {cut}." + self.notes_tail(), "info")
 
     # ---------------------------------------------------------------- presets
-    VIEW_KEYS = ("steps_per_frame", "colormap", "auto_contrast", "isosurface", "slice_axis", "run")
+    VIEW_KEYS = ("steps_per_frame", "colormap", "auto_contrast", "isosurface", "slice_axis", "show_slabs",
+                 "run")
 
     def apply_preset(self, preset: dict) -> None:
         """Rebuild from defaults + ``preset["params"]`` (CHParams fields and the view keys
-        steps_per_frame, colormap, auto_contrast, isosurface, slice_axis, run)."""
+        steps_per_frame, colormap, auto_contrast, isosurface, slice_axis, show_slabs, run); more GPUs
+        than this machine offers are cut to those it has."""
         prm = dict(preset["params"])
         view = {k: prm.pop(k) for k in self.VIEW_KEYS if k in prm}
-        p = CHParams().with_changes(**prm)         # validates before anything changes
+        p, _cut = self._fit_gpus(CHParams().with_changes(**prm))   # validates before anything changes
         self.worker.pause()
         with self.worker.lock:
             self.sim.reset(p)
         self.preset = preset
-        self._after_rebuild()
         self.message_bar.hide()
+        self._after_rebuild()                     # may show the multi-GPU notes of the new stepper
         self._apply_view(view)
         if view.get("run", True):
             self.start()
@@ -588,6 +725,8 @@ class CahnHilliardWorkspace(QMainWindow):
             self.slice_slider.setValue(int(view["slice_index"]))
         if "isosurface" in view:
             self.iso_check.setChecked(bool(view["isosurface"]) and self.iso_check.isEnabled())
+        if "show_slabs" in view:
+            self.set_show_slabs(bool(view["show_slabs"]))
 
     # ----------------------------------------------------- caption / lecture
     def caption(self) -> str:
@@ -624,6 +763,7 @@ class CahnHilliardWorkspace(QMainWindow):
                 "steps_per_frame": int(self.worker.steps_per_frame), "colormap": c.cmap_name,
                 "auto_contrast": bool(c.auto_contrast), "slice_axis": c.slice_axis,
                 "slice_index": int(c.slice_index), "isosurface": bool(self.iso_check.isChecked()),
+                "show_slabs": self.show_slabs(),
                 "plots_visible": self.plots_visible(),
                 "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
 
@@ -646,6 +786,7 @@ class CahnHilliardWorkspace(QMainWindow):
                 raise ExplorerError(f"the saved field is {phi.dtype}, the parameters say {p.dtype}")
         elif p.initial == "file":
             p = p.with_changes(initial="spinodal")
+        p, cut = self._fit_gpus(p)
         pending = dict(state.get("pending") or {})
         p.with_changes(**pending)                   # a combination Reset would refuse: fail now
         self.worker.pause()
@@ -675,7 +816,8 @@ class CahnHilliardWorkspace(QMainWindow):
         if "plots_visible" in state:
             self.set_plots_visible(bool(state["plots_visible"]))
         self.message_bar.show_message("Session restored" + ("" if phi is not None else
-                                      " (parameters only: the field was rebuilt from the seed)"), "info")
+                                      " (parameters only: the field was rebuilt from the seed)")
+                                      + (f"; {cut}" if cut else "") + self.notes_tail(), "info")
 
     # ----------------------------------------------------------------- figures
     def figure_targets(self) -> list[Figure]:

@@ -119,6 +119,9 @@ class CudaStepper(Stepper):
     def __init__(self, params, backend):
         super().__init__(params, backend)
         self._tex = {}          # texture cache: key -> (TextureObject, array ref)
+        #: texture objects kept alive (a slab stepper reads ~9 views per buffer set and
+        #: a captured CUDA graph holds their handles, so it raises this)
+        self.tex_cache_size = 8
         self._props = None
         #: how the last texture read was served ("tex2d", "tex1d" or "global" fallback)
         self.last_read = None
@@ -157,7 +160,10 @@ class CudaStepper(Stepper):
         if a.ndim == 2:
             pitch_al = int(props.get("texturePitchAlignment", 32))
             w, h, maxpitch = props.get("maxTexture2DLinear", (0, 0, 0))
-            if ((nx * item) % pitch_al == 0 and ptr % pitch_al == 0 and nx <= w and ny <= h
+            # pitch: a multiple of texturePitchAlignment; base address: of textureAlignment
+            # (a slab view that starts mid-buffer may not be, and falls back below)
+            base_al = int(props.get("textureAlignment", 512))
+            if ((nx * item) % pitch_al == 0 and ptr % base_al == 0 and nx <= w and ny <= h
                     and nx * item <= maxpitch):
                 mode = READ_TEX2D
         if mode is None:
@@ -189,7 +195,7 @@ class CudaStepper(Stepper):
                 (runtime.cudaAddressModeClamp,), runtime.cudaFilterModePoint,
                 runtime.cudaReadModeElementType)
         tobj = texture.TextureObject(res, td)
-        if len(self._tex) >= 8:
+        if len(self._tex) >= self.tex_cache_size:
             self._tex.pop(next(iter(self._tex)))
         self._tex[key] = (tobj, a)
         self.last_read = "tex2d" if mode == READ_TEX2D else "tex1d"

@@ -27,7 +27,9 @@ INITIAL_MEAN = {"spinodal": 0.0, "droplets": -0.5}
 MAX_CELLS = {2: 32768 ** 2, 3: 1024 ** 3}
 
 # Which parameters can change while a simulation runs, and which need a reset.
-LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "boundary_value")
+LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "boundary_value", "gpus", "exchange")
+EXCHANGES = ("p2p", "host", "nccl")
+MAX_GPUS = 64
 NEEDS_RESET = ("dim", "size", "boundary", "initial", "mean", "noise", "seed", "dx", "dtype")
 
 
@@ -52,6 +54,8 @@ class CHParams:
     integrator: str = "rk2"
     variant: str = "reference"
     dtype: str = "float32"
+    gpus: int = 1                  # GPUs to split the field over (slabs along the slowest axis)
+    exchange: str = "p2p"          # halo exchange between GPUs: p2p, host (paper 001) or nccl
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -100,6 +104,10 @@ class CHParams:
             bad(f"mean φ must be in [−1.5, 1.5] (got {self.mean!r})")
         if self.dtype not in ("float32", "float64"):
             bad(f"dtype must be float32 or float64 (got {self.dtype!r})")
+        if not isinstance(self.gpus, int) or not 1 <= self.gpus <= MAX_GPUS:
+            bad(f"gpus must be an integer from 1 to {MAX_GPUS} (got {self.gpus!r})")
+        if self.exchange not in EXCHANGES:
+            bad(f"exchange must be one of {', '.join(EXCHANGES)} (got {self.exchange!r})")
         if not isinstance(self.seed, int) or self.seed < 0:
             bad(f"seed must be a non-negative integer (got {self.seed!r})")
         return self

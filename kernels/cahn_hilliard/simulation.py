@@ -86,6 +86,7 @@ class CahnHilliard:
         self.stepper = stepper
         self.phi = None  # free the old field before allocating the new one
         self.phi = self.xp.asarray(self._initial_field(p))
+        self._distribute()
         self._good = None
         self.t = 0.0
         self.step_count = 0
@@ -116,6 +117,7 @@ class CahnHilliard:
         if not np.isfinite(a).all():
             raise InvalidParameter("the field contains NaN or Inf values")
         self.phi[...] = self.xp.asarray(a, dtype=self.dtype)
+        self.stepper.field_changed()
         self.history.clear()
         self.record()
 
@@ -132,15 +134,27 @@ class CahnHilliard:
         pending = [k for k in changes if k in NEEDS_RESET and getattr(newp, k) != getattr(self.params, k)]
         if pending:
             return pending
-        rebuild = newp.integrator != self.params.integrator or newp.variant != self.params.variant
+        rebuild = any(getattr(newp, k) != getattr(self.params, k)
+                      for k in ("integrator", "variant", "gpus", "exchange"))
         if rebuild:
             stepper = make_stepper(newp, self.backend)
         self.params = newp
         if rebuild:
             self.stepper = stepper
+            self._distribute()
         else:
             self.stepper.set_params(newp)
         return []
+
+    def _distribute(self) -> None:
+        """Multi-GPU stepper: place φ on the slabs now (memory and device notes up front)."""
+        if hasattr(self.stepper, "scatter") and self.phi is not None:
+            self.stepper.scatter(self.phi)
+
+    @property
+    def notes(self) -> list[str]:
+        """What the stepper could not honour as asked (missing GPUs, fallbacks), for the UI."""
+        return list(getattr(self.stepper, "notes", []))
 
     # --------------------------------------------------------------- stepping
     @property
@@ -163,6 +177,7 @@ class CahnHilliard:
         self.compute_seconds += time.perf_counter() - t0
         if not np.isfinite(amax) or amax > BLOWUP_LIMIT:
             self.phi[...] = self._good
+            self.stepper.field_changed()
             p = self.params
             hint = ("reduce dt below the explicit limit "
                     f"{self.dt_max:.4g}" if p.integrator != "spectral" else "reduce dt")
@@ -207,7 +222,20 @@ class CahnHilliard:
             "free_energy_final": h.energy[-1],
             "length_scale_final": h.length[-1],
             "coarsening_exponent": self.coarsening_exponent(),
+            **self.decomposition(),
         }
+
+    def decomposition(self) -> dict:
+        """How the field is split over GPUs: slabs (device, rows), exchange, notes."""
+        st = self.stepper
+        slabs = getattr(st, "slabs", None)
+        if not slabs:
+            return {"gpus": 1, "notes": list(self.notes)}
+        return {"gpus": len(slabs), "gpu_devices": [s.device for s in slabs],
+                "virtual_gpus": not self.backend.is_gpu,
+                "slab_rows": [[s.y0, s.y1] for s in slabs], "exchange": st.exchange,
+                "halo": st.radius, "cuda_graphs": bool(getattr(st, "graph", False)),
+                "notes": list(self.notes)}
 
     def live_parameter(self, name: str) -> bool:
         return name in LIVE

@@ -37,6 +37,9 @@ class Stepper:
     def set_params(self, params: CHParams) -> None:
         self.params = params
 
+    def field_changed(self) -> None:
+        """φ was modified in place between steps (only steppers that cache it care)."""
+
     def update(self, src, base, coef, out):
         raise NotImplementedError
 
@@ -129,7 +132,30 @@ class SpectralStepper(Stepper):
 
 
 def make_stepper(params: CHParams, backend) -> Stepper:
-    """The stepper for ``params.integrator`` / ``params.variant`` on ``backend``."""
+    """The stepper for ``params.integrator`` / ``params.variant`` on ``backend``.
+
+    ``params.gpus`` > 1 gives the slab-decomposed multi-GPU stepper (paper 001);
+    what cannot be honoured (missing GPUs, the single-GPU spectral stepper) is
+    explained in the stepper's ``notes`` and run on fewer GPUs.
+    """
+    notes = []
+    if params.gpus > 1:
+        if params.integrator == "spectral":
+            notes.append("the semi-implicit spectral stepper runs on one GPU")
+        else:
+            from .multigpu import DEFAULT_GRAPH, MultiGPUStepper, resolve_devices
+            devices, notes = resolve_devices(params.gpus, backend)
+            if len(devices) > 1:
+                st = MultiGPUStepper(params, backend, devices, params.exchange,
+                                     graph=DEFAULT_GRAPH)
+                st.notes[:0] = notes
+                return st
+    st = _single_stepper(params, backend)
+    st.notes = notes
+    return st
+
+
+def _single_stepper(params: CHParams, backend) -> Stepper:
     if params.integrator == "spectral":
         return SpectralStepper(params, backend)
     if params.variant == "reference":

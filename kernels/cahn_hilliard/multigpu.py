@@ -1,0 +1,816 @@
+"""Cahn–Hilliard on several GPUs of one host: slab decomposition with halo exchange.
+
+Paper 001 §4.6 (Alg. 7–8) splits a finite-difference field along its slowest
+axis into contiguous slabs, one per GPU, each stored with halo rows of the
+stencil's width, and swaps the halo rows after every kernel launch, staged
+through host memory.  We do the same for any number of GPUs (rows in 2D, z
+planes in 3D) and add two more exchange paths:
+
+* ``host``: device → pinned host buffer → neighbour device (the paper's way),
+  two cudaMemcpyAsync legs ordered by events, host buffers double-buffered;
+* ``p2p``: cudaMemcpyPeerAsync straight into the neighbour's halo rows;
+* ``nccl``: one ncclSend/ncclRecv group per pass (cupy.cuda.nccl).
+
+**Halo width.**  A *pass* is one kernel application: an Euler step, one RK2
+stage (radius R = 2: μ needs φ within 1 cell, F needs μ within 1 cell), or
+kernel E's fused RK2 step (R = 4).  We keep halos of width H = R and exchange
+once per pass, as the paper does (border of width 2, one swap per launch).
+The alternative, H = 4 for the two-pass RK2 with one exchange per step, trades
+one latency-bound exchange per step for two redundant rows of stage-1 work per
+side; with kernel E that trade is already made inside one launch.
+
+**Overlap** (paper 001 Alg. 8).  Per pass each slab launches, on a side
+stream, two small *border* kernels over views [0, 3H) and [L−H, L+2H) of its
+padded rows that yield its H top and H bottom rows, sends them, while the
+*bulk* kernel on the main stream computes all L rows (its outer H rows are
+wrong — the view ends there — and are then patched from the border results).
+The exchange is thus hidden behind the bulk kernel.
+
+**Bit for bit.**  Every cell is written by the same kernel instantiation as on
+one GPU, from the same neighbour values (halo rows hold exactly the
+neighbour's cells), so the multi-GPU field equals the single-GPU field bit for
+bit.  Slabs at the edge of a mirror or fixed field have no halo on that side:
+the kernel's own boundary rule applies there, as on one GPU; periodic fields
+wrap, the first and last slab being neighbours.
+
+**CUDA graphs** (ours, beyond the paper): the eager path issues ~12 API calls
+per slab and pass from Python, which at 8192² costs as much as the GPU work;
+``graph=True`` captures a block of steps across all devices' streams into one
+CUDA graph and replays it.
+
+Without CuPy the same scheduling runs on "virtual GPUs" (NumPy slabs, the
+array reference stencil, synchronous copies): it demonstrates and tests the
+decomposition on machines without a GPU.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import BackendUnavailable, GridTooLarge, InvalidParameter
+from . import stencil
+
+from .params import EXCHANGES, MAX_GPUS
+
+#: environment variable: virtual GPUs offered on the NumPy backend (GUI demo / tests)
+VIRTUAL_ENV = "GSE_VIRTUAL_GPUS"
+
+EXCHANGE_NAMES = {
+    "p2p": "peer-to-peer (cudaMemcpyPeerAsync)",
+    "host": "staged through host memory (paper 001)",
+    "nccl": "NCCL send/recv",
+}
+#: capture CUDA graphs by default (make_stepper; falls back to eager stepping if capture fails)
+DEFAULT_GRAPH = True
+#: steps per captured CUDA graph (even, so buffer roles return to their start)
+GRAPH_STEPS = 20
+_MEMCPY_DEFAULT = 4   # cudaMemcpyDefault: direction from the pointers (UVA)
+
+
+# --------------------------------------------------------------------- devices
+def gpu_count(backend) -> int:
+    """CUDA devices visible to this process (0 on the NumPy backend)."""
+    if not backend.is_gpu:
+        return 0
+    try:
+        return int(backend.xp.cuda.runtime.getDeviceCount())
+    except Exception:
+        return 0
+
+
+def offered_gpus(backend) -> int:
+    """How many GPUs the app offers: the visible CUDA devices, or on the NumPy backend
+    ``GSE_VIRTUAL_GPUS`` virtual ones (a CPU demonstration of the decomposition; default 1)."""
+    if backend.is_gpu:
+        return max(1, gpu_count(backend))
+    import os
+    try:
+        return max(1, min(MAX_GPUS, int(os.environ.get(VIRTUAL_ENV, "1"))))
+    except ValueError:
+        return 1
+
+
+def resolve_devices(requested, backend) -> tuple[list[int], list[str]]:
+    """Devices to use for ``requested`` (a count, or a list of device ids) and notes.
+
+    Missing devices are dropped with a note (never an error): the run falls
+    back to the GPUs that exist.  On the NumPy backend a count gives that many
+    virtual devices (0, 1, …), with a note that they emulate the decomposition.
+    """
+    notes: list[str] = []
+    if isinstance(requested, (int, np.integer)):
+        if requested < 1:
+            raise InvalidParameter(f"the number of GPUs must be ≥ 1 (got {requested})")
+        want = list(range(int(requested)))
+    else:
+        want = [int(d) for d in requested]
+        if not want:
+            raise InvalidParameter("no GPU selected")
+    if not backend.is_gpu:
+        if len(want) > 1:
+            notes.append(f"no GPU: the {len(want)} slabs run as virtual GPUs on the CPU "
+                         "(same decomposition and halo exchange, NumPy arrays)")
+        return list(range(len(want))), notes
+    n = gpu_count(backend)
+    have = [d for d in want if 0 <= d < n]
+    missing = [d for d in want if not 0 <= d < n]
+    if missing:
+        notes.append(f"GPU {', '.join(map(str, missing))} not present (this host has {n}); "
+                     f"running on {_gpus_text(have or [0])}")
+    return (have or [0]), notes
+
+
+def _gpus_text(devs) -> str:
+    return ("GPU " if len(devs) == 1 else "GPUs ") + ", ".join(map(str, devs))
+
+
+def split_rows(n: int, parts: int) -> list[tuple[int, int]]:
+    """Balanced contiguous split of n rows into ``parts`` ranges [y0, y1)."""
+    q, r = divmod(n, parts)
+    out, y = [], 0
+    for i in range(parts):
+        h = q + (1 if i < r else 0)
+        out.append((y, y + h))
+        y += h
+    return out
+
+
+# ------------------------------------------------------------------ array ops
+class _HostOps:
+    """Virtual GPUs: NumPy arrays, synchronous copies, no streams or events."""
+
+    gpu = False
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def device(self, dev):
+        return contextlib.nullcontext()
+
+    def stream(self, s):
+        return contextlib.nullcontext()
+
+    def new_stream(self, dev):
+        return None
+
+    def new_event(self, dev):
+        return None
+
+    def record(self, ev, stream):
+        pass
+
+    def wait(self, stream, ev):
+        pass
+
+    def copy(self, dst, src, stream, peer=None):
+        dst[...] = src
+
+    def zeros(self, dev, shape, dtype):
+        return np.zeros(shape, dtype)
+
+    def pinned(self, shape, dtype):
+        return np.zeros(shape, dtype)
+
+    def free_bytes(self, dev):
+        from ..backend import host_available_memory
+        return host_available_memory()
+
+    def out_of_memory(self):
+        return (MemoryError,)
+
+
+class _CudaOps:
+    """CuPy devices, streams, events and async copies."""
+
+    gpu = True
+
+    def __init__(self, xp):
+        self.xp = xp
+        self.cp = xp
+
+    def device(self, dev):
+        return self.cp.cuda.Device(dev)
+
+    def stream(self, s):
+        return s
+
+    def new_stream(self, dev):
+        with self.cp.cuda.Device(dev):
+            return self.cp.cuda.Stream(non_blocking=True)
+
+    def new_event(self, dev):
+        with self.cp.cuda.Device(dev):
+            return self.cp.cuda.Event(disable_timing=True)
+
+    def record(self, ev, stream):
+        ev.record(stream)
+
+    def wait(self, stream, ev):
+        stream.wait_event(ev)
+
+    @staticmethod
+    def _ptr(a):
+        return a.data.ptr if hasattr(a.data, "ptr") else a.ctypes.data
+
+    def copy(self, dst, src, stream, peer=None):
+        rt = self.cp.cuda.runtime
+        n = dst.nbytes
+        if peer is not None and not stream.is_capturing():
+            rt.memcpyPeerAsync(self._ptr(dst), peer[0], self._ptr(src), peer[1], n, stream.ptr)
+        else:   # cudaMemcpyDefault: same device, peer (UVA), host↔device; capturable
+            rt.memcpyAsync(self._ptr(dst), self._ptr(src), n, _MEMCPY_DEFAULT, stream.ptr)
+
+    def zeros(self, dev, shape, dtype):
+        with self.cp.cuda.Device(dev):
+            return self.cp.zeros(shape, dtype)
+
+    def pinned(self, shape, dtype):
+        """Page-locked host array, *portable* (pinned for every GPU, not only the current
+        one: a slab's device writes it and its neighbour's device reads it)."""
+        from cupy.cuda import pinned_memory as pm
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        mem = pm.PinnedMemoryPointer(pm.PinnedMemory(nbytes, 1), 0)   # cudaHostAllocPortable
+        a = np.ndarray(shape, dtype, buffer=mem)
+        a[...] = 0
+        return a
+
+    def free_bytes(self, dev):
+        with self.cp.cuda.Device(dev):
+            free, _ = self.cp.cuda.runtime.memGetInfo()
+            return int(free + self.cp.get_default_memory_pool().free_bytes())
+
+    def out_of_memory(self):
+        return (self.cp.cuda.memory.OutOfMemoryError, MemoryError)
+
+
+# ---------------------------------------------------------------------- slabs
+@dataclass
+class Slab:
+    """One device's share: global rows [y0, y1) with pt / pb halo rows above / below."""
+
+    rank: int
+    device: int
+    y0: int
+    y1: int
+    pt: int
+    pb: int
+    up: int | None = None      # rank of the slab holding rows y0−1, y0−2, … (None: edge)
+    down: int | None = None    # rank of the slab holding rows y1, y1+1, …
+    bufs: list = field(default_factory=list)
+    main: object = None
+    side: object = None
+    ev_border: object = None
+    ev_main: object = None
+    ev_sent: object = None
+    scr_top: object = None
+    scr_bot: object = None
+    host_buf: list = field(default_factory=list)   # host mode: [parity] -> (top, bot)
+    op: object = None          # the per-device stepper (CudaStepper / reference)
+    views: dict = field(default_factory=dict)
+
+    @property
+    def rows(self) -> int:
+        return self.y1 - self.y0
+
+    @property
+    def padded(self) -> int:
+        return self.pt + self.rows + self.pb
+
+    def view(self, b: int, lo: int, hi: int):
+        """Rows [lo, hi) of buffer b, the same object every call (texture caches key on it)."""
+        key = (b, lo, hi)
+        v = self.views.get(key)
+        if v is None:
+            v = self.views[key] = self.bufs[b][lo:hi]
+        return v
+
+
+class MultiGPUStepper:
+    """Explicit Euler / RK2 / kernel E on slabs over ``devices``; see the module docstring.
+
+    ``step(phi, n)`` follows the single-GPU Stepper interface: it scatters φ
+    (on the display device) to the slabs when φ is new or was changed
+    (``field_changed()``), advances n steps and gathers the slabs back into φ.
+    ``advance(n)`` steps without the gather (benchmarks).
+    """
+
+    name = "multigpu"
+    buffers = 3
+
+    def __init__(self, params, backend, devices=(0, 1), exchange: str = "p2p",
+                 overlap: bool = True, graph: bool = False):
+        if params.integrator == "spectral":
+            raise InvalidParameter("the multi-GPU decomposition runs the explicit steppers "
+                                   "(Euler, RK2, kernel E); the spectral stepper is single-GPU")
+        if exchange not in EXCHANGES:
+            raise InvalidParameter(f"exchange must be one of {', '.join(EXCHANGES)} (got {exchange!r})")
+        if not backend.is_gpu and params.variant != "reference":
+            raise BackendUnavailable(f"kernel variant {params.variant} is a CUDA kernel and needs "
+                                     "the GPU backend; use the array reference on CPU")
+        self.params = params
+        self.backend = backend
+        self.xp = backend.xp
+        self.ops = _CudaOps(backend.xp) if backend.is_gpu else _HostOps(backend.xp)
+        self.overlap = overlap
+        self.notes: list[str] = []
+        self.exchange = exchange
+        if exchange == "nccl":
+            self.exchange = self._check_nccl(list(devices))
+        # CUDA graphs: GPU kernels A–E only (the array reference allocates while it runs)
+        self.graph = bool(graph) and backend.is_gpu and params.variant != "reference"
+        self.devices = list(devices)
+        self.slabs: list[Slab] = []
+        self._phi_ref = None
+        self._stale = True
+        self._graphs: dict = {}
+        self._nccl = None
+        self._warm = False
+        self._role = [0, 1, 2]      # role (0 φ, 1 out, 2 tmp) -> physical buffer index
+        self._parity = 0
+        self._dtype = None
+        self._shape = None
+
+    # ------------------------------------------------------------- set-up
+    @property
+    def radius(self) -> int:
+        """Stencil radius of one pass = halo width H (4 for fused kernel E, else 2)."""
+        return 4 if self.params.variant == "E" else stencil.HALO
+
+    def _check_nccl(self, devices) -> str:
+        if not self.backend.is_gpu:
+            self.notes.append("NCCL needs GPUs; virtual GPUs exchange through host memory")
+            return "host"
+        if len(set(devices)) != len(devices):
+            self.notes.append("NCCL needs distinct GPUs; exchanging peer-to-peer instead")
+            return "p2p"
+        try:
+            from cupy.cuda import nccl
+            ok = bool(nccl.available)
+        except Exception:
+            ok = False
+        if not ok:
+            self.notes.append("NCCL is not available in this CuPy installation; "
+                              "exchanging peer-to-peer instead")
+            return "p2p"
+        return "nccl"
+
+    def set_params(self, params) -> None:
+        if params.variant != self.params.variant or params.integrator != self.params.integrator:
+            raise InvalidParameter("changing the kernel variant or integrator needs a new stepper")
+        self.params = params
+        self._graphs.clear()   # graphs bake the coefficients into their kernel arguments
+        for s in self.slabs:
+            if hasattr(s.op, "set_params"):
+                s.op.set_params(params)
+
+    def _make_op(self, dev):
+        if self.params.variant == "reference":
+            return None
+        from .cuda_stepper import CudaStepper
+        with self.ops.device(dev):
+            op = CudaStepper(self.params, self.backend)
+        op.tex_cache_size = 64
+        return op
+
+    def _layout(self, shape, devices) -> list[Slab]:
+        n = shape[0]
+        H = self.radius
+        P = len(devices)
+        periodic = self.params.boundary == "periodic"
+        if P > 1 and n // P < 2 * H:
+            raise GridTooLarge(f"{P} slabs of a {n}-row field leave fewer than {2 * H} rows each "
+                               "(twice the halo width): use fewer GPUs or a larger grid")
+        slabs = []
+        for r, ((y0, y1), dev) in enumerate(zip(split_rows(n, P), devices)):
+            up = r - 1 if r > 0 else (P - 1 if periodic and P > 1 else None)
+            down = r + 1 if r < P - 1 else (0 if periodic and P > 1 else None)
+            slabs.append(Slab(r, dev, y0, y1, H if up is not None else 0,
+                              H if down is not None else 0, up, down))
+        return slabs
+
+    def _allocate(self, shape, dtype):
+        """Build slabs on self.devices, dropping devices that lack memory (with a note)."""
+        devices = list(self.devices)
+        most = max(1, shape[0] // (2 * self.radius))
+        if len(devices) > most:
+            devices = devices[:most]
+            self.notes.append(f"a {shape[0]}-row field gives at most {most} slabs of ≥ "
+                              f"{2 * self.radius} rows (twice the halo); running on "
+                              f"{_gpus_text(devices)}")
+        while True:
+            slabs = self._layout(shape, devices)
+            short = self._short_of_memory(slabs, shape, dtype)
+            if short is None:
+                try:
+                    self._build(slabs, shape, dtype)
+                    break
+                except self.ops.out_of_memory() as exc:
+                    bad = getattr(exc, "_slab_device", None)
+                    short = (bad if bad is not None else devices[-1], str(exc))
+                    self._release(slabs)
+            dev, why = short
+            if len(devices) == 1:
+                raise GridTooLarge(f"the field does not fit on GPU {dev}: {why}")
+            devices.remove(dev)
+            self.notes.append(f"GPU {dev} is out of memory ({why}); running on {_gpus_text(devices)}")
+        self.devices = devices
+        self.slabs = slabs
+        self._shape, self._dtype = tuple(shape), np.dtype(dtype)
+        if self.exchange == "nccl":
+            from cupy.cuda import nccl
+            self._nccl = nccl.NcclCommunicator.initAll(devices)
+
+    def _short_of_memory(self, slabs, shape, dtype):
+        row = int(np.prod(shape[1:])) * np.dtype(dtype).itemsize
+        for s in slabs:
+            need = row * (s.padded * self.buffers + 6 * self.radius) * 1.05
+            if self.params.variant == "reference":
+                need *= 3   # whole-array temporaries of the reference stencil
+            free = self.ops.free_bytes(s.device)
+            if need > free:
+                return s.device, f"needs {need / 2**30:.2f} GiB, {free / 2**30:.2f} GiB free"
+        return None
+
+    def _build(self, slabs, shape, dtype):
+        ops, H = self.ops, self.radius
+        rest = tuple(shape[1:])
+        nbuf = 2 if (self.params.variant == "E" or self.params.integrator == "euler") else 3
+        if ops.gpu and len(set(s.device for s in slabs)) > 1:
+            self._enable_peer_access(sorted(set(s.device for s in slabs)))
+        for s in slabs:
+            try:
+                s.bufs = [ops.zeros(s.device, (s.padded,) + rest, dtype) for _ in range(nbuf)]
+                if s.up is not None:
+                    s.scr_top = ops.zeros(s.device, (3 * H,) + rest, dtype)
+                if s.down is not None:
+                    s.scr_bot = ops.zeros(s.device, (3 * H,) + rest, dtype)
+            except ops.out_of_memory() as exc:
+                exc._slab_device = s.device
+                raise
+            s.main, s.side = ops.new_stream(s.device), ops.new_stream(s.device)
+            s.ev_border, s.ev_main, s.ev_sent = (ops.new_event(s.device) for _ in range(3))
+            if self.exchange == "host" and (s.up is not None or s.down is not None):
+                s.host_buf = [(ops.pinned((H,) + rest, dtype), ops.pinned((H,) + rest, dtype))
+                              for _ in range(2)]
+            s.op = self._make_op(s.device)
+        while len(self._role) > nbuf:
+            self._role.pop()
+
+    def _enable_peer_access(self, devs):
+        rt = self.xp.cuda.runtime
+        for a in devs:
+            for b in devs:
+                if a == b:
+                    continue
+                if not rt.deviceCanAccessPeer(a, b):
+                    if self.exchange == "p2p":
+                        self.notes.append(f"GPU {a} cannot access GPU {b} directly; "
+                                          "peer copies are staged by the driver")
+                    continue
+                with self.xp.cuda.Device(a):
+                    try:
+                        rt.deviceEnablePeerAccess(b)
+                    except rt.CUDARuntimeError as exc:  # already enabled
+                        if "PeerAccessAlreadyEnabled" not in str(exc):
+                            raise
+
+    def _release(self, slabs):
+        for s in slabs:
+            s.bufs, s.scr_top, s.scr_bot, s.views = [], None, None, {}
+
+    # ------------------------------------------------------ scatter / gather
+    def scatter(self, phi) -> None:
+        """Copy the global field φ (host or any device) into the slabs, halos included."""
+        shape, dtype = tuple(phi.shape), phi.dtype
+        if not self.slabs or shape != self._shape or dtype != self._dtype:
+            self._release(self.slabs)
+            self._allocate(shape, dtype)
+        self._sync_from(phi)
+        n = shape[0]
+        phys = self._role[0]
+        for s in self.slabs:
+            buf = s.bufs[phys]
+            pieces = [(s.pt, s.y0, s.y1)]
+            if s.pt:
+                pieces.append((0, (s.y0 - s.pt) % n, (s.y0 - s.pt) % n + s.pt))
+            if s.pb:
+                pieces.append((s.pt + s.rows, s.y1 % n, s.y1 % n + s.pb))
+            with self.ops.device(s.device):
+                for at, g0, g1 in pieces:
+                    self.ops.copy(buf[at:at + g1 - g0], phi[g0:g1], s.main, self._peer(s, phi))
+                self.ops.record(s.ev_main, s.main)    # the first pass's borders wait for this
+        self._join_to(phi)
+        self._phi_ref = phi
+        self._stale = False
+
+    def gather(self, phi) -> None:
+        """Copy the slabs' interiors into the global field φ (on the display device)."""
+        self._sync_from(phi)
+        phys = self._role[0]
+        for s in self.slabs:
+            with self.ops.device(s.device):
+                self.ops.copy(phi[s.y0:s.y1], s.bufs[phys][s.pt:s.pt + s.rows], s.main,
+                              self._peer(s, phi, to_phi=True))
+        self._join_to(phi)
+
+    def _on_gpu(self, a) -> bool:
+        return self.ops.gpu and isinstance(a, self.xp.ndarray)
+
+    def _peer(self, s, phi, to_phi=False):
+        if not self._on_gpu(phi):
+            return None
+        d = phi.device.id
+        return (d, s.device) if to_phi else (s.device, d)
+
+    def _sync_from(self, phi):
+        """Slab streams wait for pending work on φ's device (its current stream)."""
+        if not self._on_gpu(phi):
+            return
+        with self.xp.cuda.Device(phi.device.id):
+            ev = self.xp.cuda.Event(disable_timing=True)
+            ev.record(self.xp.cuda.get_current_stream())
+        for s in self.slabs:
+            self.ops.wait(s.main, ev)
+            self.ops.wait(s.side, ev)
+
+    def _join_to(self, phi):
+        """φ's current stream waits for every slab stream (φ ready for its consumers)."""
+        if not self.ops.gpu:
+            return
+        if not self._on_gpu(phi):
+            self.synchronize()
+            return
+        with self.xp.cuda.Device(phi.device.id):
+            cur = self.xp.cuda.get_current_stream()
+            for s in self.slabs:
+                for st in (s.main, s.side):
+                    with self.xp.cuda.Device(s.device):
+                        ev = self.xp.cuda.Event(disable_timing=True)
+                        ev.record(st)
+                    cur.wait_event(ev)
+
+    def field_changed(self) -> None:
+        """φ was modified in place outside the stepper: scatter it before the next step."""
+        self._stale = True
+
+    def synchronize(self) -> None:
+        if self.ops.gpu:
+            for s in self.slabs:
+                s.main.synchronize()
+                s.side.synchronize()
+
+    # ------------------------------------------------------------ stepping
+    def step(self, phi, n: int = 1):
+        if self._stale or phi is not self._phi_ref:
+            self.scatter(phi)
+        self.advance(n)
+        self.gather(phi)
+        return phi
+
+    def _passes(self):
+        """(kind, src role, base role, coef, out role) of one time step."""
+        p = self.params
+        if p.variant == "E":
+            return [("fused", 0, None, None, 1)]
+        if p.integrator == "euler":
+            return [("stage", 0, 0, p.dt, 1)]
+        return [("stage", 0, 0, 0.5 * p.dt, 2), ("stage", 2, 0, p.dt, 1)]
+
+    def advance(self, n: int) -> None:
+        """n time steps on the slabs (asynchronous on GPUs)."""
+        if not self.slabs:
+            raise InvalidParameter("scatter a field before stepping")
+        if self.graph and n >= GRAPH_STEPS + 2 and not self._graphs and not self._warm:
+            for _ in range(2):      # load every kernel eagerly before the first capture
+                self._step_once()
+            n -= 2
+        if self.graph and n >= GRAPH_STEPS:
+            try:
+                g = self._graph()
+            except Exception as exc:   # capture unsupported: eager from now on
+                self.graph = False
+                self.notes.append(f"CUDA graph capture failed ({exc.__class__.__name__}: {exc}); "
+                                  "stepping eagerly")
+            else:
+                s0 = self.slabs[0]
+                self._converge(s0.main, s0.device)       # pending eager work before the graph
+                with self.ops.device(s0.device):
+                    for _ in range(n // GRAPH_STEPS):
+                        g.launch(s0.main)
+                    done = self.ops.new_event(s0.device)
+                    self.ops.record(done, s0.main)
+                for s in self.slabs:                     # later eager work after it
+                    for st in (s.main, s.side):
+                        if st is not s0.main:
+                            self.ops.wait(st, done)
+                self._rearm_events()
+                n %= GRAPH_STEPS
+        for _ in range(n):
+            self._step_once()
+
+    def _step_once(self):
+        self._warm = True
+        for kind, src, base, coef, out in self._passes():
+            self._pass(kind, self._role[src], None if base is None else self._role[base],
+                       coef, self._role[out])
+        self._role[0], self._role[1] = self._role[1], self._role[0]
+
+    def _graph(self):
+        key = (tuple(self._role), self._parity)
+        g = self._graphs.get(key)
+        if g is not None:
+            return g
+        ops, s0 = self.ops, self.slabs[0]
+        role, parity = list(self._role), self._parity
+        fork = ops.new_event(s0.device)
+        with ops.device(s0.device):
+            # relaxed: a kernel's first use on a device loads its module during the capture
+            s0.main.begin_capture(self.xp.cuda.runtime.streamCaptureModeRelaxed)
+        try:
+            with ops.device(s0.device):
+                ops.record(fork, s0.main)
+            for s in self.slabs:
+                for st in (s.main, s.side):
+                    if st is not s0.main:
+                        ops.wait(st, fork)
+            for s in self.slabs:   # the first pass waits on these: record them in the capture
+                with ops.device(s.device):
+                    ops.record(s.ev_main, s.main)
+                    ops.record(s.ev_sent, s.side)
+            for _ in range(GRAPH_STEPS):
+                self._step_once()
+            self._converge(s0.main, s0.device)
+        finally:
+            with ops.device(s0.device):
+                g = s0.main.end_capture()
+            self._role, self._parity = role, parity   # replay starts from the same roles
+            self._rearm_events()
+        self._graphs[key] = g
+        return g
+
+    def _rearm_events(self):
+        """Record the per-slab events eagerly again: an event last recorded inside a stream
+        capture is a graph node, and eager streams may not wait on it."""
+        for s in self.slabs:
+            with self.ops.device(s.device):
+                self.ops.record(s.ev_main, s.main)
+                self.ops.record(s.ev_border, s.side)
+                self.ops.record(s.ev_sent, s.side)
+
+    def _converge(self, target, dev):
+        """``target`` waits for the work issued so far on every other slab stream."""
+        for s in self.slabs:
+            for st in (s.main, s.side):
+                if st is not target:
+                    ev = self.ops.new_event(s.device)
+                    with self.ops.device(s.device):
+                        self.ops.record(ev, st)
+                    self.ops.wait(target, ev)
+
+    # ------------------------------------------------------------ one pass
+    def _launch(self, s, kind, src, base, coef, out):
+        if kind == "fused":
+            s.op.fused_step(src, out)
+        elif s.op is None:
+            stencil.update(src, base, coef, self.params, out=out)
+        else:
+            s.op.update(src, base, coef, out)
+
+    def _pass(self, kind, src, base, coef, out):
+        ops, H = self.ops, self.radius
+        slabs = self.slabs
+        split = self.overlap and len(slabs) > 1
+        # A: border kernels on the side stream, bulk kernel on the main stream
+        for s in slabs:
+            L, pt = s.rows, s.pt
+            with ops.device(s.device):
+                if s.up is not None or s.down is not None:
+                    ops.wait(s.side, s.ev_main)            # previous pass complete here
+                    if self.exchange == "p2p":             # halos pushed by the neighbours
+                        for nb in {s.up, s.down} - {None}:
+                            ops.wait(s.side, slabs[nb].ev_sent)
+                    if not split:
+                        ops.wait(s.main, s.ev_main)
+                with ops.stream(s.side):
+                    if s.up is not None:
+                        self._launch(s, kind, s.view(src, 0, pt + 2 * H),
+                                     None if base is None else s.view(base, 0, pt + 2 * H),
+                                     coef, s.scr_top)
+                    if s.down is not None:
+                        lo = pt + L - 2 * H
+                        self._launch(s, kind, s.view(src, lo, pt + L + s.pb),
+                                     None if base is None else s.view(base, lo, pt + L + s.pb),
+                                     coef, s.scr_bot)
+                ops.record(s.ev_border, s.side)
+                if not split:   # no overlap: the bulk waits for the borders and the exchange
+                    ops.wait(s.main, s.ev_border)
+                if split:
+                    self._bulk(s, kind, src, base, coef, out)
+        # B: halo exchange
+        if self.exchange == "nccl" and len(slabs) > 1:
+            self._exchange_nccl(out)
+        elif self.exchange == "host":
+            self._exchange_host(out)
+        else:
+            self._exchange_p2p(out)
+        # C: (bulk without overlap,) patch the border rows, mark the pass complete
+        for s in slabs:
+            with ops.device(s.device):
+                if not split:
+                    if self.exchange != "p2p":
+                        ops.wait(s.main, self._side_done(s))
+                    else:
+                        for nb in {s.up, s.down} - {None}:
+                            ops.wait(s.main, slabs[nb].ev_sent)
+                    self._bulk(s, kind, src, base, coef, out)
+                if s.up is not None or s.down is not None:
+                    ops.wait(s.main, s.ev_border)
+                    o = s.bufs[out]
+                    if s.up is not None:
+                        ops.copy(o[s.pt:s.pt + H], s.scr_top[H:2 * H], s.main)
+                    if s.down is not None:
+                        e = s.pt + s.rows
+                        ops.copy(o[e - H:e], s.scr_bot[H:2 * H], s.main)
+                ops.record(s.ev_main, s.main)
+        self._parity ^= 1
+
+    def _side_done(self, s):
+        ev = s.ev_sent
+        self.ops.record(ev, s.side)
+        return ev
+
+    def _bulk(self, s, kind, src, base, coef, out):
+        L, pt = s.rows, s.pt
+        with self.ops.stream(s.main):
+            self._launch(s, kind, s.view(src, pt, pt + L),
+                         None if base is None else s.view(base, pt, pt + L),
+                         coef, s.view(out, pt, pt + L))
+
+    def _exchange_p2p(self, out):
+        ops, H, slabs = self.ops, self.radius, self.slabs
+        for s in slabs:
+            with ops.device(s.device):
+                if s.up is not None:
+                    u = slabs[s.up]
+                    e = u.pt + u.rows
+                    ops.copy(u.bufs[out][e:e + H], s.scr_top[H:2 * H], s.side, (u.device, s.device))
+                if s.down is not None:
+                    d = slabs[s.down]
+                    ops.copy(d.bufs[out][0:H], s.scr_bot[H:2 * H], s.side, (d.device, s.device))
+                ops.record(s.ev_sent, s.side)
+
+    def _exchange_host(self, out):
+        ops, H, slabs = self.ops, self.radius, self.slabs
+        par = self._parity
+        for s in slabs:          # device → pinned host
+            if not s.host_buf:
+                continue
+            top, bot = s.host_buf[par]
+            with ops.device(s.device):
+                if s.up is not None:
+                    ops.copy(top, s.scr_top[H:2 * H], s.side)
+                if s.down is not None:
+                    ops.copy(bot, s.scr_bot[H:2 * H], s.side)
+                ops.record(s.ev_sent, s.side)
+        for r in slabs:          # pinned host → neighbour's halo, on the receiver's side stream
+            with ops.device(r.device):
+                if r.down is not None:
+                    d = slabs[r.down]
+                    ops.wait(r.side, d.ev_sent)
+                    e = r.pt + r.rows
+                    ops.copy(r.bufs[out][e:e + H], d.host_buf[par][0], r.side)
+                if r.up is not None:
+                    u = slabs[r.up]
+                    ops.wait(r.side, u.ev_sent)
+                    ops.copy(r.bufs[out][0:H], u.host_buf[par][1], r.side)
+
+    def _exchange_nccl(self, out):
+        from cupy.cuda import nccl
+        H, slabs = self.radius, self.slabs
+        dt = nccl.NCCL_FLOAT32 if self._dtype == np.float32 else nccl.NCCL_FLOAT64
+        count = H * int(np.prod(self._shape[1:]))
+        nccl.groupStart()
+        try:
+            for s in slabs:
+                comm, sp = self._nccl[s.rank], s.side.ptr
+                with self.ops.device(s.device):
+                    if s.up is not None:
+                        comm.send(s.scr_top[H:2 * H].data.ptr, count, dt, s.up, sp)
+                    if s.down is not None:
+                        comm.send(s.scr_bot[H:2 * H].data.ptr, count, dt, s.down, sp)
+                    if s.down is not None:
+                        e = s.pt + s.rows
+                        comm.recv(s.bufs[out][e:e + H].data.ptr, count, dt, s.down, sp)
+                    if s.up is not None:
+                        comm.recv(s.bufs[out][0:H].data.ptr, count, dt, s.up, sp)
+        finally:
+            nccl.groupEnd()
+
+    # ------------------------------------------------------------ read access
+    def describe(self) -> str:
+        devs = ", ".join(str(d) for d in self.devices)
+        kind = "GPUs" if self.ops.gpu else "virtual GPUs"
+        return (f"{len(self.slabs) or len(self.devices)} {kind} [{devs}], "
+                f"{EXCHANGE_NAMES[self.exchange]}, halo {self.radius}")
