@@ -7,8 +7,8 @@ from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormL
                              QVBoxLayout, QWidget)
 
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
-from kernels.cahn_hilliard.params import (BOUNDARIES, EXCHANGES, INITIALS, INTEGRATORS, LIVE, MAX_GPUS,
-                                          VARIANT_NAMES, VARIANTS, CHParams)
+from kernels.cahn_hilliard.params import (BOUNDARIES, EXCHANGES, INTEGRATORS, MAX_GPUS, VARIANT_NAMES,
+                                          VARIANTS, CHParams)
 
 # halo exchange between GPUs: combo text and the tooltip of each entry
 EXCHANGE_LABELS = {"p2p": "p2p (peer-to-peer)", "host": "host (staged, paper 001)",

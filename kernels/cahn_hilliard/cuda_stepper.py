@@ -150,25 +150,23 @@ class CudaStepper(Stepper):
 
     def _texture(self, a):
         """(read mode, handle) for texture reads of ``a``: pitched 2D, else 1D linear."""
-        import cupy as cp
         from cupy.cuda import runtime, texture
         nx, ny, nz = _dims(a.shape)
         props = self._device_props()
         item = a.dtype.itemsize
         ptr = a.data.ptr
+        # both texture kinds need the base address aligned to textureAlignment (a slab view
+        # that starts mid-buffer may not be, and reads global memory instead)
+        aligned = ptr % int(props.get("textureAlignment", 512)) == 0
         mode = None
         if a.ndim == 2:
             pitch_al = int(props.get("texturePitchAlignment", 32))
             w, h, maxpitch = props.get("maxTexture2DLinear", (0, 0, 0))
-            # pitch: a multiple of texturePitchAlignment; base address: of textureAlignment
-            # (a slab view that starts mid-buffer may not be, and falls back below)
-            base_al = int(props.get("textureAlignment", 512))
-            if ((nx * item) % pitch_al == 0 and ptr % base_al == 0 and nx <= w and ny <= h
+            if ((nx * item) % pitch_al == 0 and aligned and nx <= w and ny <= h
                     and nx * item <= maxpitch):
                 mode = READ_TEX2D
         if mode is None:
-            if a.size <= int(props.get("maxTexture1DLinear", 1 << 27)) and \
-                    ptr % int(props.get("textureAlignment", 512)) == 0:
+            if a.size <= int(props.get("maxTexture1DLinear", 1 << 27)) and aligned:
                 mode = READ_TEX1D
             else:
                 self.last_read = "global"

@@ -138,13 +138,22 @@ def split_rows(n: int, parts: int) -> list[tuple[int, int]]:
 
 
 # ------------------------------------------------------------------ array ops
-class _HostOps:
+class _Ops:
+    """What both kinds of device share: free memory through the backend's own query."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.xp = backend.xp
+
+    def free_bytes(self, dev) -> int:
+        with self.device(dev):
+            return self.backend.free_memory()
+
+
+class _HostOps(_Ops):
     """Virtual GPUs: NumPy arrays, synchronous copies, no streams or events."""
 
     gpu = False
-
-    def __init__(self, xp):
-        self.xp = xp
 
     def device(self, dev):
         return contextlib.nullcontext()
@@ -173,22 +182,15 @@ class _HostOps:
     def pinned(self, shape, dtype):
         return np.zeros(shape, dtype)
 
-    def free_bytes(self, dev):
-        from ..backend import host_available_memory
-        return host_available_memory()
 
-    def out_of_memory(self):
-        return (MemoryError,)
-
-
-class _CudaOps:
+class _CudaOps(_Ops):
     """CuPy devices, streams, events and async copies."""
 
     gpu = True
 
-    def __init__(self, xp):
-        self.xp = xp
-        self.cp = xp
+    def __init__(self, backend):
+        super().__init__(backend)
+        self.cp = backend.xp
 
     def device(self, dev):
         return self.cp.cuda.Device(dev)
@@ -236,14 +238,6 @@ class _CudaOps:
         a[...] = 0
         return a
 
-    def free_bytes(self, dev):
-        with self.cp.cuda.Device(dev):
-            free, _ = self.cp.cuda.runtime.memGetInfo()
-            return int(free + self.cp.get_default_memory_pool().free_bytes())
-
-    def out_of_memory(self):
-        return (self.cp.cuda.memory.OutOfMemoryError, MemoryError)
-
 
 # ---------------------------------------------------------------------- slabs
 @dataclass
@@ -277,6 +271,22 @@ class Slab:
     @property
     def padded(self) -> int:
         return self.pt + self.rows + self.pb
+
+    def halo_above(self, b: int):
+        """The pt halo rows of buffer b that the slab above fills."""
+        return self.bufs[b][:self.pt]
+
+    def halo_below(self, b: int):
+        """The pb halo rows of buffer b that the slab below fills."""
+        return self.bufs[b][self.pt + self.rows:]
+
+    def top_rows(self):
+        """The slab's first H interior rows, as computed by the top border launch."""
+        return self.scr_top[self.pt:2 * self.pt]
+
+    def bottom_rows(self):
+        """The slab's last H interior rows, as computed by the bottom border launch."""
+        return self.scr_bot[self.pb:2 * self.pb]
 
     def view(self, b: int, lo: int, hi: int):
         """Rows [lo, hi) of buffer b, the same object every call (texture caches key on it)."""
@@ -312,7 +322,7 @@ class MultiGPUStepper:
         self.params = params
         self.backend = backend
         self.xp = backend.xp
-        self.ops = _CudaOps(backend.xp) if backend.is_gpu else _HostOps(backend.xp)
+        self.ops = _CudaOps(backend) if backend.is_gpu else _HostOps(backend)
         self.overlap = overlap
         self.notes: list[str] = []
         self.exchange = exchange
@@ -379,9 +389,6 @@ class MultiGPUStepper:
         H = self.radius
         P = len(devices)
         periodic = self.params.boundary == "periodic"
-        if P > 1 and n // P < 2 * H:
-            raise GridTooLarge(f"{P} slabs of a {n}-row field leave fewer than {2 * H} rows each "
-                               "(twice the halo width): use fewer GPUs or a larger grid")
         slabs = []
         for r, ((y0, y1), dev) in enumerate(zip(split_rows(n, P), devices)):
             up = r - 1 if r > 0 else (P - 1 if periodic and P > 1 else None)
@@ -406,7 +413,7 @@ class MultiGPUStepper:
                 try:
                     self._build(slabs, shape, dtype)
                     break
-                except self.ops.out_of_memory() as exc:
+                except MemoryError as exc:      # cupy's OutOfMemoryError included
                     bad = getattr(exc, "_slab_device", None)
                     short = (bad if bad is not None else devices[-1], str(exc))
                     self._release(slabs)
@@ -446,7 +453,7 @@ class MultiGPUStepper:
                     s.scr_top = ops.zeros(s.device, (3 * H,) + rest, dtype)
                 if s.down is not None:
                     s.scr_bot = ops.zeros(s.device, (3 * H,) + rest, dtype)
-            except ops.out_of_memory() as exc:
+            except MemoryError as exc:
                 exc._slab_device = s.device
                 raise
             s.main, s.side = ops.new_stream(s.device), ops.new_stream(s.device)
@@ -491,15 +498,15 @@ class MultiGPUStepper:
         n = shape[0]
         phys = self._role[0]
         for s in self.slabs:
-            buf = s.bufs[phys]
-            pieces = [(s.pt, s.y0, s.y1)]
+            pieces = [(s.bufs[phys][s.pt:s.pt + s.rows], s.y0, s.y1)]   # (slab rows, global rows)
             if s.pt:
-                pieces.append((0, (s.y0 - s.pt) % n, (s.y0 - s.pt) % n + s.pt))
+                g0 = (s.y0 - s.pt) % n
+                pieces.append((s.halo_above(phys), g0, g0 + s.pt))
             if s.pb:
-                pieces.append((s.pt + s.rows, s.y1 % n, s.y1 % n + s.pb))
+                pieces.append((s.halo_below(phys), s.y1 % n, s.y1 % n + s.pb))
             with self.ops.device(s.device):
-                for at, g0, g1 in pieces:
-                    self.ops.copy(buf[at:at + g1 - g0], phi[g0:g1], s.main, self._peer(s, phi))
+                for dst, g0, g1 in pieces:
+                    self.ops.copy(dst, phi[g0:g1], s.main, self._peer(s, phi))
                 self.ops.record(s.ev_main, s.main)    # the first pass's borders wait for this
         self._join_to(phi)
         self._phi_ref = phi
@@ -526,14 +533,9 @@ class MultiGPUStepper:
 
     def _sync_from(self, phi):
         """Slab streams wait for pending work on φ's device (its current stream)."""
-        if not self._on_gpu(phi):
-            return
-        with self.xp.cuda.Device(phi.device.id):
-            ev = self.xp.cuda.Event(disable_timing=True)
-            ev.record(self.xp.cuda.get_current_stream())
-        for s in self.slabs:
-            self.ops.wait(s.main, ev)
-            self.ops.wait(s.side, ev)
+        if self._on_gpu(phi):
+            with self.ops.device(phi.device.id):
+                self._fork(self.xp.cuda.get_current_stream(), phi.device.id)
 
     def _join_to(self, phi):
         """φ's current stream waits for every slab stream (φ ready for its consumers)."""
@@ -542,14 +544,8 @@ class MultiGPUStepper:
         if not self._on_gpu(phi):
             self.synchronize()
             return
-        with self.xp.cuda.Device(phi.device.id):
-            cur = self.xp.cuda.get_current_stream()
-            for s in self.slabs:
-                for st in (s.main, s.side):
-                    with self.xp.cuda.Device(s.device):
-                        ev = self.xp.cuda.Event(disable_timing=True)
-                        ev.record(st)
-                    cur.wait_event(ev)
+        with self.ops.device(phi.device.id):
+            self._converge(self.xp.cuda.get_current_stream())
 
     def field_changed(self) -> None:
         """φ was modified in place outside the stepper: scatter it before the next step."""
@@ -595,16 +591,11 @@ class MultiGPUStepper:
                                   "stepping eagerly")
             else:
                 s0 = self.slabs[0]
-                self._converge(s0.main, s0.device)       # pending eager work before the graph
+                self._converge(s0.main)                  # pending eager work before the graph
                 with self.ops.device(s0.device):
                     for _ in range(n // GRAPH_STEPS):
                         g.launch(s0.main)
-                    done = self.ops.new_event(s0.device)
-                    self.ops.record(done, s0.main)
-                for s in self.slabs:                     # later eager work after it
-                    for st in (s.main, s.side):
-                        if st is not s0.main:
-                            self.ops.wait(st, done)
+                self._fork(s0.main, s0.device)           # later eager work after it
                 self._rearm_events()
                 n %= GRAPH_STEPS
         for _ in range(n):
@@ -624,24 +615,18 @@ class MultiGPUStepper:
             return g
         ops, s0 = self.ops, self.slabs[0]
         role, parity = list(self._role), self._parity
-        fork = ops.new_event(s0.device)
         with ops.device(s0.device):
             # relaxed: a kernel's first use on a device loads its module during the capture
             s0.main.begin_capture(self.xp.cuda.runtime.streamCaptureModeRelaxed)
         try:
-            with ops.device(s0.device):
-                ops.record(fork, s0.main)
-            for s in self.slabs:
-                for st in (s.main, s.side):
-                    if st is not s0.main:
-                        ops.wait(st, fork)
+            self._fork(s0.main, s0.device)   # every other stream joins the capture
             for s in self.slabs:   # the first pass waits on these: record them in the capture
                 with ops.device(s.device):
                     ops.record(s.ev_main, s.main)
                     ops.record(s.ev_sent, s.side)
             for _ in range(GRAPH_STEPS):
                 self._step_once()
-            self._converge(s0.main, s0.device)
+            self._converge(s0.main)
         finally:
             with ops.device(s0.device):
                 g = s0.main.end_capture()
@@ -659,7 +644,18 @@ class MultiGPUStepper:
                 self.ops.record(s.ev_border, s.side)
                 self.ops.record(s.ev_sent, s.side)
 
-    def _converge(self, target, dev):
+    def _fork(self, source, dev):
+        """Every slab stream but ``source`` (a stream of device ``dev``) waits for the work
+        issued so far on ``source``."""
+        ev = self.ops.new_event(dev)
+        with self.ops.device(dev):
+            self.ops.record(ev, source)
+        for s in self.slabs:
+            for st in (s.main, s.side):
+                if st is not source:
+                    self.ops.wait(st, ev)
+
+    def _converge(self, target):
         """``target`` waits for the work issued so far on every other slab stream."""
         for s in self.slabs:
             for st in (s.main, s.side):
@@ -729,10 +725,10 @@ class MultiGPUStepper:
                     ops.wait(s.main, s.ev_border)
                     o = s.bufs[out]
                     if s.up is not None:
-                        ops.copy(o[s.pt:s.pt + H], s.scr_top[H:2 * H], s.main)
+                        ops.copy(o[s.pt:s.pt + H], s.top_rows(), s.main)
                     if s.down is not None:
                         e = s.pt + s.rows
-                        ops.copy(o[e - H:e], s.scr_bot[H:2 * H], s.main)
+                        ops.copy(o[e - H:e], s.bottom_rows(), s.main)
                 ops.record(s.ev_main, s.main)
         self._parity ^= 1
 
@@ -749,20 +745,19 @@ class MultiGPUStepper:
                          coef, s.view(out, pt, pt + L))
 
     def _exchange_p2p(self, out):
-        ops, H, slabs = self.ops, self.radius, self.slabs
+        ops, slabs = self.ops, self.slabs
         for s in slabs:
             with ops.device(s.device):
                 if s.up is not None:
                     u = slabs[s.up]
-                    e = u.pt + u.rows
-                    ops.copy(u.bufs[out][e:e + H], s.scr_top[H:2 * H], s.side, (u.device, s.device))
+                    ops.copy(u.halo_below(out), s.top_rows(), s.side, (u.device, s.device))
                 if s.down is not None:
                     d = slabs[s.down]
-                    ops.copy(d.bufs[out][0:H], s.scr_bot[H:2 * H], s.side, (d.device, s.device))
+                    ops.copy(d.halo_above(out), s.bottom_rows(), s.side, (d.device, s.device))
                 ops.record(s.ev_sent, s.side)
 
     def _exchange_host(self, out):
-        ops, H, slabs = self.ops, self.radius, self.slabs
+        ops, slabs = self.ops, self.slabs
         par = self._parity
         for s in slabs:          # device → pinned host
             if not s.host_buf:
@@ -770,21 +765,20 @@ class MultiGPUStepper:
             top, bot = s.host_buf[par]
             with ops.device(s.device):
                 if s.up is not None:
-                    ops.copy(top, s.scr_top[H:2 * H], s.side)
+                    ops.copy(top, s.top_rows(), s.side)
                 if s.down is not None:
-                    ops.copy(bot, s.scr_bot[H:2 * H], s.side)
+                    ops.copy(bot, s.bottom_rows(), s.side)
                 ops.record(s.ev_sent, s.side)
         for r in slabs:          # pinned host → neighbour's halo, on the receiver's side stream
             with ops.device(r.device):
                 if r.down is not None:
                     d = slabs[r.down]
                     ops.wait(r.side, d.ev_sent)
-                    e = r.pt + r.rows
-                    ops.copy(r.bufs[out][e:e + H], d.host_buf[par][0], r.side)
+                    ops.copy(r.halo_below(out), d.host_buf[par][0], r.side)
                 if r.up is not None:
                     u = slabs[r.up]
                     ops.wait(r.side, u.ev_sent)
-                    ops.copy(r.bufs[out][0:H], u.host_buf[par][1], r.side)
+                    ops.copy(r.halo_above(out), u.host_buf[par][1], r.side)
 
     def _exchange_nccl(self, out):
         from cupy.cuda import nccl
@@ -797,14 +791,13 @@ class MultiGPUStepper:
                 comm, sp = self._nccl[s.rank], s.side.ptr
                 with self.ops.device(s.device):
                     if s.up is not None:
-                        comm.send(s.scr_top[H:2 * H].data.ptr, count, dt, s.up, sp)
+                        comm.send(s.top_rows().data.ptr, count, dt, s.up, sp)
                     if s.down is not None:
-                        comm.send(s.scr_bot[H:2 * H].data.ptr, count, dt, s.down, sp)
+                        comm.send(s.bottom_rows().data.ptr, count, dt, s.down, sp)
                     if s.down is not None:
-                        e = s.pt + s.rows
-                        comm.recv(s.bufs[out][e:e + H].data.ptr, count, dt, s.down, sp)
+                        comm.recv(s.halo_below(out).data.ptr, count, dt, s.down, sp)
                     if s.up is not None:
-                        comm.recv(s.bufs[out][0:H].data.ptr, count, dt, s.up, sp)
+                        comm.recv(s.halo_above(out).data.ptr, count, dt, s.up, sp)
         finally:
             nccl.groupEnd()
 

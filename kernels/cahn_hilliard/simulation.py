@@ -154,7 +154,7 @@ class CahnHilliard:
     @property
     def notes(self) -> list[str]:
         """What the stepper could not honour as asked (missing GPUs, fallbacks), for the UI."""
-        return list(getattr(self.stepper, "notes", []))
+        return list(self.stepper.notes)
 
     # --------------------------------------------------------------- stepping
     @property
@@ -230,12 +230,12 @@ class CahnHilliard:
         st = self.stepper
         slabs = getattr(st, "slabs", None)
         if not slabs:
-            return {"gpus": 1, "notes": list(self.notes)}
+            return {"gpus": 1, "notes": self.notes}
         return {"gpus": len(slabs), "gpu_devices": [s.device for s in slabs],
                 "virtual_gpus": not self.backend.is_gpu,
                 "slab_rows": [[s.y0, s.y1] for s in slabs], "exchange": st.exchange,
                 "halo": st.radius, "cuda_graphs": bool(getattr(st, "graph", False)),
-                "notes": list(self.notes)}
+                "notes": self.notes}
 
     def live_parameter(self, name: str) -> bool:
         return name in LIVE

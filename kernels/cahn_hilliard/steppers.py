@@ -33,6 +33,8 @@ class Stepper:
         self.xp = backend.xp
         self._tmp = None
         self._out = None
+        #: what could not be honoured as asked (e.g. more GPUs than present), for the UI
+        self.notes: list[str] = []
 
     def set_params(self, params: CHParams) -> None:
         self.params = params
@@ -151,7 +153,7 @@ def make_stepper(params: CHParams, backend) -> Stepper:
                 st.notes[:0] = notes
                 return st
     st = _single_stepper(params, backend)
-    st.notes = notes
+    st.notes.extend(notes)
     return st
 
 
