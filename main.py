@@ -3,6 +3,7 @@
     python main.py                      open the desktop app
     python main.py ch [options]         run Cahn–Hilliard headless (batch / export / JSON)
     python main.py graph [options]      generate a graph, APSP + clustering headless
+    python main.py graph-reproduce      re-run paper 000's mean-path sweep (exponents vs N)
     python main.py occupancy [options]  CUDA occupancy calculator (any CC, or this GPU)
     python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model
     python main.py flint-suite [CASES]  SBML Test Suite conformance (per-tag table, JSON)
@@ -194,6 +195,197 @@ def run_graph(a) -> int:
     if a.export_graph:
         out["export_graph"] = a.export_graph
     return _print_result(out, a.json)
+
+
+PAPER_000_SIZES = "1000,5000,10000,15000,20000,25000,30000"     # paper 000 Table II
+
+
+def _graph_reproduce_parser(sub) -> None:
+    from kernels.graphs.apsp import METHODS
+    from kernels.graphs.reproduce import CONNECTIVITY, PAPER_EXPONENTS, SAMPLED_SOURCES
+    p = sub.add_parser("graph-reproduce", help="Re-run paper 000's mean-shortest-path sweep (Fig. 14 / Table II)",
+                       description="Re-run paper 000's APSP experiment headless: for each graph type, size N "
+                                   "and instance, generate the graph, compute the mean shortest path (and "
+                                   "the clustering), then fit the exponent of mean path vs N and compare it "
+                                   "with the paper's (0.995, 0.223, 0.106).  One progress line per finished "
+                                   "instance goes to stderr.")
+    _add_backend(p)
+    # values are parsed in run_graph_reproduce so that bad input gives one 'error:' line
+    p.add_argument("--types", default=",".join(PAPER_EXPONENTS),
+                   help="comma list of graph types: alpha-ring = (1) α-model on a ring substrate, "
+                        "alpha = (2) α-model without it, ba = (3) Barabási–Albert k = 100 (default: all three)")
+    p.add_argument("--sizes", default=PAPER_000_SIZES,
+                   help=f"comma list of N, at least two, each 20 … 60000 (default: paper 000's {PAPER_000_SIZES})")
+    p.add_argument("--instances", default="3", help="instances per type and N (default 3)")
+    p.add_argument("--method", default=None,
+                   help=f"mean-path method: {', '.join(METHODS + ('cpu-sampled',))} (default: gpu-bfs on a "
+                        f"GPU, else cpu-sampled = mean path from --sources random BFS sources)")
+    p.add_argument("--sources", default=str(SAMPLED_SOURCES),
+                   help=f"BFS sources per instance for cpu-sampled (default {SAMPLED_SOURCES})")
+    p.add_argument("--seed", default="1", help="seed of each (type, N)'s first instance (default 1)")
+    p.add_argument("--max-redraws", default="10",
+                   help="disconnected draws redrawn per instance (connectivity redraw; default 10)")
+    for s in (1, 2):
+        p.add_argument(f"--alpha{s}", default=None, help=f"α of α-model set {s} (type {'alpha-ring' if s == 1 else 'alpha'})")
+        p.add_argument(f"--p{s}", default=None, help=f"random-link probability p of α-model set {s}, in [0, 1]")
+        p.add_argument(f"--k{s}", default=None, help=f"mean degree k of α-model set {s}")
+    p.add_argument("--connectivity", default="redraw",
+                   help=f"{' or '.join(CONNECTIVITY)}: redraw disconnected graphs (default) or analyse "
+                        "the largest connected component")
+    p.add_argument("--no-clustering", action="store_true", help="skip the clustering coefficient")
+    p.add_argument("--csv", metavar="FILE", help="write one row per instance (with Eq. 3 normalised times)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+
+
+def _num_opt(name: str, v, kind=float) -> float | int:
+    """``v`` as ``kind`` (finite), else a one-line usage error naming the option."""
+    import math
+    try:
+        x = kind(str(v).strip())
+    except ValueError:
+        raise _usage(f"{name} must be {'an integer' if kind is int else 'a number'}, got {v!r}") from None
+    if kind is float and not math.isfinite(x):
+        raise _usage(f"{name} must be finite, got {v!r}")
+    return x
+
+
+def _parse_list(name: str, text: str) -> list[str]:
+    items = [s.strip() for s in str(text).replace(";", ",").split(",") if s.strip()]
+    if not items:
+        raise _usage(f"{name} is empty")
+    return list(dict.fromkeys(items))
+
+
+def _json_clean(v):
+    """Strict JSON all the way down: non-finite floats (also inside lists/dicts) become null."""
+    import math
+    if isinstance(v, dict):
+        return {k: _json_clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_clean(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def run_graph_reproduce(a) -> int:
+    import math
+
+    import numpy as np
+
+    from kernels import backend as bk
+    from kernels.errors import InvalidParameter
+    from kernels.graphs import reproduce as rp
+    from kernels.graphs.apsp import GPU_METHODS, METHODS, check_memory
+    types = _parse_list("--types", a.types)
+    bad = [t for t in types if t not in rp.PAPER_EXPONENTS]
+    if bad:
+        raise _usage(f"unknown graph type {bad[0]!r}: use {', '.join(rp.PAPER_EXPONENTS)}")
+    sizes = sorted({_num_opt("--sizes", s, int) for s in _parse_list("--sizes", a.sizes)})
+    if len(sizes) < 2:
+        raise _usage("--sizes needs at least two sizes N to fit an exponent")
+    if sizes[0] < 20 or sizes[-1] > 60000:
+        raise _usage(f"--sizes must lie between 20 and 60000 vertices (got {sizes[0]} … {sizes[-1]})")
+    instances = _num_opt("--instances", a.instances, int)
+    if instances < 1:
+        raise _usage(f"--instances must be ≥ 1 (got {instances})")
+    sources = _num_opt("--sources", a.sources, int)
+    seed0 = _num_opt("--seed", a.seed, int)
+    max_redraws = _num_opt("--max-redraws", a.max_redraws, int)
+    if max_redraws < 0:
+        raise _usage(f"--max-redraws must be ≥ 0 (got {max_redraws})")
+    if a.connectivity not in rp.CONNECTIVITY:
+        raise _usage(f"--connectivity must be {' or '.join(rp.CONNECTIVITY)} (got {a.connectivity!r})")
+    # α-model overrides: only the keys given; checked (alpha_params) before any work
+    params, used = {}, {}
+    for s, t in ((1, "alpha-ring"), (2, "alpha")):
+        ov = {key: _num_opt(f"--{key}{s}", getattr(a, f"{key}{s}"), int if key == "k" else float)
+              for key in ("alpha", "p", "k") if getattr(a, f"{key}{s}") is not None}
+        try:
+            kw = rp.alpha_params(t, ov)
+        except InvalidParameter as exc:
+            raise _usage(f"α-model set {s}: {exc}") from None
+        if "k" in ov and not 1 <= ov["k"] < sizes[0]:
+            raise _usage(f"--k{s} must lie in 1 … {sizes[0] - 1} (below the smallest N; got {ov['k']})")
+        if ov:
+            params[t] = ov
+            if t not in types and not a.quiet:
+                print(f"note: --{'/--'.join(f'{k}{s}' for k in ov)} ignored: type {t} is not in --types",
+                      file=sys.stderr)
+        if t in types:
+            used[t] = kw
+    be = bk.select(a.backend)
+    method = a.method or ("gpu-bfs" if be.is_gpu else "cpu-sampled")
+    if method not in METHODS + ("cpu-sampled",):
+        raise _usage(f"unknown --method {method!r}: use {', '.join(METHODS + ('cpu-sampled',))}")
+    if method in GPU_METHODS and not be.is_gpu:
+        raise _usage(f"--method {method} needs a GPU ({be.notice or 'CPU backend selected'}); "
+                     "use cpu or cpu-sampled")
+    if method != "cpu-sampled":
+        check_memory(sizes[-1], method, be, 2)                  # the largest N must fit, before any work
+    total = len(types) * len(sizes) * instances
+    rows: list = []
+    t0 = time.perf_counter()
+    sweep = rp.run_sweep(types, sizes, instances, method=method, backend=be, seed0=seed0,
+                         max_redraws=max_redraws, sources=sources, params=params,
+                         connectivity=a.connectivity, clustering=not a.no_clustering)
+    try:
+        for r in sweep:
+            rows.append(r)
+            if not a.quiet:
+                c = "" if math.isnan(r.clustering) else f", C = {r.clustering:.4f}"
+                extra = f", {r.regenerated} redrawn" if r.regenerated else ""
+                if a.connectivity == "giant" and r.giant_fraction < 1:
+                    extra += f", largest component {r.giant_fraction:.1%}"
+                print(f"[{len(rows)}/{total}] {r.type} N = {r.n} instance {r.instance + 1}: mean path "
+                      f"{r.mean_path_length:.4f}, diameter {r.diameter}{c}, {r.seconds:.3g} s{extra}",
+                      file=sys.stderr, flush=True)
+                if a.connectivity == "redraw" and max_redraws and r.regenerated >= max_redraws:
+                    print(f"note: {r.type} N = {r.n} reached --max-redraws {max_redraws}; the last draw may "
+                          "be disconnected (mean path over reachable pairs)", file=sys.stderr)
+    except KeyboardInterrupt:
+        sweep.close()
+        msg = f"interrupted after {len(rows)} of {total} instances"
+        if a.csv and rows:
+            rp.rows_to_csv(rows, a.csv)
+            msg += f"; partial CSV written to {a.csv}"
+        print(f"error: {msg}", file=sys.stderr)
+        return 130
+    be.synchronize()
+    seconds = time.perf_counter() - t0
+    if a.csv:
+        rp.rows_to_csv(rows, a.csv)
+    fits = {t: float(v) for t, v in rp.fit_exponents(rows).items()}
+    cl = rp.mean_clustering(rows)
+    if a.json:
+        out = dict(backend=be.name, types=types, sizes=sizes, instances=instances, method=method,
+                   connectivity=a.connectivity, seed=seed0, max_redraws=max_redraws,
+                   sources=sources if method == "cpu-sampled" else None, params=used,
+                   exponents=fits, paper_exponents={t: rp.PAPER_EXPONENTS[t] for t in types},
+                   clustering=cl, rows=[r.to_dict() for r in rows], seconds=seconds)
+        if a.csv:
+            out["csv"] = a.csv
+        print(json.dumps(_json_clean(out), allow_nan=False, ensure_ascii=False))
+        return 0
+    print(f"paper 000 sweep: {total} instances, method {method}, backend {be.name}, "
+          f"connectivity {a.connectivity}, {seconds:.1f} s")
+    for t in types:
+        mine = [r for r in rows if r.type == t]
+        head = f"{rp.TYPE_LABELS[t]}: exponent {fits.get(t, float('nan')):.3f} (paper {rp.PAPER_EXPONENTS[t]})"
+        if t in cl:
+            head += f", mean clustering {cl[t]:.4f}"
+        print(head)
+        if t in used:
+            print("    " + ", ".join(f"{k} = {v}" for k, v in used[t].items()))
+        for n in sizes:
+            L = np.array([r.mean_path_length for r in mine if r.n == n])
+            secs = np.mean([r.seconds for r in mine if r.n == n])
+            sd = f" ± {L.std(ddof=1):.4f}" if L.size > 1 else ""
+            print(f"    N = {n:>6}: mean path {L.mean():.4f}{sd}, {secs:.3g} s per instance")
+    if a.csv:
+        print(f"rows written to {a.csv}")
+    return 0
 
 
 def _int_arg(v, name):
@@ -584,13 +776,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="workspace", metavar="WORKSPACE")
     _ch_parser(sub)
     _graph_parser(sub)
+    _graph_reproduce_parser(sub)
     _occupancy_parser(sub)
     _flint_parser(sub)
     _flint_suite_parser(sub)
     return ap
 
 
-COMMANDS = {"ch": run_ch, "graph": run_graph, "occupancy": run_occupancy, "flint": run_flint,
+COMMANDS = {"ch": run_ch, "graph": run_graph, "graph-reproduce": run_graph_reproduce,
+            "occupancy": run_occupancy, "flint": run_flint,
             "flint-suite": run_flint_suite}
 
 

@@ -74,3 +74,137 @@ def test_sampled_sweep_rows_and_refusal():
     assert [r.method for r in rows] == ["cpu-sampled"] * 2 and all(r.mean_path_length > 1 for r in rows)
     with pytest.raises(InvalidParameter, match="sources"):
         list(rp.run_sweep(["ba"], [300, 600], method="cpu-sampled", sources=1))
+
+
+# --- largest component, sampled clustering, giant connectivity, α-model overrides -----------------
+
+def _fresh_seed():
+    return int(np.random.default_rng().integers(1 << 30))
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_largest_component_matches_networkx(trial):
+    import networkx as nx
+    from kernels.graphs import generators as G
+    from kernels.graphs.graph import largest_component, to_networkx
+    seed = _fresh_seed()
+    g = G.with_weights(G.erdos_renyi(400, 2.0 / 400, seed), "int", seed=seed)   # mean degree 2: disconnected
+    H = to_networkx(g)
+    S = sorted(max(nx.connected_components(H), key=len))
+    sub, frac = largest_component(g)
+    assert 1 < len(S) < g.n, seed
+    assert sub.n == len(S) and frac == pytest.approx(len(S) / g.n, abs=1e-15)
+    relabel = {old: new for new, old in enumerate(S)}                   # order-preserving
+    want = {(relabel[u], relabel[v]) for u, v in H.subgraph(S).edges()}
+    want = {(min(e), max(e)) for e in want}
+    got = [tuple(e) for e in sub.edges.tolist()]
+    assert set(got) == want and len(got) == len(want) == sub.m
+    assert got == sorted(got) and all(u < v for u, v in got)            # Graph's edge invariants kept
+    Hs = to_networkx(sub)
+    assert nx.is_connected(Hs)
+    wmap = {(relabel[u], relabel[v]): d["weight"] for u, v, d in H.subgraph(S).edges(data=True)}
+    for (u, v), w in zip(got, sub.weights.tolist()):
+        assert w == wmap.get((u, v), wmap.get((v, u)))
+    # a connected graph is returned as it is
+    ba = G.barabasi_albert(300, 2, seed)
+    same, f = largest_component(ba)
+    assert same is ba and f == 1.0
+
+
+def test_largest_component_keeps_positions():
+    from kernels.graphs.graph import Graph, largest_component
+    pos = np.arange(12, dtype=np.float32).reshape(6, 2)
+    g = Graph(6, np.array([[0, 1], [3, 4], [3, 5], [4, 5]], np.int32), positions=pos)
+    sub, frac = largest_component(g)
+    assert sub.n == 3 and frac == 0.5
+    assert sub.edges.tolist() == [[0, 1], [0, 2], [1, 2]]
+    np.testing.assert_array_equal(sub.positions, pos[3:])
+
+
+@pytest.mark.parametrize("kind", ["ws", "ba", "alpha"])
+def test_sampled_clustering_is_close_to_exact(kind):
+    from kernels.graphs import generators as G
+    from kernels.graphs.clustering import global_clustering, sampled_clustering
+    seed = _fresh_seed()
+    g = {"ws": lambda: G.watts_strogatz(3000, 10, 0.1, seed),
+         "ba": lambda: G.barabasi_albert(3000, 5, seed),
+         "alpha": lambda: G.watts_alpha(3000, seed=seed, **rp.alpha_params("alpha"))}[kind]()
+    exact = global_clustering(g)
+    wedges = 20000
+    est = sampled_clustering(g, wedges=wedges, seed=seed + 1)
+    se = np.sqrt(exact * (1 - exact) / wedges)
+    assert abs(est - exact) <= 4 * se + 1e-12, (kind, seed, est, exact)
+    # more wedges shrink the error (standard error / sqrt(10))
+    assert abs(sampled_clustering(g, wedges=200000, seed=seed + 3) - exact) <= 4 * se / np.sqrt(10) + 1e-12
+
+
+def test_sampled_clustering_edge_cases():
+    from kernels.graphs.clustering import sampled_clustering
+    from kernels.graphs.graph import Graph
+    matching = Graph(10, np.array([[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]], np.int32))
+    assert sampled_clustering(matching) == 0.0                      # no wedges at all
+    star = Graph(6, np.array([[0, i] for i in range(1, 6)], np.int32))
+    assert sampled_clustering(star, wedges=500) == 0.0              # wedges, none closed
+    k5 = Graph(5, np.array([[i, j] for i in range(5) for j in range(i + 1, 5)], np.int32))
+    assert sampled_clustering(k5, wedges=500) == 1.0                # every wedge closed
+
+
+def test_giant_connectivity_analyses_the_largest_component():
+    import networkx as nx
+    from kernels.graphs import generators as G
+    from kernels.graphs.graph import to_networkx
+    ov = {"k": 2, "p": 1.0}                        # α-model set 2 with mean degree 2: disconnected
+    rows = list(rp.run_sweep(["alpha", "ba"], [150, 300], instances=2, seed0=_fresh_seed() % 1000,
+                             connectivity="giant", params={"alpha": ov}))
+    assert len(rows) == 8 and all(0 < r.giant_fraction <= 1 for r in rows)
+    a = [r for r in rows if r.type == "alpha"]
+    assert any(r.giant_fraction < 1 for r in a)
+    for r in a:
+        H = to_networkx(G.watts_alpha(r.n, seed=r.seed, **rp.alpha_params("alpha", ov)))
+        big = H.subgraph(max(nx.connected_components(H), key=len))
+        assert r.regenerated == 0 and r.m == big.number_of_edges()
+        assert r.giant_fraction == pytest.approx(big.number_of_nodes() / r.n, abs=1e-15)
+        assert r.mean_path_length == pytest.approx(nx.average_shortest_path_length(big), rel=1e-12)
+        assert r.diameter == nx.diameter(big)
+        assert r.clustering == pytest.approx(nx.transitivity(big), abs=1e-12)
+    # connected BA: the whole graph, the same numbers as with redraw
+    b = [r for r in rows if r.type == "ba"]
+    assert all(r.giant_fraction == 1.0 for r in b)
+    seed0 = b[0].seed
+    red = list(rp.run_sweep(["ba"], [150, 300], instances=2, seed0=seed0, connectivity="redraw"))
+    assert [r.mean_path_length for r in red] == [r.mean_path_length for r in b]
+
+
+def test_alpha_params_merge_and_refusals():
+    from kernels.graphs import generators as G
+    before = {k: dict(v) for k, v in G.ALPHA_SETS.items()}
+    assert rp.alpha_params("alpha-ring") == G.ALPHA_SETS[1] and rp.alpha_params("alpha") == G.ALPHA_SETS[2]
+    assert rp.alpha_params("alpha", {"p": 0.5}) == dict(G.ALPHA_SETS[2], p=0.5)
+    assert rp.alpha_params("alpha-ring", {"alpha": 2.0, "k": 6}) == dict(G.ALPHA_SETS[1], alpha=2.0, k=6)
+    assert G.ALPHA_SETS == before                                    # the paper sets are not mutated
+    for bad in ({"q": 1}, {"ring": False}, {"p": 1.5}, {"p": -0.1}, {"alpha": -1.0}):
+        with pytest.raises(InvalidParameter):
+            rp.alpha_params("alpha", bad)
+    # refused before any work: the cancel hook (asked before each draw) is never reached
+    for bad in ({"alpha": {"p": 2.0}}, {"alpha-ring": {"alpha": -1}}, {"alpha": {"bogus": 1}}):
+        asked = []
+        with pytest.raises(InvalidParameter):
+            list(rp.run_sweep(["ba", "alpha-ring", "alpha"], [100, 200], cancel=lambda: asked.append(1) or False,
+                              params=bad))
+        assert asked == []
+    # overrides change the generated graphs (p = 1: random links, clustering collapses)
+    kw = dict(instances=1, method="cpu-sampled", seed0=3)
+    base = list(rp.run_sweep(["alpha"], [300, 600], **kw))
+    over = list(rp.run_sweep(["alpha"], [300, 600], params={"alpha": {"p": 1.0}}, **kw))
+    assert all(o.clustering < 0.6 * b.clustering for b, o in zip(base, over))
+
+
+def test_mean_clustering_skips_unmeasured():
+    def row(t, c):
+        return rp.SweepRow(t, 100, 0, 1, 10, 2.0, 3, "cpu", 0.1, clustering=c)
+    rows = [row("ba", 0.2), row("ba", 0.4), row("ba", float("nan")), row("alpha", float("nan")),
+            row("alpha-ring", 0.5)]
+    assert rp.mean_clustering(rows) == pytest.approx({"ba": 0.3, "alpha-ring": 0.5})
+    assert rp.mean_clustering([]) == {}
+    swept = list(rp.run_sweep(["ba"], [100, 200], instances=2, clustering=False))
+    assert all(np.isnan(r.clustering) for r in swept) and rp.mean_clustering(swept) == {}

@@ -94,3 +94,37 @@ def test_gpu_clustering_large_and_ring(gpu):
 
 def test_autotune_picks_a_tile(gpu):
     assert autotune_tile(512, gpu) in (32, 64)
+
+
+def test_reproduce_sweep_on_the_gpu_equals_the_cpu(gpu):
+    """Paper 000's sweep: GPU kernel 7 + GPU clustering give the CPU rows (hops exact, C to rounding),
+    for both connectivity readings, on fresh seeds."""
+    from kernels.backend import select
+    from kernels.graphs import reproduce as rp
+    seed = int(np.random.default_rng().integers(1 << 20))
+    kw = dict(types=["alpha-ring", "alpha", "ba"], sizes=[150, 300], instances=2, seed0=seed,
+              params={"alpha": {"alpha": 6.0, "p": 1e-10}})
+    for conn in rp.CONNECTIVITY:
+        g_rows = list(rp.run_sweep(method="gpu-bfs", backend=gpu, connectivity=conn, **kw))
+        c_rows = list(rp.run_sweep(method="cpu", backend=select("cpu"), connectivity=conn, **kw))
+        assert [(r.type, r.n, r.seed, r.m, r.diameter, r.giant_fraction) for r in g_rows] == \
+               [(r.type, r.n, r.seed, r.m, r.diameter, r.giant_fraction) for r in c_rows]
+        np.testing.assert_allclose([r.mean_path_length for r in g_rows], [r.mean_path_length for r in c_rows],
+                                   rtol=1e-12)
+        np.testing.assert_allclose([r.clustering for r in g_rows], [r.clustering for r in c_rows], rtol=1e-9)
+
+
+def test_reproduce_cli_defaults_to_the_gpu(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, os.path.join(root, "main.py"), "graph-reproduce", "--sizes", "200,400",
+                        "--instances", "1", "--json", "--quiet", "--csv", str(tmp_path / "s.csv")],
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, GSE_BACKEND="gpu"))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["method"] == "gpu-bfs" and len(out["rows"]) == 6
+    assert set(out["exponents"]) == {"alpha-ring", "alpha", "ba"}
+    assert (tmp_path / "s.csv").read_text().count("\n") == 7

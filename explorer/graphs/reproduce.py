@@ -2,18 +2,34 @@
 levels, run off the GUI thread and plotted live (compute in kernels.graphs.reproduce)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                             QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                             QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
+from kernels.graphs import generators as G
 from kernels.graphs import reproduce as rp
 
 from .worker import Job
 
 COLORS = {"alpha-ring": (31, 119, 180), "alpha": (214, 39, 40), "ba": (44, 160, 44)}
+#: short legend names (the plots share the tab with the controls)
+LEGEND = {"alpha-ring": "(1) α-model, ring", "alpha": "(2) α-model, no ring", "ba": "(3) BA k = 100"}
+#: the α-model types and their parameter set in generators.ALPHA_SETS
+ALPHA_TYPES = {"alpha-ring": 1, "alpha": 2}
+#: connectivity combo: label -> run_sweep's ``connectivity``
+CONNECTIVITY_LABELS = {"redraw disconnected (paper)": "redraw", "largest component": "giant"}
+PAPER_CONNECTIVITY = ("“the fully connectedness … is not guaranteed by the algorithm, but rather "
+                      "through graph analysis after they were generated”")
+ALPHA_TIP = ("Watts' α-model: a vertex pair with m common neighbours (of k) is linked with weight "
+             "R = (m/k)^α (1−p) + p for 0 < m < k, R = p for m = 0 (and 1 for m ≥ k). "
+             "Small α: new links close triangles (clustered caves, long paths); large α: nearly "
+             "random links (short paths). "
+             "Paper 000 does not give its values: defaults are ours (generators.ALPHA_SETS).")
 
 
 class SweepJob(Job):
@@ -34,8 +50,21 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+def parse_p(text: str, label: str = "p") -> float:
+    """A probability typed as a number (scientific notation welcome: 1e-10) in [0, 1]."""
+    try:
+        p = float(text.strip())
+    except ValueError:
+        raise InvalidParameter(f"{label} must be a number in [0, 1], e.g. 1e-4 (got {text!r})") from None
+    if not math.isfinite(p) or not 0.0 <= p <= 1.0:
+        raise InvalidParameter(f"{label} must lie in [0, 1] (got {text!r})")
+    return p
+
+
 class ReproducePanel(QWidget):
-    """Controls + two live log–log plots (mean path vs N, APSP time vs N) + export."""
+    """Controls + three live plots (mean path vs N, APSP time vs N, clustering vs N) + export.
+
+    ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (for settings)."""
 
     finished = pyqtSignal()
 
@@ -44,6 +73,7 @@ class ReproducePanel(QWidget):
         self.backend = backend
         self.message = message            # callable(text, level) for the workspace's message bar
         self.rows: list[rp.SweepRow] = []
+        self.sweep_params: dict = {}      # params / connectivity / clustering of the last run
         self.job = None
         lay = QVBoxLayout(self)
         form = QFormLayout()
@@ -64,10 +94,56 @@ class ReproducePanel(QWidget):
             ck.setToolTip(f"{label}; paper 000 Fig. 14 exponent {rp.PAPER_EXPONENTS[t]}")
             self.ck_types[t] = ck
             types_row.addWidget(ck)
-        form.addRow("sizes N", self.ed_sizes)
-        form.addRow("instances", self.sp_inst)
-        form.addRow("APSP", self.cb_method)
+        sizes_row = QHBoxLayout()
+        sizes_row.addWidget(self.ed_sizes, 1)
+        lab_inst = QLabel("instances"); lab_inst.setToolTip(self.sp_inst.toolTip())
+        sizes_row.addWidget(lab_inst)
+        sizes_row.addWidget(self.sp_inst)
+        form.addRow("sizes N", sizes_row)
         form.addRow("graph types", types_row)
+        # α-model parameter sets (1) and (2): one row each
+        self.sp_alpha, self.ed_p = {}, {}
+        for t, k in ALPHA_TYPES.items():
+            r = QHBoxLayout()
+            sp = QDoubleSpinBox(); sp.setRange(0.0, 20.0); sp.setSingleStep(0.5); sp.setDecimals(2)
+            sp.setToolTip(f"α of set ({k}) — {ALPHA_TIP}")
+            sp.setMaximumWidth(80)
+            ed = QLineEdit(); ed.setMaximumWidth(90)
+            ed.setToolTip(f"p of set ({k}): link weight of pairs without common neighbours, a number in "
+                          f"[0, 1] (1e-10 style welcome) — {ALPHA_TIP}")
+            self.sp_alpha[t], self.ed_p[t] = sp, ed
+            la, lp = QLabel("α"), QLabel("p")
+            la.setToolTip(sp.toolTip()); lp.setToolTip(ed.toolTip())
+            for w in (la, sp, lp, ed):
+                r.addWidget(w)
+            r.addStretch(1)
+            if k == 1:
+                self.bt_defaults = QPushButton("Defaults")
+                self.bt_defaults.setToolTip("Restore our α-model sets (generators.ALPHA_SETS); paper 000 "
+                                            "does not give its own")
+                self.bt_defaults.clicked.connect(self.set_alpha_defaults)
+                r.addWidget(self.bt_defaults)
+            lab = QLabel(f"set ({k}) {'ring' if k == 1 else 'no ring'}")
+            lab.setToolTip(f"{rp.TYPE_LABELS[t]} — {ALPHA_TIP}")
+            form.addRow(lab, r)
+        self.set_alpha_defaults()
+        conn = QHBoxLayout()
+        self.cb_conn = QComboBox()
+        self.cb_conn.addItems(list(CONNECTIVITY_LABELS))
+        self.cb_conn.setToolTip(f"Paper 000 on set (2): {PAPER_CONNECTIVITY}.\n"
+                                "redraw disconnected (paper): a disconnected draw is redrawn with the next seed;\n"
+                                "largest component: an alternative reading — analyse the largest connected "
+                                "component of each draw (its share of N is reported).")
+        self.ck_clust = QCheckBox("clustering"); self.ck_clust.setChecked(True)
+        self.ck_clust.setToolTip("Also measure the global clustering 3·triangles / connected triples of each "
+                                 "instance (sampled wedges with cpu-sampled). Paper 000: type (2) has "
+                                 "“slightly lower clustering coefficients” than type (1).")
+        conn.addWidget(self.cb_method, 1)
+        lab_conn = QLabel("connectivity"); lab_conn.setToolTip(self.cb_conn.toolTip())
+        conn.addWidget(lab_conn)
+        conn.addWidget(self.cb_conn, 2)
+        conn.addWidget(self.ck_clust)
+        form.addRow("APSP", conn)
         lay.addLayout(form)
         row = QHBoxLayout()
         self.bt_run = QPushButton("Run sweep"); self.bt_run.clicked.connect(self.run)
@@ -85,13 +161,78 @@ class ReproducePanel(QWidget):
         self.plots = pg.GraphicsLayoutWidget()
         self.p_len = self.plots.addPlot(row=0, col=0, title="mean shortest path vs N")
         self.p_time = self.plots.addPlot(row=1, col=0, title="APSP time vs N (Eq. 3 normalised)")
-        for p, ylab in ((self.p_len, "mean path (hops)"), (self.p_time, "seconds")):
-            p.setLogMode(x=True, y=True)
+        self.p_clu = self.plots.addPlot(row=2, col=0, title="global clustering vs N (paper 000: (2) slightly below (1))")
+        for p, ylab in ((self.p_len, "mean path (hops)"), (self.p_time, "seconds"), (self.p_clu, "clustering C")):
+            p.setLogMode(x=True, y=p is not self.p_clu)
             p.showGrid(x=True, y=True, alpha=0.3)
             p.setLabel("bottom", "N (vertices)")
             p.setLabel("left", ylab)
-        self.legend = self.p_len.addLegend(offset=(10, 10))
+        self.p_clu.setYRange(0.0, 1.0, padding=0.02)
+        self.p_clu.setToolTip("Global clustering 3·triangles / connected triples per instance (points) and per-N "
+                              "mean (line). Paper 000: type (2) graphs have “slightly lower clustering "
+                              "coefficients” than type (1).")
+        self.legend = self.p_len.addLegend(offset=(10, 5), labelTextSize="8pt", verSpacing=-6)
         lay.addWidget(self.plots, 1)
+
+    # ------------------------------------------------------------ parameters
+    def set_alpha_defaults(self):
+        """α / p of both sets back to generators.ALPHA_SETS."""
+        for t, k in ALPHA_TYPES.items():
+            self.sp_alpha[t].setValue(float(G.ALPHA_SETS[k]["alpha"]))
+            self.ed_p[t].setText(f"{float(G.ALPHA_SETS[k]['p']):g}")
+
+    def alpha_overrides(self) -> dict:
+        """{type: {"alpha": …, "p": …}} from the fields; InvalidParameter on a bad p."""
+        out = {}
+        for t, k in ALPHA_TYPES.items():
+            over = {"alpha": float(self.sp_alpha[t].value()), "p": parse_p(self.ed_p[t].text(), f"p of set ({k})")}
+            rp.alpha_params(t, over)                  # the library's own check
+            out[t] = over
+        return out
+
+    def connectivity(self) -> str:
+        return CONNECTIVITY_LABELS[self.cb_conn.currentText()]
+
+    def state(self) -> dict:
+        """The controls as a JSON-able dict (see ``restore``)."""
+        return {"sizes": self.ed_sizes.text(), "instances": self.sp_inst.value(),
+                "method": self.cb_method.currentText(),
+                "types": [t for t, ck in self.ck_types.items() if ck.isChecked()],
+                "alpha": {t: {"alpha": self.sp_alpha[t].value(), "p": self.ed_p[t].text()} for t in ALPHA_TYPES},
+                "connectivity": self.connectivity(), "clustering": self.ck_clust.isChecked()}
+
+    def restore(self, state) -> None:
+        """Set the controls from ``state()``'s dict; unknown or malformed entries are skipped."""
+        if not isinstance(state, dict):
+            return
+        if isinstance(state.get("sizes"), str):
+            self.ed_sizes.setText(state["sizes"])
+        try:
+            self.sp_inst.setValue(int(state["instances"]))
+        except (KeyError, TypeError, ValueError):
+            pass
+        if state.get("method") in [self.cb_method.itemText(i) for i in range(self.cb_method.count())]:
+            self.cb_method.setCurrentText(state["method"])
+        if isinstance(state.get("types"), list):
+            for t, ck in self.ck_types.items():
+                ck.setChecked(t in state["types"])
+        alpha = state.get("alpha")
+        if isinstance(alpha, dict):
+            for t in ALPHA_TYPES:
+                d = alpha.get(t)
+                if not isinstance(d, dict):
+                    continue
+                try:
+                    self.sp_alpha[t].setValue(float(d["alpha"]))
+                except (KeyError, TypeError, ValueError):
+                    pass
+                if isinstance(d.get("p"), (str, int, float)):
+                    self.ed_p[t].setText(str(d["p"]))
+        for label, key in CONNECTIVITY_LABELS.items():
+            if state.get("connectivity") == key:
+                self.cb_conn.setCurrentText(label)
+        if isinstance(state.get("clustering"), bool):
+            self.ck_clust.setChecked(state["clustering"])
 
     # ---------------------------------------------------------------- running
     def _say(self, text, level="error"):
@@ -111,15 +252,23 @@ class ReproducePanel(QWidget):
         if not types:
             self._say("choose at least one graph type")
             return False
+        try:
+            params = self.alpha_overrides()
+        except InvalidParameter as exc:
+            self._say(str(exc))
+            return False
         inst, method = self.sp_inst.value(), self.cb_method.currentText()
+        conn, clust = self.connectivity(), self.ck_clust.isChecked()
         total = len(types) * len(sizes) * inst
         self.rows = []
+        self.sweep_params = {"params": params, "connectivity": conn, "clustering": clust}
         self._redraw()
         job = SweepJob("Reproduce sweep", None)
 
         def work(progress, cancelled):
             done = 0
-            for r in rp.run_sweep(types, sizes, inst, method, backend=self.backend, cancel=cancelled):
+            for r in rp.run_sweep(types, sizes, inst, method, backend=self.backend, cancel=cancelled,
+                                  params=params, connectivity=conn, clustering=clust):
                 done += 1
                 job.row.emit(r)
                 progress(done / total)
@@ -160,17 +309,27 @@ class ReproducePanel(QWidget):
     # --------------------------------------------------------------- plotting
     def _summary(self) -> str:
         fits = rp.fit_exponents(self.rows)
-        parts = [f"{rp.TYPE_LABELS[t].split(',')[0]}: {a:.3f} (paper {rp.PAPER_EXPONENTS[t]})" for t, a in fits.items()]
-        return "Fitted exponents — " + "; ".join(parts) if parts else "Need ≥ 2 sizes per type for a fit."
+        order = [t for t in rp.TYPE_LABELS if any(r.type == t for r in self.rows)]   # (1), (2), (3)
+        short = {t: rp.TYPE_LABELS[t].split(" ")[0] for t in rp.TYPE_LABELS}          # "(1)" …
+        parts = [f"{LEGEND[t]}: {fits[t]:.3f} (paper {rp.PAPER_EXPONENTS[t]})" for t in order if t in fits]
+        text = "Fitted exponents — " + "; ".join(parts) if parts else "Need ≥ 2 sizes per type for a fit"
+        clu = rp.mean_clustering(self.rows)
+        if clu:
+            text += ". Mean clustering — " + "; ".join(f"{short[t]} {clu[t]:.3f}" for t in order if t in clu)
+        if self.rows and self.sweep_params.get("connectivity") == "giant":
+            gf = {t: np.mean([r.giant_fraction for r in self.rows if r.type == t]) for t in order}
+            text += ". Largest component, mean share of N — " + "; ".join(f"{short[t]} {100 * f:.1f} %"
+                                                                         for t, f in gf.items())
+        return text + ("." if parts or clu else "")
 
     def _redraw(self):
-        self.p_len.clear(); self.p_time.clear()
+        self.p_len.clear(); self.p_time.clear(); self.p_clu.clear()
         self.legend.clear()
         if not self.rows:
             return
         fits = rp.fit_exponents(self.rows)
         norm = rp.normalised(self.rows)
-        for t in sorted({r.type for r in self.rows}):
+        for t in [t for t in rp.TYPE_LABELS if any(r.type == t for r in self.rows)]:   # legend: (1), (2), (3)
             idx = [i for i, r in enumerate(self.rows) if r.type == t]
             n = np.array([self.rows[i].n for i in idx], float)
             L = np.array([self.rows[i].mean_path_length for i in idx], float)
@@ -179,10 +338,17 @@ class ReproducePanel(QWidget):
             self.p_len.plot(n, L, pen=None, symbol="o", symbolSize=6, symbolBrush=(*col, 120), symbolPen=None)
             ns = np.unique(n)
             means = np.array([L[n == v].mean() for v in ns])
-            name = rp.TYPE_LABELS[t] + (f": α = {fits[t]:.3f} (paper {rp.PAPER_EXPONENTS[t]})" if t in fits else "")
+            name = LEGEND[t] + (f": N^{fits[t]:.3f} (paper {rp.PAPER_EXPONENTS[t]})" if t in fits else "")
             self.p_len.plot(ns, means, pen=pg.mkPen(col, width=2), name=name)
             self.p_time.plot(n, tt, pen=None, symbol="t", symbolSize=7, symbolBrush=(*col, 160), symbolPen=None)
             self.p_time.plot(ns, [tt[n == v].mean() for v in ns], pen=pg.mkPen(col, width=2))
+            C = np.array([self.rows[i].clustering for i in idx], float)
+            ok = np.isfinite(C)
+            if ok.any():
+                self.p_clu.plot(n[ok], C[ok], pen=None, symbol="o", symbolSize=6, symbolBrush=(*col, 120),
+                                symbolPen=None)
+                nc = np.unique(n[ok])
+                self.p_clu.plot(nc, [C[ok][n[ok] == v].mean() for v in nc], pen=pg.mkPen(col, width=2))
 
     # ----------------------------------------------------------------- export
     def export_csv(self, path=None):

@@ -6,7 +6,7 @@ Click a vertex: colour by hop distance from it; click a second: its shortest pat
 """
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 import numpy as np
 import pyqtgraph as pg
@@ -30,6 +30,8 @@ from .worker import Job
 GEN_LABELS = {"ba": "Barabási–Albert", "ws": "Watts–Strogatz", "ring": "Ring lattice", "er": "Erdős–Rényi",
               "spatial": "Spatial (2-space, distance)", "alpha": "Watts α-model"}
 COLOR_BY = ("degree", "local clustering", "distance from clicked")
+#: generator controls remembered between runs (QSettings)
+_SETTING_KEYS = ("generator", "n", "k", "p", "alpha", "ring", "weights", "seed", "method")
 LAYOUT_MAX_N = 1500          # force layout only below this
 
 
@@ -461,6 +463,24 @@ class GraphsWorkspace(QMainWindow):
             style_plot(pw.getPlotItem(), on)
         self._recolor()
 
+    # --------------------------------------------------------------- settings
+    def save_settings(self, s):
+        """Generator controls and the Reproduce tab, as JSON under this workspace's group."""
+        s.setValue("params_json", json.dumps(self.session_state()["params"]))
+        s.setValue("reproduce_json", json.dumps(self.reproduce.state()))
+
+    def restore_settings(self, s):
+        try:
+            prm = json.loads(s.value("params_json") or "{}")
+            if isinstance(prm, dict) and prm.get("generator") in GEN_LABELS and prm.get("method", "cpu") in METHODS:
+                self.set_parameters(**{k: v for k, v in prm.items() if k in _SETTING_KEYS})
+        except (TypeError, ValueError):
+            pass
+        try:
+            self.reproduce.restore(json.loads(s.value("reproduce_json") or "{}"))
+        except (TypeError, ValueError):
+            pass
+
     # --------------------------------------------------------------- sessions
     def session_state(self) -> dict:
         prm = self._params()
@@ -473,7 +493,8 @@ class GraphsWorkspace(QMainWindow):
                 "graph_params": _jsonable(self.graph.params) if self.graph is not None else {},
                 "apsp_method": self.result.method if self.result is not None else None,
                 "apsp_seconds": self.result.seconds if self.result is not None else None,
-                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
+                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")},
+                "reproduce": self.reproduce.state()}
 
     def session_data(self) -> dict:
         if self.graph is None:
@@ -511,6 +532,7 @@ class GraphsWorkspace(QMainWindow):
         self.set_parameters(**prm)
         if state.get("color_by") in COLOR_BY:
             self.cb_color.setCurrentText(state["color_by"])
+        self.reproduce.restore(state.get("reproduce"))
         pre = state.get("preset")
         self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
         selected = [int(i) for i in state.get("selected", [])]

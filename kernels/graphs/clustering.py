@@ -131,6 +131,30 @@ def global_clustering(g, backend=None, variant: str = "arc") -> float:
     return 3.0 * t / p if p > 0 else 0.0
 
 
+def sampled_clustering(g, wedges: int = 20000, seed: int = 0) -> float:
+    """Transitivity estimated from ``wedges`` random wedges (Schank & Wagner 2005): a centre v is
+    drawn with probability ∝ d_v(d_v − 1), then two distinct neighbours; the fraction of closed
+    wedges is an unbiased estimate of 3t/p (standard error ≤ 0.5/sqrt(wedges))."""
+    csr = _as_csr(g)
+    deg = csr.degrees()
+    w = (deg * (deg - 1)).astype(np.float64)
+    if w.sum() == 0 or wedges < 1:
+        return 0.0
+    rng = np.random.default_rng(seed)
+    v = rng.choice(csr.n, size=int(wedges), p=w / w.sum())
+    a = rng.integers(0, deg[v])
+    b = rng.integers(0, deg[v] - 1)
+    b = b + (b >= a)                                    # a second, distinct neighbour
+    x, y = csr.indices[csr.indptr[v] + a], csr.indices[csr.indptr[v] + b]
+    # closed when y is in x's sorted neighbour list
+    lo, hi = csr.indptr[x], csr.indptr[x + 1]
+    keys = x.astype(np.int64) * csr.n + y
+    flat = csr.sources().astype(np.int64) * csr.n + csr.indices
+    pos = np.searchsorted(flat, keys)
+    closed = (pos < hi) & (pos >= lo) & (flat[np.minimum(pos, flat.size - 1)] == keys)
+    return float(closed.mean())
+
+
 def local_clustering(g, backend=None, variant: str = "arc") -> np.ndarray:
     """c_v = 2T_v / (d_v(d_v − 1)) as float64 (0 for d_v < 2)."""
     csr = _as_csr(g)

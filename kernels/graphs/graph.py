@@ -55,6 +55,25 @@ class Graph:
         return f"{self.name}: n = {self.n}, m = {self.m}, mean degree {k:.2f}"
 
 
+def largest_component(g: Graph) -> tuple[Graph, float]:
+    """The largest connected component as a graph on its own vertices ``0 … n'-1`` (old labels
+    kept in order; positions, weights and params carried over) and the fraction of vertices in it."""
+    from scipy.sparse.csgraph import connected_components
+    if g.n == 0:
+        return g, 1.0
+    n_comp, lab = connected_components(g.csr().to_scipy(weighted=False), directed=False)
+    if n_comp == 1:
+        return g, 1.0
+    keep = lab == np.argmax(np.bincount(lab))
+    new = np.cumsum(keep) - 1
+    sel = keep[g.edges[:, 0]]                           # both ends share a component
+    edges = new[g.edges[sel]].astype(np.int32)          # order and u < v are preserved
+    sub = Graph(int(keep.sum()), edges, None if g.weights is None else g.weights[sel],
+                None if g.positions is None else g.positions[keep], g.name + " (largest component)",
+                dict(g.params))
+    return sub, sub.n / g.n
+
+
 def canonical_edges(u, v, n: int, weights=None):
     """Sorted unique ``(min, max)`` pairs without self-loops (and their weights: first kept)."""
     u = np.asarray(u, dtype=np.int64).ravel()

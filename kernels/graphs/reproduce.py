@@ -21,7 +21,8 @@ import numpy as np
 from ..errors import InvalidParameter
 from . import generators as G
 from .apsp import apsp
-from .clustering import global_clustering
+from .clustering import global_clustering, sampled_clustering
+from .graph import largest_component
 from .stats import loglog_slope, normalised_times, sampled_summary, summary
 
 #: paper 000 Fig. 14's fitted exponents of mean shortest path vs N
@@ -32,12 +33,33 @@ TYPE_LABELS = {"alpha-ring": "(1) α-model, ring substrate", "alpha": "(2) α-mo
 PAPER_CLUSTERING = {"ws": 0.53, "ba": 0.01}
 
 
-def graph_type(name: str, k3: int = 100) -> Callable:
-    """maker(n, seed) -> Graph for one of paper 000's three instance families."""
-    if name == "alpha-ring":
-        return lambda n, s: G.watts_alpha(n, seed=s, **G.ALPHA_SETS[1])
-    if name == "alpha":
-        return lambda n, s: G.watts_alpha(n, seed=s, **G.ALPHA_SETS[2])
+#: how a disconnected draw is handled: paper 000 checks type (2)'s connectivity "through graph
+#: analysis after they were generated" — read as *redraw* (default) or as *analyse the largest
+#: connected component* (an alternative reading, for exploring)
+CONNECTIVITY = ("redraw", "giant")
+
+
+def alpha_params(t: str, overrides: dict | None = None) -> dict:
+    """Generator parameters of α-model type ``t`` ("alpha-ring" = set 1, "alpha" = set 2):
+    ``generators.ALPHA_SETS`` with ``overrides`` ({"alpha": …, "p": …, "k": …}) applied."""
+    base = dict(G.ALPHA_SETS[1 if t == "alpha-ring" else 2])
+    for key, v in (overrides or {}).items():
+        if key not in ("alpha", "p", "k"):
+            raise InvalidParameter(f"unknown α-model parameter {key!r}: use alpha, p or k")
+        base[key] = v
+    if not 0.0 <= float(base["p"]) <= 1.0:
+        raise InvalidParameter(f"p must lie in [0, 1] (got {base['p']})")
+    if float(base["alpha"]) < 0:
+        raise InvalidParameter(f"alpha must be ≥ 0 (got {base['alpha']})")
+    return base
+
+
+def graph_type(name: str, k3: int = 100, params: dict | None = None) -> Callable:
+    """maker(n, seed) -> Graph for one of paper 000's three instance families; ``params``
+    overrides the α-model sets' α / p / k (ignored for "ba")."""
+    if name in ("alpha-ring", "alpha"):
+        kw = alpha_params(name, params)
+        return lambda n, s: G.watts_alpha(n, seed=s, **kw)
     if name == "ba":
         return lambda n, s: G.barabasi_albert(n, max(1, k3 // 2), s)
     raise InvalidParameter(f"unknown graph type {name!r}: use {', '.join(PAPER_EXPONENTS)}")
@@ -57,6 +79,8 @@ class SweepRow:
     method: str
     seconds: float
     regenerated: int = 0      # disconnected draws skipped (paper: connectivity checked)
+    clustering: float = float("nan")   # global clustering 3t/p (nan: not measured)
+    giant_fraction: float = 1.0        # vertices in the analysed component / N
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -68,11 +92,17 @@ SAMPLED_SOURCES = 64
 
 def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=None, seed0: int = 1,
               max_redraws: int = 10, cancel: Callable[[], bool] | None = None,
-              sources: int = SAMPLED_SOURCES) -> Iterator[SweepRow]:
-    """Yield a SweepRow per (type, N, instance).  Disconnected draws are redrawn with the next
-    seed (paper 000 checks connectivity of set (2) after generation).  ``method="cpu-sampled"``
-    estimates the mean path from ``sources`` random BFS sources (stats.sampled_summary): paper
-    000's full N range (to 30 000) in seconds on a laptop; its diameter is a lower bound."""
+              sources: int = SAMPLED_SOURCES, params: dict | None = None,
+              connectivity: str = "redraw", clustering: bool = True) -> Iterator[SweepRow]:
+    """Yield a SweepRow per (type, N, instance).
+
+    ``connectivity="redraw"``: disconnected draws are redrawn with the next seed, up to
+    ``max_redraws`` (paper 000 checks the connectivity of set (2) after generation);
+    ``"giant"``: the largest connected component is analysed instead (``giant_fraction``).
+    ``method="cpu-sampled"`` estimates the mean path from ``sources`` random BFS sources
+    (stats.sampled_summary) and the clustering from random wedges: paper 000's full N range (to
+    30 000) in seconds on a laptop; its diameter is a lower bound.  ``params`` maps a type to its
+    α-model overrides (see ``alpha_params``); ``clustering=False`` skips the clustering."""
     sizes = sorted(int(n) for n in sizes)
     if not sizes or sizes[0] < 20:
         raise InvalidParameter("sizes must be integers ≥ 20")
@@ -80,8 +110,11 @@ def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=Non
         raise InvalidParameter("instances must be ≥ 1")
     if method == "cpu-sampled" and int(sources) < 2:
         raise InvalidParameter(f"sampled mean path needs ≥ 2 sources (got {sources})")
+    if connectivity not in CONNECTIVITY:
+        raise InvalidParameter(f"connectivity must be one of {', '.join(CONNECTIVITY)} (got {connectivity!r})")
+    makers = {t: graph_type(t, params=(params or {}).get(t)) for t in types}   # refuse bad input first
     for t in types:
-        make = graph_type(t)
+        make = makers[t]
         for n in sizes:
             seed = seed0
             for i in range(instances):
@@ -91,6 +124,9 @@ def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=Non
                         return
                     g = make(n, seed)
                     seed += 1
+                    frac = 1.0
+                    if connectivity == "giant":
+                        g, frac = largest_component(g)
                     t0 = time.perf_counter()
                     if method == "cpu-sampled":
                         s = sampled_summary(g, sources, seed=seed)
@@ -99,11 +135,15 @@ def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=Non
                         res = apsp(g, method, backend=backend)
                         secs = getattr(res, "kernel_seconds", None) or (time.perf_counter() - t0)
                         s = summary(res.dist)
-                    if s["connected"] or redraws >= max_redraws:
+                    if s["connected"] or connectivity == "giant" or redraws >= max_redraws:
                         break
                     redraws += 1
+                c = float("nan")
+                if clustering:
+                    c = (sampled_clustering(g, seed=seed) if method == "cpu-sampled"
+                         else global_clustering(g, backend=backend))
                 yield SweepRow(t, n, i, seed - 1, g.m, float(s["mean_path_length"]), int(s["diameter"]),
-                               method, float(secs), redraws)
+                               method, float(secs), redraws, float(c), float(frac))
 
 
 def fit_exponents(rows) -> dict[str, float]:
@@ -145,13 +185,27 @@ def clustering_levels(n_ws: int = 20000, n_ba: int = 10000, k: int = 50, seed: i
     return res
 
 
+CSV_COLUMNS = ("type", "n", "instance", "seed", "m", "mean_path_length", "diameter", "method", "seconds",
+               "normalised_seconds", "regenerated", "clustering", "giant_fraction")
+
+
 def rows_to_csv(rows, path) -> None:
     import csv
     norm = normalised(rows)
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["type", "n", "instance", "seed", "m", "mean_path_length", "diameter", "method",
-                    "seconds", "normalised_seconds", "regenerated"])
+        w.writerow(CSV_COLUMNS)
         for r, t in zip(rows, norm):
             w.writerow([r.type, r.n, r.instance, r.seed, r.m, f"{r.mean_path_length:.6f}", r.diameter,
-                        r.method, f"{r.seconds:.6g}", f"{t:.6g}", r.regenerated])
+                        r.method, f"{r.seconds:.6g}", f"{t:.6g}", r.regenerated, f"{r.clustering:.6f}",
+                        f"{r.giant_fraction:.6f}"])
+
+
+def mean_clustering(rows) -> dict[str, float]:
+    """Mean measured clustering per type (types without a measurement left out)."""
+    out = {}
+    for t in sorted({r.type for r in rows}):
+        c = [r.clustering for r in rows if r.type == t and np.isfinite(r.clustering)]
+        if c:
+            out[t] = float(np.mean(c))
+    return out
