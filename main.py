@@ -238,35 +238,11 @@ def _graph_reproduce_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
 
 
-def _num_opt(name: str, v, kind=float) -> float | int:
-    """``v`` as ``kind`` (finite), else a one-line usage error naming the option."""
-    import math
-    try:
-        x = kind(str(v).strip())
-    except ValueError:
-        raise _usage(f"{name} must be {'an integer' if kind is int else 'a number'}, got {v!r}") from None
-    if kind is float and not math.isfinite(x):
-        raise _usage(f"{name} must be finite, got {v!r}")
-    return x
-
-
 def _parse_list(name: str, text: str) -> list[str]:
     items = [s.strip() for s in str(text).replace(";", ",").split(",") if s.strip()]
     if not items:
         raise _usage(f"{name} is empty")
     return list(dict.fromkeys(items))
-
-
-def _json_clean(v):
-    """Strict JSON all the way down: non-finite floats (also inside lists/dicts) become null."""
-    import math
-    if isinstance(v, dict):
-        return {k: _json_clean(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json_clean(x) for x in v]
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
 
 
 def run_graph_reproduce(a) -> int:
@@ -282,17 +258,16 @@ def run_graph_reproduce(a) -> int:
     bad = [t for t in types if t not in rp.PAPER_EXPONENTS]
     if bad:
         raise _usage(f"unknown graph type {bad[0]!r}: use {', '.join(rp.PAPER_EXPONENTS)}")
-    sizes = sorted({_num_opt("--sizes", s, int) for s in _parse_list("--sizes", a.sizes)})
-    if len(sizes) < 2:
-        raise _usage("--sizes needs at least two sizes N to fit an exponent")
-    if sizes[0] < 20 or sizes[-1] > 60000:
-        raise _usage(f"--sizes must lie between 20 and 60000 vertices (got {sizes[0]} … {sizes[-1]})")
-    instances = _num_opt("--instances", a.instances, int)
+    try:
+        sizes = rp.parse_sizes(a.sizes)
+    except InvalidParameter as exc:
+        raise _usage(f"--sizes: {exc}") from None
+    instances = _num("--instances", a.instances, int, positive=False)
     if instances < 1:
         raise _usage(f"--instances must be ≥ 1 (got {instances})")
-    sources = _num_opt("--sources", a.sources, int)
-    seed0 = _num_opt("--seed", a.seed, int)
-    max_redraws = _num_opt("--max-redraws", a.max_redraws, int)
+    sources = _num("--sources", a.sources, int, positive=False)
+    seed0 = _num("--seed", a.seed, int, positive=False)
+    max_redraws = _num("--max-redraws", a.max_redraws, int, positive=False)
     if max_redraws < 0:
         raise _usage(f"--max-redraws must be ≥ 0 (got {max_redraws})")
     if a.connectivity not in rp.CONNECTIVITY:
@@ -300,7 +275,7 @@ def run_graph_reproduce(a) -> int:
     # α-model overrides: only the keys given; checked (alpha_params) before any work
     params, used = {}, {}
     for s, t in ((1, "alpha-ring"), (2, "alpha")):
-        ov = {key: _num_opt(f"--{key}{s}", getattr(a, f"{key}{s}"), int if key == "k" else float)
+        ov = {key: _num(f"--{key}{s}", getattr(a, f"{key}{s}"), int if key == "k" else float, positive=False)
               for key in ("alpha", "p", "k") if getattr(a, f"{key}{s}") is not None}
         try:
             kw = rp.alpha_params(t, ov)
@@ -366,8 +341,7 @@ def run_graph_reproduce(a) -> int:
                    clustering=cl, rows=[r.to_dict() for r in rows], seconds=seconds)
         if a.csv:
             out["csv"] = a.csv
-        print(json.dumps(_json_clean(out), allow_nan=False, ensure_ascii=False))
-        return 0
+        return _print_result(out, True)
     print(f"paper 000 sweep: {total} instances, method {method}, backend {be.name}, "
           f"connectivity {a.connectivity}, {seconds:.1f} s")
     for t in types:
@@ -395,10 +369,17 @@ def _int_arg(v, name):
         raise _usage(f"{name} must be 32, 64, model or auto (got {v})") from None
 
 
-def _json_safe(d: dict) -> dict:
-    """Strict JSON: NaN/Inf (e.g. no coarsening fit yet) become null."""
+def _json_safe(v):
+    """Strict JSON all the way down: NaN/Inf (e.g. no coarsening fit yet, an unmeasured clustering)
+    become null, also inside lists and dicts."""
     import math
-    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+    if isinstance(v, dict):
+        return {k: _json_safe(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_safe(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
 
 
 def _print_result(out: dict, as_json: bool) -> int:

@@ -38,18 +38,6 @@ class SweepJob(Job):
     row = pyqtSignal(object)
 
 
-def parse_sizes(text: str) -> list[int]:
-    try:
-        sizes = sorted({int(s) for s in text.replace(";", ",").split(",") if s.strip()})
-    except ValueError:
-        raise InvalidParameter(f"sizes must be whole numbers separated by commas (got {text!r})") from None
-    if len(sizes) < 2:
-        raise InvalidParameter("give at least two sizes N to fit an exponent")
-    if sizes[0] < 20 or sizes[-1] > 60000:
-        raise InvalidParameter("sizes must lie between 20 and 60 000 vertices")
-    return sizes
-
-
 def parse_p(text: str, label: str = "p") -> float:
     """A probability typed as a number (scientific notation welcome: 1e-10) in [0, 1]."""
     try:
@@ -244,7 +232,7 @@ class ReproducePanel(QWidget):
         if self.job is not None:
             return False
         try:
-            sizes = parse_sizes(self.ed_sizes.text())
+            sizes = rp.parse_sizes(self.ed_sizes.text())
         except InvalidParameter as exc:
             self._say(str(exc))
             return False
@@ -307,9 +295,13 @@ class ReproducePanel(QWidget):
         self._redraw()
 
     # --------------------------------------------------------------- plotting
+    def _types_present(self) -> list[str]:
+        """The swept types in the paper's order (1), (2), (3)."""
+        return [t for t in rp.TYPE_LABELS if any(r.type == t for r in self.rows)]
+
     def _summary(self) -> str:
         fits = rp.fit_exponents(self.rows)
-        order = [t for t in rp.TYPE_LABELS if any(r.type == t for r in self.rows)]   # (1), (2), (3)
+        order = self._types_present()
         short = {t: rp.TYPE_LABELS[t].split(" ")[0] for t in rp.TYPE_LABELS}          # "(1)" …
         parts = [f"{LEGEND[t]}: {fits[t]:.3f} (paper {rp.PAPER_EXPONENTS[t]})" for t in order if t in fits]
         text = "Fitted exponents — " + "; ".join(parts) if parts else "Need ≥ 2 sizes per type for a fit"
@@ -329,7 +321,7 @@ class ReproducePanel(QWidget):
             return
         fits = rp.fit_exponents(self.rows)
         norm = rp.normalised(self.rows)
-        for t in [t for t in rp.TYPE_LABELS if any(r.type == t for r in self.rows)]:   # legend: (1), (2), (3)
+        for t in self._types_present():
             idx = [i for i, r in enumerate(self.rows) if r.type == t]
             n = np.array([self.rows[i].n for i in idx], float)
             L = np.array([self.rows[i].mean_path_length for i in idx], float)

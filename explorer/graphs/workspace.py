@@ -30,8 +30,6 @@ from .worker import Job
 GEN_LABELS = {"ba": "Barabási–Albert", "ws": "Watts–Strogatz", "ring": "Ring lattice", "er": "Erdős–Rényi",
               "spatial": "Spatial (2-space, distance)", "alpha": "Watts α-model"}
 COLOR_BY = ("degree", "local clustering", "distance from clicked")
-#: generator controls remembered between runs (QSettings)
-_SETTING_KEYS = ("generator", "n", "k", "p", "alpha", "ring", "weights", "seed", "method")
 LAYOUT_MAX_N = 1500          # force layout only below this
 
 
@@ -171,6 +169,21 @@ class GraphsWorkspace(QMainWindow):
     def _params(self):
         return dict(kind=self.cb_gen.currentData(), n=self.sp_n.value(), k=self.sp_k.value(), p=self.sp_p.value(),
                     alpha=self.sp_alpha.value(), ring=self.ck_ring.isChecked(), seed=self.sp_seed.value())
+
+    def control_params(self) -> dict:
+        """The generator controls by ``set_parameters``' names (sessions and settings store this)."""
+        prm = self._params()
+        return {"generator": prm["kind"], "n": prm["n"], "k": prm["k"], "p": prm["p"], "alpha": prm["alpha"],
+                "ring": prm["ring"], "weights": self.cb_weights.currentText(), "seed": prm["seed"],
+                "method": self.cb_method.currentText()}
+
+    @staticmethod
+    def _check_params(prm) -> dict:
+        """A stored ``control_params`` dict, or InvalidParameter when it names an unknown generator or
+        APSP method."""
+        if not isinstance(prm, dict) or prm.get("generator") not in GEN_LABELS or prm.get("method", "cpu") not in METHODS:
+            raise InvalidParameter("the session names an unknown generator or APSP method")
+        return prm
 
     def set_parameters(self, **kw):
         """Set generator controls by name (generator, n, k, p, alpha, ring, weights, seed, method)."""
@@ -466,15 +479,13 @@ class GraphsWorkspace(QMainWindow):
     # --------------------------------------------------------------- settings
     def save_settings(self, s):
         """Generator controls and the Reproduce tab, as JSON under this workspace's group."""
-        s.setValue("params_json", json.dumps(self.session_state()["params"]))
+        s.setValue("params_json", json.dumps(self.control_params()))
         s.setValue("reproduce_json", json.dumps(self.reproduce.state()))
 
     def restore_settings(self, s):
         try:
-            prm = json.loads(s.value("params_json") or "{}")
-            if isinstance(prm, dict) and prm.get("generator") in GEN_LABELS and prm.get("method", "cpu") in METHODS:
-                self.set_parameters(**{k: v for k, v in prm.items() if k in _SETTING_KEYS})
-        except (TypeError, ValueError):
+            self.set_parameters(**self._check_params(json.loads(s.value("params_json") or "null")))
+        except (InvalidParameter, TypeError, ValueError):
             pass
         try:
             self.reproduce.restore(json.loads(s.value("reproduce_json") or "{}"))
@@ -483,10 +494,7 @@ class GraphsWorkspace(QMainWindow):
 
     # --------------------------------------------------------------- sessions
     def session_state(self) -> dict:
-        prm = self._params()
-        return {"params": {"generator": prm["kind"], "n": prm["n"], "k": prm["k"], "p": prm["p"],
-                           "alpha": prm["alpha"], "ring": prm["ring"], "weights": self.cb_weights.currentText(),
-                           "seed": prm["seed"], "method": self.cb_method.currentText()},
+        return {"params": self.control_params(),
                 "color_by": self.cb_color.currentText(), "selected": [int(i) for i in self.selected],
                 "tab": self.tabs.currentIndex(), "has_graph": self.graph is not None,
                 "graph_name": self.graph.name if self.graph is not None else "",
@@ -512,9 +520,7 @@ class GraphsWorkspace(QMainWindow):
         the seed when the session holds none."""
         from kernels.graphs.apsp import APSPResult
         from kernels.graphs.graph import Graph
-        prm = dict(state["params"])
-        if prm.get("generator") not in GEN_LABELS or prm.get("method", "cpu") not in METHODS:
-            raise InvalidParameter("the session names an unknown generator or APSP method")
+        prm = dict(self._check_params(state["params"]))
         g = None
         if "edges" in data:
             n = int(np.asarray(data["n"]).ravel()[0])

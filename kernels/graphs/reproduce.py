@@ -90,6 +90,25 @@ class SweepRow:
 SAMPLED_SOURCES = 64
 
 
+#: the sweep sizes the GUI and CLI accept (paper 000: 1 000 … 30 000)
+MIN_N, MAX_N = 20, 60000
+
+
+def parse_sizes(text: str) -> list[int]:
+    """Sweep sizes typed as "1000, 5000; 10000": sorted, unique, at least two (an exponent needs two
+    points), each MIN_N … MAX_N; InvalidParameter otherwise."""
+    try:
+        sizes = sorted({int(s) for s in str(text).replace(";", ",").split(",") if s.strip()})
+    except ValueError:
+        raise InvalidParameter(f"sizes must be whole numbers (integers) separated by commas (got {text!r})") from None
+    if len(sizes) < 2:
+        raise InvalidParameter("give at least two sizes N to fit an exponent")
+    if sizes[0] < MIN_N or sizes[-1] > MAX_N:
+        raise InvalidParameter(f"sizes must lie between {MIN_N} and {MAX_N} vertices "
+                               f"(got {sizes[0]} … {sizes[-1]})")
+    return sizes
+
+
 def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=None, seed0: int = 1,
               max_redraws: int = 10, cancel: Callable[[], bool] | None = None,
               sources: int = SAMPLED_SOURCES, params: dict | None = None,
