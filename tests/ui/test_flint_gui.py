@@ -124,7 +124,7 @@ def test_several_recorded_states_rybak_preset(flint_ws, qtbot, tmp_path):
     assert ws.samples.shape[1:] == (2, 1) and ws.samples.shape[0] > 10 and len(ws.curves) == 2
     legend = ws.plot.getPlotItem().legend
     assert legend is not None and [lab.text for _s, lab in legend.items] == ws.record_names
-    assert np.array_equal(ws.curves[1].getData()[1], ws.samples[:, 1, 0])
+    assert np.array_equal(ws.curves[1].getOriginalDataset()[1], ws.samples[:, 1, 0])
     ws.export_plots(str(tmp_path / "r.csv"))
     assert (tmp_path / "r.csv").read_text().splitlines()[0] == "t,S_Mn_F,S_Mn_E"
     ws.cb_record.setEditText("V_RG_*_0")                      # a pattern: V of neuron 0 of RG-F and RG-E

@@ -46,7 +46,7 @@ def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
     assert ws.is_running()
     _wait_done(qtbot, ws)
     assert ws.samples.shape == (1001, 1, 1) and ws.times[-1] == pytest.approx(100.0)
-    assert ws.curves[0].getData()[0] is not None and len(ws.curves[0].getData()[0]) == 1001
+    assert ws.curves[0].getOriginalDataset()[0] is not None and len(ws.curves[0].getOriginalDataset()[0]) == 1001
     v1 = ws.samples[:, 0, 0].copy()
     # the streamed traces are exactly the reference simulator's numbers
     direct = run_reference(load_reference(IZH), output_times(100.0, 0.1), ["v"]).values[:, 0]
