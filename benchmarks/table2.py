@@ -8,7 +8,7 @@ launch).  Printed per (type, N): the paper's CPU Floyd and GTX 280 kernel-7 seco
 Floyd (scipy, measured at 1k, N³-extrapolated above, marked ~), our kernel-7 seconds (mean over
 instances; Eq. 3 normalisation keeps the mean), mean shortest path (mean ± std over instances),
 diameter and global clustering (GPU per-arc kernel).  Then the fitted exponents of mean path vs N
-next to Fig. 14's.  Disconnected draws are redrawn with the next seed (the paper checks type 2's
+next to Fig. 14's.  Disconnected draws are redrawn (reproduce.draw, seed + 100 000 per try) (the paper checks type 2's
 connectivity), and counted.
 
 Usage:  python benchmarks/table2.py [--instances 3] [--sizes 1000,5000,…] [--workers 12]
@@ -61,7 +61,7 @@ def main():
     sizes = [int(s) for s in a.sizes.split(",")]
     types = a.types.split(",")
 
-    from scipy.sparse.csgraph import connected_components, floyd_warshall
+    from scipy.sparse.csgraph import floyd_warshall
 
     from kernels.backend import select
     from kernels.graphs import reproduce as rp
@@ -94,12 +94,8 @@ def main():
                 for i in range(a.instances):
                     seed = 1000 * i + 7
                     _, _, _, edges = futs[(t, n, seed)].result()
-                    g = Graph(n, edges)
-                    tries = 0
-                    while connected_components(g.csr().to_scipy(weighted=False), directed=False)[0] > 1 and tries < 10:
-                        tries += 1
-                        redrawn += 1
-                        g = rp.graph_type(t)(n, seed + 100000 * tries)
+                    g, _, tries, _ = rp.draw(rp.graph_type(t), n, seed, first=Graph(n, edges), step=100000)
+                    redrawn += tries
                     if cpu_ref is None:
                         A = g.csr().to_scipy(weighted=False)
                         t0 = time.perf_counter()
@@ -115,7 +111,7 @@ def main():
                 means.append(float(np.mean(Ls)))
                 n0, tc0 = cpu_ref
                 tc = tc0 * (n / n0) ** 3
-                tcs = f"{tc:.2f}" if n == n0 else f"~{tc:.0f}"
+                tcs = f"{tc:.2f}" if n == n0 else f"~{tc:.3g}"
                 pc, pg_ = ("—", "—")
                 if t in PAPER_TABLE2 and n in PAPER_SIZES:
                     j = PAPER_SIZES.index(n)

@@ -208,3 +208,44 @@ def test_mean_clustering_skips_unmeasured():
     assert rp.mean_clustering([]) == {}
     swept = list(rp.run_sweep(["ba"], [100, 200], instances=2, clustering=False))
     assert all(np.isnan(r.clustering) for r in swept) and rp.mean_clustering(swept) == {}
+
+
+def _maker(connected_from: int, log: list):
+    """A maker whose draws are disconnected (two rings) for seeds below ``connected_from``."""
+    from kernels.graphs import generators as G
+    from kernels.graphs.graph import Graph
+
+    def make(n, seed):
+        log.append(seed)
+        if seed >= connected_from:
+            return G.ring_lattice(n, 2)
+        half = G.ring_lattice(n // 2, 2).edges
+        return Graph(n, np.concatenate([half, half + n // 2]).astype(np.int32))
+    return make
+
+
+def test_draw_redraws_disconnected_instances_then_keeps_the_last():
+    from kernels.graphs.graph import components
+    s0 = _fresh_seed() % 1000
+    log = []
+    g, used, redraws, frac = rp.draw(_maker(s0 + 3, log), 40, s0)
+    assert (used, redraws, frac) == (s0 + 3, 3, 1.0) and log == [s0, s0 + 1, s0 + 2, s0 + 3]
+    assert components(g)[0] == 1
+    log = []
+    g, used, redraws, _ = rp.draw(_maker(s0 + 50, log), 40, s0, max_redraws=4, step=7)
+    assert (used, redraws) == (s0 + 28, 4) and components(g)[0] == 2      # limit reached: last draw kept
+    log = []
+    g, used, redraws, frac = rp.draw(_maker(s0 + 50, log), 40, s0, connectivity="giant")
+    assert (g.n, used, redraws, frac, len(log)) == (20, s0, 0, 0.5, 1)
+    assert rp.draw(_maker(s0 + 50, []), 40, s0, cancel=lambda: True) is None
+
+
+def test_sweep_runs_apsp_only_on_the_draw_it_keeps(cpu, monkeypatch):
+    calls = []
+    real = rp.apsp
+    monkeypatch.setattr(rp, "apsp", lambda g, *a, **k: calls.append(g.n) or real(g, *a, **k))
+    log = []
+    monkeypatch.setattr(rp, "graph_type", lambda t, params=None, **k: _maker(7, log))
+    rows = list(rp.run_sweep(["alpha"], [40, 60], instances=2, backend=cpu, seed0=3, clustering=False))
+    assert [r.regenerated for r in rows] == [4, 0, 4, 0] and [r.seed for r in rows] == [7, 8, 7, 8]
+    assert calls == [40, 40, 60, 60] and all(r.mean_path_length > 0 for r in rows)

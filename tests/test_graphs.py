@@ -8,7 +8,7 @@ from kernels.graphs import generators as G
 from kernels.graphs.apsp import apsp, dense_matrix, fw_cpu, hop_dtype, sentinel, shortest_path, tile_by_model
 from kernels.graphs.clustering import (clustering_arcs_reference, global_clustering, local_clustering,
                                        ring_lattice_clustering)
-from kernels.graphs.graph import CSR, PackedInt4, from_networkx, load_graph, save_graph, to_networkx
+from kernels.graphs.graph import PackedInt4, from_networkx, load_graph, save_graph, to_networkx
 from kernels.graphs.stats import loglog_slope, normalised_times, path_length_histogram, summary
 
 
@@ -40,6 +40,20 @@ def test_generators_are_simple_seeded_and_reproducible(kind, rng):
     e = a.edges
     assert (e[:, 0] < e[:, 1]).all() and e.min() >= 0 and e.max() < a.n
     assert np.unique(e[:, 0].astype(np.int64) * a.n + e[:, 1]).size == a.m
+
+
+@pytest.mark.parametrize("kind", G.GENERATORS)
+def test_uses_lists_exactly_the_arguments_a_generator_reads(kind, rng):
+    """generators.USES drives which controls the GUI greys out: changing an argument it lists must
+    change the graph, changing one it omits must not."""
+    base = dict(n=240, k=6, p=0.05, alpha=2.0, ring=True, seed=int(rng.integers(1 << 30)))
+    other = dict(k=8, p=0.2, alpha=0.0, ring=False, seed=base["seed"] + 1)
+    ref = G.generate(kind, **base)
+    for key, value in other.items():
+        g = G.generate(kind, **{**base, key: value})
+        same = g.m == ref.m and np.array_equal(g.edges, ref.edges)
+        assert same != (key in G.USES[kind]), (kind, key)
+    assert set(G.K_MEANING) == {t for t, uses in G.USES.items() if "k" in uses}
 
 
 def test_generator_shapes():

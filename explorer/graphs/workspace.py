@@ -117,6 +117,9 @@ class GraphsWorkspace(QMainWindow):
                            ("seed", self.sp_seed), ("APSP", self.cb_method), ("colour by", self.cb_color)):
             form.addRow(label, wid)
         self._form = form
+        self._tips = {w: w.toolTip() for w in (self.sp_k, self.sp_p, self.sp_alpha, self.ck_ring, self.sp_seed)}
+        self.cb_gen.currentIndexChanged.connect(lambda _i: self._update_generator_controls())
+        self._update_generator_controls()
         self._nonessential = (self.sp_alpha, self.ck_ring, self.cb_weights, self.sp_seed, self.cb_method)
         self.bt_gen = tip(QPushButton("Generate"), "Build the graph (Ctrl+R)")
         self.bt_apsp = tip(QPushButton("Compute APSP"), "All-pairs shortest paths with the chosen method (Space)")
@@ -164,6 +167,22 @@ class GraphsWorkspace(QMainWindow):
         self.plots.setObjectName("graphPlots")
         self.plots.setWidget(self.tabs)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots)
+
+    def _update_generator_controls(self) -> None:
+        """Grey out the parameters the chosen generator ignores (``generators.USES``) and name what
+        k means for it (BA: edges per new vertex m)."""
+        kind = self.cb_gen.currentData()
+        uses = gen.USES.get(kind, ())
+        label = GEN_LABELS.get(kind, kind)
+        for key, w in (("k", self.sp_k), ("p", self.sp_p), ("alpha", self.sp_alpha), ("ring", self.ck_ring),
+                       ("seed", self.sp_seed)):
+            w.setEnabled(key in uses)
+            w.setToolTip(self._tips[w] if key in uses else f"{self._tips[w]}\n(not used by {label})")
+        k_label = self._form.labelForField(self.sp_k)
+        if k_label is not None:
+            k_label.setText("m" if kind == "ba" else "k")
+        if kind in gen.K_MEANING:
+            self.sp_k.setToolTip(f"{label}: {gen.K_MEANING[kind]}")
 
     # ------------------------------------------------------------------ jobs
     def _params(self):

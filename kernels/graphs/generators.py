@@ -39,6 +39,14 @@ ALPHA_SETS = {
 
 GENERATORS = ("ring", "ws", "er", "ba", "spatial", "alpha")
 
+#: the ``generate`` arguments each generator reads besides n (the GUI greys out the others)
+USES = {"ring": ("k",), "ws": ("k", "p", "seed"), "er": ("p", "seed"), "ba": ("k", "seed"),
+        "spatial": ("k", "seed"), "alpha": ("k", "p", "alpha", "ring", "seed")}
+
+#: what ``k`` means for each generator that reads it
+K_MEANING = {"ring": "mean degree k", "ws": "mean degree k", "ba": "edges per new vertex m",
+             "spatial": "expected mean degree k (sets the radius)", "alpha": "mean degree k"}
+
 
 def _rng(seed):
     return np.random.default_rng(seed)

@@ -55,13 +55,18 @@ class Graph:
         return f"{self.name}: n = {self.n}, m = {self.m}, mean degree {k:.2f}"
 
 
+def components(g: Graph) -> tuple[int, np.ndarray]:
+    """Number of connected components and each vertex's component label (scipy.sparse.csgraph)."""
+    from scipy.sparse.csgraph import connected_components
+    return connected_components(g.csr().to_scipy(weighted=False), directed=False)
+
+
 def largest_component(g: Graph) -> tuple[Graph, float]:
     """The largest connected component as a graph on its own vertices ``0 … n'-1`` (old labels
     kept in order; positions, weights and params carried over) and the fraction of vertices in it."""
-    from scipy.sparse.csgraph import connected_components
     if g.n == 0:
         return g, 1.0
-    n_comp, lab = connected_components(g.csr().to_scipy(weighted=False), directed=False)
+    n_comp, lab = components(g)
     if n_comp == 1:
         return g, 1.0
     keep = lab == np.argmax(np.bincount(lab))

@@ -22,7 +22,7 @@ from ..errors import InvalidParameter
 from . import generators as G
 from .apsp import apsp
 from .clustering import global_clustering, sampled_clustering
-from .graph import largest_component
+from .graph import components, largest_component
 from .stats import loglog_slope, normalised_times, sampled_summary, summary
 
 #: paper 000 Fig. 14's fitted exponents of mean shortest path vs N
@@ -109,6 +109,27 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+def draw(make: Callable, n: int, seed: int, connectivity: str = "redraw", max_redraws: int = 10,
+         first=None, step: int = 1, cancel: Callable[[], bool] | None = None):
+    """One instance as the sweep analyses it: ``make(n, seed)`` (or ``first``, already made from
+    ``seed``).  ``"redraw"``: while the draw is disconnected, draw again from ``seed + step``, at most
+    ``max_redraws`` times (paper 000 checks type (2)'s connectivity after generation; the last draw
+    is kept either way); ``"giant"``: keep the largest component.  Returns ``(graph, seed used,
+    redraws, fraction of N analysed)``, or None when ``cancel()`` turns true between draws."""
+    g = first if first is not None else make(n, seed)
+    redraws = 0
+    if connectivity == "giant":
+        sub, frac = largest_component(g)
+        return sub, seed, 0, frac
+    while redraws < max_redraws and components(g)[0] > 1:
+        if cancel is not None and cancel():
+            return None
+        redraws += 1
+        seed += step
+        g = make(n, seed)
+    return g, seed, redraws, 1.0
+
+
 def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=None, seed0: int = 1,
               max_redraws: int = 10, cancel: Callable[[], bool] | None = None,
               sources: int = SAMPLED_SOURCES, params: dict | None = None,
@@ -137,26 +158,21 @@ def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=Non
         for n in sizes:
             seed = seed0
             for i in range(instances):
-                redraws = 0
-                while True:
-                    if cancel is not None and cancel():
-                        return
-                    g = make(n, seed)
-                    seed += 1
-                    frac = 1.0
-                    if connectivity == "giant":
-                        g, frac = largest_component(g)
-                    t0 = time.perf_counter()
-                    if method == "cpu-sampled":
-                        s = sampled_summary(g, sources, seed=seed)
-                        secs = time.perf_counter() - t0
-                    else:
-                        res = apsp(g, method, backend=backend)
-                        secs = getattr(res, "kernel_seconds", None) or (time.perf_counter() - t0)
-                        s = summary(res.dist)
-                    if s["connected"] or connectivity == "giant" or redraws >= max_redraws:
-                        break
-                    redraws += 1
+                if cancel is not None and cancel():
+                    return
+                drawn = draw(make, n, seed, connectivity, max_redraws, cancel=cancel)
+                if drawn is None:
+                    return
+                g, used, redraws, frac = drawn
+                seed = used + 1
+                t0 = time.perf_counter()
+                if method == "cpu-sampled":
+                    s = sampled_summary(g, sources, seed=seed)
+                    secs = time.perf_counter() - t0
+                else:
+                    res = apsp(g, method, backend=backend)
+                    secs = getattr(res, "kernel_seconds", None) or (time.perf_counter() - t0)
+                    s = summary(res.dist)
                 c = float("nan")
                 if clustering:
                     c = (sampled_clustering(g, seed=seed) if method == "cpu-sampled"

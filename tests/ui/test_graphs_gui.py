@@ -1,7 +1,6 @@
 """Graphs workspace: generate, compute, click-to-highlight, aggregate view, cancel, export."""
 import networkx as nx
 import numpy as np
-import pytest
 
 
 def run_job(qtbot, ws, action, timeout=60000):
@@ -21,6 +20,21 @@ def test_registered_and_generates(graphs_ws, qtbot, main_window):
     assert not ws.message_bar.isVisible() or ws.message_bar.level != "error"
     img = ws.canvas.render()
     assert img.std() > 5                                       # something is drawn
+
+
+def test_controls_a_generator_ignores_are_greyed_out(graphs_ws):
+    from kernels.graphs.generators import USES
+    ws = graphs_ws
+    widgets = {"k": ws.sp_k, "p": ws.sp_p, "alpha": ws.sp_alpha, "ring": ws.ck_ring, "seed": ws.sp_seed}
+    for kind in USES:
+        ws.set_parameters(generator=kind)
+        assert {key for key, w in widgets.items() if w.isEnabled()} == set(USES[kind]), kind
+        if not ws.sp_p.isEnabled():
+            assert "not used by" in ws.sp_p.toolTip()
+    ws.set_parameters(generator="ba")
+    assert ws._form.labelForField(ws.sp_k).text() == "m" and "per new vertex" in ws.sp_k.toolTip()
+    ws.set_parameters(generator="alpha")
+    assert ws._form.labelForField(ws.sp_k).text() == "k" and ws.sp_alpha.isEnabled()
 
 
 def test_compute_click_and_shortest_path(graphs_ws, qtbot):
