@@ -4,6 +4,7 @@
     python main.py ch [options]         run Cahn–Hilliard headless (batch / export / JSON)
     python main.py graph [options]      generate a graph, APSP + clustering headless
     python main.py graph-reproduce      re-run paper 000's mean-path sweep (exponents vs N)
+    python main.py graph-clustering     re-run paper 001's clustering timings (slopes vs V)
     python main.py occupancy [options]  CUDA occupancy calculator (any CC, or this GPU)
     python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model
     python main.py flint-suite [CASES]  SBML Test Suite conformance (per-tag table, JSON)
@@ -300,32 +301,25 @@ def run_graph_reproduce(a) -> int:
     if method != "cpu-sampled":
         check_memory(sizes[-1], method, be, 2)                  # the largest N must fit, before any work
     total = len(types) * len(sizes) * instances
-    rows: list = []
     t0 = time.perf_counter()
     sweep = rp.run_sweep(types, sizes, instances, method=method, backend=be, seed0=seed0,
                          max_redraws=max_redraws, sources=sources, params=params,
                          connectivity=a.connectivity, clustering=not a.no_clustering)
-    try:
-        for r in sweep:
-            rows.append(r)
-            if not a.quiet:
-                c = "" if math.isnan(r.clustering) else f", C = {r.clustering:.4f}"
-                extra = f", {r.regenerated} redrawn" if r.regenerated else ""
-                if a.connectivity == "giant" and r.giant_fraction < 1:
-                    extra += f", largest component {r.giant_fraction:.1%}"
-                print(f"[{len(rows)}/{total}] {r.type} N = {r.n} instance {r.instance + 1}: mean path "
-                      f"{r.mean_path_length:.4f}, diameter {r.diameter}{c}, {r.seconds:.3g} s{extra}",
-                      file=sys.stderr, flush=True)
-                if a.connectivity == "redraw" and max_redraws and r.regenerated >= max_redraws:
-                    print(f"note: {r.type} N = {r.n} reached --max-redraws {max_redraws}; the last draw may "
-                          "be disconnected (mean path over reachable pairs)", file=sys.stderr)
-    except KeyboardInterrupt:
-        sweep.close()
-        msg = f"interrupted after {len(rows)} of {total} instances"
-        if a.csv and rows:
-            rp.rows_to_csv(rows, a.csv)
-            msg += f"; partial CSV written to {a.csv}"
-        print(f"error: {msg}", file=sys.stderr)
+
+    def report(r, done):
+        c = "" if math.isnan(r.clustering) else f", C = {r.clustering:.4f}"
+        extra = f", {r.regenerated} redrawn" if r.regenerated else ""
+        if a.connectivity == "giant" and r.giant_fraction < 1:
+            extra += f", largest component {r.giant_fraction:.1%}"
+        print(f"[{done}/{total}] {r.type} N = {r.n} instance {r.instance + 1}: mean path "
+              f"{r.mean_path_length:.4f}, diameter {r.diameter}{c}, {r.seconds:.3g} s{extra}",
+              file=sys.stderr, flush=True)
+        if a.connectivity == "redraw" and max_redraws and r.regenerated >= max_redraws:
+            print(f"note: {r.type} N = {r.n} reached --max-redraws {max_redraws}; the last draw may "
+                  "be disconnected (mean path over reachable pairs)", file=sys.stderr)
+
+    rows = _collect_rows(sweep, total, "instances", a.csv, rp.rows_to_csv, None if a.quiet else report)
+    if rows is None:
         return 130
     be.synchronize()
     seconds = time.perf_counter() - t0
@@ -360,6 +354,119 @@ def run_graph_reproduce(a) -> int:
     if a.csv:
         print(f"rows written to {a.csv}")
     return 0
+
+
+def _collect_rows(sweep, total: int, unit: str, csv_path, write_csv, report=None):
+    """The rows of a streaming sweep, ``report(row, rows so far)`` after each.  Ctrl+C closes the
+    sweep, writes the finished rows to ``csv_path`` (if given), prints one error line and returns
+    None: the caller exits 130."""
+    rows: list = []
+    try:
+        for r in sweep:
+            rows.append(r)
+            if report is not None:
+                report(r, len(rows))
+    except KeyboardInterrupt:
+        sweep.close()
+        msg = f"interrupted after {len(rows)} of {total} {unit}"
+        if csv_path and rows:
+            write_csv(rows, csv_path)
+            msg += f"; partial CSV written to {csv_path}"
+        print(f"error: {msg}", file=sys.stderr)
+        return None
+    return rows
+
+
+def _graph_clustering_parser(sub) -> None:
+    from kernels.graphs import cc_timing as cc
+    p = sub.add_parser("graph-clustering", help="Re-run paper 001's clustering-coefficient timings (Figs. 14–15)",
+                       description="Time each clustering-coefficient implementation against graph size V on "
+                                   "paper 001's Watts–Strogatz (k = 50, p = 0.1) and Barabási–Albert (k ≈ 50) "
+                                   "graphs, check that all give the same triangle and triple counts, and fit "
+                                   "the log–log slopes of time vs V next to the paper's.  One progress line per "
+                                   "point goes to stderr.")
+    _add_backend(p)
+    p.add_argument("--families", default=",".join(cc.FAMILIES), help="comma list: ws, ba (default both)")
+    for f in cc.FAMILIES:
+        p.add_argument(f"--{f}-sizes", default=None,
+                       help=f"comma list of V for {cc.FAMILIES[f]}, at least two, each {cc.MIN_V} … {cc.MAX_V} "
+                            f"(default: the paper's {cc.PAPER_SIZES[f][0]}…{cc.PAPER_SIZES[f][-1]} on a GPU, "
+                            f"{','.join(map(str, cc.QUICK_SIZES[f]))} on the CPU)")
+    p.add_argument("--methods", default=None,
+                   help=f"comma list of {', '.join(cc.METHODS)} (default: cpu,cpu-threads and, on a GPU, "
+                        "gpu-arc,gpu-sorted)")
+    p.add_argument("--repeats", default="5", help="timed runs per point, after one untimed (default 5; paper 30)")
+    p.add_argument("--threads", default=None, help="threads of cpu-threads (default: all cores)")
+    p.add_argument("--seed", default="1", help="generator seed (default 1)")
+    p.add_argument("--csv", metavar="FILE", help="write one row per (family, V, method)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+
+
+def run_graph_clustering(a) -> int:
+    from kernels import backend as bk
+    from kernels.errors import InvalidParameter
+    from kernels.graphs import cc_timing as cc
+    be = bk.select(a.backend)
+    families = _parse_list("--families", a.families)
+    defaults = cc.default_sizes(be)
+    sizes = {}
+    for f in families:
+        text = getattr(a, f"{f}_sizes", None) if f in cc.FAMILIES else None
+        sizes[f] = (defaults.get(f, []) if text is None else
+                    [_num(f"--{f}-sizes", v, int) for v in _parse_list(f"--{f}-sizes", text)])
+    methods = cc.default_methods(be) if a.methods is None else _parse_list("--methods", a.methods)
+    repeats = _num("--repeats", a.repeats, int)
+    threads = cc.default_workers() if a.threads is None else _num("--threads", a.threads, int)
+    seed = _num("--seed", a.seed, int, positive=False)
+    try:
+        sizes = cc.check_sizes(sizes)
+        methods = cc.check_methods(methods, be)
+    except InvalidParameter as exc:
+        raise _usage(str(exc)) from None
+    total = sum(len(v) for v in sizes.values()) * len(methods)
+    t0 = time.perf_counter()
+    sweep = cc.run_cc_sweep(sizes, methods, repeats, backend=be, seed=seed, workers=threads)
+
+    def report(r, done):
+        flag = "" if r.agrees else "  DISAGREES with the first method"
+        print(f"[{done}/{total}] {r.family} V = {r.n} {r.method}: {r.seconds * 1e3:.3f} ± "
+              f"{r.std * 1e3:.3f} ms, C = {r.clustering:.6f}{flag}", file=sys.stderr, flush=True)
+
+    rows = _collect_rows(sweep, total, "points", a.csv, cc.rows_to_csv, None if a.quiet else report)
+    if rows is None:
+        return 130
+    seconds = time.perf_counter() - t0
+    if a.csv:
+        cc.rows_to_csv(rows, a.csv)
+    slopes = cc.fit_slopes(rows)
+    agree = all(r.agrees for r in rows)
+    if a.json:
+        out = dict(backend=be.name, sizes=sizes, methods=methods, repeats=repeats, threads=threads, seed=seed,
+                   slopes={f"{f}/{m}": s for (f, m), s in slopes.items()},
+                   paper_slopes={f: {m: cc.PAPER_SLOPES[f][cc.PAPER_NAME[m]] for m in methods if m in cc.PAPER_NAME}
+                                 for f in sizes},
+                   all_methods_agree=agree, rows=[r.to_dict() for r in rows], seconds=seconds)
+        if a.csv:
+            out["csv"] = a.csv
+        _print_result(out, True)
+        return 0 if agree else 1
+    print(f"paper 001 clustering timings: {total} points, {repeats} timed runs each, backend {be.name}, "
+          f"{seconds:.1f} s")
+    for f, ns in sizes.items():
+        print(f"{cc.FAMILIES[f]} (paper C ≈ {cc.PAPER_LEVELS[f]})")
+        for m in methods:
+            paper = cc.PAPER_SLOPES[f].get(cc.PAPER_NAME.get(m, ""))
+            ref = f" (paper {cc.PAPER_NAME[m]}: {paper})" if paper is not None else ""
+            mine = {r.n: r for r in rows if r.family == f and r.method == m}
+            print(f"    {m:<11} slope {slopes.get((f, m), float('nan')):.3f}{ref}; " +
+                  ", ".join(f"V = {n}: {mine[n].seconds * 1e3:.3g} ms" for n in ns if n in mine))
+        cs = sorted({r.n: r.clustering for r in rows if r.family == f}.items())
+        print("    C: " + ", ".join(f"{c:.4f}" for _n, c in cs))
+    print("all methods agree on t and p" if agree else "error: methods disagree (see the rows above)")
+    if a.csv:
+        print(f"rows written to {a.csv}")
+    return 0 if agree else 1
 
 
 def _int_arg(v, name):
@@ -758,6 +865,7 @@ def build_parser() -> argparse.ArgumentParser:
     _ch_parser(sub)
     _graph_parser(sub)
     _graph_reproduce_parser(sub)
+    _graph_clustering_parser(sub)
     _occupancy_parser(sub)
     _flint_parser(sub)
     _flint_suite_parser(sub)
@@ -765,6 +873,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"ch": run_ch, "graph": run_graph, "graph-reproduce": run_graph_reproduce,
+            "graph-clustering": run_graph_clustering,
             "occupancy": run_occupancy, "flint": run_flint,
             "flint-suite": run_flint_suite}
 

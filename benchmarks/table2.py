@@ -8,8 +8,8 @@ launch).  Printed per (type, N): the paper's CPU Floyd and GTX 280 kernel-7 seco
 Floyd (scipy, measured at 1k, N³-extrapolated above, marked ~), our kernel-7 seconds (mean over
 instances; Eq. 3 normalisation keeps the mean), mean shortest path (mean ± std over instances),
 diameter and global clustering (GPU per-arc kernel).  Then the fitted exponents of mean path vs N
-next to Fig. 14's.  Disconnected draws are redrawn (reproduce.draw, seed + 100 000 per try) (the paper checks type 2's
-connectivity), and counted.
+next to Fig. 14's.  Disconnected draws are redrawn and counted (reproduce.draw, seed + 100 000 per
+try; the paper checks type 2's connectivity).
 
 Usage:  python benchmarks/table2.py [--instances 3] [--sizes 1000,5000,…] [--workers 12]
 (markdown also to $OUT/table2_bench.md)

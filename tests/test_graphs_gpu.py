@@ -128,3 +128,34 @@ def test_reproduce_cli_defaults_to_the_gpu(tmp_path):
     assert out["method"] == "gpu-bfs" and len(out["rows"]) == 6
     assert set(out["exponents"]) == {"alpha-ring", "alpha", "ba"}
     assert (tmp_path / "s.csv").read_text().count("\n") == 7
+
+
+def test_clustering_timing_sweep_gpu_kernels_count_what_the_cpu_counts(gpu):
+    """Paper 001's timing sweep: both GPU kernels give the CPU's integer t and p on every graph
+    (fresh seed), and the GPU is the default there."""
+    from kernels.graphs import cc_timing as cc
+    seed = int(np.random.default_rng().integers(1 << 20))
+    assert cc.default_methods(gpu) == ["cpu", "cpu-threads", "gpu-arc", "gpu-sorted"]
+    assert cc.default_sizes(gpu) == {f: list(v) for f, v in cc.PAPER_SIZES.items()}
+    rows = list(cc.run_cc_sweep({"ws": [3000, 6000], "ba": [3000, 6000]}, cc.default_methods(gpu), repeats=2,
+                                backend=gpu, seed=seed))
+    assert len(rows) == 16 and all(r.agrees for r in rows)
+    by = {(r.family, r.n, r.method): (r.t, r.p) for r in rows}
+    for (f, n, m), tp in by.items():
+        assert tp == by[(f, n, "cpu")] and tp[0] > 0
+    assert all(r.seconds > 0 for r in rows)
+
+
+def test_clustering_cli_defaults_to_the_gpu_kernels():
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, os.path.join(root, "main.py"), "graph-clustering", "--ws-sizes", "2000,4000",
+                        "--ba-sizes", "2000,4000", "--repeats", "1", "--json", "--quiet"],
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, GSE_BACKEND="gpu"))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["methods"] == ["cpu", "cpu-threads", "gpu-arc", "gpu-sorted"] and out["all_methods_agree"]
+    assert out["paper_slopes"]["ws"]["gpu-sorted"] == 1.11 and len(out["rows"]) == 16

@@ -163,6 +163,9 @@ class GraphsWorkspace(QMainWindow):
         from .reproduce import ReproducePanel
         self.reproduce = ReproducePanel(self.backend, message=self.message_bar.show_message)
         self.tabs.addTab(self.reproduce, "Reproduce (paper 000)")
+        from .cc_timing import ClusteringTimingPanel
+        self.cc_timing = ClusteringTimingPanel(self.backend, message=self.message_bar.show_message)
+        self.tabs.addTab(self.cc_timing, "Clustering timings (paper 001)")
         self.plots = QDockWidget("Plots", self)
         self.plots.setObjectName("graphPlots")
         self.plots.setWidget(self.tabs)
@@ -497,9 +500,10 @@ class GraphsWorkspace(QMainWindow):
 
     # --------------------------------------------------------------- settings
     def save_settings(self, s):
-        """Generator controls and the Reproduce tab, as JSON under this workspace's group."""
+        """Generator controls, the Reproduce and Clustering timings tabs, as JSON under this workspace's group."""
         s.setValue("params_json", json.dumps(self.control_params()))
         s.setValue("reproduce_json", json.dumps(self.reproduce.state()))
+        s.setValue("cc_timing_json", json.dumps(self.cc_timing.state()))
 
     def restore_settings(self, s):
         try:
@@ -508,6 +512,10 @@ class GraphsWorkspace(QMainWindow):
             pass
         try:
             self.reproduce.restore(json.loads(s.value("reproduce_json") or "{}"))
+        except (TypeError, ValueError):
+            pass
+        try:
+            self.cc_timing.restore(json.loads(s.value("cc_timing_json") or "{}"))
         except (TypeError, ValueError):
             pass
 
@@ -521,7 +529,7 @@ class GraphsWorkspace(QMainWindow):
                 "apsp_method": self.result.method if self.result is not None else None,
                 "apsp_seconds": self.result.seconds if self.result is not None else None,
                 "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")},
-                "reproduce": self.reproduce.state()}
+                "reproduce": self.reproduce.state(), "cc_timing": self.cc_timing.state()}
 
     def session_data(self) -> dict:
         if self.graph is None:
@@ -558,6 +566,7 @@ class GraphsWorkspace(QMainWindow):
         if state.get("color_by") in COLOR_BY:
             self.cb_color.setCurrentText(state["color_by"])
         self.reproduce.restore(state.get("reproduce"))
+        self.cc_timing.restore(state.get("cc_timing"))
         pre = state.get("preset")
         self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
         selected = [int(i) for i in state.get("selected", [])]
@@ -588,7 +597,8 @@ class GraphsWorkspace(QMainWindow):
         return [Figure("Graph view", render=self._render_view, size=lambda: tuple(self.canvas.canvas.size)),
                 Figure("Distance matrix", widget=self.heat), Figure("Degree distribution", widget=self.deg_plot),
                 Figure("Path-length distribution", widget=self.path_plot),
-                Figure("Reproduce plots (paper 000 Fig. 14)", widget=self.reproduce.plots)]
+                Figure("Reproduce plots (paper 000 Fig. 14)", widget=self.reproduce.plots),
+                Figure("Reproduce clustering timings (paper 001 Figs. 14–15)", widget=self.cc_timing.plots)]
 
     def _render_view(self, scale: float = 1.0) -> np.ndarray:
         img = self.canvas.render()
@@ -648,6 +658,7 @@ class GraphsWorkspace(QMainWindow):
         if not path:
             return
         widget = self.tabs.currentWidget()
+        widget = getattr(widget, "plots", widget)       # a Reproduce / Clustering timings tab: its plot grid
         self._guard(lambda: _export_plot(widget, str(path)), f"Exported plot to {path}")
 
     def _guard(self, fn, ok_text):
@@ -683,7 +694,7 @@ def _export_plot(widget, path: str) -> None:
         save_svg(widget, path, title="Graphs")
     else:
         import pyqtgraph.exporters as ex
-        e = ex.ImageExporter(widget.getPlotItem())
+        e = ex.ImageExporter(widget.getPlotItem() if hasattr(widget, "getPlotItem") else widget.ci)
         e.parameters()["width"] = max(1200, 2 * widget.width())
         e.export(path)
 

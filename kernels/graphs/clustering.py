@@ -58,12 +58,32 @@ def clustering_arcs_reference(n: int, src, dst) -> tuple[int, int, float]:
     return t, p, (3.0 * t / p if p > 0 else 0.0)
 
 
-def _triangles_cpu(csr: CSR) -> np.ndarray:
-    """2 × triangles at each vertex: row sums of (A·A) ∘ A."""
+#: rows per block of the CPU triangle count: bounds the memory of A[rows]·A (a BA hub's two-hop
+#: set is large) and is the unit of work the threads of ``workers > 1`` take in turn
+ROW_BLOCK = 2048
+
+
+def _triangles_cpu(csr: CSR, workers: int = 1) -> np.ndarray:
+    """2 × triangles at each vertex: row sums of (A·A) ∘ A, computed ROW_BLOCK rows at a time.
+    ``workers > 1`` hands the row blocks to a thread pool (scipy's sparse product releases the GIL):
+    paper 001's pThreads version, whose threads take blocks of source vertices from a shared cursor
+    (Alg. 13–14); small graphs get smaller blocks, so that every thread has several."""
     A = csr.to_scipy(weighted=False)
     A.data[:] = 1.0
-    T = (A @ A).multiply(A)
-    return np.asarray(T.sum(axis=1)).ravel().astype(np.int64)
+    rows = ROW_BLOCK if workers <= 1 else min(ROW_BLOCK, max(64, -(-csr.n // (4 * int(workers)))))
+
+    def block(r0):
+        B = A[r0:r0 + rows]
+        return np.asarray((B @ A).multiply(B).sum(axis=1)).ravel()
+
+    starts = range(0, csr.n, rows)
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(int(workers)) as pool:
+            parts = list(pool.map(block, starts))
+    else:
+        parts = [block(r0) for r0 in starts]
+    return (np.concatenate(parts) if parts else np.zeros(0)).astype(np.int64)
 
 
 def _gpu_counts(csr: CSR, backend, variant: str, local: bool):
@@ -108,15 +128,27 @@ class GPUClustering:
         self.d = [cp.asarray(csr.indptr), cp.asarray(csr.indices), cp.asarray(S), cp.asarray(A)]
         self.counters = cp.zeros(2, dtype=cp.uint64)
 
-    def run(self) -> float:
+    def counts(self) -> tuple[int, int]:
+        """(t, p) from one launch (the counters are copied back, so this synchronises)."""
         from ._cuda import blocks, kernel
         self.counters.fill(0)
         t, p, _ = _launch_cc(kernel, blocks, *self.d, self.counters, None, self.csr.arcs, self.cp)
+        return t, p
+
+    def run(self) -> float:
+        t, p = self.counts()
         return 3.0 * t / p if p > 0 else 0.0
 
 
 def _as_csr(g) -> CSR:
     return g.csr() if isinstance(g, Graph) else g
+
+
+def cpu_counts(csr: CSR, workers: int = 1) -> tuple[int, int]:
+    """Paper 001's counters on the CPU: t = 2 × triangles, p = Σ_v d_v(d_v − 1)."""
+    deg = csr.degrees()
+    t = int(_triangles_cpu(csr, workers).sum()) // 3      # Σ_v 2T_v = 6 × triangles → t = 2 × triangles
+    return t, int((deg * (deg - 1)).sum())
 
 
 def global_clustering(g, backend=None, variant: str = "arc") -> float:
@@ -125,9 +157,7 @@ def global_clustering(g, backend=None, variant: str = "arc") -> float:
     if backend is not None and backend.is_gpu:
         t, p, _ = _gpu_counts(csr, backend, variant, local=False)
     else:
-        deg = csr.degrees()
-        t = int(_triangles_cpu(csr).sum()) // 3        # Σ_v 2T_v = 6 × triangles → t = 2 × triangles
-        p = int((deg * (deg - 1)).sum())
+        t, p = cpu_counts(csr)
     return 3.0 * t / p if p > 0 else 0.0
 
 

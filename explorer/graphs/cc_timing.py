@@ -1,0 +1,351 @@
+"""The "Clustering timings" tab: paper 001 §5.7's experiment (Figs. 14–15), re-run — time of each
+clustering-coefficient implementation against V on Watts–Strogatz and Barabási–Albert graphs, with
+log–log slopes next to the paper's, run off the GUI thread and plotted live (compute in
+kernels.graphs.cc_timing; the job and its run / cancel / end cycle are the Reproduce tab's)."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtWidgets import (QCheckBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+                             QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from kernels.errors import InvalidParameter
+from kernels.graphs import cc_timing as cc
+
+from .reproduce import ReproducePanel, SweepJob
+
+SHORT = {"ws": "WS", "ba": "BA"}
+#: method -> (colour, symbol); the family sets the line style (WS solid, BA dashed)
+STYLE = {"cpu": ((31, 119, 180), "o"), "cpu-threads": ((255, 127, 14), "s"), "gpu-arc": ((44, 160, 44), "t"),
+         "gpu-sorted": ((214, 39, 40), "d"), "networkx": ((148, 103, 189), "x")}
+FAMILY_COLOR = {"ws": (31, 119, 180), "ba": (44, 160, 44)}
+LINE = {"ws": Qt.PenStyle.SolidLine, "ba": Qt.PenStyle.DashLine}
+METHOD_TIPS = {
+    "cpu": "Single core: sparse (A·A)∘A row sums in row blocks (paper 001: single-threaded C)",
+    "cpu-threads": "The same row blocks taken by a thread pool (paper 001: pThreads / TBB, Alg. 13–17)",
+    "gpu-arc": "One CUDA thread per arc, arcs in storage order (paper 001: GPU kernel 1)",
+    "gpu-sorted": "One CUDA thread per arc, arcs sorted by their end vertex's degree (paper 001: GPU kernel 2)",
+    "networkx": "networkx.transitivity, the reference peer — slow (pure Python): small sizes only",
+}
+
+
+def sizes_text(sizes) -> str:
+    return ", ".join(str(n) for n in sizes)
+
+
+def paper_sizes_text(family: str) -> str:
+    return sizes_text(cc.PAPER_SIZES[family])
+
+
+def parse_size_list(text: str, label: str) -> list[int]:
+    """Sizes typed as "2000, 4000; 8000" (ranges are ``cc.check_sizes``'s job)."""
+    try:
+        return [int(s) for s in str(text).replace(";", ",").split(",") if s.strip()]
+    except ValueError:
+        raise InvalidParameter(f"{label}: sizes V must be whole numbers (integers) separated by commas "
+                               f"(got {text!r})") from None
+
+
+class ClusteringTimingPanel(QWidget):
+    """Controls + two live plots (time vs V log–log, clustering vs V) + summary + export.
+
+    ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (settings, sessions)."""
+
+    finished = pyqtSignal()
+
+    # the job's end and the message path are the Reproduce tab's (same attribute names)
+    _say = ReproducePanel._say
+    cancel = ReproducePanel.cancel
+    _end = ReproducePanel._end
+
+    def __init__(self, backend, message=None, parent=None):
+        super().__init__(parent)
+        self.backend = backend
+        self.message = message            # callable(text, level) for the workspace's message bar
+        self.rows: list[cc.CCRow] = []
+        self.job = None
+        gpu = bool(backend is not None and backend.is_gpu)
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        # families and their sizes
+        self.ck_fam, self.ed_sizes = {}, {}
+        fam_grid = QGridLayout()
+        for i, (f, label) in enumerate(cc.FAMILIES.items()):
+            ck = QCheckBox(label)
+            ck.setChecked(True)
+            ck.setToolTip(f"Time the implementations on {label} graphs (paper 001 §5.7: V = "
+                          f"{cc.PAPER_SIZES[f][0]:,} … {cc.PAPER_SIZES[f][-1]:,}, clustering ≈ "
+                          f"{cc.PAPER_LEVELS[f]})")
+            ed = QLineEdit(sizes_text(cc.default_sizes(backend)[f]))     # the paper's on a GPU, else quick
+            ed.setToolTip(f"Sizes V (vertices) of the {SHORT[f]} sweep, comma-separated whole numbers, at least "
+                          f"two, {cc.MIN_V} … {cc.MAX_V:,}. Paper 001: {paper_sizes_text(f)}")
+            self.ck_fam[f], self.ed_sizes[f] = ck, ed
+            fam_grid.addWidget(ck, i, 0)
+            fam_grid.addWidget(ed, i, 1)
+        fam_grid.setColumnStretch(1, 1)
+        self.bt_paper = QPushButton("Paper sizes")
+        self.bt_paper.setToolTip("Fill in paper 001's ranges: WS V = 20 000 … 200 000, BA V = 10 000 … 100 000, "
+                                 "ten even steps (minutes per method on a CPU)")
+        self.bt_paper.clicked.connect(self.set_paper_sizes)
+        fam_grid.addWidget(self.bt_paper, 0, 2, 2, 1)
+        form.addRow("graphs, V", fam_grid)
+        # methods
+        meth = QGridLayout()
+        self.ck_methods = {}
+        for i, m in enumerate(cc.METHODS):
+            ck = QCheckBox(m)
+            tip = METHOD_TIPS[m] + (f"; compared with the paper's {cc.PAPER_NAME[m]} slope" if m in cc.PAPER_NAME
+                                    else "; the paper has no slope for it")
+            if m in cc.GPU_METHODS and not gpu:
+                ck.setEnabled(False)
+                tip += ". Needs a CUDA GPU (this backend is the CPU)"
+            ck.setChecked(m in cc.default_methods(backend))
+            ck.setToolTip(tip)
+            self.ck_methods[m] = ck
+            meth.addWidget(ck, i // 3, i % 3)
+        form.addRow("methods", meth)
+        # repeats, threads, seed
+        nums = QHBoxLayout()
+        self.sp_repeats = QSpinBox(); self.sp_repeats.setRange(1, 100); self.sp_repeats.setValue(5)
+        self.sp_repeats.setToolTip("Timed runs per point (their mean is plotted; one untimed warm-up run comes "
+                                   "first). Paper 001 averaged 30 runs")
+        self.sp_threads = QSpinBox(); self.sp_threads.setRange(1, max(256, cc.default_workers()))
+        self.sp_threads.setValue(cc.default_workers())
+        self.sp_threads.setToolTip("Threads of the cpu-threads method (default: this machine's cores)")
+        self.sp_seed = QSpinBox(); self.sp_seed.setRange(0, 2**31 - 1); self.sp_seed.setValue(1)
+        self.sp_seed.setToolTip("Random seed of the graphs: one graph per (family, V), shared by every method")
+        for text, sp in (("repeats", self.sp_repeats), ("threads", self.sp_threads), ("seed", self.sp_seed)):
+            lab = QLabel(text); lab.setToolTip(sp.toolTip())
+            nums.addWidget(lab)
+            nums.addWidget(sp)
+        nums.addStretch(1)
+        form.addRow("runs", nums)
+        lay.addLayout(form)
+        row = QHBoxLayout()
+        self.bt_run = QPushButton("Run timings")
+        self.bt_run.setToolTip("Time every chosen method on every chosen (family, V), off the GUI thread")
+        self.bt_run.clicked.connect(self.run)
+        self.bt_cancel = QPushButton("Cancel"); self.bt_cancel.setEnabled(False)
+        self.bt_cancel.setToolTip("Stop after the point being timed")
+        self.bt_cancel.clicked.connect(self.cancel)
+        self.bt_csv = QPushButton("Export CSV…"); self.bt_csv.clicked.connect(lambda: self.export_csv())
+        self.bt_csv.setToolTip("Save every timed point (family, V, edges, method, seconds, t, p, C) as CSV")
+        self.bt_png = QPushButton("Export plots…"); self.bt_png.clicked.connect(lambda: self.export_plots())
+        self.bt_png.setToolTip("Save both plots as one PNG image")
+        for b in (self.bt_run, self.bt_cancel, self.bt_csv, self.bt_png):
+            row.addWidget(b)
+        lay.addLayout(row)
+        self.progress = QProgressBar(); self.progress.setRange(0, 1); self.progress.setValue(0)
+        self.progress.setFormat("%v / %m points")
+        self.progress.setToolTip("Finished (family, V, method) points of the sweep")
+        lay.addWidget(self.progress)
+        self.lbl = QLabel("Paper 001 Figs. 14–15: time ∝ V^slope — WS single core 1.03, GPU kernel 1 1.03; "
+                          "BA single core 1.37, GPU kernel 1 1.45. Clustering: WS 0.53, BA 0.01.")
+        self.lbl.setWordWrap(True)
+        self.lbl.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.lbl.setToolTip("Fitted log–log slopes of time vs V next to paper 001's, the largest speed-up over "
+                            "cpu, and whether every method counted the same t and p")
+        lay.addWidget(self.lbl)
+        self.plots = pg.GraphicsLayoutWidget()
+        self.p_time = self.plots.addPlot(row=0, col=0, title="time vs V (paper 001 Figs. 14–15)")
+        self.p_clu = self.plots.addPlot(row=2, col=0, title="clustering C vs V (dashed: paper 001)")
+        for p, ylab in ((self.p_time, "seconds (mean of repeats)"), (self.p_clu, "clustering C = 3t / p")):
+            p.setLogMode(x=True, y=True)
+            p.showGrid(x=True, y=True, alpha=0.3)
+            p.setLabel("bottom", "V (vertices)")
+            p.setLabel("left", ylab)
+            p.getAxis("left").enableAutoSIPrefix(False)
+        self.p_time.setToolTip("Mean time of each method's count against V, log–log (WS solid, BA dashed); "
+                               "the legend gives each fitted slope")
+        self.p_clu.setToolTip("Global clustering 3t/p of each graph (points) and paper 001's level (dashed): "
+                              "WS 0.53, BA 0.01")
+        self.p_clu.setYRange(-2.5, 0.0, padding=0.02)           # log10 C: 0.003 … 1 holds both levels
+        # legends in rows of their own under each plot (inside, they would hide points): WS left, BA right
+        self.legend = pg.LegendItem(labelTextSize="8pt", verSpacing=-6, colCount=2)
+        self.legend_clu = pg.LegendItem(labelTextSize="8pt", verSpacing=-6, colCount=4)
+        self.plots.addItem(self.legend, row=1, col=0)
+        self.plots.addItem(self.legend_clu, row=3, col=0)
+        self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
+        lay.addWidget(self.plots, 1)
+
+    # ------------------------------------------------------------ parameters
+    def set_paper_sizes(self):
+        for f, ed in self.ed_sizes.items():
+            ed.setText(paper_sizes_text(f))
+
+    def families(self) -> list[str]:
+        return [f for f, ck in self.ck_fam.items() if ck.isChecked()]
+
+    def methods(self) -> list[str]:
+        return [m for m, ck in self.ck_methods.items() if ck.isChecked() and ck.isEnabled()]
+
+    def sizes(self) -> dict:
+        """{family: sorted V} of the checked families; InvalidParameter on bad input."""
+        return cc.check_sizes({f: parse_size_list(self.ed_sizes[f].text(), cc.FAMILIES[f])
+                               for f in self.families()})
+
+    def state(self) -> dict:
+        """The controls as a JSON-able dict (see ``restore``)."""
+        return {"families": self.families(), "sizes": {f: ed.text() for f, ed in self.ed_sizes.items()},
+                "methods": self.methods(), "repeats": self.sp_repeats.value(),
+                "threads": self.sp_threads.value(), "seed": self.sp_seed.value()}
+
+    def restore(self, state) -> None:
+        """Set the controls from ``state()``'s dict; unknown or malformed entries are skipped (GPU
+        methods stay off without a GPU)."""
+        if not isinstance(state, dict):
+            return
+        if isinstance(state.get("families"), list):
+            for f, ck in self.ck_fam.items():
+                ck.setChecked(f in state["families"])
+        sizes = state.get("sizes")
+        if isinstance(sizes, dict):
+            for f, ed in self.ed_sizes.items():
+                if isinstance(sizes.get(f), str):
+                    ed.setText(sizes[f])
+        if isinstance(state.get("methods"), list):
+            for m, ck in self.ck_methods.items():
+                ck.setChecked(ck.isEnabled() and m in state["methods"])
+        for key, sp in (("repeats", self.sp_repeats), ("threads", self.sp_threads), ("seed", self.sp_seed)):
+            v = state.get(key)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and sp.minimum() <= v <= sp.maximum():
+                sp.setValue(int(v))
+
+    # ---------------------------------------------------------------- running
+    def run(self) -> bool:
+        """Check the controls and start the sweep; False (with a message) on bad input or a running job."""
+        if self.job is not None:
+            return False
+        try:
+            sizes = self.sizes()
+            methods = cc.check_methods(self.methods(), self.backend)
+        except InvalidParameter as exc:
+            self._say(str(exc))
+            return False
+        repeats, workers, seed = self.sp_repeats.value(), self.sp_threads.value(), self.sp_seed.value()
+        self.rows = []
+        self._redraw()
+        self.progress.setRange(0, sum(len(ns) for ns in sizes.values()) * len(methods))
+        self.progress.setValue(0)
+        self.lbl.setText("Timing …")
+        job = SweepJob("Clustering timings", None)
+
+        def work(progress, cancelled):
+            for r in cc.run_cc_sweep(sizes, methods, repeats, self.backend, seed, workers, cancelled):
+                job.row.emit(r)
+
+        job.fn = work
+        job.row.connect(self._on_row)
+        job.done.connect(lambda _r: self._end("done"))
+        job.failed.connect(lambda msg: self._end(msg, failed=True))
+        job.cancelled.connect(lambda: self._end("cancelled"))
+        self.job = job
+        self._set_running(True)
+        job.start()
+        return True
+
+    def _set_running(self, on: bool):
+        """Run off / Cancel on while a sweep runs (ReproducePanel._end turns them back)."""
+        self.bt_run.setEnabled(not on)
+        self.bt_cancel.setEnabled(on)
+
+    def _on_row(self, r):
+        self.rows.append(r)
+        self.progress.setValue(len(self.rows))
+        self._redraw()
+        self.lbl.setText(self._summary())
+        if not r.agrees and self.message is not None:
+            self.message(f"{SHORT[r.family]} V = {r.n:,}: {r.method} counted t = {r.t}, p = {r.p}, unlike the "
+                         "first method", "warning")
+
+    # --------------------------------------------------------------- summary
+    def _present(self, attr: str, order) -> list[str]:
+        return [x for x in order if any(getattr(r, attr) == x for r in self.rows)]
+
+    def _summary(self) -> str:
+        if not self.rows:
+            return "No points timed."
+        fits, ups = cc.fit_slopes(self.rows), cc.speedups(self.rows)
+        lines = []
+        for f in self._present("family", cc.FAMILIES):
+            parts = []
+            for m in self._present("method", cc.METHODS):
+                if (f, m) not in fits:
+                    continue
+                paper = cc.PAPER_NAME.get(m)
+                ref = f"paper {paper} {cc.PAPER_SLOPES[f][paper]:.2f}" if paper else "no paper slope"
+                parts.append(f"{m} {fits[f, m]:.2f} ({ref})")
+            text = f"{SHORT[f]} slopes: " + ("; ".join(parts) if parts else "need ≥ 2 sizes per method")
+            fam_ups = {k: s for k, s in ups.items() if k[0] == f}
+            if fam_ups:
+                (_f, n, m), s = max(fam_ups.items(), key=lambda kv: kv[1])
+                text += f". Largest speed-up over cpu: {m} {s:.2f}× at V = {n:,}"
+            clu = [r.clustering for r in self.rows if r.family == f]
+            text += f". C = {np.mean(clu):.3f} (paper {cc.PAPER_LEVELS[f]})"
+            lines.append(text + ".")
+        bad = [r for r in self.rows if not r.agrees]
+        if bad:
+            lines.append("Warning — t and p disagree with the first method's: " +
+                         "; ".join(f"{SHORT[r.family]} V = {r.n:,} {r.method} (t = {r.t}, p = {r.p})" for r in bad))
+        else:
+            lines.append("All methods agree on t and p.")
+        return "\n".join(lines)
+
+    # --------------------------------------------------------------- plotting
+    def _redraw(self):
+        for p in (self.p_time, self.p_clu):
+            p.clear()
+        self.legend.clear()
+        self.legend_clu.clear()
+        self.curves = {}
+        if not self.rows:
+            return
+        fits, names = cc.fit_slopes(self.rows), {}
+        for f in self._present("family", cc.FAMILIES):
+            for m in self._present("method", cc.METHODS):
+                rs = sorted((r for r in self.rows if r.family == f and r.method == m), key=lambda r: r.n)
+                if not rs:
+                    continue
+                col, sym = STYLE[m]
+                name = f"{SHORT[f]} {m}" + (f": V^{fits[f, m]:.2f}" if (f, m) in fits else "")
+                self.curves[f, m] = self.p_time.plot(
+                    [r.n for r in rs], [r.seconds for r in rs],
+                    pen=pg.mkPen(col, width=2, style=LINE[f]), symbol=sym, symbolSize=7,
+                    symbolBrush=col if f == "ws" else "w", symbolPen=pg.mkPen(col, width=1.5))
+                names[f, m] = name
+            pts = {}
+            for r in self.rows:                      # one point per graph (all methods count the same C)
+                if r.family == f:
+                    pts.setdefault(r.n, r.clustering)
+            ns = sorted(pts)
+            col = FAMILY_COLOR[f]
+            meas = self.p_clu.plot(ns, [max(pts[n], 1e-6) for n in ns], pen=pg.mkPen(col, width=1), symbol="o",
+                                   symbolSize=7, symbolBrush=col, symbolPen=None, name=f"{SHORT[f]} measured")
+            level = cc.PAPER_LEVELS[f]
+            paper = self.p_clu.plot([ns[0], ns[-1]], [level, level], name=f"{SHORT[f]} paper {level}",
+                                    pen=pg.mkPen(col, width=2, style=Qt.PenStyle.DashLine))
+            for it in (meas, paper):
+                self.legend_clu.addItem(it, it.name())
+        for m in cc.METHODS:                  # row by method, WS then BA: the families fall into columns
+            for f in cc.FAMILIES:
+                if (f, m) in self.curves:
+                    self.legend.addItem(self.curves[f, m], names[f, m])
+
+    # ----------------------------------------------------------------- export
+    def _save(self, path, title, default, filt, write):
+        path = path or QFileDialog.getSaveFileName(self, title, default, filt)[0]
+        if path:
+            write(path)
+            return path
+
+    def export_csv(self, path=None):
+        """Every timed point as CSV (``cc.rows_to_csv``); the path, or None."""
+        if not self.rows:
+            return self._say("Run the timings first.", "warning")
+        return self._save(path, "Export timings", "cc_timings.csv", "CSV (*.csv)",
+                          lambda p: cc.rows_to_csv(self.rows, p))
+
+    def export_plots(self, path=None):
+        """Both plots as one PNG (as on screen); the path, or None."""
+        return self._save(path, "Export plots", "cc_timings.png", "PNG (*.png)", lambda p: self.plots.grab().save(p))

@@ -1,0 +1,220 @@
+"""Paper 001's clustering-coefficient timings (§5.7, Figs. 14–15), re-run.
+
+The paper times its implementations of C = 3t/p (Alg. 12: t = 2 × triangles, p = Σ d(d − 1)) on
+Watts–Strogatz graphs (k = 50, p = 0.1, V = 20 000 … 200 000, C ≈ 0.53) and Barabási–Albert graphs
+(k ≈ 50, V = 10 000 … 100 000, C ≈ 0.01), every point the mean of 30 runs, and reports the log–log
+slopes of time against V.  Our implementations, by the paper's names:
+
+* ``cpu``          single core: sparse (A·A)∘A row sums in row blocks (paper: single-threaded C);
+* ``cpu-threads``  the same row blocks taken by a thread pool (paper: pThreads / TBB, Alg. 13–17);
+* ``gpu-arc``      one CUDA thread per arc, arcs in storage order (paper: GPU kernel 1);
+* ``gpu-sorted``   one thread per arc, arcs sorted by their end vertex's degree (paper: kernel 2);
+* ``networkx``     ``networkx.transitivity``, the reference peer (slow: small sizes only).
+
+Each method counts the same integers t and p, so every row carries them and the sweep checks that
+all methods agree exactly on every graph.  Times cover the count only: the graph is generated and
+laid out (CSR, device copies) before the clock starts, and each method but networkx runs once
+untimed first (CUDA compilation; first-call costs: a cold first CPU count measured 4× slower).
+``run_cc_sweep`` yields rows as they finish, for live plots.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from . import generators as G
+from .clustering import GPUClustering, cpu_counts
+from .stats import loglog_slope
+
+FAMILIES = {"ws": "Watts–Strogatz k = 50, p = 0.1", "ba": "Barabási–Albert k ≈ 50 (m = 25)"}
+#: paper 001 §5.7's size ranges (the spacing inside them is ours: ten even steps)
+PAPER_SIZES = {"ws": tuple(range(20_000, 200_001, 20_000)), "ba": tuple(range(10_000, 100_001, 10_000))}
+#: sizes for a quick run on a CPU-only machine (minutes on a laptop)
+QUICK_SIZES = {"ws": (2000, 4000, 8000, 16000), "ba": (2000, 4000, 8000)}
+#: paper 001's clustering levels
+PAPER_LEVELS = {"ws": 0.53, "ba": 0.01}
+#: paper 001 Figs. 14 (WS) and 15 (BA): log–log slopes of time vs V, by the paper's implementation
+PAPER_SLOPES = {
+    "ws": {"single core": 1.03, "pThreads": 1.04, "TBB": 1.05, "GPU kernel 1": 1.03, "GPU kernel 2": 1.11,
+           "2 GPUs kernel 1": 0.82, "2 GPUs kernel 2": 1.01, "Cell": 0.99},
+    "ba": {"single core": 1.37, "pThreads": 1.56, "TBB": 1.67, "GPU kernel 1": 1.45, "GPU kernel 2": 1.43,
+           "2 GPUs kernel 1": 1.40, "2 GPUs kernel 2": 1.40, "Cell": 1.23},
+}
+METHODS = ("cpu", "cpu-threads", "gpu-arc", "gpu-sorted", "networkx")
+GPU_METHODS = ("gpu-arc", "gpu-sorted")
+#: the paper's implementation each of ours stands for (its slope is compared with ours)
+PAPER_NAME = {"cpu": "single core", "cpu-threads": "pThreads", "gpu-arc": "GPU kernel 1",
+              "gpu-sorted": "GPU kernel 2"}
+MIN_V, MAX_V = 100, 2_000_000
+
+
+def default_workers() -> int:
+    return max(2, os.cpu_count() or 2)
+
+
+def default_sizes(backend) -> dict:
+    """The paper's sizes on a GPU, QUICK_SIZES on the CPU."""
+    gpu = backend is not None and backend.is_gpu
+    return {f: list((PAPER_SIZES if gpu else QUICK_SIZES)[f]) for f in FAMILIES}
+
+
+def default_methods(backend) -> list[str]:
+    """Both CPU versions, plus both GPU kernels on a GPU (networkx is opt-in: slow)."""
+    gpu = backend is not None and backend.is_gpu
+    return ["cpu", "cpu-threads"] + (list(GPU_METHODS) if gpu else [])
+
+
+def make_graph(family: str, n: int, seed: int):
+    """The paper's input graphs: WS (k = 50, p = 0.1) or BA with mean degree ≈ 50 (m = 25)."""
+    if family == "ws":
+        return G.watts_strogatz(n, 50, 0.1, seed)
+    if family == "ba":
+        return G.barabasi_albert(n, 25, seed)
+    raise InvalidParameter(f"unknown graph family {family!r}: use one of {', '.join(FAMILIES)}")
+
+
+@dataclass
+class CCRow:
+    """One (family, V, method) point: mean ± std of ``repeats`` timed counts."""
+
+    family: str
+    n: int
+    m: int
+    method: str
+    seconds: float
+    std: float
+    repeats: int
+    t: int                 # 2 × triangles
+    p: int                 # Σ d(d − 1) = 2 × connected triples
+    clustering: float      # 3t / p
+    agrees: bool           # t and p equal the first method's on this graph
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+CSV_COLUMNS = tuple(CCRow.__dataclass_fields__)
+
+
+def _counter(method: str, g, backend, workers: int) -> Callable[[], tuple[int, int]]:
+    """A no-argument function returning (t, p) for ``g``, its inputs already laid out."""
+    csr = g.csr()
+    if method == "cpu":
+        return lambda: cpu_counts(csr, 1)
+    if method == "cpu-threads":
+        return lambda: cpu_counts(csr, workers)
+    if method in GPU_METHODS:
+        return GPUClustering(csr, backend, "arc" if method == "gpu-arc" else "sorted").counts
+    if method == "networkx":
+        import networkx as nx
+
+        from .graph import to_networkx
+        H = to_networkx(g)
+        deg = csr.degrees()
+        p = int((deg * (deg - 1)).sum())
+        # transitivity = 3t/p, so t = round(transitivity · p / 3): exact for the integers involved
+        return lambda: (int(round(nx.transitivity(H) * p / 3)), p)
+    raise InvalidParameter(f"unknown clustering method {method!r}: use one of {', '.join(METHODS)}")
+
+
+def check_methods(methods, backend) -> list[str]:
+    """The methods, refused before any work when unknown or GPU-only without a GPU."""
+    methods = list(dict.fromkeys(methods))
+    if not methods:
+        raise InvalidParameter("choose at least one clustering method")
+    for m in methods:
+        if m not in METHODS:
+            raise InvalidParameter(f"unknown clustering method {m!r}: use one of {', '.join(METHODS)}")
+        if m in GPU_METHODS and not (backend is not None and backend.is_gpu):
+            raise InvalidParameter(f"{m} needs a CUDA GPU (this backend is the CPU): use cpu or cpu-threads")
+    return methods
+
+
+def check_sizes(sizes: dict) -> dict:
+    """{family: sorted sizes}, each family with ≥ 2 sizes in MIN_V … MAX_V (k = 50 needs V > 50)."""
+    out = {}
+    for fam, ns in sizes.items():
+        if fam not in FAMILIES:
+            raise InvalidParameter(f"unknown graph family {fam!r}: use one of {', '.join(FAMILIES)}")
+        ns = sorted({int(n) for n in ns})
+        if len(ns) < 2:
+            raise InvalidParameter(f"{fam}: give at least two sizes V to fit a slope")
+        if ns[0] < MIN_V or ns[-1] > MAX_V:
+            raise InvalidParameter(f"{fam}: sizes must lie between {MIN_V} and {MAX_V} vertices "
+                                   f"(got {ns[0]} … {ns[-1]})")
+        out[fam] = ns
+    if not out:
+        raise InvalidParameter("choose at least one graph family (ws, ba)")
+    return out
+
+
+def run_cc_sweep(sizes: dict, methods=("cpu",), repeats: int | dict = 5, backend=None, seed: int = 1,
+                 workers: int | None = None, cancel: Callable[[], bool] | None = None) -> Iterator[CCRow]:
+    """Yield a CCRow per (family, V, method): ``sizes`` maps a family ("ws", "ba") to its V values.
+
+    One graph per (family, V) from ``seed``, shared by every method; each method is timed
+    ``repeats`` times per point (an int, or {method: int}; paper 001: the mean of 30 runs), after
+    one untimed run on its first graph (not networkx: slow)."""
+    sizes = check_sizes(sizes)
+    methods = check_methods(methods, backend)
+    reps = {m: int(repeats.get(m, 1) if isinstance(repeats, dict) else repeats) for m in methods}
+    if min(reps.values()) < 1:
+        raise InvalidParameter(f"repeats must be ≥ 1 (got {repeats})")
+    workers = int(workers or default_workers())
+    if workers < 1:
+        raise InvalidParameter(f"workers must be ≥ 1 (got {workers})")
+    sync = backend.synchronize if backend is not None and backend.is_gpu else (lambda: None)
+    warm = {"networkx"}
+    for fam, ns in sizes.items():
+        for n in ns:
+            if cancel is not None and cancel():
+                return
+            g = make_graph(fam, n, seed)
+            ref = None
+            for method in methods:
+                if cancel is not None and cancel():
+                    return
+                count = _counter(method, g, backend, workers)
+                if method not in warm:
+                    count()                                        # untimed: compilation, first call
+                    warm.add(method)
+                times = []
+                for _ in range(reps[method]):
+                    sync()
+                    t0 = time.perf_counter()
+                    t, p = count()
+                    sync()
+                    times.append(time.perf_counter() - t0)
+                ref = ref or (t, p)
+                yield CCRow(fam, n, g.m, method, float(np.mean(times)), float(np.std(times)), reps[method],
+                            t, p, 3.0 * t / p if p > 0 else 0.0, (t, p) == ref)
+
+
+def fit_slopes(rows) -> dict[tuple[str, str], float]:
+    """Log–log slope of mean time vs V per (family, method) with ≥ 2 sizes (paper 001 Figs. 14–15)."""
+    groups: dict[tuple[str, str], dict[int, float]] = {}
+    for r in rows:
+        groups.setdefault((r.family, r.method), {})[r.n] = r.seconds
+    return {key: loglog_slope(list(d), list(d.values())) for key, d in groups.items()
+            if len(d) >= 2 and min(d.values()) > 0}
+
+
+def speedups(rows, base: str = "cpu") -> dict[tuple[str, int, str], float]:
+    """Time of ``base`` over each other method's, per (family, V, method), where both ran."""
+    t = {(r.family, r.n, r.method): r.seconds for r in rows}
+    return {(f, n, m): t[(f, n, base)] / s for (f, n, m), s in t.items()
+            if m != base and (f, n, base) in t and s > 0}
+
+
+def rows_to_csv(rows, path) -> None:
+    import csv
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(CSV_COLUMNS)
+        for r in rows:
+            w.writerow([getattr(r, c) for c in CSV_COLUMNS])
