@@ -106,6 +106,22 @@ def _graph_preset(preset, clicks=(), tab=None, lecture=False):
     return setup
 
 
+def _cc_timings(ws_sizes, ba_sizes):
+    """Graphs workspace, Clustering timings tab (paper 001) after a small CPU sweep with networkx."""
+    def setup(app, win, ws):
+        win.apply_preset("scale-free hubs")
+        _pump(app, until=lambda: ws.job is None and ws._then is None and ws.result is not None)
+        panel = ws.cc_timing
+        ws.tabs.setCurrentWidget(panel)
+        panel.ed_sizes["ws"].setText(ws_sizes)
+        panel.ed_sizes["ba"].setText(ba_sizes)
+        panel.ck_methods["networkx"].setChecked(True)
+        panel.sp_repeats.setValue(2)
+        panel.run()
+        _pump(app, until=lambda: panel.job is None, timeout=300)
+    return setup
+
+
 def _occ_preset(preset, lecture=False):
     def setup(app, win, ws):
         if lecture:
@@ -151,6 +167,7 @@ def _shots():
          _ch_run(300, iso=True)),
         ("graphs_scale_free.png", "graphs", {}, _graph_preset("scale-free hubs", clicks=(0,), tab=1)),
         ("graphs_small_world.png", "graphs", {}, _graph_preset("small world: p = 0.05", clicks=(0, 150), tab=2)),
+        ("graphs_clustering_timings.png", "graphs", {}, _cc_timings("1000, 2000, 4000, 8000", "1000, 2000, 4000")),
         ("occupancy.png", "occupancy", {}, _occ_preset("register pressure")),
         ("flint_single_beat.png", "flint", {}, _flint_preset("single LR-1991 beat")),
         ("flint_ring.png", "flint", {}, _flint_preset("LR ring: colliding wavefronts", tab=1)),
