@@ -1,7 +1,7 @@
 """The "Clustering timings" tab: paper 001 §5.7's experiment (Figs. 14–15), re-run — time of each
 clustering-coefficient implementation against V on Watts–Strogatz and Barabási–Albert graphs, with
 log–log slopes next to the paper's, run off the GUI thread and plotted live (compute in
-kernels.graphs.cc_timing; the job and its run / cancel / end cycle are the Reproduce tab's)."""
+kernels.graphs.cc_timing; the run / cancel / end cycle is reproduce.SweepRunner)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +13,7 @@ from PyQt6.QtWidgets import (QCheckBox, QFileDialog, QFormLayout, QGridLayout, Q
 from kernels.errors import InvalidParameter
 from kernels.graphs import cc_timing as cc
 
-from .reproduce import ReproducePanel, SweepJob
+from .reproduce import SweepRunner
 
 SHORT = {"ws": "WS", "ba": "BA"}
 #: method -> (colour, symbol); the family sets the line style (WS solid, BA dashed)
@@ -47,17 +47,12 @@ def parse_size_list(text: str, label: str) -> list[int]:
                                f"(got {text!r})") from None
 
 
-class ClusteringTimingPanel(QWidget):
+class ClusteringTimingPanel(SweepRunner, QWidget):
     """Controls + two live plots (time vs V log–log, clustering vs V) + summary + export.
 
     ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (settings, sessions)."""
 
     finished = pyqtSignal()
-
-    # the job's end and the message path are the Reproduce tab's (same attribute names)
-    _say = ReproducePanel._say
-    cancel = ReproducePanel.cancel
-    _end = ReproducePanel._end
 
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
@@ -226,33 +221,14 @@ class ClusteringTimingPanel(QWidget):
         repeats, workers, seed = self.sp_repeats.value(), self.sp_threads.value(), self.sp_seed.value()
         self.rows = []
         self._redraw()
-        self.progress.setRange(0, sum(len(ns) for ns in sizes.values()) * len(methods))
-        self.progress.setValue(0)
         self.lbl.setText("Timing …")
-        job = SweepJob("Clustering timings", None)
-
-        def work(progress, cancelled):
-            for r in cc.run_cc_sweep(sizes, methods, repeats, self.backend, seed, workers, cancelled):
-                job.row.emit(r)
-
-        job.fn = work
-        job.row.connect(self._on_row)
-        job.done.connect(lambda _r: self._end("done"))
-        job.failed.connect(lambda msg: self._end(msg, failed=True))
-        job.cancelled.connect(lambda: self._end("cancelled"))
-        self.job = job
-        self._set_running(True)
-        job.start()
+        self._start("Clustering timings", lambda cancelled: cc.run_cc_sweep(
+            sizes, methods, repeats, self.backend, seed, workers, cancelled),
+            sum(len(ns) for ns in sizes.values()) * len(methods))
         return True
-
-    def _set_running(self, on: bool):
-        """Run off / Cancel on while a sweep runs (ReproducePanel._end turns them back)."""
-        self.bt_run.setEnabled(not on)
-        self.bt_cancel.setEnabled(on)
 
     def _on_row(self, r):
         self.rows.append(r)
-        self.progress.setValue(len(self.rows))
         self._redraw()
         self.lbl.setText(self._summary())
         if not r.agrees and self.message is not None:

@@ -38,6 +38,55 @@ class SweepJob(Job):
     row = pyqtSignal(object)
 
 
+class SweepRunner:
+    """The run / cancel / end cycle of a sweep tab (mixed into a QWidget).  The tab provides
+    ``job`` (None when idle), ``message``, ``rows``, ``bt_run``, ``bt_cancel``, ``progress``, ``lbl``,
+    ``_on_row(row)``, ``_summary()`` and a ``finished`` signal."""
+
+    def _say(self, text, level="error"):
+        if self.message is not None:
+            self.message(text, level)
+        self.lbl.setText(text)
+
+    def _start(self, title: str, rows, total: int) -> None:
+        """Run ``rows(cancelled)`` (an iterator of finished rows) on a worker thread, streaming each
+        to ``_on_row``; the progress bar counts rows out of ``total``."""
+        job = SweepJob(title, None)
+
+        def work(progress, cancelled):
+            for r in rows(cancelled):
+                job.row.emit(r)
+
+        job.fn = work
+        job.row.connect(self._on_row)
+        job.row.connect(lambda _r: self.progress.setValue(len(self.rows)))
+        job.done.connect(lambda _r: self._end("done"))
+        job.failed.connect(lambda msg: self._end(msg, failed=True))
+        job.cancelled.connect(lambda: self._end("cancelled"))
+        self.job = job
+        self.bt_run.setEnabled(False)
+        self.bt_cancel.setEnabled(True)
+        self.progress.setRange(0, max(1, total))
+        self.progress.setValue(0)
+        job.start()
+
+    def cancel(self):
+        if self.job is not None:
+            self.job.cancel()
+
+    def _end(self, what, failed=False):
+        job, self.job = self.job, None
+        if job is not None:
+            job.thread.wait(5000)
+        self.bt_run.setEnabled(True)
+        self.bt_cancel.setEnabled(False)
+        if failed:
+            self._say(what)
+        else:
+            self.lbl.setText(self._summary() + ("" if what == "done" else f" — {what}"))
+        self.finished.emit()
+
+
 def parse_p(text: str, label: str = "p") -> float:
     """A probability typed as a number (scientific notation welcome: 1e-10) in [0, 1]."""
     try:
@@ -49,7 +98,7 @@ def parse_p(text: str, label: str = "p") -> float:
     return p
 
 
-class ReproducePanel(QWidget):
+class ReproducePanel(SweepRunner, QWidget):
     """Controls + three live plots (mean path vs N, APSP time vs N, clustering vs N) + export.
 
     ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (for settings)."""
@@ -141,7 +190,7 @@ class ReproducePanel(QWidget):
         for b in (self.bt_run, self.bt_cancel, self.bt_csv, self.bt_png):
             row.addWidget(b)
         lay.addLayout(row)
-        self.progress = QProgressBar(); self.progress.setRange(0, 1000)
+        self.progress = QProgressBar(); self.progress.setFormat("%v / %m instances")
         lay.addWidget(self.progress)
         self.lbl = QLabel("Paper 000 Fig. 14: mean path ∝ N^0.995 (1), N^0.223 (2), N^0.106 (3).")
         self.lbl.setWordWrap(True)
@@ -223,11 +272,6 @@ class ReproducePanel(QWidget):
             self.ck_clust.setChecked(state["clustering"])
 
     # ---------------------------------------------------------------- running
-    def _say(self, text, level="error"):
-        if self.message is not None:
-            self.message(text, level)
-        self.lbl.setText(text)
-
     def run(self) -> bool:
         if self.job is not None:
             return False
@@ -247,48 +291,13 @@ class ReproducePanel(QWidget):
             return False
         inst, method = self.sp_inst.value(), self.cb_method.currentText()
         conn, clust = self.connectivity(), self.ck_clust.isChecked()
-        total = len(types) * len(sizes) * inst
         self.rows = []
         self.sweep_params = {"params": params, "connectivity": conn, "clustering": clust}
         self._redraw()
-        job = SweepJob("Reproduce sweep", None)
-
-        def work(progress, cancelled):
-            done = 0
-            for r in rp.run_sweep(types, sizes, inst, method, backend=self.backend, cancel=cancelled,
-                                  params=params, connectivity=conn, clustering=clust):
-                done += 1
-                job.row.emit(r)
-                progress(done / total)
-
-        job.fn = work
-        job.row.connect(self._on_row)
-        job.progress.connect(lambda f: self.progress.setValue(int(1000 * f)))
-        job.done.connect(lambda _r: self._end("done"))
-        job.failed.connect(lambda msg: self._end(msg, failed=True))
-        job.cancelled.connect(lambda: self._end("cancelled"))
-        self.job = job
-        self.bt_run.setEnabled(False)
-        self.bt_cancel.setEnabled(True)
-        self.progress.setValue(0)
-        job.start()
+        self._start("Reproduce sweep", lambda cancelled: rp.run_sweep(
+            types, sizes, inst, method, backend=self.backend, cancel=cancelled, params=params,
+            connectivity=conn, clustering=clust), len(types) * len(sizes) * inst)
         return True
-
-    def cancel(self):
-        if self.job is not None:
-            self.job.cancel()
-
-    def _end(self, what, failed=False):
-        job, self.job = self.job, None
-        if job is not None:
-            job.thread.wait(5000)
-        self.bt_run.setEnabled(True)
-        self.bt_cancel.setEnabled(False)
-        if failed:
-            self._say(what)
-        else:
-            self.lbl.setText(self._summary() + ("" if what == "done" else f" — {what}"))
-        self.finished.emit()
 
     def _on_row(self, r):
         self.rows.append(r)

@@ -50,7 +50,7 @@ GPU_METHODS = ("gpu-arc", "gpu-sorted")
 #: the paper's implementation each of ours stands for (its slope is compared with ours)
 PAPER_NAME = {"cpu": "single core", "cpu-threads": "pThreads", "gpu-arc": "GPU kernel 1",
               "gpu-sorted": "GPU kernel 2"}
-MIN_V, MAX_V = 100, 2_000_000
+MIN_V, MAX_V = 100, 1_000_000         # k = 50: 25M edges at the top (paper 001: ≤ 200 000)
 
 
 def default_workers() -> int:

@@ -139,7 +139,7 @@ def test_workspace_export_plots_on_this_tab(qtbot, graphs_ws, panel, tmp_path):
 @pytest.mark.parametrize("setup, words", [
     (dict(ws="300, abc"), "whole numbers"),
     (dict(ws="300"), "at least two sizes"),
-    (dict(ba="300, 5000000"), "between 100 and 2000000"),
+    (dict(ba="300, 5000000"), "between 100 and 1000000"),
     (dict(ws="20, 300"), "between 100"),
     (dict(families=()), "at least one graph family"),
     (dict(methods=()), "at least one clustering method"),
