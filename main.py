@@ -234,6 +234,10 @@ def _graph_reproduce_parser(sub) -> None:
                    help=f"{' or '.join(CONNECTIVITY)}: redraw disconnected graphs (default) or analyse "
                         "the largest connected component")
     p.add_argument("--no-clustering", action="store_true", help="skip the clustering coefficient")
+    p.add_argument("--reference", default=None,
+                   help="also time a CPU APSP of every instance and check its mean path (Table II's CPU "
+                        "column): cpu = scipy BFS, cpu-floyd = scipy Floyd–Warshall, the paper's CPU "
+                        "algorithm (N ≤ 5000)")
     p.add_argument("--csv", metavar="FILE", help="write one row per instance (with Eq. 3 normalised times)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
@@ -298,19 +302,27 @@ def run_graph_reproduce(a) -> int:
     if method in GPU_METHODS and not be.is_gpu:
         raise _usage(f"--method {method} needs a GPU ({be.notice or 'CPU backend selected'}); "
                      "use cpu or cpu-sampled")
+    try:
+        reference = rp.check_reference(a.reference, sizes)
+    except InvalidParameter as exc:
+        raise _usage(f"--reference: {exc}") from None
     if method != "cpu-sampled":
         check_memory(sizes[-1], method, be, 2)                  # the largest N must fit, before any work
+    if reference:
+        check_memory(sizes[-1], "fw" if reference == "cpu-floyd" else "cpu", be, 8)
     total = len(types) * len(sizes) * instances
     t0 = time.perf_counter()
     sweep = rp.run_sweep(types, sizes, instances, method=method, backend=be, seed0=seed0,
                          max_redraws=max_redraws, sources=sources, params=params,
-                         connectivity=a.connectivity, clustering=not a.no_clustering)
+                         connectivity=a.connectivity, clustering=not a.no_clustering, reference=reference)
 
     def report(r, done):
         c = "" if math.isnan(r.clustering) else f", C = {r.clustering:.4f}"
         extra = f", {r.regenerated} redrawn" if r.regenerated else ""
         if a.connectivity == "giant" and r.giant_fraction < 1:
             extra += f", largest component {r.giant_fraction:.1%}"
+        if r.ref_method:
+            extra += f", {r.ref_method} {r.ref_seconds:.3g} s" + (" DISAGREES" if r.ref_agrees is False else "")
         print(f"[{done}/{total}] {r.type} N = {r.n} instance {r.instance + 1}: mean path "
               f"{r.mean_path_length:.4f}, diameter {r.diameter}{c}, {r.seconds:.3g} s{extra}",
               file=sys.stderr, flush=True)
@@ -332,10 +344,13 @@ def run_graph_reproduce(a) -> int:
                    connectivity=a.connectivity, seed=seed0, max_redraws=max_redraws,
                    sources=sources if method == "cpu-sampled" else None, params=used,
                    exponents=fits, paper_exponents={t: rp.PAPER_EXPONENTS[t] for t in types},
-                   clustering=cl, rows=[r.to_dict() for r in rows], seconds=seconds)
+                   clustering=cl, reference=reference,
+                   speedups={f"{t}/{n}": x for (t, n), x in rp.speedups(rows).items()},
+                   rows=[r.to_dict() for r in rows], seconds=seconds)
         if a.csv:
             out["csv"] = a.csv
         return _print_result(out, True)
+    ups = rp.speedups(rows)
     print(f"paper 000 sweep: {total} instances, method {method}, backend {be.name}, "
           f"connectivity {a.connectivity}, {seconds:.1f} s")
     for t in types:
@@ -350,7 +365,11 @@ def run_graph_reproduce(a) -> int:
             L = np.array([r.mean_path_length for r in mine if r.n == n])
             secs = np.mean([r.seconds for r in mine if r.n == n])
             sd = f" ± {L.std(ddof=1):.4f}" if L.size > 1 else ""
-            print(f"    N = {n:>6}: mean path {L.mean():.4f}{sd}, {secs:.3g} s per instance")
+            ref = ""
+            if (t, n) in ups:
+                ref = (f"; {reference} {np.mean([r.ref_seconds for r in mine if r.n == n]):.3g} s, "
+                       f"speed-up {ups[t, n]:.3g}×")
+            print(f"    N = {n:>6}: mean path {L.mean():.4f}{sd}, {secs:.3g} s per instance{ref}")
     if a.csv:
         print(f"rows written to {a.csv}")
     return 0

@@ -249,3 +249,36 @@ def test_sweep_runs_apsp_only_on_the_draw_it_keeps(cpu, monkeypatch):
     rows = list(rp.run_sweep(["alpha"], [40, 60], instances=2, backend=cpu, seed0=3, clustering=False))
     assert [r.regenerated for r in rows] == [4, 0, 4, 0] and [r.seed for r in rows] == [7, 8, 7, 8]
     assert calls == [40, 40, 60, 60] and all(r.mean_path_length > 0 for r in rows)
+
+
+@pytest.mark.parametrize("reference", rp.REFERENCES)
+def test_cpu_reference_is_timed_on_the_same_graph_and_agrees(cpu, reference, tmp_path, monkeypatch):
+    seed0 = _fresh_seed() % 1000
+    rows = list(rp.run_sweep(["alpha-ring", "ba"], [150, 300], instances=2, backend=cpu, seed0=seed0,
+                             clustering=False, reference=reference))
+    assert all(r.ref_method == reference and r.ref_seconds > 0 and r.ref_agrees is True for r in rows)
+    sp = rp.speedups(rows)
+    assert set(sp) == {(t, n) for t in ("alpha-ring", "ba") for n in (150, 300)}
+    r0 = [r for r in rows if (r.type, r.n) == ("ba", 300)]
+    assert sp[("ba", 300)] == pytest.approx(np.mean([r.ref_seconds for r in r0]) / np.mean([r.seconds for r in r0]))
+    rp.rows_to_csv(rows, tmp_path / "s.csv")
+    head, first = (tmp_path / "s.csv").read_text().splitlines()[:2]
+    assert head.endswith("ref_method,ref_seconds,ref_agrees") and first.endswith("True")
+    # a reference that disagrees is reported, and sampled rows are not compared
+    monkeypatch.setattr(rp, "reference_apsp", lambda g, ref: (0.5, 1e9))
+    bad = list(rp.run_sweep(["ba"], [150, 300], instances=1, backend=cpu, clustering=False, reference=reference))
+    assert [r.ref_agrees for r in bad] == [False, False]
+    smp = list(rp.run_sweep(["ba"], [150, 300], instances=1, method="cpu-sampled", backend=cpu,
+                            clustering=False, reference=reference))
+    assert [r.ref_agrees for r in smp] == [None, None] and all(r.ref_seconds == 0.5 for r in smp)
+
+
+def test_reference_refusals_and_floyd_equals_bfs():
+    with pytest.raises(InvalidParameter, match="unknown CPU reference"):
+        next(rp.run_sweep(["ba"], [150, 300], reference="gpu-bfs"))
+    with pytest.raises(InvalidParameter, match="O\\(N³\\)"):
+        next(rp.run_sweep(["ba"], [150, rp.FLOYD_MAX_N + 1], reference="cpu-floyd"))
+    assert rp.check_reference(None, [100]) is None and rp.check_reference("", [100]) is None
+    from kernels.graphs import generators as G
+    g = G.erdos_renyi(200, 0.012, _fresh_seed())                    # disconnected: reachable pairs only
+    assert rp.reference_apsp(g, "cpu-floyd")[1] == pytest.approx(rp.reference_apsp(g, "cpu")[1], rel=1e-12)

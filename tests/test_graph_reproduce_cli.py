@@ -156,6 +156,8 @@ def test_human_table(tmp_path):
     (("--sources", "1", "--method", "cpu-sampled"), "sources"),
     (("--method", "dijkstra"), "dijkstra"),
     (("--max-redraws", "-1"), "--max-redraws"),
+    (("--reference", "gpu"), "unknown CPU reference"),
+    (("--sizes", "200,6000", "--reference", "cpu-floyd"), "O(N³)"),
 ])
 def test_bad_input_one_error_line(args, needle):
     t0 = time.perf_counter()
@@ -202,3 +204,16 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     assert "partial CSV" in rest[0]
     lines = path.read_text().splitlines()
     assert lines[0].startswith("type,n,instance") and 2 <= len(lines) <= 4
+
+
+def test_cpu_reference_speedups_in_json():
+    out, r = _run_json("--types", "ba,alpha-ring", "--method", "cpu", "--reference", "cpu-floyd", "--no-clustering")
+    assert out["reference"] == "cpu-floyd"
+    assert all(x["ref_method"] == "cpu-floyd" and x["ref_agrees"] is True and x["ref_seconds"] > 0
+               for x in out["rows"])
+    assert set(out["speedups"]) == {f"{t}/{n}" for t in ("ba", "alpha-ring") for n in (200, 400)}
+    for key, x in out["speedups"].items():
+        t, n = key.split("/")
+        mine = [row for row in out["rows"] if row["type"] == t and row["n"] == int(n)]
+        assert x == pytest.approx(np.mean([m["ref_seconds"] for m in mine]) / np.mean([m["seconds"] for m in mine]))
+    assert "cpu-floyd" in r.stderr                                 # progress lines name the reference

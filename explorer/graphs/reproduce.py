@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import pyqtSignal
+from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                              QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
@@ -23,6 +23,9 @@ LEGEND = {"alpha-ring": "(1) α-model, ring", "alpha": "(2) α-model, no ring", 
 ALPHA_TYPES = {"alpha-ring": 1, "alpha": 2}
 #: connectivity combo: label -> run_sweep's ``connectivity``
 CONNECTIVITY_LABELS = {"redraw disconnected (paper)": "redraw", "largest component": "giant"}
+#: CPU reference combo: label -> run_sweep's ``reference``
+REFERENCE_LABELS = {"none": "", "cpu (scipy BFS)": "cpu",
+                    f"cpu Floyd (paper's Table II CPU; N ≤ {rp.FLOYD_MAX_N})": "cpu-floyd"}
 PAPER_CONNECTIVITY = ("“the fully connectedness … is not guaranteed by the algorithm, but rather "
                       "through graph analysis after they were generated”")
 ALPHA_TIP = ("Watts' α-model: a vertex pair with m common neighbours (of k) is linked with weight "
@@ -181,6 +184,14 @@ class ReproducePanel(SweepRunner, QWidget):
         conn.addWidget(self.cb_conn, 2)
         conn.addWidget(self.ck_clust)
         form.addRow("APSP", conn)
+        self.cb_ref = QComboBox()
+        for label in REFERENCE_LABELS:
+            self.cb_ref.addItem(label, REFERENCE_LABELS[label])
+        self.cb_ref.setToolTip("Table II's CPU column: also time a CPU APSP of every instance, plot its time "
+                               "beside the method's (hollow, dashed) and give the speed-up; its mean path is "
+                               f"checked against the method's. cpu Floyd is the paper's CPU algorithm, O(N³): "
+                               f"N ≤ {rp.FLOYD_MAX_N}.")
+        form.addRow("CPU reference", self.cb_ref)
         lay.addLayout(form)
         row = QHBoxLayout()
         self.bt_run = QPushButton("Run sweep"); self.bt_run.clicked.connect(self.run)
@@ -197,7 +208,7 @@ class ReproducePanel(SweepRunner, QWidget):
         lay.addWidget(self.lbl)
         self.plots = pg.GraphicsLayoutWidget()
         self.p_len = self.plots.addPlot(row=0, col=0, title="mean shortest path vs N")
-        self.p_time = self.plots.addPlot(row=1, col=0, title="APSP time vs N (Eq. 3 normalised)")
+        self.p_time = self.plots.addPlot(row=1, col=0, title="APSP time vs N (Eq. 3 normalised; dashed: CPU reference, raw)")
         self.p_clu = self.plots.addPlot(row=2, col=0, title="global clustering vs N (paper 000: (2) slightly below (1))")
         for p, ylab in ((self.p_len, "mean path (hops)"), (self.p_time, "seconds"), (self.p_clu, "clustering C")):
             p.setLogMode(x=True, y=p is not self.p_clu)
@@ -236,7 +247,8 @@ class ReproducePanel(SweepRunner, QWidget):
                 "method": self.cb_method.currentText(),
                 "types": [t for t, ck in self.ck_types.items() if ck.isChecked()],
                 "alpha": {t: {"alpha": self.sp_alpha[t].value(), "p": self.ed_p[t].text()} for t in ALPHA_TYPES},
-                "connectivity": self.connectivity(), "clustering": self.ck_clust.isChecked()}
+                "connectivity": self.connectivity(), "clustering": self.ck_clust.isChecked(),
+                "reference": self.cb_ref.currentData()}
 
     def restore(self, state) -> None:
         """Set the controls from ``state()``'s dict; unknown or malformed entries are skipped."""
@@ -253,6 +265,8 @@ class ReproducePanel(SweepRunner, QWidget):
         if isinstance(state.get("types"), list):
             for t, ck in self.ck_types.items():
                 ck.setChecked(t in state["types"])
+        if isinstance(state.get("reference"), str) and self.cb_ref.findData(state["reference"]) >= 0:
+            self.cb_ref.setCurrentIndex(self.cb_ref.findData(state["reference"]))
         alpha = state.get("alpha")
         if isinstance(alpha, dict):
             for t in ALPHA_TYPES:
@@ -286,17 +300,18 @@ class ReproducePanel(SweepRunner, QWidget):
             return False
         try:
             params = self.alpha_overrides()
+            ref = rp.check_reference(self.cb_ref.currentData(), sizes)
         except InvalidParameter as exc:
             self._say(str(exc))
             return False
         inst, method = self.sp_inst.value(), self.cb_method.currentText()
         conn, clust = self.connectivity(), self.ck_clust.isChecked()
         self.rows = []
-        self.sweep_params = {"params": params, "connectivity": conn, "clustering": clust}
+        self.sweep_params = {"params": params, "connectivity": conn, "clustering": clust, "reference": ref}
         self._redraw()
         self._start("Reproduce sweep", lambda cancelled: rp.run_sweep(
             types, sizes, inst, method, backend=self.backend, cancel=cancelled, params=params,
-            connectivity=conn, clustering=clust), len(types) * len(sizes) * inst)
+            connectivity=conn, clustering=clust, reference=ref), len(types) * len(sizes) * inst)
         return True
 
     def _on_row(self, r):
@@ -321,6 +336,16 @@ class ReproducePanel(SweepRunner, QWidget):
             gf = {t: np.mean([r.giant_fraction for r in self.rows if r.type == t]) for t in order}
             text += ". Largest component, mean share of N — " + "; ".join(f"{short[t]} {100 * f:.1f} %"
                                                                          for t, f in gf.items())
+        ups = rp.speedups(self.rows)
+        if ups:
+            ref = self.rows[0].ref_method
+            best = {t: max(((n, x) for (tt, n), x in ups.items() if tt == t), default=None) for t in order}
+            text += (f". Speed-up over {ref} at the largest N — " +
+                     "; ".join(f"{short[t]} {x:.3g}× (N = {n})" for t, (n, x) in
+                               ((t, b) for t, b in best.items() if b is not None)))
+            bad = sum(r.ref_agrees is False for r in self.rows)
+            text += (f". {bad} instance(s) DISAGREE with {ref}" if bad else
+                     f". Mean paths agree with {ref}" if any(r.ref_agrees for r in self.rows) else "")
         return text + ("." if parts or clu else "")
 
     def _redraw(self):
@@ -343,6 +368,14 @@ class ReproducePanel(SweepRunner, QWidget):
             self.p_len.plot(ns, means, pen=pg.mkPen(col, width=2), name=name)
             self.p_time.plot(n, tt, pen=None, symbol="t", symbolSize=7, symbolBrush=(*col, 160), symbolPen=None)
             self.p_time.plot(ns, [tt[n == v].mean() for v in ns], pen=pg.mkPen(col, width=2))
+            rt = np.array([self.rows[i].ref_seconds for i in idx], float)
+            okr = np.isfinite(rt) & (rt > 0)
+            if okr.any():                          # the CPU reference: hollow points, dashed mean
+                nr = np.unique(n[okr])
+                self.p_time.plot(n[okr], rt[okr], pen=None, symbol="t", symbolSize=7, symbolBrush=None,
+                                 symbolPen=pg.mkPen(col, width=1.2))
+                self.p_time.plot(nr, [rt[okr][n[okr] == v].mean() for v in nr],
+                                 pen=pg.mkPen(col, width=2, style=Qt.PenStyle.DashLine))
             C = np.array([self.rows[i].clustering for i in idx], float)
             ok = np.isfinite(C)
             if ok.any():

@@ -86,16 +86,22 @@ def _triangles_cpu(csr: CSR, workers: int = 1) -> np.ndarray:
     return (np.concatenate(parts) if parts else np.zeros(0)).astype(np.int64)
 
 
-def _gpu_counts(csr: CSR, backend, variant: str, local: bool):
-    from ._cuda import blocks, kernel
-    cp = backend.xp
+def _arcs(csr: CSR, variant: str):
+    """Arc sources S and ends A in the kernel's order: storage order (kernel 1) or sorted by the
+    end vertex's degree (kernel 2, so a warp's outer loops have similar lengths)."""
     if variant not in VARIANTS:
         raise InvalidParameter(f"unknown clustering variant {variant!r}: use {' or '.join(VARIANTS)}")
-    S = csr.sources()
-    A = csr.indices
+    S, A = csr.sources(), csr.indices
     if variant == "sorted":
         order = np.argsort(np.diff(csr.indptr)[A], kind="stable")
         S, A = S[order], A[order]
+    return S, A
+
+
+def _gpu_counts(csr: CSR, backend, variant: str, local: bool):
+    from ._cuda import blocks, kernel
+    cp = backend.xp
+    S, A = _arcs(csr, variant)
     d_ptr, d_idx = cp.asarray(csr.indptr), cp.asarray(csr.indices)
     d_S, d_A = cp.asarray(S), cp.asarray(A)
     counters = cp.zeros(2, dtype=cp.uint64)
@@ -120,10 +126,7 @@ class GPUClustering:
 
     def __init__(self, csr: CSR, backend, variant: str = "arc"):
         cp = backend.xp
-        S, A = csr.sources(), csr.indices
-        if variant == "sorted":
-            order = np.argsort(np.diff(csr.indptr)[A], kind="stable")
-            S, A = S[order], A[order]
+        S, A = _arcs(csr, variant)
         self.csr, self.cp = csr, cp
         self.d = [cp.asarray(csr.indptr), cp.asarray(csr.indices), cp.asarray(S), cp.asarray(A)]
         self.counters = cp.zeros(2, dtype=cp.uint64)

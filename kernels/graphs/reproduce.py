@@ -81,9 +81,44 @@ class SweepRow:
     regenerated: int = 0      # disconnected draws skipped (paper: connectivity checked)
     clustering: float = float("nan")   # global clustering 3t/p (nan: not measured)
     giant_fraction: float = 1.0        # vertices in the analysed component / N
+    ref_method: str = ""               # CPU reference timed on the same graph ("" = none)
+    ref_seconds: float = float("nan")
+    ref_agrees: bool | None = None     # its mean path equals the method's (None: not comparable)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+#: CPU references for Table II's CPU-vs-GPU columns: scipy's BFS APSP (the fast CPU route) or
+#: scipy's Floyd–Warshall (the paper's CPU algorithm, O(N³): N ≤ FLOYD_MAX_N)
+REFERENCES = ("cpu", "cpu-floyd")
+FLOYD_MAX_N = 5000
+
+
+def check_reference(reference, sizes) -> str | None:
+    """The reference, refused when unknown or when Floyd's O(N³) would take too long."""
+    if not reference:
+        return None
+    if reference not in REFERENCES:
+        raise InvalidParameter(f"unknown CPU reference {reference!r}: use {' or '.join(REFERENCES)}")
+    if reference == "cpu-floyd" and max(sizes) > FLOYD_MAX_N:
+        raise InvalidParameter(f"cpu-floyd is O(N³): sizes up to {FLOYD_MAX_N} (got {max(sizes)}; paper 000's "
+                               "CPU Floyd took 34–90 hours at N = 30 000); use the cpu reference (BFS) above")
+    return reference
+
+
+def reference_apsp(g, reference: str) -> tuple[float, float]:
+    """(seconds, mean shortest path) of ``g`` by the CPU reference."""
+    t0 = time.perf_counter()
+    if reference == "cpu-floyd":
+        from scipy.sparse.csgraph import floyd_warshall
+        d = floyd_warshall(g.csr().to_scipy(weighted=False), directed=False, unweighted=True)
+        secs = time.perf_counter() - t0
+        off = ~np.eye(g.n, dtype=bool) & np.isfinite(d)
+        return secs, float(d[off].mean()) if off.any() else float("nan")
+    res = apsp(g, "cpu")
+    secs = time.perf_counter() - t0
+    return secs, float(summary(res.dist)["mean_path_length"])
 
 
 #: estimate the mean path from this many random BFS sources (method "cpu-sampled")
@@ -133,7 +168,8 @@ def draw(make: Callable, n: int, seed: int, connectivity: str = "redraw", max_re
 def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=None, seed0: int = 1,
               max_redraws: int = 10, cancel: Callable[[], bool] | None = None,
               sources: int = SAMPLED_SOURCES, params: dict | None = None,
-              connectivity: str = "redraw", clustering: bool = True) -> Iterator[SweepRow]:
+              connectivity: str = "redraw", clustering: bool = True,
+              reference: str | None = None) -> Iterator[SweepRow]:
     """Yield a SweepRow per (type, N, instance).
 
     ``connectivity="redraw"``: disconnected draws are redrawn with the next seed, up to
@@ -142,7 +178,9 @@ def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=Non
     ``method="cpu-sampled"`` estimates the mean path from ``sources`` random BFS sources
     (stats.sampled_summary) and the clustering from random wedges: paper 000's full N range (to
     30 000) in seconds on a laptop; its diameter is a lower bound.  ``params`` maps a type to its
-    α-model overrides (see ``alpha_params``); ``clustering=False`` skips the clustering."""
+    α-model overrides (see ``alpha_params``); ``clustering=False`` skips the clustering.
+    ``reference`` ("cpu" or "cpu-floyd") also times a CPU APSP of every instance (Table II's CPU
+    column) and checks that its mean path equals the method's (not with cpu-sampled)."""
     sizes = sorted(int(n) for n in sizes)
     if not sizes or sizes[0] < 20:
         raise InvalidParameter("sizes must be integers ≥ 20")
@@ -152,6 +190,7 @@ def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=Non
         raise InvalidParameter(f"sampled mean path needs ≥ 2 sources (got {sources})")
     if connectivity not in CONNECTIVITY:
         raise InvalidParameter(f"connectivity must be one of {', '.join(CONNECTIVITY)} (got {connectivity!r})")
+    reference = check_reference(reference, sizes)
     makers = {t: graph_type(t, params=(params or {}).get(t)) for t in types}   # refuse bad input first
     for t in types:
         make = makers[t]
@@ -177,8 +216,14 @@ def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=Non
                 if clustering:
                     c = (sampled_clustering(g, seed=seed) if method == "cpu-sampled"
                          else global_clustering(g, backend=backend))
-                yield SweepRow(t, n, i, seed - 1, g.m, float(s["mean_path_length"]), int(s["diameter"]),
+                row = SweepRow(t, n, i, seed - 1, g.m, float(s["mean_path_length"]), int(s["diameter"]),
                                method, float(secs), redraws, float(c), float(frac))
+                if reference:
+                    row.ref_method = reference
+                    row.ref_seconds, ref_mean = reference_apsp(g, reference)
+                    if method != "cpu-sampled":
+                        row.ref_agrees = bool(np.isclose(ref_mean, row.mean_path_length, rtol=1e-9, atol=0))
+                yield row
 
 
 def fit_exponents(rows) -> dict[str, float]:
@@ -221,7 +266,17 @@ def clustering_levels(n_ws: int = 20000, n_ba: int = 10000, k: int = 50, seed: i
 
 
 CSV_COLUMNS = ("type", "n", "instance", "seed", "m", "mean_path_length", "diameter", "method", "seconds",
-               "normalised_seconds", "regenerated", "clustering", "giant_fraction")
+               "normalised_seconds", "regenerated", "clustering", "giant_fraction", "ref_method", "ref_seconds",
+               "ref_agrees")
+
+
+def speedups(rows) -> dict[tuple[str, int], float]:
+    """Mean CPU-reference time over mean method time per (type, N) (Table II's speed-up row)."""
+    groups: dict[tuple[str, int], list] = {}
+    for r in rows:
+        if r.ref_method and np.isfinite(r.ref_seconds) and r.seconds > 0:
+            groups.setdefault((r.type, r.n), []).append((r.ref_seconds, r.seconds))
+    return {k: float(np.mean([a for a, _ in v]) / np.mean([b for _, b in v])) for k, v in groups.items()}
 
 
 def rows_to_csv(rows, path) -> None:
@@ -233,7 +288,9 @@ def rows_to_csv(rows, path) -> None:
         for r, t in zip(rows, norm):
             w.writerow([r.type, r.n, r.instance, r.seed, r.m, f"{r.mean_path_length:.6f}", r.diameter,
                         r.method, f"{r.seconds:.6g}", f"{t:.6g}", r.regenerated, f"{r.clustering:.6f}",
-                        f"{r.giant_fraction:.6f}"])
+                        f"{r.giant_fraction:.6f}", r.ref_method,
+                        f"{r.ref_seconds:.6g}" if r.ref_method else "",
+                        "" if r.ref_agrees is None else r.ref_agrees])
 
 
 def mean_clustering(rows) -> dict[str, float]:

@@ -109,7 +109,8 @@ def test_clustering_plot_and_checkbox(qtbot, panel, tmp_path):
     assert panel.p_clu.ctrl.logXCheck.isChecked() and not panel.p_clu.ctrl.logYCheck.isChecked()
     assert panel.export_csv(str(tmp_path / "c.csv"))
     head, first = (tmp_path / "c.csv").read_text().splitlines()[:2]
-    assert head.split(",")[-2:] == ["clustering", "giant_fraction"] and first.split(",")[-2] != "nan"
+    cols = head.split(",")
+    assert cols[-5:-3] == ["clustering", "giant_fraction"] and first.split(",")[cols.index("clustering")] != "nan"
     panel.ck_clust.setChecked(False)
     rows = sweep(qtbot, panel, types=("alpha-ring", "alpha"), inst=1)
     assert rows and all(math.isnan(r.clustering) for r in rows)
@@ -188,3 +189,43 @@ def test_reproduce_state_travels_in_sessions(graphs_ws):
     panel.sp_alpha["alpha"].setValue(2.0)
     graphs_ws.restore_session(json.loads(json.dumps(st)), {})
     assert panel.sp_alpha["alpha"].value() == pytest.approx(6.5)
+
+
+def test_cpu_reference_plotted_with_speedups(qtbot, panel, tmp_path):
+    panel.cb_ref.setCurrentIndex(panel.cb_ref.findData("cpu-floyd"))
+    rows = sweep(qtbot, panel, sizes="150, 300", inst=2, types=("alpha-ring", "ba"), method="cpu")
+    assert len(rows) == 8 and all(r.ref_method == "cpu-floyd" and r.ref_agrees for r in rows)
+    text = panel.lbl.text()
+    assert "Speed-up over cpu-floyd" in text and "agree with cpu-floyd" in text
+    ups = rp.speedups(rows)
+    assert f"{ups[('ba', 300)]:.3g}×" in text
+    dashed = [it for it in panel.p_time.listDataItems()
+              if it.opts["pen"] is not None and pg_style(it) == "dash"]
+    assert len(dashed) == 2                                             # one mean reference curve per type
+    for it in dashed:
+        x, y = it.getOriginalDataset()
+        t = "ba" if any(np.isclose(y, np.mean([r.ref_seconds for r in rows if (r.type, r.n) == ("ba", 150)])))\
+            else "alpha-ring"
+        want = [np.mean([r.ref_seconds for r in rows if (r.type, r.n) == (t, n)]) for n in (150, 300)]
+        np.testing.assert_allclose(y, want)
+    panel.export_csv(str(tmp_path / "s.csv"))
+    lines = (tmp_path / "s.csv").read_text().splitlines()
+    assert lines[0].endswith("ref_method,ref_seconds,ref_agrees") and all(ln.endswith(",True") for ln in lines[1:])
+    assert panel.state()["reference"] == "cpu-floyd"
+
+
+def pg_style(item) -> str:
+    from PyQt6.QtCore import Qt
+    pen = item.opts["pen"]
+    style = pen.style() if hasattr(pen, "style") else None
+    return "dash" if style == Qt.PenStyle.DashLine else "other"
+
+
+def test_floyd_reference_refused_above_its_limit(panel, graphs_ws):
+    panel.cb_ref.setCurrentIndex(panel.cb_ref.findData("cpu-floyd"))
+    panel.ed_sizes.setText(f"200, {rp.FLOYD_MAX_N + 1}")
+    assert not panel.run() and panel.job is None
+    assert "O(N³)" in graphs_ws.message_bar.text()
+    panel.cb_ref.setCurrentIndex(panel.cb_ref.findData(""))
+    panel.restore({"reference": "bogus"})
+    assert panel.cb_ref.currentData() == ""
