@@ -440,7 +440,7 @@ def run_graph_clustering(a) -> int:
     seed = _num("--seed", a.seed, int, positive=False)
     try:
         sizes = cc.check_sizes(sizes)
-        methods = cc.check_methods(methods, be)
+        methods = cc.check_methods(methods, be, sizes)
     except InvalidParameter as exc:
         raise _usage(str(exc)) from None
     total = sum(len(v) for v in sizes.values()) * len(methods)

@@ -68,7 +68,8 @@ def test_sweep_refuses_bad_input_before_work(cpu):
            ({}, ["cpu"], "at least one graph family"),
            ({"ws": [200, 400]}, ["fast"], "unknown clustering method"),
            ({"ws": [200, 400]}, ["gpu-arc"], "needs a CUDA GPU"),
-           ({"ws": [200, 400]}, [], "at least one clustering method")]
+           ({"ws": [200, 400]}, [], "at least one clustering method"),
+           ({"ws": [200, cc.NETWORKX_MAX_V + 1]}, ["cpu", "networkx"], "networkx would need too much memory")]
     for sizes, methods, needle in bad:
         with pytest.raises(InvalidParameter, match=needle):
             next(cc.run_cc_sweep(sizes, methods, backend=cpu))

@@ -214,7 +214,7 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
             return False
         try:
             sizes = self.sizes()
-            methods = cc.check_methods(self.methods(), self.backend)
+            methods = cc.check_methods(self.methods(), self.backend, sizes)
         except InvalidParameter as exc:
             self._say(str(exc))
             return False

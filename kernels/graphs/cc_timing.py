@@ -122,8 +122,13 @@ def _counter(method: str, g, backend, workers: int) -> Callable[[], tuple[int, i
     raise InvalidParameter(f"unknown clustering method {method!r}: use one of {', '.join(METHODS)}")
 
 
-def check_methods(methods, backend) -> list[str]:
-    """The methods, refused before any work when unknown or GPU-only without a GPU."""
+#: networkx keeps Python dicts per vertex and edge (hundreds of bytes per edge; k = 50 gives 25 V edges)
+NETWORKX_MAX_V = 50_000
+
+
+def check_methods(methods, backend, sizes: dict | None = None) -> list[str]:
+    """The methods, refused before any work when unknown, GPU-only without a GPU, or networkx
+    above NETWORKX_MAX_V vertices (``sizes``: {family: V list})."""
     methods = list(dict.fromkeys(methods))
     if not methods:
         raise InvalidParameter("choose at least one clustering method")
@@ -132,6 +137,10 @@ def check_methods(methods, backend) -> list[str]:
             raise InvalidParameter(f"unknown clustering method {m!r}: use one of {', '.join(METHODS)}")
         if m in GPU_METHODS and not (backend is not None and backend.is_gpu):
             raise InvalidParameter(f"{m} needs a CUDA GPU (this backend is the CPU): use cpu or cpu-threads")
+    top = max((max(ns) for ns in (sizes or {}).values() if len(ns)), default=0)
+    if "networkx" in methods and top > NETWORKX_MAX_V:
+        raise InvalidParameter(f"networkx would need too much memory above {NETWORKX_MAX_V:,} vertices "
+                               f"(largest V is {top:,}): leave it out or use smaller sizes")
     return methods
 
 
@@ -161,7 +170,7 @@ def run_cc_sweep(sizes: dict, methods=("cpu",), repeats: int | dict = 5, backend
     ``repeats`` times per point (an int, or {method: int}; paper 001: the mean of 30 runs), after
     one untimed run on its first graph (not networkx: slow)."""
     sizes = check_sizes(sizes)
-    methods = check_methods(methods, backend)
+    methods = check_methods(methods, backend, sizes)
     reps = {m: int(repeats.get(m, 1) if isinstance(repeats, dict) else repeats) for m in methods}
     if min(reps.values()) < 1:
         raise InvalidParameter(f"repeats must be ≥ 1 (got {repeats})")
