@@ -258,7 +258,7 @@ def run_graph_reproduce(a) -> int:
     from kernels import backend as bk
     from kernels.errors import InvalidParameter
     from kernels.graphs import reproduce as rp
-    from kernels.graphs.apsp import GPU_METHODS, METHODS, check_memory
+    from kernels.graphs.apsp import GPU_METHODS, METHODS
     types = _parse_list("--types", a.types)
     bad = [t for t in types if t not in rp.PAPER_EXPONENTS]
     if bad:
@@ -306,10 +306,7 @@ def run_graph_reproduce(a) -> int:
         reference = rp.check_reference(a.reference, sizes)
     except InvalidParameter as exc:
         raise _usage(f"--reference: {exc}") from None
-    if method != "cpu-sampled":
-        check_memory(sizes[-1], method, be, 2)                  # the largest N must fit, before any work
-    if reference:
-        check_memory(sizes[-1], "fw" if reference == "cpu-floyd" else "cpu", be, 8)
+    rp.check_memory_for(sizes, method, be, reference)           # the largest N must fit, before any work
     total = len(types) * len(sizes) * instances
     t0 = time.perf_counter()
     sweep = rp.run_sweep(types, sizes, instances, method=method, backend=be, seed0=seed0,

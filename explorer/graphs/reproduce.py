@@ -10,7 +10,7 @@ from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                              QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from kernels.errors import InvalidParameter
+from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs import generators as G
 from kernels.graphs import reproduce as rp
 
@@ -301,7 +301,8 @@ class ReproducePanel(SweepRunner, QWidget):
         try:
             params = self.alpha_overrides()
             ref = rp.check_reference(self.cb_ref.currentData(), sizes)
-        except InvalidParameter as exc:
+            rp.check_memory_for(sizes, self.cb_method.currentText(), self.backend, ref)
+        except ExplorerError as exc:                      # bad input, or the largest N cannot fit
             self._say(str(exc))
             return False
         inst, method = self.sp_inst.value(), self.cb_method.currentText()

@@ -107,6 +107,16 @@ def check_reference(reference, sizes) -> str | None:
     return reference
 
 
+def check_memory_for(sizes, method: str, backend, reference: str | None = None) -> None:
+    """GridTooLarge before any work when the largest N's distance matrix (method and reference)
+    cannot fit; cpu-sampled keeps no matrix."""
+    from .apsp import check_memory
+    if method != "cpu-sampled":
+        check_memory(max(sizes), method, backend, 2)
+    if reference:
+        check_memory(max(sizes), "fw" if reference == "cpu-floyd" else "cpu", backend, 8)
+
+
 def reference_apsp(g, reference: str) -> tuple[float, float]:
     """(seconds, mean shortest path) of ``g`` by the CPU reference."""
     t0 = time.perf_counter()

@@ -229,3 +229,14 @@ def test_floyd_reference_refused_above_its_limit(panel, graphs_ws):
     panel.cb_ref.setCurrentIndex(panel.cb_ref.findData(""))
     panel.restore({"reference": "bogus"})
     assert panel.cb_ref.currentData() == ""
+
+
+def test_sweep_too_big_for_memory_is_refused_before_work(panel, graphs_ws, monkeypatch):
+    import kernels.backend as kb
+    monkeypatch.setattr(kb, "host_available_memory", lambda: 50 * 2 ** 20)     # 50 MiB free
+    panel.ed_sizes.setText("200, 8000")                   # 8000² uint16 = 122 MiB
+    panel.cb_method.setCurrentText("cpu")
+    assert not panel.run() and panel.job is None
+    assert "GiB" in graphs_ws.message_bar.text() and "8000" in graphs_ws.message_bar.text()
+    from kernels.graphs import reproduce as rp_
+    rp_.check_memory_for([200, 8000], "cpu-sampled", panel.backend)   # no matrix kept: allowed
