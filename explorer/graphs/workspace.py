@@ -222,8 +222,12 @@ class GraphsWorkspace(QMainWindow):
         if "method" in kw:
             self.cb_method.setCurrentText(kw["method"])
 
+    def _jobs(self) -> list:
+        """The running jobs: the workspace's own and the sweep tabs' (Reproduce, Clustering timings)."""
+        return [j for j in (self.job, self.reproduce.job, self.cc_timing.job) if j is not None]
+
     def busy(self) -> bool:
-        return self.job is not None
+        return bool(self._jobs())
 
     def _start(self, name, fn, on_done):
         if self.job is not None:
@@ -272,8 +276,9 @@ class GraphsWorkspace(QMainWindow):
             then()
 
     def cancel(self):
-        if self.job is not None:
-            self.job.cancel()
+        """Stop every running computation of the workspace (Esc), the sweep tabs' included."""
+        for job in self._jobs():
+            job.cancel()
 
     # ------------------------------------------------------------------ actions
     def generate(self):
@@ -452,7 +457,7 @@ class GraphsWorkspace(QMainWindow):
         prm = dict(preset["params"])
         if self.job is not None:               # finish with the running job first
             self._queued_preset = preset
-            self.cancel()
+            self.job.cancel()
             return
         if prm.get("generator", self.cb_gen.currentData()) not in GEN_LABELS:
             raise InvalidParameter(f"unknown generator {prm.get('generator')!r}")
@@ -560,7 +565,7 @@ class GraphsWorkspace(QMainWindow):
             g = Graph(n, edges, weights=data.get("weights"), positions=pos,
                       name=state.get("graph_name") or "graph", params=dict(state.get("graph_params") or {}))
         if self.job is not None:
-            self.cancel()
+            self.job.cancel()
             self.job.thread.wait(5000)
         self.set_parameters(**prm)
         if state.get("color_by") in COLOR_BY:
@@ -680,10 +685,10 @@ class GraphsWorkspace(QMainWindow):
         self.controls.setVisible(on)
 
     def shutdown(self):
-        if self.job is not None:
-            self.job.cancel()
-            self.job.thread.quit()
-            self.job.thread.wait(10000)
+        for job in self._jobs():
+            job.cancel()
+            job.thread.quit()
+            job.thread.wait(10000)
 
 
 def _export_plot(widget, path: str) -> None:

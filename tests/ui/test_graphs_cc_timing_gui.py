@@ -230,3 +230,19 @@ def test_state_travels_in_sessions(graphs_ws):
     panel.ed_sizes["ws"].setText("1, 2")
     graphs_ws.restore_session(json.loads(json.dumps(st)), {})
     assert panel.sp_repeats.value() == 11 and panel.ed_sizes["ws"].text() == "600, 1200"
+
+
+def test_workspace_cancel_and_busy_cover_the_sweep_tabs(qtbot, graphs_ws):
+    """Esc (the workspace's Cancel) stops a running sweep tab, and busy() sees it."""
+    panel = graphs_ws.cc_timing
+    panel.ed_sizes["ws"].setText("300, 400, 500, 600, 700, 800, 900, 1000")
+    panel.ck_fam["ba"].setChecked(False)
+    for m, ck in panel.ck_methods.items():
+        ck.setChecked(m in ("cpu", "networkx"))
+    panel.sp_repeats.setValue(3)
+    with qtbot.waitSignal(panel.finished, timeout=60000):
+        assert panel.run()
+        assert graphs_ws.busy()
+        qtbot.waitUntil(lambda: len(panel.rows) >= 1, timeout=30000)
+        graphs_ws.cancel()
+    assert not graphs_ws.busy() and 1 <= len(panel.rows) < 16 and "cancelled" in panel.lbl.text()
