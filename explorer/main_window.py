@@ -2,7 +2,6 @@
 presets, lecture mode, sessions and figure export for every workspace."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt

@@ -13,7 +13,7 @@ To add a workspace (Graphs, Occupancy, Flint …) append a spec with
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 

@@ -10,20 +10,10 @@ from PyQt6.QtWidgets import QVBoxLayout, QWidget
 
 from kernels.cahn_hilliard import diagnostics
 
+from ..log_axis import log_axes
+
 PEN = pg.mkPen("#1f5fa0", width=2)
 FIT_PEN = pg.mkPen("#d1495b", width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
-
-
-def _log_ticks(lo: float, hi: float):
-    """Major ticks 1·10ᵏ and minor 2·, 5·10ᵏ (in log10 units) with short labels."""
-    major, minor = [], []
-    for k in range(int(math.floor(math.log10(lo))), int(math.ceil(math.log10(hi))) + 1):
-        for m in (1, 2, 5):
-            v = m * 10.0 ** k
-            if lo / 1.01 <= v <= hi * 1.01:
-                lab = f"{v:g}" if 1e-3 <= v < 1e5 else f"{m}e{k}"
-                (major if m == 1 else minor).append((math.log10(v), lab))
-    return [major, minor]
 
 
 class DiagnosticsPlots(QWidget):
@@ -40,7 +30,7 @@ class DiagnosticsPlots(QWidget):
         self.p_energy = L.addPlot(row=0, col=0, title="Free energy E(t)")
         self.p_mean = L.addPlot(row=0, col=1, title="Mean ⟨φ⟩(t)")
         self.p_mean.setToolTip("Conserved for periodic and mirror boundaries; fixed walls exchange material")
-        self.p_length = L.addPlot(row=0, col=2, title="Domain size L(t)")
+        self.p_length = L.addPlot(row=0, col=2, title="Domain size L(t)", axisItems=log_axes())
         self.p_sk = L.addPlot(row=0, col=3, title="Structure factor S(k)")
         for p, xl, yl in ((self.p_energy, "t", "E"), (self.p_mean, "t", "⟨φ⟩"),
                           (self.p_length, "t", "L"), (self.p_sk, "k", "S(k)")):
@@ -103,8 +93,6 @@ class DiagnosticsPlots(QWidget):
         L = np.asarray(h["length"], float)
         ok = (t > 0) & np.isfinite(L) & (L > 0)
         self.c_length.setData(t[ok], L[ok])
-        if ok.sum() >= 2:
-            self.p_length.getAxis("bottom").setTicks(_log_ticks(t[ok].min(), t[ok].max()))
         alpha, pref = diagnostics.fit_power_law(t, L)
         self.alpha = alpha
         if math.isfinite(alpha) and ok.sum() >= 3:

@@ -13,6 +13,7 @@ from PyQt6.QtWidgets import (QCheckBox, QFileDialog, QFormLayout, QGridLayout, Q
 from kernels.errors import InvalidParameter
 from kernels.graphs import cc_timing as cc
 
+from ..log_axis import log_axes
 from .reproduce import SweepRunner
 
 SHORT = {"ws": "WS", "ba": "BA"}
@@ -143,8 +144,9 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
                             "cpu, and whether every method counted the same t and p")
         lay.addWidget(self.lbl)
         self.plots = pg.GraphicsLayoutWidget()
-        self.p_time = self.plots.addPlot(row=0, col=0, title="time vs V (paper 001 Figs. 14–15)")
-        self.p_clu = self.plots.addPlot(row=2, col=0, title="clustering C vs V (dashed: paper 001)")
+        self.p_time = self.plots.addPlot(row=0, col=0, title="time vs V (paper 001 Figs. 14–15)", axisItems=log_axes())
+        self.p_clu = self.plots.addPlot(row=2, col=0, title="clustering C vs V (dashed: paper 001)",
+                                        axisItems=log_axes())
         for p, ylab in ((self.p_time, "seconds (mean of repeats)"), (self.p_clu, "clustering C = 3t / p")):
             p.setLogMode(x=True, y=True)
             p.showGrid(x=True, y=True, alpha=0.3)

@@ -14,6 +14,7 @@ from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs import generators as G
 from kernels.graphs import reproduce as rp
 
+from ..log_axis import log_axes
 from .worker import Job
 
 COLORS = {"alpha-ring": (31, 119, 180), "alpha": (214, 39, 40), "ba": (44, 160, 44)}
@@ -207,9 +208,11 @@ class ReproducePanel(SweepRunner, QWidget):
         self.lbl.setWordWrap(True)
         lay.addWidget(self.lbl)
         self.plots = pg.GraphicsLayoutWidget()
-        self.p_len = self.plots.addPlot(row=0, col=0, title="mean shortest path vs N")
-        self.p_time = self.plots.addPlot(row=1, col=0, title="APSP time vs N (Eq. 3 normalised; dashed: CPU reference, raw)")
-        self.p_clu = self.plots.addPlot(row=2, col=0, title="global clustering vs N (paper 000: (2) slightly below (1))")
+        self.p_len = self.plots.addPlot(row=0, col=0, title="mean shortest path vs N", axisItems=log_axes())
+        self.p_time = self.plots.addPlot(row=1, col=0, title="APSP time vs N (Eq. 3 normalised; dashed: CPU "
+                                         "reference, raw)", axisItems=log_axes())
+        self.p_clu = self.plots.addPlot(row=2, col=0, title="global clustering vs N (paper 000: (2) slightly "
+                                        "below (1))", axisItems=log_axes())
         for p, ylab in ((self.p_len, "mean path (hops)"), (self.p_time, "seconds"), (self.p_clu, "clustering C")):
             p.setLogMode(x=True, y=p is not self.p_clu)
             p.showGrid(x=True, y=True, alpha=0.3)
