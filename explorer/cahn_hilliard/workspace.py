@@ -15,7 +15,7 @@ import numpy as np
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDockWidget,
                              QFileDialog, QFormLayout, QFrame, QHBoxLayout, QLabel, QMainWindow,
-                             QProgressDialog, QPushButton, QSlider, QSpinBox, QStyle, QToolButton,
+                             QPushButton, QSlider, QSpinBox, QStyle, QToolButton,
                              QVBoxLayout, QWidget)
 
 from kernels.cahn_hilliard import diagnostics

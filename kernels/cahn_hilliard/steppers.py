@@ -126,9 +126,16 @@ class SpectralStepper(Stepper):
         rdt = np.float32 if phi.dtype == np.float32 else np.float64
         a, c = self._coeffs(phi.shape, rdt)
         fft, ifft = xp.fft.rfftn, xp.fft.irfftn
+        k0, dc = (0,) * phi.ndim, None
         for _ in range(n):
             nl = rdt(p.u) * phi * phi * phi - rdt(p.b) * phi
-            ph = a * fft(phi) + c * fft(nl)
+            f = fft(phi)
+            if dc is None:
+                dc = f[k0].copy()
+            ph = a * f + c * fft(nl)
+            # the scheme keeps the k = 0 mode (the mean) exactly (a(0) = 1, c(0) = 0): pin it, so
+            # that float32 FFT round-off cannot make the mean drift over many steps
+            ph[k0] = dc
             phi = ifft(ph, s=phi.shape, axes=tuple(range(phi.ndim))).astype(phi.dtype, copy=False)
         return phi
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ..errors import InvalidParameter
-from .expr import BINARY_FUNCS, UNARY, Expr
+from .expr import UNARY, Expr
 from .model import Model
 
 # --- opcodes (shared with flint_is.cu: keep in sync; the .cu file is generated from this list) ---
@@ -461,7 +461,6 @@ def compile_model(model: Model, n_members: int = 1, member_params: dict | None =
         roots[f"d_{s}"] = (build(e), "ode")
 
     # 2. functions: assignments, ODEs, shared inner nodes (CSE temps)
-    fvar_of = {nid: nodes[nid][2] for nid in range(len(nodes)) if nodes[nid][0] == "fvar"}
     uses = [0] * len(nodes)
     seen_roots = set()
     for name, (r, _k) in roots.items():

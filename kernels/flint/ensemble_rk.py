@@ -295,7 +295,7 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
     times = np.asarray(times, dtype=float)
     if times.ndim != 1 or not len(times) or np.any(np.diff(times) < 0) or times[0] < 0:
         raise InvalidParameter("output times must be a non-empty ascending 1-D array of times >= 0")
-    n, ns, core = pb.n, pb.ns, pb.core
+    n, core = pb.n, pb.core
     y = pb.y0.copy()
     if atol is None:
         nz = np.abs(y[np.isfinite(y) & (y != 0)])

@@ -12,7 +12,7 @@ import math
 import re
 
 from ..errors import InvalidParameter
-from .expr import Expr, const, evaluate, substitute, sym, to_text, parse
+from .expr import Expr, const, evaluate, substitute, sym, to_text
 from .model import Model
 
 

@@ -24,7 +24,7 @@ Values marked *assumed* are not in the sources above and are stated as such in `
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ..errors import InvalidParameter
 

@@ -251,7 +251,7 @@ def make_problem(mesh: TriMesh, k_minus_1: int = 2, inner: int = 1, n_params: in
     if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise InvalidParameter(f"dtype must be float64 or float32, got {dtype}")
     P = solution_points(m, inner)
-    C, E = mesh.n_cells, mesh.n_edges
+    C = mesh.n_cells
     V = mesh.vertices
     # ---- edge points: positions and g = a(x)·(dy, −dx)/m  (outward normal × |e|/m of the left cell)
     A, B = V[mesh.edges[:, 0]], V[mesh.edges[:, 1]]

@@ -21,9 +21,7 @@ import math
 
 import numpy as np
 
-from .ranmar import (C0, D, L97, L_BIG, M, ONE, Ranmar, RanmarVec, batch_schedule,
-                     cycle_offsets, fill_table_py, fill_tables, seed_to_ijkl, table_for,
-                     to_float)
+from .ranmar import L97, L_BIG, Ranmar, RanmarVec, fill_table_py, fill_tables, seed_to_ijkl
 
 __all__ = [
     "Ranmar", "RanmarVec", "uniform_field", "gpu_per_thread", "gpu_single_table",
