@@ -102,6 +102,18 @@ def parse_p(text: str, label: str = "p") -> float:
     return p
 
 
+def _points_and_mean(plot, n, y, pen, name=None, **points) -> None:
+    """Each instance's finite value as a symbol (``points``: its style) and the per-N mean as a
+    line; nothing when no value is finite (e.g. clustering not measured)."""
+    ok = np.isfinite(y)
+    if not ok.any():
+        return
+    n, y = n[ok], y[ok]
+    plot.plot(n, y, pen=None, **points)
+    ns = np.unique(n)
+    plot.plot(ns, [y[n == v].mean() for v in ns], pen=pen, name=name)
+
+
 class ReproducePanel(SweepRunner, QWidget):
     """Controls + three live plots (mean path vs N, APSP time vs N, clustering vs N) + export.
 
@@ -365,28 +377,19 @@ class ReproducePanel(SweepRunner, QWidget):
             L = np.array([self.rows[i].mean_path_length for i in idx], float)
             tt = np.array([max(norm[i], 1e-9) for i in idx], float)
             col = COLORS[t]
-            self.p_len.plot(n, L, pen=None, symbol="o", symbolSize=6, symbolBrush=(*col, 120), symbolPen=None)
-            ns = np.unique(n)
-            means = np.array([L[n == v].mean() for v in ns])
             name = LEGEND[t] + (f": N^{fits[t]:.3f} (paper {rp.PAPER_EXPONENTS[t]})" if t in fits else "")
-            self.p_len.plot(ns, means, pen=pg.mkPen(col, width=2), name=name)
-            self.p_time.plot(n, tt, pen=None, symbol="t", symbolSize=7, symbolBrush=(*col, 160), symbolPen=None)
-            self.p_time.plot(ns, [tt[n == v].mean() for v in ns], pen=pg.mkPen(col, width=2))
+            _points_and_mean(self.p_len, n, L, pg.mkPen(col, width=2), name, symbol="o", symbolSize=6,
+                             symbolBrush=(*col, 120), symbolPen=None)
+            _points_and_mean(self.p_time, n, tt, pg.mkPen(col, width=2), symbol="t", symbolSize=7,
+                             symbolBrush=(*col, 160), symbolPen=None)
             rt = np.array([self.rows[i].ref_seconds for i in idx], float)
-            okr = np.isfinite(rt) & (rt > 0)
-            if okr.any():                          # the CPU reference: hollow points, dashed mean
-                nr = np.unique(n[okr])
-                self.p_time.plot(n[okr], rt[okr], pen=None, symbol="t", symbolSize=7, symbolBrush=None,
-                                 symbolPen=pg.mkPen(col, width=1.2))
-                self.p_time.plot(nr, [rt[okr][n[okr] == v].mean() for v in nr],
-                                 pen=pg.mkPen(col, width=2, style=Qt.PenStyle.DashLine))
+            # the CPU reference: hollow points, dashed mean
+            _points_and_mean(self.p_time, n, np.where(rt > 0, rt, np.nan),
+                             pg.mkPen(col, width=2, style=Qt.PenStyle.DashLine), symbol="t", symbolSize=7,
+                             symbolBrush=None, symbolPen=pg.mkPen(col, width=1.2))
             C = np.array([self.rows[i].clustering for i in idx], float)
-            ok = np.isfinite(C)
-            if ok.any():
-                self.p_clu.plot(n[ok], C[ok], pen=None, symbol="o", symbolSize=6, symbolBrush=(*col, 120),
-                                symbolPen=None)
-                nc = np.unique(n[ok])
-                self.p_clu.plot(nc, [C[ok][n[ok] == v].mean() for v in nc], pen=pg.mkPen(col, width=2))
+            _points_and_mean(self.p_clu, n, C, pg.mkPen(col, width=2), symbol="o", symbolSize=6,
+                             symbolBrush=(*col, 120), symbolPen=None)
 
     # ----------------------------------------------------------------- export
     def export_csv(self, path=None):

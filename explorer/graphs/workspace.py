@@ -166,6 +166,8 @@ class GraphsWorkspace(QMainWindow):
         from .cc_timing import ClusteringTimingPanel
         self.cc_timing = ClusteringTimingPanel(self.backend, message=self.message_bar.show_message)
         self.tabs.addTab(self.cc_timing, "Clustering timings (paper 001)")
+        #: the sweep tabs by their settings / session key
+        self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing}
         self.plots = QDockWidget("Plots", self)
         self.plots.setObjectName("graphPlots")
         self.plots.setWidget(self.tabs)
@@ -224,7 +226,7 @@ class GraphsWorkspace(QMainWindow):
 
     def _jobs(self) -> list:
         """The running jobs: the workspace's own and the sweep tabs' (Reproduce, Clustering timings)."""
-        return [j for j in (self.job, self.reproduce.job, self.cc_timing.job) if j is not None]
+        return [j for j in (self.job, *(w.job for w in self._sweeps.values())) if j is not None]
 
     def busy(self) -> bool:
         return bool(self._jobs())
@@ -507,22 +509,19 @@ class GraphsWorkspace(QMainWindow):
     def save_settings(self, s):
         """Generator controls, the Reproduce and Clustering timings tabs, as JSON under this workspace's group."""
         s.setValue("params_json", json.dumps(self.control_params()))
-        s.setValue("reproduce_json", json.dumps(self.reproduce.state()))
-        s.setValue("cc_timing_json", json.dumps(self.cc_timing.state()))
+        for key, w in self._sweeps.items():
+            s.setValue(f"{key}_json", json.dumps(w.state()))
 
     def restore_settings(self, s):
         try:
             self.set_parameters(**self._check_params(json.loads(s.value("params_json") or "null")))
         except (InvalidParameter, TypeError, ValueError):
             pass
-        try:
-            self.reproduce.restore(json.loads(s.value("reproduce_json") or "{}"))
-        except (TypeError, ValueError):
-            pass
-        try:
-            self.cc_timing.restore(json.loads(s.value("cc_timing_json") or "{}"))
-        except (TypeError, ValueError):
-            pass
+        for key, w in self._sweeps.items():
+            try:
+                w.restore(json.loads(s.value(f"{key}_json") or "{}"))
+            except (TypeError, ValueError):
+                pass
 
     # --------------------------------------------------------------- sessions
     def session_state(self) -> dict:
@@ -534,7 +533,7 @@ class GraphsWorkspace(QMainWindow):
                 "apsp_method": self.result.method if self.result is not None else None,
                 "apsp_seconds": self.result.seconds if self.result is not None else None,
                 "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")},
-                "reproduce": self.reproduce.state(), "cc_timing": self.cc_timing.state()}
+                **{key: w.state() for key, w in self._sweeps.items()}}
 
     def session_data(self) -> dict:
         if self.graph is None:
@@ -570,8 +569,8 @@ class GraphsWorkspace(QMainWindow):
         self.set_parameters(**prm)
         if state.get("color_by") in COLOR_BY:
             self.cb_color.setCurrentText(state["color_by"])
-        self.reproduce.restore(state.get("reproduce"))
-        self.cc_timing.restore(state.get("cc_timing"))
+        for key, w in self._sweeps.items():
+            w.restore(state.get(key))
         pre = state.get("preset")
         self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
         selected = [int(i) for i in state.get("selected", [])]
