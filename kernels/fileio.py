@@ -1,0 +1,127 @@
+"""Output files that are whole or absent: checked before work, written to a temp file, renamed.
+
+Every file the project writes (CLI outputs, GUI exports, sessions, fields, CSVs) goes through
+:func:`atomic_write`: the data go to a temporary file in the destination's own folder, which
+replaces the destination with :func:`os.replace` only once everything was written.  An
+interrupted or failing write (an exception, Ctrl+C, a full disk) leaves any earlier file at the
+path untouched and no temporary file behind.
+
+:func:`check_output_path` is the check a command runs on each output path *before* its work
+starts: the folder exists and is writable, the path is not a folder, and the extension is one the
+writer understands (nothing is renamed silently: the path reported is the path written).
+Qt-free.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from .errors import InvalidParameter
+
+
+def check_output_path(path, extensions: Iterable[str] | None = None, what: str = "output") -> Path:
+    """Return ``Path(path)`` if a file can be written there, else raise :class:`InvalidParameter`.
+
+    ``extensions`` (lower case, with the dot, e.g. ``(".png", ".tif")``) restricts the suffix;
+    ``None`` accepts any name.  Nothing is created or changed.
+    """
+    if path is None or str(path).strip() == "":
+        raise InvalidParameter(f"the {what} path is empty")
+    p = Path(os.path.expanduser(str(path)))
+    if extensions is not None:
+        exts = tuple(e.lower() for e in extensions)
+        if p.suffix.lower() not in exts:
+            got = f"'{p.suffix}'" if p.suffix else "no extension"
+            raise InvalidParameter(f"{what} {p}: {got}; use {', '.join(exts)}")
+    if p.is_dir():
+        raise InvalidParameter(f"{what} {p} is a folder, not a file")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise InvalidParameter(f"{what} {p}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidParameter(f"{what} {p}: the folder {folder} is not writable")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise InvalidParameter(f"{what} {p} exists and is not writable")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode: str = "wb", **open_kw) -> Iterator:
+    """Open a temporary file beside ``path`` for writing; rename it onto ``path`` on success.
+
+    ``mode`` is ``"wb"`` or ``"w"`` (text; ``open_kw`` such as ``newline=""`` or ``encoding`` go to
+    :func:`open`).  On any exception, ``KeyboardInterrupt`` included, the temporary file is
+    removed, ``path`` keeps its earlier content, and the exception propagates.  The new file gets
+    the permissions a plain ``open`` would have given it.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError("atomic_write writes whole files: mode must be 'w' or 'wb'")
+    p = Path(path)
+    if "b" not in mode:
+        open_kw.setdefault("encoding", "utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".part", dir=str(p.parent) or ".")
+    try:
+        with os.fdopen(fd, mode, **open_kw) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _default_mode(p))
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_path(path) -> Iterator[Path]:
+    """Like :func:`atomic_write` for writers that want a file *name* (imageio, networkx, numpy).
+
+    Yields a temporary path in the destination's folder with the destination's suffix (so
+    writers that choose the format by extension choose the same one); it replaces ``path`` when
+    the block ends without an exception, and is removed otherwise.
+    """
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=f".part{p.suffix}", dir=str(p.parent) or ".")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        if not os.path.exists(tmp) or os.path.getsize(tmp) == 0 and not _allow_empty(p):
+            raise OSError(f"nothing was written to {p}")
+        os.chmod(tmp, _default_mode(p))
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_bytes(path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically; returns the path written."""
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+    return Path(path)
+
+
+def write_text(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically; returns the path written."""
+    with atomic_write(path, "w") as fh:
+        fh.write(text)
+    return Path(path)
+
+
+def _allow_empty(p: Path) -> bool:
+    return p.suffix.lower() in (".csv", ".txt", ".edges", ".edgelist")
+
+
+def _default_mode(p: Path) -> int:
+    """The mode of an existing file at ``p``, else 0o666 less the process umask."""
+    try:
+        return os.stat(p).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
