@@ -126,7 +126,7 @@ def _graph_parser(sub) -> None:
                    help="weighted variant: int = uniform 1…n (paper 004), float = uniform [1, 10)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--load", metavar="GRAPH", help="read a GraphML or edge-list file instead of generating")
-    p.add_argument("--apsp", choices=METHODS + ("none",), default="cpu", help="all-pairs shortest-path method")
+    p.add_argument("--apsp", choices=tuple(METHODS) + ("none",), default="cpu", help="all-pairs shortest-path method")
     p.add_argument("--tile", default="model", help="fw-blocked tile: 32, 64, model (paper 004) or auto (timed)")
     p.add_argument("--clustering", choices=("auto", "cpu", "arc", "sorted"), default="auto",
                    help="clustering kernel: cpu, GPU per-arc or degree-sorted (auto: GPU if available)")
@@ -219,7 +219,7 @@ def _graph_reproduce_parser(sub) -> None:
                    help=f"comma list of N, at least two, each 20 … 60000 (default: paper 000's {PAPER_000_SIZES})")
     p.add_argument("--instances", default="3", help="instances per type and N (default 3)")
     p.add_argument("--method", default=None,
-                   help=f"mean-path method: {', '.join(METHODS + ('cpu-sampled',))} (default: gpu-bfs on a "
+                   help=f"mean-path method: {', '.join(tuple(METHODS) + ('cpu-sampled',))} (default: gpu-bfs on a "
                         f"GPU, else cpu-sampled = mean path from --sources random BFS sources)")
     p.add_argument("--sources", default=str(SAMPLED_SOURCES),
                    help=f"BFS sources per instance for cpu-sampled (default {SAMPLED_SOURCES})")
@@ -258,7 +258,7 @@ def run_graph_reproduce(a) -> int:
     from kernels import backend as bk
     from kernels.errors import InvalidParameter
     from kernels.graphs import reproduce as rp
-    from kernels.graphs.apsp import GPU_METHODS, METHODS
+    from kernels.graphs.apsp import METHODS, method_names
     types = _parse_list("--types", a.types)
     bad = [t for t in types if t not in rp.PAPER_EXPONENTS]
     if bad:
@@ -297,9 +297,9 @@ def run_graph_reproduce(a) -> int:
             used[t] = kw
     be = bk.select(a.backend)
     method = a.method or ("gpu-bfs" if be.is_gpu else "cpu-sampled")
-    if method not in METHODS + ("cpu-sampled",):
-        raise _usage(f"unknown --method {method!r}: use {', '.join(METHODS + ('cpu-sampled',))}")
-    if method in GPU_METHODS and not be.is_gpu:
+    if method not in tuple(METHODS) + ("cpu-sampled",):
+        raise _usage(f"unknown --method {method!r}: use {', '.join(tuple(METHODS) + ('cpu-sampled',))}")
+    if method in method_names(gpu=True) and not be.is_gpu:
         raise _usage(f"--method {method} needs a GPU ({be.notice or 'CPU backend selected'}); "
                      "use cpu or cpu-sampled")
     try:

@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 
 from kernels.backend import select  # noqa: E402
 from kernels.graphs import generators as G  # noqa: E402
-from kernels.graphs.apsp import (BFSK7, _fw_blocked_device, _fw_naive_device, apsp, apsp_bfs_k1,  # noqa: E402
+from kernels.graphs.apsp import (BFSK7, fw_blocked_device, fw_naive_device, apsp, apsp_bfs_k1,  # noqa: E402
                                  tile_by_model)
 from kernels.graphs.clustering import GPUClustering, global_clustering  # noqa: E402
 from kernels.graphs.stats import loglog_slope, summary  # noqa: E402
@@ -117,25 +117,25 @@ def main():
     results = {}
     for t in (32, 64):
         d = cp.asarray(h)
-        _fw_blocked_device(d, n, t)
+        fw_blocked_device(d, n, t)
         sync()
         times = []
         for _ in range(3):
             d = cp.asarray(h)
             sync()
             t0 = time.perf_counter()
-            _fw_blocked_device(d, n, t)
+            fw_blocked_device(d, n, t)
             sync()
             times.append(time.perf_counter() - t0)
         results[t] = d.get()
         out(f"| blocked 3-phase, tile {t} (paper 004) | {min(times):.4f} |")
     out(f"| (paper 004 model picks tile {tile_by_model(n, be)}) | |")
     d = cp.asarray(h)
-    _fw_naive_device(d, 256)
+    fw_naive_device(d, 256)
     d = cp.asarray(h)
     sync()
     t0 = time.perf_counter()
-    _fw_naive_device(d, n)
+    fw_naive_device(d, n)
     sync()
     t_naive = time.perf_counter() - t0
     out(f"| naive one launch per k (paper 002) | {t_naive:.4f} |")

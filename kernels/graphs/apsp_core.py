@@ -1,0 +1,179 @@
+"""The APSP method registry, the result type and the compact hop-count storage.
+
+An APSP method is a subclass of :class:`APSPMethod` registered under its name with
+:func:`register` (like scipy's ``solve_ivp`` ``METHODS`` table of ``OdeSolver`` classes).  The
+registry (:data:`REGISTRY`, name → class) is what the CLI's ``--apsp`` choices, the Graphs
+workspace's method list and its tooltips read; :func:`kernels.graphs.apsp.apsp` dispatches through
+it.  Each family lives in its own module (``bfs.py``, ``fw.py``, ``sssp.py``) and registers there.
+
+Hop counts are stored compactly (:func:`hop_dtype`): uint8 / uint16 / uint32 with the all-ones
+value (255, 65535, …) meaning *unreachable*; weighted distances are float32 with inf.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from .graph import CSR, Graph
+
+#: name → :class:`APSPMethod` subclass, in registration order
+REGISTRY: dict[str, type["APSPMethod"]] = {}
+
+
+class APSPMethod:
+    """One all-pairs shortest-path implementation.
+
+    Class attributes describe it for every caller (CLI help, GUI list and tooltip, memory check):
+    ``name`` (registry key), ``help`` (one line naming the algorithm and its source paper and
+    section), ``gpu`` (needs the GPU backend), ``hops_only`` (counts hops; refuses weighted
+    graphs) and ``dense`` (holds the n × n float32 matrix on the device).  Keyword options of
+    :func:`~kernels.graphs.apsp.apsp` beyond the common ones go to ``__init__``.
+    """
+
+    name: ClassVar[str] = ""
+    help: ClassVar[str] = ""
+    gpu: ClassVar[bool] = True
+    hops_only: ClassVar[bool] = False
+    dense: ClassVar[bool] = False
+
+    def __init__(self, **options):
+        self.options = options
+
+    @classmethod
+    def device_bytes(cls, n: int) -> int:
+        """GPU memory the method needs for ``n`` vertices beyond the graph itself (0: bounded
+        by batching)."""
+        return 0
+
+    def run(self, csr: CSR, backend, weighted: bool, dtype="auto", progress=None, cancel=None) -> "APSPResult":
+        raise NotImplementedError
+
+
+def register(cls: type[APSPMethod]) -> type[APSPMethod]:
+    """Class decorator: add ``cls`` to :data:`REGISTRY` under ``cls.name``."""
+    if not cls.name or cls.name in REGISTRY:
+        raise ValueError(f"APSP method name {cls.name!r} is empty or taken")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+class DistanceOverflow(InvalidParameter):
+    """A hop count does not fit in the chosen compact dtype."""
+
+
+def sentinel(dtype) -> int:
+    return int(np.iinfo(dtype).max)
+
+
+def hop_dtype(csr: CSR, requested: str | None = "auto"):
+    """Smallest unsigned dtype that holds every hop count (+ the sentinel).
+
+    ``auto`` bounds the diameter by 2 × the eccentricity of vertex 0 (per connected component
+    that is an upper bound; an unreachable pair is the sentinel anyway), from one CPU BFS.
+    """
+    if requested not in (None, "auto"):
+        dt = np.dtype(requested)
+        if dt not in (np.uint8, np.uint16, np.uint32):
+            raise InvalidParameter(f"hop dtype must be uint8, uint16 or uint32 (got {requested})")
+        return dt
+    if csr.n <= 255:
+        return np.dtype(np.uint8)
+    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse.csgraph import shortest_path as _sp
+    A = csr.to_scipy(weighted=False)
+    ncomp, labels = connected_components(A, directed=False)
+    if ncomp > 64:                              # many components: the size bound suffices
+        bound = int(np.bincount(labels).max()) - 1
+    else:
+        firsts = np.unique(labels, return_index=True)[1]
+        d = _sp(A, method="D", directed=False, unweighted=True, indices=firsts)
+        bound = 2 * int(d[np.isfinite(d)].max(initial=0))
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if bound < sentinel(dt):
+            return np.dtype(dt)
+    return np.dtype(np.uint32)
+
+
+@dataclass
+class APSPResult:
+    """Distances (n × n, host), the method, timings and launch counts."""
+
+    dist: np.ndarray
+    method: str
+    seconds: float           # wall time including the copy to the host
+    kernel_seconds: float    # device time without the final copy (= seconds on the CPU)
+    launches: int = 0
+    weighted: bool = False
+    tile: int | None = None
+    pred: np.ndarray | None = None   # predecessors: pred[i, j] = vertex before j on a shortest i → j path, −1 none
+
+    @property
+    def unreachable(self):
+        return np.inf if self.dist.dtype.kind == "f" else sentinel(self.dist.dtype)
+
+    def as_float(self) -> np.ndarray:
+        """Distances as float64 with inf for unreachable pairs."""
+        if self.dist.dtype.kind == "f":
+            return self.dist.astype(np.float64)
+        out = self.dist.astype(np.float64)
+        out[self.dist == self.unreachable] = np.inf
+        return out
+
+
+def float_to_hops(d: np.ndarray, csr: CSR, dtype="auto") -> np.ndarray:
+    dt = hop_dtype(csr, dtype)
+    fin = np.isfinite(d)
+    if fin.any() and d[fin].max() >= sentinel(dt):
+        dt = np.dtype(np.uint32)
+    out = np.where(fin, d, sentinel(dt)).astype(dt)
+    return out
+
+
+# ------------------------------------------------------------------ CPU reference
+def apsp_cpu(g, weighted: bool | None = None, dtype="auto", batch: int | None = None,
+             progress=None, cancel=None) -> APSPResult:
+    """scipy.sparse.csgraph shortest paths, in row batches (compact output for hop counts)."""
+    from scipy.sparse.csgraph import shortest_path
+    csr = g.csr() if isinstance(g, Graph) else g
+    weighted = (csr.weights is not None) if weighted is None else weighted
+    n = csr.n
+    A = csr.to_scipy(weighted=weighted)
+    t0 = time.perf_counter()
+    if weighted:
+        out = np.empty((n, n), dtype=np.float32)
+    else:
+        dt = hop_dtype(csr, dtype)
+        out = np.empty((n, n), dtype=dt)
+    batch = batch or max(1, min(n, (64 << 20) // max(1, 8 * n)))
+    for s0 in range(0, n, batch):
+        if cancel is not None and cancel():
+            raise InterruptedError("cancelled")
+        rows = np.arange(s0, min(n, s0 + batch))
+        d = shortest_path(A, method="D", directed=False, unweighted=not weighted, indices=rows)
+        if weighted:
+            out[rows] = d
+        else:
+            big = ~np.isfinite(d)
+            if np.any(d[~big] >= sentinel(out.dtype)):
+                raise DistanceOverflow(f"a hop count exceeds {out.dtype}")
+            d[big] = sentinel(out.dtype)
+            out[rows] = d
+        if progress is not None:
+            progress(min(n, s0 + batch) / n)
+    sec = time.perf_counter() - t0
+    return APSPResult(out, "cpu", sec, sec, 0, weighted)
+
+
+@register
+class ScipyAPSP(APSPMethod):
+    name = "cpu"
+    help = ("CPU reference: scipy.sparse.csgraph shortest paths (BFS for hop counts, Dijkstra for "
+            "weights) in row batches")
+    gpu = False
+
+    def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
+        return apsp_cpu(csr, weighted, dtype, progress=progress, cancel=cancel, **self.options)
