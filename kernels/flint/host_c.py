@@ -18,35 +18,8 @@ machine → :class:`BackendUnavailable` naming what to install.
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
-from ..errors import BackendUnavailable
-
-# The CUDA keywords of the generated sources, for a host C++ compile.  Each OpenMP thread sets its own
-# threadIdx.x to the cell it computes (blockIdx 0, blockDim n); a warp shuffle is the identity (only
-# the expression mapping uses it, and the host runtimes run the cell mapping).
-HOST_PRELUDE = r"""#include <cmath>
-#include <cstddef>
-#include <cstring>
-using namespace std;
-#define __device__
-#define __global__
-#define __forceinline__ inline
-#define __noinline__
-#define __restrict__
-struct D3 { unsigned x, y, z; };
-static D3 blockIdx, blockDim;
-static thread_local D3 threadIdx;
-template <class T> T __shfl_xor_sync(unsigned, T v, int) { return v; }
-"""
-
-CXX_FLAGS = ("-std=c++14", "-O2", "-ffp-contract=off", "-fno-fast-math", "-w")
-OPENMP_FLAG = "-fopenmp"
+from ..hostcc import CUDA_HOST_PRELUDE as HOST_PRELUDE, compile_library as _compile, find_compiler  # noqa: F401
 
 # One call of the step kernel for cell threadIdx.x: the translator's or the interpreter's.
 _CALLS = {"ts": "flint_ts_step(K, P, y, kin, cdt, t, dt, mode, w, kout, acc, yout, n, net)",
@@ -93,19 +66,6 @@ extern "C" void flint_c_advance(const int* code, const int* index, const int* ds
 """
 
 
-def find_compiler() -> str | None:
-    """The host C++ compiler: $CXX, else g++, c++ or clang++ on PATH; None when there is none."""
-    for c in (os.environ.get("CXX"), "g++", "c++", "clang++"):
-        if c and shutil.which(c):
-            return shutil.which(c)
-    return None
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gpu-science-explorer" / "flint-c"
-
-
 def host_source(gpu_src: str, flavour: str) -> str:
     """The whole host translation unit for a ``flavour`` ("ts" or "is") source: prelude, the GPU source
     (``extern "C" __global__`` made ``static`` so the kernel can be inlined into the sweep), driver."""
@@ -113,42 +73,9 @@ def host_source(gpu_src: str, flavour: str) -> str:
             + f"#define FLINT_CALL {_CALLS[flavour]}\n" + _DRIVER)
 
 
-def _build(cxx: str, source: str, flags: tuple, lib: Path, timeout: float) -> str | None:
-    """Compile ``source`` to the shared library ``lib``; the compiler's first error line, or None."""
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "model.cpp"
-        src.write_text(source)
-        tmp = Path(d) / "model.so"
-        try:
-            r = subprocess.run([cxx, *flags, "-shared", "-fPIC", "-o", str(tmp), str(src)],
-                               capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise BackendUnavailable(f"the C++ compile of the model took over {timeout:.0f} s") from None
-        if r.returncode:
-            return next((ln for ln in r.stderr.splitlines() if "error" in ln), r.stderr.strip()[:200])
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, lib)                  # atomic: a concurrent compile of the same model is harmless
-    return None
-
-
 def compile_library(source: str, timeout: float = 600.0) -> ctypes.CDLL:
-    """Compile ``source`` into a shared library (cached by hash) and load it; with OpenMP when the
-    compiler has it, else single-threaded (the ``omp`` pragma is then ignored)."""
-    cxx = find_compiler()
-    if cxx is None:
-        raise BackendUnavailable("runtimes c and c-is need a C++ compiler (g++ or clang++; on Debian: "
-                                 "apt install g++), none found on PATH")
-    key = hashlib.sha1((source + "\0" + " ".join(CXX_FLAGS) + "\0" + cxx).encode()).hexdigest()[:20]
-    libs = [cache_dir() / f"flint_{key}_omp.so", cache_dir() / f"flint_{key}.so"]
-    for lib in libs:
-        if lib.exists():
-            return ctypes.CDLL(str(lib))
-    err = _build(cxx, source, CXX_FLAGS + (OPENMP_FLAG,), libs[0], timeout)
-    if err is None:
-        return ctypes.CDLL(str(libs[0]))
-    if _build(cxx, source, CXX_FLAGS, libs[1], timeout) is None:      # a compiler without OpenMP
-        return ctypes.CDLL(str(libs[1]))
-    raise BackendUnavailable(f"the C++ compile of the model failed: {err}")
+    """The model's host library (see :func:`kernels.hostcc.compile_library`)."""
+    return _compile(source, timeout, what="the model", kind="flint-c", prefix="flint")
 
 
 def load_advance(gpu_src: str, flavour: str, real: str):
