@@ -141,8 +141,9 @@ def test_c_bad_input(lr, monkeypatch):
         Simulation(lr, runtime="c").advance(200, 5.0)
     with pytest.raises(BackendUnavailable, match="compile of the model failed"):
         host_c.compile_library("this is not C++;")
-    monkeypatch.setattr(host_c, "find_compiler", lambda: None)
-    with pytest.raises(BackendUnavailable, match="need a C\\+\\+ compiler"):
+    from kernels import hostcc
+    monkeypatch.setattr(hostcc, "find_compiler", lambda: None)
+    with pytest.raises(BackendUnavailable, match="no C\\+\\+ compiler"):
         Simulation(lr, runtime="c")
 
 
