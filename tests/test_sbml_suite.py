@@ -98,8 +98,18 @@ def test_discover_fake_suite(fake_suite, monkeypatch):
     cases = S.discover(ids=["00002", "00004", "00099"])
     assert [c.id for c in cases] == ["00002", "00004"]
     assert cases[0].tags == ["Species", "Parameter", "Amount"] and cases[0].model.name == "00002-sbml-l3v2.xml"
-    with pytest.raises(InvalidParameter, match="not found"):
+    with pytest.raises(InvalidParameter, match="not found.*git clone"):
         S.discover(fake_suite / "nowhere")
+
+
+@pytest.mark.parametrize("layout", ["cases/semantic", "semantic", "."])
+def test_discover_upstream_layouts(fake_suite, tmp_path, layout):
+    """A clone of sbmlteam/sbml-test-suite (cases/semantic/NNNNN), the release zip (semantic/NNNNN) and
+    a bare folder of cases are found as well as the project's cases/NNNNN layout."""
+    import shutil
+    root = tmp_path / "suite"
+    shutil.copytree(fake_suite / "cases", root / layout)
+    assert [c.id for c in S.discover(root, ids=["00002", "00004"])] == ["00002", "00004"]
 
 
 # ------------------------------------------------------------ the pass rule

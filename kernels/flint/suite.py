@@ -203,9 +203,22 @@ def _model_file(d: Path, cid: str) -> Path | None:
     return best[1] if best else None
 
 
+def cases_folder(root: str | os.PathLike) -> Path | None:
+    """The folder holding the ``NNNNN/`` case folders under a suite root, or None.
+
+    Accepts the project's layout (``root/cases/NNNNN``), a clone of sbmlteam/sbml-test-suite
+    (``root/cases/semantic/NNNNN``), the release zip of the semantic cases (``root/semantic/NNNNN``)
+    and the case folder itself (``root/NNNNN``)."""
+    root = Path(root)
+    for d in (root / "cases" / "semantic", root / "cases", root / "semantic", root):
+        if d.is_dir() and any(re.fullmatch(r"\d{5}", p.name) for p in d.iterdir()):
+            return d
+    return None
+
+
 def load_case(root: Path, cid: str) -> Case:
     """Load case ``cid`` (5-digit id) from suite root ``root``."""
-    d = Path(root) / "cases" / cid
+    d = (cases_folder(root) or Path(root) / "cases") / cid
     if not d.is_dir():
         raise InvalidParameter(f"no case {cid} in {root}")
     ctags, ttags, ttype = parse_tags((d / f"{cid}-model.m").read_text(errors="replace"))
@@ -237,9 +250,11 @@ def discover(root: str | os.PathLike | None = None, ids: list[str] | None = None
              test_type: str | None = "TimeCourse") -> list[Case]:
     """Cases under ``root`` (all, or those in ``ids``; ids not in the suite are skipped) of ``test_type``."""
     root = suite_dir(root)
-    cases_dir = root / "cases"
-    if not cases_dir.is_dir():
-        raise InvalidParameter(f"SBML Test Suite not found at {root} (set GSE_SBML_SUITE or --suite-dir)")
+    cases_dir = cases_folder(root) if root.is_dir() else None
+    if cases_dir is None:
+        raise InvalidParameter(f"SBML Test Suite not found at {root}: get it with 'git clone --depth 1 "
+                               "https://github.com/sbmlteam/sbml-test-suite' and pass that folder as "
+                               "--suite-dir (or set GSE_SBML_SUITE)")
     present = sorted(p.name for p in cases_dir.iterdir() if re.fullmatch(r"\d{5}", p.name))
     if ids is not None:
         want = set(ids)
