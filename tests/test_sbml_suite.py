@@ -108,7 +108,7 @@ def test_discover_upstream_layouts(fake_suite, tmp_path, layout):
     a bare folder of cases are found as well as the project's cases/NNNNN layout."""
     import shutil
     root = tmp_path / "suite"
-    shutil.copytree(fake_suite / "cases", root / layout)
+    shutil.copytree(fake_suite / "cases", root / layout, dirs_exist_ok=True)
     assert [c.id for c in S.discover(root, ids=["00002", "00004"])] == ["00002", "00004"]
 
 
