@@ -49,24 +49,25 @@ def check_output_path(path, extensions: Iterable[str] | None = None, what: str =
 
 
 @contextlib.contextmanager
-def atomic_write(path, mode: str = "wb", **open_kw) -> Iterator:
-    """Open a temporary file beside ``path`` for writing; rename it onto ``path`` on success.
+def atomic_path(path, require_data: bool | None = None) -> Iterator[Path]:
+    """A temporary file name beside ``path`` for writers that want a *name* (imageio, networkx,
+    numpy); it replaces ``path`` when the block ends without an exception and is removed otherwise.
 
-    ``mode`` is ``"wb"`` or ``"w"`` (text; ``open_kw`` such as ``newline=""`` or ``encoding`` go to
-    :func:`open`).  On any exception, ``KeyboardInterrupt`` included, the temporary file is
-    removed, ``path`` keeps its earlier content, and the exception propagates.  The new file gets
-    the permissions a plain ``open`` would have given it.
+    The temporary name keeps the destination's suffix, so writers that choose the format by
+    extension choose the same one.  With ``require_data`` (default: unless the suffix is a text
+    format that may legitimately be empty) an empty result is an :class:`OSError`: a writer that
+    wrote nothing, or wrote to another name, must not truncate the destination.
     """
-    if mode not in ("w", "wb"):
-        raise ValueError("atomic_write writes whole files: mode must be 'w' or 'wb'")
     p = Path(path)
-    if "b" not in mode:
-        open_kw.setdefault("encoding", "utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".part", dir=str(p.parent) or ".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=f".part{p.suffix}", dir=str(p.parent) or ".")
+    os.close(fd)
+    if require_data is None:
+        require_data = p.suffix.lower() not in (".csv", ".txt", ".edges", ".edgelist")
     try:
-        with os.fdopen(fd, mode, **open_kw) as fh:
-            yield fh
-            fh.flush()
+        yield Path(tmp)
+        if require_data and os.path.getsize(tmp) == 0:
+            raise OSError(f"nothing was written to {p}")
+        with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.chmod(tmp, _default_mode(p))
         os.replace(tmp, p)
@@ -77,26 +78,20 @@ def atomic_write(path, mode: str = "wb", **open_kw) -> Iterator:
 
 
 @contextlib.contextmanager
-def atomic_path(path) -> Iterator[Path]:
-    """Like :func:`atomic_write` for writers that want a file *name* (imageio, networkx, numpy).
+def atomic_write(path, mode: str = "wb", **open_kw) -> Iterator:
+    """Open a temporary file beside ``path`` for writing; rename it onto ``path`` on success.
 
-    Yields a temporary path in the destination's folder with the destination's suffix (so
-    writers that choose the format by extension choose the same one); it replaces ``path`` when
-    the block ends without an exception, and is removed otherwise.
+    ``mode`` is ``"wb"`` or ``"w"`` (text, UTF-8 unless ``encoding`` is given; ``open_kw`` such as
+    ``newline=""`` go to :func:`open`).  On any exception, ``KeyboardInterrupt`` included, the
+    temporary file is removed, ``path`` keeps its earlier content, and the exception propagates.
+    The new file gets the permissions a plain ``open`` would have given it.
     """
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=f".part{p.suffix}", dir=str(p.parent) or ".")
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        if not os.path.exists(tmp) or os.path.getsize(tmp) == 0 and not _allow_empty(p):
-            raise OSError(f"nothing was written to {p}")
-        os.chmod(tmp, _default_mode(p))
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    if mode not in ("w", "wb"):
+        raise ValueError("atomic_write writes whole files: mode must be 'w' or 'wb'")
+    if "b" not in mode:
+        open_kw.setdefault("encoding", "utf-8")
+    with atomic_path(path, require_data=False) as tmp, open(tmp, mode, **open_kw) as fh:
+        yield fh
 
 
 def write_bytes(path, data: bytes) -> Path:
@@ -111,10 +106,6 @@ def write_text(path, text: str) -> Path:
     with atomic_write(path, "w") as fh:
         fh.write(text)
     return Path(path)
-
-
-def _allow_empty(p: Path) -> bool:
-    return p.suffix.lower() in (".csv", ".txt", ".edges", ".edgelist")
 
 
 def _default_mode(p: Path) -> int:
