@@ -7,6 +7,7 @@ droplets for a 25/75 mixture (a random binary ±1 field with 25 % of cells +1).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 
 from ..errors import InvalidParameter
@@ -77,11 +78,16 @@ class CHParams:
                 bad(f"{name} must be a positive finite number (got {v!r})")
         for name in ("b", "u"):
             v = getattr(self, name)
-            if not (v >= 0 and v != float("inf")):
+            if not (isinstance(v, (int, float)) and v >= 0 and v != float("inf")):
                 bad(f"{name} must be ≥ 0 and finite (got {v!r})")
+        if not (isinstance(self.boundary_value, (int, float)) and math.isfinite(self.boundary_value)):
+            bad(f"boundary_value must be a finite number (got {self.boundary_value!r})")
+        if not stability_limit(self) > 0:
+            bad(f"the explicit stability limit dt_max = 2/(m(2bΛ + KΛ²)), Λ = 4·dim/dx², underflows to 0 "
+                f"for m = {self.m!r}, K = {self.K!r}, dx = {self.dx!r}: use a larger dx or smaller m, K")
         if self.dim not in (2, 3):
             bad(f"dim must be 2 or 3 (got {self.dim!r})")
-        if not isinstance(self.size, int) or self.size < 8:
+        if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size < 8:
             bad(f"size must be an integer ≥ 8 cells per side (got {self.size!r})")
         if self.size ** self.dim > MAX_CELLS[self.dim]:
             bad(f"size {self.size}^{self.dim} exceeds the supported maximum of "
@@ -98,9 +104,9 @@ class CHParams:
             bad("the semi-implicit spectral stepper needs periodic boundaries")
         if self.variant == "E" and self.integrator != "rk2":
             bad("kernel E fuses the two RK2 stages: choose the rk2 integrator")
-        if not (0 <= self.noise <= 10):
+        if not (isinstance(self.noise, (int, float)) and 0 <= self.noise <= 10):
             bad(f"noise amplitude must be in [0, 10] (got {self.noise!r})")
-        if self.mean is not None and not (-1.5 <= self.mean <= 1.5):
+        if self.mean is not None and not (isinstance(self.mean, (int, float)) and -1.5 <= self.mean <= 1.5):
             bad(f"mean φ must be in [−1.5, 1.5] (got {self.mean!r})")
         if self.dtype not in ("float32", "float64"):
             bad(f"dtype must be float32 or float64 (got {self.dtype!r})")
@@ -108,7 +114,7 @@ class CHParams:
             bad(f"gpus must be an integer from 1 to {MAX_GPUS} (got {self.gpus!r})")
         if self.exchange not in EXCHANGES:
             bad(f"exchange must be one of {', '.join(EXCHANGES)} (got {self.exchange!r})")
-        if not isinstance(self.seed, int) or self.seed < 0:
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2 ** 63:
             bad(f"seed must be a non-negative integer (got {self.seed!r})")
         return self
 
@@ -135,7 +141,10 @@ def stability_limit(p: CHParams) -> float:
     largest eigenvalue of the 5-/7-point Laplacian −L.  Hence
     dt_max = 2 / (m (2b Λmax + K Λmax²)).  (Our derivation; the papers give none.)
     """
-    lam = 4.0 * p.dim / p.dx ** 2
+    dx2 = float(p.dx) * float(p.dx)             # no OverflowError for huge dx (→ inf)
+    lam = 4.0 * p.dim / dx2 if dx2 > 0 else math.inf
     fpp = max(2.0 * p.b, -p.b)  # f'' at the saturated phases (0 when b = 0)
-    rate = p.m * (fpp * lam + p.K * lam ** 2)
-    return 2.0 / rate
+    rate = p.m * (fpp * lam + p.K * lam * lam)
+    if rate != rate:             # 0 · inf: b = 0 with lam = inf
+        rate = math.inf
+    return 2.0 / rate if rate > 0 else math.inf
