@@ -202,7 +202,9 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     rest = [ln for ln in err.splitlines() if not ln.startswith("[")]
     assert len(rest) == 1 and rest[0].startswith("error: interrupted after") and "Traceback" not in err
     assert "partial CSV" in rest[0]
-    lines = path.read_text().splitlines()
+    part = tmp_path / "partial.partial.csv"                 # beside --csv: a complete CSV there is kept
+    assert str(part) in rest[0] and not path.exists()
+    lines = part.read_text().splitlines()
     assert lines[0].startswith("type,n,instance") and 2 <= len(lines) <= 4
 
 

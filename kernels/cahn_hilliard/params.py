@@ -8,7 +8,7 @@ droplets for a 25/75 mixture (a random binary ±1 field with 25 % of cells +1).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 
 from ..errors import InvalidParameter
 
@@ -34,29 +34,41 @@ MAX_GPUS = 64
 NEEDS_RESET = ("dim", "size", "boundary", "initial", "mean", "noise", "seed", "dx", "dtype")
 
 
+def _f(default, help: str, units: str = "", choices: tuple | None = None, kind=None):
+    """A CHParams field with its description in ``metadata`` (help, units, choices, value type):
+    what the CLI's options and tooltips are generated from."""
+    return field(default=default, metadata={"help": help, "units": units, "choices": choices,
+                                            "type": kind or type(default)})
+
+
 @dataclass(frozen=True)
 class CHParams:
     """All inputs of a Cahn–Hilliard run (dimensionless units: lattice spacing dx, time t)."""
 
-    m: float = 1.0            # mobility
-    b: float = 1.0            # bulk coefficient of −bφ
-    u: float = 1.0            # bulk coefficient of uφ³
-    K: float = 1.0            # gradient-energy (interface) coefficient
-    dx: float = 1.0           # lattice spacing
-    dt: float = 0.01          # time step
-    dim: int = 2              # 2 or 3
-    size: int = 256           # cells per side
-    boundary: str = "periodic"
-    boundary_value: float = -1.0   # φ held in the ghost cells for "fixed"
-    initial: str = "spinodal"
-    mean: float | None = None      # None: 0 for spinodal, −0.5 for droplets
-    noise: float = 0.1             # spinodal: uniform perturbation amplitude (±noise); droplets: unused
-    seed: int = 1
-    integrator: str = "rk2"
-    variant: str = "reference"
-    dtype: str = "float32"
-    gpus: int = 1                  # GPUs to split the field over (slabs along the slowest axis)
-    exchange: str = "p2p"          # halo exchange between GPUs: p2p, host (paper 001) or nccl
+    m: float = _f(1.0, "mobility", "lattice units")
+    b: float = _f(1.0, "coefficient of −bφ in the bulk chemical potential", "lattice units")
+    u: float = _f(1.0, "coefficient of uφ³ in the bulk chemical potential", "lattice units")
+    K: float = _f(1.0, "gradient-energy (interface) coefficient", "lattice units")
+    dx: float = _f(1.0, "lattice spacing", "length units")
+    dt: float = _f(0.01, "time step (explicit Euler/RK2 are stable below dt_max = 2/(m(2bΛ + KΛ²)), "
+                         "Λ = 4·dim/dx²)", "time units")
+    dim: int = _f(2, "dimensions", choices=(2, 3))
+    size: int = _f(256, "cells per side", "cells")
+    boundary: str = _f("periodic", "boundary condition", choices=BOUNDARIES)
+    boundary_value: float = _f(-1.0, "φ held in the ghost cells with the fixed boundary", "φ")
+    initial: str = _f("spinodal", "initial condition: spinodal = mean + uniform noise, droplets = a random "
+                                  "±1 mixture", choices=INITIALS[:2])
+    mean: float | None = _f(None, "initial mean φ (default: 0 for spinodal, −0.5 for droplets)", "φ", kind=float)
+    noise: float = _f(0.1, "spinodal noise amplitude (uniform in ±noise)", "φ")
+    seed: int = _f(1, "seed of the lagged-Fibonacci generator (paper 001)")
+    integrator: str = _f("rk2", "time integrator: euler, rk2 (midpoint, paper 000) or the semi-implicit "
+                                "spectral stepper", choices=INTEGRATORS)
+    variant: str = _f("reference", "kernel variant (A–E need the GPU)", choices=VARIANTS)
+    dtype: str = _f("float32", "floating-point precision", choices=("float32", "float64"))
+    gpus: int = _f(1, "split the field over N GPUs (slabs with halo exchange, paper 001); fewer are used if "
+                      "fewer exist; without a GPU, N virtual GPUs on the CPU", "GPUs")
+    exchange: str = _f("p2p", "halo exchange between GPUs: p2p (cudaMemcpyPeerAsync), host (staged through "
+                              "host memory, as paper 001), nccl", choices=EXCHANGES)
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -230,6 +230,8 @@ def parse_case_ids(specs: list[str]) -> list[str]:
             lo, hi = int(m[1]), int(m[2] or m[1])
             if lo < 1 or hi < lo:
                 raise InvalidParameter(f"bad case range {part!r}")
+            if hi > 99999:
+                raise InvalidParameter(f"case ids have five digits (1 … 99999), got {part!r}")
             ids.update(f"{i:05d}" for i in range(lo, hi + 1))
     return sorted(ids)
 
