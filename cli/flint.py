@@ -197,6 +197,7 @@ def _run_sbml(a) -> int:
     """--runtime sbml: the SBML reference simulator (kernels/flint/sbml_run.py), one model instance."""
     import numpy as np
 
+    from kernels.errors import InvalidParameter
     from kernels.flint.sbml_run import check_output_memory, load_reference, n_output_points, output_times, run_reference
     why = "(the SBML reference simulator integrates one model instance with LSODA in float64)"
     if a.integrator is not None:
