@@ -67,11 +67,11 @@ def main(argv: list[str] | None = None, gui=None) -> int:
     """Parse ``argv`` and run the command under the error contract; without a command, call
     ``gui(backend)`` (``main.py`` passes the Qt application's launcher) or print the help."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    ap = build_parser()
     parsed = {}
 
-    def parse():
-        parsed["a"] = ap.parse_args(argv)
+    def parse():                                 # building the parser imports kernels: guarded too
+        parsed["parser"] = build_parser()
+        parsed["a"] = parsed["parser"].parse_args(argv)
         return 0
     status = run_guarded(parse, _debug_requested(argv))
     if "a" not in parsed:
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None, gui=None) -> int:
     a = parsed["a"]
     if a.workspace is None:
         if gui is None:
-            ap.print_help()
+            parsed["parser"].print_help()
             return 0
         return gui(a.backend)
     mod = COMMANDS[a.workspace]
