@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,3 +154,24 @@ def test_flint_cli_record_patterns():
     r = _cli("rybak_2006.flint", "--t-end", "0.5", "--runtime", "cpu", "--record", "S_RG_*,S_Mn_F", "--json")
     assert r.returncode == 0, r.stderr
     assert list(json.loads(r.stdout)["variables"]) == ["S_RG_F", "S_RG_E", "S_Mn_F"]
+
+
+def test_flint_cli_cellml_import_resolves_beside_the_model(tmp_path):
+    """A CellML import is looked up in the model file's folder, not the current directory."""
+    (tmp_path / "sub.cellml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<model xmlns="http://www.cellml.org/cellml/2.0#" name="sub">'
+        '<units name="per_second"><unit units="second" exponent="-1"/></units><component name="decay">'
+        '<variable name="t" units="second" interface="public_and_private"/>'
+        '<variable name="x" units="dimensionless" initial_value="1" interface="public_and_private"/>'
+        '<variable name="k" units="per_second" initial_value="0.5" interface="public_and_private"/>'
+        '<math xmlns="http://www.w3.org/1998/Math/MathML"><apply><eq/><apply><diff/><bvar><ci>t</ci></bvar>'
+        '<ci>x</ci></apply><apply><times/><apply><minus/><ci>k</ci></apply><ci>x</ci></apply></apply></math>'
+        '</component></model>')
+    top = tmp_path / "top.cellml"
+    top.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<model xmlns="http://www.cellml.org/cellml/2.0#" '
+                   'xmlns:xlink="http://www.w3.org/1999/xlink" name="top"><import xlink:href="sub.cellml">'
+                   '<component name="decay" component_ref="decay"/></import></model>')
+    r = _cli(str(top), "--t-end", "1", "--dt", "0.001", "--every", "1000", "--json")      # cwd: the project root
+    assert r.returncode == 0, r.stderr
+    x = json.loads(r.stdout)["variables"]["x"]["final"]
+    assert x == pytest.approx(np.exp(-0.5), rel=1e-3)                                   # dx/dt = -k x, Euler

@@ -97,6 +97,10 @@ def test_cellml_units_and_refusals():
     with pytest.raises(InvalidParameter, match="nb"):
         write_cellml(m)
     m.odes["x"] = parse_text("model d\nstate x = 1\node x = -x\n").odes["x"]
+    with pytest.raises(InvalidParameter, match="units mismatch"):     # dx/dt in mV/ms, -x in mV
+        read_cellml(write_cellml(m))
+    m.params["r"], m.units["r"] = 1.0, "1/ms"
+    m.odes["x"] = parse_text("model d\nparam r = 1\nstate x = 1\node x = -r*x\n").odes["x"]
     m2 = read_cellml(write_cellml(m))                  # comparisons used as numbers, unknown units
     y = [1.0]
     assert m2.rhs_reference(0.0, y) == m.rhs_reference(0.0, y)

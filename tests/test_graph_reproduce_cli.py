@@ -184,6 +184,7 @@ def test_gpu_method_without_gpu_is_refused():
 
 def test_ctrl_c_stops_cleanly(tmp_path):
     path = tmp_path / "partial.csv"
+    path.write_text("type,n,instance\na complete earlier CSV\n")       # must survive the interrupted run
     env = dict(os.environ, GSE_BACKEND="cpu")
     p = subprocess.Popen([sys.executable, os.path.join(ROOT, "main.py"), "graph-reproduce", "--types", "ba",
                           "--sizes", "200,60000", "--instances", "3", "--method", "cpu-sampled", "--csv", str(path)],
@@ -202,7 +203,9 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     rest = [ln for ln in err.splitlines() if not ln.startswith("[")]
     assert len(rest) == 1 and rest[0].startswith("error: interrupted after") and "Traceback" not in err
     assert "partial CSV" in rest[0]
-    lines = path.read_text().splitlines()
+    part = tmp_path / "partial.partial.csv"                 # beside --csv: a complete CSV there is kept
+    assert str(part) in rest[0] and path.read_text() == "type,n,instance\na complete earlier CSV\n"
+    lines = part.read_text().splitlines()
     assert lines[0].startswith("type,n,instance") and 2 <= len(lines) <= 4
 
 

@@ -7,7 +7,8 @@ droplets for a 25/75 mixture (a random binary ±1 field with 25 % of cells +1).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
 
 from ..errors import InvalidParameter
 
@@ -33,29 +34,41 @@ MAX_GPUS = 64
 NEEDS_RESET = ("dim", "size", "boundary", "initial", "mean", "noise", "seed", "dx", "dtype")
 
 
+def _f(default, help: str, units: str = "", choices: tuple | None = None, kind=None):
+    """A CHParams field with its description in ``metadata`` (help, units, choices, value type):
+    what the CLI's options and tooltips are generated from."""
+    return field(default=default, metadata={"help": help, "units": units, "choices": choices,
+                                            "type": kind or type(default)})
+
+
 @dataclass(frozen=True)
 class CHParams:
     """All inputs of a Cahn–Hilliard run (dimensionless units: lattice spacing dx, time t)."""
 
-    m: float = 1.0            # mobility
-    b: float = 1.0            # bulk coefficient of −bφ
-    u: float = 1.0            # bulk coefficient of uφ³
-    K: float = 1.0            # gradient-energy (interface) coefficient
-    dx: float = 1.0           # lattice spacing
-    dt: float = 0.01          # time step
-    dim: int = 2              # 2 or 3
-    size: int = 256           # cells per side
-    boundary: str = "periodic"
-    boundary_value: float = -1.0   # φ held in the ghost cells for "fixed"
-    initial: str = "spinodal"
-    mean: float | None = None      # None: 0 for spinodal, −0.5 for droplets
-    noise: float = 0.1             # spinodal: uniform perturbation amplitude (±noise); droplets: unused
-    seed: int = 1
-    integrator: str = "rk2"
-    variant: str = "reference"
-    dtype: str = "float32"
-    gpus: int = 1                  # GPUs to split the field over (slabs along the slowest axis)
-    exchange: str = "p2p"          # halo exchange between GPUs: p2p, host (paper 001) or nccl
+    m: float = _f(1.0, "mobility", "lattice units")
+    b: float = _f(1.0, "coefficient of −bφ in the bulk chemical potential", "lattice units")
+    u: float = _f(1.0, "coefficient of uφ³ in the bulk chemical potential", "lattice units")
+    K: float = _f(1.0, "gradient-energy (interface) coefficient", "lattice units")
+    dx: float = _f(1.0, "lattice spacing", "length units")
+    dt: float = _f(0.01, "time step (explicit Euler/RK2 are stable below dt_max = 2/(m(2bΛ + KΛ²)), "
+                         "Λ = 4·dim/dx²)", "time units")
+    dim: int = _f(2, "dimensions", choices=(2, 3))
+    size: int = _f(256, "cells per side", "cells")
+    boundary: str = _f("periodic", "boundary condition", choices=BOUNDARIES)
+    boundary_value: float = _f(-1.0, "φ held in the ghost cells with the fixed boundary", "φ")
+    initial: str = _f("spinodal", "initial condition: spinodal = mean + uniform noise, droplets = a random "
+                                  "±1 mixture", choices=INITIALS[:2])
+    mean: float | None = _f(None, "initial mean φ (default: 0 for spinodal, −0.5 for droplets)", "φ", kind=float)
+    noise: float = _f(0.1, "spinodal noise amplitude (uniform in ±noise)", "φ")
+    seed: int = _f(1, "seed of the lagged-Fibonacci generator (paper 001)")
+    integrator: str = _f("rk2", "time integrator: euler, rk2 (midpoint, paper 000) or the semi-implicit "
+                                "spectral stepper", choices=INTEGRATORS)
+    variant: str = _f("reference", "kernel variant (A–E need the GPU)", choices=VARIANTS)
+    dtype: str = _f("float32", "floating-point precision", choices=("float32", "float64"))
+    gpus: int = _f(1, "split the field over N GPUs (slabs with halo exchange, paper 001); fewer are used if "
+                      "fewer exist; without a GPU, N virtual GPUs on the CPU", "GPUs")
+    exchange: str = _f("p2p", "halo exchange between GPUs: p2p (cudaMemcpyPeerAsync), host (staged through "
+                              "host memory, as paper 001), nccl", choices=EXCHANGES)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -77,11 +90,16 @@ class CHParams:
                 bad(f"{name} must be a positive finite number (got {v!r})")
         for name in ("b", "u"):
             v = getattr(self, name)
-            if not (v >= 0 and v != float("inf")):
+            if not (isinstance(v, (int, float)) and v >= 0 and v != float("inf")):
                 bad(f"{name} must be ≥ 0 and finite (got {v!r})")
+        if not (isinstance(self.boundary_value, (int, float)) and math.isfinite(self.boundary_value)):
+            bad(f"boundary_value must be a finite number (got {self.boundary_value!r})")
+        if not stability_limit(self) > 0:
+            bad(f"the explicit stability limit dt_max = 2/(m(2bΛ + KΛ²)), Λ = 4·dim/dx², underflows to 0 "
+                f"for m = {self.m!r}, K = {self.K!r}, dx = {self.dx!r}: use a larger dx or smaller m, K")
         if self.dim not in (2, 3):
             bad(f"dim must be 2 or 3 (got {self.dim!r})")
-        if not isinstance(self.size, int) or self.size < 8:
+        if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size < 8:
             bad(f"size must be an integer ≥ 8 cells per side (got {self.size!r})")
         if self.size ** self.dim > MAX_CELLS[self.dim]:
             bad(f"size {self.size}^{self.dim} exceeds the supported maximum of "
@@ -98,9 +116,9 @@ class CHParams:
             bad("the semi-implicit spectral stepper needs periodic boundaries")
         if self.variant == "E" and self.integrator != "rk2":
             bad("kernel E fuses the two RK2 stages: choose the rk2 integrator")
-        if not (0 <= self.noise <= 10):
+        if not (isinstance(self.noise, (int, float)) and 0 <= self.noise <= 10):
             bad(f"noise amplitude must be in [0, 10] (got {self.noise!r})")
-        if self.mean is not None and not (-1.5 <= self.mean <= 1.5):
+        if self.mean is not None and not (isinstance(self.mean, (int, float)) and -1.5 <= self.mean <= 1.5):
             bad(f"mean φ must be in [−1.5, 1.5] (got {self.mean!r})")
         if self.dtype not in ("float32", "float64"):
             bad(f"dtype must be float32 or float64 (got {self.dtype!r})")
@@ -108,7 +126,7 @@ class CHParams:
             bad(f"gpus must be an integer from 1 to {MAX_GPUS} (got {self.gpus!r})")
         if self.exchange not in EXCHANGES:
             bad(f"exchange must be one of {', '.join(EXCHANGES)} (got {self.exchange!r})")
-        if not isinstance(self.seed, int) or self.seed < 0:
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2 ** 63:
             bad(f"seed must be a non-negative integer (got {self.seed!r})")
         return self
 
@@ -135,7 +153,10 @@ def stability_limit(p: CHParams) -> float:
     largest eigenvalue of the 5-/7-point Laplacian −L.  Hence
     dt_max = 2 / (m (2b Λmax + K Λmax²)).  (Our derivation; the papers give none.)
     """
-    lam = 4.0 * p.dim / p.dx ** 2
+    dx2 = float(p.dx) * float(p.dx)             # no OverflowError for huge dx (→ inf)
+    lam = 4.0 * p.dim / dx2 if dx2 > 0 else math.inf
     fpp = max(2.0 * p.b, -p.b)  # f'' at the saturated phases (0 when b = 0)
-    rate = p.m * (fpp * lam + p.K * lam ** 2)
-    return 2.0 / rate
+    rate = p.m * (fpp * lam + p.K * lam * lam)
+    if rate != rate:             # 0 · inf: b = 0 with lam = inf
+        rate = math.inf
+    return 2.0 / rate if rate > 0 else math.inf

@@ -2,8 +2,10 @@
 
 Import: parse, flatten imports, validate, analyse, then read the equations from libcellml's own Python
 code generator (which applies unit scaling and orders the equations).  Refused with the cause named:
-parser/validator/analyser errors (malformed XML, units mismatches, algebraic loops, unsupported
-constructs such as non-linear algebraic systems).
+parser/validator/analyser errors (malformed XML, algebraic loops, unsupported constructs such as
+non-linear algebraic systems) and units mismatches between variables (a mismatch that involves a
+number literal is accepted, see :func:`_refuse_units_mismatch`).  Imports are resolved against
+``base_dir`` (:func:`kernels.flint.model.load_model` passes the model file's folder).
 
 Export (:func:`write_cellml`): one component holding every variable; parameters and states carry
 ``initial_value``; each assignment x = f is ``<eq/> x f`` and each ODE ``<eq/> d x/d t f`` in content
@@ -28,6 +30,26 @@ def _raise_first_error(logger, prefix: str, lc) -> None:
         it = logger.issue(i)
         if it.level() == lc.Issue.Level.ERROR:
             raise InvalidParameter(prefix + it.description())
+
+
+_QUOTED = re.compile(r"'([^']*)'")
+_LITERAL = re.compile(r"(?<![A-Za-z_0-9.])\d")
+
+
+def _refuse_units_mismatch(an, label: str, lc) -> None:
+    """Refuse the first units mismatch between the two sides of an equation or of a sum that
+    involves no number literal (libcellml reports units issues as warnings).  Accepted: a mismatch
+    that a literal could cause (a dimensionless constant added to a voltage, common in published
+    models and in :func:`write_cellml`'s export: the literal is read as carrying the units its
+    place needs) and a non-dimensionless argument of exp/ln (log of a concentration)."""
+    for i in range(an.issueCount()):
+        it = an.issue(i)
+        d = it.description()
+        if it.level() != lc.Issue.Level.WARNING or "not equivalent" not in d:
+            continue
+        q = _QUOTED.search(d)
+        if q is not None and not _LITERAL.search(q.group(1)):
+            raise InvalidParameter(f"{label}: units mismatch: {' '.join(d.split())}")
 
 
 def read_cellml(text: str, source: str = "", base_dir: str | None = None) -> Model:
@@ -56,6 +78,7 @@ def read_cellml(text: str, source: str = "", base_dir: str | None = None) -> Mod
     an = lc.Analyser()
     an.analyseModel(model)
     _raise_first_error(an, f"{label}: ", lc)
+    _refuse_units_mismatch(an, label, lc)
     am = an.analyserModel()
     if am.type() not in (lc.AnalyserModel.Type.ODE,):
         raise InvalidParameter(f"{label}: model type {am.typeAsString(am.type()) if hasattr(am, 'typeAsString') else am.type()} "

@@ -75,18 +75,30 @@ _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq
 def parse(text: str, where: str = "expression") -> Expr:
     """Parse one expression of the native syntax (see module docstring)."""
     src = text.strip().replace("^", "**")
+    shown = src if len(src) <= 60 else src[:57] + "…"
     try:
         tree = ast.parse(src, mode="eval")
     except SyntaxError as exc:
-        raise InvalidParameter(f"{where}: cannot parse {text.strip()!r} ({exc.msg})") from None
-    return _from_ast(tree.body, where, text)
+        raise InvalidParameter(f"{where}: cannot parse {shown!r} ({exc.msg})") from None
+    except (RecursionError, MemoryError):
+        raise InvalidParameter(f"{where}: the expression is nested too deeply (or is too long) to read") from None
+    except ValueError as exc:                     # e.g. an integer literal beyond Python's digit limit
+        raise InvalidParameter(f"{where}: cannot parse {shown!r} ({exc})") from None
+    try:
+        return _from_ast(tree.body, where, text)
+    except RecursionError:
+        raise InvalidParameter(f"{where}: the expression is nested too deeply to read") from None
 
 
 def _from_ast(n, where: str, text: str) -> Expr:
     def rec(x):
         return _from_ast(x, where, text)
     if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
-        return const(n.value)
+        try:
+            return const(n.value)
+        except OverflowError:
+            raise InvalidParameter(f"{where}: the number {str(n.value)[:12]}… ({len(str(n.value))} digits) is "
+                                   "too large for a float") from None
     if isinstance(n, ast.Name):
         if n.id in ("pi",):
             return const(math.pi)

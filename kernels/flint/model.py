@@ -225,15 +225,21 @@ def load_model(path_or_name: str | Path) -> Model:
                 return build(str(path_or_name))
             raise InvalidParameter(f"no such model file: {path_or_name} (catalog models: {', '.join(CATALOG)})")
         p = cand
+    from .inputs import check_model_file
+    check_model_file(p)                          # size, XML nesting: before any parser sees the file
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidParameter(f"cannot read {p}: {exc}") from None
     head = text.lstrip()[:400]
-    if p.suffix == ".cellml" or ("<model" in head and "cellml" in head):
-        from .cellml import read_cellml
-        return read_cellml(text, source=p.name)
-    if p.suffix in (".xml", ".sbml") or head.startswith("<"):
-        from .sbml import read_sbml
-        return read_sbml(text, source=p.name)
-    return parse_text(text, source="")
+    try:
+        if p.suffix == ".cellml" or ("<model" in head and "cellml" in head):
+            from .cellml import read_cellml
+            return read_cellml(text, source=p.name, base_dir=str(p.resolve().parent))
+        if p.suffix in (".xml", ".sbml") or head.startswith("<"):
+            from .sbml import read_sbml
+            return read_sbml(text, source=p.name, location=str(p.resolve()))
+        return parse_text(text, source="")
+    except (RecursionError, MemoryError):
+        raise InvalidParameter(f"{p.name}: the model's expressions are nested too deeply (or are too large) "
+                               "to read") from None

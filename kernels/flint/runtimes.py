@@ -34,6 +34,8 @@ RUNTIME_HELP = {"is": "the bytecode interpreter on the GPU (one compiled kernel 
 INTEGRATORS = ("euler", "rk4")
 RK4_STAGES = ((0.0, 1.0 / 6.0), (0.5, 1.0 / 3.0), (0.5, 1.0 / 3.0), (1.0, 1.0 / 6.0))   # (c, weight)
 NVRTC_OPTIONS = ("--fmad=false", "-std=c++14")     # no FMA contraction: same rounding as NumPy
+#: seconds one call into the compiled host loop (runtimes c, c-is) aims at: Ctrl+C is handled between calls
+HOST_CALL_S = 0.1
 IS_SOURCE = Path(__file__).with_name("flint_is.cu")
 COMMON_SOURCE = Path(__file__).with_name("flint_common.cuh")     # integrator update, shared by IS and TS
 
@@ -549,24 +551,41 @@ def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots, ltab=None, lane=0
 
 # ---------------------------------------------------------------------------------------------
 def memory_estimate(model: Model, n: int, n_pvar: int, runtime: str, mapping: str = "cell",
-                    itemsize: int = 8) -> tuple[int, int]:
+                    itemsize: int = 8, recorded: int = 0) -> tuple[int, int]:
     """(host bytes, GPU bytes) a Simulation of ``n`` members needs, roughly: states (initial, current,
-    next, two RK4 stages, accumulator), per-member parameters, and per function one value a member
-    (the NumPy runtime's temporaries; the expression mapping's global slots)."""
+    next, two RK4 stages, accumulator), per-member parameters, per function one value a member
+    (the NumPy runtime's temporaries; the expression mapping's global slots), and ``recorded``
+    sampled values (samples × recorded states × cells; held twice while :meth:`Simulation.advance`
+    stacks them)."""
     ns, nf = model.n_states, len(model.assigns) + model.n_states
     host = 8 * n * (2 * ns + n_pvar) + (8 * n * (nf + 4 * ns) if runtime == "cpu" else 0) \
-        + (itemsize * n * 5 * ns if runtime in HOST_RUNTIMES else 0)
+        + (itemsize * n * 5 * ns if runtime in HOST_RUNTIMES else 0) + record_bytes(recorded, itemsize)
     gpu = 0 if runtime not in GPU_RUNTIMES else itemsize * n * (5 * ns + n_pvar + (nf if mapping == "expression" else 0))
     return host, gpu
 
 
-def check_memory(model: Model, n: int, n_pvar: int, runtime: str, mapping: str = "cell", itemsize: int = 8) -> None:
-    """Raise GridTooLarge before anything is allocated when ``n`` members cannot fit in host or GPU memory."""
+def record_bytes(recorded: int, itemsize: int = 8) -> int:
+    """Host bytes of ``recorded`` sampled values: the per-sample copies and their stacked array."""
+    return 2 * int(recorded) * int(itemsize)
+
+
+def samples_in(steps_done: int, n_steps: int, every: int) -> int:
+    """Samples :meth:`Simulation.advance` records over ``n_steps`` steps after ``steps_done``."""
+    every = max(1, int(every))
+    return (int(steps_done) + int(n_steps)) // every - int(steps_done) // every
+
+
+def check_memory(model: Model, n: int, n_pvar: int, runtime: str, mapping: str = "cell", itemsize: int = 8,
+                 recorded: int = 0) -> None:
+    """Raise GridTooLarge before anything is allocated when ``n`` members (and ``recorded`` sampled
+    values, see :func:`memory_estimate`) cannot fit in host or GPU memory."""
     from .. import backend as bk
     if n < 1:
         raise InvalidParameter(f"the number of members/cells must be ≥ 1, got {n}")
-    host, gpu = memory_estimate(model, n, n_pvar, runtime, mapping, itemsize)
+    host, gpu = memory_estimate(model, n, n_pvar, runtime, mapping, itemsize, recorded)
     what = f"{n:,} members/cells of {model.name} ({model.n_states} states)"
+    if recorded:
+        what += f" with {recorded:,} recorded values"
     free_host = bk.host_available_memory()
     if host > 0.8 * free_host:
         raise GridTooLarge(f"{what} need about {host / 2**30:.1f} GiB of host memory; "
@@ -821,14 +840,26 @@ class Simulation:
         record = list(range(self.prog.n_states)) if record is None else list(record)
         every = max(1, int(every))
         cells = slice(None) if cells is None else cells
+        n_rec_cells = len(range(self.n)[cells]) if isinstance(cells, slice) else len(np.atleast_1d(cells))
+        recorded = samples_in(self.steps, n_steps, every) * len(record) * n_rec_cells
+        need = record_bytes(recorded, self.dtype.itemsize)
+        from .. import backend as bk
+        if need > 0.8 * bk.host_available_memory():
+            raise GridTooLarge(f"recording {recorded:,} values ({len(record)} states × {n_rec_cells} cells every "
+                               f"{every} steps) needs about {need / 2**30:.1f} GiB of host memory; "
+                               f"{bk.host_available_memory() / 2**30:.1f} GiB are available: record less often")
         xp = self.xp
         times, samples = [], []
         gpu = self.runtime in GPU_RUNTIMES
         tune_ev = None
         left = int(n_steps)
+        chunk = 64                                # compiled steps a call: adapted to ~HOST_CALL_S each
         while self.runtime in HOST_RUNTIMES and left > 0:      # compiled loop up to the next sample
-            k = min(left, every - self.steps % every)
-            self._steps_c(k, dt)
+            k = min(left, every - self.steps % every, chunk)
+            t_call = _time.perf_counter()
+            self._steps_c(k, dt)                  # Ctrl+C is seen between calls: keep them short
+            el = _time.perf_counter() - t_call
+            chunk = max(1, min(4 * chunk, int(k * HOST_CALL_S / el))) if el > 0 else 4 * chunk
             left -= k
             if self.steps % every == 0:
                 times.append(self.steps * dt)

@@ -58,19 +58,24 @@ def unit_inconsistencies(doc, lib=None) -> list[str]:
     return out
 
 
-def read_sbml(text: str, source: str = "", check_units: bool = True) -> Model:
+def read_sbml(text: str, source: str = "", check_units: bool = True, location: str | None = None) -> Model:
     """SBML text → Flint Model.  ``check_units``: refuse a model whose units are inconsistent
-    (the message names the element); undeclared units are accepted."""
+    (the message names the element); undeclared units are accepted.  Hierarchical (comp) models
+    are flattened first; ``location`` (the file's path) is where their external model files are
+    looked up."""
+    from .sbml_system import flatten_comp
     lib = _lib()
     doc = lib.readSBMLFromString(text)
     errs = [doc.getError(i) for i in range(doc.getNumErrors())
             if doc.getError(i).getSeverity() >= lib.LIBSBML_SEV_ERROR]
     if errs:
         raise InvalidParameter(f"{source or 'SBML'}: malformed SBML, line {errs[0].getLine()}: "
-                               f"{errs[0].getMessage().strip()}")
+                               f"{' '.join(errs[0].getMessage().split())}")
     sm = doc.getModel()
     if sm is None:
         raise InvalidParameter(f"{source or 'SBML'}: no <model> element")
+    flatten_comp(doc, lib, source or "SBML", location)
+    sm = doc.getModel()
     # L3 has no default units: with none declared (no *units="…" attribute) no units rule can fail,
     # and libsbml's units check (seconds on thousand-rule models) is skipped
     if check_units and (doc.getLevel() < 3 or _DECLARES_UNITS.search(text)):

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ExplorerError, InvalidParameter
+from ..errors import ExplorerError, GridTooLarge, InvalidParameter
 from .sbml_solver import CompiledSbml, Stopped, simulate
 from .sbml_system import SbmlSystem, read_sbml_system
 
@@ -82,11 +82,16 @@ def parameter_roles(s: SbmlSystem) -> dict:
 def load_reference(path) -> SbmlReference:
     """Read and compile an SBML file for the reference simulator (raises ExplorerError subclasses:
     InvalidParameter for malformed input, Unsupported for what the simulator refuses)."""
+    from .inputs import check_model_file
     p = Path(path)
     if not p.exists():
         raise InvalidParameter(f"no such model file: {path}")
-    system = read_sbml_system(str(p))
-    c = CompiledSbml(system)
+    check_model_file(p)                          # size, XML nesting: before libsbml sees the file
+    try:
+        system = read_sbml_system(str(p))
+        c = CompiledSbml(system)
+    except (RecursionError, MemoryError):
+        raise InvalidParameter(f"{p.name}: the model's math is nested too deeply (or is too large) to read") from None
     s = system
     varying = [x for x, v in s.parameters.items() if not v.constant]
     rec = list(s.species) + varying + [x for x in s.parameters if x not in varying] + list(s.compartments)
@@ -132,10 +137,40 @@ def with_parameters(ref: SbmlReference | SbmlSystem, overrides: dict | None) -> 
     return s
 
 
+#: most output points one reference run may produce (each holds every variable of the model)
+MAX_OUTPUT_POINTS = 10_000_000
+
+
+def n_output_points(t_end: float, dt: float, every: int = 1) -> int:
+    """How many points :func:`output_times` returns (refusing grids it would refuse)."""
+    if not (t_end > 0 and dt > 0 and every >= 1 and math.isfinite(t_end) and math.isfinite(dt)):
+        raise InvalidParameter("t_end and dt must be finite and > 0, every ≥ 1")
+    ratio = t_end / dt
+    if not ratio < MAX_OUTPUT_POINTS * float(every):
+        raise InvalidParameter(f"t_end / dt = {ratio:.3g} output intervals with every {every}: more than "
+                               f"{MAX_OUTPUT_POINTS:,} output points; use a larger dt or every")
+    steps = int(round(ratio))
+    if steps < 1:
+        raise InvalidParameter(f"dt = {dt:g} is larger than t_end = {t_end:g}: no output interval fits")
+    return steps // every + 1 + (1 if steps % every else 0)
+
+
+def check_output_memory(ref: SbmlReference, n_points: int, n_record: int) -> None:
+    """GridTooLarge before a run whose output grid cannot fit in host memory: the solver keeps every
+    model variable at every output point (plus the recorded columns, twice)."""
+    from ..backend import host_available_memory
+    cols = len(ref.recordable) + len(ref.system.reactions) + len(ref.system.species) + 2 * n_record + 1
+    need = 8 * int(n_points) * cols
+    avail = host_available_memory()
+    if need > 0.8 * avail:
+        raise GridTooLarge(f"{n_points:,} output points of {ref.name} need about {need / 2**30:.1f} GiB of host "
+                           f"memory; {avail / 2**30:.1f} GiB are available: use a larger dt or every")
+
+
 def output_times(t_end: float, dt: float, every: int = 1) -> np.ndarray:
-    """0, every·dt, 2·every·dt, … and t_end itself (the reference simulator reports t = 0 too)."""
-    if not (t_end > 0 and dt > 0 and every >= 1):
-        raise InvalidParameter("t_end and dt must be > 0, every ≥ 1")
+    """0, every·dt, 2·every·dt, … and t_end itself (the reference simulator reports t = 0 too).
+    Grids of more than :data:`MAX_OUTPUT_POINTS` points, or without one whole interval, are refused."""
+    n_output_points(t_end, dt, every)
     steps = int(round(t_end / dt))
     k = np.arange(0, steps + 1, every)
     if k[-1] != steps:

@@ -293,7 +293,7 @@ def _read_document(path_or_text: str, source: str):
             if doc.getError(i).getSeverity() >= lib.LIBSBML_SEV_ERROR]
     if errs:
         e = errs[0]
-        raise InvalidParameter(f"{src}: malformed SBML, line {e.getLine()}: {e.getMessage().strip()}")
+        raise InvalidParameter(f"{src}: malformed SBML, line {e.getLine()}: {' '.join(e.getMessage().split())}")
     if doc.getModel() is None:
         raise InvalidParameter(f"{src}: no <model> element")
     # packages
@@ -310,24 +310,33 @@ def _read_document(path_or_text: str, source: str):
             continue
         if doc.getPkgRequired(pkg) or pkg in ("qual", "distrib", "multi", "spatial", "arrays"):
             raise Unsupported(f"{src}: SBML package '{pkg}' is not supported")
-    if doc.getModel().getPlugin("comp") is not None or doc.getPlugin("comp") is not None:
-        cplug = doc.getPlugin("comp")
-        mplug = doc.getModel().getPlugin("comp")
-        hier = (cplug is not None and (cplug.getNumModelDefinitions() or cplug.getNumExternalModelDefinitions())) \
-            or (mplug is not None and mplug.getNumSubmodels())
-        if hier:
-            if is_path:
-                doc.setLocationURI("file:" + os.path.abspath(text))
-            props = lib.ConversionProperties()
-            props.addOption("flatten comp", True)
-            props.addOption("leavePorts", False)
-            rc = doc.convert(props)
-            if rc != lib.LIBSBML_OPERATION_SUCCESS:
-                msgs = [doc.getError(i).getMessage().strip() for i in range(doc.getNumErrors())
-                        if doc.getError(i).getSeverity() >= lib.LIBSBML_SEV_ERROR]
-                raise InvalidParameter(f"{src}: cannot flatten hierarchical model (comp): "
-                                       f"{msgs[0] if msgs else 'libsbml error ' + str(rc)}")
+    flatten_comp(doc, lib, src, os.path.abspath(text) if is_path else None)
     return lib, doc, src
+
+
+def flatten_comp(doc, lib, src: str, location: str | None = None) -> None:
+    """Flatten a hierarchical (comp) document in place with libsbml's CompFlatteningConverter;
+    ``location`` (the file's path) is where relative external model files are looked up.  A missing
+    external file or any other failure is an InvalidParameter naming it."""
+    if doc.getModel().getPlugin("comp") is None and doc.getPlugin("comp") is None:
+        return
+    cplug = doc.getPlugin("comp")
+    mplug = doc.getModel().getPlugin("comp")
+    hier = (cplug is not None and (cplug.getNumModelDefinitions() or cplug.getNumExternalModelDefinitions())) \
+        or (mplug is not None and mplug.getNumSubmodels())
+    if not hier:
+        return
+    if location:
+        doc.setLocationURI("file:" + location)
+    props = lib.ConversionProperties()
+    props.addOption("flatten comp", True)
+    props.addOption("leavePorts", False)
+    rc = doc.convert(props)
+    if rc != lib.LIBSBML_OPERATION_SUCCESS:
+        msgs = [" ".join(doc.getError(i).getMessage().split()) for i in range(doc.getNumErrors())
+                if doc.getError(i).getSeverity() >= lib.LIBSBML_SEV_ERROR]
+        raise InvalidParameter(f"{src}: cannot flatten hierarchical model (comp): "
+                               f"{msgs[0] if msgs else 'libsbml error ' + str(rc)}")
 
 
 def read_sbml_system(path_or_text, source: str = "") -> SbmlSystem:

@@ -28,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from kernels.errors import InvalidParameter, Unsupported
+from kernels.fileio import write_bytes, write_text
 
 PROJECT = Path(__file__).resolve().parents[2]
 DEFAULT_SUITE = PROJECT.parent / "shared" / "sbml-test-suite"
@@ -171,7 +172,7 @@ def write_results(path: str | os.PathLike, like: Results, times: np.ndarray, val
             raise InvalidParameter(f"{name}: {c.shape[0] if c.ndim else 1} values, results.csv has {n} rows")
     rows = [like.header] + [",".join(repr(float(c[i])) for c in cols) for i in range(n)]
     text = like.newline.join(rows) + (like.newline if like.final_newline else "")
-    Path(path).write_bytes(text.encode())
+    write_bytes(path, text.encode())
 
 
 @dataclass
@@ -242,6 +243,8 @@ def parse_case_ids(specs: list[str]) -> list[str]:
             lo, hi = int(m[1]), int(m[2] or m[1])
             if lo < 1 or hi < lo:
                 raise InvalidParameter(f"bad case range {part!r}")
+            if hi > 99999:
+                raise InvalidParameter(f"case ids have five digits (1 … 99999), got {part!r}")
             ids.update(f"{i:05d}" for i in range(lo, hi + 1))
     return sorted(ids)
 
@@ -550,7 +553,8 @@ def report(cases: list[Case], outcomes: list[Outcome], runtime: str, wall_second
 
 
 def write_json(path: str | os.PathLike, data: dict) -> None:
-    Path(path).write_text(json.dumps(data, indent=1, allow_nan=False))
+    """``data`` as strict JSON (no NaN/inf), written atomically."""
+    write_text(path, json.dumps(data, indent=1, allow_nan=False))
 
 
 # ---------------------------------------------------------------- CI sample
@@ -593,4 +597,4 @@ def write_sample(ids: list[str], path: str | os.PathLike = SAMPLE_FILE, n: int =
             "# Regenerate: python -c 'from kernels.flint import suite as s; "
             f"s.write_sample(s.stratified_sample(s.discover(), {n}))'"]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text("\n".join(head + list(ids)) + "\n")
+    write_text(path, "\n".join(head + list(ids)) + "\n")

@@ -58,6 +58,24 @@ def check_memory(n: int, method: str, backend, itemsize: int = 1) -> None:
                                f"{backend.free_memory() / 2**30:.1f} GiB free — use gpu-bfs or sssp")
 
 
+def check_weights(csr, cls) -> None:
+    """Refuse, naming the first offending edge, NaN/inf weights (they would act as a missing edge) and,
+    for methods without ``negative_weights`` (BFS, Dijkstra, SSSP), weights < 0: scipy's Dijkstra
+    does not terminate on them (it grows memory until the process aborts)."""
+    w = csr.weights
+    bad = ~np.isfinite(w)
+    what = "is not a finite number"
+    if not bad.any() and not cls.negative_weights:
+        bad, what = w < 0, "is negative"
+    if bad.any():
+        i = int(np.argmax(bad))
+        u, v = int(csr.sources()[i]), int(csr.indices[i])
+        neg = ", ".join(k for k, c in METHODS.items() if c.negative_weights)
+        fix = "" if what.startswith("is not") else (
+            f": {cls.name} (breadth-first / Dijkstra type) needs weights ≥ 0" + (f"; {neg} accept them" if neg else ""))
+        raise InvalidParameter(f"edge {min(u, v)}–{max(u, v)}: weight {float(w[i])!r} {what}{fix}")
+
+
 def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dtype="auto",
          progress=None, cancel=None, **kw) -> APSPResult:
     """All-pairs shortest paths of ``g`` (Graph or CSR) by ``method`` (a key of :data:`METHODS`);
@@ -72,6 +90,8 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
     if weighted and cls.hops_only:
         hop_free = ", ".join(k for k, c in METHODS.items() if not c.hops_only)
         raise InvalidParameter(f"{method} counts hops: use {hop_free} for weighted graphs")
+    if weighted and csr.weights is not None:
+        check_weights(csr, cls)
     check_memory(csr.n, method, backend, 4 if weighted else 2)
     return cls(**kw).run(csr, backend, weighted, dtype, progress, cancel)
 

@@ -30,7 +30,9 @@ class APSPMethod:
     Class attributes describe it for every caller (CLI help, GUI list and tooltip, memory check):
     ``name`` (registry key), ``help`` (one line naming the algorithm and its source paper and
     section), ``gpu`` (needs the GPU backend), ``hops_only`` (counts hops; refuses weighted
-    graphs) and ``dense`` (holds the n × n float32 matrix on the device).  Keyword options of
+    graphs), ``dense`` (holds the n × n float32 matrix on the device) and ``negative_weights``
+    (accepts weights < 0: Floyd–Warshall; BFS and Dijkstra-type methods do not, and
+    :func:`~kernels.graphs.apsp.apsp` refuses such graphs before any work).  Keyword options of
     :func:`~kernels.graphs.apsp.apsp` beyond the common ones go to ``__init__``.
     """
 
@@ -39,6 +41,7 @@ class APSPMethod:
     gpu: ClassVar[bool] = True
     hops_only: ClassVar[bool] = False
     dense: ClassVar[bool] = False
+    negative_weights: ClassVar[bool] = False
 
     def __init__(self, **options):
         self.options = options

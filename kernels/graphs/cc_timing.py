@@ -222,7 +222,8 @@ def speedups(rows, base: str = "cpu") -> dict[tuple[str, int, str], float]:
 
 def rows_to_csv(rows, path) -> None:
     import csv
-    with open(path, "w", newline="") as fh:
+    from ..fileio import atomic_write
+    with atomic_write(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_COLUMNS)
         for r in rows:

@@ -154,6 +154,7 @@ def dense_bytes(n: int, pad: int = max(FW_TILES)) -> int:
 @register
 class FloydWarshall(APSPMethod):
     name = "fw"
+    negative_weights = True
     help = "Paper 002: Floyd–Warshall, one kernel launch per k over the dense matrix"
     dense = True
 
@@ -169,6 +170,7 @@ class FloydWarshall(APSPMethod):
 @register
 class BlockedFloydWarshall(APSPMethod):
     name = "fw-blocked"
+    negative_weights = True
     help = ("Paper 004 §4.3: blocked three-phase Floyd–Warshall, tile 32 or 64 by the traffic model "
             "(tile=model) or by timing (tile=auto)")
     dense = True

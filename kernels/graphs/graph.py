@@ -5,6 +5,9 @@ A :class:`Graph` is undirected and simple: ``edges`` holds each edge once as ``(
 """
 from __future__ import annotations
 
+import math
+import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -211,33 +214,85 @@ def to_networkx(g: Graph):
     return G
 
 
-def from_networkx(G, name: str = "imported") -> Graph:
-    """Relabel nodes 0…n−1 (in G's node order); directed input is symmetrised, self-loops dropped."""
+#: most vertices a graph file may imply (edge list: largest id + 1; GraphML: nodes); larger files
+#: are refused before the graph is built (``load_graph(max_vertices=…)``, CLI ``--max-vertices``)
+MAX_VERTICES = 5_000_000
+#: most edges a graph file may hold (the CSR layout's int32 arc count allows 2³⁰)
+MAX_EDGES = 100_000_000
+#: an edge list without an ``n = N`` header is refused when its largest id implies more than this many
+#: times the vertices that appear in an edge (and more than :data:`SPARSE_MIN` vertices): vertex ids
+#: are taken as 0 … max, so sparse labels (``0 30000``) would silently add thousands of isolated vertices
+SPARSE_FACTOR = 10
+SPARSE_MIN = 1000
+_HEADER_N = re.compile(r"(?:^|[\s:,;(])n\s*=\s*(\d+)")
+
+
+def _weight(text, where: str) -> float:
+    """A finite, non-negative edge weight (float32-representable) or InvalidParameter naming ``where``."""
+    try:
+        w = float(text)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidParameter(f"{where}: the weight {str(text)[:40]!r} is not a number") from None
+    if not math.isfinite(w) or not math.isfinite(float(np.float32(w))):
+        raise InvalidParameter(f"{where}: the weight {w!r} is not a finite (float32) number")
+    if w < 0:
+        raise InvalidParameter(f"{where}: the weight {w!r} is negative; an undirected edge of negative "
+                               "weight is a negative cycle, so shortest paths are undefined")
+    return w
+
+
+def from_networkx(G, name: str = "imported", max_vertices: int = MAX_VERTICES) -> Graph:
+    """Relabel nodes 0…n−1 (in G's node order); directed input is symmetrised, self-loops dropped.
+
+    Weights (edge attribute ``weight``) must be given on every edge or on none, and be finite
+    numbers ≥ 0; positions (node attributes ``x``, ``y``) must be numbers.  Anything else is
+    refused with InvalidParameter naming the edge or node."""
     nodes = list(G.nodes())
     index = {v: i for i, v in enumerate(nodes)}
     n = len(nodes)
     if n == 0:
         raise InvalidParameter("the graph has no vertices")
+    if n > max_vertices:
+        raise InvalidParameter(f"the graph has {n:,} vertices; the limit is {max_vertices:,} (--max-vertices)")
     uv = np.array([(index[a], index[b]) for a, b in G.edges()], dtype=np.int64).reshape(-1, 2)
-    ws = [d.get("weight") for _a, _b, d in G.edges(data=True)]
+    ws = [(a, b, d.get("weight")) for a, b, d in G.edges(data=True)]
+    given = [x is not None for _a, _b, x in ws]
     w = None
-    if ws and all(x is not None for x in ws):
-        w = np.asarray(ws, dtype=np.float32)
+    if any(given):
+        if not all(given):
+            a, b, _x = ws[given.index(False)]
+            raise InvalidParameter(f"edge {a}–{b} has no weight but other edges have one: give every edge a "
+                                   "weight or none")
+        w = np.asarray([_weight(x, f"edge {a}–{b}") for a, b, x in ws], dtype=np.float32)
     e, w = canonical_edges(uv[:, 0], uv[:, 1], n, w)
     pos = None
     if nodes and all("x" in G.nodes[v] and "y" in G.nodes[v] for v in nodes):
-        pos = np.array([(float(G.nodes[v]["x"]), float(G.nodes[v]["y"])) for v in nodes], dtype=np.float32)
+        pos = np.empty((n, 2), dtype=np.float32)
+        for i, v in enumerate(nodes):
+            for j, k in enumerate("xy"):
+                try:
+                    pos[i, j] = float(G.nodes[v][k])
+                except (TypeError, ValueError, OverflowError):
+                    raise InvalidParameter(f"node {v}: position {k} = {str(G.nodes[v][k])[:40]!r} is not a "
+                                           "number") from None
+        if not np.isfinite(pos).all():
+            raise InvalidParameter("a node position is not a finite number")
     return Graph(n, e, w, pos, name=name)
 
 
 def save_graph(g: Graph, path: str) -> None:
-    """GraphML (``.graphml``) or edge list (anything else), via networkx."""
+    """GraphML (``.graphml``) or edge list (anything else), written atomically (an interrupted
+    write leaves any earlier file).  The edge list starts with ``# name: n = N, m = M, …`` so that
+    :func:`load_graph` restores isolated vertices past the largest id."""
     import networkx as nx
+
+    from ..fileio import atomic_path, atomic_write
     path = str(path)
     if path.lower().endswith(".graphml"):
-        nx.write_graphml(to_networkx(g), path)
+        with atomic_path(path) as tmp:
+            nx.write_graphml(to_networkx(g), str(tmp))
     else:
-        with open(path, "w") as fh:
+        with atomic_write(path, "w") as fh:
             fh.write(f"# {g.describe()}\n")
             if g.weights is None:
                 np.savetxt(fh, g.edges, fmt="%d")
@@ -246,24 +301,106 @@ def save_graph(g: Graph, path: str) -> None:
                     fh.write(f"{a} {b} {w!r}\n")
 
 
-def load_graph(path: str) -> Graph:
-    """Read GraphML or an edge list (``u v [weight]`` per line, ``#`` comments)."""
-    import os
+def read_edge_list(path: str, max_vertices: int = MAX_VERTICES, name: str | None = None) -> Graph:
+    """An edge list: ``u v`` or ``u v weight`` per line (whitespace separated, ``#`` comments).
 
+    Vertex ids are integers 0 … n−1 with n = largest id + 1, or the ``n = N`` of a comment line
+    before the first edge (the header :func:`save_graph` writes).  Refused with the line named:
+    other column counts, ids that are not integers ≥ 0, weights that are not finite numbers ≥ 0,
+    lines with and without weights in one file, ids implying more than ``max_vertices`` vertices,
+    more than :data:`MAX_EDGES` edges, and sparse ids (see :data:`SPARSE_FACTOR`) without a header."""
+    from array import array
+    label = name or os.path.basename(path)
+    us, vs, ws = array("q"), array("q"), array("d")
+    weighted = None
+    header_n = None
+    top = -1
+    try:
+        fh = open(path, encoding="utf-8", errors="strict")
+    except OSError as exc:
+        raise InvalidParameter(f"cannot read {label}: {exc.strerror or exc}") from None
+    with fh:
+        try:
+            for no, raw in enumerate(fh, 1):
+                line, _, comment = raw.partition("#")
+                toks = line.split()
+                if not toks:
+                    if comment and weighted is None and header_n is None:
+                        mt = _HEADER_N.search(comment)
+                        header_n = int(mt.group(1)) if mt else None
+                    continue
+                where = f"{label} line {no}"
+                if len(toks) not in (2, 3):
+                    raise InvalidParameter(f"{where}: expected 'u v' or 'u v weight', got {len(toks)} columns")
+                if weighted is None:
+                    weighted = len(toks) == 3
+                elif weighted != (len(toks) == 3):
+                    raise InvalidParameter(f"{where}: {'no' if weighted else 'a'} weight, unlike the lines "
+                                           "before it: give every edge a weight or none")
+                ids = []
+                for t in toks[:2]:
+                    if not t.lstrip("+-").isdigit() or len(t) > 19:
+                        raise InvalidParameter(f"{where}: vertex id {t[:40]!r} is not an integer")
+                    k = int(t)
+                    if k < 0:
+                        raise InvalidParameter(f"{where}: vertex id {k} is negative (ids are 0 … n−1)")
+                    if k >= max_vertices:
+                        raise InvalidParameter(f"{where}: vertex id {k} implies at least {k + 1:,} vertices; the "
+                                               f"limit is {max_vertices:,} (--max-vertices)")
+                    ids.append(k)
+                us.append(ids[0])
+                vs.append(ids[1])
+                top = max(top, ids[0], ids[1])
+                if weighted:
+                    ws.append(_weight(toks[2], f"{where} (edge {ids[0]}–{ids[1]})"))
+                if len(us) > MAX_EDGES:
+                    raise InvalidParameter(f"{label}: more than {MAX_EDGES:,} edges")
+        except UnicodeDecodeError:
+            raise InvalidParameter(f"cannot read {label}: not a text file (not UTF-8)") from None
+        except OSError as exc:
+            raise InvalidParameter(f"cannot read {label}: {exc.strerror or exc}") from None
+    if top < 0 and header_n is None:
+        raise InvalidParameter(f"{label}: no edges and no '# n = N' line: the graph has no vertices")
+    u = np.frombuffer(us, dtype=np.int64) if len(us) else np.zeros(0, np.int64)
+    v = np.frombuffer(vs, dtype=np.int64) if len(vs) else np.zeros(0, np.int64)
+    n = top + 1
+    if header_n is not None:
+        if header_n < n:
+            raise InvalidParameter(f"{label}: the header says n = {header_n}, but vertex id {top} is used")
+        if header_n > max_vertices:
+            raise InvalidParameter(f"{label}: the header says n = {header_n:,}; the limit is {max_vertices:,} "
+                                   "(--max-vertices)")
+        n = header_n
+    elif n > SPARSE_MIN:
+        seen = np.unique(np.concatenate([u, v])).size
+        if n > SPARSE_FACTOR * seen:
+            raise InvalidParameter(f"{label}: the largest vertex id {top} implies {n:,} vertices but only {seen:,} "
+                                   f"appear in an edge: number the vertices 0 … n−1, or declare n in a comment "
+                                   f"line before the edges ('# n = {n}')")
+    w = np.frombuffer(ws, dtype=np.float64) if weighted else None
+    e, w = canonical_edges(u, v, max(n, 1), w)
+    return Graph(n, e, w, None, name=label)
+
+
+def load_graph(path: str, max_vertices: int = MAX_VERTICES) -> Graph:
+    """Read GraphML (``.graphml``) or an edge list (any other name; :func:`read_edge_list`).
+
+    Every problem is an InvalidParameter naming the file (and line, edge or node)."""
     import networkx as nx
     path = str(path)
+    label = os.path.basename(path)
     if not os.path.isfile(path):
-        raise InvalidParameter(f"cannot read {path}: no such file")
+        raise InvalidParameter(f"cannot read {path}: no such file" if not os.path.exists(path)
+                               else f"cannot read {path}: not a file")
+    if not path.lower().endswith(".graphml"):
+        return read_edge_list(path, max_vertices, label)
     try:
-        if path.lower().endswith(".graphml"):
-            G = nx.read_graphml(path)
-        else:
-            G = nx.read_edgelist(path, nodetype=int, data=(("weight", float),))
-            if G.number_of_nodes():
-                G2 = nx.Graph()
-                G2.add_nodes_from(range(max(G.nodes()) + 1))
-                G2.add_edges_from(G.edges(data=True))
-                G = G2
-    except Exception as exc:  # networkx raises many kinds
-        raise InvalidParameter(f"cannot read {os.path.basename(path)}: {exc}") from exc
-    return from_networkx(G, name=os.path.basename(path))
+        G = nx.read_graphml(path)
+    except RecursionError:
+        raise InvalidParameter(f"cannot read {label}: nested too deeply") from None
+    except Exception as exc:  # networkx/ElementTree raise many kinds
+        raise InvalidParameter(f"cannot read {label}: {' '.join(str(exc).split())[:200]}") from exc
+    try:
+        return from_networkx(G, name=label, max_vertices=max_vertices)
+    except InvalidParameter as exc:
+        raise InvalidParameter(f"{label}: {exc}") from None

@@ -290,7 +290,8 @@ def speedups(rows) -> dict[tuple[str, int], float]:
 def rows_to_csv(rows, path) -> None:
     import csv
     norm = normalised(rows)
-    with open(path, "w", newline="") as fh:
+    from ..fileio import atomic_write
+    with atomic_write(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_COLUMNS)
         for r, t in zip(rows, norm):

@@ -1,0 +1,257 @@
+"""``flint``: compile a cell model (native, SBML, CellML) and integrate it headless (paper 004 ch. 5),
+or run an SBML file on the SBML reference simulator (``--runtime sbml``).
+
+Numbers and choices are parsed in :func:`run` so that bad input gives one ``error:`` line.  Before
+any model is compiled: the time grid (at least one step, at most :data:`MAX_STEPS`), ``--csv``, the
+model file's size and nesting (:mod:`kernels.flint.inputs`) and the memory of the run *including the
+recorded samples* are checked; ``--runtime sbml`` also estimates its output grid before allocating.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from .common import CSV_EXTS, UsageError, check_output, dumps, note, number, raise_failed, write_outputs
+
+NAME = "flint"
+USES_BACKEND = False
+BACKEND_HINT = "its --runtime chooses CPU or GPU"
+#: most time steps one run may take (t_end / dt)
+MAX_STEPS = 10 ** 12
+
+
+def add_parser(sub, parents) -> None:
+    from kernels.flint.inputs import DEFAULT_MAX_MODEL_MB, ENV_MAX_MODEL_MB
+    p = sub.add_parser(NAME, parents=parents, help="Flint: run an SBML/CellML/native ODE model (paper 004 ch. 5)",
+                       description="Compile a cell model to bytecode / CUDA C and integrate it headless.")
+    p.add_argument("model", help="model file (.flint, SBML .xml, .cellml) or a shipped model name")
+    p.add_argument("--t-end", default="1000", help="end time (model time units, ms for LR)")
+    p.add_argument("--dt", default="0.01", help="time step; with --runtime sbml the output interval (the "
+                   "reference simulator chooses its own adaptive steps)")
+    p.add_argument("--runtime", default="cpu",
+                   help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy), c / c-is (the generated C / "
+                        "the interpreter on CPU cores, see --threads; needs g++/clang++), or sbml (the SBML "
+                        "reference simulator on the CPU: LSODA with root-found events, delays, algebraic rules, "
+                        "fast reactions; one model instance, SBML files only)")
+    p.add_argument("--integrator", default=None, help="euler (default) or rk4; not with --runtime sbml")
+    p.add_argument("--dtype", default=None, help="float64 (default) or float32; sbml: float64 only")
+    p.add_argument("--threads", default="1", help="host threads of --runtime c / c-is (OpenMP over cells; "
+                   "default 1, the thesis's CPU-1)")
+    p.add_argument("--mapping", default=None,
+                   help="GPU thread mapping: cell (one thread a member/cell, the default) or expression (the "
+                        "thesis's: one launch a phase, one thread a bytecode, warps of 32); sbml: cell only")
+    p.add_argument("--ensemble", default="1", help="ensemble size N (one model, N members); sbml: 1 only")
+    p.add_argument("--vary", action="append", default=[], metavar="PARAM=LO:HI",
+                   help="spread a parameter linearly over the ensemble (repeatable; not with sbml)")
+    p.add_argument("--line", default=None, metavar="N", help="N cells in a line, diffusively coupled on V (not sbml)")
+    p.add_argument("--ring", default=None, metavar="N", help="N cells in a ring (not sbml)")
+    p.add_argument("--coupling", default="1.0", help="coupling coefficient D (1/time) for --line/--ring")
+    p.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE", help="change a parameter")
+    p.add_argument("--record", action="append", default=None,
+                   help="state to record (repeatable, comma lists and patterns such as 'S_RG_*'; default all); sbml: any species, parameter or "
+                        "compartment id, @a:S for the amount of species S (default: species and "
+                        "non-constant parameters)")
+    p.add_argument("--every", default="100", help="sample every N steps (sbml: every N output intervals; "
+                   "its samples include t = 0)")
+    p.add_argument("--csv", default=None, help="write the recorded traces (member 0 / cell 0 .. all cells) as CSV")
+    p.add_argument("--max-model-mb", default=None, metavar="MB",
+                   help=f"largest model file read, in MiB (default {DEFAULT_MAX_MODEL_MB}, or {ENV_MAX_MODEL_MB})")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+
+
+def _model_path(name):
+    """The file behind a model argument (a path or a shipped model's file name), or None."""
+    from pathlib import Path
+
+    from kernels.flint import shipped_models
+    p = Path(name)
+    if p.exists():
+        return p
+    return shipped_models().get(str(name)) or shipped_models().get(f"{name}.flint")
+
+
+def _grid(a):
+    """(t_end, dt, every, steps) checked: finite, > 0, at least one step and at most MAX_STEPS."""
+    t_end, dt = number("--t-end", a.t_end, above=0), number("--dt", a.dt, above=0)
+    every = number("--every", a.every, int, minimum=1)
+    ratio = t_end / dt
+    if not ratio <= MAX_STEPS:
+        raise UsageError(f"--t-end / --dt = {ratio:.3g} steps; at most {MAX_STEPS:.0e}")
+    steps = int(round(ratio))
+    if steps < 1:
+        raise UsageError(f"--dt {a.dt} is larger than --t-end {a.t_end}: not one step would be taken")
+    return t_end, dt, every, steps
+
+
+def _common_checks(a):
+    check_output(a.csv, CSV_EXTS, "--csv")
+    if a.max_model_mb is not None:
+        from kernels.flint.inputs import ENV_MAX_MODEL_MB
+        os.environ[ENV_MAX_MODEL_MB] = repr(number("--max-model-mb", a.max_model_mb, above=0))
+
+
+def run(a) -> int:
+    import numpy as np
+
+    from kernels.errors import ExplorerError, InvalidParameter
+    from kernels.flint import Network, Simulation, load_model
+    from kernels.flint.model import select_states
+    from kernels.flint.runtimes import INTEGRATORS, MAPPINGS, RUNTIMES, check_memory, network_stimulus, samples_in
+    if a.runtime not in RUNTIMES + ("sbml",):
+        raise UsageError(f"--runtime must be {', '.join(RUNTIMES)} or sbml (got {a.runtime!r})")
+    _common_checks(a)
+    if a.runtime == "sbml":
+        return _run_sbml(a)
+    integrator, dtype, mapping = a.integrator or "euler", a.dtype or "float64", a.mapping or "cell"
+    if integrator not in INTEGRATORS:
+        raise UsageError(f"--integrator must be euler or rk4 (got {integrator!r})")
+    if dtype not in ("float64", "float32"):
+        raise UsageError(f"--dtype must be float64 or float32 (got {dtype!r})")
+    if mapping not in MAPPINGS:
+        raise UsageError(f"--mapping must be {' or '.join(MAPPINGS)} (got {mapping!r})")
+    t_end, dt, every, steps = _grid(a)
+    n = number("--ensemble", a.ensemble, int, minimum=1)
+    threads = number("--threads", a.threads, int, minimum=1)
+    try:
+        model = load_model(a.model)
+    except ExplorerError as exc:
+        from kernels.flint.sbml_run import reference_hint
+        path = _model_path(a.model)
+        hint = reference_hint(path) if path is not None and not isinstance(exc, UsageError) else ""
+        if hint:
+            raise UsageError(f"{exc}{hint}") from None
+        raise
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        if k not in model.params:
+            raise UsageError(f"--set: {k!r} is not a parameter of {model.name}")
+        model.params[k] = number(f"--set {k}", v)
+    network = None
+    if a.line or a.ring:
+        if a.line and a.ring:
+            raise UsageError("--line and --ring exclude each other")
+        network = Network("line" if a.line else "ring", number("--line/--ring", a.line or a.ring, int, minimum=1),
+                          "V", number("--coupling", a.coupling))
+        n = network.n_cells
+    member = network_stimulus(model, n) if network is not None else {}
+    for kv in a.vary:
+        k, _, rng = kv.partition("=")
+        if k not in model.params:
+            raise UsageError(f"--vary: {k!r} is not a parameter of {model.name}")
+        lo, _, hi = rng.partition(":")
+        member[k] = np.linspace(number("--vary", lo), number("--vary", hi or lo), n)
+    states = list(model.states)
+    try:
+        rec = select_states(model, a.record) if a.record else states
+    except InvalidParameter as exc:
+        text = str(exc)
+        raise UsageError(f"--{text}" if text.startswith("record:") else f"--record: {text}") from None
+    itemsize = 4 if dtype == "float32" else 8
+    check_memory(model, n, len(member), a.runtime, mapping, itemsize, recorded=samples_in(0, steps, every) * len(rec) * n)
+    t0 = time.perf_counter()
+    sim = Simulation(model, runtime=a.runtime, n=n, member_params=member, network=network,
+                     integrator=integrator, dtype=dtype, mapping=mapping, threads=threads)
+    t_compile = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    times, samples = sim.advance(steps, dt, record=[states.index(r) for r in rec], every=every)
+    seconds = time.perf_counter() - t0
+    out = {"model": model.name, "n_states": model.n_states, "n_cells": sim.n, "steps": steps, "dt": dt,
+           "t_end": steps * dt, "runtime": a.runtime, "mapping": mapping, "integrator": integrator, "dtype": dtype,
+           "compile_seconds": round(t_compile, 4), "seconds": round(seconds, 4),
+           "steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,
+           "block_size": sim.block_size if a.runtime == "ts" else None,
+           "threads": sim.threads if a.runtime in ("c", "c-is") else None,
+           "variables": {r: {"min": float(samples[:, i].min()) if samples.size else None,
+                             "max": float(samples[:, i].max()) if samples.size else None,
+                             "final": [float(v) for v in sim.state()[states.index(r)][:8]] if sim.n > 1
+                             else float(sim.state()[states.index(r), 0])}
+                         for i, r in enumerate(rec)}}
+    return _report(a, out, times, samples, rec,
+                   f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {integrator} steps "
+                   f"on {a.runtime} in {seconds:.3f} s ({out['steps_per_s']} steps/s)")
+
+
+def _fmt(v) -> str:
+    return "n/a" if v is None else f"{v:.6g}"
+
+
+def _report(a, out: dict, times, samples, rec: list, headline: str) -> int:
+    """The results (one JSON object with --json, else a headline + min/max/final lines), with --csv
+    (the recorded traces) written first; a failing CSV still prints the results."""
+    from kernels.flint.io import write_csv
+    failed = write_outputs(out, [("csv", lambda: (write_csv(a.csv, times, samples, rec), a.csv)[1])]
+                           if a.csv else [])
+    if a.json:
+        print(dumps(out))
+    else:
+        print(headline)
+        for r, d in out["variables"].items():
+            print(f"  {r}: min {_fmt(d['min'])}  max {_fmt(d['max'])}  final {d['final']}")
+        if not len(times):
+            note(f"no samples recorded: --every {a.every} is longer than the run")
+    raise_failed(failed)
+    return 0
+
+
+def _run_sbml(a) -> int:
+    """--runtime sbml: the SBML reference simulator (kernels/flint/sbml_run.py), one model instance."""
+    import numpy as np
+
+    from kernels.errors import InvalidParameter
+    from kernels.flint.sbml_run import check_output_memory, load_reference, n_output_points, output_times, run_reference
+    why = "(the SBML reference simulator integrates one model instance with LSODA in float64)"
+    if a.integrator is not None:
+        raise UsageError(f"--integrator does not apply to --runtime sbml {why}")
+    if a.dtype not in (None, "float64"):
+        raise UsageError(f"--dtype {a.dtype} does not apply to --runtime sbml {why}")
+    if a.mapping not in (None, "cell"):
+        raise UsageError(f"--mapping {a.mapping} does not apply to --runtime sbml {why}")
+    if a.line or a.ring:
+        raise UsageError(f"--line/--ring do not apply to --runtime sbml {why}")
+    if number("--ensemble", a.ensemble, int, minimum=1) != 1:
+        raise UsageError(f"--ensemble {a.ensemble} does not apply to --runtime sbml {why}")
+    if a.vary:
+        raise UsageError(f"--vary does not apply to --runtime sbml {why}; use --set")
+    t_end, dt, every, steps = _grid(a)
+    try:
+        n_points = n_output_points(t_end, dt, every)
+    except InvalidParameter as exc:
+        raise UsageError(f"--t-end/--dt/--every: {exc}") from None
+    path = _model_path(a.model)
+    if path is None:
+        raise UsageError(f"no such model file: {a.model}")
+    if path.suffix.lower() in (".flint", ".cellml"):
+        raise UsageError(f"--runtime sbml needs an SBML file, got {path.name}")
+    t0 = time.perf_counter()
+    ref = load_reference(path)
+    overrides = {}
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        if k not in ref.params:
+            raise UsageError(f"--set: {k!r} is not a parameter of {ref.name}")
+        if k not in ref.editable:
+            raise UsageError(f"--set: {k!r} is {ref.roles[k]} in {ref.name}; it cannot be set")
+        overrides[k] = number(f"--set {k}", v)
+    rec = a.record or ref.default_record()
+    known = set(ref.recordable) | {"@a:" + x for x in ref.system.species} | {r.id for r in ref.system.reactions}
+    for r in rec:
+        if r not in known:
+            more = " …" if len(ref.recordable) > 12 else ""
+            raise UsageError(f"--record: {r!r} is not a variable of {ref.name} (species, parameters, compartments; "
+                             f"@a:S for amounts: {', '.join(ref.recordable[:12])}{more})")
+    check_output_memory(ref, n_points, len(rec))
+    times = output_times(t_end, dt, every)
+    t_load = time.perf_counter() - t0
+    res = run_reference(ref, times, rec, params=overrides)
+    y = res.values
+    out = {"model": ref.name, "n_states": res.n_states, "n_cells": 1, "steps": steps, "dt": dt,
+           "t_end": steps * dt, "runtime": "sbml", "mapping": None, "integrator": "lsoda", "dtype": "float64",
+           "compile_seconds": round(t_load, 4), "seconds": round(res.seconds, 4),
+           "steps_per_s": round(steps / res.seconds, 1) if res.seconds > 0 else None, "block_size": None,
+           "n_events": len(ref.system.events),
+           "variables": {r: {"min": float(np.nanmin(y[:, i])) if y.size else None,
+                             "max": float(np.nanmax(y[:, i])) if y.size else None,
+                             "final": float(y[-1, i])} for i, r in enumerate(rec)}}
+    return _report(a, out, res.times, y[:, :, None], rec,
+                   f"{ref.name}: {res.n_states} states, {len(ref.system.events)} events, {steps} output "
+                   f"intervals (dt {dt:g}) on the SBML reference simulator in {res.seconds:.3f} s")
