@@ -5,9 +5,12 @@
 
 * ``cpu`` — scipy.sparse.csgraph (BFS for hop counts, Dijkstra for weights), the reference
   (:mod:`.apsp_core`);
-* ``gpu-bfs``, ``gpu-bfs-k1`` — paper 000 §4.3's BFS kernels (:mod:`.bfs`);
+* ``gpu-bfs-k1`` … ``gpu-bfs-k7`` — paper 000 §4.3's seven BFS kernels, ``gpu-bfs`` — kernel 7
+  compacted, many sources per launch (:mod:`.bfs`); ``gpu-msbfs`` — bit-parallel multi-source
+  BFS (:mod:`.msbfs`);
 * ``fw``, ``fw-blocked`` — Floyd–Warshall, papers 002 and 004 ch. 4 (:mod:`.fw`);
-* ``sssp`` — paper 004 ch. 3's task-parallel SSSP (:mod:`.sssp`).
+* ``sssp-harish``, ``sssp``, ``sssp-staged``, ``sssp-path`` — paper 004 ch. 3's SSSP methods
+  (:mod:`.sssp`); ``cpu-dijkstra`` — its CPU comparator (:mod:`.dijkstra`).
 
 Hop counts are stored compactly (uint8 / uint16 / uint32, the all-ones value meaning
 *unreachable*); weighted distances are float32 with inf.
@@ -18,6 +21,7 @@ import numpy as np
 
 from ..errors import GridTooLarge, InvalidParameter
 from . import bfs as _bfs_family, fw as _fw_family, sssp as _sssp_family  # noqa: F401  (they register)
+from . import dijkstra as _dijkstra, msbfs as _msbfs  # noqa: F401  (they register)
 from .apsp_core import (REGISTRY, APSPMethod, APSPResult, DistanceOverflow, apsp_cpu,  # noqa: F401
                         float_to_hops, hop_dtype, register, sentinel)
 from .bfs import BFSK7, apsp_bfs_k1, apsp_bfs_k7  # noqa: F401
@@ -73,7 +77,13 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
         hop_free = ", ".join(k for k, c in METHODS.items() if not c.hops_only)
         raise InvalidParameter(f"{method} counts hops: use {hop_free} for weighted graphs")
     check_memory(csr.n, method, backend, 4 if weighted else 2)
-    return cls(**kw).run(csr, backend, weighted, dtype, progress, cancel)
+    runner = cls(**kw)
+    if cls.gpu and not cls.dense:
+        need, free = runner.memory_bytes(csr, weighted), backend.free_memory()
+        if need > 0.9 * free:
+            raise GridTooLarge(f"{method} on |V| = {csr.n:,}, {csr.arcs:,} arcs needs {need / 2**30:.2f} GiB of GPU "
+                               f"memory; {free / 2**30:.2f} GiB free — use a smaller graph or batch")
+    return runner.run(csr, backend, weighted, dtype, progress, cancel)
 
 
 def shortest_path(g, dist_row: np.ndarray, source: int, target: int) -> list[int]:
