@@ -77,6 +77,7 @@ class PaperBFS:
         self.counter = cp.zeros(1, dtype=cp.int32)
         self.overflow = cp.zeros(1, dtype=cp.uint32)
         self.launches = 0
+        self._work = None
 
     @staticmethod
     def bytes_needed(csr: CSR, k: int, batch: int) -> int:
@@ -86,19 +87,22 @@ class PaperBFS:
         front = {1: 1, 6: 8}.get(k, 4)
         return graph + batch * n * (4 + front + 4)      # cost, frontier(s), compact copy (≤ 4 B)
 
-    def _batch(self, src: np.ndarray, out_rows):
-        """Hop counts of the sources ``src`` into the device array ``out_rows`` (len(src) × n)."""
+    def _batch(self, src_d, out_rows):
+        """Hop counts of the sources ``src_d`` (device int64) into the device array ``out_rows``
+        (len(src) × n); a hop count too large for the dtype sets ``self.overflow``."""
         cp, n, k, block = self.cp, self.csr.n, self.k, self.block
-        cnt = int(src.size)
+        cnt = int(src_d.size)
         total = n * cnt
         grid = (total + block - 1) // block
-        cost = cp.empty(total, dtype=cp.int32)
-        front = cp.empty(total, dtype=cp.uint8 if k == 1 else cp.int32)
-        self.init((grid,), (block,), (np.int32(n), np.int32(cnt), cp.asarray(src, dtype=cp.int64), cost, front))
+        if self._work is None or self._work[0].size < total:
+            self._work = (cp.empty(total, dtype=cp.int32), cp.empty(total, dtype=cp.uint8 if k == 1 else cp.int32),
+                          cp.empty(total, dtype=cp.int32) if k == 6 else None)
+        cost, front, update = (a[:total] if a is not None else None for a in self._work)
+        self.init((grid,), (block,), (np.int32(n), np.int32(cnt), src_d, cost, front))
         g = self.graph
         n32, c32 = np.int32(n), np.int32(cnt)
         if k == 6:
-            update = cp.zeros(total, dtype=cp.int32)
+            update.fill(0)
             flag = self.counter
             while True:
                 flag.fill(0)
@@ -124,10 +128,7 @@ class PaperBFS:
                 elif int(self.counter.get()[0]) == 0:    # K2 …: only the counter
                     break
                 level += 1
-        self.overflow.fill(0)
         self.compact((grid,), (block,), (np.int64(total), cost, out_rows, self.overflow))
-        if int(self.overflow.get()[0]):
-            raise DistanceOverflow(f"a hop count exceeds {self.dtype}")
 
     def run(self, sources: np.ndarray, batch: int = 1, progress=None, cancel=None):
         """(hop counts len(sources) × n on the host, seconds without the final copies)."""
@@ -135,6 +136,9 @@ class PaperBFS:
         out = np.empty((sources.size, n), dtype=self.dtype)
         chunk = max(batch, min(sources.size, (64 << 20) // max(1, n * self.dtype.itemsize) // batch * batch))
         buf = cp.empty((chunk, n), dtype=self.dtype)
+        src_d = cp.asarray(sources, dtype=cp.int64)
+        self._work = None
+        self.overflow.fill(0)
         kernel_s, r0, t_report = 0.0, 0, time.perf_counter()
         while r0 < sources.size:
             rows = min(chunk, sources.size - r0)
@@ -143,12 +147,14 @@ class PaperBFS:
                 if cancel is not None and cancel():
                     raise InterruptedError("cancelled")
                 cnt = min(batch, rows - b0)
-                self._batch(sources[r0 + b0:r0 + b0 + cnt], buf[b0:b0 + cnt])
+                self._batch(src_d[r0 + b0:r0 + b0 + cnt], buf[b0:b0 + cnt])
                 if progress is not None and time.perf_counter() - t_report > 0.2:
                     t_report = time.perf_counter()
                     progress((r0 + b0 + cnt) / sources.size)
             self.backend.synchronize()
             kernel_s += time.perf_counter() - tk
+            if int(self.overflow.get()[0]):
+                raise DistanceOverflow(f"a hop count exceeds {self.dtype}")
             buf[:rows].get(out=out[r0:r0 + rows])
             r0 += rows
         if progress is not None:
