@@ -190,3 +190,14 @@ def test_evolution_arithmetic():
         list(E.run_evolution(["ba"], [100, 200], backend=None))
     with pytest.raises(InvalidParameter):
         E.check_blocks([32, 40])
+
+
+def test_host_memory_check_counts_only_the_chosen_rows(monkeypatch):
+    import kernels.backend as kb
+    monkeypatch.setattr(kb, "host_available_memory", lambda: 10 << 20)
+    csr = D.random_digraph(3000, 9000, 50, True, 1)          # 3000² float32 = 36 MB > 8 MB
+    with pytest.raises(GridTooLarge):
+        apsp(csr, "cpu-dijkstra")
+    r = apsp(csr, "cpu-dijkstra", sources=[0, 5])
+    assert r.dist.shape == (2, 3000)
+    assert np.array_equal(r.dist, scipy_rows(csr, True, [0, 5]).astype(np.float32))

@@ -46,14 +46,16 @@ def estimate_bytes(n: int, method: str, itemsize: int = 1) -> int:
     return extra or n * n * itemsize
 
 
-def check_memory(n: int, method: str, backend, itemsize: int = 1) -> None:
-    """Raise :class:`GridTooLarge` before work starts when the matrix cannot fit."""
+def check_memory(n: int, method: str, backend, itemsize: int = 1, rows: int | None = None) -> None:
+    """Raise :class:`GridTooLarge` before work starts when the matrix (``rows`` × n: the chosen
+    sources' rows; default n) cannot fit."""
     from ..backend import host_available_memory
     cls = METHODS.get(method)
     dense = cls is not None and cls.dense
-    need_host = n * n * (4 if dense else itemsize)
+    rows = n if rows is None else int(rows)
+    need_host = rows * n * (4 if dense else itemsize)
     if need_host > 0.8 * host_available_memory():
-        raise GridTooLarge(f"the {n} × {n} distance matrix needs {need_host / 2**30:.1f} GiB of host "
+        raise GridTooLarge(f"the {rows} × {n} distance matrix needs {need_host / 2**30:.1f} GiB of host "
                            f"memory; only {host_available_memory() / 2**30:.1f} GiB are available")
     if backend is not None and backend.is_gpu and dense:
         need = estimate_bytes(n, method)
@@ -76,7 +78,9 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
     if weighted and cls.hops_only:
         hop_free = ", ".join(k for k, c in METHODS.items() if not c.hops_only)
         raise InvalidParameter(f"{method} counts hops: use {hop_free} for weighted graphs")
-    check_memory(csr.n, method, backend, 4 if weighted else 2)
+    sources = kw.get("sources")
+    rows = None if sources is None else int(np.size(sources))
+    check_memory(csr.n, method, backend, 4 if weighted else 2, rows)
     runner = cls(**kw)
     if cls.gpu and not cls.dense:
         need, free = runner.memory_bytes(csr, weighted), backend.free_memory()

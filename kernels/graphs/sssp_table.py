@@ -204,7 +204,7 @@ def run_scaling(figure: str, values, methods=METHODS, backend=None, seed: int = 
             return
         csr = figure_graph(figure, v, seed)
         w_max = int(csr.weights.max()) if csr.weights is not None else 1
-        ref = reference_rows(csr, np.arange(min(csr.n, 64))) if check else None
+        ref = reference_rows(csr, np.arange(min(csr.n, 32))) if check else None
         for m in methods:
             if cancel is not None and cancel():
                 return
