@@ -8,8 +8,8 @@ _DIR = os.path.join(os.path.dirname(__file__), "cuda")
 _lock = threading.Lock()
 _modules: dict = {}
 
-#: C++ instantiations requested per source file
 _HOPS = ("unsigned char", "unsigned short", "unsigned int")
+#: C++ instantiations requested per source file
 NAME_EXPRESSIONS = {
     "bfs.cu": ([f"bfs_k7<{t}>" for t in _HOPS] + [f"bfs_compact<{t}>" for t in _HOPS]
                + ["bfs_init<unsigned char>", "bfs_init<int>"]),

@@ -117,6 +117,7 @@ class APSPResult:
     weighted: bool = False
     tile: int | None = None
     pred: np.ndarray | None = None   # predecessors: pred[i, j] = vertex before j on a shortest i → j path, −1 none
+    timings: dict | None = None      # a method's own breakdown (e.g. sssp-path: cost / record seconds)
 
     @property
     def unreachable(self):

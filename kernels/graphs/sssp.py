@@ -151,11 +151,9 @@ def apsp_sssp(csr: CSR, backend, S: int | None = None, weighted: bool | None = N
     out, pred = runner.run(src, progress, cancel)
     sec = time.perf_counter() - t0
     res = out if weighted else float_to_hops(out, csr, dtype)
-    result = APSPResult(res, name, sec, runner.cost_seconds + runner.record_seconds, runner.launches,
-                        weighted, pred=pred)
-    result.timings = {"cost": runner.cost_seconds, "record": runner.record_seconds,
-                      "iterations": runner.iterations}
-    return result
+    return APSPResult(res, name, sec, runner.cost_seconds + runner.record_seconds, runner.launches, weighted,
+                      pred=pred, timings={"cost": runner.cost_seconds, "record": runner.record_seconds,
+                                          "iterations": runner.iterations})
 
 
 class SSSPMethod(APSPMethod):
