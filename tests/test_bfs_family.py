@@ -50,7 +50,7 @@ def test_dimacs_cycle_connects_and_rmat_is_skewed(rng):
     assert components(g)[0] == 1
     r = G.rmat(4096, 8, int(rng.integers(99)))
     d = r.degrees()
-    assert d.max() > 8 * d.mean()                       # power-law tail, unlike G(n, p)
+    assert d.max() > 5 * d.mean()                       # heavy tail (G(n, p) at mean 8: max ≈ 20)
     with pytest.raises(InvalidParameter):
         G.complete(G.COMPLETE_MAX_N + 1)
     with pytest.raises(InvalidParameter):
