@@ -20,6 +20,7 @@ from kernels.graphs import generators as gen
 from kernels.graphs.apsp import METHODS, apsp, sentinel, shortest_path
 from kernels.graphs.clustering import global_clustering, local_clustering
 from kernels.graphs.graph import load_graph, save_graph
+from kernels.graphs.paths import backtrack
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..cahn_hilliard.workspace import MessageBar
@@ -27,8 +28,7 @@ from ..export import Figure
 from .canvas import AGGREGATE_N, GraphCanvas
 from .worker import Job
 
-GEN_LABELS = {"ba": "Barabási–Albert", "ws": "Watts–Strogatz", "ring": "Ring lattice", "er": "Erdős–Rényi",
-              "spatial": "Spatial (2-space, distance)", "alpha": "Watts α-model"}
+GEN_LABELS = {k: gen.LABELS.get(k, k) for k in gen.GENERATORS}
 COLOR_BY = ("degree", "local clustering", "distance from clicked")
 LAYOUT_MAX_N = 1500          # force layout only below this
 
@@ -102,12 +102,12 @@ class GraphsWorkspace(QMainWindow):
         self.sp_seed = tip(QSpinBox(), "Random seed: the same seed gives the same graph")
         self.sp_seed.setRange(0, 2 ** 31 - 1)
         self.sp_seed.setValue(1)
-        self.cb_method = tip(QComboBox(), "All-pairs shortest paths: cpu = scipy; gpu-bfs = paper 000 kernel 7; "
-                                          "gpu-bfs-k1 = kernel 1; fw = paper 002; fw-blocked = paper 004; "
-                                          "sssp = paper 004 task-parallel SSSP")
+        self.cb_method = tip(QComboBox(), "All-pairs shortest paths: the method (hover an entry for its paper "
+                                          "and section)")
         for m in METHODS:
             self.cb_method.addItem(m)
-            if m != "cpu" and not self.backend.is_gpu:
+            self.cb_method.setItemData(self.cb_method.count() - 1, METHODS[m].help, Qt.ItemDataRole.ToolTipRole)
+            if METHODS[m].gpu and not self.backend.is_gpu:
                 self.cb_method.model().item(self.cb_method.count() - 1).setEnabled(False)
         self.cb_color = tip(QComboBox(), "Node colour")
         self.cb_color.addItems(COLOR_BY)
@@ -166,8 +166,18 @@ class GraphsWorkspace(QMainWindow):
         from .cc_timing import ClusteringTimingPanel
         self.cc_timing = ClusteringTimingPanel(self.backend, message=self.message_bar.show_message)
         self.tabs.addTab(self.cc_timing, "Clustering timings (paper 001)")
+        from .bfs_evolution import BFSEvolutionPanel, BlockSweepPanel
+        from .sssp_table import SSSPTablePanel
+        msg = self.message_bar.show_message
+        self.bfs_evolution = BFSEvolutionPanel(self.backend, message=msg)
+        self.tabs.addTab(self.bfs_evolution, "BFS kernels (paper 000)")
+        self.block_sweep = BlockSweepPanel(self.backend, message=msg)
+        self.tabs.addTab(self.block_sweep, "Block sweep (paper 000)")
+        self.sssp_table = SSSPTablePanel(self.backend, message=msg)
+        self.tabs.addTab(self.sssp_table, "SSSP (paper 004)")
         #: the sweep tabs by their settings / session key
-        self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing}
+        self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing, "bfs_evolution": self.bfs_evolution,
+                        "block_sweep": self.block_sweep, "sssp_table": self.sssp_table}
         self.plots = QDockWidget("Plots", self)
         self.plots.setObjectName("graphPlots")
         self.plots.setWidget(self.tabs)
@@ -417,10 +427,16 @@ class GraphsWorkspace(QMainWindow):
         else:
             s, t = self.selected[0], int(i)
             self.selected = [s, t]
-            self.highlighted_path = shortest_path(self.graph, self._src_row, s, t)
+            pred = None if self.result is None else self.result.pred
+            if pred is not None and pred.shape[0] == self.graph.n:     # recorded predecessors (sssp-path)
+                self.highlighted_path = backtrack(pred[s], s, t)
+            else:
+                self.highlighted_path = shortest_path(self.graph, self._src_row, s, t)
             self.canvas.set_path(self.highlighted_path)
             if self.highlighted_path:
-                self.info.setText(f"shortest path {s} → {t}: {len(self.highlighted_path) - 1} hops")
+                res = self.result
+                cost = f", cost {res.dist[s, t]:g}" if res is not None and res.weighted else ""
+                self.info.setText(f"shortest path {s} → {t}: {len(self.highlighted_path) - 1} hops{cost}")
             else:
                 self.info.setText(f"{t} is not reachable from {s}")
         self._recolor()

@@ -5,9 +5,12 @@
 
 * ``cpu`` — scipy.sparse.csgraph (BFS for hop counts, Dijkstra for weights), the reference
   (:mod:`.apsp_core`);
-* ``gpu-bfs``, ``gpu-bfs-k1`` — paper 000 §4.3's BFS kernels (:mod:`.bfs`);
+* ``gpu-bfs-k1`` … ``gpu-bfs-k7`` — paper 000 §4.3's seven BFS kernels, ``gpu-bfs`` — kernel 7
+  compacted, many sources per launch (:mod:`.bfs`); ``gpu-msbfs`` — bit-parallel multi-source
+  BFS (:mod:`.msbfs`);
 * ``fw``, ``fw-blocked`` — Floyd–Warshall, papers 002 and 004 ch. 4 (:mod:`.fw`);
-* ``sssp`` — paper 004 ch. 3's task-parallel SSSP (:mod:`.sssp`).
+* ``sssp-harish``, ``sssp``, ``sssp-staged``, ``sssp-path`` — paper 004 ch. 3's SSSP methods
+  (:mod:`.sssp`); ``cpu-dijkstra`` — its CPU comparator (:mod:`.dijkstra`).
 
 Hop counts are stored compactly (uint8 / uint16 / uint32, the all-ones value meaning
 *unreachable*); weighted distances are float32 with inf.
@@ -18,6 +21,7 @@ import numpy as np
 
 from ..errors import GridTooLarge, InvalidParameter
 from . import bfs as _bfs_family, fw as _fw_family, sssp as _sssp_family  # noqa: F401  (they register)
+from . import dijkstra as _dijkstra, msbfs as _msbfs  # noqa: F401  (they register)
 from .apsp_core import (REGISTRY, APSPMethod, APSPResult, DistanceOverflow, apsp_cpu,  # noqa: F401
                         float_to_hops, hop_dtype, register, sentinel)
 from .bfs import BFSK7, apsp_bfs_k1, apsp_bfs_k7  # noqa: F401
@@ -42,14 +46,16 @@ def estimate_bytes(n: int, method: str, itemsize: int = 1) -> int:
     return extra or n * n * itemsize
 
 
-def check_memory(n: int, method: str, backend, itemsize: int = 1) -> None:
-    """Raise :class:`GridTooLarge` before work starts when the matrix cannot fit."""
+def check_memory(n: int, method: str, backend, itemsize: int = 1, rows: int | None = None) -> None:
+    """Raise :class:`GridTooLarge` before work starts when the matrix (``rows`` × n: the chosen
+    sources' rows; default n) cannot fit."""
     from ..backend import host_available_memory
     cls = METHODS.get(method)
     dense = cls is not None and cls.dense
-    need_host = n * n * (4 if dense else itemsize)
+    rows = n if rows is None else int(rows)
+    need_host = rows * n * (4 if dense else itemsize)
     if need_host > 0.8 * host_available_memory():
-        raise GridTooLarge(f"the {n} × {n} distance matrix needs {need_host / 2**30:.1f} GiB of host "
+        raise GridTooLarge(f"the {rows} × {n} distance matrix needs {need_host / 2**30:.1f} GiB of host "
                            f"memory; only {host_available_memory() / 2**30:.1f} GiB are available")
     if backend is not None and backend.is_gpu and dense:
         need = estimate_bytes(n, method)
@@ -92,8 +98,16 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
         raise InvalidParameter(f"{method} counts hops: use {hop_free} for weighted graphs")
     if weighted and csr.weights is not None:
         check_weights(csr, cls)
-    check_memory(csr.n, method, backend, 4 if weighted else 2)
-    return cls(**kw).run(csr, backend, weighted, dtype, progress, cancel)
+    sources = kw.get("sources")
+    rows = None if sources is None else int(np.size(sources))
+    check_memory(csr.n, method, backend, 4 if weighted else 2, rows)
+    runner = cls(**kw)
+    if cls.gpu and not cls.dense:
+        need, free = runner.memory_bytes(csr, weighted), backend.free_memory()
+        if need > 0.9 * free:
+            raise GridTooLarge(f"{method} on |V| = {csr.n:,}, {csr.arcs:,} arcs needs {need / 2**30:.2f} GiB of GPU "
+                               f"memory; {free / 2**30:.2f} GiB free — use a smaller graph or batch")
+    return runner.run(csr, backend, weighted, dtype, progress, cancel)
 
 
 def shortest_path(g, dist_row: np.ndarray, source: int, target: int) -> list[int]:

@@ -52,6 +52,13 @@ class APSPMethod:
         by batching)."""
         return 0
 
+    def memory_bytes(self, csr: CSR, weighted: bool) -> int:
+        """GPU memory this method, with its options, needs for ``csr`` in all (graph included);
+        :func:`~kernels.graphs.apsp.apsp` refuses the graph before any GPU work when it exceeds
+        the free memory.  Methods with their own formula (e.g. paper 004's (3N+1)|V| + 2|E|)
+        override it; the default is :meth:`device_bytes`."""
+        return self.device_bytes(csr.n)
+
     def run(self, csr: CSR, backend, weighted: bool, dtype="auto", progress=None, cancel=None) -> "APSPResult":
         raise NotImplementedError
 
@@ -89,7 +96,7 @@ def hop_dtype(csr: CSR, requested: str | None = "auto"):
     from scipy.sparse.csgraph import shortest_path as _sp
     A = csr.to_scipy(weighted=False)
     ncomp, labels = connected_components(A, directed=False)
-    if ncomp > 64:                              # many components: the size bound suffices
+    if ncomp > 64 or csr.directed:              # many components (or arcs): the size bound suffices
         bound = int(np.bincount(labels).max()) - 1
     else:
         firsts = np.unique(labels, return_index=True)[1]
@@ -113,6 +120,7 @@ class APSPResult:
     weighted: bool = False
     tile: int | None = None
     pred: np.ndarray | None = None   # predecessors: pred[i, j] = vertex before j on a shortest i → j path, −1 none
+    timings: dict | None = None      # a method's own breakdown (e.g. sssp-path: cost / record seconds)
 
     @property
     def unreachable(self):
@@ -156,7 +164,7 @@ def apsp_cpu(g, weighted: bool | None = None, dtype="auto", batch: int | None = 
         if cancel is not None and cancel():
             raise InterruptedError("cancelled")
         rows = np.arange(s0, min(n, s0 + batch))
-        d = shortest_path(A, method="D", directed=False, unweighted=not weighted, indices=rows)
+        d = shortest_path(A, method="D", directed=csr.directed, unweighted=not weighted, indices=rows)
         if weighted:
             out[rows] = d
         else:

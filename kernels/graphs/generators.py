@@ -22,7 +22,15 @@ none loops over vertices in Python, so N ≥ 1e5 builds in about a second.
   start of the round (the sequential model is the batch size 1 limit).
 * ``with_weights(g, …)`` — integer (paper 004: uniform 1…w_max) or float weights.
 
+* ``dimacs_random(n, k, cycle)`` — paper 004's random graphs, DIMACS style (the 9th challenge's
+  SPRAND generator: a Hamiltonian cycle 0 → 1 → … → n−1 → 0 for connectivity, then uniformly random
+  pairs up to n·k/2 edges); weights by ``with_weights(kind="int", w_max=…)``.
+* ``rmat(n, k, a, b, c)`` — R-MAT power-law graphs (Chakrabarti, Zhan & Faloutsos 2004; GTgraph's
+  defaults a, b, c, d = 0.45, 0.15, 0.15, 0.25), paper 004's power-law graphs; n·k/2 edges.
+* ``complete(n)`` — every pair (paper 004 Table 3.1's worst case).
+
 Paper 000's parameter sets (1) and (2) are not given in the paper; ``ALPHA_SETS`` holds ours.
+The directed versions paper 004 uses (arcs, not edges) are in :mod:`.digraphs`.
 """
 from __future__ import annotations
 
@@ -37,15 +45,29 @@ ALPHA_SETS = {
     2: dict(k=10, alpha=4.0, p=1e-4, ring=False),   # no substrate, a few random links
 }
 
-GENERATORS = ("ring", "ws", "er", "ba", "spatial", "alpha")
+GENERATORS = ("ring", "ws", "er", "ba", "spatial", "alpha", "random", "rmat", "complete")
+
+#: display names (the Graphs workspace's generator list)
+LABELS = {"ba": "Barabási–Albert", "ws": "Watts–Strogatz", "ring": "Ring lattice", "er": "Erdős–Rényi",
+          "spatial": "Spatial (2-space, distance)", "alpha": "Watts α-model",
+          "random": "Random, DIMACS style (paper 004)", "rmat": "R-MAT power law (paper 004)",
+          "complete": "Complete graph"}
 
 #: the ``generate`` arguments each generator reads besides n (the GUI greys out the others)
 USES = {"ring": ("k",), "ws": ("k", "p", "seed"), "er": ("p", "seed"), "ba": ("k", "seed"),
-        "spatial": ("k", "seed"), "alpha": ("k", "p", "alpha", "ring", "seed")}
+        "spatial": ("k", "seed"), "alpha": ("k", "p", "alpha", "ring", "seed"),
+        "random": ("k", "ring", "seed"), "rmat": ("k", "seed"), "complete": ()}
 
 #: what ``k`` means for each generator that reads it
 K_MEANING = {"ring": "mean degree k", "ws": "mean degree k", "ba": "edges per new vertex m",
-             "spatial": "expected mean degree k (sets the radius)", "alpha": "mean degree k"}
+             "spatial": "expected mean degree k (sets the radius)", "alpha": "mean degree k",
+             "random": "mean degree k (n·k/2 edges; with 'ring': a Hamiltonian cycle first)",
+             "rmat": "mean degree k (n·k/2 edges)"}
+
+#: GTgraph's R-MAT quadrant probabilities a, b, c (d = 1 − a − b − c)
+RMAT_ABC = (0.45, 0.15, 0.15)
+#: the largest complete graph built (n(n−1)/2 edges)
+COMPLETE_MAX_N = 20_000
 
 
 def _rng(seed):
@@ -285,6 +307,98 @@ def with_weights(g: Graph, kind: str = "int", w_max: int | None = None, low: flo
     return Graph(g.n, g.edges, w, g.positions, name=g.name + " (weighted)", params=dict(g.params, weights=kind))
 
 
+def random_pairs(n: int, count: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` uniformly random ordered pairs (u, v) of 0 … n−1 (self-loops and repeats possible)."""
+    return rng.integers(0, n, count, dtype=np.int64), rng.integers(0, n, count, dtype=np.int64)
+
+
+def rmat_arcs(n: int, count: int, rng, abc=RMAT_ABC) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` R-MAT arcs on 0 … n−1: each arc picks one quadrant of the adjacency matrix per
+    level (probabilities a, b, c, d) over ⌈log2 n⌉ levels; arcs with an end ≥ n are drawn again.
+    Self-loops and repeats are kept (the callers drop them)."""
+    a, b, c = (float(x) for x in abc)
+    if min(a, b, c) < 0 or a + b + c > 1:
+        raise InvalidParameter(f"R-MAT needs a, b, c ≥ 0 with a + b + c ≤ 1 (got {a}, {b}, {c})")
+    scale = max(1, int(np.ceil(np.log2(max(n, 2)))))
+    us, vs, have = [], [], 0
+    while have < count:
+        m = int((count - have) * 1.1) + 16
+        u = np.zeros(m, dtype=np.int64)
+        v = np.zeros(m, dtype=np.int64)
+        for _ in range(scale):
+            r = rng.random(m)
+            u = 2 * u + (r >= a + b)
+            v = 2 * v + (((r >= a) & (r < a + b)) | (r >= a + b + c))
+        ok = (u < n) & (v < n)
+        us.append(u[ok])
+        vs.append(v[ok])
+        have += int(ok.sum())
+    return np.concatenate(us)[:count], np.concatenate(vs)[:count]
+
+
+def _edges_upto(n: int, m: int, draw, rng, base=None) -> np.ndarray:
+    """Canonical edges: ``base`` (kept) plus distinct pairs from ``draw(count)`` until m in all (the
+    extra pairs chosen at random among the distinct ones drawn)."""
+    keys = np.empty(0, dtype=np.int64) if base is None else base[:, 0].astype(np.int64) * n + base[:, 1]
+    need = m - keys.size
+    extra = np.empty(0, dtype=np.int64)
+    for _ in range(64):
+        if need <= 0 or extra.size >= need:
+            break
+        u, v = draw(int((need - extra.size) * 1.2) + 16)
+        e, _ = canonical_edges(u, v, n)
+        k2 = e[:, 0].astype(np.int64) * n + e[:, 1]
+        extra = np.union1d(extra, k2[~np.isin(k2, keys)])
+    extra = rng.permutation(extra)[:max(0, need)]
+    keys = np.concatenate([keys, extra])
+    e, _ = canonical_edges(keys // n, keys % n, n)
+    return e
+
+
+def _check_edges(n: int, k) -> int:
+    m = int(round(n * float(k) / 2))
+    if k <= 0 or m > n * (n - 1) // 2:
+        raise InvalidParameter(f"mean degree k must lie in (0, n − 1] (k = {k}, n = {n})")
+    return m
+
+
+def dimacs_random(n: int, k: float = 8, cycle: bool = True, seed=None) -> Graph:
+    """Random graph with n·k/2 edges, DIMACS style (module docstring); ``cycle``: Hamiltonian cycle first."""
+    n = _check_n(n, 3)
+    m = _check_edges(n, k)
+    rng = _rng(seed)
+    base = None
+    if cycle:
+        i = np.arange(n, dtype=np.int64)
+        base, _ = canonical_edges(i, (i + 1) % n, n)
+        if m < base.shape[0]:
+            raise InvalidParameter(f"with the cycle the graph has at least n edges: k must be ≥ 2 (got {k})")
+    e = _edges_upto(n, m, lambda c: random_pairs(n, c, rng), rng, base)
+    return Graph(n, e, positions=_ring_positions(n) if cycle else None,
+                 name="random (DIMACS style" + (", Hamiltonian cycle)" if cycle else ")"),
+                 params=dict(n=n, k=k, cycle=cycle, seed=seed))
+
+
+def rmat(n: int, k: float = 8, seed=None, abc=RMAT_ABC) -> Graph:
+    """R-MAT power-law graph with n·k/2 distinct edges (module docstring)."""
+    n = _check_n(n, 2)
+    m = _check_edges(n, k)
+    rng = _rng(seed)
+    e = _edges_upto(n, m, lambda c: rmat_arcs(n, c, rng, abc), rng)
+    return Graph(n, e, name="R-MAT", params=dict(n=n, k=k, seed=seed, abc=tuple(abc)))
+
+
+def complete(n: int) -> Graph:
+    """The complete graph K_n (n ≤ COMPLETE_MAX_N)."""
+    n = _check_n(n, 2)
+    if n > COMPLETE_MAX_N:
+        raise InvalidParameter(f"a complete graph above {COMPLETE_MAX_N:,} vertices has over "
+                               f"{COMPLETE_MAX_N * (COMPLETE_MAX_N - 1) // 2:,} edges (got n = {n:,})")
+    u, v = np.triu_indices(n, 1)
+    e = np.stack([u, v], axis=1).astype(np.int32)
+    return Graph(n, e, positions=_ring_positions(n), name="complete", params=dict(n=n))
+
+
 def generate(kind: str, n: int, k: int = 10, p: float = 0.1, alpha: float = 1.0, ring: bool = True,
              seed=None, radius: float | None = None) -> Graph:
     """One entry point for the CLI and the GUI.  ``k``: mean degree (BA: m = k/2 per new vertex
@@ -301,4 +415,10 @@ def generate(kind: str, n: int, k: int = 10, p: float = 0.1, alpha: float = 1.0,
         return spatial(n, k, radius, seed)
     if kind == "alpha":
         return watts_alpha(n, k, alpha, p, ring, seed)
+    if kind == "random":
+        return dimacs_random(n, k, ring, seed)
+    if kind == "rmat":
+        return rmat(n, k, seed)
+    if kind == "complete":
+        return complete(n)
     raise InvalidParameter(f"unknown generator {kind!r}: use one of {', '.join(GENERATORS)}")

@@ -101,15 +101,19 @@ def canonical_edges(u, v, n: int, weights=None):
 
 @dataclass
 class CSR:
-    """Compressed sparse rows (paper 000 Fig. 9e): ``indptr[n+1]`` offsets, ``indices[2m]`` arc ends.
+    """Compressed sparse rows (paper 000 Fig. 9e): ``indptr[n+1]`` offsets, ``indices`` arc ends.
 
     Arcs of each vertex are sorted by end vertex.  ``weights`` follows ``indices`` (or is None).
+    ``directed=False`` (from a :class:`Graph`): every edge is two arcs, ``indices`` has 2m entries.
+    ``directed=True``: the arcs are the graph (paper 004 ch. 3's graphs are directed; see
+    :mod:`.digraphs`), and distances are taken along arcs only.
     """
 
     n: int
     indptr: np.ndarray      # int32 (n+1)
     indices: np.ndarray     # int32 (arcs)
     weights: np.ndarray | None = None
+    directed: bool = False
 
     @property
     def arcs(self) -> int:
@@ -123,7 +127,7 @@ class CSR:
         return np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.indptr))
 
     @classmethod
-    def from_arcs(cls, n: int, src, dst, weights=None) -> "CSR":
+    def from_arcs(cls, n: int, src, dst, weights=None, directed: bool = False) -> "CSR":
         src = np.asarray(src, dtype=np.int64)
         dst = np.asarray(dst, dtype=np.int64)
         if src.size >= 2 ** 31:
@@ -133,7 +137,41 @@ class CSR:
         indptr = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(counts, out=indptr[1:])
         w = None if weights is None else np.asarray(weights, dtype=np.float32)[order]
-        return cls(n, indptr, dst[order].astype(np.int32), w)
+        return cls(n, indptr, dst[order].astype(np.int32), w, bool(directed))
+
+    def reversed(self) -> "CSR":
+        """The inverted graph G' (every arc u → v as v → u, weights kept; paper 004 §3.4.3's
+        path recording reads predecessors from it).  An undirected CSR is its own inverse."""
+        if not self.directed:
+            return self
+        return CSR.from_arcs(self.n, self.indices, self.sources(), self.weights, directed=True)
+
+    def source_array(self, sources=None) -> np.ndarray:
+        """``sources`` (None: every vertex) as int64 vertex ids; InvalidParameter for an empty list,
+        a non-integer or a vertex outside ``0 … n−1`` (checked before any GPU work)."""
+        if sources is None:
+            return np.arange(self.n, dtype=np.int64)
+        try:
+            arr = np.asarray(sources)
+            if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+                arr = arr.astype(np.int64)
+            if arr.dtype.kind not in "iu":
+                raise TypeError
+        except (TypeError, ValueError):
+            raise InvalidParameter(f"sources must be whole vertex numbers (got {sources!r})") from None
+        arr = arr.astype(np.int64).ravel()
+        if arr.size == 0:
+            raise InvalidParameter("give at least one source vertex")
+        bad = arr[(arr < 0) | (arr >= self.n)]
+        if bad.size:
+            raise InvalidParameter(f"source {int(bad[0])} is outside the graph (vertices 0 … {self.n - 1})")
+        return arr
+
+    def min_weight(self) -> float:
+        """Smallest arc weight (1.0 for an unweighted graph, inf without arcs)."""
+        if self.weights is None:
+            return 1.0 if self.arcs else float("inf")
+        return float(self.weights.min()) if self.weights.size else float("inf")
 
     @classmethod
     def from_graph(cls, g: Graph) -> "CSR":

@@ -1,0 +1,254 @@
+"""BFS and SSSP families (paper 000 §4.3, paper 004 ch. 3) side by side, one run on a CUDA machine.
+
+Sections (``--sections a,b,…``; all by default):
+
+* ``apsp30k``   unweighted APSP at N = 30 000 (BA m = 5, α-model set 2): every BFS kernel in its
+                multi-source form, compact kernel 7, MS-BFS, task-parallel SSSP vs scipy and
+                networkx (these two on a subset of sources, scaled);
+* ``evolution`` paper 000 Figs. 10–13, the paper's form (one source per BFS) at small N;
+* ``multi``     the same evolution with many sources per launch, N up to 30 000;
+* ``sweep``     Fig. 15: kernel 7 over blocks 32 … 512 with the theoretical occupancy;
+* ``table``     paper 004 Table 3.1 at |V| = 4677 with every method, ring and complete included;
+* ``scaling``   Figs. 3.10 / 3.12 / 3.13 (random digraphs) and the memory limits;
+* ``overhead``  Fig. 3.14, path recording.
+
+GPU times are ``kernel_seconds``: on the device, synchronised, without the final copy of the
+matrix to the host.  Rows marked ~ were timed on the first k sources and scaled by |V| / k.
+Usage: ``python benchmarks/bfs.py [--quick] [--sections …]`` (markdown and CSVs also to $OUT).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from kernels.backend import select  # noqa: E402
+from kernels.graphs import bfs_evolution as E  # noqa: E402
+from kernels.graphs import reproduce as rp  # noqa: E402
+from kernels.graphs import sssp_table as T  # noqa: E402
+from kernels.graphs.apsp import apsp  # noqa: E402
+from kernels.graphs.stats import summary  # noqa: E402
+
+LINES: list[str] = []
+SECTIONS = ("apsp30k", "evolution", "multi", "sweep", "table", "scaling", "overhead")
+
+
+def out(s=""):
+    print(s, flush=True)
+    LINES.append(s)
+
+
+def csv_out(name, write, rows):
+    d = os.environ.get("OUT")
+    if d and rows:
+        os.makedirs(d, exist_ok=True)
+        write(rows, os.path.join(d, name))
+
+
+def section_apsp30k(be, quick):
+    n = 6000 if quick else 30000
+    out(f"## Unweighted APSP at N = {n:,} (target: best kernel ≤ 0.05 s on the device)\n")
+    graphs = {"BA m = 5": lambda: rp.G.barabasi_albert(n, 5, 1), "α-model set 2": lambda: rp.graph_type("alpha")(n, 1)}
+    methods = [("gpu-msbfs", {}, 3), ("gpu-msbfs", dict(batch=2048), 3), ("gpu-msbfs", dict(batch=8192), 3),
+               ("gpu-bfs", {}, 3)] + [(k, dict(batch=4096), 1) for k in E.KERNELS] + [("sssp", {}, 1)]
+    for label, make in graphs.items():
+        t0 = time.perf_counter()
+        g = make()
+        csr = g.csr()
+        out(f"### {label}: {g.describe()} (generated in {time.perf_counter() - t0:.1f} s)\n")
+        out("| method | options | device s | incl. copy s | launches | equal |")
+        out("|---|---|---|---|---|---|")
+        ref = None
+        E.warm_up(E.KERNELS + E.EXTRA, be)
+        apsp(rp.G.ring_lattice(64, 4), "sssp", backend=be)                 # compile before timing
+        for m, kw, reps in methods:
+            best = None
+            for _ in range(reps):
+                r = apsp(csr, m, backend=be, **kw)
+                if best is None or r.kernel_seconds < best.kernel_seconds:
+                    best = r
+            if ref is None:
+                ref = best.dist
+                s = summary(ref)
+            same = bool(np.array_equal(best.dist, ref))
+            out(f"| {m} | {kw or ''} | {best.kernel_seconds:.4f} | {best.seconds:.3f} | {best.launches} | {same} |")
+            del r, best
+        k = 300 if quick else 600
+        src = np.arange(k)
+        from scipy.sparse.csgraph import shortest_path
+        t0 = time.perf_counter()
+        d = shortest_path(csr.to_scipy(weighted=False), method="D", unweighted=True, indices=src)
+        t_sp = (time.perf_counter() - t0) * n / k
+        same = np.array_equal(d, np.where(ref[src] == np.iinfo(ref.dtype).max, np.inf, ref[src]))
+        out(f"| scipy shortest_path (BFS, CPU) | ~ from {k} sources | {t_sp:.1f} | | | {same} |")
+        import networkx as nx
+        from kernels.graphs.graph import to_networkx
+        H = to_networkx(g)
+        kn = 30
+        t0 = time.perf_counter()
+        for s_ in range(kn):
+            nx.single_source_shortest_path_length(H, s_)
+        out(f"| networkx single_source_shortest_path_length | ~ from {kn} sources | "
+            f"{(time.perf_counter() - t0) * n / kn:.0f} | | | |")
+        out(f"\nmean path {s['mean_path_length']:.4f}, diameter {s['diameter']}.\n")
+        del ref, H
+
+
+def evolution_table(rows, title):
+    fits, pct = E.fit_slopes(rows), E.percent_changes(rows)
+    kernels = [k for k in E.KERNELS + E.EXTRA if any(r.kernel == k for r in rows)]
+    types = [t for t in E.TYPES if any(r.type == t for r in rows)]
+    out(f"### {title}\n")
+    out("| type | N | " + " | ".join(kernels) + " |")
+    out("|---|---|" + "---|" * len(kernels))
+    mt = E.mean_times(rows)
+    for t in types:
+        for n in sorted({r.n for r in rows if r.type == t}):
+            out(f"| {t} | {n} | " + " | ".join(f"{mt.get((t, k, n), float('nan')):.4g}" for k in kernels) + " |")
+    out("\nFitted slope (paper range) and, at the largest N, % change from the parent kernel "
+        "(paper's direction) / from kernel 1:\n")
+    out("| type | " + " | ".join(kernels) + " |")
+    out("|---|" + "---|" * len(kernels))
+    for t in types:
+        lo, hi = E.PAPER_SLOPES[t]
+        out(f"| {t} slope ({lo}–{hi}) | " + " | ".join(f"{fits.get((t, k), float('nan')):.2f}" for k in kernels) + " |")
+        cells = []
+        for k in kernels:
+            a, b = pct.get((t, k), (float("nan"), float("nan")))
+            paper = E.PAPER_EFFECT.get(k, {}).get(t, "")
+            cells.append(f"{a:+.0f}% ({paper}) / {b:+.0f}%" if np.isfinite(a) else (f"— / {b:+.0f}%" if np.isfinite(b) else "—"))
+        out(f"| {t} change | " + " | ".join(cells) + " |")
+    bad = [r for r in rows if not r.agrees]
+    out(f"\nAll kernels equal the first kernel's hop counts: **{not bad}**.\n")
+
+
+def section_evolution(be, quick):
+    out("## Paper 000 kernel evolution, the paper's form (one source per BFS, block 256)\n")
+    sizes = {"alpha-ring": (250, 500, 750), "alpha": (1000, 2000, 3000), "ba": (1000, 2000, 3000)}
+    rows = []
+    for t, ns in sizes.items():                    # two instances at the first two sizes, one at the third
+        rows += list(E.run_evolution([t], ns[:2], E.KERNELS + ("gpu-bfs",), instances=2, backend=be, batch=1))
+        if not quick:
+            rows += list(E.run_evolution([t], ns[2:], E.KERNELS + ("gpu-bfs",), instances=1, backend=be, batch=1))
+    evolution_table(rows, "Eq. 3-normalised seconds (mean of 2 instances; 1 at the largest N)")
+    csv_out("bfs_evolution_paper.csv", E.evolution_to_csv, rows)
+
+
+def section_multi(be, quick):
+    out("## Kernel evolution, multi-source form (4096 sources per launch), N up to 30 000\n")
+    sizes = {"alpha-ring": (2000, 4000, 8000), "alpha": (5000, 10000, 20000, 30000),
+             "ba": (5000, 10000, 20000, 30000)}
+    if quick:
+        sizes = {t: v[:2] for t, v in sizes.items()}
+    rows = []
+    for t, ns in sizes.items():
+        rows += list(E.run_evolution([t], ns, E.KERNELS + E.EXTRA, instances=1, backend=be, batch=4096))
+    evolution_table(rows, "seconds (one instance per N)")
+    csv_out("bfs_evolution_multi.csv", E.evolution_to_csv, rows)
+
+
+def section_sweep(be, quick):
+    out("## Fig. 15: kernel 7 block-size sweep (all sources per launch; mean of 3 runs) with theoretical occupancy\n")
+    rows = []
+    for t, n in (("alpha-ring", 2000), ("alpha", 10000), ("ba", 10000)):
+        rows += list(E.run_block_sweep([t], [n // 4 if quick else n], E.SWEEP_BLOCKS, "gpu-bfs-k7",
+                                       repeats=3, batch=n, backend=be))
+    types = [t for t in E.TYPES if any(r.type == t for r in rows)]
+    out("| block | " + " | ".join(f"{t} N={next(r.n for r in rows if r.type == t)} s" for t in types)
+        + " | registers | occupancy | limiter |")
+    out("|---|" + "---|" * (len(types) + 3))
+    for b in E.SWEEP_BLOCKS:
+        rs = {r.type: r for r in rows if r.block == b}
+        any_r = next(iter(rs.values()))
+        out(f"| {b} | " + " | ".join(f"{rs[t].seconds:.4f} ± {rs[t].std:.4f}" for t in types)
+            + f" | {any_r.registers} | {100 * any_r.occupancy:.0f}% | {any_r.limiter} |")
+    out(f"\nFastest block per type: {E.best_blocks(rows)}\n")
+    csv_out("bfs_block_sweep.csv", E.sweep_to_csv, rows)
+
+
+def section_table(be, quick):
+    out("## Paper 004 Table 3.1 on this GPU (|V| = 4677; seconds; ~ = timed on k sources, scaled by |V|/k)\n")
+    lim = {("sssp-harish", "ring"): 16, ("sssp-harish", "complete"): 16, ("sssp", "ring"): 64,
+           ("sssp", "complete"): 64, ("sssp-staged", "ring"): 64, ("sssp-staged", "complete"): 64,
+           ("cpu-dijkstra", "complete"): 256}
+    if quick:
+        lim.update({("sssp-harish", "random"): 256, ("sssp-harish", "powerlaw"): 256})
+    rows = list(T.run_table(T.TOPOLOGIES, T.METHODS, be, max_sources=lim))
+    out("| method | " + " | ".join(T.TOPOLOGIES) + " |")
+    out("|---|" + "---|" * len(T.TOPOLOGIES))
+    for m in T.METHODS:
+        cells = []
+        for t in T.TOPOLOGIES:
+            r = next(r for r in rows if r.method == m and r.topology == t)
+            cells.append(f"{'~' if r.scaled else ''}{r.seconds:.4g} (paper {r.paper_seconds:g})"
+                         + ("" if r.agrees else " **differs**"))
+        out(f"| {T.LABELS[m]} | " + " | ".join(cells) + " |")
+    out(f"\nSpeed-up of the staged method over Harish's: "
+        + ", ".join(f"{t} {v:.1f}×" for (t, m), v in T.speedups(rows).items() if m == "sssp-staged"))
+    out(f"; launches: " + ", ".join(f"{r.method}/{r.topology} {r.launches}" for r in rows if r.method != "cpu-dijkstra"))
+    out("")
+    csv_out("sssp_table31.csv", T.rows_to_csv, rows)
+
+
+def section_scaling(be, quick):
+    out("## Paper 004 Figs. 3.10 / 3.12 / 3.13 (random digraphs; seconds; ~ = scaled from 1024 sources)\n")
+    specs = {"3.10": (1024, 4096, 16384, 65536, 262144), "3.12": (8192, 16384, 32768, 65536),
+             "3.13": (16, 256, 4096, 65536)}
+    if quick:
+        specs = {"3.10": (1024, 4096, 16384), "3.12": (8192, 32768), "3.13": (16, 4096)}
+    allrows = []
+    for fig, values in specs.items():
+        rows = list(T.run_scaling(fig, values, T.METHODS, be, max_sources=1024))
+        allrows += rows
+        out(f"### Fig. {fig}: {T.FIGURES[fig]}\n")
+        out("| |V| | |E| | w_max | " + " | ".join(T.METHODS) + " |")
+        out("|---|---|---|" + "---|" * len(T.METHODS))
+        for key in sorted({(r.n, r.arcs, r.w_max) for r in rows}):
+            rs = {r.method: r for r in rows if (r.n, r.arcs, r.w_max) == key}
+            out(f"| {key[0]} | {key[1]} | {key[2]} | " + " | ".join(
+                f"{'~' if rs[m].scaled else ''}{rs[m].seconds:.4g}" + ("" if rs[m].agrees else " **differs**")
+                for m in T.METHODS) + " |")
+        out("")
+    free = be.free_memory()
+    out("Largest |V| with |E| = 4|V| by paper 004's element counts (4-byte elements): "
+        + ", ".join(f"{m}: {T.largest_vertices(m, T.PAPER_GPU_BYTES):,} on 512 MB / "
+                    f"{T.largest_vertices(m, free):,} on this GPU's {free / 2**30:.0f} GiB free"
+                    for m in ("sssp-harish", "sssp-staged", "sssp-path")) + ".\n")
+    csv_out("sssp_scaling.csv", T.rows_to_csv, allrows)
+
+
+def section_overhead(be, quick):
+    out("## Paper 004 Fig. 3.14: path-recording overhead (random digraphs, |E| = 4|V|; 1024 sources)\n")
+    rows = list(T.run_path_overhead((1024, 4096, 16384) if quick else (1024, 4096, 16384, 65536), be,
+                                    max_sources=1024))
+    out("| |V| | cost s | record s | overhead | paths valid |")
+    out("|---|---|---|---|---|")
+    for r in rows:
+        out(f"| {r.n} | {r.cost_seconds:.4f} | {r.record_seconds:.4f} | {100 * r.overhead:.1f} % | "
+            f"{r.paths_valid}/{r.paths_checked} |")
+    out(f"\n(paper 004: {100 * T.PAPER_PATH_OVERHEAD[0]:.1f}–{100 * T.PAPER_PATH_OVERHEAD[1]:.1f} %)\n")
+    csv_out("sssp_path_overhead.csv", T.rows_to_csv, rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--sections", default=",".join(SECTIONS))
+    a = ap.parse_args()
+    be = select("gpu")
+    out(f"# BFS / SSSP families — {be.describe()}, {time.strftime('%Y-%m-%d')}\n")
+    for name in a.sections.split(","):
+        t0 = time.perf_counter()
+        globals()[f"section_{name}"](be, a.quick)
+        print(f"[{name}: {time.perf_counter() - t0:.1f} s]", flush=True)
+        save_markdown("bfs_bench.md", "\n".join(LINES))
+
+
+if __name__ == "__main__":
+    main()

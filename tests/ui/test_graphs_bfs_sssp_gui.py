@@ -1,0 +1,77 @@
+"""Graphs workspace: the "BFS kernels", "Block sweep" (paper 000) and "SSSP (paper 004)" tabs, the
+generator list and the method list (CPU backend: GPU parts are refused with a message)."""
+import csv
+
+import numpy as np
+import pytest
+
+from kernels.graphs import generators as gen
+from kernels.graphs import sssp_table as T
+from kernels.graphs.apsp import METHODS
+
+
+def test_tabs_registered_and_remembered(graphs_ws):
+    texts = [graphs_ws.tabs.tabText(i) for i in range(graphs_ws.tabs.count())]
+    for t in ("BFS kernels (paper 000)", "Block sweep (paper 000)", "SSSP (paper 004)"):
+        assert t in texts
+    for key in ("bfs_evolution", "block_sweep", "sssp_table"):
+        assert key in graphs_ws._sweeps
+    p = graphs_ws.bfs_evolution
+    p.ed_sizes["ba"].setText("300, 600")
+    p.ck_kernel["gpu-msbfs"].setChecked(True)
+    p._spins["batch"].setValue(64)
+    state = p.state()
+    p.ed_sizes["ba"].setText("1, 2")
+    p._spins["batch"].setValue(1)
+    p.restore(state)
+    assert p.ed_sizes["ba"].text() == "300, 600" and p._spins["batch"].value() == 64
+    assert p.ck_kernel["gpu-msbfs"].isChecked()
+    s = graphs_ws.sssp_table
+    s.cb_exp.setCurrentIndex(s.cb_exp.findData("3.12"))
+    st = s.state()
+    s.cb_exp.setCurrentIndex(0)
+    s.restore(st)
+    assert s.experiment() == "3.12" and s.ed_values.text() == st["values"]
+
+
+def test_generators_and_methods_listed(graphs_ws):
+    gens = [graphs_ws.cb_gen.itemData(i) for i in range(graphs_ws.cb_gen.count())]
+    assert gens == list(gen.GENERATORS)
+    methods = [graphs_ws.cb_method.itemText(i) for i in range(graphs_ws.cb_method.count())]
+    assert methods == list(METHODS)
+    for i, m in enumerate(methods):
+        assert graphs_ws.cb_method.model().item(i).isEnabled() == (not METHODS[m].gpu)
+        assert graphs_ws.cb_method.itemData(i, 3) == METHODS[m].help          # tooltip role
+    graphs_ws.set_parameters(generator="rmat")
+    assert graphs_ws.sp_k.isEnabled() and not graphs_ws.sp_p.isEnabled()
+
+
+def test_gpu_tabs_refuse_on_the_cpu(graphs_ws):
+    for p in (graphs_ws.bfs_evolution, graphs_ws.block_sweep):
+        before = p.state()
+        assert p.run() is False and "CUDA GPU" in p.lbl.text()
+        assert p.state() == before and p.job is None
+    s = graphs_ws.sssp_table
+    assert not s.ck_method["sssp-staged"].isEnabled() and s.methods() == ["cpu-dijkstra"]
+    s.cb_exp.setCurrentIndex(s.cb_exp.findData("overhead"))
+    assert s.run() is False and "CUDA GPU" in s.lbl.text()
+
+
+def test_sssp_figure_runs_on_the_cpu_and_exports(qtbot, graphs_ws, tmp_path):
+    s = graphs_ws.sssp_table
+    s.cb_exp.setCurrentIndex(s.cb_exp.findData("3.10"))
+    s.ed_values.setText("150, 300")
+    s.sp_sources.setValue(0)                                   # all sources
+    with qtbot.waitSignal(s.finished, timeout=60000):
+        assert s.run()
+    assert [(r.n, r.method) for r in s.rows] == [(150, "cpu-dijkstra"), (300, "cpu-dijkstra")]
+    assert all(r.agrees and not r.scaled for r in s.rows)
+    assert "equals scipy" in s.lbl.text()
+    x, y = s.plot.listDataItems()[0].getOriginalDataset()
+    assert list(x) == [150, 300] and np.allclose(y, [r.seconds for r in s.rows])
+    path = s.export_csv(str(tmp_path / "f.csv"))
+    with open(path, newline="") as fh:
+        table = list(csv.reader(fh))
+    assert table[0] == list(T.ScaleRow.__dataclass_fields__) and len(table) == 3
+    s.ed_values.setText("150, x")
+    assert s.run() is False and "whole numbers" in s.lbl.text()
