@@ -189,8 +189,11 @@ def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = Fa
         ngpu = local_gpu_count() if gpu else 0
         if ngpu:
             n = min(ngpu, int(workers)) if workers else ngpu
-            if importlib.util.find_spec("dask_cuda") is not None:
+            try:
                 from dask_cuda import LocalCUDACluster
+            except Exception as exc:  # noqa: BLE001 — not installed, or not importable with this CUDA
+                LocalCUDACluster, why = None, f"{type(exc).__name__}: {exc}"
+            if LocalCUDACluster is not None:
                 cluster = LocalCUDACluster(n_workers=n, CUDA_VISIBLE_DEVICES=list(range(n)), threads_per_worker=1,
                                            dashboard_address=dash, silence_logs=40)
                 kind, notes = "local-gpu", []
@@ -199,8 +202,8 @@ def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = Fa
                 cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                        dashboard_address=dash, silence_logs=40)
                 kind = "local-gpu"
-                notes = ["dask-cuda is not installed: one worker on the first GPU (pip install dask-cuda "
-                         "for one worker per GPU)"] if ngpu > 1 else []
+                notes = [f"dask-cuda is not usable ({why}): one worker on the first GPU (pip install "
+                         "dask-cuda for one worker per GPU)"]
         else:
             from distributed import LocalCluster
             n = int(workers) if workers else (os.cpu_count() or 1)

@@ -56,7 +56,7 @@ def drive(sweep: Sweep, report: Callable | None = None) -> list[dict]:
 def group_stats(rows: list[dict], x: str, y: str) -> list[dict]:
     """Per value of column ``x``: count, mean and standard deviation (n − 1; 0 for one) of the finite
     values of ``y`` over the rows without an error — e.g. the coarsening exponent per composition,
-    with the spread over seeds as its error bar.  Sorted by ``x``."""
+    with the spread over seeds as its error bar.  Sorted by ``x``; each entry ``{"x", "n", "mean", "std"}``."""
     groups: dict = {}
     for r in rows:
         v = r.get(y)
@@ -66,7 +66,7 @@ def group_stats(rows: list[dict], x: str, y: str) -> list[dict]:
     out = []
     for k in sorted(groups, key=lambda v: (isinstance(v, str), v)):
         a = np.asarray(groups[k])
-        out.append({x: k, "n": int(a.size), "mean": float(a.mean()),
+        out.append({"x": k, "n": int(a.size), "mean": float(a.mean()),
                     "std": float(a.std(ddof=1)) if a.size > 1 else 0.0})
     return out
 
