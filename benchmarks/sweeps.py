@@ -116,7 +116,9 @@ def gpu_part(a):
     from kernels.graphs import generators as G
     from kernels.sweep import cluster as cl
     from kernels.sweep.graph_tasks import reproduce_sweep
-    be = bk.select("gpu")
+    dev = "cpu" if a.dry_run else "gpu"
+    method = "cpu" if a.dry_run else "gpu-bfs"
+    be = bk.select(dev)
     sizes = [int(s) for s in a.sizes.split(",")]
     types = ["alpha-ring", "alpha", "ba"]
     out(f"### Paper 000 Table II sweep on the GPU: serial vs `--scheduler local` — {be.describe()}")
@@ -126,27 +128,27 @@ def gpu_part(a):
         how = f"dask_cuda {dask_cuda.__version__} LocalCUDACluster"
     except Exception as exc:  # noqa: BLE001
         how = f"LocalCluster (dask_cuda not importable: {type(exc).__name__})"
-    out(f"{len(types)} types × N = {a.sizes} × {a.instances} instances, method gpu-bfs, clustering on, "
+    out(f"{len(types)} types × N = {a.sizes} × {a.instances} instances, method {method}, clustering on, "
         f"connectivity redraw; {cl.local_gpu_count()} GPU(s); cluster: {how}.")
     out()
     for warm in (G.ring_lattice(600, 2), G.barabasi_albert(600, 5, 1)):      # compile before timing
-        apsp(warm, "gpu-bfs", backend=be)
-    kw = dict(instances=a.instances, method="gpu-bfs", seed0=7, max_redraws=10, connectivity="redraw",
+        apsp(warm, method, backend=be)
+    kw = dict(instances=a.instances, method=method, seed0=7, max_redraws=10, connectivity="redraw",
               clustering=True)
     t0 = time.perf_counter()
     serial = list(rp.run_sweep(types, sizes, backend=be, **kw))
     ts = time.perf_counter() - t0
     holder: list = []
     t0 = time.perf_counter()
-    it = reproduce_sweep(types, sizes, backend="gpu", scheduler="local", sweep_out=holder, **kw)
+    it = reproduce_sweep(types, sizes, backend=dev, scheduler="local", sweep_out=holder, **kw)
     holder[0].open()
     t1 = time.perf_counter()
     dist = list(it)
     t2 = time.perf_counter()
     st = {"kind": holder[0].connection.kind if holder[0].connection else "closed"}
     key = lambda r: (r.type, r.n, r.instance)                      # noqa: E731
-    strip = lambda r: {k: v for k, v in r.to_dict().items() if k != "seconds"}   # noqa: E731
-    same = [strip(r) for r in sorted(serial, key=key)] == [strip(r) for r in sorted(dist, key=key)]
+    same = (_numbers([r.to_dict() for r in sorted(serial, key=key)])
+            == _numbers([r.to_dict() for r in sorted(dist, key=key)]))
     apsp_s = sum(r.seconds for r in serial), sum(r.seconds for r in dist)
     out("| run | instances | wall s | sum of per-instance APSP s | vs serial |")
     out("|---|---|---|---|---|")
@@ -160,11 +162,11 @@ def gpu_part(a):
     out("Exponents serial / cluster: " + "; ".join(f"{t} {fits_s[t]:.4f} / {fits_d[t]:.4f}" for t in types))
     out()
     # Cahn–Hilliard on the GPU workers
-    task = make_task("ch", steps=1000, record_every=100, size=512, backend="gpu")
+    task = make_task("ch", steps=1000, record_every=100, size=128 if a.dry_run else 512, backend=dev)
     pts = product({"mean": [-0.4, 0.0, 0.4], "seed": [1, 2]})
     s_rows, s_t, _ = timed_sweep(task, pts, "none")
     d_rows, d_t, d_rows_t = timed_sweep(task, pts, "local")
-    out(f"Cahn–Hilliard 512² × 1000 steps on the GPU, {len(pts)} runs: serial {s_t:.2f} s, GPU cluster "
+    out(f"Cahn–Hilliard {task.fixed['size']}² × 1000 steps on the {dev.upper()}, {len(pts)} runs: serial {s_t:.2f} s, GPU cluster "
         f"{d_t:.2f} s ({d_rows_t:.2f} s without start-up); rows equal: **{_numbers(s_rows) == _numbers(d_rows)}**; "
         f"backends {sorted({r['backend'] for r in d_rows})}.")
     return same and st is not None
@@ -180,6 +182,7 @@ def main():
     ap.add_argument("--gpu", action="store_true", help="the GPU part instead of the CPU part")
     ap.add_argument("--sizes", default="1000,5000,10000,15000,20000")
     ap.add_argument("--instances", type=int, default=3)
+    ap.add_argument("--dry-run", action="store_true", help="the GPU part's code on the CPU (method cpu), small")
     a = ap.parse_args()
     import dask
     import distributed
