@@ -148,6 +148,23 @@ def _quiet_logs() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def worker_environment(ngpu: int = 0, workers: int | None = None) -> dict:
+    """Dask settings for the worker processes of an embedded cluster.
+
+    * ``MALLOC_TRIM_THRESHOLD_`` is left unset (Dask sets 64 KiB by default, which also freezes
+      glibc's adaptive mmap threshold: the α-model generator of the graph sweeps ran 45 % slower
+      in such a worker — benchmarks/RESULTS.md, Sweeps);
+    * one worker per GPU may use the cores of its share of the host for OpenMP / BLAS threads
+      (cores // GPUs); one worker per core keeps one thread each (Dask's default)."""
+    env = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    if ngpu:
+        n = min(ngpu, int(workers)) if workers else ngpu
+        threads = max(1, (os.cpu_count() or 1) // n)
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            env[f"distributed.nanny.pre-spawn-environ.{var}"] = threads
+    return env
+
+
 def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = False,
             config: dict | None = None) -> Connection:
     """Open the scheduler named by ``scheduler`` (see the module docstring).
@@ -182,11 +199,12 @@ def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = Fa
             raise InvalidParameter(f"the Dask scheduler at {scheduler} has no workers: start some with "
                                    f"'dask worker {scheduler}' (or 'dask cuda worker {scheduler}' on GPU machines)") from None
         return conn
+    ngpu = local_gpu_count() if gpu else 0
     cfg = {"distributed.worker.daemon": False, "distributed.admin.system-monitor.gil.enabled": False}
+    cfg.update(worker_environment(ngpu, workers))
     cfg.update(config or {})
     dash = ":0" if dashboard_available() else None
     with dask.config.set(cfg):
-        ngpu = local_gpu_count() if gpu else 0
         if ngpu:
             n = min(ngpu, int(workers)) if workers else ngpu
             try:
