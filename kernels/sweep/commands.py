@@ -89,9 +89,12 @@ def ch_sweep(vary: list[str], steps: int = 2000, record_every: int = 100, backen
         sweep_out.append(sweep)
     t0 = time.perf_counter()
     rows = drive(sweep, report)
+    if sweep.file is not None:                     # resumed: the summary covers the whole file
+        from .results import read_rows
+        rows = read_rows(sweep.file.path)[2]
     x = next(iter(axes))
     return {"task": "ch", "vary": axes, "fixed": task.fixed, "points": sweep.total, "ran": sweep.finished,
-            "skipped": sweep.skipped, "errors": sum(bool(r["error"]) for r in rows),
+            "skipped": sweep.skipped, "errors": sum(bool(r.get("error")) for r in rows),
             "summary": {y: group_stats(rows, x, y) for y in CH_SUMMARY}, "axis": x,
             "rows": rows, "csv": str(sweep.file.path) if sweep.file else None,
             "seconds": time.perf_counter() - t0, "scheduler": sweep.scheduler}

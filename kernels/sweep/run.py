@@ -77,6 +77,7 @@ class Sweep:
         self.timeout, self.workers, self.config = timeout, workers, config
         self.identity = identity(task.name, task.fixed, self.points)
         keys = list(dict.fromkeys(k for p in self.points for k in p))
+        self.keys = keys                  # the point's parameters (columns after "point")
         self.columns = ["point", *keys, *(c for c in task.columns if c not in keys and c not in TAIL), *TAIL]
         self.file = ResultFile(path, self.identity, self.columns, mode) if path else None
         self.total = len(self.points)
@@ -261,6 +262,7 @@ class Sweep:
         total, workers, dashboard link."""
         c = self.connection
         return {"finished": self.finished + self.skipped, "total": self.total, "skipped": self.skipped,
+                "keys": list(self.keys),
                 "scheduler": self.scheduler, "kind": c.kind if c else "",
                 "workers": len(c.workers()) if c and not c.serial else (1 if c else 0),
                 "dashboard": c.dashboard_link() if c else "", "notes": list(c.notes) if c else []}
