@@ -34,9 +34,13 @@ def test_sweep_on_a_local_cluster_fills_the_plot(qtbot, ws, tmp_path):
     out = tmp_path / "rows.csv"
     tab.panel.ed_file.setText(str(out))
     assert tab.panel.run()
+    seen = []
+    tab.panel.job.status.connect(seen.append)                     # (the cluster takes a moment to start)
     assert not tab.panel.bt_run.isEnabled() and tab.panel.bt_cancel.isEnabled()
     _wait(qtbot, tab.panel)
     assert tab.panel.progress.value() == tab.panel.progress.maximum() == 6
+    assert [st["finished"] for st in seen] == [1, 2, 3, 4, 5, 6]
+    assert seen[-1]["workers"] == 2 and seen[-1]["kind"] == "local-cpu"
     assert len(tab.panel.rows) == 6 and all(r["error"] == "" for r in tab.panel.rows)
     assert "6 rows, done" in tab.panel.lbl.text() and str(out) in tab.panel.lbl.text()
     # the plot: 3 compositions, mean ± std over the 2 seeds
