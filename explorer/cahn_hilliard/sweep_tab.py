@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QSpinBox,
-                             QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit,
+                             QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
 from kernels.sweep import Sweep, make_task, parse_axes, product
@@ -179,11 +179,16 @@ class CHSweepTab(QWidget):
 
 
 def add_sweep_dock(ws) -> CHSweepTab:
-    """The Sweep tab as a dock of the Cahn–Hilliard workspace, tabbed with its Diagnostics dock."""
+    """The Sweep tab as a dock of the Cahn–Hilliard workspace, tabbed with its Diagnostics dock (in a
+    scroll area: the tab never makes the window taller than the screen, lecture mode included)."""
     tab = CHSweepTab(ws)
     dock = QDockWidget("Sweep", ws)
     dock.setObjectName("ch_sweep")
-    dock.setWidget(tab)
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setWidget(tab)
+    dock.setWidget(scroll)
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
     ws.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     ws.tabifyDockWidget(ws.plots_dock, dock)
