@@ -21,7 +21,7 @@ from kernels.sweep import Sweep, make_task, product, read_rows
 pytest.importorskip("distributed")
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-       "GSE_BACKEND": "cpu", "OMP_NUM_THREADS": "1", "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+       "GSE_BACKEND": "cpu", "OMP_NUM_THREADS": "1", "DASK_CONFIG": str(ROOT / "resources" / "dask")}
 
 
 def _free_port() -> int:
@@ -70,6 +70,8 @@ def test_tcp_cluster_survives_a_killed_worker(tmp_path):
         with Client(addr, timeout=30, set_as_default=False) as c:
             c.wait_for_workers(2, timeout=60)
             pids = {w: pid for w, pid in c.run(os.getpid).items()}
+            # the README's worker settings (resources/dask/worker.yaml) reached the workers
+            assert set(c.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_").values()) == {None}
         # a GPU task on workers without GPUs: refused before any point runs, nothing written
         gpu_out = tmp_path / "gpu.csv"
         with pytest.raises(BackendUnavailable, match=f"any worker of {addr} has none"):
