@@ -154,9 +154,12 @@ def worker_environment(ngpu: int = 0, workers: int | None = None) -> dict:
     * ``MALLOC_TRIM_THRESHOLD_`` is left unset (Dask sets 64 KiB by default, which also freezes
       glibc's adaptive mmap threshold: the α-model generator of the graph sweeps ran 45 % slower
       in such a worker — benchmarks/RESULTS.md, Sweeps);
+    * Dask's statistical profiler (a stack sample every 10 ms, for the dashboard's Profile page) is
+      off: its wake-ups contend for the GIL with the task's thread;
     * one worker per GPU may use the cores of its share of the host for OpenMP / BLAS threads
       (cores // GPUs); one worker per core keeps one thread each (Dask's default)."""
-    env = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    env = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+           "distributed.worker.profile.enabled": False}
     if ngpu:
         n = min(ngpu, int(workers)) if workers else ngpu
         threads = max(1, (os.cpu_count() or 1) // n)
