@@ -98,6 +98,19 @@ def test_tcp_cluster_survives_a_killed_worker(tmp_path):
         survivor = [str(pid) for pid in pids.values()]
         assert all(r["worker"].rsplit(":", 1)[1] in survivor for r in rows)
         assert sweep.connection is None
+        # Cancel mid-sweep: rows() returns, and the scheduler is left with none of the sweep's tasks
+        sweep = Sweep(task, _points(12), scheduler=addr)
+        t0 = time.monotonic()
+        n = 0
+        for _row in sweep.rows():
+            n += 1
+            sweep.cancel()
+        assert n < 12 and time.monotonic() - t0 < 30 and sweep.connection is None
+        with Client(addr, timeout=30, set_as_default=False) as c:
+            deadline = time.monotonic() + 20
+            while c.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert c.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) == 0
     finally:
         _stop(procs)
     assert all(p.poll() is not None for p in procs)
