@@ -37,12 +37,14 @@ def file_mode(resume: bool = False, overwrite: bool = False, path=None) -> str:
     return "resume" if resume else ("overwrite" if overwrite else "new")
 
 
-def drive(sweep: Sweep, report: Callable | None = None) -> list[dict]:
-    """All rows of ``sweep`` (``report(row, status)`` after each); Ctrl+C → SweepInterrupted."""
+def drive(sweep: Sweep, report: Callable | None = None, keep: int | None = None) -> list[dict]:
+    """The rows of ``sweep`` (all, or the first ``keep``; ``sweep.rows_out`` counts them all),
+    ``report(row, status)`` after each; Ctrl+C → SweepInterrupted."""
     rows: list[dict] = []
     try:
         for row in sweep.rows():
-            rows.append(row)
+            if keep is None or len(rows) < keep:
+                rows.append(row)
             if report is not None:
                 report(row, sweep.status())
     except KeyboardInterrupt:
@@ -126,12 +128,12 @@ def flint_sweep(model, sweep: list[str], t_end: float = 1000.0, dt: float = 0.01
     if sweep_out is not None:
         sweep_out.append(sw)
     t0 = time.perf_counter()
-    rows = drive(sw, report)
+    rows = drive(sw, report, keep=1001)
     out = {"task": "flint-slice", "model": m.name, "sweep": axes, "members": task.members, "slices": sw.total,
-           "slices_run": sw.finished, "skipped": sw.skipped, "rows_written": len(rows),
-           "errors": sorted({r["error"] for r in rows if r["error"]}),
+           "slices_run": sw.finished, "skipped": sw.skipped, "rows_written": sw.rows_out,
+           "errors": sorted(sw.errors),
            "csv": str(sw.file.path) if sw.file else None, "seconds": time.perf_counter() - t0,
            "scheduler": sw.scheduler, "record": task.fixed["record"]}
-    if len(rows) <= 1000:
+    if sw.rows_out <= 1000:
         out["rows"] = sorted(rows, key=lambda r: r.get("member", -1))
     return out

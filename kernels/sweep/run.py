@@ -83,11 +83,14 @@ class Sweep:
         self.total = len(self.points)
         self.pending: list[int] = list(range(self.total))
         self.finished = 0                 # points finished in this run
+        self.rows_out = 0                 # rows yielded in this run (several per point for some tasks)
+        self.errors: dict = {}            # error message → points that failed with it, this run
         self.skipped = 0                  # points already in the file (resume)
         self.connection: Connection | None = None
         self._cancel = threading.Event()
         self._wake = threading.Event()
         self._futures: dict = {}
+        self._workers_seen = (0.0, 0)     # (when, how many): status() asks the scheduler at most 2× a second
         self._gpu_workers: list | None = None
         self._opened = False
 
@@ -171,6 +174,9 @@ class Sweep:
         if self.file is not None:
             self.file.append(rows)
         self.finished += 1
+        self.rows_out += len(rows)
+        if res["error"]:
+            self.errors[res["error"]] = self.errors.get(res["error"], 0) + 1
         return rows
 
     def _serial(self) -> Iterator[dict]:
@@ -261,8 +267,17 @@ class Sweep:
         """Progress and cluster facts for a progress bar: finished (this run + already in the file),
         total, workers, dashboard link."""
         c = self.connection
+        if c is None:
+            workers = 0
+        elif c.serial:
+            workers = 1
+        else:
+            when, workers = self._workers_seen
+            if time.monotonic() - when > 0.5:
+                workers = len(c.workers())
+                self._workers_seen = (time.monotonic(), workers)
         return {"finished": self.finished + self.skipped, "total": self.total, "skipped": self.skipped,
                 "keys": list(self.keys),
                 "scheduler": self.scheduler, "kind": c.kind if c else "",
-                "workers": len(c.workers()) if c and not c.serial else (1 if c else 0),
+                "workers": workers,
                 "dashboard": c.dashboard_link() if c else "", "notes": list(c.notes) if c else []}
