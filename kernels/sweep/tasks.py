@@ -80,10 +80,15 @@ _BACKENDS: dict = {}
 
 
 def worker_backend(choice: str):
-    """The array backend of this worker process for ``choice`` (auto / cpu / gpu), made once."""
+    """The array backend of this process for ``choice`` (auto / cpu / gpu), made once.  The
+    process-wide selection (``backend.current()``) is left as it was: with ``--scheduler none`` the
+    tasks run inside the GUI or CLI process, whose own backend must not change under it."""
     from .. import backend as bk
     if choice not in _BACKENDS:
+        before = bk.current()
         _BACKENDS[choice] = bk.select(choice)
+        if before.name != _BACKENDS[choice].name:
+            bk.select(before.name)
     return _BACKENDS[choice]
 
 
