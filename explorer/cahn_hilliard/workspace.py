@@ -171,6 +171,8 @@ class CahnHilliardWorkspace(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.plots_dock)
         self.plots.setMinimumHeight(200)
         QTimer.singleShot(0, lambda: self.resizeDocks([self.plots_dock], [270], Qt.Orientation.Vertical))
+        from .sweep_tab import add_sweep_dock
+        self.sweep = add_sweep_dock(self)      # the Sweep tab (kernels.sweep on Dask), beside Diagnostics
 
         self._plot_timer = QTimer(self)
         self._plot_timer.setInterval(200)
@@ -660,8 +662,13 @@ class CahnHilliardWorkspace(QMainWindow):
         s.setValue("auto_contrast", bool(self.canvas.auto_contrast))
         s.setValue("show_slabs", self.show_slabs())
         s.setValue("dock_state", self.saveState())
+        s.setValue("sweep_json", json.dumps(self.sweep.state()))
 
     def restore_settings(self, s):
+        try:
+            self.sweep.restore(json.loads(s.value("sweep_json") or "{}"))
+        except ValueError:
+            pass
         cmap = s.value("colormap")
         if cmap in COLORMAPS:
             self.set_colormap(cmap)
@@ -844,4 +851,5 @@ class CahnHilliardWorkspace(QMainWindow):
         if self.recorder is not None:
             self._finish_movie()
         self._plot_timer.stop()
+        self.sweep.panel.shutdown()
         self.worker.stop()

@@ -177,31 +177,40 @@ def run_cc_sweep(sizes: dict, methods=("cpu",), repeats: int | dict = 5, backend
     workers = int(workers or default_workers())
     if workers < 1:
         raise InvalidParameter(f"workers must be ≥ 1 (got {workers})")
-    sync = backend.synchronize if backend is not None and backend.is_gpu else (lambda: None)
     warm = {"networkx"}
     for fam, ns in sizes.items():
         for n in ns:
             if cancel is not None and cancel():
                 return
-            g = make_graph(fam, n, seed)
-            ref = None
-            for method in methods:
-                if cancel is not None and cancel():
-                    return
-                count = _counter(method, g, backend, workers)
-                if method not in warm:
-                    count()                                        # untimed: compilation, first call
-                    warm.add(method)
-                times = []
-                for _ in range(reps[method]):
-                    sync()
-                    t0 = time.perf_counter()
-                    t, p = count()
-                    sync()
-                    times.append(time.perf_counter() - t0)
-                ref = ref or (t, p)
-                yield CCRow(fam, n, g.m, method, float(np.mean(times)), float(np.std(times)), reps[method],
-                            t, p, 3.0 * t / p if p > 0 else 0.0, (t, p) == ref)
+            yield from point_rows(fam, n, methods, reps, backend, seed, workers, warm, cancel)
+
+
+def point_rows(family: str, n: int, methods, reps: dict, backend=None, seed: int = 1, workers: int = 1,
+               warm: set | None = None, cancel: Callable[[], bool] | None = None) -> Iterator[CCRow]:
+    """The rows of one (family, V) point of ``run_cc_sweep``: one graph from ``seed``, each method
+    timed ``reps[method]`` times on it; a method not yet in ``warm`` (a set the caller keeps across
+    points; updated here) runs once untimed first.  ``agrees``: (t, p) equal the first method's."""
+    sync = backend.synchronize if backend is not None and backend.is_gpu else (lambda: None)
+    warm = {"networkx"} if warm is None else warm
+    g = make_graph(family, n, seed)
+    ref = None
+    for method in methods:
+        if cancel is not None and cancel():
+            return
+        count = _counter(method, g, backend, workers)
+        if method not in warm:
+            count()                                        # untimed: compilation, first call
+            warm.add(method)
+        times = []
+        for _ in range(reps[method]):
+            sync()
+            t0 = time.perf_counter()
+            t, p = count()
+            sync()
+            times.append(time.perf_counter() - t0)
+        ref = ref or (t, p)
+        yield CCRow(family, n, g.m, method, float(np.mean(times)), float(np.std(times)), reps[method],
+                    t, p, 3.0 * t / p if p > 0 else 0.0, (t, p) == ref)
 
 
 def fit_slopes(rows) -> dict[tuple[str, str], float]:

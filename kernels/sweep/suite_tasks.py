@@ -1,0 +1,134 @@
+"""The SBML Test Suite on a Dask cluster: ``run_cases`` of :mod:`kernels.flint.suite`, with the
+hand-made process pool replaced by the sweep layer.
+
+Same contract and outcomes as ``suite.run_cases``: outcomes in case order; ``progress(done,
+total, eta_seconds, outcome)`` after every case; a case past ``timeout`` seconds is failed with
+"timed out after T s (worker killed)" and its worker is restarted (the clock starts when the case
+is submitted; at most one case per worker thread is in flight, so that is when it starts); a case
+whose worker dies is failed with "crashed: worker process died (…)" (an embedded cluster does not
+retry it: Dask's allowed-failures is 0 there).  ``workers`` is the number of local worker
+processes (``scheduler="local"``); with a ``tcp://`` address the cluster's workers run the cases
+(the suite folder and ``out_dir`` must be the same path on every machine).  ``scheduler="none"``
+runs the cases here one by one, without a time limit (debugging).  Qt-free.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import time
+from typing import Callable
+
+from ..errors import InvalidParameter
+from .run import Sweep
+from .tasks import SweepTask, register
+
+TIMEOUT_MESSAGE = "timed out after {timeout:g} s (worker killed)"
+_QUIET = {"done": False}
+
+
+def _silence() -> None:
+    """Send this worker process's stdout / stderr to /dev/null (native solvers' chatter), once."""
+    if not _QUIET["done"]:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        _QUIET["done"] = True
+
+
+@register
+class SBMLCaseTask(SweepTask):
+    """One SBML Test Suite case per point ``{"case": "00001", "folder": "…/cases"}``: the worker loads
+    the case from its folder (``suite.load_case``) and runs it (``suite.run_case``)."""
+
+    name = "sbml-case"
+    columns = ("case", "status", "message", "seconds", "worst", "tags")
+
+    def __init__(self, runtime: str | Callable = "cpu", out_dir: str | None = None, quiet: bool = False):
+        from ..flint import suite
+        if isinstance(runtime, str) and runtime not in suite.RUNTIMES:
+            raise InvalidParameter(f"unknown runtime {runtime!r}")
+        self.spec = suite.RUNTIMES[runtime] if isinstance(runtime, str) else runtime
+        self.quiet = bool(quiet)
+        name = runtime if isinstance(runtime, str) else getattr(runtime, "__name__", "runtime")
+        super().__init__(runtime=name, out_dir=None if out_dir is None else str(out_dir))
+
+    def needs_gpu(self) -> bool:
+        return self.fixed["runtime"] in ("is", "ts")
+
+    def check_point(self, point: dict) -> dict:
+        if set(point) != {"case", "folder"}:
+            raise InvalidParameter(f"an SBML case point is {{case, folder}} (got {point})")
+        return dict(point)
+
+    def run(self, point: dict) -> dict:
+        from dataclasses import asdict
+
+        from ..flint import suite
+        if self.quiet:
+            _silence()
+        from pathlib import Path
+        case = suite.load_case(Path(point["folder"]), point["case"])
+        try:
+            fn = self.spec if callable(self.spec) else _resolve(self.spec)
+        except Exception as exc:  # noqa: BLE001 — the case's outcome, as in the process pool
+            oc = suite.Outcome(case.id, "failed", f"runtime not loadable: {exc}", 0.0, None, case.tags)
+        else:
+            oc = suite.run_case(case, fn, self.fixed["out_dir"])
+        d = asdict(oc)
+        d["worst"] = json.dumps(d["worst"]) if d["worst"] is not None else ""
+        d["tags"] = json.dumps(d["tags"])
+        return d
+
+
+def _resolve(spec: str) -> Callable:
+    mod, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(mod), attr)
+
+
+def _outcome(row: dict, case, timeout: float):
+    from ..flint import suite
+    err = row.get("error") or ""
+    if not err:
+        return suite.Outcome(row["case"], row["status"], row["message"], row["seconds"],
+                             json.loads(row["worst"]) if row["worst"] else None, json.loads(row["tags"]))
+    if err.startswith("timed out"):
+        msg = TIMEOUT_MESSAGE.format(timeout=timeout)
+    elif "died" in err:
+        msg = "crashed: worker process died (the Dask worker running it was lost)"
+    else:
+        msg = f"exception {err}"
+    return suite.Outcome(case.id, "failed", msg, round(float(row.get("task_seconds") or 0.0), 4), None, case.tags)
+
+
+def run_cases(cases: list, runtime: str | Callable = "cpu", workers: int = 2, timeout: float = 60.0,
+              out_dir=None, progress: Callable | None = None, quiet: bool = True,
+              scheduler: str = "local") -> list:
+    """``suite.run_cases`` on the sweep layer (see the module docstring); returns the outcomes in
+    case order."""
+    from pathlib import Path
+    if workers < 1 or not timeout > 0:
+        raise InvalidParameter("workers must be ≥ 1 and timeout > 0")
+    if not cases:
+        return []
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    by_id = {c.id: c for c in cases}
+    local = scheduler in ("local", "none")
+    task = SBMLCaseTask(runtime, None if out_dir is None else str(Path(out_dir).resolve()),
+                        quiet=quiet and scheduler == "local")
+    sweep = Sweep(task, [{"case": c.id, "folder": str(c.dir.parent.resolve())} for c in cases], scheduler=scheduler,
+                  workers=min(workers, len(cases)) if local else None, timeout=timeout,
+                  config={"distributed.scheduler.allowed-failures": 0})
+    results: dict = {}
+    t_start = time.perf_counter()
+    for row in sweep.rows():
+        oc = _outcome(row, by_id[sweep.points[row["point"]]["case"]], timeout)
+        results[oc.case] = oc
+        if progress:
+            n = len(results)
+            el = time.perf_counter() - t_start
+            progress(n, len(cases), el / n * (len(cases) - n) if n else None, oc)
+    if sweep.cancelled or len(results) < len(cases):
+        raise InterruptedError(f"suite run stopped after {len(results)} of {len(cases)} cases")
+    return [results[c.id] for c in cases]
