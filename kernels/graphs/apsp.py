@@ -6,7 +6,9 @@
 * ``cpu`` — scipy.sparse.csgraph (BFS for hop counts, Dijkstra for weights), the reference
   (:mod:`.apsp_core`);
 * ``gpu-bfs``, ``gpu-bfs-k1`` — paper 000 §4.3's BFS kernels (:mod:`.bfs`);
-* ``fw``, ``fw-blocked`` — Floyd–Warshall, papers 002 and 004 ch. 4 (:mod:`.fw`);
+* ``fw-v1`` … ``fw-v5``, ``fw``, ``fw-blocked``, ``fw-mm``, ``fw-2level``, ``fw-recursive``,
+  ``fw-tuned``, ``fw-fast`` — the Floyd–Warshall family, papers 002 and 004 ch. 4 (:mod:`.fw`;
+  dense matrices: :func:`kernels.graphs.fw_core.floyd_warshall`);
 * ``sssp`` — paper 004 ch. 3's task-parallel SSSP (:mod:`.sssp`).
 
 Hop counts are stored compactly (uint8 / uint16 / uint32, the all-ones value meaning
@@ -23,6 +25,7 @@ from .apsp_core import (REGISTRY, APSPMethod, APSPResult, DistanceOverflow, apsp
 from .bfs import BFSK7, apsp_bfs_k1, apsp_bfs_k7  # noqa: F401
 from .fw import (FW_TILES, autotune_tile, dense_matrix, fw_blocked_device, fw_cpu,  # noqa: F401
                  fw_naive_device, tile_by_model)
+from .fw_core import floyd_warshall, path  # noqa: F401
 from .graph import Graph
 from .sssp import apsp_sssp  # noqa: F401
 
@@ -31,8 +34,9 @@ METHODS = REGISTRY
 
 
 def method_names(gpu: bool | None = None) -> tuple[str, ...]:
-    """Registered method names (``gpu=True``: only GPU methods, ``False``: only CPU ones)."""
-    return tuple(k for k, c in METHODS.items() if gpu is None or c.gpu == gpu)
+    """Registered method names (``gpu=True``: those that need a GPU, ``False``: those that run on
+    the CPU)."""
+    return tuple(k for k, c in METHODS.items() if gpu is None or (not c.cpu) == gpu)
 
 
 def estimate_bytes(n: int, method: str, itemsize: int = 1) -> int:
@@ -47,11 +51,11 @@ def check_memory(n: int, method: str, backend, itemsize: int = 1) -> None:
     from ..backend import host_available_memory
     cls = METHODS.get(method)
     dense = cls is not None and cls.dense
-    need_host = n * n * (4 if dense else itemsize)
+    need_host = n * n * (12 if dense else itemsize)        # dense: matrix, predecessors, result
     if need_host > 0.8 * host_available_memory():
         raise GridTooLarge(f"the {n} × {n} distance matrix needs {need_host / 2**30:.1f} GiB of host "
                            f"memory; only {host_available_memory() / 2**30:.1f} GiB are available")
-    if backend is not None and backend.is_gpu and dense:
+    if backend is not None and backend.is_gpu and dense and cls.gpu:
         need = estimate_bytes(n, method)
         if need > 0.9 * backend.free_memory():
             raise GridTooLarge(f"dense Floyd–Warshall at n = {n} needs {need / 2**30:.1f} GiB of GPU memory; "
@@ -67,8 +71,9 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
     if cls is None:
         raise InvalidParameter(f"unknown APSP method {method!r}: use one of {', '.join(METHODS)}")
     weighted = (csr.weights is not None) if weighted is None else weighted
-    if cls.gpu and (backend is None or not backend.is_gpu):
-        raise InvalidParameter(f"APSP method {method!r} needs the GPU backend (use cpu here)")
+    if not cls.available(backend):
+        cpu_ok = ", ".join(k for k, c in METHODS.items() if c.cpu)
+        raise InvalidParameter(f"APSP method {method!r} needs the GPU backend (here use one of {cpu_ok})")
     if weighted and cls.hops_only:
         hop_free = ", ".join(k for k, c in METHODS.items() if not c.hops_only)
         raise InvalidParameter(f"{method} counts hops: use {hop_free} for weighted graphs")
@@ -76,9 +81,13 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
     return cls(**kw).run(csr, backend, weighted, dtype, progress, cancel)
 
 
-def shortest_path(g, dist_row: np.ndarray, source: int, target: int) -> list[int]:
-    """Reconstruct one shortest path source → target (hop counts) from the source's distance row
-    (paper 004 Fig. 3.1: from the target, step to a neighbour one hop closer)."""
+def shortest_path(g, dist_row: np.ndarray, source: int, target: int, result: APSPResult | None = None) -> list[int]:
+    """One shortest path source → target.  With a ``result`` that has predecessors (the
+    Floyd–Warshall versions, weighted or not) they are walked back; else, for hop counts, from
+    the source's distance row (paper 004 Fig. 3.1: from the target, step to a neighbour one hop
+    closer)."""
+    if result is not None and result.pred is not None:
+        return path(result.pred, source, target)
     csr = g.csr() if isinstance(g, Graph) else g
     unreach = sentinel(dist_row.dtype) if dist_row.dtype.kind == "u" else np.inf
     if dist_row[target] == unreach:
