@@ -25,7 +25,7 @@ from .apsp_core import (REGISTRY, APSPMethod, APSPResult, DistanceOverflow, apsp
 from .bfs import BFSK7, apsp_bfs_k1, apsp_bfs_k7  # noqa: F401
 from .fw import (FW_TILES, autotune_tile, dense_matrix, fw_blocked_device, fw_cpu,  # noqa: F401
                  fw_naive_device, tile_by_model)
-from .fw_core import floyd_warshall, path  # noqa: F401
+from .fw_core import floyd_warshall, path as fw_path  # noqa: F401
 from .graph import Graph
 from .sssp import apsp_sssp  # noqa: F401
 
@@ -87,7 +87,7 @@ def shortest_path(g, dist_row: np.ndarray, source: int, target: int, result: APS
     the source's distance row (paper 004 Fig. 3.1: from the target, step to a neighbour one hop
     closer)."""
     if result is not None and result.pred is not None:
-        return path(result.pred, source, target)
+        return fw_path(result.pred, source, target)
     csr = g.csr() if isinstance(g, Graph) else g
     unreach = sentinel(dist_row.dtype) if dist_row.dtype.kind == "u" else np.inf
     if dist_row[target] == unreach:

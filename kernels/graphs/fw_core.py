@@ -150,13 +150,21 @@ def finish(w: np.ndarray, n: int, arith: str) -> np.ndarray:
     return np.where(d >= INT_UNREACHABLE_FROM, NO_PATH_INT, d).astype(np.int32)
 
 
-def check_negative_cycle(dist: np.ndarray, matrix=None) -> None:
-    """NegativeCycle naming the first vertex with a negative diagonal entry.  For int32 results
-    also a distance below −(n − 1)·max|w| (impossible without a negative cycle) counts."""
+def check_negative_cycle(dist: np.ndarray, matrix=None, pred: np.ndarray | None = None) -> None:
+    """NegativeCycle when a diagonal entry is negative.  The vertex named lies on a negative cycle
+    of ``matrix``: the cycle the predecessors of a negative-diagonal vertex run into (checked by its
+    weight), else the vertex with the most negative diagonal.  For int32 results a distance below
+    −(n − 1)·max|w| (impossible without a negative cycle) counts too."""
     diag = np.diagonal(dist)
     neg = np.flatnonzero(diag < 0)
     if neg.size:
-        raise NegativeCycle(int(neg[0]))
+        v = int(neg[np.argmin(diag[neg])])
+        cyc = pred_cycle(pred, v) if pred is not None else []
+        if cyc and matrix is not None:
+            m = np.asarray(matrix, dtype=np.float64)
+            if sum(m[x, y] for x, y in zip(cyc, cyc[1:] + cyc[:1])) < 0:
+                v = min(cyc)
+        raise NegativeCycle(v)
     if dist.dtype == np.int32 and matrix is not None:
         m = np.asarray(matrix)
         fin = m[np.isfinite(m)] if m.dtype.kind == "f" else m[m != NO_PATH_INT]
@@ -164,6 +172,20 @@ def check_negative_cycle(dist: np.ndarray, matrix=None) -> None:
         rows = np.flatnonzero((dist < bound).any(axis=1))
         if rows.size:
             raise NegativeCycle(int(rows[0]), on_cycle=False)
+
+
+def pred_cycle(pred: np.ndarray, v: int) -> list[int]:
+    """The loop that v's predecessor chain (source v) runs into, in path order; [] when none."""
+    seen, chain, u = {}, [], v
+    for _ in range(pred.shape[0] + 1):
+        if u in seen:
+            return chain[seen[u]:][::-1]
+        seen[u] = len(chain)
+        chain.append(u)
+        u = int(pred[v, u])
+        if u < 0:
+            return []
+    return []
 
 
 def path(pred: np.ndarray | None, i: int, j: int) -> list[int]:
@@ -276,5 +298,5 @@ def solve(method, matrix, backend=None, arith: str = "auto", pred: bool = True, 
     if progress is not None:
         progress(1.0)
     if check_cycles:
-        check_negative_cycle(dist, m)
+        check_negative_cycle(dist, m, pr)
     return FWResult(dist, pr, cls.name, arith, sec, kernel_s, launches, params, "gpu" if on_gpu else "cpu")

@@ -116,12 +116,15 @@ def paper_graph(n: int, seed: int, directed: bool = True) -> np.ndarray:
     m = np.full((n, n), np.inf, dtype=np.float32)
     if n > 1:
         k = min(4 * n, n * (n - 1))
-        src = rng.integers(0, n, 2 * k)
-        dst = rng.integers(0, n, 2 * k)
-        keep = src != dst
-        src, dst = src[keep][:k], dst[keep][:k]
-        w = rng.integers(1, max(2, n), src.size).astype(np.float32)
-        m[src, dst] = w
+        codes = np.empty(0, dtype=np.int64)
+        while codes.size < k:                          # distinct arcs, no loops, in draw order
+            draw = rng.integers(0, n * n, 2 * k + 16, dtype=np.int64)
+            draw = np.concatenate([codes, draw[draw // n != draw % n]])
+            _, first = np.unique(draw, return_index=True)
+            codes = draw[np.sort(first)]
+        codes = codes[:k]
+        w = rng.integers(1, max(2, n), k).astype(np.float32)
+        m[codes // n, codes % n] = w
         if not directed:
             m = np.minimum(m, m.T)
     np.fill_diagonal(m, 0)
@@ -179,10 +182,10 @@ def check_specs(specs, backend, sizes=()) -> list[str]:
     for s in specs:
         name, _ = parse_spec(s)
         cls = fw_versions()[name]
-        if not gpu and not cls.cpu:
-            raise InvalidParameter(f"{name} needs a CUDA GPU (this backend is the CPU)")
         if cls.max_n is not None and top > cls.max_n:
             raise InvalidParameter(f"{name} is for teaching, n ≤ {cls.max_n} (largest n is {top})")
+        if not gpu and not cls.cpu:
+            raise InvalidParameter(f"{name} needs a CUDA GPU (this backend is the CPU)")
     return specs
 
 
