@@ -3,6 +3,7 @@
 Sections (``--sections``, comma list; default all):
   ceiling   the plain register-tiled min-plus product of two n × n matrices (FW's n³ updates without
             its dependencies) per GEMM configuration, float32 / int32 / DPX
+  fastparts fw-fast's three phases timed apart per tile (float32, int32)
   fw        n = 4096 float32: every GPU version (paper 004's at their tiles, ours per tile and
             configuration), the torch k-loop on the GPU, scipy's floyd_warshall on the CPU (measured at
             1024, n³-extrapolated, marked ~)
@@ -102,9 +103,9 @@ def section_fw(be, n, quick):
     m[np.isfinite(m)] = np.random.default_rng(1).uniform(1, 100, int(np.isfinite(m).sum()))   # float weights
     np.fill_diagonal(m, 0)
     specs = [f"fw-fast:tile={t},cfg={c}" for t in fw_gpu.FAST_TILES for c in fw_gpu.GEMM_CONFIGS]
+    specs += [f"fw-fast:tile={t},lookahead=0" for t in fw_gpu.FAST_TILES]
     if quick:
-        specs = [f"fw-fast:tile={t},cfg={c}" for t in fw_gpu.FAST_TILES for c in ("128x128/8x8", "128x128/8x8/2",
-                                                                                   "128x64/8x4")]
+        specs = specs[:len(fw_gpu.GEMM_CONFIGS) * 2]
     specs += ["fw-blocked:tile=32", "fw-blocked:tile=64", "fw-mm:tile=16,l=auto", "fw-mm:tile=32,l=auto",
               "fw-mm:tile=64,l=auto", "fw-2level:tile=16", "fw-2level:tile=32", "fw-2level:tile=64",
               "fw-recursive:t_r=16", "fw-recursive:t_r=32", "fw-recursive:t_r=64", "fw"]
@@ -156,6 +157,46 @@ def section_fw(be, n, quick):
     out(f"\nBest: **{best[1]}** {best[0] * 1e3:.2f} ms = {pct(n, best[0], peak):.1f} % of peak.\n")
     DATA["fw"] = rows
     return rows
+
+
+def section_fastparts(be, n):
+    """fw-fast's phases timed apart (no look-ahead): closure, panels, non-pivot product, per tile."""
+    cp = be.xp
+    dev = fw_gpu.CudaDevice(be)
+    peak, _ = S.peak_updates(be)
+    from kernels.graphs.fw_core import working_matrix
+    m = S.paper_graph(n, 9)
+    out(f"### fw-fast phases, n = {n} (CUDA events per launch, summed over the run; no look-ahead)\n")
+    out("| tile | arith | closure ms | panels ms | non-pivot product ms | product % of peak | sum ms |")
+    out("|---|---|---|---|---|---|---|")
+    for tile in fw_gpu.FAST_TILES:
+        for ar in ("float32", "int32"):
+            d = cp.asarray(working_matrix(m, ar, 128))
+            acc = [0.0, 0.0, 0.0]
+            t, b = fw_gpu.ctype(d.dtype), "false"
+            kc = dev.kernel("fw_gemm.cu", f"fw_fast_closure<{t},{b},{tile}>")
+            kp = dev.kernel("fw_gemm.cu", f"fw_fast_panels<{t},0,{b},{tile},{tile // 16}>")
+            ev = [cp.cuda.Event() for _ in range(4)]
+            z = np.uintp(0)
+            for kb in range(0, n, tile):
+                args = (d, z, np.int32(n), np.int32(kb))
+                ev[0].record()
+                dev.launch(kc, (1,), ((tile // 4) ** 2,), args)
+                ev[1].record()
+                dev.launch(kp, (n // tile, 2), (256,), args)
+                ev[2].record()
+                band = ((kb, kb + tile),)
+                fw_gpu.gemm(dev, d, d, fw_gpu.offset(d, kb), fw_gpu.offset(d, kb * n), n, n, tile, lda=n, ldb=n,
+                            ldci=n, ldco=n, skip_rows=band, skip_cols=band)
+                ev[3].record()
+                ev[3].synchronize()
+                for i in range(3):
+                    acc[i] += cp.cuda.get_elapsed_time(ev[i], ev[i + 1]) * 1e-3
+            upd = float(n - tile) ** 2 * n
+            out(f"| {tile} | {ar} | {acc[0] * 1e3:.2f} | {acc[1] * 1e3:.2f} | {acc[2] * 1e3:.2f} | "
+                f"{100 * upd / acc[2] / peak:.1f} % | {sum(acc) * 1e3:.2f} |")
+            DATA[f"fastparts|{tile}|{ar}"] = acc
+    out()
 
 
 def section_int(be, n, specs):
@@ -247,7 +288,7 @@ def section_big(be, n, spec):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--sections", default="ceiling,fw,int,table2,thesis,breakdown,big")
+    ap.add_argument("--sections", default="ceiling,fw,fastparts,int,table2,thesis,breakdown,big")
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--thesis-sizes", default="512,1024,2048,4096,8192")
     ap.add_argument("--best", default="fw-fast")
@@ -259,6 +300,8 @@ def main():
         section_ceiling(be, a.n, a.quick)
     if "fw" in sec:
         section_fw(be, a.n, a.quick)
+    if "fastparts" in sec:
+        section_fastparts(be, a.n)
     if "int" in sec:
         section_int(be, a.n, [a.best, "fw-mm:tile=32,l=auto", "fw-2level:tile=32", "fw-recursive:t_r=32"])
     if "table2" in sec:

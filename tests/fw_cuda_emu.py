@@ -13,6 +13,7 @@ Each kernel instantiation is its own small library, compiled once and cached.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import re
@@ -191,4 +192,17 @@ class EmuDevice:
         return self.per_sm
 
     def synchronize(self):
+        pass
+
+    # streams run in issue order here (a valid serialisation of the overlapping GPU schedule)
+    def stream(self):
+        return contextlib.nullcontext()
+
+    def on(self, stream):
+        return stream
+
+    def record(self):
+        return None
+
+    def wait(self, event):
         pass

@@ -102,12 +102,11 @@ class GraphsWorkspace(QMainWindow):
         self.sp_seed = tip(QSpinBox(), "Random seed: the same seed gives the same graph")
         self.sp_seed.setRange(0, 2 ** 31 - 1)
         self.sp_seed.setValue(1)
-        self.cb_method = tip(QComboBox(), "All-pairs shortest paths: cpu = scipy; gpu-bfs = paper 000 kernel 7; "
-                                          "gpu-bfs-k1 = kernel 1; fw = paper 002; fw-blocked = paper 004; "
-                                          "sssp = paper 004 task-parallel SSSP")
-        for m in METHODS:
+        self.cb_method = tip(QComboBox(), "All-pairs shortest paths: hover a method for its paper and section")
+        for m, cls in METHODS.items():
             self.cb_method.addItem(m)
-            if m != "cpu" and not self.backend.is_gpu:
+            self.cb_method.setItemData(self.cb_method.count() - 1, cls.help, Qt.ItemDataRole.ToolTipRole)
+            if not cls.available(self.backend):
                 self.cb_method.model().item(self.cb_method.count() - 1).setEnabled(False)
         self.cb_color = tip(QComboBox(), "Node colour")
         self.cb_color.addItems(COLOR_BY)
@@ -166,8 +165,11 @@ class GraphsWorkspace(QMainWindow):
         from .cc_timing import ClusteringTimingPanel
         self.cc_timing = ClusteringTimingPanel(self.backend, message=self.message_bar.show_message)
         self.tabs.addTab(self.cc_timing, "Clustering timings (paper 001)")
+        from .fw_family import FWFamilyPanel
+        self.fw_family = FWFamilyPanel(self.backend, message=self.message_bar.show_message)
+        self.tabs.addTab(self.fw_family, "Floyd–Warshall family (papers 002, 004)")
         #: the sweep tabs by their settings / session key
-        self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing}
+        self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing, "fw_family": self.fw_family}
         self.plots = QDockWidget("Plots", self)
         self.plots.setObjectName("graphPlots")
         self.plots.setWidget(self.tabs)
@@ -417,10 +419,13 @@ class GraphsWorkspace(QMainWindow):
         else:
             s, t = self.selected[0], int(i)
             self.selected = [s, t]
-            self.highlighted_path = shortest_path(self.graph, self._src_row, s, t)
+            self.highlighted_path = shortest_path(self.graph, self._src_row, s, t, self.result)
             self.canvas.set_path(self.highlighted_path)
             if self.highlighted_path:
-                self.info.setText(f"shortest path {s} → {t}: {len(self.highlighted_path) - 1} hops")
+                r = self.result
+                length = (f", length {float(r.dist[s, t]):.6g} (predecessors of {r.method})"
+                          if r is not None and r.pred is not None and r.weighted else "")
+                self.info.setText(f"shortest path {s} → {t}: {len(self.highlighted_path) - 1} hops{length}")
             else:
                 self.info.setText(f"{t} is not reachable from {s}")
         self._recolor()
@@ -602,7 +607,8 @@ class GraphsWorkspace(QMainWindow):
                 Figure("Distance matrix", widget=self.heat), Figure("Degree distribution", widget=self.deg_plot),
                 Figure("Path-length distribution", widget=self.path_plot),
                 Figure("Reproduce plots (paper 000 Fig. 14)", widget=self.reproduce.plots),
-                Figure("Reproduce clustering timings (paper 001 Figs. 14–15)", widget=self.cc_timing.plots)]
+                Figure("Reproduce clustering timings (paper 001 Figs. 14–15)", widget=self.cc_timing.plots),
+                Figure("Floyd–Warshall family timings (papers 002, 004)", widget=self.fw_family.plots)]
 
     def _render_view(self, scale: float = 1.0) -> np.ndarray:
         img = self.canvas.render()

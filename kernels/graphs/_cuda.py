@@ -15,6 +15,8 @@ _DIR = os.path.join(os.path.dirname(__file__), "cuda")
 _lock = threading.Lock()
 _modules: dict = {}
 
+#: sources whose kernels are launched cooperatively (grid.sync()): CuPy sets that per module
+COOPERATIVE = {"fw_coop.cu"}
 #: C++ instantiations requested per source file (the FW family adds its own: fw_gpu.py)
 NAME_EXPRESSIONS: dict[str, list[str]] = {
     "bfs.cu": ["bfs_k7<unsigned char>", "bfs_k7<unsigned short>", "bfs_k7<unsigned int>"],
@@ -55,7 +57,8 @@ def kernel(file: str, name: str):
             names = [x for x in NAME_EXPRESSIONS.get(file, []) if group(x) == key[1]] or None
             if names is not None and name not in names:
                 raise KeyError(f"{name} is not instantiated for {file}")
-            mod = cp.RawModule(code=source(file), options=options(), name_expressions=names)
+            mod = cp.RawModule(code=source(file), options=options(), name_expressions=names,
+                               enable_cooperative_groups=file in COOPERATIVE)
             _modules[key] = mod
     return mod.get_function(name)
 

@@ -120,6 +120,10 @@ class FWVersion(APSPMethod):
             raise InvalidParameter(f"{self.name}: unknown option(s) {', '.join(sorted(unknown))} (options: {ok})")
         super().__init__(**{**self.options_allowed, **options})
         self.pred, self.arith = bool(pred), arith
+        self.validate()
+
+    def validate(self) -> None:
+        """InvalidParameter for an option value out of range, before any work."""
 
     # ----------------------------------------------------------------- contract
     def pad(self, n: int, gpu: bool) -> int:
@@ -288,6 +292,10 @@ class FWBlocked(FWVersion):
     cpu = True
     options_allowed = {"tile": "model"}
 
+    def validate(self):
+        if self.options["tile"] not in ("model", "auto"):
+            _tile(self.options["tile"], FW_TILES)
+
     def tile(self, n: int, backend=None) -> int:
         t = self.options["tile"]
         if self.pred:
@@ -320,6 +328,11 @@ class _ThesisBFW(FWVersion):
 
     def t(self) -> int:
         return _tile(self.options["tile"], fw_gpu.THESIS_TILES)
+
+    def validate(self):
+        self.t()
+        if self.options.get("l", 1) != "auto":
+            self.l(64, None, "int32")
 
     def pad(self, n, gpu):
         return 64 if gpu else self.t()
@@ -379,6 +392,13 @@ class FWTuned(_ThesisBFW):
     def t(self) -> int:
         return 32
 
+    def validate(self):
+        tiles = self.options["tiles"]
+        if not isinstance(tiles, (list, tuple)) or not tiles:
+            raise InvalidParameter(f"tiles must be a list of {fw_gpu.THESIS_TILES} (got {tiles!r})")
+        for t in tiles:
+            _tile(t, fw_gpu.THESIS_TILES)
+
     def solve_gpu(self, backend, d, p, n, arith, cancel):
         from .fw_tune import tune_mm
         choice = tune_mm(backend, n, arith, p is not None, tiles=tuple(self.options["tiles"]))
@@ -400,6 +420,11 @@ class FWRecursive(FWVersion):
 
     def t_r(self) -> int:
         return _tile(self.options["t_r"], fw_gpu.THESIS_TILES, "t_r")
+
+    def validate(self):
+        self.t_r()
+        if self.options["cfg"] not in fw_gpu.GEMM_CONFIGS:
+            raise InvalidParameter(f"cfg must be one of {', '.join(fw_gpu.GEMM_CONFIGS)} (got {self.options['cfg']!r})")
 
     def pad(self, n, gpu):
         return self.t_r()
@@ -430,10 +455,16 @@ class FWFast(FWVersion):
             "register-tiled min-plus GEMMs (tile 64 or 128, int32/DPX for integer weights); CPU: NumPy blocked")
     cpu = True
     ariths = ("float32", "int32", "dpx")
-    options_allowed = {"tile": 64, "cfg": fw_gpu.DEFAULT_GEMM}
+    options_allowed = {"tile": 64, "cfg": fw_gpu.DEFAULT_GEMM, "lookahead": True}
 
     def t(self) -> int:
         return 64 if self.options["tile"] == "auto" else _tile(self.options["tile"], fw_gpu.FAST_TILES)
+
+    def validate(self):
+        self.t()
+        if self.options["cfg"] not in ("auto", *fw_gpu.GEMM_CONFIGS):
+            raise InvalidParameter(f"cfg must be auto or one of {', '.join(fw_gpu.GEMM_CONFIGS)} "
+                                   f"(got {self.options['cfg']!r})")
 
     def pad(self, n, gpu):
         return 128 if gpu else self.t()
@@ -448,8 +479,10 @@ class FWFast(FWVersion):
             extra = {"tuned": choice["table"], "tuning_seconds": choice["seconds"]}
         if cfg not in fw_gpu.GEMM_CONFIGS:
             raise InvalidParameter(f"cfg must be auto or one of {', '.join(fw_gpu.GEMM_CONFIGS)} (got {cfg!r})")
-        launches = fw_gpu.run_fast(gpu_device(backend), d, p, n, tile, cfg, arith == "dpx", cancel)
-        return launches, {"tile": tile, "cfg": "pred 64x64/4x4" if p is not None else cfg, **extra}
+        look = self.options["lookahead"] not in (False, 0, "0", "false", "False", "no")
+        launches = fw_gpu.run_fast(gpu_device(backend), d, p, n, tile, cfg, arith == "dpx", look, cancel)
+        return launches, {"tile": tile, "cfg": "pred 64x64/4x4" if p is not None else cfg, "lookahead": look,
+                          **extra}
 
     def solve_cpu(self, d, p, n, arith, cancel):
         return cpu_impl.fw_blocked(d, p, self.t(), cancel), {"tile": self.t()}

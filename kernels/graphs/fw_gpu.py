@@ -94,10 +94,8 @@ class CudaDevice:
         return _cuda.kernel(file, name)
 
     def launch(self, k, grid, block, args, shared_mem: int = 0, cooperative: bool = False):
-        if cooperative:
-            k(grid, block, args, shared_mem=shared_mem, enable_cooperative_groups=True)
-        else:
-            k(grid, block, args, shared_mem=shared_mem)
+        """``cooperative``: the kernel's module was built for cooperative launches (fw_coop.cu)."""
+        k(grid, block, args, shared_mem=shared_mem)
 
     def potential_block(self, k) -> tuple[int, int]:
         """cudaOccupancyMaxPotentialBlockSize: (grid of co-resident blocks, threads per block)."""
@@ -110,6 +108,24 @@ class CudaDevice:
 
     def synchronize(self):
         self.backend.synchronize()
+
+    def stream(self):
+        """A second stream (for work that overlaps the current one)."""
+        return self.xp.cuda.Stream(non_blocking=True)
+
+    def on(self, stream):
+        """Context: launches inside go to ``stream``."""
+        return stream
+
+    def record(self):
+        """An event recorded on the current stream."""
+        ev = self.xp.cuda.Event(disable_timing=True)
+        ev.record()
+        return ev
+
+    def wait(self, event):
+        """The current stream waits for ``event``."""
+        self.xp.cuda.get_current_stream().wait_event(event)
 
 
 def _null(dev):
@@ -236,10 +252,10 @@ def run_thesis(dev, d, p, n: int, tile: int, l: int, method: str = "mm", dpx: bo
 
 # ----------------------------------------------------------------------------- min-plus products
 def gemm(dev, cin, cout, a, b, m: int, nn: int, k: int, *, lda: int, ldb: int, ldci: int, ldco: int,
-         pcin=None, pcout=None, pb=None, cfg=DEFAULT_GEMM, dpx: bool = False, skip_rows=(0, 0),
-         skip_cols=(0, 0)) -> int:
+         pcin=None, pcout=None, pb=None, cfg=DEFAULT_GEMM, dpx: bool = False, skip_rows=(), skip_cols=()) -> int:
     """Cout = min(Cin, A ⊗ B) for A: m × k, B: k × nn (device pointers or arrays; row-major with
-    the given leading dimensions).  Predecessors when ``pb`` (B's rows) is given."""
+    the given leading dimensions).  Predecessors when ``pb`` (B's rows) is given.  ``skip_rows`` /
+    ``skip_cols``: up to two (start, stop) ranges whose elements are not stored."""
     t = ctype(cin.dtype if hasattr(cin, "dtype") else np.float32)
     pred = pb is not None
     shape = GEMM_PRED if pred else (GEMM_CONFIGS[cfg] if isinstance(cfg, str) else tuple(cfg))
@@ -247,39 +263,97 @@ def gemm(dev, cin, cout, a, b, m: int, nn: int, k: int, *, lda: int, ldb: int, l
     kern = dev.kernel("fw_gemm.cu", gemm_name(t, op, pred, shape))
     bm, bn, _bk, tm, tn, _mb = shape
     z = _null(dev)
+    masks = [np.int32(v) for rng in (skip_rows, skip_cols) for v in ranges(rng)]
     dev.launch(kern, (-(-nn // bn), -(-m // bm)), ((bm // tm) * (bn // tn),),
                (cin, cout, z if pcin is None else pcin, z if pcout is None else pcout, np.int32(ldci),
                 np.int32(ldco), a, np.int32(lda), b, z if pb is None else pb, np.int32(ldb), np.int32(m),
-                np.int32(nn), np.int32(k), np.int32(skip_rows[0]), np.int32(skip_rows[1]),
-                np.int32(skip_cols[0]), np.int32(skip_cols[1])))
+                np.int32(nn), np.int32(k), *masks))
     return 1
 
 
-def run_fast_step(dev, d, p, n: int, kb: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = False) -> int:
-    """One K step of :func:`run_fast` (pivot band [kb, kb + tile)); launches."""
+def ranges(r) -> tuple[int, int, int, int]:
+    """Up to two (start, stop) ranges as four ints: ``(a, b)`` or ``((a, b), (c, d))``."""
+    r = tuple(r)
+    if r and not isinstance(r[0], (tuple, list)):
+        r = (r,)
+    flat = [int(v) for pair in r for v in pair] + [0] * (4 - 2 * len(r))
+    if len(flat) != 4:
+        raise ValueError("at most two skip ranges")
+    return tuple(flat)
+
+
+def _closure_and_panels(dev, d, p, n, kb, tile, op):
     t, b = _tp(d, p)
-    op = 1 if (dpx and t == "int" and p is None) else 0
-    kc = dev.kernel("fw_gemm.cu", f"fw_fast_closure<{t},{b},{tile}>")
     args = (d, _pp(dev, p), np.int32(n), np.int32(kb))
-    dev.launch(kc, (1,), ((tile // 4) ** 2,), args)
+    dev.launch(dev.kernel("fw_gemm.cu", f"fw_fast_closure<{t},{b},{tile}>"), (1,), ((tile // 4) ** 2,), args)
     if n == tile:
         return 1
     kp = dev.kernel("fw_gemm.cu", f"fw_fast_panels<{t},{op},{b},{tile},{tile // 16}>")
     dev.launch(kp, (n // tile, 2), (256,), args)
-    return 2 + gemm(dev, d, d, offset(d, kb), offset(d, kb * n), n, n, tile, lda=n, ldb=n, ldci=n, ldco=n,
-                    pcin=p, pcout=p, pb=None if p is None else offset(p, kb * n), cfg=cfg, dpx=dpx,
-                    skip_rows=(kb, kb + tile), skip_cols=(kb, kb + tile))
+    return 2
 
 
-def run_fast(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = False, cancel=None) -> int:
+def _band_product(dev, d, p, n, kb, tile, cfg, dpx, rows=None, cols=None, skip_rows=(), skip_cols=()):
+    """D[rows, cols] ← min(D, D[rows, band] ⊗ D[band, cols]) for the band [kb, kb + tile); rows / cols:
+    (start, stop) or None (all)."""
+    r0, r1 = rows or (0, n)
+    c0, c1 = cols or (0, n)
+    rel = lambda rg, o: tuple((a - o, b - o) for a, b in rg)  # noqa: E731  (masks in block coordinates)
+    return gemm(dev, offset(d, r0 * n + c0), offset(d, r0 * n + c0), offset(d, r0 * n + kb), offset(d, kb * n + c0),
+                r1 - r0, c1 - c0, tile, lda=n, ldb=n, ldci=n, ldco=n,
+                pcin=None if p is None else offset(p, r0 * n + c0), pcout=None if p is None else offset(p, r0 * n + c0),
+                pb=None if p is None else offset(p, kb * n + c0), cfg=cfg, dpx=dpx,
+                skip_rows=rel(skip_rows, r0), skip_cols=rel(skip_cols, c0))
+
+
+def run_fast_step(dev, d, p, n: int, kb: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = False) -> int:
+    """One K step of :func:`run_fast` without look-ahead (pivot band [kb, kb + tile)); launches."""
+    op = 1 if (dpx and ctype(d.dtype) == "int" and p is None) else 0
+    launches = _closure_and_panels(dev, d, p, n, kb, tile, op)
+    if n == tile:
+        return launches
+    band = ((kb, kb + tile),)
+    return launches + _band_product(dev, d, p, n, kb, tile, cfg, dpx, skip_rows=band, skip_cols=band)
+
+
+def run_fast(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = False, lookahead: bool = True,
+             cancel=None) -> int:
     """Our three-phase FW: per K, close the pivot tile (one block), then both panels as min-plus
     products with it (one launch), then every other element as one min-plus product of depth
-    ``tile`` (register-tiled GEMM, pivot bands not stored); n a multiple of 128 and of tile."""
-    launches = 0
+    ``tile`` (register-tiled GEMM, pivot bands not stored); n a multiple of 128 and of tile.
+
+    ``lookahead``: step K first updates the next band K + 1 (two thin products), then the next
+    pivot closure and panels run on a second stream while the big product of step K (which skips
+    both bands) fills the GPU — the one-block closure no longer idles the other SMs."""
+    op = 1 if (dpx and ctype(d.dtype) == "int" and p is None) else 0
+    if not lookahead or n <= tile:
+        launches = 0
+        for kb in range(0, n, tile):
+            if cancel is not None and cancel():
+                raise InterruptedError("cancelled")
+            launches += run_fast_step(dev, d, p, n, kb, tile, cfg, dpx)
+        return launches
+    side = dev.stream()
+    launches = _closure_and_panels(dev, d, p, n, 0, tile, op)
     for kb in range(0, n, tile):
         if cancel is not None and cancel():
             raise InterruptedError("cancelled")
-        launches += run_fast_step(dev, d, p, n, kb, tile, cfg, dpx)
+        band = (kb, kb + tile)
+        nb = kb + tile
+        if nb < n:
+            nxt = (nb, nb + tile)
+            # the next band: its rows (all columns), then its columns (rows outside both bands)
+            launches += _band_product(dev, d, p, n, kb, tile, cfg, dpx, rows=nxt, skip_cols=(band,))
+            launches += _band_product(dev, d, p, n, kb, tile, cfg, dpx, cols=nxt, skip_rows=(band, nxt))
+            ready = dev.record()
+            with dev.on(side):
+                dev.wait(ready)
+                launches += _closure_and_panels(dev, d, p, n, nb, tile, op)
+                done = dev.record()
+            launches += _band_product(dev, d, p, n, kb, tile, cfg, dpx, skip_rows=(band, nxt), skip_cols=(band, nxt))
+            dev.wait(done)
+        else:
+            launches += _band_product(dev, d, p, n, kb, tile, cfg, dpx, skip_rows=(band,), skip_cols=(band,))
     return launches
 
 

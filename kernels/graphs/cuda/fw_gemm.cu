@@ -7,8 +7,8 @@
 // same for columns, so its operands are 16-byte shared-memory reads); K runs in BK-deep chunks,
 // A stored transposed in shared memory, the next chunk fetched into registers while the current
 // one is consumed (double buffer, one __syncthreads per chunk).  Out-of-range rows, columns and
-// k read as "no path"; stores skip rows in [sr0, sr1) and columns in [sc0, sc1) (the bands that
-// other blocks of the same launch read).  M, N, K, the leading dimensions and the band edges
+// k read as "no path"; stores skip rows in [sr0, sr1) or [sr2, sr3) and columns in [sc0, sc1) or
+// [sc2, sc3) (the bands that other blocks, or kernels running beside this one, read or write).  M, N, K, the leading dimensions and the band edges
 // must be multiples of 4.  PRED: predecessors of B's rows (PB, same layout as B) follow the
 // strict improvements.
 //
@@ -22,7 +22,7 @@ template <typename T, int OP, bool PRED, int BM, int BN, int BK, int TM, int TN>
 __device__ __forceinline__ void mp_tile(const T* Cin, T* Cout, const int* PCin, int* PCout, int ldci, int ldco,
                                         const T* A, int lda, const T* B, const int* PB, int ldb,
                                         int M, int N, int K, int row0, int col0,
-                                        int sr0, int sr1, int sc0, int sc1)
+                                        int sr0, int sr1, int sr2, int sr3, int sc0, int sc1, int sc2, int sc3)
 {
     typedef typename Vec4<T>::type V;
     constexpr int TX = BN / TN, TY = BM / TM, NT = TX * TY;
@@ -142,11 +142,11 @@ __device__ __forceinline__ void mp_tile(const T* Cin, T* Cout, const int* PCin, 
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
             const int i = row0 + g * SM_ + ty * 4 + r;
-            if (i >= M || (i >= sr0 && i < sr1)) continue;
+            if (i >= M || (i >= sr0 && i < sr1) || (i >= sr2 && i < sr3)) continue;
 #pragma unroll
             for (int h = 0; h < GN; ++h) {
                 const int j = col0 + h * SN + tx * 4;
-                if (j >= N || (j >= sc0 && j < sc1)) continue;
+                if (j >= N || (j >= sc0 && j < sc1) || (j >= sc2 && j < sc3)) continue;
                 V v;
                 v.x = acc[g * 4 + r][h * 4 + 0]; v.y = acc[g * 4 + r][h * 4 + 1];
                 v.z = acc[g * 4 + r][h * 4 + 2]; v.w = acc[g * 4 + r][h * 4 + 3];
@@ -165,10 +165,11 @@ template <typename T, int OP, bool PRED, int BM, int BN, int BK, int TM, int TN,
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), MB)
 mp_gemm(const T* Cin, T* Cout, const int* PCin, int* PCout, int ldci, int ldco,
         const T* A, int lda, const T* B, const int* PB, int ldb, int M, int N, int K,
-        int sr0, int sr1, int sc0, int sc1)
+        int sr0, int sr1, int sr2, int sr3, int sc0, int sc1, int sc2, int sc3)
 {
     mp_tile<T, OP, PRED, BM, BN, BK, TM, TN>(Cin, Cout, PCin, PCout, ldci, ldco, A, lda, B, PB, ldb, M, N, K,
-                                              blockIdx.y * BM, blockIdx.x * BN, sr0, sr1, sc0, sc1);
+                                              blockIdx.y * BM, blockIdx.x * BN, sr0, sr1, sr2, sr3,
+                                              sc0, sc1, sc2, sc3);
 }
 
 // Fast FW, phase 1: close the TT x TT pivot tile at corner (b, b) with plain FW, one block of
@@ -244,12 +245,12 @@ fw_fast_panels(T* d, int* p, int n, int b)
         T* R = d + (long long)b * n;
         int* PR = p ? p + (long long)b * n : p;
         mp_tile<T, OP, PRED, TT, TT, 16, TM, TM>(R, R, PR, PR, n, n, P, n, R, PR, n, TT, n, TT,
-                                                 0, blockIdx.x * TT, 0, 0, b, b + TT);
+                                                 0, blockIdx.x * TT, 0, 0, 0, 0, b, b + TT, 0, 0);
     } else {
         T* C = d + b;
         int* PC = p ? p + b : p;
         const int* PP = p ? p + (long long)b * n + b : p;
         mp_tile<T, OP, PRED, TT, TT, 16, TM, TM>(C, C, PC, PC, n, n, C, n, P, PP, n, n, TT, TT,
-                                                 blockIdx.x * TT, 0, b, b + TT, 0, 0);
+                                                 blockIdx.x * TT, 0, b, b + TT, 0, 0, 0, 0, 0, 0);
     }
 }
