@@ -43,6 +43,14 @@ def out(s=""):
     LINES.append(s)
 
 
+def save():
+    """Markdown and data so far to $OUT (after every section: a run cut short keeps what it measured)."""
+    save_markdown("fw_bench.md", "\n".join(LINES))
+    if os.environ.get("OUT"):
+        with open(os.path.join(os.environ["OUT"], "fw_bench.json"), "w") as fh:
+            json.dump(DATA, fh, indent=1, default=str)
+
+
 def events_time(cp, fn, repeats=5) -> float:
     fn()
     ts = []
@@ -103,7 +111,8 @@ def section_fw(be, n, quick):
     m[np.isfinite(m)] = np.random.default_rng(1).uniform(1, 100, int(np.isfinite(m).sum()))   # float weights
     np.fill_diagonal(m, 0)
     specs = [f"fw-fast:tile={t},cfg={c}" for t in fw_gpu.FAST_TILES for c in fw_gpu.GEMM_CONFIGS]
-    specs += [f"fw-fast:tile={t},lookahead=0" for t in fw_gpu.FAST_TILES]
+    specs += [f"fw-fast:tile={t},lookahead=0,cfg={c}" for t in fw_gpu.FAST_TILES
+              for c in ("128x128/8x8", "128x128/8x8/2")]
     if quick:
         specs = specs[:len(fw_gpu.GEMM_CONFIGS) * 2]
     specs += ["fw-blocked:tile=32", "fw-blocked:tile=64", "fw-mm:tile=16,l=auto", "fw-mm:tile=32,l=auto",
@@ -157,6 +166,12 @@ def section_fw(be, n, quick):
     out(f"\nBest: **{best[1]}** {best[0] * 1e3:.2f} ms = {pct(n, best[0], peak):.1f} % of peak.\n")
     DATA["fw"] = rows
     return rows
+
+
+def best_fast(rows, default="fw-fast"):
+    """The fastest fw-fast spec of the fw section (its options carry into the later sections)."""
+    fast = {k: v for k, v in (rows or {}).items() if k.startswith("fw-fast")}
+    return min(fast, key=fast.get) if fast else default
 
 
 def section_fastparts(be, n):
@@ -223,7 +238,7 @@ def section_table2(be, quick):
     n = S.PAPER_002_N
     out(f"### Paper 002 Table II on this machine (n = {n}, seconds; V1 on the host CPU)\n")
     specs = ["fw-v1", "fw-v3", "fw-v4", "fw-v4-coop", "fw-v5"]
-    reps = {"fw-v1": 1 if quick else 3, "fw-v3": 2 if quick else 10, "fw-v4": 2 if quick else 10,
+    reps = {"fw-v1": 1 if quick else 2, "fw-v3": 2 if quick else 10, "fw-v4": 2 if quick else 10,
             "fw-v4-coop": 2 if quick else 10, "fw-v5": 2 if quick else 10}
     rows = list(S.run_sweep(specs, [n], be, "int32", reps, seed=2))
     t2 = S.table_ii(rows)
@@ -288,9 +303,9 @@ def section_big(be, n, spec):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--sections", default="ceiling,fw,fastparts,int,table2,thesis,breakdown,big")
+    ap.add_argument("--sections", default="ceiling,fw,int,table2,thesis,breakdown,big")
     ap.add_argument("--n", type=int, default=4096)
-    ap.add_argument("--thesis-sizes", default="512,1024,2048,4096,8192")
+    ap.add_argument("--thesis-sizes", default="128,256,512,1024,2048,4096,8192")
     ap.add_argument("--best", default="fw-fast")
     a = ap.parse_args()
     be = select("gpu")
@@ -298,24 +313,29 @@ def main():
     sec = set(a.sections.split(","))
     if "ceiling" in sec:
         section_ceiling(be, a.n, a.quick)
+        save()
+    best = a.best
     if "fw" in sec:
-        section_fw(be, a.n, a.quick)
+        best = best_fast(section_fw(be, a.n, a.quick), a.best)
+        out(f"Best fw-fast configuration, used below: {best}\n")
+        save()
     if "fastparts" in sec:
         section_fastparts(be, a.n)
     if "int" in sec:
-        section_int(be, a.n, [a.best, "fw-mm:tile=32,l=auto", "fw-2level:tile=32", "fw-recursive:t_r=32"])
+        section_int(be, a.n, [best, "fw-mm:tile=32,l=auto", "fw-2level:tile=32", "fw-recursive:t_r=64"])
+        save()
     if "table2" in sec:
         section_table2(be, a.quick)
+        save()
     if "thesis" in sec:
         section_thesis(be, [int(x) for x in a.thesis_sizes.split(",")])
+        save()
     if "breakdown" in sec:
         section_breakdown(be, 8192)
+        save()
     if "big" in sec:
-        section_big(be, 16384, a.best)
-    save_markdown("fw_bench.md", "\n".join(LINES))
-    if os.environ.get("OUT"):
-        with open(os.path.join(os.environ["OUT"], "fw_bench.json"), "w") as fh:
-            json.dump(DATA, fh, indent=1, default=str)
+        section_big(be, 16384, best)
+    save()
 
 
 if __name__ == "__main__":

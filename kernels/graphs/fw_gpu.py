@@ -40,6 +40,8 @@ GEMM_CONFIGS = {
 #: the configuration predecessor runs use (two register blocks per element)
 GEMM_PRED = (64, 64, 16, 4, 4, 1)
 DEFAULT_GEMM = "128x128/8x8/2"
+#: the thin products of fw-fast's look-ahead (a band of tile rows or columns): small blocks, more of them
+THIN_GEMM = "64x64/4x4"
 FAST_TILES = (64, 128)
 
 
@@ -343,8 +345,8 @@ def run_fast(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = Fa
         if nb < n:
             nxt = (nb, nb + tile)
             # the next band: its rows (all columns), then its columns (rows outside both bands)
-            launches += _band_product(dev, d, p, n, kb, tile, cfg, dpx, rows=nxt, skip_cols=(band,))
-            launches += _band_product(dev, d, p, n, kb, tile, cfg, dpx, cols=nxt, skip_rows=(band, nxt))
+            launches += _band_product(dev, d, p, n, kb, tile, THIN_GEMM, dpx, rows=nxt, skip_cols=(band,))
+            launches += _band_product(dev, d, p, n, kb, tile, THIN_GEMM, dpx, cols=nxt, skip_rows=(band, nxt))
             ready = dev.record()
             with dev.on(side):
                 dev.wait(ready)

@@ -205,7 +205,8 @@ def same_distances(a: FWResult, b: FWResult) -> bool:
 def run_sweep(specs, sizes, backend=None, arith: str = "float32", repeats: int | dict = 3, seed: int = 1,
               pred: bool = False, cancel=None) -> Iterator[FWRow]:
     """Yield an FWRow per (n, spec): one graph per n from ``seed`` shared by every spec; ``repeats``
-    timed runs (an int or {spec: int}) after one untimed run of each spec."""
+    timed runs (an int or {spec: int}) after one untimed run of each spec (per n for specs that
+    tune themselves: ``auto`` options and fw-tuned; tuning is not computation time)."""
     sizes = check_sizes(sizes)
     specs = check_specs(specs, backend, sizes)
     reps = {s: int(repeats.get(s, 1) if isinstance(repeats, dict) else repeats) for s in specs}
@@ -222,7 +223,8 @@ def run_sweep(specs, sizes, backend=None, arith: str = "float32", repeats: int |
                 return
             name, opts = parse_spec(s)
             method = fam[name](pred=pred, arith=arith, **opts)
-            if s not in warm:
+            tuned = name == "fw-tuned" or "auto" in opts.values()
+            if s not in warm or tuned:                 # compilation; an auto-tuner's choice is per n
                 solve(method, m, backend, arith, pred, cancel=cancel)
                 warm.add(s)
             times, res = [], None
