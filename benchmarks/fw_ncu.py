@@ -39,7 +39,7 @@ def main():
             kb = n // 2
             fw_gpu.gemm(dev, d, d, fw_gpu.offset(d, kb), fw_gpu.offset(d, kb * n), n, n, a.tile, lda=n, ldb=n,
                         ldci=n, ldco=n, cfg=a.cfg, dpx=t == "dpx", skip_rows=(kb, kb + a.tile),
-                        skip_cols=(kb, kb + a.tile))
+                        skip_cols=(kb, kb + a.tile), dtype=d.dtype)
         be.synchronize()
 
 

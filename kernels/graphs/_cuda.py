@@ -14,6 +14,7 @@ import threading
 _DIR = os.path.join(os.path.dirname(__file__), "cuda")
 _lock = threading.Lock()
 _modules: dict = {}
+_functions: dict = {}
 
 #: sources whose kernels are launched cooperatively (grid.sync()): CuPy sets that per module
 COOPERATIVE = {"fw_coop.cu"}
@@ -49,6 +50,9 @@ def options() -> tuple[str, ...]:
 
 def kernel(file: str, name: str):
     """The RawKernel ``name`` from ``cuda/<file>`` (its module is compiled on first use)."""
+    fn = _functions.get((file, name))
+    if fn is not None:
+        return fn
     import cupy as cp
     key = (file, group(name))
     with _lock:
@@ -60,7 +64,8 @@ def kernel(file: str, name: str):
             mod = cp.RawModule(code=source(file), options=options(), name_expressions=names,
                                enable_cooperative_groups=file in COOPERATIVE)
             _modules[key] = mod
-    return mod.get_function(name)
+        fn = _functions[(file, name)] = mod.get_function(name)
+    return fn
 
 
 def blocks(total: int, threads: int) -> int:

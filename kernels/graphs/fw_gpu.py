@@ -254,11 +254,13 @@ def run_thesis(dev, d, p, n: int, tile: int, l: int, method: str = "mm", dpx: bo
 
 # ----------------------------------------------------------------------------- min-plus products
 def gemm(dev, cin, cout, a, b, m: int, nn: int, k: int, *, lda: int, ldb: int, ldci: int, ldco: int,
-         pcin=None, pcout=None, pb=None, cfg=DEFAULT_GEMM, dpx: bool = False, skip_rows=(), skip_cols=()) -> int:
+         pcin=None, pcout=None, pb=None, cfg=DEFAULT_GEMM, dpx: bool = False, skip_rows=(), skip_cols=(),
+         dtype=None) -> int:
     """Cout = min(Cin, A ⊗ B) for A: m × k, B: k × nn (device pointers or arrays; row-major with
     the given leading dimensions).  Predecessors when ``pb`` (B's rows) is given.  ``skip_rows`` /
-    ``skip_cols``: up to two (start, stop) ranges whose elements are not stored."""
-    t = ctype(cin.dtype if hasattr(cin, "dtype") else np.float32)
+    ``skip_cols``: up to two (start, stop) ranges whose elements are not stored.  ``dtype``: the
+    element type when the matrices are given as addresses (:func:`offset`)."""
+    t = ctype(dtype if dtype is not None else cin.dtype)
     pred = pb is not None
     shape = GEMM_PRED if pred else (GEMM_CONFIGS[cfg] if isinstance(cfg, str) else tuple(cfg))
     op = 1 if (dpx and t == "int" and not pred) else 0
@@ -305,7 +307,7 @@ def _band_product(dev, d, p, n, kb, tile, cfg, dpx, rows=None, cols=None, skip_r
                 r1 - r0, c1 - c0, tile, lda=n, ldb=n, ldci=n, ldco=n,
                 pcin=None if p is None else offset(p, r0 * n + c0), pcout=None if p is None else offset(p, r0 * n + c0),
                 pb=None if p is None else offset(p, kb * n + c0), cfg=cfg, dpx=dpx,
-                skip_rows=rel(skip_rows, r0), skip_cols=rel(skip_cols, c0))
+                skip_rows=rel(skip_rows, r0), skip_cols=rel(skip_cols, c0), dtype=d.dtype)
 
 
 def run_fast_step(dev, d, p, n: int, kb: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = False) -> int:
@@ -360,8 +362,10 @@ def run_fast(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = Fa
 
 
 def offset(a, elements: int):
-    """A pointer ``elements`` items into the flat array ``a`` (a view sharing its memory)."""
-    return a.ravel()[elements:]
+    """The device address ``elements`` items into the array ``a``, as a 64-bit kernel argument (an
+    integer: no array object per launch — fw-fast's launch loop is host-bound otherwise)."""
+    base = a.data.ptr if hasattr(a.data, "ptr") else a.ctypes.data
+    return np.uint64(base + int(elements) * a.itemsize)
 
 
 def run_recursive(dev, d, p, n: int, t_r: int = 32, cfg=DEFAULT_GEMM, dpx: bool = False, cancel=None) -> int:
@@ -386,7 +390,7 @@ def run_recursive(dev, d, p, n: int, t_r: int = 32, cfg=DEFAULT_GEMM, dpx: bool 
         count[0] += gemm(dev, offset(d, cr * n + cc), out, offset(d, ar * n + ac), offset(d, br * n + bc),
                          rows, cols, inner, lda=n, ldb=n, ldci=n, ldco=ldo,
                          pcin=None if p is None else offset(p, cr * n + cc), pcout=pout,
-                         pb=None if p is None else offset(p, br * n + bc), cfg=cfg, dpx=dpx)
+                         pb=None if p is None else offset(p, br * n + bc), cfg=cfg, dpx=dpx, dtype=d.dtype)
         if alias:
             view = d.reshape(n, n)[cr:cr + rows, cc:cc + cols]
             view[...] = scratch[:rows * cols].reshape(rows, cols)
