@@ -226,3 +226,17 @@ def test_paper_graph_is_papers_input(rng):
     off = np.isfinite(m) & ~np.eye(n, dtype=bool)
     assert off.sum() == 4 * n and m[off].min() >= 1 and m[off].max() <= n - 1
     assert np.all(np.diagonal(m) == 0)
+
+
+def test_occupancy_presets_name_compiled_fw_kernels():
+    """The occupancy presets of paper 004 name kernels the GPU side can compile and measure."""
+    import json
+    from pathlib import Path
+
+    from kernels.graphs.fw_gpu import NAMES, PRESET_KERNELS
+    doc = json.loads((Path(__file__).resolve().parents[1] / "resources/presets/occupancy.json").read_text())
+    keys = [p["params"]["kernel"] for p in doc["presets"] if "kernel" in p["params"]]
+    assert set(keys) == {"fw-mm t=64", "fw-2level t=32"}
+    for k in keys:
+        file, name, threads = PRESET_KERNELS[k]
+        assert name in NAMES[file] and threads in (64, 256)

@@ -127,12 +127,24 @@ def test_recursive_thresholds(gpu, rng, t_r):
     check_paths(m, res, rng)
 
 
+@pytest.mark.parametrize("lookahead", [False, True])
 @pytest.mark.parametrize("cfg", list(fw_gpu.GEMM_CONFIGS))
 @pytest.mark.parametrize("tile", fw_gpu.FAST_TILES)
-def test_fast_tiles_and_configs(gpu, rng, tile, cfg):
+def test_fast_tiles_and_configs(gpu, rng, tile, cfg, lookahead):
     m = random_matrix(rng, 333, density=0.02)
-    res = C.floyd_warshall(m, "fw-fast", backend=gpu, arith="int32", pred=False, tile=tile, cfg=cfg)
+    res = C.floyd_warshall(m, "fw-fast", backend=gpu, arith="int32", pred=False, tile=tile, cfg=cfg,
+                           lookahead=lookahead)
+    assert res.params["lookahead"] == lookahead
     assert np.array_equal(res.dist, reference(m, "int32").dist)
+
+
+def test_occupancy_preset_kernels_compile_here(gpu):
+    for key, (_file, _name, threads) in fw_gpu.PRESET_KERNELS.items():
+        r = fw_gpu.compiled_resources(key)
+        assert r["threads"] == threads and 0 < r["registers"] <= 255
+        t = int(key.split("t=")[1])
+        want = 16 * t * 4 if key.startswith("fw-mm") else 2 * t * fw_gpu.TWO_LEVEL_TP[t] * 4
+        assert r["smem_static"] == want             # B' strip (MM) / two t x t' stages (two-level), int32
 
 
 @pytest.mark.parametrize("cfg", list(fw_gpu.GEMM_CONFIGS))

@@ -452,13 +452,20 @@ class FWFast(FWVersion):
     label = "fast"
     paper = "ours"
     help = ("Ours, beyond papers 002/004: three-phase blocked FW whose panel and non-pivot phases are "
-            "register-tiled min-plus GEMMs (tile 64 or 128, int32/DPX for integer weights); CPU: NumPy blocked")
+            "register-tiled min-plus GEMMs (tile 64, or 128 with look-ahead from n = 8192; int32/DPX for integer "
+            "weights); CPU: NumPy blocked")
     cpu = True
     ariths = ("float32", "int32", "dpx")
-    options_allowed = {"tile": 64, "cfg": fw_gpu.DEFAULT_GEMM, "lookahead": True}
+    options_allowed = {"tile": "size", "cfg": fw_gpu.DEFAULT_GEMM, "lookahead": "size"}
+    #: measured on the H100 (benchmarks/RESULTS.md): below this n tile 64 without look-ahead is
+    #: fastest, from it on tile 128 with look-ahead (less matrix traffic per update)
+    BIG_N = 8192
 
-    def t(self) -> int:
-        return 64 if self.options["tile"] == "auto" else _tile(self.options["tile"], fw_gpu.FAST_TILES)
+    def t(self, n: int = 0) -> int:
+        tile = self.options["tile"]
+        if tile in ("size", "auto"):
+            return 128 if n >= self.BIG_N else 64
+        return _tile(tile, fw_gpu.FAST_TILES)
 
     def validate(self):
         self.t()
@@ -466,26 +473,30 @@ class FWFast(FWVersion):
             raise InvalidParameter(f"cfg must be auto or one of {', '.join(fw_gpu.GEMM_CONFIGS)} "
                                    f"(got {self.options['cfg']!r})")
 
+    def lookahead(self, n: int) -> bool:
+        look = self.options["lookahead"]
+        if look == "size":
+            return n >= self.BIG_N
+        return look not in (False, 0, "0", "false", "False", "no")
+
     def pad(self, n, gpu):
-        return 128 if gpu else self.t()
+        return 128 if gpu else self.t(n)
 
     def solve_gpu(self, backend, d, p, n, arith, cancel):
-        tile, cfg, extra = self.t(), self.options["cfg"], {}
+        tile, cfg, extra = self.t(n), self.options["cfg"], {}
         if self.options["tile"] == "auto" or cfg == "auto":
             from .fw_tune import tune_fast
             choice = tune_fast(backend, n, arith, p is not None)
             tile = choice["tile"] if self.options["tile"] == "auto" else tile
             cfg = choice["cfg"] if cfg == "auto" else cfg
             extra = {"tuned": choice["table"], "tuning_seconds": choice["seconds"]}
-        if cfg not in fw_gpu.GEMM_CONFIGS:
-            raise InvalidParameter(f"cfg must be auto or one of {', '.join(fw_gpu.GEMM_CONFIGS)} (got {cfg!r})")
-        look = self.options["lookahead"] not in (False, 0, "0", "false", "False", "no")
+        look = self.lookahead(n)
         launches = fw_gpu.run_fast(gpu_device(backend), d, p, n, tile, cfg, arith == "dpx", look, cancel)
         return launches, {"tile": tile, "cfg": "pred 64x64/4x4" if p is not None else cfg, "lookahead": look,
                           **extra}
 
     def solve_cpu(self, d, p, n, arith, cancel):
-        return cpu_impl.fw_blocked(d, p, self.t(), cancel), {"tile": self.t()}
+        return cpu_impl.fw_blocked(d, p, self.t(n), cancel), {"tile": self.t(n)}
 
 
 def versions(cpu: bool | None = None) -> list[str]:

@@ -83,6 +83,26 @@ NAMES = _names()
 _cuda.NAME_EXPRESSIONS.update(NAMES)
 
 
+#: paper 004 Table 4.4's non-pivot kernels, as compiled here (occupancy presets): key → (file, name, threads)
+PRESET_KERNELS = {
+    **{f"fw-mm t={t}": ("fw_thesis.cu", f"fw_mm_nonpivot<int,0,false,{t}>", 64) for t in THESIS_TILES},
+    **{f"fw-2level t={t}": ("fw_thesis.cu", f"fw_2l_nonpivot<int,0,false,{t},{TWO_LEVEL_TP[t]}>", t * TWO_LEVEL_TP[t])
+       for t in THESIS_TILES},
+}
+
+
+def compiled_resources(key: str) -> dict:
+    """Registers, static shared memory and threads per block of one of the thesis's non-pivot
+    kernels compiled for this GPU (:data:`PRESET_KERNELS`); needs CuPy and a GPU."""
+    if key not in PRESET_KERNELS:
+        raise KeyError(f"unknown kernel {key!r}: use one of {', '.join(PRESET_KERNELS)}")
+    file, name, threads = PRESET_KERNELS[key]
+    k = _cuda.kernel(file, name)
+    attrs = dict(k.attributes)
+    return {"registers": int(attrs["num_regs"]), "smem_static": int(attrs["shared_size_bytes"]),
+            "threads": threads, "kernel": name}
+
+
 class CudaDevice:
     """The GPU behind a CuPy backend, as the launchers see it."""
 
