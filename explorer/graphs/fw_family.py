@@ -289,21 +289,7 @@ class FWFamilyPanel(SweepRunner, QWidget):
     def _summary(self) -> str:
         if not self.rows:
             return "Kernel times per thesis Tables 4.7–4.8 below." if self.breakdown else "No points timed."
-        lines = []
-        for n in sorted({r.n for r in self.rows}):
-            rs = [r for r in self.rows if r.n == n]
-            b = min(rs, key=lambda r: r.seconds)
-            share = "" if b.pct_peak is None else f", {b.pct_peak:.1f} % of the min-plus peak"
-            lines.append(f"n = {n}: fastest {b.label} {b.seconds * 1e3:.3g} ms{share}")
-        t2 = fs.table_ii(self.rows)
-        steps = [f"{k}: −{v['ours']:.1f} % (paper −{v['paper_claim']} %)" for k, v in t2["steps"].items()
-                 if v["ours"] is not None]
-        if steps:
-            lines.append("Paper 002 steps, less time: " + "; ".join(steps))
-        bad = [r for r in self.rows if not r.agrees]
-        lines.append("Warning — other distances: " + ", ".join(f"{r.spec} n = {r.n}" for r in bad) if bad
-                     else "All versions computed the same distances.")
-        return "\n".join(lines)
+        return "\n".join(fs.summary_lines(self.rows))
 
     # --------------------------------------------------------------- plotting
     def _redraw(self):

@@ -17,7 +17,6 @@ through :func:`dense_matrix`.  Kernels: :mod:`.fw_gpu`.
 """
 from __future__ import annotations
 
-import math
 from typing import ClassVar
 
 import numpy as np

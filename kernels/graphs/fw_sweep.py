@@ -318,6 +318,26 @@ def kernel_breakdown(backend, n: int = 8192, arith: str = "int32", tiles=(16, 32
     return out
 
 
+def summary_lines(rows) -> list[str]:
+    """Plain-text summary: the fastest spec per n with its share of peak, paper 002's steps where
+    the rows have them, and whether every spec computed the same distances."""
+    if not rows:
+        return ["No points timed."]
+    lines = []
+    for n in sorted({r.n for r in rows}):
+        b = min((r for r in rows if r.n == n), key=lambda r: r.seconds)
+        share = "" if b.pct_peak is None else f", {b.pct_peak:.1f} % of the min-plus peak"
+        lines.append(f"n = {n}: fastest {b.label} {b.seconds * 1e3:.3g} ms{share}")
+    steps = [f"{k}: {-v['ours']:+.1f} % time (paper −{v['paper_claim']} %)" for k, v in table_ii(rows)["steps"].items()
+             if v["ours"] is not None]
+    if steps:
+        lines.append("Paper 002 steps: " + "; ".join(steps))
+    bad = [r for r in rows if not r.agrees]
+    lines.append("Warning — other distances: " + ", ".join(f"{r.spec} n = {r.n}" for r in bad) if bad
+                 else "All versions computed the same distances.")
+    return lines
+
+
 # ------------------------------------------------------------------------------ files
 def rows_to_csv(rows, path) -> None:
     """Every row as CSV (atomic write; the runs' times joined by ';')."""
