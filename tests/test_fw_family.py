@@ -240,3 +240,25 @@ def test_occupancy_presets_name_compiled_fw_kernels():
     for k in keys:
         file, name, threads = PRESET_KERNELS[k]
         assert name in NAMES[file] and threads in (64, 256)
+
+
+def test_path_between_every_kind_of_result(rng):
+    """path_between: predecessors (FW), Dijkstra (weighted, no predecessors), hops (unweighted)."""
+    import networkx as nx
+
+    from kernels.graphs.apsp import path_between
+    g = G.with_weights(G.watts_strogatz(90, 4, 0.1, int(rng.integers(1 << 30))), kind="int", w_max=9,
+                       seed=int(rng.integers(99)))
+    H = nx.Graph()
+    for (a, b), w in zip(g.edges.tolist(), g.weights.tolist()):
+        H.add_edge(a, b, weight=w)
+    s, t = (int(x) for x in rng.choice(g.n, 2, replace=False))
+    want = nx.shortest_path_length(H, s, t, weight="weight")
+    for res in (apsp(g, "fw-v1"), apsp(g, "cpu"), None):
+        p = path_between(g, s, t, res)
+        assert p[0] == s and p[-1] == t and nx.path_weight(H, p, "weight") == want
+    u = G.barabasi_albert(60, 2, int(rng.integers(1 << 30)))
+    p = path_between(u, 0, 59)
+    assert len(p) - 1 == nx.shortest_path_length(nx.Graph(u.edges.tolist()), 0, 59)
+    with pytest.raises(InvalidParameter, match="not in"):
+        path_between(u, 0, 60)

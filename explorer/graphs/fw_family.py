@@ -169,12 +169,10 @@ class FWFamilyPanel(SweepRunner, QWidget):
 
     # ------------------------------------------------------------ parameters
     def default_versions(self) -> list[str]:
-        if self.gpu:
-            return ["fw-v3", "fw-v5", "fw-blocked", "fw-mm", "fw-recursive", "fw-fast"]
-        return ["fw-v1", "fw-blocked", "fw-fast"]
+        return fs.default_specs(self.backend if self.gpu else None)
 
     def default_sizes(self) -> list[int]:
-        return [512, 1024, 2048, 4096] if self.gpu else [64, 128, 256]
+        return fs.default_sizes(self.backend if self.gpu else None)
 
     def specs(self) -> list[str]:
         """Checked versions, then the extra specs; InvalidParameter on a malformed one."""
@@ -193,23 +191,21 @@ class FWFamilyPanel(SweepRunner, QWidget):
             fs.parse_spec(s)
         return out + merged
 
-    def set_table_ii(self):
+    def _setup(self, key: str, table: int, sizes=None):
+        specs, paper_sizes, reps, arith = fs.TABLE_SETUPS[key]
         for name, ck in self.ck_versions.items():
-            ck.setChecked(ck.isEnabled() and name in fs.PAPER_002_TABLE_II)
-        self.ed_specs.setText("")
-        self.ed_sizes.setText(str(fs.PAPER_002_N))
-        self.sp_repeats.setValue(10)
-        self.cb_arith.setCurrentText("int32")
-        self.cb_table.setCurrentIndex(1)
+            ck.setChecked(ck.isEnabled() and name in specs)
+        self.ed_specs.setText(", ".join(s for s in specs if s not in self.ck_versions))
+        self.ed_sizes.setText(", ".join(str(n) for n in (sizes or paper_sizes)))
+        self.sp_repeats.setValue(reps)
+        self.cb_arith.setCurrentText(arith)
+        self.cb_table.setCurrentIndex(table)
+
+    def set_table_ii(self):
+        self._setup("ii", 1)
 
     def set_table_4_6(self):
-        for ck in self.ck_versions.values():
-            ck.setChecked(False)
-        self.ed_specs.setText(", ".join(fs.THESIS_SPECS))
-        self.ed_sizes.setText("128, 256, 512, 1024, 2048, 4096" if self.gpu else "64, 128, 256")
-        self.sp_repeats.setValue(2)
-        self.cb_arith.setCurrentText("int32")
-        self.cb_table.setCurrentIndex(2)
+        self._setup("4.6", 2, None if self.gpu else (64, 128, 256))
 
     def state(self) -> dict:
         return {"versions": [n for n, ck in self.ck_versions.items() if ck.isChecked()], "specs": self.ed_specs.text(),

@@ -17,7 +17,7 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, 
 
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs import generators as gen
-from kernels.graphs.apsp import METHODS, apsp, sentinel, shortest_path
+from kernels.graphs.apsp import METHODS, apsp, path_between, sentinel
 from kernels.graphs.clustering import global_clustering, local_clustering
 from kernels.graphs.graph import load_graph, save_graph
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
@@ -419,7 +419,7 @@ class GraphsWorkspace(QMainWindow):
         else:
             s, t = self.selected[0], int(i)
             self.selected = [s, t]
-            self.highlighted_path = shortest_path(self.graph, self._src_row, s, t, self.result)
+            self.highlighted_path = path_between(self.graph, s, t, self.result)
             self.canvas.set_path(self.highlighted_path)
             if self.highlighted_path:
                 r = self.result

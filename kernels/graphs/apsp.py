@@ -99,3 +99,29 @@ def shortest_path(g, dist_row: np.ndarray, source: int, target: int, result: APS
         v = int(nb[np.argmin(dist_row[nb].astype(np.int64))])
         path.append(v)
     return path[::-1]
+
+
+def path_between(g, source: int, target: int, result: APSPResult | None = None) -> list[int]:
+    """One shortest path source → target of graph ``g``, whatever the APSP result holds: its
+    predecessors when it has them (the Floyd–Warshall versions); else, on a weighted graph,
+    Dijkstra's predecessors from ``source`` (scipy); else hop counts walked back (paper 004
+    Fig. 3.1).  [] when ``target`` is unreachable; InvalidParameter for a vertex out of range."""
+    csr = g.csr() if isinstance(g, Graph) else g
+    for v, what in ((source, "source"), (target, "target")):
+        if not 0 <= int(v) < csr.n:
+            raise InvalidParameter(f"{what} vertex {v} is not in 0 … {csr.n - 1}")
+    source, target = int(source), int(target)
+    if result is not None and result.pred is not None:
+        return fw_path(result.pred, source, target)
+    from scipy.sparse.csgraph import shortest_path as sp
+    weighted = csr.weights is not None
+    d, pred = sp(csr.to_scipy(weighted=weighted), method="D", directed=False, unweighted=not weighted,
+                 indices=[source], return_predecessors=True)
+    if not np.isfinite(d[0, target]):
+        return []
+    path, v = [target], target
+    while v != source:
+        v = int(pred[0, v])
+        path.append(v)
+    return path[::-1]
+

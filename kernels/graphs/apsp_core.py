@@ -119,6 +119,7 @@ class APSPResult:
     weighted: bool = False
     tile: int | None = None
     pred: np.ndarray | None = None   # predecessors: pred[i, j] = vertex before j on a shortest i → j path, −1 none
+    params: dict | None = None       # the method's parameters as run (tile, l, cfg, an auto-tuner's choice, …)
 
     @property
     def unreachable(self):

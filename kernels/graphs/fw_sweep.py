@@ -70,6 +70,21 @@ THESIS_TABLE_4_7 = {"pivot": (10.3, 8.71, 16.7, 18.1, 12.5, 18.7),
 #: paper 004 Table 4.8: non-pivot instruction throughput (IPC per SM), n = 8192
 THESIS_TABLE_4_8 = (0.854, 0.851, 0.742, 0.975, 0.879, 0.814)
 MIN_N, MAX_N = 1, 65536
+#: the default choice of versions and sizes, on a GPU and on the CPU
+DEFAULT_SPECS = {"gpu": ("fw-v3", "fw-v5", "fw-blocked", "fw-mm", "fw-recursive", "fw-fast"),
+                 "cpu": ("fw-v1", "fw-blocked", "fw-fast")}
+DEFAULT_SIZES = {"gpu": (512, 1024, 2048, 4096), "cpu": (64, 128, 256)}
+#: the layouts' settings: specs, sizes, repeats, arithmetic (paper 002 Table II: ten runs at n = 2048)
+TABLE_SETUPS = {"ii": (tuple(PAPER_002_TABLE_II), (PAPER_002_N,), 10, "int32"),
+                "4.6": (THESIS_SPECS, (128, 256, 512, 1024, 2048, 4096), 2, "int32")}
+
+
+def default_specs(backend) -> list[str]:
+    return list(DEFAULT_SPECS["gpu" if backend is not None and backend.is_gpu else "cpu"])
+
+
+def default_sizes(backend) -> list[int]:
+    return list(DEFAULT_SIZES["gpu" if backend is not None and backend.is_gpu else "cpu"])
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
