@@ -112,14 +112,18 @@ class FWVersion(APSPMethod):
     max_n: ClassVar[int | None] = None
     options_allowed: ClassVar[dict] = {}  # option → default
 
-    def __init__(self, pred: bool = True, arith: str = "auto", **options):
+    def __init__(self, pred: bool | None = None, arith: str = "auto", **options):
         unknown = set(options) - set(self.options_allowed)
         if unknown:
             ok = ", ".join(self.options_allowed) or "none"
             raise InvalidParameter(f"{self.name}: unknown option(s) {', '.join(sorted(unknown))} (options: {ok})")
         super().__init__(**{**self.options_allowed, **options})
-        self.pred, self.arith = bool(pred), arith
+        self.pred, self.arith = self.default_pred(options) if pred is None else bool(pred), arith
         self.validate()
+
+    def default_pred(self, options: dict) -> bool:
+        """Keep predecessors unless asked not to (``pred=None``)."""
+        return True
 
     def validate(self) -> None:
         """InvalidParameter for an option value out of range, before any work."""
@@ -287,17 +291,23 @@ class FWBlocked(FWVersion):
     label = "BFW"
     paper = "004"
     help = ("Paper 004 §4.2.1 (Figs. 4.2–4.3): iterative three-phase blocked Floyd–Warshall, tile 32 or 64 by "
-            "the traffic model (tile=model) or by timing (tile=auto); CPU: NumPy min-plus over tiles")
+            "the traffic model (tile=model) or by timing (tile=auto), 32 with predecessors; CPU: NumPy min-plus "
+            "over tiles")
     cpu = True
     options_allowed = {"tile": "model"}
 
+    def default_pred(self, options):
+        return options.get("tile") in (None, "model", "auto", 32, "32")    # predecessor tiles: t = 32 only
+
     def validate(self):
         if self.options["tile"] not in ("model", "auto"):
-            _tile(self.options["tile"], FW_TILES)
+            t = _tile(self.options["tile"], FW_TILES)
+            if self.pred and t != 32:
+                raise InvalidParameter("fw-blocked keeps predecessors at tile 32 only (pred=False for tile 64)")
 
-    def tile(self, n: int, backend=None) -> int:
+    def tile(self, n: int, backend=None, pred: bool | None = None) -> int:
         t = self.options["tile"]
-        if self.pred:
+        if self.pred if pred is None else pred:
             return 32                              # predecessor tiles fit shared memory at t = 32
         if t == "model":
             return tile_by_model(n, backend)
@@ -306,15 +316,14 @@ class FWBlocked(FWVersion):
         return _tile(t, FW_TILES)
 
     def pad(self, n, gpu):
-        t = self.options["tile"]
-        return 32 if self.pred else (64 if t in ("model", "auto") else _tile(t, FW_TILES))
+        return 64                                  # a multiple of either tile
 
     def solve_gpu(self, backend, d, p, n, arith, cancel):
-        t = self.tile(n, backend)
+        t = self.tile(n, backend, p is not None)
         return fw_gpu.run_blocked(gpu_device(backend), d, p, n, t, cancel), {"tile": t}
 
     def solve_cpu(self, d, p, n, arith, cancel):
-        t = self.tile(n)
+        t = self.tile(n, None, p is not None)
         return cpu_impl.fw_blocked(d, p, t, cancel), {"tile": t}
 
 

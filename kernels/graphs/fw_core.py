@@ -243,13 +243,14 @@ def fw_versions() -> dict:
     return {k: c for k, c in REGISTRY.items() if getattr(c, "family", "") == "fw"}
 
 
-def floyd_warshall(matrix, version: str = "fw-fast", backend=None, arith: str = "auto", pred: bool = True,
+def floyd_warshall(matrix, version: str = "fw-fast", backend=None, arith: str = "auto", pred: bool | None = None,
                    progress=None, cancel=None, check_cycles: bool = True, **options) -> FWResult:
     """All-pairs shortest paths of the dense weight ``matrix`` with FW version ``version``.
 
     ``backend``: the GPU backend runs the version's GPU kernels, the CPU backend (or None) its CPU
-    implementation (versions with none are refused).  ``options`` go to the version (tile, l,
-    t_r, …).  Negative cycles raise :class:`NegativeCycle` (``check_cycles=False``: return the
+    implementation (versions with none are refused).  ``pred``: keep predecessors (None: the
+    version's default — yes, except fw-blocked at tile 64).  ``options`` go to the version (tile,
+    l, t_r, …).  Negative cycles raise :class:`NegativeCycle` (``check_cycles=False``: return the
     raw matrix, whose negative diagonal marks them)."""
     fam = fw_versions()
     if version not in fam:
@@ -258,10 +259,12 @@ def floyd_warshall(matrix, version: str = "fw-fast", backend=None, arith: str = 
     return solve(method, matrix, backend, arith, pred, progress, cancel, check_cycles)
 
 
-def solve(method, matrix, backend=None, arith: str = "auto", pred: bool = True, progress=None, cancel=None,
+def solve(method, matrix, backend=None, arith: str = "auto", pred: bool | None = None, progress=None, cancel=None,
           check_cycles: bool = True) -> FWResult:
-    """Run the FW version instance ``method`` (see :func:`floyd_warshall`)."""
+    """Run the FW version instance ``method`` (see :func:`floyd_warshall`; ``pred`` None: the
+    instance's own choice)."""
     cls = type(method)
+    pred = method.pred if pred is None else bool(pred)
     m = check_matrix(matrix)
     arith = choose_arith(m, arith)
     on_gpu = bool(backend is not None and backend.is_gpu and cls.gpu)

@@ -69,7 +69,7 @@ def tune_mm(backend, n: int, arith: str = "float32", pred: bool = False, tiles=f
     p = dev.xp.full((n, n), -1, dtype=np.int32) if pred else None
     t, b = fw_gpu.ctype(d.dtype), fw_gpu.BOOL[pred]
     op = 1 if (arith == "dpx" and not pred) else 0
-    pp = fw_gpu.np.uintp(0) if p is None else p
+    pp = np.uintp(0) if p is None else p
     table = []
     for tile in tiles:
         if n % tile or n < 2 * tile:
