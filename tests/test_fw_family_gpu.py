@@ -57,7 +57,7 @@ def check_equal(res, ref):
     a, b = as_float(res), as_float(ref)
     assert np.array_equal(np.isinf(a), np.isinf(b))
     if res.arith == "float32":
-        assert np.allclose(a[np.isfinite(a)], b[np.isfinite(b)], rtol=2e-6, atol=1e-5)
+        assert np.allclose(a[np.isfinite(a)], b[np.isfinite(b)], rtol=1e-5, atol=1e-5)
     else:
         assert np.array_equal(a, b)
 

@@ -214,7 +214,7 @@ def same_distances(a: FWResult, b: FWResult) -> bool:
         if r.dist.dtype == np.int32:
             f[r.dist == NO_PATH_INT] = np.inf
     fin = np.isfinite(fa)
-    return bool(np.array_equal(fin, np.isfinite(fb)) and np.allclose(fa[fin], fb[fin], rtol=2e-6, atol=1e-5))
+    return bool(np.array_equal(fin, np.isfinite(fb)) and np.allclose(fa[fin], fb[fin], rtol=1e-5, atol=1e-5))
 
 
 def run_sweep(specs, sizes, backend=None, arith: str = "float32", repeats: int | dict = 3, seed: int = 1,
