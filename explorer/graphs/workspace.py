@@ -17,10 +17,9 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, 
 
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs import generators as gen
-from kernels.graphs.apsp import METHODS, apsp, sentinel, shortest_path
+from kernels.graphs.apsp import METHODS, apsp, path_between, sentinel
 from kernels.graphs.clustering import global_clustering, local_clustering
 from kernels.graphs.graph import load_graph, save_graph
-from kernels.graphs.paths import backtrack
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..cahn_hilliard.workspace import MessageBar
@@ -102,12 +101,11 @@ class GraphsWorkspace(QMainWindow):
         self.sp_seed = tip(QSpinBox(), "Random seed: the same seed gives the same graph")
         self.sp_seed.setRange(0, 2 ** 31 - 1)
         self.sp_seed.setValue(1)
-        self.cb_method = tip(QComboBox(), "All-pairs shortest paths: the method (hover an entry for its paper "
-                                          "and section)")
-        for m in METHODS:
+        self.cb_method = tip(QComboBox(), "All-pairs shortest paths: hover a method for its paper and section")
+        for m, cls in METHODS.items():
             self.cb_method.addItem(m)
-            self.cb_method.setItemData(self.cb_method.count() - 1, METHODS[m].help, Qt.ItemDataRole.ToolTipRole)
-            if METHODS[m].gpu and not self.backend.is_gpu:
+            self.cb_method.setItemData(self.cb_method.count() - 1, cls.help, Qt.ItemDataRole.ToolTipRole)
+            if not cls.available(self.backend):
                 self.cb_method.model().item(self.cb_method.count() - 1).setEnabled(False)
         self.cb_color = tip(QComboBox(), "Node colour")
         self.cb_color.addItems(COLOR_BY)
@@ -167,6 +165,7 @@ class GraphsWorkspace(QMainWindow):
         self.cc_timing = ClusteringTimingPanel(self.backend, message=self.message_bar.show_message)
         self.tabs.addTab(self.cc_timing, "Clustering timings (paper 001)")
         from .bfs_evolution import BFSEvolutionPanel, BlockSweepPanel
+        from .fw_family import FWFamilyPanel
         from .sssp_table import SSSPTablePanel
         msg = self.message_bar.show_message
         self.bfs_evolution = BFSEvolutionPanel(self.backend, message=msg)
@@ -175,9 +174,11 @@ class GraphsWorkspace(QMainWindow):
         self.tabs.addTab(self.block_sweep, "Block sweep (paper 000)")
         self.sssp_table = SSSPTablePanel(self.backend, message=msg)
         self.tabs.addTab(self.sssp_table, "SSSP (paper 004)")
+        self.fw_family = FWFamilyPanel(self.backend, message=msg)
+        self.tabs.addTab(self.fw_family, "Floyd–Warshall family (papers 002, 004)")
         #: the sweep tabs by their settings / session key
         self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing, "bfs_evolution": self.bfs_evolution,
-                        "block_sweep": self.block_sweep, "sssp_table": self.sssp_table}
+                        "block_sweep": self.block_sweep, "sssp_table": self.sssp_table, "fw_family": self.fw_family}
         self.plots = QDockWidget("Plots", self)
         self.plots.setObjectName("graphPlots")
         self.plots.setWidget(self.tabs)
@@ -427,16 +428,13 @@ class GraphsWorkspace(QMainWindow):
         else:
             s, t = self.selected[0], int(i)
             self.selected = [s, t]
-            pred = None if self.result is None else self.result.pred
-            if pred is not None and pred.shape[0] == self.graph.n:     # recorded predecessors (sssp-path)
-                self.highlighted_path = backtrack(pred[s], s, t)
-            else:
-                self.highlighted_path = shortest_path(self.graph, self._src_row, s, t)
+            self.highlighted_path = path_between(self.graph, s, t, self.result)
             self.canvas.set_path(self.highlighted_path)
             if self.highlighted_path:
-                res = self.result
-                cost = f", cost {res.dist[s, t]:g}" if res is not None and res.weighted else ""
-                self.info.setText(f"shortest path {s} → {t}: {len(self.highlighted_path) - 1} hops{cost}")
+                r = self.result
+                length = (f", length {float(r.dist[s, t]):.6g} (predecessors of {r.method})"
+                          if r is not None and r.pred is not None and r.weighted else "")
+                self.info.setText(f"shortest path {s} → {t}: {len(self.highlighted_path) - 1} hops{length}")
             else:
                 self.info.setText(f"{t} is not reachable from {s}")
         self._recolor()
@@ -618,7 +616,8 @@ class GraphsWorkspace(QMainWindow):
                 Figure("Distance matrix", widget=self.heat), Figure("Degree distribution", widget=self.deg_plot),
                 Figure("Path-length distribution", widget=self.path_plot),
                 Figure("Reproduce plots (paper 000 Fig. 14)", widget=self.reproduce.plots),
-                Figure("Reproduce clustering timings (paper 001 Figs. 14–15)", widget=self.cc_timing.plots)]
+                Figure("Reproduce clustering timings (paper 001 Figs. 14–15)", widget=self.cc_timing.plots),
+                Figure("Floyd–Warshall family timings (papers 002, 004)", widget=self.fw_family.plots)]
 
     def _render_view(self, scale: float = 1.0) -> np.ndarray:
         img = self.canvas.render()

@@ -560,8 +560,17 @@ class OccupancyWorkspace(QMainWindow):
 
     def apply_preset(self, preset: dict) -> None:
         """Inputs from ``preset["params"]`` (cc, threads, regs, smem_static, smem_dynamic, carveout;
-        tab: the tab to show).  Unset inputs return to 0 / the driver default."""
+        tab: the tab to show; kernel: on a GPU, take threads, registers and shared memory from that
+        compiled kernel, kernels.graphs.fw_gpu.PRESET_KERNELS).  Unset inputs return to 0 / the driver
+        default."""
         prm = dict(preset["params"])
+        if prm.get("kernel") and self._device_spec is not None:   # a GPU: the compiled kernel's own resources
+            try:
+                from kernels.graphs.fw_gpu import compiled_resources
+                res = compiled_resources(prm["kernel"])
+                prm.update(cc=DEVICE, threads=res["threads"], regs=res["registers"], smem_static=res["smem_static"])
+            except (ExplorerError, KeyError, ImportError, RuntimeError):
+                pass                                               # keep the documented values
         cc = prm.get("cc", "9.0")
         if cc == DEVICE and self._device_spec is None:
             cc = "9.0"

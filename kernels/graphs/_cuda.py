@@ -1,4 +1,11 @@
-"""Compile-once loader for the graph CUDA sources in ``cuda/*.cu`` (CuPy RawModule)."""
+"""Compile-once loader for the graph CUDA sources in ``cuda/*.cu`` (CuPy RawModule).
+
+Template kernels are requested by C++ name expressions (``NAME_EXPRESSIONS[file]``).  A module is
+compiled per (file, first template argument) — e.g. all ``float`` instantiations of ``fw_gemm.cu``
+together — so a caller pays only for the element type it uses.  Sources may ``#include`` headers
+beside them (``fw_common.cuh``); ``fw_coop.cu`` includes ``<cooperative_groups.h>`` from the CUDA
+toolkit.
+"""
 from __future__ import annotations
 
 import os
@@ -7,14 +14,16 @@ import threading
 _DIR = os.path.join(os.path.dirname(__file__), "cuda")
 _lock = threading.Lock()
 _modules: dict = {}
+_functions: dict = {}
 
 _HOPS = ("unsigned char", "unsigned short", "unsigned int")
-#: C++ instantiations requested per source file
-NAME_EXPRESSIONS = {
+#: sources whose kernels are launched cooperatively (grid.sync()): CuPy sets that per module
+COOPERATIVE = {"fw_coop.cu"}
+#: C++ instantiations requested per source file (the FW family adds its own: fw_gpu.py)
+NAME_EXPRESSIONS: dict[str, list[str]] = {
     "bfs.cu": ([f"bfs_k7<{t}>" for t in _HOPS] + [f"bfs_compact<{t}>" for t in _HOPS]
                + ["bfs_init<unsigned char>", "bfs_init<int>"]),
     "msbfs.cu": [f"msbfs_{k}<{t}>" for k in ("seed", "level") for t in _HOPS],
-    "fw.cu": [f"fw_phase{p}<{t}>" for p in (1, 2, 3) for t in (32, 64)],
 }
 
 
@@ -23,16 +32,43 @@ def source(name: str) -> str:
         return fh.read()
 
 
+def group(name: str) -> str:
+    """The module a kernel name belongs to: its first template argument ('' when untemplated)."""
+    if "<" not in name:
+        return ""
+    return name.split("<", 1)[1].split(",", 1)[0].rstrip(">").strip()
+
+
+def options() -> tuple[str, ...]:
+    opts = ["-std=c++17", f"-I{_DIR}"]
+    try:
+        import cupy as cp
+        inc = os.path.join(cp.cuda.get_cuda_path() or "", "include")
+        if os.path.isdir(inc):
+            opts.append(f"-I{inc}")
+    except Exception:  # noqa: BLE001 - no CUDA path: NVRTC's own headers only
+        pass
+    return tuple(opts)
+
+
 def kernel(file: str, name: str):
-    """The RawKernel ``name`` from ``cuda/<file>`` (the module is compiled on first use)."""
+    """The RawKernel ``name`` from ``cuda/<file>`` (its module is compiled on first use)."""
+    fn = _functions.get((file, name))
+    if fn is not None:
+        return fn
     import cupy as cp
+    key = (file, group(name))
     with _lock:
-        mod = _modules.get(file)
+        mod = _modules.get(key)
         if mod is None:
-            mod = cp.RawModule(code=source(file), options=("-std=c++17",),
-                               name_expressions=NAME_EXPRESSIONS.get(file))
-            _modules[file] = mod
-    return mod.get_function(name)
+            names = [x for x in NAME_EXPRESSIONS.get(file, []) if group(x) == key[1]] or None
+            if names is not None and name not in names:
+                raise KeyError(f"{name} is not instantiated for {file}")
+            mod = cp.RawModule(code=source(file), options=options(), name_expressions=names,
+                               enable_cooperative_groups=file in COOPERATIVE)
+            _modules[key] = mod
+        fn = _functions[(file, name)] = mod.get_function(name)
+    return fn
 
 
 #: the C++ name of each compact hop-count dtype's template argument

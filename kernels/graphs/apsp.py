@@ -8,7 +8,9 @@
 * ``gpu-bfs-k1`` … ``gpu-bfs-k7`` — paper 000 §4.3's seven BFS kernels, ``gpu-bfs`` — kernel 7
   compacted, many sources per launch (:mod:`.bfs`); ``gpu-msbfs`` — bit-parallel multi-source
   BFS (:mod:`.msbfs`);
-* ``fw``, ``fw-blocked`` — Floyd–Warshall, papers 002 and 004 ch. 4 (:mod:`.fw`);
+* ``fw-v1`` … ``fw-v5``, ``fw``, ``fw-blocked``, ``fw-mm``, ``fw-2level``, ``fw-recursive``,
+  ``fw-tuned``, ``fw-fast`` — the Floyd–Warshall family, papers 002 and 004 ch. 4 (:mod:`.fw`;
+  dense matrices: :func:`kernels.graphs.fw_core.floyd_warshall`);
 * ``sssp-harish``, ``sssp``, ``sssp-staged``, ``sssp-path`` — paper 004 ch. 3's SSSP methods
   (:mod:`.sssp`); ``cpu-dijkstra`` — its CPU comparator (:mod:`.dijkstra`).
 
@@ -27,6 +29,7 @@ from .apsp_core import (REGISTRY, APSPMethod, APSPResult, DistanceOverflow, apsp
 from .bfs import BFSK7, apsp_bfs_k1, apsp_bfs_k7  # noqa: F401
 from .fw import (FW_TILES, autotune_tile, dense_matrix, fw_blocked_device, fw_cpu,  # noqa: F401
                  fw_naive_device, tile_by_model)
+from .fw_core import floyd_warshall, path as fw_path  # noqa: F401
 from .graph import Graph
 from .sssp import apsp_sssp  # noqa: F401
 
@@ -35,8 +38,9 @@ METHODS = REGISTRY
 
 
 def method_names(gpu: bool | None = None) -> tuple[str, ...]:
-    """Registered method names (``gpu=True``: only GPU methods, ``False``: only CPU ones)."""
-    return tuple(k for k, c in METHODS.items() if gpu is None or c.gpu == gpu)
+    """Registered method names (``gpu=True``: those that need a GPU, ``False``: those that run on
+    the CPU)."""
+    return tuple(k for k, c in METHODS.items() if gpu is None or (not c.cpu) == gpu)
 
 
 def estimate_bytes(n: int, method: str, itemsize: int = 1) -> int:
@@ -53,11 +57,11 @@ def check_memory(n: int, method: str, backend, itemsize: int = 1, rows: int | No
     cls = METHODS.get(method)
     dense = cls is not None and cls.dense
     rows = n if rows is None else int(rows)
-    need_host = rows * n * (4 if dense else itemsize)
+    need_host = rows * n * (12 if dense else itemsize)      # dense: matrix, predecessors, result
     if need_host > 0.8 * host_available_memory():
         raise GridTooLarge(f"the {rows} × {n} distance matrix needs {need_host / 2**30:.1f} GiB of host "
                            f"memory; only {host_available_memory() / 2**30:.1f} GiB are available")
-    if backend is not None and backend.is_gpu and dense:
+    if backend is not None and backend.is_gpu and dense and cls.gpu:
         need = estimate_bytes(n, method)
         if need > 0.9 * backend.free_memory():
             raise GridTooLarge(f"dense Floyd–Warshall at n = {n} needs {need / 2**30:.1f} GiB of GPU memory; "
@@ -91,8 +95,9 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
     if cls is None:
         raise InvalidParameter(f"unknown APSP method {method!r}: use one of {', '.join(METHODS)}")
     weighted = (csr.weights is not None) if weighted is None else weighted
-    if cls.gpu and (backend is None or not backend.is_gpu):
-        raise InvalidParameter(f"APSP method {method!r} needs the GPU backend (use cpu here)")
+    if not cls.available(backend):
+        cpu_ok = ", ".join(k for k, c in METHODS.items() if c.cpu)
+        raise InvalidParameter(f"APSP method {method!r} needs the GPU backend (here use one of {cpu_ok})")
     if weighted and cls.hops_only:
         hop_free = ", ".join(k for k, c in METHODS.items() if not c.hops_only)
         raise InvalidParameter(f"{method} counts hops: use {hop_free} for weighted graphs")
@@ -102,7 +107,7 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
     rows = None if sources is None else int(np.size(sources))
     check_memory(csr.n, method, backend, 4 if weighted else 2, rows)
     runner = cls(**kw)
-    if cls.gpu and not cls.dense:
+    if cls.gpu and not cls.dense and backend is not None and backend.is_gpu:
         need, free = runner.memory_bytes(csr, weighted), backend.free_memory()
         if need > 0.9 * free:
             raise GridTooLarge(f"{method} on |V| = {csr.n:,}, {csr.arcs:,} arcs needs {need / 2**30:.2f} GiB of GPU "
@@ -110,9 +115,13 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
     return runner.run(csr, backend, weighted, dtype, progress, cancel)
 
 
-def shortest_path(g, dist_row: np.ndarray, source: int, target: int) -> list[int]:
-    """Reconstruct one shortest path source → target (hop counts) from the source's distance row
-    (paper 004 Fig. 3.1: from the target, step to a neighbour one hop closer)."""
+def shortest_path(g, dist_row: np.ndarray, source: int, target: int, result: APSPResult | None = None) -> list[int]:
+    """One shortest path source → target.  With a ``result`` that has predecessors (the
+    Floyd–Warshall versions, weighted or not) they are walked back; else, for hop counts, from
+    the source's distance row (paper 004 Fig. 3.1: from the target, step to a neighbour one hop
+    closer)."""
+    if result is not None and result.pred is not None:
+        return fw_path(result.pred, source, target)
     csr = g.csr() if isinstance(g, Graph) else g
     unreach = sentinel(dist_row.dtype) if dist_row.dtype.kind == "u" else np.inf
     if dist_row[target] == unreach:
@@ -124,3 +133,29 @@ def shortest_path(g, dist_row: np.ndarray, source: int, target: int) -> list[int
         v = int(nb[np.argmin(dist_row[nb].astype(np.int64))])
         path.append(v)
     return path[::-1]
+
+
+def path_between(g, source: int, target: int, result: APSPResult | None = None) -> list[int]:
+    """One shortest path source → target of graph ``g``, whatever the APSP result holds: its
+    predecessors when it has them (the Floyd–Warshall versions); else, on a weighted graph,
+    Dijkstra's predecessors from ``source`` (scipy); else hop counts walked back (paper 004
+    Fig. 3.1).  [] when ``target`` is unreachable; InvalidParameter for a vertex out of range."""
+    csr = g.csr() if isinstance(g, Graph) else g
+    for v, what in ((source, "source"), (target, "target")):
+        if not 0 <= int(v) < csr.n:
+            raise InvalidParameter(f"{what} vertex {v} is not in 0 … {csr.n - 1}")
+    source, target = int(source), int(target)
+    if result is not None and result.pred is not None and result.pred.shape[0] == csr.n:
+        return fw_path(result.pred, source, target)
+    from scipy.sparse.csgraph import shortest_path as sp
+    weighted = csr.weights is not None
+    d, pred = sp(csr.to_scipy(weighted=weighted), method="D", directed=False, unweighted=not weighted,
+                 indices=[source], return_predecessors=True)
+    if not np.isfinite(d[0, target]):
+        return []
+    path, v = [target], target
+    while v != source:
+        v = int(pred[0, v])
+        path.append(v)
+    return path[::-1]
+

@@ -29,19 +29,28 @@ class APSPMethod:
 
     Class attributes describe it for every caller (CLI help, GUI list and tooltip, memory check):
     ``name`` (registry key), ``help`` (one line naming the algorithm and its source paper and
-    section), ``gpu`` (needs the GPU backend), ``hops_only`` (counts hops; refuses weighted
-    graphs), ``dense`` (holds the n × n float32 matrix on the device) and ``negative_weights``
-    (accepts weights < 0: Floyd–Warshall; BFS and Dijkstra-type methods do not, and
-    :func:`~kernels.graphs.apsp.apsp` refuses such graphs before any work).  Keyword options of
-    :func:`~kernels.graphs.apsp.apsp` beyond the common ones go to ``__init__``.
+    section), ``gpu`` (has a GPU implementation, run on the GPU backend), ``cpu`` (has a CPU
+    implementation: runs without a GPU too), ``family`` (e.g. ``"fw"`` for the Floyd–Warshall
+    versions), ``hops_only`` (counts hops; refuses weighted graphs), ``dense`` (holds the n × n
+    matrix on the device) and ``negative_weights`` (accepts weights < 0: Floyd–Warshall; BFS and
+    Dijkstra-type methods do not, and :func:`~kernels.graphs.apsp.apsp` refuses such graphs before
+    any work).  Keyword options of :func:`~kernels.graphs.apsp.apsp` beyond the common ones go to
+    ``__init__``.
     """
 
     name: ClassVar[str] = ""
     help: ClassVar[str] = ""
     gpu: ClassVar[bool] = True
+    cpu: ClassVar[bool] = False
+    family: ClassVar[str] = ""
     hops_only: ClassVar[bool] = False
     dense: ClassVar[bool] = False
     negative_weights: ClassVar[bool] = False
+
+    @classmethod
+    def available(cls, backend) -> bool:
+        """Whether the method runs on ``backend`` (a CPU implementation, or a GPU backend)."""
+        return cls.cpu or bool(backend is not None and backend.is_gpu and cls.gpu)
 
     def __init__(self, **options):
         self.options = options
@@ -121,6 +130,7 @@ class APSPResult:
     tile: int | None = None
     pred: np.ndarray | None = None   # predecessors: pred[i, j] = vertex before j on a shortest i → j path, −1 none
     timings: dict | None = None      # a method's own breakdown (e.g. sssp-path: cost / record seconds)
+    params: dict | None = None       # the method's parameters as run (tile, l, cfg, an auto-tuner's choice, …)
 
     @property
     def unreachable(self):
@@ -184,7 +194,7 @@ class ScipyAPSP(APSPMethod):
     name = "cpu"
     help = ("CPU reference: scipy.sparse.csgraph shortest paths (BFS for hop counts, Dijkstra for "
             "weights) in row batches")
-    gpu = False
+    gpu, cpu = False, True
 
     def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
         return apsp_cpu(csr, weighted, dtype, progress=progress, cancel=cancel, **self.options)

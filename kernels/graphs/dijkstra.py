@@ -76,7 +76,7 @@ class CPUDijkstra(APSPMethod):
     name = "cpu-dijkstra"
     help = ("Paper 004 §3.5: CPU Dijkstra with a binary heap, one per source, sources split over threads "
             "(compiled C++) — weighted or hop counts")
-    gpu = False
+    gpu, cpu = False, True
     negative_weights = False
 
     def __init__(self, threads: int | None = None, sources=None):

@@ -1,21 +1,34 @@
-"""Floyd–Warshall on the dense distance matrix: papers 002 and 004 (ch. 4).
+"""The Floyd–Warshall family in the APSP registry: papers 002 and 004 (ch. 4), and ours.
 
-``fw`` is paper 002's one-launch-per-k kernel; ``fw-blocked`` paper 004's blocked three-phase
-version with tile T ∈ {32, 64} chosen by paper 004's traffic model (:func:`tile_by_model`) or by
-timing (``tile="auto"``).  Update: D(i, j) ← min(D(i, j), D(i, k) + D(k, j)) for k = 0 … n−1.
-CUDA sources: ``cuda/fw.cu``.
+Each version is an :class:`FWVersion` registered under its name (family ``"fw"``); its ``help``
+names the paper and section.  Paper 002 ("A Study in CUDA Usage"): ``fw-v1`` sequential CPU
+(compiled C), ``fw-v2`` one GPU thread, ``fw-v3`` one launch per k on an occupancy-sized grid,
+``fw-v4`` one launch with the paper's flag-array grid barrier (``fw-v4-coop``: cooperative-groups
+``grid.sync()``), ``fw-v5`` V4 plus D(i,k) in a register.  Paper 004 ch. 4: ``fw`` plain FW
+(Fig. 4.1), ``fw-blocked`` iterative three-phase blocked FW, ``fw-recursive`` R-Kleene with
+min-plus products, ``fw-mm`` the matrix-multiplication-based BFW (l sub-blocks per block),
+``fw-2level`` two-level blocking, ``fw-tuned`` the MM-based BFW with t and l chosen by timing the
+real kernels (:mod:`.fw_tune`).  Ours: ``fw-fast``, three phases with register-tiled min-plus
+products (integer weights: int32 / DPX).  Versions with a CPU implementation (``cpu = True``)
+also run without a GPU: V1 in C, the others in NumPy (:mod:`.fw_cpu`).
+
+The dense-matrix entry point is :func:`kernels.graphs.fw_core.floyd_warshall`; a graph goes
+through :func:`dense_matrix`.  Kernels: :mod:`.fw_gpu`.
 """
 from __future__ import annotations
 
-import time
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import InvalidParameter
+from . import fw_cpu as cpu_impl
+from . import fw_gpu
 from .apsp_core import APSPMethod, APSPResult, float_to_hops, register
+from .fw_core import NO_PATH_INT, bytes_needed, solve
 from .graph import CSR
 
-FW_TILES = (32, 64)
+FW_TILES = fw_gpu.BLOCKED_TILES
 
 
 def dense_matrix(csr: CSR, pad_to: int = 1, weighted: bool = True) -> np.ndarray:
@@ -24,17 +37,15 @@ def dense_matrix(csr: CSR, pad_to: int = 1, weighted: bool = True) -> np.ndarray
     npad = -(-n // pad_to) * pad_to
     d = np.full((npad, npad), np.inf, dtype=np.float32)
     w = csr.weights if (weighted and csr.weights is not None) else np.float32(1.0)
-    src = csr.sources()
-    d[src, csr.indices] = w
+    d[csr.sources(), csr.indices] = w
     np.fill_diagonal(d[:n, :n], 0.0)
     return d
 
 
 def fw_cpu(d: np.ndarray) -> np.ndarray:
-    """Plain Floyd–Warshall on a dense float matrix (NumPy, one vectorised k-step at a time)."""
-    d = d.copy()
-    for k in range(d.shape[0]):
-        np.minimum(d, d[:, k, None] + d[None, k, :], out=d)
+    """Plain Floyd–Warshall of a dense float matrix (NumPy; a copy)."""
+    d = np.array(d, dtype=np.float32)
+    cpu_impl.fw_plain(d, None)
     return d
 
 
@@ -69,116 +80,435 @@ def tile_by_model(n: int, backend=None, tiles=FW_TILES) -> int:
 
 
 def fw_blocked_device(d, npad: int, tile: int):
-    from ._cuda import kernel
-    nt = npad // tile
-    k1 = kernel("fw.cu", f"fw_phase1<{tile}>")
-    k2 = kernel("fw.cu", f"fw_phase2<{tile}>")
-    k3 = kernel("fw.cu", f"fw_phase3<{tile}>")
-    n32 = np.int32(npad)
-    for K in range(nt):
-        kk = np.int32(K)
-        k1((1,), (16, 16), (d, n32, kk))
-        if nt > 1:
-            k2((nt, 2), (16, 16), (d, n32, kk))
-            k3((nt, nt), (16, 16), (d, n32, kk))
-    return 3 * nt
+    """Blocked FW of a padded float32 device matrix in place (benchmarks); launches."""
+    from ..backend import current
+    return fw_gpu.run_blocked(fw_gpu.CudaDevice(current()), d, None, npad, tile)
 
 
 def fw_naive_device(d, n: int):
-    from ._cuda import kernel
-    k = kernel("fw.cu", "fw_naive")
-    threads = 256
-    grid = min(65535 * 4, (n * n + threads - 1) // threads)
-    for kk in range(n):
-        k((grid,), (threads,), (d, np.int32(n), np.int32(kk)))
-    return n
+    """Plain FW, one launch per k, of a float32 device matrix in place (benchmarks); launches."""
+    from ..backend import current
+    return fw_gpu.run_naive(fw_gpu.CudaDevice(current()), d, None, n)
 
 
 def autotune_tile(n: int, backend, tiles=FW_TILES) -> int:
     """Time one blocked FW per tile on a random dense matrix of size min(n, 1024); keep the fastest."""
-    cp = backend.xp
-    m = max(min(n, 1024), max(tiles))
-    best, best_t = None, None
-    rng = np.random.default_rng(0)
-    base = rng.uniform(1, 10, (m, m)).astype(np.float32)
-    for t in tiles:
-        npad = -(-m // t) * t
-        h = np.full((npad, npad), np.inf, np.float32)
-        h[:m, :m] = base
-        d = cp.asarray(h)
-        fw_blocked_device(d, npad, t)          # warm-up / compile
-        d = cp.asarray(h)
-        backend.synchronize()
-        t0 = time.perf_counter()
-        fw_blocked_device(d, npad, t)
-        backend.synchronize()
-        el = time.perf_counter() - t0
-        if best is None or el < best:
-            best, best_t = el, t
-    return best_t
+    from .fw_tune import time_blocked_tiles
+    return time_blocked_tiles(n, backend, tiles)
 
 
-def apsp_fw(csr: CSR, backend, blocked: bool = True, tile="model", weighted: bool | None = None,
-            dtype="auto", progress=None, cancel=None) -> APSPResult:
-    weighted = (csr.weights is not None) if weighted is None else weighted
-    n = csr.n
-    if blocked:
-        if tile == "model":
-            tile = tile_by_model(n, backend)
-        elif tile == "auto":
-            tile = autotune_tile(n, backend)
-        tile = int(tile)
-        if tile not in FW_TILES:
-            raise InvalidParameter(f"tile must be one of {FW_TILES}, 'model' or 'auto' (got {tile})")
-    h = dense_matrix(csr, pad_to=tile if blocked else 1, weighted=weighted)
-    t0 = time.perf_counter()
-    d = backend.xp.asarray(h)
-    launches = fw_blocked_device(d, h.shape[0], tile) if blocked else fw_naive_device(d, n)
-    backend.synchronize()
-    kernel_s = time.perf_counter() - t0
-    res = backend.to_numpy(d)[:n, :n]
-    sec = time.perf_counter() - t0
-    if progress is not None:
-        progress(1.0)
-    out = res if weighted else float_to_hops(res, csr, dtype)
-    return APSPResult(out, "fw-blocked" if blocked else "fw", sec, kernel_s, launches, weighted,
-                      tile if blocked else None)
+class FWVersion(APSPMethod):
+    """One Floyd–Warshall version (family ``fw``).  Subclasses set the class attributes and
+    implement ``solve_gpu`` / ``solve_cpu`` (in place on the padded working matrix; they return
+    ``(launches, params)``).  Options common to all: ``pred`` (keep predecessors, default True on
+    graphs) and ``arith`` (``auto`` | ``float32`` | ``int32`` | ``dpx``)."""
+
+    family: ClassVar[str] = "fw"
+    dense = True
+    cpu = False
+    negative_weights = True               # Floyd–Warshall handles weights < 0 (negative cycles are reported)
+    label: ClassVar[str] = ""            # short name in tables and plots
+    paper: ClassVar[str] = ""            # "002", "004" or "ours"
+    ariths: ClassVar[tuple[str, ...]] = ("float32", "int32")
+    max_n: ClassVar[int | None] = None
+    options_allowed: ClassVar[dict] = {}  # option → default
+
+    def __init__(self, pred: bool | None = None, arith: str = "auto", **options):
+        unknown = set(options) - set(self.options_allowed)
+        if unknown:
+            ok = ", ".join(self.options_allowed) or "none"
+            raise InvalidParameter(f"{self.name}: unknown option(s) {', '.join(sorted(unknown))} (options: {ok})")
+        super().__init__(**{**self.options_allowed, **options})
+        self.pred, self.arith = self.default_pred(options) if pred is None else bool(pred), arith
+        self.validate()
+
+    def default_pred(self, options: dict) -> bool:
+        """Keep predecessors unless asked not to (``pred=None``)."""
+        return True
+
+    def validate(self) -> None:
+        """InvalidParameter for an option value out of range, before any work."""
+
+    # ----------------------------------------------------------------- contract
+    def pad(self, n: int, gpu: bool) -> int:
+        """The matrix is padded to a multiple of this."""
+        return 1
+
+    @classmethod
+    def scratch_bytes(cls, npad: int, pred: bool) -> int:
+        """Device bytes beyond the matrices (scratch blocks)."""
+        return 0
+
+    def check(self, n: int, arith: str, gpu: bool) -> None:
+        if arith not in self.ariths:
+            raise InvalidParameter(f"{self.name} has no {arith} kernels: use {', '.join(self.ariths)}")
+        if self.max_n is not None and n > self.max_n:
+            raise InvalidParameter(f"{self.name} is for teaching, n ≤ {self.max_n} (got n = {n}); paper 002 "
+                                   "does not time it either")
+
+    @classmethod
+    def device_bytes(cls, n: int) -> int:
+        npad = -(-n // 128) * 128
+        return bytes_needed(npad, True, cls.scratch_bytes(npad, True)) + n * n * 4
+
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        raise NotImplementedError
+
+    def solve_cpu(self, d, p, n, arith, cancel):
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- graphs
+    def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None) -> APSPResult:
+        m = dense_matrix(csr, weighted=weighted)
+        res = solve(self, m, backend, self.arith, self.pred, progress, cancel)
+        d = res.dist
+        if d.dtype == np.int32:
+            big = d == NO_PATH_INT
+            fin = d[~big]
+            d = d.astype(np.float32 if (fin.size == 0 or np.abs(fin).max() < 2 ** 24) else np.float64)
+            d[big] = np.inf
+        out = d if weighted else float_to_hops(d, csr, dtype)
+        return APSPResult(out, self.name, res.seconds, res.kernel_seconds, res.launches, weighted,
+                          res.params.get("tile"), res.pred, dict(res.params, arith=res.arith))
 
 
-def dense_bytes(n: int, pad: int = max(FW_TILES)) -> int:
-    """Device bytes of the padded float32 matrix plus its host copy's staging."""
-    npad = -(-n // pad) * pad
-    return npad * npad * 4 + n * n * 4
+def gpu_device(backend):
+    return fw_gpu.CudaDevice(backend)
+
+
+def _tile(value, allowed, what="tile") -> int:
+    try:
+        t = int(value)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"{what} must be one of {allowed} (got {value!r})") from None
+    if t not in allowed:
+        raise InvalidParameter(f"{what} must be one of {allowed} (got {t})")
+    return t
+
+
+# ------------------------------------------------------------------------- paper 002
+@register
+class FWV1(FWVersion):
+    name = "fw-v1"
+    label = "V1"
+    paper = "002"
+    help = "Paper 002 §III-A (V1, Listing 3): sequential Floyd–Warshall on one CPU thread, compiled C"
+    gpu, cpu = False, True
+
+    def solve_cpu(self, d, p, n, arith, cancel):
+        return cpu_impl.fw_v1(d, p, cancel), {}
+
+
+class _Paper002GPU(FWVersion):
+    paper = "002"
+
+    def solve_cpu(self, d, p, n, arith, cancel):       # never reached: cpu = False
+        raise InvalidParameter(f"{self.name} runs on the GPU only")
 
 
 @register
-class FloydWarshall(APSPMethod):
+class FWV2(_Paper002GPU):
+    name = "fw-v2"
+    label = "V2"
+    help = ("Paper 002 §III-B (V2, Listing 4): the same triple loop in one GPU thread — a teaching step, "
+            "not timed in the paper (n ≤ 1024)")
+    max_n = 1024
+
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        return fw_gpu.run_v2(gpu_device(backend), d, p, n, cancel), {"grid": 1, "block": 1}
+
+
+@register
+class FWV3(_Paper002GPU):
+    name = "fw-v3"
+    label = "V3"
+    help = ("Paper 002 §III-C (V3, Listing 5): one launch per k, 1-D grid of the size "
+            "cudaOccupancyMaxPotentialBlockSize gives, a contiguous run of ⌈n²/threads⌉ cells per thread")
+
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        dev = gpu_device(backend)
+        launches = fw_gpu.run_v3(dev, d, p, n, cancel)
+        k = dev.kernel("fw_paper002.cu", f"fw_v3<{fw_gpu.ctype(d.dtype)},{fw_gpu.BOOL[p is not None]}>")
+        grid, block = fw_gpu.v3_launch_config(dev, k)
+        return launches, {"grid": grid, "block": block, "work": fw_gpu.work_split(n, grid, block)}
+
+
+@register
+class FWV4(_Paper002GPU):
+    name = "fw-v4"
+    label = "V4"
+    help = ("Paper 002 §III-D (V4, Listing 6): one launch, the k loop inside, the paper's per-block flag-array "
+            "grid barrier (grid = the co-resident blocks)")
+    version, coop = 4, False
+
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        dev = gpu_device(backend)
+        launches = fw_gpu.run_v45(dev, d, p, n, self.version, self.coop, cancel)
+        file = "fw_coop.cu" if self.coop else "fw_paper002.cu"
+        k = dev.kernel(file, f"fw_v{self.version}<{fw_gpu.ctype(d.dtype)},{fw_gpu.BOOL[p is not None]},"
+                             f"{fw_gpu.BOOL[self.coop]}>")
+        grid, block = fw_gpu.resident_config(dev, k)
+        return launches, {"grid": grid, "block": block, "work": fw_gpu.work_split(n, grid, block),
+                          "barrier": "grid.sync()" if self.coop else "flags"}
+
+
+@register
+class FWV4Coop(FWV4):
+    name = "fw-v4-coop"
+    label = "V4 coop"
+    help = ("Paper 002 §III-D's single launch with a cooperative-groups grid.sync() barrier instead of the "
+            "flag array (cooperative launch)")
+    coop = True
+
+
+@register
+class FWV5(FWV4):
+    name = "fw-v5"
+    label = "V5"
+    help = "Paper 002 §III-E (V5, Listing 7): V4 with D(i,k) kept in a register, flag-array barrier"
+    version = 5
+
+
+# ------------------------------------------------------------------------- paper 004 ch. 4
+@register
+class FWPlain(FWVersion):
     name = "fw"
-    negative_weights = True
-    help = "Paper 002: Floyd–Warshall, one kernel launch per k over the dense matrix"
-    dense = True
+    label = "plain"
+    paper = "004"
+    help = ("Paper 004 Fig. 4.1: plain Floyd–Warshall, one kernel launch per k over the dense matrix "
+            "(coalesced grid-stride; CPU: NumPy, one vectorised k step at a time)")
+    cpu = True
 
-    @classmethod
-    def device_bytes(cls, n):
-        return dense_bytes(n)
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        return fw_gpu.run_naive(gpu_device(backend), d, p, n, cancel), {}
 
-    def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
-        return apsp_fw(csr, backend, blocked=False, weighted=weighted, dtype=dtype, progress=progress,
-                       cancel=cancel, **self.options)
+    def solve_cpu(self, d, p, n, arith, cancel):
+        return cpu_impl.fw_plain(d, p, cancel), {}
 
 
 @register
-class BlockedFloydWarshall(APSPMethod):
+class FWBlocked(FWVersion):
     name = "fw-blocked"
-    negative_weights = True
-    help = ("Paper 004 §4.3: blocked three-phase Floyd–Warshall, tile 32 or 64 by the traffic model "
-            "(tile=model) or by timing (tile=auto)")
-    dense = True
+    label = "BFW"
+    paper = "004"
+    help = ("Paper 004 §4.2.1 (Figs. 4.2–4.3): iterative three-phase blocked Floyd–Warshall, tile 32 or 64 by "
+            "the traffic model (tile=model) or by timing (tile=auto), 32 with predecessors; CPU: NumPy min-plus "
+            "over tiles")
+    cpu = True
+    options_allowed = {"tile": "model"}
+
+    def default_pred(self, options):
+        return options.get("tile") in (None, "model", "auto", 32, "32")    # predecessor tiles: t = 32 only
+
+    def validate(self):
+        if self.options["tile"] not in ("model", "auto"):
+            t = _tile(self.options["tile"], FW_TILES)
+            if self.pred and t != 32:
+                raise InvalidParameter("fw-blocked keeps predecessors at tile 32 only (pred=False for tile 64)")
+
+    def tile(self, n: int, backend=None, pred: bool | None = None) -> int:
+        t = self.options["tile"]
+        if self.pred if pred is None else pred:
+            return 32                              # predecessor tiles fit shared memory at t = 32
+        if t == "model":
+            return tile_by_model(n, backend)
+        if t == "auto":
+            return autotune_tile(n, backend) if backend is not None and backend.is_gpu else 64
+        return _tile(t, FW_TILES)
+
+    def pad(self, n, gpu):
+        return 64                                  # a multiple of either tile
+
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        t = self.tile(n, backend, p is not None)
+        return fw_gpu.run_blocked(gpu_device(backend), d, p, n, t, cancel), {"tile": t}
+
+    def solve_cpu(self, d, p, n, arith, cancel):
+        t = self.tile(n, None, p is not None)
+        return cpu_impl.fw_blocked(d, p, t, cancel), {"tile": t}
+
+
+class _ThesisBFW(FWVersion):
+    paper = "004"
+    cpu = True
+    ariths = ("float32", "int32", "dpx")
+    method = "mm"
+    options_allowed = {"tile": 32, "l": 1}
+
+    def t(self) -> int:
+        return _tile(self.options["tile"], fw_gpu.THESIS_TILES)
+
+    def validate(self):
+        self.t()
+        if self.options.get("l", 1) != "auto":
+            self.l(64, None, "int32")
+
+    def pad(self, n, gpu):
+        return 64 if gpu else self.t()
+
+    def l(self, n: int, backend, arith: str, pred: bool = False) -> int:
+        """l as given, or ``auto``: timed on this GPU for this tile (:func:`.fw_tune.tune_mm`)."""
+        l = self.options["l"]
+        if l == "auto":
+            if backend is None or not backend.is_gpu or self.method != "mm":
+                return 1
+            from .fw_tune import tune_mm
+            return tune_mm(backend, n, arith, pred, tiles=(self.t(),))["l"]
+        try:
+            l = int(l)
+        except (TypeError, ValueError):
+            raise InvalidParameter(f"l must be a whole number ≥ 1 or auto (got {l!r})") from None
+        if l < 1:
+            raise InvalidParameter(f"l must be ≥ 1 (got {l})")
+        return l
+
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        t = self.t()
+        l = min(self.l(n, backend, arith, p is not None), max(1, n // 64))
+        launches = fw_gpu.run_thesis(gpu_device(backend), d, p, n, t, l, self.method, arith == "dpx", cancel)
+        return launches, {"tile": t, "l": l}
+
+    def solve_cpu(self, d, p, n, arith, cancel):
+        t = self.t()
+        return cpu_impl.fw_blocked(d, p, t, cancel), {"tile": t}
+
+
+@register
+class FWMM(_ThesisBFW):
+    name = "fw-mm"
+    label = "MM"
+    help = ("Paper 004 §4.3.2: matrix-multiplication-based blocked FW — the non-pivot kernel is Volkov's GEMM "
+            "with min-plus, 16×64 sub-blocks, l sub-blocks per thread block (tile t = 16/32/64; l = auto: timed)")
+
+
+@register
+class FWTwoLevel(_ThesisBFW):
+    name = "fw-2level"
+    label = "2L"
+    help = ("Paper 004 §4.3.3 (Fig. 4.10): two-level blocking — t′×t′ sub-tiles, t·t′ threads, 2·t·t′ elements "
+            "of shared memory per block, l tiles per block (tile t = 16/32/64)")
+    method = "2l"
+
+
+@register
+class FWTuned(_ThesisBFW):
+    name = "fw-tuned"
+    label = "MM auto"
+    help = ("Paper 004 §4.4: the MM-based blocked FW with t and l chosen by an auto-tuner that times the real "
+            "kernels on this GPU (one K step per candidate); the choice is reported")
+    options_allowed = {"tiles": fw_gpu.THESIS_TILES}
+
+    def t(self) -> int:
+        return 32
+
+    def validate(self):
+        tiles = self.options["tiles"]
+        if not isinstance(tiles, (list, tuple)) or not tiles:
+            raise InvalidParameter(f"tiles must be a list of {fw_gpu.THESIS_TILES} (got {tiles!r})")
+        for t in tiles:
+            _tile(t, fw_gpu.THESIS_TILES)
+
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        from .fw_tune import tune_mm
+        choice = tune_mm(backend, n, arith, p is not None, tiles=tuple(self.options["tiles"]))
+        t, l = choice["tile"], choice["l"]
+        launches = fw_gpu.run_thesis(gpu_device(backend), d, p, n, t, l, "mm", arith == "dpx", cancel)
+        return launches, {"tile": t, "l": l, "tuned": choice["table"], "tuning_seconds": choice["seconds"]}
+
+
+@register
+class FWRecursive(FWVersion):
+    name = "fw-recursive"
+    label = "Rec"
+    paper = "004"
+    help = ("Paper 004 §4.2.2 (Fig. 4.4; Buluç et al.): recursive blocked FW — quadrants closed recursively, "
+            "min-plus products between, the pivot kernel below t_R (t_r = 16/32/64)")
+    cpu = True
+    ariths = ("float32", "int32", "dpx")
+    options_allowed = {"t_r": 32, "cfg": fw_gpu.DEFAULT_GEMM}
+
+    def t_r(self) -> int:
+        return _tile(self.options["t_r"], fw_gpu.THESIS_TILES, "t_r")
+
+    def validate(self):
+        self.t_r()
+        if self.options["cfg"] not in fw_gpu.GEMM_CONFIGS:
+            raise InvalidParameter(f"cfg must be one of {', '.join(fw_gpu.GEMM_CONFIGS)} (got {self.options['cfg']!r})")
+
+    def pad(self, n, gpu):
+        return self.t_r()
 
     @classmethod
-    def device_bytes(cls, n):
-        return dense_bytes(n)
+    def scratch_bytes(cls, npad, pred):
+        h = npad // 2 + 64
+        return h * h * 4 * (2 if pred else 1)
 
-    def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
-        return apsp_fw(csr, backend, blocked=True, weighted=weighted, dtype=dtype, progress=progress,
-                       cancel=cancel, **self.options)
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        cfg = self.options["cfg"]
+        if cfg not in fw_gpu.GEMM_CONFIGS:
+            raise InvalidParameter(f"cfg must be one of {', '.join(fw_gpu.GEMM_CONFIGS)} (got {cfg!r})")
+        launches = fw_gpu.run_recursive(gpu_device(backend), d, p, n, self.t_r(), cfg, arith == "dpx", cancel)
+        return launches, {"t_r": self.t_r(), "cfg": cfg}
+
+    def solve_cpu(self, d, p, n, arith, cancel):
+        return cpu_impl.fw_recursive(d, p, self.t_r(), cancel), {"t_r": self.t_r()}
+
+
+# ------------------------------------------------------------------------- ours
+@register
+class FWFast(FWVersion):
+    name = "fw-fast"
+    label = "fast"
+    paper = "ours"
+    help = ("Ours, beyond papers 002/004: three-phase blocked FW whose panel and non-pivot phases are "
+            "register-tiled min-plus GEMMs (tile 64, or 128 with look-ahead from n = 8192; int32/DPX for integer "
+            "weights); CPU: NumPy blocked")
+    cpu = True
+    ariths = ("float32", "int32", "dpx")
+    options_allowed = {"tile": "size", "cfg": fw_gpu.DEFAULT_GEMM, "lookahead": "size"}
+    #: measured on the H100 (benchmarks/RESULTS.md): below this n tile 64 without look-ahead is
+    #: fastest, from it on tile 128 with look-ahead (less matrix traffic per update)
+    BIG_N = 8192
+
+    def t(self, n: int = 0) -> int:
+        tile = self.options["tile"]
+        if tile in ("size", "auto"):
+            return 128 if n >= self.BIG_N else 64
+        return _tile(tile, fw_gpu.FAST_TILES)
+
+    def validate(self):
+        self.t()
+        if self.options["cfg"] not in ("auto", *fw_gpu.GEMM_CONFIGS):
+            raise InvalidParameter(f"cfg must be auto or one of {', '.join(fw_gpu.GEMM_CONFIGS)} "
+                                   f"(got {self.options['cfg']!r})")
+
+    def lookahead(self, n: int) -> bool:
+        look = self.options["lookahead"]
+        if look == "size":
+            return n >= self.BIG_N
+        return look not in (False, 0, "0", "false", "False", "no")
+
+    def pad(self, n, gpu):
+        return 128 if gpu else self.t(n)
+
+    def solve_gpu(self, backend, d, p, n, arith, cancel):
+        tile, cfg, extra = self.t(n), self.options["cfg"], {}
+        if self.options["tile"] == "auto" or cfg == "auto":
+            from .fw_tune import tune_fast
+            choice = tune_fast(backend, n, arith, p is not None)
+            tile = choice["tile"] if self.options["tile"] == "auto" else tile
+            cfg = choice["cfg"] if cfg == "auto" else cfg
+            extra = {"tuned": choice["table"], "tuning_seconds": choice["seconds"]}
+        look = self.lookahead(n)
+        launches = fw_gpu.run_fast(gpu_device(backend), d, p, n, tile, cfg, arith == "dpx", look, cancel)
+        return launches, {"tile": tile, "cfg": "pred 64x64/4x4" if p is not None else cfg, "lookahead": look,
+                          **extra}
+
+    def solve_cpu(self, d, p, n, arith, cancel):
+        return cpu_impl.fw_blocked(d, p, self.t(n), cancel), {"tile": self.t(n)}
+
+
+def versions(cpu: bool | None = None) -> list[str]:
+    """The FW family's registry names (``cpu=True``: those with a CPU implementation)."""
+    from .apsp_core import REGISTRY
+    return [k for k, c in REGISTRY.items() if getattr(c, "family", "") == "fw" and (cpu is None or c.cpu == cpu)]

@@ -1,0 +1,344 @@
+"""Floyd–Warshall family benchmark (run on a CUDA machine), every version and its peers side by side.
+
+Sections (``--sections``, comma list; default all):
+  ceiling   the plain register-tiled min-plus product of two n × n matrices (FW's n³ updates without
+            its dependencies) per GEMM configuration, float32 / int32 / DPX
+  fastparts fw-fast's three phases timed apart per tile (float32, int32)
+  fw        n = 4096 float32: every GPU version (paper 004's at their tiles, ours per tile and
+            configuration), the torch k-loop on the GPU, scipy's floyd_warshall on the CPU (measured at
+            1024, n³-extrapolated, marked ~)
+  int       the same graph in float32, int32 and explicit DPX for the versions that have int kernels
+  table2    paper 002 Table II: n = 2048, V1 (CPU), V3, V4, V4 coop, V5; the V3 → V4 → V5 steps
+  thesis    paper 004 Table 4.6 layout (MM-based / two-level t = 16, 32, 64, recursive t_R = 16, 32, 64)
+  breakdown paper 004 Tables 4.7–4.8 layout at n = 8192 (per-kernel times, non-pivot share of peak)
+  big       n = 16384 float32 with the best version (and int32)
+Times: computation only (matrix resident on the GPU, no copies), CUDA-synchronised, median of the
+repeats after one untimed run.  Usage: python benchmarks/fw.py [--quick] [--sections …] [--n 4096]
+(markdown also to $OUT/fw_bench.md, rows to $OUT/fw_bench.json).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from kernels.backend import select  # noqa: E402
+from kernels.graphs import fw_gpu  # noqa: E402
+from kernels.graphs import fw_sweep as S  # noqa: E402
+from kernels.graphs.fw_core import floyd_warshall  # noqa: E402
+
+LINES: list[str] = []
+DATA: dict = {}
+
+
+def out(s=""):
+    print(s, flush=True)
+    LINES.append(s)
+
+
+def save():
+    """Markdown and data so far to $OUT (after every section: a run cut short keeps what it measured)."""
+    save_markdown("fw_bench.md", "\n".join(LINES))
+    if os.environ.get("OUT"):
+        with open(os.path.join(os.environ["OUT"], "fw_bench.json"), "w") as fh:
+            json.dump(DATA, fh, indent=1, default=str)
+
+
+def events_time(cp, fn, repeats=5) -> float:
+    fn()
+    ts = []
+    for _ in range(repeats):
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+        e0.record()
+        fn()
+        e1.record()
+        e1.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(e0, e1) * 1e-3)
+    return float(np.median(ts))
+
+
+def pct(n, sec, peak):
+    return 100.0 * n ** 3 / sec / peak
+
+
+def fw_time(m, spec, be, arith="float32", repeats=3):
+    """Median computation time of one spec on matrix m (one untimed run first); result of the last run."""
+    name, opts = S.parse_spec(spec)
+    floyd_warshall(m, name, be, arith=arith, pred=False, **opts)
+    ts, res = [], None
+    for _ in range(repeats):
+        res = floyd_warshall(m, name, be, arith=arith, pred=False, **opts)
+        ts.append(res.kernel_seconds)
+    return float(np.median(ts)), res
+
+
+def section_ceiling(be, n, quick):
+    cp = be.xp
+    peak, formula = S.peak_updates(be)
+    out(f"### Ceiling: plain min-plus product C = min(C, A ⊗ B), {n}³ (peak: {formula})\n")
+    out("| configuration | float32 ms | % peak | int32 ms | % peak | DPX ms | % peak |")
+    out("|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    dev = fw_gpu.CudaDevice(be)
+    res = {}
+    for cfg in fw_gpu.GEMM_CONFIGS:
+        cells = []
+        for t in ("float", "int", "dpx"):
+            dt = np.float32 if t == "float" else np.int32
+            a = cp.asarray(rng.integers(1, 1000, (n, n)).astype(dt))
+            b = cp.asarray(rng.integers(1, 1000, (n, n)).astype(dt))
+            c = cp.asarray(rng.integers(1000, 3000, (n, n)).astype(dt))
+            sec = events_time(cp, lambda: fw_gpu.gemm(dev, c, c, a, b, n, n, n, lda=n, ldb=n, ldci=n, ldco=n,
+                                                      cfg=cfg, dpx=t == "dpx"), 3 if quick else 5)
+            res[(cfg, t)] = sec
+            cells += [f"{sec * 1e3:.2f}", f"{pct(n, sec, peak):.0f} %"]
+        out(f"| {cfg} | " + " | ".join(cells) + " |")
+    DATA["ceiling"] = {f"{k[0]}|{k[1]}": v for k, v in res.items()}
+    out()
+    return res
+
+
+def section_fw(be, n, quick):
+    peak, formula = S.peak_updates(be)
+    m = S.paper_graph(n, 7)
+    m[np.isfinite(m)] = np.random.default_rng(1).uniform(1, 100, int(np.isfinite(m).sum()))   # float weights
+    np.fill_diagonal(m, 0)
+    specs = [f"fw-fast:tile={t},cfg={c}" for t in fw_gpu.FAST_TILES for c in fw_gpu.GEMM_CONFIGS]
+    specs += [f"fw-fast:tile={t},lookahead=0,cfg={c}" for t in fw_gpu.FAST_TILES
+              for c in ("128x128/8x8", "128x128/8x8/2")]
+    if quick:
+        specs = specs[:len(fw_gpu.GEMM_CONFIGS) * 2]
+    specs += ["fw-blocked:tile=32", "fw-blocked:tile=64", "fw-mm:tile=16,l=auto", "fw-mm:tile=32,l=auto",
+              "fw-mm:tile=64,l=auto", "fw-2level:tile=16", "fw-2level:tile=32", "fw-2level:tile=64",
+              "fw-recursive:t_r=16", "fw-recursive:t_r=32", "fw-recursive:t_r=64", "fw"]
+    out(f"### Floyd–Warshall, n = {n}, float32 (random graph m = 4n, float weights; computation only)\n")
+    out(f"Peak: {formula}; n³ at peak = {n ** 3 / peak * 1e3:.2f} ms.\n")
+    out("| version | ms | % of min-plus peak | launches | parameters | equals fw-fast |")
+    out("|---|---|---|---|---|---|")
+    rows, ref = {}, None
+    for spec in specs:
+        try:
+            sec, res = fw_time(m, spec, be, "float32", 1 if spec == "fw" else (2 if quick else 3))
+        except Exception as exc:  # noqa: BLE001 - report and go on
+            out(f"| {spec} | failed: {exc} | | | | |")
+            continue
+        ref = ref if ref is not None else res
+        same = S.same_distances(res, ref)
+        rows[spec] = sec
+        par = ", ".join(f"{k}={v}" for k, v in res.params.items() if k not in ("tuned",))
+        out(f"| {spec} | {sec * 1e3:.2f} | {pct(n, sec, peak):.1f} % | {res.launches} | {par} | {same} |")
+    # peers
+    try:
+        import torch
+        D = torch.tensor(m, device="cuda")
+
+        def tk():
+            X = D.clone()
+            for k in range(n):
+                torch.minimum(X, X[:, k, None] + X[None, k, :], out=X)
+        torch.cuda.synchronize()
+        tk()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        tk()
+        torch.cuda.synchronize()
+        sec = time.perf_counter() - t0
+        rows["torch k-loop"] = sec
+        out(f"| torch k-loop (GPU, {torch.__version__}) | {sec * 1e3:.1f} | {pct(n, sec, peak):.1f} % | {n} | | |")
+    except Exception as exc:  # noqa: BLE001
+        out(f"| torch k-loop | unavailable: {exc} | | | | |")
+    from scipy.sparse.csgraph import floyd_warshall as sfw
+    small = 1024
+    ms = m[:small, :small].astype(np.float64)
+    t0 = time.perf_counter()
+    sfw(ms, directed=True)
+    sec = (time.perf_counter() - t0) * (n / small) ** 3
+    rows["scipy floyd_warshall (CPU)"] = sec
+    out(f"| scipy floyd_warshall (CPU, measured at {small}) | ~{sec * 1e3:.0f} | | | | |")
+    best = min((v, k) for k, v in rows.items())
+    out(f"\nBest: **{best[1]}** {best[0] * 1e3:.2f} ms = {pct(n, best[0], peak):.1f} % of peak.\n")
+    DATA["fw"] = rows
+    return rows
+
+
+def best_fast(rows, default="fw-fast"):
+    """The fastest fw-fast spec of the fw section (its options carry into the later sections)."""
+    fast = {k: v for k, v in (rows or {}).items() if k.startswith("fw-fast")}
+    return min(fast, key=fast.get) if fast else default
+
+
+def section_fastparts(be, n):
+    """fw-fast's phases timed apart (no look-ahead): closure, panels, non-pivot product, per tile."""
+    cp = be.xp
+    dev = fw_gpu.CudaDevice(be)
+    peak, _ = S.peak_updates(be)
+    from kernels.graphs.fw_core import working_matrix
+    m = S.paper_graph(n, 9)
+    out(f"### fw-fast phases, n = {n} (CUDA events per launch, summed over the run; no look-ahead)\n")
+    out("| tile | arith | closure ms | panels ms | non-pivot product ms | product % of peak | sum ms |")
+    out("|---|---|---|---|---|---|---|")
+    for tile in fw_gpu.FAST_TILES:
+        for ar in ("float32", "int32"):
+            d = cp.asarray(working_matrix(m, ar, 128))
+            acc = [0.0, 0.0, 0.0]
+            t, b = fw_gpu.ctype(d.dtype), "false"
+            kc = dev.kernel("fw_gemm.cu", f"fw_fast_closure<{t},{b},{tile}>")
+            kp = dev.kernel("fw_gemm.cu", f"fw_fast_panels<{t},0,{b},{tile},{tile // 16}>")
+            ev = [cp.cuda.Event() for _ in range(4)]
+            z = np.uintp(0)
+            for kb in range(0, n, tile):
+                args = (d, z, np.int32(n), np.int32(kb))
+                ev[0].record()
+                dev.launch(kc, (1,), ((tile // 4) ** 2,), args)
+                ev[1].record()
+                dev.launch(kp, (n // tile, 2), (256,), args)
+                ev[2].record()
+                band = ((kb, kb + tile),)
+                fw_gpu.gemm(dev, d, d, fw_gpu.offset(d, kb), fw_gpu.offset(d, kb * n), n, n, tile, lda=n, ldb=n,
+                            ldci=n, ldco=n, skip_rows=band, skip_cols=band, dtype=d.dtype)
+                ev[3].record()
+                ev[3].synchronize()
+                for i in range(3):
+                    acc[i] += cp.cuda.get_elapsed_time(ev[i], ev[i + 1]) * 1e-3
+            upd = float(n - tile) ** 2 * n
+            out(f"| {tile} | {ar} | {acc[0] * 1e3:.2f} | {acc[1] * 1e3:.2f} | {acc[2] * 1e3:.2f} | "
+                f"{100 * upd / acc[2] / peak:.1f} % | {sum(acc) * 1e3:.2f} |")
+            DATA[f"fastparts|{tile}|{ar}"] = acc
+    out()
+
+
+def section_int(be, n, specs):
+    peak, _ = S.peak_updates(be)
+    m = S.paper_graph(n, 11)
+    out(f"### Integer weights, n = {n}: float32 vs int32 vs DPX on the same graph (weights 1 … n−1)\n")
+    out("| version | float32 ms | int32 ms | DPX ms | int32 = DPX = float32 |")
+    out("|---|---|---|---|---|")
+    rows = {}
+    for spec in specs:
+        cells, results = [], []
+        for ar in ("float32", "int32", "dpx"):
+            sec, res = fw_time(m, spec, be, ar, 3)
+            rows[(spec, ar)] = sec
+            cells.append(f"{sec * 1e3:.2f} ({pct(n, sec, peak):.0f} %)")
+            results.append(res)
+        same = np.array_equal(results[1].dist, results[2].dist) and S.same_distances(results[0], results[1])
+        out(f"| {spec} | " + " | ".join(cells) + f" | {same} |")
+    DATA["int"] = {f"{k[0]}|{k[1]}": v for k, v in rows.items()}
+    out()
+
+
+def section_table2(be, quick):
+    n = S.PAPER_002_N
+    out(f"### Paper 002 Table II on this machine (n = {n}, seconds; V1 on the host CPU)\n")
+    specs = ["fw-v1", "fw-v3", "fw-v4", "fw-v4-coop", "fw-v5"]
+    reps = {"fw-v1": 1 if quick else 2, "fw-v3": 2 if quick else 10, "fw-v4": 2 if quick else 10,
+            "fw-v4-coop": 2 if quick else 10, "fw-v5": 2 if quick else 10}
+    rows = list(S.run_sweep(specs, [n], be, "int32", reps, seed=2))
+    t2 = S.table_ii(rows)
+    out("| version | paper mean | our runs | our mean | equals V1 | parameters |")
+    out("|---|---|---|---|---|---|")
+    for r in rows:
+        paper = t2["versions"].get(r.version, {}).get("paper_mean")
+        out(f"| {r.label} ({r.version}) | {'' if paper is None else f'{paper:.3f}'} | "
+            f"{', '.join(f'{x:.4f}' for x in r.times)} | {r.seconds:.4f} | {r.agrees} | {r.params} |")
+    for k, v in t2["steps"].items():
+        ours = "n/a" if v["ours"] is None else f"{v['ours']:.1f} %"
+        out(f"\nStep {k}: paper claims −{v['paper_claim']} % (its table: −{v['paper_table']:.1f} %), ours {ours} "
+            "less time.")
+    DATA["table2"] = {"rows": [r.to_dict() for r in rows], "table": t2}
+    out()
+
+
+def section_thesis(be, sizes):
+    out("### Paper 004 Table 4.6 layout: computation time (ms), ours (H100) vs the thesis's GTX 280\n")
+    rows = list(S.run_sweep(S.THESIS_SPECS, sizes, be, "int32", 2, seed=3))
+    tab = S.table_4_6(rows)
+    out("| n | " + " | ".join(S.THESIS_HEADERS) + " |")
+    out("|---|" + "---|" * len(S.THESIS_HEADERS))
+    for row in tab:
+        cells = []
+        for o, p in zip(row["ours_ms"], row["paper_ms"]):
+            cells.append(("—" if o is None else f"{o:.3g}") + ("" if p is None else f" ({p:g})"))
+        out(f"| {row['n']} | " + " | ".join(cells) + " |")
+    bad = [r for r in rows if not r.agrees]
+    out(f"\nAll specs agree per n: {not bad}. Tuned l (MM): " +
+        "; ".join(f"{r.label} n={r.n}: {r.params}" for r in rows if r.version == "fw-mm"))
+    DATA["thesis"] = [r.to_dict() for r in rows]
+    out()
+
+
+def section_breakdown(be, n):
+    out(f"### Paper 004 Tables 4.7–4.8 layout, n = {n}, int32, l = 1 (ms per kernel over a whole run)\n")
+    br = S.kernel_breakdown(be, n, "int32")
+    out("| kernel | " + " | ".join(br) + " |")
+    out("|---|" + "---|" * len(br))
+    for k in ("pivot", "pivot row+column", "non-pivot"):
+        out(f"| {k} | " + " | ".join(f"{v[k] * 1e3:.2f}" for v in br.values()) + " |")
+    out("| non-pivot % of min-plus peak | " + " | ".join(f"{v['nonpivot_pct_peak']:.1f} %" for v in br.values()) + " |")
+    out("| thesis non-pivot ms (GTX 280) | " + " | ".join(f"{x:g}" for x in S.THESIS_TABLE_4_7["non-pivot"]) + " |")
+    out("| thesis instruction throughput | " + " | ".join(f"{x:g}" for x in S.THESIS_TABLE_4_8) + " |")
+    DATA["breakdown"] = br
+    out()
+
+
+def section_big(be, n, specs):
+    peak, _ = S.peak_updates(be)
+    out(f"### n = {n}\n")
+    m = S.paper_graph(n, 5)
+    for spec in dict.fromkeys(specs):
+        for ar in ("float32", "int32"):
+            sec, res = fw_time(m, spec, be, ar, 1)
+            out(f"- {spec} {ar}: {sec:.3f} s ({pct(n, sec, peak):.1f} % of peak), {res.launches} launches, "
+                f"{res.params}")
+            DATA[f"big|{spec}|{ar}"] = sec
+            save()
+    out()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--sections", default="ceiling,fw,int,table2,thesis,breakdown,big")
+    ap.add_argument("--n", type=int, default=4096)
+    ap.add_argument("--thesis-sizes", default="128,256,512,1024,2048,4096,8192")
+    ap.add_argument("--best", default="fw-fast")
+    a = ap.parse_args()
+    be = select("gpu")
+    out(f"Device: {be.device_name} (CC {be.compute_capability}); {time.strftime('%Y-%m-%d')}\n")
+    sec = set(a.sections.split(","))
+    if "ceiling" in sec:
+        section_ceiling(be, a.n, a.quick)
+        save()
+    best = a.best
+    if "fw" in sec:
+        best = best_fast(section_fw(be, a.n, a.quick), a.best)
+        out(f"Best fw-fast configuration, used below: {best}\n")
+        save()
+    if "fastparts" in sec:
+        section_fastparts(be, a.n)
+    if "int" in sec:
+        section_int(be, a.n, [best, "fw-mm:tile=32,l=auto", "fw-2level:tile=32", "fw-recursive:t_r=64"])
+        save()
+    if "table2" in sec:
+        section_table2(be, a.quick)
+        save()
+    if "thesis" in sec:
+        section_thesis(be, [int(x) for x in a.thesis_sizes.split(",")])
+        save()
+    if "breakdown" in sec:
+        section_breakdown(be, 8192)
+        save()
+    if "big" in sec:
+        section_big(be, 16384, [best, "fw-fast:tile=128,cfg=128x128/8x8/2"])
+    save()
+
+
+if __name__ == "__main__":
+    main()
