@@ -40,7 +40,7 @@ def test_generators_and_methods_listed(graphs_ws):
     methods = [graphs_ws.cb_method.itemText(i) for i in range(graphs_ws.cb_method.count())]
     assert methods == list(METHODS)
     for i, m in enumerate(methods):
-        assert graphs_ws.cb_method.model().item(i).isEnabled() == (not METHODS[m].gpu)
+        assert graphs_ws.cb_method.model().item(i).isEnabled() == METHODS[m].available(graphs_ws.backend)
         assert graphs_ws.cb_method.itemData(i, 3) == METHODS[m].help          # tooltip role
     graphs_ws.set_parameters(generator="rmat")
     assert graphs_ws.sp_k.isEnabled() and not graphs_ws.sp_p.isEnabled()

@@ -14,7 +14,6 @@ def test_tab_registered_with_cpu_defaults(graphs_ws):
     p = graphs_ws.fw_family
     i = graphs_ws.tabs.indexOf(p)
     assert graphs_ws.tabs.tabText(i) == "Floyd–Warshall family (papers 002, 004)"
-    assert graphs_ws.tabs.tabText(i - 1) == "Clustering timings (paper 001)"
     assert set(p.ck_versions) == set(fw_versions())
     for name, ck in p.ck_versions.items():
         cls = fw_versions()[name]
