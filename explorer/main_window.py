@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self._bound_actions: list[tuple[QAction, str]] = []
         self._status: dict[str, dict] = {}   # last status fields per workspace key
         self._lecture = False
+        self._lecture_look = theme_mod.LectureLook()
         self._pre_lecture_state = None
         self._recorder = None                # ScreenRecorder of a workspace without its own movie export
         self.presets: list[dict] = []        # the current workspace's presets
@@ -390,12 +391,11 @@ class MainWindow(QMainWindow):
                 w.set_lecture_mode(on)
         if on:
             self._pre_lecture_state = self.windowState()
-            theme_mod.apply_theme("high contrast")       # palette first: the style sheet polishes with it
-            self.setStyleSheet(theme_mod.LECTURE_QSS)
+            self._lecture_look.enter({self.mode_bar: theme_mod.LECTURE_MODEBAR_PT,
+                                      self.statusBar(): theme_mod.LECTURE_STATUS_PT})
             self.showFullScreen()
         else:
-            self.setStyleSheet("")
-            theme_mod.apply_theme(self.theme)
+            self._lecture_look.leave(self.theme)
             if self._pre_lecture_state is not None and self._pre_lecture_state & Qt.WindowState.WindowMaximized:
                 self.showMaximized()
             else:

@@ -14,61 +14,21 @@ from pathlib import Path
 import numpy as np
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDockWidget,
-                             QFileDialog, QFormLayout, QFrame, QHBoxLayout, QLabel, QMainWindow,
-                             QPushButton, QSlider, QSpinBox, QStyle, QToolButton,
-                             QVBoxLayout, QWidget)
+                             QFileDialog, QFormLayout, QHBoxLayout, QLabel, QMainWindow,
+                             QPushButton, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
-from kernels.cahn_hilliard import diagnostics
 from kernels.cahn_hilliard import io as ch_io
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
 from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
-from kernels.cahn_hilliard.simulation import CahnHilliard
+from kernels.cahn_hilliard.simulation import HISTORY_FIELDS, CahnHilliard, History
 from kernels.errors import ExplorerError
 
 from ..export import Figure, MovieRecorder  # noqa: F401  (MovieRecorder: also imported from here)
+from ..widgets import MessageBar, busy_cursor, holding
 from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas
 from .controls import ControlPanel
 from .plots import DiagnosticsPlots
 from .worker import SimulationWorker
-
-
-class MessageBar(QFrame):
-    """Non-modal message strip above the canvas (errors never block the run loop)."""
-
-    STYLES = {"error": ("#fde7e9", "#b00020", QStyle.StandardPixmap.SP_MessageBoxCritical),
-              "warning": ("#fff4e0", "#8a5300", QStyle.StandardPixmap.SP_MessageBoxWarning),
-              "info": ("#e7f1fb", "#1f4e79", QStyle.StandardPixmap.SP_MessageBoxInformation)}
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(8, 4, 4, 4)
-        self.icon = QLabel()
-        self.label = QLabel()
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QToolButton()
-        close.setText("✕")
-        close.setAutoRaise(True)
-        close.setToolTip("Dismiss")
-        close.clicked.connect(self.hide)
-        lay.addWidget(self.icon)
-        lay.addWidget(self.label, 1)
-        lay.addWidget(close)
-        self.level = ""
-        self.hide()
-
-    def show_message(self, text: str, level: str = "error") -> None:
-        bg, fg, icon = self.STYLES[level]
-        self.level = level
-        self.setStyleSheet(f"MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 3px; }}"
-                           f"QLabel {{ color: {fg}; }}")
-        self.icon.setPixmap(self.style().standardIcon(icon).pixmap(18, 18))
-        self.label.setText(text)
-        self.show()
-
-    def text(self) -> str:
-        return self.label.text() if self.isVisible() else ""
 
 
 class ExportImageDialog(QDialog):
@@ -113,6 +73,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self._hist = None
         self._hist_dirty = False
         self._last_sk = 0.0
+        self._sk = None                      # (k, S) from the worker, not yet plotted
         self._fps = 0.0
         self._frame_times = deque(maxlen=120)
         self._frames_shown = 0
@@ -132,6 +93,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self.worker.frame.connect(self._on_frame)
         self.worker.error.connect(self._on_worker_error)
         self.worker.running_changed.connect(self._on_running_changed)
+        self.worker.progress.connect(self._on_progress)
 
         # --- central: toolbar, message bar, canvas
         central = QWidget()
@@ -296,7 +258,9 @@ class CahnHilliardWorkspace(QMainWindow):
 
     # --------------------------------------------------------------- frames
     def _show_current(self, force_iso: bool = True):
-        field, info = self.worker.snapshot()
+        self.worker.want_structure = True
+        with busy_cursor():                 # S(k) of a large grid takes a moment
+            field, info = self.worker.snapshot()
         self._display(field, info, force_iso=force_iso)
 
     def _display(self, field, info, force_iso=False):
@@ -306,6 +270,13 @@ class CahnHilliardWorkspace(QMainWindow):
             self._sync_view_bar()
         self._hist = info["history"]
         self._hist_dirty = True
+        now = time.perf_counter()
+        if "structure" in info:
+            self._sk, self._last_sk = info["structure"], now
+        # ask the worker for S(k) again after the interval, and never more than a fifth of its time
+        interval = max(0.5 if self.canvas.dim == 2 else 2.0, 5 * self.worker.structure_seconds)
+        if now - self._last_sk > interval:
+            self.worker.want_structure = True
         if len(self.sim.notes) != self._seen_notes:      # a note from stepping (e.g. CUDA graphs)
             self._sync_decomposition()
         self._last_status = {"fps": self._fps, "steps_per_s": info["steps_per_s"],
@@ -333,12 +304,9 @@ class CahnHilliardWorkspace(QMainWindow):
             return
         self._hist_dirty = False
         self.plots.update_history(self._hist)
-        now = time.perf_counter()
-        interval = 0.5 if self.canvas.dim == 2 else 2.0
-        if self.canvas.frame is not None and now - self._last_sk > interval:
-            self._last_sk = now
-            k, S = diagnostics.structure_factor(self.canvas.frame, self.sim.params.dx)
-            self.plots.update_structure(k, S)
+        if self._sk is not None:
+            self.plots.update_structure(*self._sk)
+            self._sk = None
 
     def _on_worker_error(self, msg: str):
         self.last_error = msg
@@ -350,6 +318,22 @@ class CahnHilliardWorkspace(QMainWindow):
             self._fps = 0.0
             self._frame_times.clear()
             self.status_changed.emit({"fps": 0.0, "steps_per_s": 0.0})
+            self._on_progress(1, 1)
+
+    def _on_progress(self, done: int, total: int):
+        """A slow frame advances in chunks: progress in the status bar, a busy cursor on the view."""
+        busy = done < total
+        self.status_changed.emit({"progress": (done / total, f"frame: {done:,} of {total:,} steps")
+                                  if busy else None})
+        if busy:
+            self.canvas.native.setCursor(Qt.CursorShape.BusyCursor)
+        else:
+            self.canvas.native.unsetCursor()
+
+    def busy(self) -> bool:
+        """A run (or a movie recording) is in progress: the main window marks the mode bar and
+        asks before quitting."""
+        return self.worker.running or self.recorder is not None
 
     # ------------------------------------------------------------- run API
     def is_running(self) -> bool:
@@ -386,7 +370,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self.worker.pause()
         try:
             params = self.sim.params.with_changes(**self.pending)
-            with self.worker.lock:
+            with holding(self.worker.lock):
                 self.sim.reset(params)
         except ExplorerError as exc:
             self.show_error(str(exc))
@@ -410,7 +394,7 @@ class CahnHilliardWorkspace(QMainWindow):
                 # validate against the pending (needs-reset) edits too, so that a
                 # combination that Reset would refuse is reported now
                 self.sim.params.with_changes(**{**self.pending, name: value})
-                with self.worker.lock:
+                with holding(self.worker.lock):
                     self.sim.set_params(**{name: value})
             else:
                 self.sim.params.with_changes(**{**self.pending, name: value})  # validate the combination
@@ -551,7 +535,7 @@ class CahnHilliardWorkspace(QMainWindow):
         path = path or self._ask_path("Save field", "Field files (*.npz)", default="field.npz")
         if not path:
             return None
-        with self.worker.lock:
+        with holding(self.worker.lock):
             phi = self.sim.field_numpy().copy()
             params, t, steps = self.sim.params, self.sim.t, self.sim.step_count
         try:
@@ -572,7 +556,7 @@ class CahnHilliardWorkspace(QMainWindow):
             base = params or self.sim.params
             base = base.with_changes(initial="file", dim=phi.ndim, size=phi.shape[0])
             base, cut = self._fit_gpus(base)
-            with self.worker.lock:
+            with holding(self.worker.lock):
                 self.sim.reset(base, field0=phi)
         except ExplorerError as exc:
             self.show_error(str(exc))
@@ -681,7 +665,7 @@ class CahnHilliardWorkspace(QMainWindow):
         if pj and not self._explicit_params:
             try:
                 p, cut = self._fit_gpus(CHParams.from_dict(json.loads(pj)))
-                with self.worker.lock:
+                with holding(self.worker.lock):
                     self.sim.reset(p)
             except (ExplorerError, ValueError, TypeError):
                 return
@@ -703,7 +687,7 @@ class CahnHilliardWorkspace(QMainWindow):
         view = {k: prm.pop(k) for k in self.VIEW_KEYS if k in prm}
         p, _cut = self._fit_gpus(CHParams().with_changes(**prm))   # validates before anything changes
         self.worker.pause()
-        with self.worker.lock:
+        with holding(self.worker.lock):
             self.sim.reset(p)
         self.preset = preset
         self.message_bar.hide()
@@ -768,11 +752,11 @@ class CahnHilliardWorkspace(QMainWindow):
                 "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
 
     def session_data(self) -> dict:
-        with self.worker.lock:
+        with holding(self.worker.lock):
             phi = self.sim.field_numpy().copy()
             h = self.sim.history
-            hist = {f"history_{k}": np.asarray(getattr(h, k), np.float64)
-                    for k in ("t", "steps", "mean", "energy", "length")}
+            hist = {f"history_{k}": np.asarray(v, np.float64) for k, v in h.as_dict().items()}
+            hist["history_index"] = np.asarray(h.index, np.int64)
         return {"phi": phi, **hist}
 
     def restore_session(self, state: dict, data: dict) -> None:
@@ -789,8 +773,14 @@ class CahnHilliardWorkspace(QMainWindow):
         p, cut = self._fit_gpus(p)
         pending = dict(state.get("pending") or {})
         p.with_changes(**pending)                   # a combination Reset would refuse: fail now
+        hist = None
+        if phi is not None and "history_t" in data:  # checked before anything changes
+            hist = History(capacity=self.sim.history.capacity, log_bits=self.sim.history.log_bits)
+            cols = {k: np.asarray(data.get(f"history_{k}", []), np.float64) for k in HISTORY_FIELDS}
+            hist.load({k: c.astype(np.int64).tolist() if k == "steps" else c.tolist() for k, c in cols.items()},
+                      data.get("history_index"))
         self.worker.pause()
-        with self.worker.lock:
+        with holding(self.worker.lock):
             if p.initial == "file":
                 self.sim.reset(p, field0=phi)
             else:
@@ -800,13 +790,8 @@ class CahnHilliardWorkspace(QMainWindow):
             if phi is not None:
                 self.sim.t = float(state.get("t", 0.0))
                 self.sim.step_count = int(state.get("steps", 0))
-                h = self.sim.history
-                if "history_t" in data:
-                    for k, cast in (("t", float), ("steps", int), ("mean", float), ("energy", float),
-                                    ("length", float)):
-                        lst = getattr(h, k)
-                        lst.clear()
-                        lst.extend(cast(v) for v in data.get(f"history_{k}", []))
+                if hist is not None:
+                    self.sim.history.load(hist.as_dict(), hist.index)
         pre = state.get("preset")
         self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
         self._after_rebuild()

@@ -33,7 +33,7 @@ from kernels.flint.sbml_run import LABEL as SBML_LABEL
 from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
 from kernels.flint.sbml_run import output_times, reference_fallback, run_reference
 
-from ..cahn_hilliard.workspace import MessageBar
+from ..widgets import MessageBar
 from .compiler_panel import CompilerPanel
 from .stimulus import StimulusEditor
 
@@ -261,6 +261,7 @@ class FlintWorkspace(QWidget):
         split.addWidget(right)
         split.setSizes([360, 900])
         self.curves: list = []
+        self._pens: list = []            # the curves' normal pens (lecture mode swaps them)
         self.timer = QTimer(self)
         self.timer.setInterval(50)
         self.timer.timeout.connect(self._refresh)
@@ -568,7 +569,9 @@ class FlintWorkspace(QWidget):
         self.samples = np.zeros((0, 1, 1))
         self.plot.clear()
         self.show_idx = np.array([0])
-        self.curves = [self.plot.plot(pen=pg.mkPen("#1f5fa0", width=1.5))]
+        self._pens = [pg.mkPen("#1f5fa0", width=1.5)]
+        self.curves = [self.plot.plot(pen=self._pens[0])]
+        self._style_curves()
         self.plot.setLabel("left", rec[0], units="")
         self.progress.setRange(0, len(times))
         self.progress.setValue(0)
@@ -645,15 +648,38 @@ class FlintWorkspace(QWidget):
             if legend is None:
                 self.plot.addLegend(offset=(10, 10))
             self.show_idx = np.array([0])
-            self.curves = [self.plot.plot(pen=pg.mkPen(pg.intColor(j, len(names)), width=1.5), name=nm)
-                           for j, nm in enumerate(names)]
+            self._pens = [pg.mkPen(pg.intColor(j, len(names)), width=1.5) for j in range(len(names))]
+            self.curves = [self.plot.plot(pen=pen, name=nm) for pen, nm in zip(self._pens, names)]
             self.plot.setLabel("left", "recorded states", units=units.get(names[0], ""))
-            return
-        self.show_idx = np.unique(np.linspace(0, n - 1, min(n, MAX_TRACES)).astype(int))
-        cmap = pg.colormap.get("viridis")
-        self.curves = [self.plot.plot(pen=pg.mkPen(cmap.map(i / max(1, len(self.show_idx) - 1), "qcolor"), width=1.5))
-                       for i in range(len(self.show_idx))]
-        self.plot.setLabel("left", names[0], units=units.get(names[0], ""))
+        else:
+            self.show_idx = np.unique(np.linspace(0, n - 1, min(n, MAX_TRACES)).astype(int))
+            cmap = pg.colormap.get("viridis")
+            m = max(1, len(self.show_idx) - 1)
+            self._pens = [pg.mkPen(cmap.map(i / m, "qcolor"), width=1.5) for i in range(len(self.show_idx))]
+            self.curves = [self.plot.plot(pen=pen) for pen in self._pens]
+            self.plot.setLabel("left", names[0], units=units.get(names[0], ""))
+        self._style_curves()
+
+    def _style_curves(self) -> None:
+        """Lecture mode: thick bright traces (one: the lecture yellow; several: the bright end of
+        viridis, distinct colours for several states) and a white legend; else the normal pens."""
+        from ..theme import LECTURE_LINE, LECTURE_WIDTH
+        on, k = self._lecture, len(self.curves)
+        several_states = len(self.record_names) > 1
+        for i, (c, pen) in enumerate(zip(self.curves, self._pens)):
+            if not on:
+                c.setPen(pen)
+            elif k == 1:
+                c.setPen(pg.mkPen(LECTURE_LINE, width=LECTURE_WIDTH))
+            elif several_states:
+                c.setPen(pg.mkPen(pen.color(), width=LECTURE_WIDTH - 1))
+            else:
+                col = pg.colormap.get("viridis").map(0.35 + 0.65 * i / (k - 1), "qcolor")
+                c.setPen(pg.mkPen(col, width=LECTURE_WIDTH - 1))
+        legend = self.plot.getPlotItem().legend
+        if legend is not None:
+            for _sample, lab in legend.items:
+                lab.setText(lab.text, color="w" if on else None, size="14pt" if on else "9pt")
 
     def _refresh(self, force: bool = False) -> None:
         if not (self._dirty or force) or self.samples.shape[0] == 0:
@@ -767,11 +793,15 @@ class FlintWorkspace(QWidget):
                 f"— paper 004 ch. 5 (Flint)")
 
     def set_lecture_mode(self, on: bool) -> None:
+        """Essential controls only; black plots with white axes and large fonts, thick traces."""
+        from ..theme import style_plot
         self._lecture = bool(on)
         for w in self._nonessential:
             self._form.setRowVisible(w, not on)
         for pw in (self.plot, self.heat_view):
             pw.setBackground("k" if on else "w")
+            style_plot(pw.getPlotItem(), on)
+        self._style_curves()
 
     def session_state(self) -> dict:
         return {"model": self.cb_model.currentText(), "model_path": self.cb_model.currentData(),

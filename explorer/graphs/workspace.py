@@ -22,7 +22,7 @@ from kernels.graphs.clustering import global_clustering, local_clustering
 from kernels.graphs.graph import load_graph, save_graph
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
-from ..cahn_hilliard.workspace import MessageBar
+from ..widgets import MessageBar
 from ..export import Figure
 from .canvas import AGGREGATE_N, GraphCanvas
 from .worker import Job

@@ -21,7 +21,7 @@ from kernels.occupancy import choosers
 from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis, max_potential_block_size, occupancy
 from kernels.occupancy.specs import get_spec, known_ccs
 
-from ..cahn_hilliard.workspace import MessageBar
+from ..widgets import MessageBar
 from ..export import Figure
 
 LIMITER_BG = QColor("#ffe08a")
@@ -211,6 +211,7 @@ class OccupancyWorkspace(QMainWindow):
         f.setPointSize(f.pointSize() + 3)
         f.setBold(True)
         self.summary.setFont(f)
+        self._summary_font = QFont(f)
         self.summary.setWordWrap(True)
         v.addWidget(self.summary)
         self.table = QTableWidget(0, 2)
@@ -599,6 +600,11 @@ class OccupancyWorkspace(QMainWindow):
         for b in (self.btn_csv, self.btn_png):
             b.setVisible(not on)
         self.charts.set_lecture(on)
+        from ..theme import LECTURE_PT
+        f = QFont(self._summary_font)
+        if on:                             # its own font: three points above the lecture size
+            f.setPointSizeF(LECTURE_PT + 3)
+        self.summary.setFont(f)
         rh = 36 if on else 21
         self.table.verticalHeader().setDefaultSectionSize(rh)
         self.table.setMinimumHeight(rh * 13 + 30)
