@@ -471,7 +471,7 @@ class MainWindow(QMainWindow):
                 footer = self.figure_footer()
         try:
             out = fig_export.save_figure(fig, path, width=width, dpi=dpi, footer=footer or "")
-        except (OSError, ValueError) as exc:
+        except (ExplorerError, OSError, ValueError) as exc:
             self.notify(f"Could not export {fig.name}: {exc}", "error")
             return None
         self.notify(f"Exported {fig.name} to {out}", "info")
@@ -505,14 +505,17 @@ class MainWindow(QMainWindow):
                                                   "MP4 video (*.mp4);;Animated GIF (*.gif)")
             if not path:
                 return None
+        def finished(rec):
+            if rec.error:
+                self.notify(f"Could not record {rec.path}: {rec.error}", "error")
+            else:
+                self.notify(f"Recorded {rec.count} frames to {rec.path}", "info")
         try:
-            self._recorder = fig_export.ScreenRecorder(
-                figs[0], path, frames, fps, parent=self,
-                finished=lambda rec: self.notify(f"Recorded {rec.count} frames to {rec.path}", "info"))
+            self._recorder = fig_export.ScreenRecorder(figs[0], path, frames, fps, parent=self, finished=finished)
         except Exception as exc:  # missing ffmpeg, unwritable path …
-            self.notify(f"cannot record {path}: {exc}", "error")
+            self.notify(f"Could not record {path}: {exc}", "error")
             return None
-        return path
+        return self._recorder.rec.path
 
     # --------------------------------------------------------------- sessions
     def save_session(self, path=None, include_data: bool | None = None):

@@ -124,14 +124,3 @@ class DiagnosticsPlots(QWidget):
     def has_data(self) -> bool:
         x = self.c_energy.xData
         return x is not None and len(x) > 1
-
-    def export(self, path: str) -> None:
-        from pyqtgraph import exporters
-        scene = self.layout_widget.scene()
-        if str(path).lower().endswith(".svg"):
-            from ..export import save_svg
-            save_svg(self.layout_widget, path, title="Cahn–Hilliard diagnostics")
-        else:
-            ex = exporters.ImageExporter(scene)
-            ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))
-            ex.export(str(path))

@@ -23,7 +23,8 @@ from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
 from kernels.cahn_hilliard.simulation import HISTORY_FIELDS, CahnHilliard, History
 from kernels.errors import ExplorerError
 
-from ..export import Figure, MovieRecorder  # noqa: F401  (MovieRecorder: also imported from here)
+from ..export import (Figure, MovieRecorder, array_to_qimage, guarded, save_figure, save_image,
+                      write_file)
 from ..widgets import MessageBar, busy_cursor, holding
 from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas
 from .controls import ControlPanel
@@ -532,18 +533,17 @@ class CahnHilliardWorkspace(QMainWindow):
         return path or None
 
     def save_field(self, path=None):
+        """The field and its parameters as .npz (no extension: .npz added); the path written."""
         path = path or self._ask_path("Save field", "Field files (*.npz)", default="field.npz")
         if not path:
             return None
         with holding(self.worker.lock):
             phi = self.sim.field_numpy().copy()
             params, t, steps = self.sim.params, self.sim.t, self.sim.step_count
-        try:
-            out = ch_io.save_field(path, phi, params, t=t, steps=steps)
-        except OSError as exc:
-            self.show_error(f"could not save {path}: {exc}")
-            return None
-        self.message_bar.show_message(f"Saved field to {out}", "info")
+        out = guarded(self.show_error, f"save the field to {path}", lambda: write_file(
+            path, (".npz",), lambda tmp: ch_io.save_field(tmp, phi, params, t=t, steps=steps), "field file"))
+        if out is not None:
+            self.message_bar.show_message(f"Saved field to {out}", "info")
         return out
 
     def open_field(self, path=None):
@@ -569,6 +569,7 @@ class CahnHilliardWorkspace(QMainWindow):
 
     # ---------------------------------------------------------------- exports
     def export_image(self, path=None, scale: float | None = None, crop_to_data: bool | None = None):
+        """The field view as PNG at ``scale`` × the screen (2D cropped to the field); the path."""
         if scale is None:
             dlg = ExportImageDialog(self.canvas.canvas.size, self.canvas.dim, self)
             if dlg.exec() != QDialog.DialogCode.Accepted:
@@ -577,26 +578,30 @@ class CahnHilliardWorkspace(QMainWindow):
         path = path or self._ask_path("Export image", "PNG image (*.png)", default="cahn_hilliard.png")
         if not path:
             return None
-        if not str(path).lower().endswith(".png"):
-            path = str(path) + ".png"
-        import imageio.v2 as iio
         img = self.canvas.render(scale=scale, crop_to_data=bool(crop_to_data))
-        iio.imwrite(path, img[..., :3])
-        self.message_bar.show_message(f"Exported {img.shape[1]}×{img.shape[0]} image to {path}", "info")
-        return path
+        out = guarded(self.show_error, f"export the image to {path}",
+                      lambda: save_image(array_to_qimage(img), path, suffixes=(".png",)))
+        if out is not None:
+            self.message_bar.show_message(f"Exported {img.shape[1]}×{img.shape[0]} image to {out}", "info")
+        return out
 
     def export_plots(self, path=None):
+        """The diagnostic plots as PNG (at least 1600 px wide) or SVG; the path written."""
         path = path or self._ask_path("Export plots", "PNG image (*.png);;SVG vector (*.svg)",
                                       default="cahn_hilliard_plots.png")
         if not path:
             return None
         if self._hist is not None:
             self.plots.update_history(self._hist)
-        self.plots.export(path)
-        self.message_bar.show_message(f"Exported plots to {path}", "info")
-        return path
+        fig = Figure("Diagnostic plots", widget=self.plots.layout_widget)
+        out = guarded(self.show_error, f"export the plots to {path}", lambda: save_figure(
+            fig, path, width=max(1600, 2 * self.plots.layout_widget.width())))
+        if out is not None:
+            self.message_bar.show_message(f"Exported plots to {out}", "info")
+        return out
 
     def export_movie(self, path=None, frames: int | None = None, fps: int = 25):
+        """Record the next ``frames`` frames of the running field (MP4/GIF); the path."""
         if self.recorder is not None:
             self.message_bar.show_message("A movie is already being recorded.", "warning")
             return None
@@ -612,13 +617,13 @@ class CahnHilliardWorkspace(QMainWindow):
         try:
             self.recorder = MovieRecorder(path, frames, fps, self)
         except Exception as exc:  # missing ffmpeg, unwritable path …
-            self.show_error(f"cannot record {path}: {exc}")
+            self.show_error(f"Could not record {path}: {exc}")
             return None
         self.recorder.progress.canceled.connect(self._finish_movie)
         self._record_frame()
         if not self.worker.running:
             self.start()
-        return path
+        return self.recorder.path if self.recorder is not None else path
 
     def _record_frame(self):
         rec = self.recorder
@@ -632,8 +637,10 @@ class CahnHilliardWorkspace(QMainWindow):
         rec, self.recorder = self.recorder, None
         if rec is None:
             return
-        rec.close()
-        self.message_bar.show_message(f"Recorded {rec.count} frames to {rec.path}", "info")
+        if rec.close():
+            self.message_bar.show_message(f"Recorded {rec.count} frames to {rec.path}", "info")
+        else:
+            self.show_error(f"Could not record {rec.path}: {rec.error}")
 
     # --------------------------------------------------------------- settings
     def save_settings(self, s):

@@ -33,14 +33,18 @@ from kernels.flint.sbml_run import LABEL as SBML_LABEL
 from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
 from kernels.flint.sbml_run import output_times, reference_fallback, run_reference
 
+from ..export import Figure, guarded, save_figure, write_file
 from ..widgets import MessageBar
 from .compiler_panel import CompilerPanel
 from .stimulus import StimulusEditor
+from .traces import TraceBuffer, check_recording
 
 RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in RUNTIME_HELP.items())
 HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
 
 MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
+CHUNK_SECONDS = 0.1      # integration time per chunk streamed to the GUI
+PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take more steps than a C int)
 INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
 INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "uniform (stimulus): every cell at the model's resting state; the stimulus excites the first "
@@ -54,7 +58,8 @@ INIT_TOOLTIP = ("Initial state of a ring.\n"
 
 class _RunWorker(QThread):
     """A run off the GUI thread: its config, pause/stop flags, progress/failure/finish signals."""
-    progress = pyqtSignal(int, float)          # steps (output points) done, per second
+    progress = pyqtSignal(object, float)       # steps (output points) done, per second (a Python int:
+                                               # more than a C int holds for long runs)
     failed = pyqtSignal(str)
     done = pyqtSignal()
 
@@ -108,17 +113,24 @@ class FlintWorker(_RunWorker):
         if what:
             self.note.emit(f"{c['model'].name}: compiled for runtime {c['runtime']} in "
                            f"{self.sim.compile_seconds:.1f} s")
-        total, done, t0 = c["steps"], 0, time.perf_counter()
-        chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
+        total, done, t0, every = c["steps"], 0, time.perf_counter(), c["every"]
+        chunk = max(every, min(2000, max(every, total // 50)) // every * every)
         while done < total and not self.stopped:
             if self.paused:
                 self.msleep(30)
                 continue
             k = min(chunk, total - done)
-            t, y = self.sim.advance(k, c["dt"], record=c["record"], every=c["every"])
+            t1 = time.perf_counter()
+            t, y = self.sim.advance(k, c["dt"], record=c["record"], every=every)
+            took = time.perf_counter() - t1
             done += k
             self.chunk.emit(t, y)
             self.progress.emit(done, done / max(time.perf_counter() - t0, 1e-9))
+            # about CHUNK_SECONDS of integration per chunk: a long run streams a few chunks a
+            # second, not thousands of tiny ones (each a signal and a copy in the GUI thread)
+            if k == chunk and took > 0:
+                want = chunk * min(4.0, max(0.25, CHUNK_SECONDS / took))
+                chunk = max(every, int(want) // every * every)
             self.msleep(1)                      # let the GUI thread take the GIL
 
 
@@ -161,8 +173,7 @@ class FlintWorkspace(QWidget):
         self._runtime_before = ""
         self.preset = None
         self.worker = None
-        self.times = np.zeros(0)
-        self.samples = np.zeros((0, 1, 0))
+        self.traces = TraceBuffer()
         self.record_names: list[str] = []
         self._lecture = False
         self._dirty = False
@@ -213,7 +224,7 @@ class FlintWorkspace(QWidget):
         self.cb_record.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.cb_record.setToolTip("State to record and plot.  Several (one member/cell only): a comma list "
                                   "or a pattern, e.g. 'S_RG_F, S_RG_E' or 'S_*'")
-        for lab, w in (("dt", self.sp_dt), ("t end", self.sp_tend), ("Integrator", self.cb_integ),
+        for lab, w in (("dt (ms)", self.sp_dt), ("t end (ms)", self.sp_tend), ("Integrator", self.cb_integ),
                        ("Runtime", self.cb_runtime), ("Precision", self.cb_dtype), ("Members", self.cb_net),
                        ("N (members / cells)", self.sp_n), ("Coupling D (1/ms)", self.sp_D),
                        ("Initial state", self.cb_init),
@@ -235,6 +246,7 @@ class FlintWorkspace(QWidget):
         self.lb_rate = QLabel("")
         form.addRow(self.progress)
         form.addRow(self.lb_rate)
+        self._set_tooltips()
         split.addWidget(left)
         # ---- views
         right = QWidget()
@@ -254,7 +266,7 @@ class FlintWorkspace(QWidget):
         self.heat_view.setLabel("bottom", "t (ms)")
         self.heat_view.setLabel("left", "cell")
         self.tabs.addTab(self.heat_view, "Heatmap (cells)")
-        self.compiler = CompilerPanel()
+        self.compiler = CompilerPanel(message=self.message.show_message)
         self.listing = self.compiler.listing
         self.tabs.addTab(self.compiler, "Compiler")
         rl.addWidget(self.tabs)
@@ -265,24 +277,64 @@ class FlintWorkspace(QWidget):
         self.timer = QTimer(self)
         self.timer.setInterval(50)
         self.timer.timeout.connect(self._refresh)
-        self.cb_model.currentIndexChanged.connect(lambda _i: self.load(self.cb_model.currentData()))
+        self.cb_model.currentIndexChanged.connect(self._on_model_chosen)
         self.table.itemChanged.connect(self._param_edited)
         for w in (self.cb_net, self.sp_n):
             (w.currentIndexChanged if isinstance(w, QComboBox) else w.valueChanged).connect(self._show_listing)
-        if self.cb_model.count():
-            self.load(self.cb_model.currentData())
+        self._loaded_index = -1           # the model-list entry that is loaded
+        if self.cb_model.count() and self.load(self.cb_model.currentData()):
+            self._loaded_index = self.cb_model.currentIndex()
+
+    TOOLTIPS = {
+        "bt_open": "Open an SBML (.xml/.sbml), CellML (.cellml) or native Flint (.flint) model file; it joins "
+                   "the model list when it loads",
+        "table": "The model's parameters: double-click a value to edit it (units in the third column)",
+        "sp_dt": "Integration time step dt, ms (the models' time unit); the output is recorded every "
+                 "0.1 ms for runs of more than 2 000 steps",
+        "sp_tend": "End time of the run, ms; the run takes t end / dt steps",
+        "cb_integ": "Fixed-step integrator: explicit Euler (1st order) or classic Runge–Kutta 4",
+        "cb_dtype": "Arithmetic precision of the state and the bytecode: float64 or float32",
+        "cb_net": "ensemble: N independent copies of the cell (optionally with a parameter varied); "
+                  "line / ring: N cells coupled by diffusion of V (cable)",
+        "sp_n": "Number of ensemble members or cells in the line/ring (1 to 1 000 000)",
+        "sp_D": "Diffusive coupling between neighbouring cells of a line/ring, 1/ms (D·(V[i−1] − 2V[i] + V[i+1]))",
+        "cb_vary": "Ensemble only: a parameter spread evenly over the members (± spread around its value)",
+        "sp_spread": "Relative spread of the varied parameter, a fraction (0.3: from 0.7× to 1.3× its value)",
+        "bt_run": "Compile the model for the runtime and integrate it, streaming the traces (Space)",
+        "bt_pause": "Pause or resume the run",
+        "bt_stop": "Stop the run, keeping the traces so far",
+        "progress": "Progress of the run (steps or output points done)",
+        "lb_rate": "Integration speed (steps or output points per second) and the time left",
+    }
+
+    def _set_tooltips(self) -> None:
+        """Every control explains itself, with its units; kept to restore after SBML reference mode."""
+        for name, tip in self.TOOLTIPS.items():
+            getattr(self, name).setToolTip(tip)
+        self._tips = {w: w.toolTip() for w in (*self._flint_only(), self.sp_dt, self.sp_tend)}
 
     # ------------------------------------------------------------------ model
-    def load(self, path) -> None:
+    def _on_model_chosen(self, i: int) -> None:
+        """A model picked in the list: load it, or go back to the loaded one (with the message)."""
+        if self.load(self.cb_model.itemData(i)):
+            self._loaded_index = i
+        elif self._loaded_index >= 0:
+            self.cb_model.blockSignals(True)
+            self.cb_model.setCurrentIndex(self._loaded_index)
+            self.cb_model.blockSignals(False)
+
+    def load(self, path) -> bool:
+        """Load a model file (or enter SBML reference mode for an SBML file only the reference
+        simulator reads); False after a message when it cannot be read (nothing changes)."""
         try:
             model = load_model(path)
         except ExplorerError as exc:
             ref = reference_fallback(path)
             if ref is None:
                 self.message.show_message(str(exc))
-                return
+                return False
             self._enter_sbml(ref, str(exc))
-            return
+            return True
         self._leave_sbml()
         self.model = model
         m = self.model
@@ -306,6 +358,7 @@ class FlintWorkspace(QWidget):
         self.message.show_message(f"loaded {m.name}: {m.n_states} states, {len(m.params)} parameters, "
                                   f"{len(m.assigns)} functions", "info")
         self._emit_status()
+        return True
 
     # ------------------------------------------------------------------ SBML reference mode
     def _flint_only(self) -> list:
@@ -362,10 +415,13 @@ class FlintWorkspace(QWidget):
         for w in self._flint_only():
             w.setEnabled(False)
             w.setToolTip(note)
-        lab = self._form.labelForField(self.sp_dt)
-        if lab is not None:
-            lab.setText("dt (output interval)")
-        self.sp_dt.setToolTip("output interval: the reference simulator chooses its own adaptive steps")
+        for w, text in ((self.sp_dt, "dt (output interval)"), (self.sp_tend, "t end (model time)")):
+            lab = self._form.labelForField(w)
+            if lab is not None:
+                lab.setText(text)
+        self.sp_dt.setToolTip("Output interval, in the model's time unit: the reference simulator chooses "
+                              "its own adaptive steps")
+        self.sp_tend.setToolTip("End time of the run, in the model's time unit")
         k = self.tabs.indexOf(self.compiler)
         if self.tabs.currentIndex() == k:
             self.tabs.setCurrentWidget(self.plot)
@@ -376,17 +432,23 @@ class FlintWorkspace(QWidget):
                                   f"the SBML reference simulator.")
         self.plot.setLabel("bottom", "t (model time units)")
         self.heat_view.setLabel("bottom", "t (model time units)")
-        i = self.cb_model.currentIndex()
-        tagged = "SBML reference" in self.cb_model.itemText(i)
-        if i >= 0 and self.cb_model.currentData() == str(ref.path) and not tagged:
-            self.cb_model.setItemText(i, f"{self.cb_model.itemText(i)} — SBML reference")
-            self.cb_model.setItemData(i, f"{ref.path}: runs on the SBML reference simulator ({why})",
-                                      pg.QtCore.Qt.ItemDataRole.ToolTipRole)
+        self._sbml_why = why
+        self._tag_sbml_item()
         self.message.show_message(
             f"loaded {ref.name} in SBML reference mode: {ref.n_states} states, {len(s.events)} events, "
             f"{len(ref.params)} parameters.  The Flint compiler refuses it ({why}), so it runs on the CPU "
             f"reference simulator (LSODA, events by root finding); dt is the output interval.", "info")
         self._emit_status()
+
+    def _tag_sbml_item(self) -> None:
+        """Name SBML reference mode in the model list entry of the loaded file."""
+        ref, i = self.sbml, self.cb_model.currentIndex()
+        if ref is None or i < 0 or self.cb_model.currentData() != str(ref.path):
+            return
+        if "SBML reference" not in self.cb_model.itemText(i):
+            self.cb_model.setItemText(i, f"{self.cb_model.itemText(i)} — SBML reference")
+            self.cb_model.setItemData(i, f"{ref.path}: runs on the SBML reference simulator ({self._sbml_why})",
+                                      pg.QtCore.Qt.ItemDataRole.ToolTipRole)
 
     def _leave_sbml(self) -> None:
         if self.sbml is None:
@@ -403,12 +465,12 @@ class FlintWorkspace(QWidget):
         self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
         for w in self._flint_only():
             w.setEnabled(True)
-            w.setToolTip("")
-        self.cb_init.setToolTip(INIT_TOOLTIP)
-        lab = self._form.labelForField(self.sp_dt)
-        if lab is not None:
-            lab.setText("dt")
-        self.sp_dt.setToolTip("")
+        for w, tip in self._tips.items():
+            w.setToolTip(tip)
+        for w, text in ((self.sp_dt, "dt (ms)"), (self.sp_tend, "t end (ms)")):
+            lab = self._form.labelForField(w)
+            if lab is not None:
+                lab.setText(text)
         k = self.tabs.indexOf(self.compiler)
         self.tabs.setTabEnabled(k, True)
         self.tabs.setTabToolTip(k, "")
@@ -418,16 +480,24 @@ class FlintWorkspace(QWidget):
     def in_sbml_mode(self) -> bool:
         return self.sbml is not None
 
-    def open_field(self, path: str | None = None) -> None:
+    def open_field(self, path: str | None = None) -> bool:
+        """Open a model file (.flint, SBML, CellML); it joins the model list only when it loads."""
         if not path:
             path, _ = QFileDialog.getOpenFileName(self, "Open model", "", "Models (*.flint *.xml *.sbml *.cellml)")
             if not path:
-                return
+                return False
+        if not self.load(path):
+            return False
+        i = self.cb_model.findData(str(path))
         self.cb_model.blockSignals(True)
-        self.cb_model.addItem(Path(path).name, str(path))
-        self.cb_model.setCurrentIndex(self.cb_model.count() - 1)
+        if i < 0:
+            self.cb_model.addItem(Path(path).name, str(path))
+            i = self.cb_model.count() - 1
+        self.cb_model.setCurrentIndex(i)
         self.cb_model.blockSignals(False)
-        self.load(path)
+        self._loaded_index = i
+        self._tag_sbml_item()
+        return True
 
     def _cell_value(self, item, name: str, old: float) -> float | None:
         """The finite number typed into a parameter cell, or None after saying so and restoring ``old``."""
@@ -501,6 +571,7 @@ class FlintWorkspace(QWidget):
             raise InvalidParameter(f"{len(names)} recorded states need N = 1 (one member or cell); "
                                    "with N > 1 record one state")
         rec = [list(m.states).index(r) for r in names]
+        check_recording(steps // every + 1, len(rec), n)
         return {"model": m, "runtime": self.cb_runtime.currentText(), "n": n, "member": member,
                 "network": network, "integrator": self.cb_integ.currentText(), "dtype": self.cb_dtype.currentText(),
                 "dt": dt, "steps": steps, "every": every, "record": rec,
@@ -537,10 +608,9 @@ class FlintWorkspace(QWidget):
             return
         self.cfg = cfg
         self.record_names = [list(cfg["model"].states)[i] for i in cfg["record"]]
-        self.times = np.zeros(0)
-        self.samples = np.zeros((0, len(cfg["record"]), cfg["n"]))
+        self.traces.reset(len(cfg["record"]), cfg["n"])
         self._make_curves(cfg["n"], cfg["model"].units)
-        self.progress.setRange(0, cfg["steps"])
+        self.progress.setRange(0, PROGRESS_SCALE)
         self.progress.setValue(0)
         self.worker = FlintWorker(cfg, self)
         self.worker.chunk.connect(self._on_chunk)
@@ -555,6 +625,7 @@ class FlintWorkspace(QWidget):
     def _run_sbml(self) -> None:
         ref = self.sbml
         try:
+            check_recording(int(self.sp_tend.value() / self.sp_dt.value()) + 1, 1, 1)
             times = output_times(self.sp_tend.value(), self.sp_dt.value())
         except ExplorerError as exc:
             self.message.show_message(str(exc))
@@ -565,15 +636,14 @@ class FlintWorkspace(QWidget):
                "chunk": max(1, min(200, len(times) // 50))}
         self.cfg = cfg
         self.record_names = rec
-        self.times = np.zeros(0)
-        self.samples = np.zeros((0, 1, 1))
+        self.traces.reset(1, 1)
         self.plot.clear()
         self.show_idx = np.array([0])
         self._pens = [pg.mkPen("#1f5fa0", width=1.5)]
         self.curves = [self.plot.plot(pen=self._pens[0])]
         self._style_curves()
         self.plot.setLabel("left", rec[0], units="")
-        self.progress.setRange(0, len(times))
+        self.progress.setRange(0, PROGRESS_SCALE)
         self.progress.setValue(0)
         self.worker = SbmlWorker(cfg, self)
         self.worker.chunk.connect(self._on_sbml_chunk)
@@ -586,9 +656,18 @@ class FlintWorkspace(QWidget):
 
     def _on_sbml_chunk(self, i0: int, t, y) -> None:
         """Output points i0 … (i0 = 0 again when the finished run replaces a differing preview)."""
-        self.times = np.concatenate([self.times[:i0], t])
-        self.samples = np.concatenate([self.samples[:i0], y], axis=0)
+        self.traces.append(t, y, at=i0)
         self._dirty = True
+
+    @property
+    def times(self) -> np.ndarray:
+        """Output times of the last run (a view of the trace buffer)."""
+        return self.traces.times
+
+    @property
+    def samples(self) -> np.ndarray:
+        """Recorded values (points, variables, members/cells) of the last run."""
+        return self.traces.samples
 
     def toggle_run(self) -> None:
         self.run()
@@ -608,13 +687,12 @@ class FlintWorkspace(QWidget):
 
     def _on_chunk(self, t, y) -> None:
         if len(t):
-            self.times = np.concatenate([self.times, t])
-            self.samples = np.concatenate([self.samples, y], axis=0)
+            self.traces.append(t, y)
             self._dirty = True
 
     def _on_progress(self, done: int, rate: float) -> None:
-        self.progress.setValue(done)
         total = self.cfg["steps"] + (1 if self.sbml is not None else 0)
+        self.progress.setValue(int(PROGRESS_SCALE * min(1.0, done / max(total, 1))))
         left = (total - done) / rate if rate > 0 else 0
         self.lb_rate.setText(f"{rate:,.0f} {self.cfg.get('unit', 'steps')}/s, ETA {left:.1f} s")
         self._emit_status(rate)
@@ -706,27 +784,45 @@ class FlintWorkspace(QWidget):
         self.status_changed.emit(d)
 
     # ------------------------------------------------------------------ export
-    def export_plots(self, path: str | None = None) -> None:
+    def _written(self, what: str, fn, ok_text: str):
+        out = guarded(self.message.show_message, what, fn)
+        if out is not None:
+            self.message.show_message(ok_text.format(out), "info")
+        return out
+
+    def export_plots(self, path: str | None = None):
+        """The recorded traces as CSV (one column per variable and cell) or NPZ; the path written."""
         if not path:
             path, _ = QFileDialog.getSaveFileName(self, "Export traces", "traces.csv", "CSV (*.csv);;NumPy (*.npz)")
             if not path:
-                return
-        if path.endswith(".npz"):
-            write_npz(path, self.times, self.samples, self.record_names)
-        else:
-            write_csv(path, self.times, self.samples, self.record_names)
-        self.message.show_message(f"wrote {path}", "info")
+                return None
+        t, y, names = self.times.copy(), self.samples.copy(), list(self.record_names)
 
-    def export_image(self, path: str | None = None) -> None:
+        def write(tmp):
+            (write_npz if tmp.suffix.lower() == ".npz" else write_csv)(tmp, t, y, names)
+        return self._written(f"write {path}", lambda: write_file(path, (".csv", ".npz"), write, "traces file"),
+                             "wrote {}")
+
+    def export_image(self, path: str | None = None):
+        """The plot of the current tab (traces, heatmap or DAG levels) as PNG (twice the screen size)
+        or SVG; the path written."""
         if not path:
             path, _ = QFileDialog.getSaveFileName(self, "Export figure", "flint.png", "PNG (*.png);;SVG (*.svg)")
             if not path:
-                return
-        import pyqtgraph.exporters as ex
-        item = self.tabs.currentWidget()
-        item = item.getPlotItem() if hasattr(item, "getPlotItem") else self.plot.getPlotItem()
-        (ex.SVGExporter if path.endswith(".svg") else ex.ImageExporter)(item).export(path)
-        self.message.show_message(f"wrote {path}", "info")
+                return None
+        figs = self.figure_targets()
+        cur = self.tabs.currentWidget()
+        fig = next((f for f in figs if f.widget is cur or f.widget is getattr(cur, "levels", None)), figs[0])
+        return self._written(f"write {path}", lambda: save_figure(fig, path, scale=2.0, footer=""), "wrote {}")
+
+    def figure_targets(self) -> list[Figure]:
+        """Views for Export figure / Copy figure / Record movie (main window)."""
+        return [Figure("Traces", widget=self.plot), Figure("Heatmap (cells)", widget=self.heat_view),
+                Figure("DAG levels (compiler)", widget=self.compiler.levels)]
+
+    def busy(self) -> bool:
+        """A run is in progress (the mode bar marks it; quitting asks first)."""
+        return self.worker is not None
 
     def shutdown(self) -> None:
         self.compiler.shutdown()
@@ -819,6 +915,9 @@ class FlintWorkspace(QWidget):
         return {"t": np.asarray(self.times), "traces": np.asarray(self.samples)}
 
     def restore_session(self, state: dict, data: dict) -> None:
+        t, y = np.asarray(data.get("t", np.zeros(0))), np.asarray(data.get("traces", np.zeros((0, 1, 0))))
+        if y.ndim != 3 or t.ndim != 1 or len(t) != len(y):          # checked before anything changes
+            raise InvalidParameter(f"the session's traces have shape {y.shape} for {t.shape} times")
         i = self.cb_model.findText(state.get("model", ""))
         if i >= 0:
             self.cb_model.setCurrentIndex(i)
@@ -833,8 +932,7 @@ class FlintWorkspace(QWidget):
             ctl["runtime"] = "cpu"
         self._set_controls(ctl)
         self.record_names = list(state.get("record_names", []))
-        self.times = np.asarray(data.get("t", np.zeros(0)))
-        self.samples = np.asarray(data.get("traces", np.zeros((0, 1, 0))))
+        self.traces.set(t, y)
         if self.samples.ndim == 3 and self.samples.shape[0]:
             self._make_curves(self.samples.shape[2], self.model.units if self.model is not None else None)
             self._refresh(force=True)

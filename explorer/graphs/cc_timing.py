@@ -13,6 +13,7 @@ from PyQt6.QtWidgets import (QCheckBox, QFileDialog, QFormLayout, QGridLayout, Q
 from kernels.errors import InvalidParameter
 from kernels.graphs import cc_timing as cc
 
+from ..export import Figure, guarded, save_figure, write_file
 from ..log_axis import log_axes
 from .reproduce import SweepRunner
 
@@ -311,19 +312,24 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
                     self.legend.addItem(self.curves[f, m], names[f, m])
 
     # ----------------------------------------------------------------- export
-    def _save(self, path, title, default, filt, write):
+    def _save(self, path, title, default, filt, what, write):
         path = path or QFileDialog.getSaveFileName(self, title, default, filt)[0]
-        if path:
-            write(path)
-            return path
+        if not path:
+            return None
+        out = guarded(self._say, f"{what} to {path}", lambda: write(path))
+        if out is not None:
+            self._say(f"Wrote {out}", "info")
+        return out
 
     def export_csv(self, path=None):
-        """Every timed point as CSV (``cc.rows_to_csv``); the path, or None."""
+        """Every timed point as CSV (``cc.rows_to_csv``); the path written, or None."""
         if not self.rows:
             return self._say("Run the timings first.", "warning")
-        return self._save(path, "Export timings", "cc_timings.csv", "CSV (*.csv)",
-                          lambda p: cc.rows_to_csv(self.rows, p))
+        return self._save(path, "Export timings", "cc_timings.csv", "CSV (*.csv)", "export the timings",
+                          lambda p: write_file(p, (".csv",), lambda tmp: cc.rows_to_csv(self.rows, tmp), "CSV file"))
 
     def export_plots(self, path=None):
-        """Both plots as one PNG (as on screen); the path, or None."""
-        return self._save(path, "Export plots", "cc_timings.png", "PNG (*.png)", lambda p: self.plots.grab().save(p))
+        """Both plots as one PNG (twice the screen size) or SVG; the path written, or None."""
+        fig = Figure("Clustering timings", widget=self.plots)
+        return self._save(path, "Export plots", "cc_timings.png", "PNG (*.png);;SVG (*.svg)", "export the plots",
+                          lambda p: save_figure(fig, p, scale=2.0))

@@ -14,6 +14,7 @@ from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs import generators as G
 from kernels.graphs import reproduce as rp
 
+from ..export import Figure, guarded, save_figure, write_file
 from ..log_axis import log_axes
 from .worker import Job
 
@@ -393,15 +394,26 @@ class ReproducePanel(SweepRunner, QWidget):
 
     # ----------------------------------------------------------------- export
     def export_csv(self, path=None):
+        """One row per instance as CSV; the path written, or None."""
         if not self.rows:
             return self._say("Run a sweep first.", "warning")
         path = path or QFileDialog.getSaveFileName(self, "Export sweep", "reproduce.csv", "CSV (*.csv)")[0]
-        if path:
-            rp.rows_to_csv(self.rows, path)
-            return path
+        if not path:
+            return None
+        return self._written(guarded(self._say, f"export the sweep to {path}", lambda: write_file(
+            path, (".csv",), lambda tmp: rp.rows_to_csv(self.rows, tmp), "CSV file")))
 
     def export_plots(self, path=None):
-        path = path or QFileDialog.getSaveFileName(self, "Export plots", "reproduce.png", "PNG (*.png)")[0]
-        if path:
-            self.plots.grab().save(path)
-            return path
+        """The three plots as PNG (twice the screen size) or SVG; the path written, or None."""
+        path = path or QFileDialog.getSaveFileName(self, "Export plots", "reproduce.png",
+                                                   "PNG (*.png);;SVG (*.svg)")[0]
+        if not path:
+            return None
+        fig = Figure("Reproduce plots", widget=self.plots)
+        return self._written(guarded(self._say, f"export the plots to {path}",
+                                     lambda: save_figure(fig, path, scale=2.0)))
+
+    def _written(self, out):
+        if out is not None:
+            self._say(f"Wrote {out}", "info")
+        return out

@@ -15,7 +15,7 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, 
                              QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton, QSpinBox,
                              QTabWidget, QVBoxLayout, QWidget)
 
-from kernels.errors import ExplorerError, InvalidParameter
+from kernels.errors import InvalidParameter
 from kernels.graphs import generators as gen
 from kernels.graphs.apsp import METHODS, apsp, sentinel, shortest_path
 from kernels.graphs.clustering import global_clustering, local_clustering
@@ -23,7 +23,7 @@ from kernels.graphs.graph import load_graph, save_graph
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..widgets import MessageBar
-from ..export import Figure
+from ..export import Figure, array_to_qimage, guarded, save_figure, save_image, write_file
 from .canvas import AGGREGATE_N, GraphCanvas
 from .worker import Job
 
@@ -635,44 +635,53 @@ class GraphsWorkspace(QMainWindow):
 
         self._start("Open graph", work, self._show_graph)
 
+    GRAPH_SUFFIXES = (".graphml", ".edgelist", ".edges", ".txt")
+
     def save_field(self, path=None):
-        """Export the graph: .graphml or edge list."""
+        """Export the graph: .graphml, or an edge list (.edgelist, .edges, .txt); the path written."""
         if self.graph is None:
             return self.message_bar.show_message("Nothing to export yet.", "warning")
         path = path or self._ask("Export graph", "GraphML (*.graphml);;Edge list (*.edgelist)")
         if path:
-            self._guard(lambda: save_graph(self.graph, path), f"Saved graph to {path}")
+            g = self.graph
+            return self._guard(f"save the graph to {path}", lambda: write_file(
+                path, self.GRAPH_SUFFIXES, lambda tmp: save_graph(g, tmp), "graph file"), "Saved graph to {}")
 
     def export_distances(self, path=None):
+        """The all-pairs matrix as a NumPy .npy file; the path written."""
         if self.result is None:
             return self.message_bar.show_message("Compute APSP first.", "warning")
         path = path or self._ask("Export distances", "NumPy (*.npy)")
         if path:
-            self._guard(lambda: np.save(path, self.result.dist), f"Saved distances to {path}")
+            dist = self.result.dist
+            return self._guard(f"save the distances to {path}", lambda: write_file(
+                path, (".npy",), lambda tmp: np.save(tmp, dist), "distance file"), "Saved distances to {}")
 
     def export_image(self, path=None):
+        """The graph view as PNG (screen size); the path written."""
         path = path or self._ask("Export view", "PNG (*.png)")
         if path:
-            import imageio.v3 as iio
-            self._guard(lambda: iio.imwrite(path, self.canvas.render()), f"Exported view to {path}")
+            img = self.canvas.render()
+            return self._guard(f"export the view to {path}", lambda: save_image(
+                array_to_qimage(img), path, suffixes=(".png",)), "Exported view to {}")
 
     def export_plots(self, path=None):
-        """Save the current plot tab as PNG or SVG (file suffix decides)."""
+        """Save the current plot tab as PNG or SVG (the extension decides); the path written."""
         path = path or self._ask("Export plot", "PNG (*.png);;SVG (*.svg)")
         if not path:
-            return
+            return None
         widget = self.tabs.currentWidget()
         widget = getattr(widget, "plots", widget)       # a Reproduce / Clustering timings tab: its plot grid
-        self._guard(lambda: _export_plot(widget, str(path)), f"Exported plot to {path}")
+        fig = Figure(self.tabs.tabText(self.tabs.currentIndex()), widget=widget)
+        return self._guard(f"export the plot to {path}", lambda: save_figure(
+            fig, path, width=max(1200, 2 * widget.width())), "Exported plot to {}")
 
-    def _guard(self, fn, ok_text):
-        try:
-            fn()
-        except (ExplorerError, OSError) as exc:
-            self.message_bar.show_message(str(exc), "error")
-            return False
-        self.message_bar.show_message(ok_text, "info")
-        return True
+    def _guard(self, what, fn, ok_text):
+        """Run an export: the path written (and ``ok_text`` naming it), or None after a message."""
+        out = guarded(lambda m: self.message_bar.show_message(m, "error"), what, fn)
+        if out is not None:
+            self.message_bar.show_message(ok_text.format(out), "info")
+        return out
 
     def plots_visible(self) -> bool:
         return self.plots.isVisible()
@@ -688,19 +697,6 @@ class GraphsWorkspace(QMainWindow):
             job.cancel()
             job.thread.quit()
             job.thread.wait(10000)
-
-
-def _export_plot(widget, path: str) -> None:
-    """PNG via pyqtgraph's ImageExporter; SVG via Qt's QSvgGenerator (pyqtgraph 0.14's SVGExporter
-    fails on Qt 6.11's path syntax, as in the Cahn–Hilliard plots)."""
-    if path.lower().endswith(".svg"):
-        from ..export import save_svg
-        save_svg(widget, path, title="Graphs")
-    else:
-        import pyqtgraph.exporters as ex
-        e = ex.ImageExporter(widget.getPlotItem() if hasattr(widget, "getPlotItem") else widget.ci)
-        e.parameters()["width"] = max(1200, 2 * widget.width())
-        e.export(path)
 
 
 def _jsonable(d: dict) -> dict:

@@ -6,7 +6,6 @@ Views only: every number comes from ``kernels.occupancy`` (calculator, per-CC ta
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,7 +21,7 @@ from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis,
 from kernels.occupancy.specs import get_spec, known_ccs
 
 from ..widgets import MessageBar
-from ..export import Figure
+from ..export import Figure, guarded, save_figure, write_file
 
 LIMITER_BG = QColor("#ffe08a")
 DEVICE = "device"
@@ -94,16 +93,6 @@ class OccupancyCharts(QWidget):
         c = self.curves[key]
         px, py = self.points[key].getData()
         return list(c.xData), list(c.yData), (float(px[0]), float(py[0]))
-
-    def export(self, path: str) -> None:
-        from pyqtgraph import exporters
-        if str(path).lower().endswith(".svg"):
-            from ..export import save_svg
-            save_svg(self.layout_widget, path, title="Occupancy")
-        else:
-            ex = exporters.ImageExporter(self.layout_widget.scene())
-            ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))
-            ex.export(str(path))
 
 
 class OccupancyWorkspace(QMainWindow):
@@ -516,44 +505,42 @@ class OccupancyWorkspace(QMainWindow):
         return [("Export results &table (CSV)…", "export_table", "Ctrl+Shift+T",
                  "Save the calculator's results table as CSV")]
 
+    def _written(self, what: str, fn, ok_text: str):
+        out = guarded(lambda m: self.message_bar.show_message(m, "error"), what, fn)
+        if out is not None:
+            self.message_bar.show_message(ok_text.format(out), "info")
+        return out
+
     def export_table(self, path=None):
+        """The results table, the inputs and the three curves as CSV; the path written."""
         path = path or self._ask_path("Export table", "CSV (*.csv)", "occupancy.csv")
         if not path:
             return None
         r, spec = self.result, self.spec()
-        try:
-            with open(path, "w", newline="") as fh:
-                w = csv.writer(fh)
-                w.writerow(["section", "quantity", "value"])
-                w.writerow(["input", "compute capability", spec.cc])
-                for k, val in self.inputs().items():
-                    w.writerow(["input", k, "" if val is None else val])
-                for row in range(self.table.rowCount()):
-                    w.writerow(["result", self.table.item(row, 0).text(), self.table.item(row, 1).text()])
-                w.writerow(["result", "limiter", r.limiter])
-                for key, _t, _u in AXES:
-                    xs, ys, _pt = self.charts.data(key)
-                    for x, y in zip(xs, ys):
-                        w.writerow([f"curve_{key}", x, f"{y:.4f}"])
-        except OSError as exc:
-            self.message_bar.show_message(f"could not write {path}: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Exported the table and curves to {path}", "info")
-        return path
+        rows = [["section", "quantity", "value"], ["input", "compute capability", spec.cc]]
+        rows += [["input", k, "" if val is None else val] for k, val in self.inputs().items()]
+        rows += [["result", self.table.item(i, 0).text(), self.table.item(i, 1).text()]
+                 for i in range(self.table.rowCount())]
+        rows.append(["result", "limiter", r.limiter])
+        for key, _t, _u in AXES:
+            xs, ys, _pt = self.charts.data(key)
+            rows += [[f"curve_{key}", x, f"{y:.4f}"] for x, y in zip(xs, ys)]
+
+        def write(tmp):
+            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                csv.writer(fh).writerows(rows)
+        return self._written(f"write {path}", lambda: write_file(path, (".csv",), write, "CSV file"),
+                             "Exported the table and curves to {}")
 
     def export_plots(self, path=None):
+        """The three charts as PNG (at least 1600 px wide) or SVG; the path written."""
         path = path or self._ask_path("Export charts", "PNG image (*.png);;SVG vector (*.svg)", "occupancy.png")
         if not path:
             return None
-        if not str(path).lower().endswith((".png", ".svg")):
-            path = str(path) + ".png"
-        try:
-            self.charts.export(path)
-        except OSError as exc:
-            self.message_bar.show_message(f"could not write {path}: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Exported the charts to {Path(path).name}", "info")
-        return path
+        w = self.charts.layout_widget
+        return self._written(f"write {path}", lambda: save_figure(
+            Figure("Occupancy charts", widget=w), path, width=max(1600, 2 * w.width())),
+            "Exported the charts to {}")
 
     # ------------------------------------------------------------------ presets
     PRESET_KEYS = {"cc": "cc", "threads": "threads", "regs": "regs", "smem_static": "smem_static",
