@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt
-from PyQt6.QtGui import QAction, QActionGroup, QColor, QFont, QIcon, QKeySequence, QPainter, QPixmap
+from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
+from PyQt6.QtGui import QAction, QActionGroup, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap
 from PyQt6.QtWidgets import (QFileDialog, QHBoxLayout, QInputDialog, QLabel, QListWidget, QListWidgetItem,
-                             QMainWindow, QMessageBox, QStackedWidget, QVBoxLayout, QWidget)
+                             QMainWindow, QMessageBox, QProgressBar, QStackedWidget, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError
 
@@ -20,7 +20,8 @@ from .app import APP_NAME, ORG
 from .papers import PAPERS
 
 
-def _badge_icon(text: str, color: str, size: int = 40) -> QIcon:
+def _badge_icon(text: str, color: str, size: int = 40, running: bool = False) -> QIcon:
+    """A workspace's mode-bar icon; ``running``: with a green dot (the workspace is working)."""
     pm = QPixmap(size, size)
     pm.fill(Qt.GlobalColor.transparent)
     p = QPainter(pm)
@@ -34,6 +35,11 @@ def _badge_icon(text: str, color: str, size: int = 40) -> QIcon:
     f.setPixelSize(int(size * 0.38))
     p.setFont(f)
     p.drawText(pm.rect(), Qt.AlignmentFlag.AlignCenter, text)
+    if running:
+        d = int(size * 0.36)
+        p.setPen(QPen(QColor("white"), 2))
+        p.setBrush(QColor("#2ecc40"))
+        p.drawEllipse(size - d - 1, 1, d, d)
     p.end()
     return QIcon(pm)
 
@@ -75,6 +81,7 @@ class MainWindow(QMainWindow):
         self._recorder = None                # ScreenRecorder of a workspace without its own movie export
         self.presets: list[dict] = []        # the current workspace's presets
         self.last_message = ""               # last notice shown (tests read it)
+        self.ask_before_quit = True          # confirm closing while a workspace runs
         self.setWindowTitle(APP_NAME)
         self.resize(1440, 900)
 
@@ -112,8 +119,11 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.mode_bar)
         lay.addLayout(right, 1)
         self.setCentralWidget(central)
+        self._icons = {}                     # key → (idle icon, running icon)
         for spec in registry.WORKSPACES:
-            it = QListWidgetItem(_badge_icon(spec.short or spec.title[:2], spec.color),
+            short = spec.short or spec.title[:2]
+            self._icons[spec.key] = (_badge_icon(short, spec.color), _badge_icon(short, spec.color, running=True))
+            it = QListWidgetItem(self._icons[spec.key][0],
                                  spec.title.replace("–", "–\u200b"))   # may wrap after the dash
             it.setData(Qt.ItemDataRole.UserRole, spec.key)
             it.setToolTip(spec.description or spec.title)
@@ -128,6 +138,10 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self.mode_bar.currentRowChanged.connect(self._on_mode_changed)
+        self._busy_timer = QTimer(self)           # the mode bar marks workspaces that are working
+        self._busy_timer.setInterval(400)
+        self._busy_timer.timeout.connect(self.update_mode_bar)
+        self._busy_timer.start()
 
         geo = self.settings.value("main/geometry")
         if isinstance(geo, QByteArray):
@@ -167,6 +181,30 @@ class MainWindow(QMainWindow):
         keys = [w.key for w in registry.WORKSPACES]
         self.mode_bar.setCurrentRow(keys.index(key))
         return self.workspace(key)
+
+    def busy_workspaces(self) -> list[str]:
+        """Keys of the workspaces running something (a simulation, a job, a recording)."""
+        out = [k for k, w in self._workspaces.items() if callable(getattr(w, "busy", None)) and w.busy()]
+        if self._recorder is not None and self._recorder.active:
+            out.append(self._recorder_key)
+        return list(dict.fromkeys(out))
+
+    def update_mode_bar(self) -> None:
+        """A green dot on the icon (and "running" in the tooltip) of every working workspace."""
+        busy = set(self.busy_workspaces())
+        for row, spec in enumerate(registry.WORKSPACES):
+            it = self.mode_bar.item(row)
+            on = spec.key in busy
+            if bool(it.data(Qt.ItemDataRole.UserRole + 1)) != on:
+                it.setData(Qt.ItemDataRole.UserRole + 1, on)
+                it.setIcon(self._icons[spec.key][1 if on else 0])
+                tip = spec.description or spec.title
+                it.setToolTip(f"{tip}\n— running" if on else tip)
+
+    def mode_bar_marked(self, key: str) -> bool:
+        """Whether the mode bar shows ``key`` as running (tests)."""
+        row = [w.key for w in registry.WORKSPACES].index(key)
+        return bool(self.mode_bar.item(row).data(Qt.ItemDataRole.UserRole + 1))
 
     def _on_mode_changed(self, row: int) -> None:
         if row < 0:
@@ -511,6 +549,7 @@ class MainWindow(QMainWindow):
             else:
                 self.notify(f"Recorded {rec.count} frames to {rec.path}", "info")
         try:
+            self._recorder_key = self.stack.currentWidget().objectName()
             self._recorder = fig_export.ScreenRecorder(figs[0], path, frames, fps, parent=self, finished=finished)
         except Exception as exc:  # missing ffmpeg, unwritable path …
             self.notify(f"Could not record {path}: {exc}", "error")
@@ -631,6 +670,16 @@ class MainWindow(QMainWindow):
         self.lbl_fps = QLabel("— fps")
         self.lbl_sps = QLabel("— steps/s")
         self.lbl_t = QLabel("t = 0")
+        self.lbl_cursor = QLabel("")
+        self.lbl_cursor.setToolTip("The value under the mouse")
+        self.lbl_cursor.hide()
+        sb.addPermanentWidget(self.lbl_cursor)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setMaximumWidth(220)
+        self.progress_bar.setToolTip("Progress of a slow step of the current workspace")
+        self.progress_bar.hide()
+        sb.addPermanentWidget(self.progress_bar)
         self.lbl_info = QLabel("")
         self.lbl_info.setToolTip("About the current workspace's data")
         sb.addPermanentWidget(self.lbl_info)
@@ -648,7 +697,8 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, info: dict) -> None:
         key = self.sender().objectName() if self.sender() is not None else ""
-        self._status.setdefault(key, {}).update(info)
+        # the mouse readout is live only: never replayed when the workspace is shown again
+        self._status.setdefault(key, {}).update({k: v for k, v in info.items() if k != "cursor"})
         if self.sender() is not self.workspace():
             return
         self._apply_status(info)
@@ -665,6 +715,17 @@ class MainWindow(QMainWindow):
                 w.setVisible(True)
             elif reset:
                 w.setVisible(False)
+        if reset:
+            self.lbl_cursor.hide()
+        if "cursor" in info:
+            self.lbl_cursor.setText(info["cursor"])
+            self.lbl_cursor.setVisible(bool(info["cursor"]))
+        if "progress" in info or reset:
+            prog = info.get("progress")
+            self.progress_bar.setVisible(prog is not None)
+            if prog is not None:
+                self.progress_bar.setValue(int(1000 * max(0.0, min(1.0, prog[0]))))
+                self.progress_bar.setFormat(prog[1])
         if "info" in info:
             self.lbl_info.setText(str(info["info"]))
         if "fps" in info:
@@ -678,7 +739,24 @@ class MainWindow(QMainWindow):
             self.lbl_t.setText(f"t = {info['t']:.4g}   step {info.get('steps', 0):,}")
 
     # ---------------------------------------------------------------- closing
+    def confirm_quit(self, running: list[str]) -> bool:
+        """Ask before quitting while workspaces run (their titles in ``running``)."""
+        names = ", ".join(running)
+        verb = "is" if len(running) == 1 else "are"
+        ans = QMessageBox.question(
+            self, "Quit", f"{names} {verb} still running. Quit anyway? The run is stopped and its unsaved "
+            "results are lost.", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        return ans == QMessageBox.StandardButton.Yes
+
     def closeEvent(self, ev) -> None:
+        running = self.busy_workspaces()
+        if running and self.ask_before_quit:
+            titles = [registry.get(k).title for k in running]
+            if not self.confirm_quit(titles):
+                ev.ignore()
+                return
+        self._busy_timer.stop()
         if self._lecture:
             self.set_lecture_mode(False)
         if self._recorder is not None:

@@ -123,22 +123,26 @@ def set_title(plot, text: str, lecture: bool) -> None:
         plot.setTitle(text, size="11pt")          # PlotItem's own default title size
 
 
-def style_plot(plot, lecture: bool) -> None:
-    """Fonts, axis colours and title of one pyqtgraph PlotItem for (or after) lecture mode."""
+def style_axis(ax, lecture: bool) -> None:
+    """Pens, tick font and label style of one pyqtgraph AxisItem for (or after) lecture mode."""
     fg = "w" if lecture else "k"
     font = QFont()
     if lecture:
         font.setPointSize(PLOT_FONT_PT)
+    ax.setStyle(tickFont=font if lecture else None)
+    ax.setPen(fg)
+    ax.setTextPen(fg)
+    if lecture:
+        ax.labelStyle = {"font-size": f"{PLOT_FONT_PT}pt", "color": "#ffffff"}
+    else:                              # setTextPen put back the colour: as pyqtgraph builds it
+        ax.labelStyle.pop("font-size", None)
+    ax._updateLabel()
+
+
+def style_plot(plot, lecture: bool) -> None:
+    """Fonts, axis colours and title of one pyqtgraph PlotItem for (or after) lecture mode."""
     for name in ("left", "bottom"):
-        ax = plot.getAxis(name)
-        ax.setStyle(tickFont=font if lecture else None)
-        ax.setPen(fg)
-        ax.setTextPen(fg)
-        if lecture:
-            ax.labelStyle = {"font-size": f"{PLOT_FONT_PT}pt", "color": "#ffffff"}
-        else:                          # setTextPen put back the colour: as pyqtgraph builds it
-            ax.labelStyle.pop("font-size", None)
-        ax._updateLabel()
+        style_axis(plot.getAxis(name), lecture)
     if plot.titleLabel.text:
         set_title(plot, plot.titleLabel.text, lecture)
 

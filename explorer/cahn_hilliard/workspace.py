@@ -23,10 +23,11 @@ from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
 from kernels.cahn_hilliard.simulation import HISTORY_FIELDS, CahnHilliard, History
 from kernels.errors import ExplorerError
 
-from ..export import (Figure, MovieRecorder, array_to_qimage, guarded, save_figure, save_image,
-                      write_file)
+from ..export import (Figure, MovieRecorder, array_to_qimage, guarded, qimage_to_array, save_figure,
+                      save_image, write_file)
 from ..widgets import MessageBar, busy_cursor, holding
-from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas
+from ..colorbar import ColorBar, with_colorbar
+from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas, colormap
 from .controls import ControlPanel
 from .plots import DiagnosticsPlots
 from .worker import SimulationWorker
@@ -106,7 +107,15 @@ class CahnHilliardWorkspace(QMainWindow):
         self.message_bar = MessageBar()
         cl.addWidget(self.message_bar)
         self.canvas.native.setMinimumSize(320, 240)
-        cl.addWidget(self.canvas.native, 1)
+        self.colorbar = ColorBar("φ")
+        self.colorbar.setToolTip("Colour scale of φ (fixed [−1, 1] or each frame's min–max: Contrast)")
+        self.colorbar.set_colormap(colormap(self.canvas.cmap_name))
+        row = QHBoxLayout()
+        row.setSpacing(2)
+        row.addWidget(self.canvas.native, 1)
+        row.addWidget(self.colorbar)
+        cl.addLayout(row, 1)
+        self.canvas.canvas.events.mouse_move.connect(self._on_mouse_move)
         self.setCentralWidget(central)
 
         # --- docks
@@ -160,8 +169,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self.contrast_combo.addItem("fixed [−1, 1]", False)
         self.contrast_combo.addItem("auto (min–max)", True)
         self.contrast_combo.setToolTip("Contrast limits: the equilibrium range φ ∈ [−1, 1], or each frame's min–max")
-        self.contrast_combo.currentIndexChanged.connect(
-            lambda i: self.canvas.set_auto_contrast(self.contrast_combo.itemData(i)))
+        self.contrast_combo.currentIndexChanged.connect(self._on_contrast)
         row.addWidget(QLabel("Colormap"))
         row.addWidget(self.cmap_combo)
         self.contrast_label = QLabel("Contrast")
@@ -267,6 +275,7 @@ class CahnHilliardWorkspace(QMainWindow):
     def _display(self, field, info, force_iso=False):
         old_shape = self.canvas.shape
         self.canvas.update_field(field, force_iso=force_iso)
+        self.colorbar.set_range(*self.canvas.current_clim)
         if self.canvas.shape != old_shape:
             self._sync_view_bar()
         self._hist = info["history"]
@@ -308,6 +317,19 @@ class CahnHilliardWorkspace(QMainWindow):
         if self._sk is not None:
             self.plots.update_structure(*self._sk)
             self._sk = None
+
+    def _on_mouse_move(self, ev):
+        """φ at the cell under the mouse, in the status bar."""
+        hit = self.canvas.cell_at(ev.pos)
+        if hit is None:
+            text = ""
+        else:
+            idx, v = hit
+            names = ("y", "x") if len(idx) == 2 else ("z", "y", "x")
+            text = ", ".join(f"{a} = {i}" for a, i in zip(names, idx)) + f":  φ = {v:.4g}"
+        if text != getattr(self, "_cursor_text", None):
+            self._cursor_text = text
+            self.status_changed.emit({"cursor": text})
 
     def _on_worker_error(self, msg: str):
         self.last_error = msg
@@ -508,6 +530,7 @@ class CahnHilliardWorkspace(QMainWindow):
         if name not in COLORMAPS:
             return
         self.canvas.set_colormap(name)
+        self.colorbar.set_colormap(colormap(name))
         if self.cmap_combo.currentText() != name:
             self.cmap_combo.blockSignals(True)
             self.cmap_combo.setCurrentText(name)
@@ -516,6 +539,10 @@ class CahnHilliardWorkspace(QMainWindow):
 
     def set_auto_contrast(self, auto: bool):
         self.contrast_combo.setCurrentIndex(1 if auto else 0)
+
+    def _on_contrast(self, i: int):
+        self.canvas.set_auto_contrast(self.contrast_combo.itemData(i))
+        self.colorbar.set_range(*self.canvas.current_clim)
 
     def plots_visible(self) -> bool:
         return not self.plots_dock.isHidden()
@@ -829,7 +856,16 @@ class CahnHilliardWorkspace(QMainWindow):
                     return r[2] - r[0], r[3] - r[1]
             return tuple(self.canvas.canvas.size)
 
+        def render_with_bar(scale):
+            img = array_to_qimage(render(scale))
+            return qimage_to_array(with_colorbar(img, self.colorbar, scale))
+
+        def size_with_bar():
+            w, h = size()
+            return w + self.colorbar.image(int(h)).width(), h
+
         return [Figure("Field view", render=render, size=size),
+                Figure("Field view with colour bar", render=render_with_bar, size=size_with_bar),
                 Figure("Diagnostic plots", widget=self.plots.layout_widget)]
 
     def shutdown(self):

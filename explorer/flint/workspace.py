@@ -33,6 +33,7 @@ from kernels.flint.sbml_run import LABEL as SBML_LABEL
 from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
 from kernels.flint.sbml_run import output_times, reference_fallback, run_reference
 
+from ..colorbar import hover, plot_colorbar
 from ..export import Figure, guarded, save_figure, write_file
 from ..widgets import MessageBar
 from .compiler_panel import CompilerPanel
@@ -265,6 +266,9 @@ class FlintWorkspace(QWidget):
         self.heat_view.addItem(self.heat)
         self.heat_view.setLabel("bottom", "t (ms)")
         self.heat_view.setLabel("left", "cell")
+        self.heat_bar = plot_colorbar(self.heat_view.getPlotItem(), "viridis")
+        hover(self.plot, self._describe_trace, self._report_cursor)
+        hover(self.heat_view, self._describe_heat, self._report_cursor)
         self.tabs.addTab(self.heat_view, "Heatmap (cells)")
         self.compiler = CompilerPanel(message=self.message.show_message)
         self.listing = self.compiler.listing
@@ -772,10 +776,57 @@ class FlintWorkspace(QWidget):
             c.setData(self.times, y[:, i])
         if self.samples.shape[2] > 1:
             self.heat.setImage(y, autoLevels=True)
+            lo, hi = (float(v) for v in self.heat.getLevels())
+            self.heat_bar.setLevels((lo, hi if hi > lo else lo + 1.0))
+            name = self.record_names[0] if self.record_names else ""
+            unit = self._unit(name)
+            self.heat_bar.axis.setLabel(f"{name} ({unit})" if unit else name)
             t = np.asarray(self.times, dtype=float)
             if t.size > 1:                    # image x in model time: sample k covers [t_k − Δ, t_k]
                 dt_s = (t[-1] - t[0]) / (t.size - 1)
                 self.heat.setRect(pg.QtCore.QRectF(t[0] - dt_s, 0.0, t[-1] - t[0] + dt_s, y.shape[1]))
+
+    def _unit(self, name: str) -> str:
+        model = self.cfg.get("model") if isinstance(getattr(self, "cfg", None), dict) else None
+        units = getattr(model or self.model, "units", None) or {}
+        return units.get(name, "")
+
+    def _report_cursor(self, text: str) -> None:
+        if text != getattr(self, "_cursor_text", None):
+            self._cursor_text = text
+            self.status_changed.emit({"cursor": text})
+
+    def _time_unit(self) -> str:
+        return "" if self.sbml is not None else " ms"
+
+    def _describe_trace(self, x: float, y: float) -> str:
+        """The recorded value nearest the mouse: the sample at that time of the closest trace."""
+        t, s = self.times, self.samples
+        if not len(t):
+            return ""
+        i = int(np.clip(np.searchsorted(t, x), 0, len(t) - 1))
+        if i > 0 and abs(t[i - 1] - x) < abs(t[i] - x):
+            i -= 1
+        if s.shape[1] > 1:                                   # several states of one member
+            vals = [(abs(s[i, j, 0] - y), self.record_names[j], s[i, j, 0], "") for j in range(s.shape[1])]
+        else:
+            vals = [(abs(s[i, 0, k] - y), self.record_names[0] if self.record_names else "", s[i, 0, k],
+                     f" (member/cell {k})" if s.shape[2] > 1 else "") for k in self.show_idx if k < s.shape[2]]
+        _d, name, v, where = min(vals, key=lambda r: r[0])
+        unit = self._unit(name)
+        return f"t = {t[i]:.5g}{self._time_unit()}: {name} = {v:.5g}{' ' + unit if unit else ''}{where}"
+
+    def _describe_heat(self, x: float, y: float) -> str:
+        t, s = self.times, self.samples
+        if not len(t) or s.shape[2] < 2:
+            return ""
+        i = int(np.clip(np.searchsorted(t, x), 0, len(t) - 1))
+        k = int(np.floor(y))
+        if not 0 <= k < s.shape[2]:
+            return ""
+        name = self.record_names[0] if self.record_names else ""
+        unit = self._unit(name)
+        return f"t = {t[i]:.5g}{self._time_unit()}, cell {k}: {name} = {s[i, 0, k]:.5g}{' ' + unit if unit else ''}"
 
     def _emit_status(self, rate: float | None = None) -> None:
         d = {"info": self.caption()}
@@ -890,13 +941,14 @@ class FlintWorkspace(QWidget):
 
     def set_lecture_mode(self, on: bool) -> None:
         """Essential controls only; black plots with white axes and large fonts, thick traces."""
-        from ..theme import style_plot
+        from ..theme import style_axis, style_plot
         self._lecture = bool(on)
         for w in self._nonessential:
             self._form.setRowVisible(w, not on)
         for pw in (self.plot, self.heat_view):
             pw.setBackground("k" if on else "w")
             style_plot(pw.getPlotItem(), on)
+        style_axis(self.heat_bar.axis, on)
         self._style_curves()
 
     def session_state(self) -> dict:

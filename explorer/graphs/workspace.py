@@ -23,7 +23,9 @@ from kernels.graphs.graph import load_graph, save_graph
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..widgets import MessageBar
-from ..export import Figure, array_to_qimage, guarded, save_figure, save_image, write_file
+from ..colorbar import ColorBar, hover, plot_colorbar, with_colorbar
+from ..export import (Figure, array_to_qimage, guarded, qimage_to_array, save_figure, save_image,
+                      write_file)
 from .canvas import AGGREGATE_N, GraphCanvas
 from .worker import Job
 
@@ -62,7 +64,14 @@ class GraphsWorkspace(QMainWindow):
         cl.addWidget(self.message_bar)
         self.canvas = GraphCanvas(parent=central)
         self.canvas.on_pick = self.click_node
-        cl.addWidget(self.canvas.native, 1)
+        self.colorbar = ColorBar()
+        self.colorbar.hide()
+        row = QHBoxLayout()
+        row.setSpacing(2)
+        row.addWidget(self.canvas.native, 1)
+        row.addWidget(self.colorbar)
+        cl.addLayout(row, 1)
+        self.canvas.canvas.events.mouse_move.connect(self._on_mouse_move)
         self.info = QLabel("Generate a graph to start.")
         cl.addWidget(self.info)
         self.setCentralWidget(central)
@@ -151,12 +160,20 @@ class GraphsWorkspace(QMainWindow):
         self.heat_img.setColorMap(pg.colormap.get("viridis"))
         self.heat.addItem(self.heat_img)
         self.heat.invertY(True)
+        self.heat.setLabel("bottom", "target vertex")
+        self.heat.setLabel("left", "source vertex")
+        self.heat_bar = plot_colorbar(self.heat.getPlotItem(), "viridis", "hops")
+        hover(self.heat, self._describe_distance, self._report_cursor)
         self.deg_plot = pg.PlotWidget(title="degree distribution")
         self.deg_plot.setLabel("bottom", "degree")
         self.deg_plot.setLabel("left", "vertices")
+        hover(self.deg_plot, lambda x, y: self._describe_bar(self.deg_plot, x, "degree", "vertices"),
+              self._report_cursor)
         self.path_plot = pg.PlotWidget(title="path-length distribution")
         self.path_plot.setLabel("bottom", "hops")
         self.path_plot.setLabel("left", "ordered pairs")
+        hover(self.path_plot, lambda x, y: self._describe_bar(self.path_plot, x, "hops", "ordered pairs"),
+              self._report_cursor)
         self.tabs.addTab(self.heat, "Distances")
         self.tabs.addTab(self.deg_plot, "Degrees")
         self.tabs.addTab(self.path_plot, "Path lengths")
@@ -330,6 +347,10 @@ class GraphsWorkspace(QMainWindow):
         self.global_cc = gc
         self.canvas.set_graph(pos, g.edges if g.n <= AGGREGATE_N else np.zeros((0, 2), np.int32))
         self._recolor()
+        if self.canvas.mode == "aggregate":                 # the density of vertex positions
+            self.colorbar.set_range(*self.canvas.density.clim)
+            self.colorbar.set_label("ln(1 + vertices per bin)")
+            self.colorbar.show()
         deg = degree_histogram(g.degrees())
         self.deg_plot.clear()
         self.deg_plot.plot(np.arange(deg.size + 1), deg, stepMode="center", fillLevel=0, brush=(60, 110, 170, 150))
@@ -369,8 +390,10 @@ class GraphsWorkspace(QMainWindow):
                 sub[dist[:m, :m] == sentinel(dist.dtype)] = np.nan
             f = np.nanmean(sub.reshape(m // b, b, m // b, b), axis=(1, 3))
         f = np.where(np.isfinite(f), f, np.nan)
-        self.heat_img.setImage(f.T, autoLevels=False,
-                               levels=(0, float(np.nanmax(f)) if np.isfinite(f).any() else 1.0))
+        top = float(np.nanmax(f)) if np.isfinite(f).any() else 1.0
+        self.heat_img.setImage(f.T, autoLevels=False, levels=(0, top))
+        self.heat_bar.setLevels((0.0, top if top > 0 else 1.0))
+        self.heat_bar.axis.setLabel("hops" if dist.dtype.kind == "u" else "path length (weights)")
         # axes in vertex indices even when b×b blocks are averaged
         self.heat_img.setRect(0, 0, f.shape[0] * b, f.shape[1] * b)
         self.heat.setTitle("distance matrix (hops)" if b == 1 else f"distance matrix (hops, mean of {b}×{b} blocks)")
@@ -388,6 +411,59 @@ class GraphsWorkspace(QMainWindow):
                                           f"mean path {mp:.3f}, diameter {s['diameter']}"})
         if self.selected:
             self.click_node(self.selected[0], reset=True)
+
+    # ------------------------------------------------------------------ value under the mouse
+    def _report_cursor(self, text: str) -> None:
+        if text != getattr(self, "_cursor_text", None):
+            self._cursor_text = text
+            self.status_changed.emit({"cursor": text})
+
+    def describe_vertex(self, i: int) -> str:
+        """Vertex id, degree, local clustering and hops from the clicked vertex (status bar)."""
+        g = self.graph
+        parts = [f"vertex {i}", f"degree {int(g.degrees()[i])}"]
+        if self.local_cc is not None:
+            parts.append(f"clustering {float(self.local_cc[i]):.3g}")
+        if self._src_row is not None and self.selected:
+            d = self._src_row[i]
+            parts.append(f"{int(d)} hops from {self.selected[0]}" if d != sentinel(self._src_row.dtype)
+                         else f"not reachable from {self.selected[0]}")
+        return ", ".join(parts)
+
+    def _on_mouse_move(self, ev):
+        text = ""
+        if self.graph is not None:
+            i = self.canvas.pick(ev.pos)
+            if i is not None:
+                text = self.describe_vertex(i)
+            else:
+                hit = self.canvas.density_at(ev.pos)
+                if hit is not None:
+                    text = f"x = {hit[0]:.3g}, y = {hit[1]:.3g}: {hit[2]:,} vertices in this bin"
+        self._report_cursor(text)
+
+    def _describe_distance(self, x: float, y: float) -> str:
+        if self.result is None:
+            return ""
+        i, j = int(np.floor(y)), int(np.floor(x))
+        d = self.result.dist
+        if not (0 <= i < d.shape[0] and 0 <= j < d.shape[1]):
+            return ""
+        v = d[i, j]
+        if d.dtype.kind == "u":
+            return f"d({i} → {j}) = " + ("unreachable" if v == sentinel(d.dtype) else f"{int(v)} hops")
+        return f"d({i} → {j}) = {float(v):.4g}" if np.isfinite(v) else f"d({i} → {j}) = unreachable"
+
+    @staticmethod
+    def _describe_bar(plot, x: float, xname: str, yname: str) -> str:
+        items = plot.getPlotItem().listDataItems()
+        if not items:
+            return ""
+        xs, ys = items[0].xData, items[0].yData      # step mode: len(xs) = len(ys) + 1
+        if xs is None or ys is None or not len(ys):
+            return ""
+        k = int(np.searchsorted(xs, x, side="right")) - 1
+        return f"{xname} {int(xs[k])}: {int(ys[k]):,} {yname}" if 0 <= k < len(ys) else ""
 
     # ------------------------------------------------------------------ interaction
     def _row(self, s: int) -> np.ndarray:
@@ -440,6 +516,13 @@ class GraphsWorkspace(QMainWindow):
         else:
             v = None
         self.canvas.set_colors(v, selected=self.selected)
+        rng = self.canvas.color_range
+        self.colorbar.setVisible(rng is not None)
+        if rng is not None:
+            label = f"hops from vertex {self.selected[0]}" if mode == "distance from clicked" and self.selected \
+                else mode
+            self.colorbar.set_range(*rng)
+            self.colorbar.set_label(label)
 
     # ------------------------------------------------------------------ menus / files
     MENU_TEXT = {"toggle_run": "&Compute APSP", "reset": "&Generate graph", "step_once": None,
@@ -495,7 +578,7 @@ class GraphsWorkspace(QMainWindow):
                 f"seed {prm['seed']}, APSP {self.cb_method.currentText()}")
 
     def set_lecture_mode(self, on: bool) -> None:
-        from ..theme import style_plot
+        from ..theme import style_axis, style_plot
         self._lecture = bool(on)
         for w in self._nonessential:
             self._form.setRowVisible(w, not on)
@@ -503,6 +586,7 @@ class GraphsWorkspace(QMainWindow):
         for pw in (self.heat, self.deg_plot, self.path_plot):
             pw.setBackground("k" if on else "w")
             style_plot(pw.getPlotItem(), on)
+        style_axis(self.heat_bar.axis, on)
         self._recolor()
 
     # --------------------------------------------------------------- settings
@@ -598,20 +682,25 @@ class GraphsWorkspace(QMainWindow):
 
     # ----------------------------------------------------------------- figures
     def figure_targets(self) -> list[Figure]:
-        return [Figure("Graph view", render=self._render_view, size=lambda: tuple(self.canvas.canvas.size)),
+        return [Figure("Graph view", render=self._render_view, size=self._view_size),
                 Figure("Distance matrix", widget=self.heat), Figure("Degree distribution", widget=self.deg_plot),
                 Figure("Path-length distribution", widget=self.path_plot),
                 Figure("Reproduce plots (paper 000 Fig. 14)", widget=self.reproduce.plots),
                 Figure("Reproduce clustering timings (paper 001 Figs. 14–15)", widget=self.cc_timing.plots)]
 
+    def _view_size(self) -> tuple[int, int]:
+        w, h = self.canvas.canvas.size
+        return (w + (self.colorbar.image(h).width() if self.colorbar.isVisibleTo(self) else 0)), h
+
     def _render_view(self, scale: float = 1.0) -> np.ndarray:
+        """The graph view at ``scale`` × the screen, with its colour bar when one is shown."""
         img = self.canvas.render()
         if scale != 1.0:
             from skimage.transform import resize
             h, w = img.shape[:2]
             img = resize(img, (int(round(h * scale)), int(round(w * scale))), order=1, preserve_range=True,
                          anti_aliasing=scale < 1).astype(np.uint8)
-        return np.ascontiguousarray(img)
+        return qimage_to_array(with_colorbar(array_to_qimage(np.ascontiguousarray(img)), self.colorbar, scale))
 
     def toggle_run(self):
         self.compute()

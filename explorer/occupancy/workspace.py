@@ -21,6 +21,7 @@ from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis,
 from kernels.occupancy.specs import get_spec, known_ccs
 
 from ..widgets import MessageBar
+from ..colorbar import hover
 from ..export import Figure, guarded, save_figure, write_file
 
 LIMITER_BG = QColor("#ffe08a")
@@ -67,6 +68,18 @@ class OccupancyCharts(QWidget):
             pt = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#d1495b"), pen=pg.mkPen("k"))
             p.addItem(pt)
             self.plots[key], self.curves[key], self.points[key] = p, c, pt
+        self.report = None               # report(text): the value under the mouse (status bar)
+        for key, title, unit in AXES:
+            hover(self.plots[key], lambda x, y, k=key, t=title, u=unit: self.describe(k, t, u, x),
+                  lambda text: self.report(text) if self.report is not None else None)
+
+    def describe(self, key: str, title: str, unit: str, x: float) -> str:
+        """The curve point nearest ``x``: '<title> <x> <unit>: occupancy <y> %'."""
+        xs, ys, _pt = self.data(key)
+        if not xs:
+            return ""
+        i = int(np.argmin(np.abs(np.asarray(xs, float) - x)))
+        return f"{title} {xs[i]:g} {unit}: occupancy {ys[i]:.1f} %"
 
     def set_lecture(self, on: bool) -> None:
         from ..theme import LECTURE_ACCENT, lecture_pen, style_plot
@@ -214,6 +227,7 @@ class OccupancyWorkspace(QMainWindow):
         self.table.setToolTip("Per-resource block limits; the highlighted rows limit occupancy")
         v.addWidget(self.table)
         self.charts = OccupancyCharts()
+        self.charts.report = self._report_cursor
         self.charts.setMinimumHeight(240)
         v.addWidget(self.charts, 1)
         self.tabs.addTab(calc, "Calculator")
@@ -221,6 +235,7 @@ class OccupancyWorkspace(QMainWindow):
         self.tabs.addTab(self._build_papers_tab(), "Papers' choosers")
         from .case_study import CaseStudyWidget          # paper 003's unstructured-grid case study
         self.case_study = CaseStudyWidget(backend)
+        self.case_study.report = self._report_cursor
         self.tabs.addTab(self.case_study, "Case study (paper 003)")
 
         self._apply_cc_ranges(initial=True)
@@ -252,6 +267,11 @@ class OccupancyWorkspace(QMainWindow):
     def _on_cc(self, *_):
         self._apply_cc_ranges()
         self.recompute()
+
+    def _report_cursor(self, text: str) -> None:
+        if text != getattr(self, "_cursor_text", None):
+            self._cursor_text = text
+            self.status_changed.emit({"cursor": text})
 
     def set_inputs(self, cc=None, threads=None, regs=None, smem_static=None, smem_dynamic=None, carveout=None):
         """Set several inputs at once (one recompute)."""
@@ -640,6 +660,10 @@ class OccupancyWorkspace(QMainWindow):
                 Figure("Papers' choosers", widget=self.tabs.widget(2))]
 
     # --------------------------------------------------------------- main-window hooks
+    def busy(self) -> bool:
+        """A case-study run is in progress (the mode bar marks it; quitting asks first)."""
+        return self.case_study.busy()
+
     def set_controls_visible(self, on: bool):
         self.controls_dock.setVisible(bool(on))
 
