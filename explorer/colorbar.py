@@ -188,6 +188,16 @@ def plot_colorbar(plot_item, cmap: str = "viridis", label: str = ""):
     return bar
 
 
+def set_bar_label(bar, text: str) -> None:
+    """The label of a :func:`plot_colorbar` (pyqtgraph draws it on the axis opposite the ticks)."""
+    bar.getAxis("bottom" if bar.horizontal else "left").setLabel(text)
+
+
+def bar_axes(bar) -> list:
+    """The tick axis and the label axis of a colour bar (to style for lecture mode)."""
+    return [bar.axis, bar.getAxis("bottom" if bar.horizontal else "left")]
+
+
 def hover(plot, describe: Callable[[float, float], str], report: Callable[[str], object]):
     """Report ``describe(x, y)`` (data coordinates) while the mouse moves over the axes of ``plot``
     (a PlotWidget or a PlotItem), and "" when it leaves them (or ``describe`` has nothing to say)."""

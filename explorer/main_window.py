@@ -18,6 +18,7 @@ from . import theme as theme_mod
 from . import workspaces as registry
 from .app import APP_NAME, ORG
 from .papers import PAPERS
+from .widgets import ElidedLabel
 
 
 def _badge_icon(text: str, color: str, size: int = 40, running: bool = False) -> QIcon:
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
         self._lecture = False
         self._lecture_look = theme_mod.LectureLook()
         self._pre_lecture_state = None
+        self._pre_lecture_geometry = None
         self._recorder = None                # ScreenRecorder of a workspace without its own movie export
         self.presets: list[dict] = []        # the current workspace's presets
         self.last_message = ""               # last notice shown (tests read it)
@@ -429,6 +431,7 @@ class MainWindow(QMainWindow):
                 w.set_lecture_mode(on)
         if on:
             self._pre_lecture_state = self.windowState()
+            self._pre_lecture_geometry = self.geometry()
             self._lecture_look.enter({self.mode_bar: theme_mod.LECTURE_MODEBAR_PT,
                                       self.statusBar(): theme_mod.LECTURE_STATUS_PT})
             self.showFullScreen()
@@ -438,6 +441,9 @@ class MainWindow(QMainWindow):
                 self.showMaximized()
             else:
                 self.showNormal()
+                if self._pre_lecture_geometry is not None:     # where and as large as before, once the
+                    rect = self._pre_lecture_geometry          # layouts have shrunk to normal fonts
+                    QTimer.singleShot(100, lambda: None if self._lecture else self.setGeometry(rect))
         self.caption.setVisible(on)
         self._refresh_caption()
 
@@ -670,8 +676,8 @@ class MainWindow(QMainWindow):
         self.lbl_fps = QLabel("— fps")
         self.lbl_sps = QLabel("— steps/s")
         self.lbl_t = QLabel("t = 0")
-        self.lbl_cursor = QLabel("")
-        self.lbl_cursor.setToolTip("The value under the mouse")
+        self.lbl_cursor = ElidedLabel("", "The value under the mouse")
+        self.lbl_cursor.setMaximumWidth(520)
         self.lbl_cursor.hide()
         sb.addPermanentWidget(self.lbl_cursor)
         self.progress_bar = QProgressBar()
@@ -680,8 +686,8 @@ class MainWindow(QMainWindow):
         self.progress_bar.setToolTip("Progress of a slow step of the current workspace")
         self.progress_bar.hide()
         sb.addPermanentWidget(self.progress_bar)
-        self.lbl_info = QLabel("")
-        self.lbl_info.setToolTip("About the current workspace's data")
+        self.lbl_info = ElidedLabel("", "About the current workspace's data")
+        self.lbl_info.setMaximumWidth(560)
         sb.addPermanentWidget(self.lbl_info)
         self.lbl_display = QLabel("")
         self.lbl_display.setToolTip("How frames reach the screen: CUDA–GL interop writes the GPU field "

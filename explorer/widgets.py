@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 
-from PyQt6.QtCore import Qt
+from PyQt6.QtCore import QSize, Qt
+from PyQt6.QtGui import QPainter
 from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton
 
 
@@ -45,6 +46,35 @@ class MessageBar(QFrame):
 
     def text(self) -> str:
         return self.label.text() if self.isVisible() else ""
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that never widens its window: a long text is cut with "…" (the whole text
+    in its tooltip).  For status-bar fields fed by the workspaces."""
+
+    def __init__(self, text: str = "", tip: str = "", parent=None):
+        super().__init__(text, parent)
+        self._tip = tip
+        self.setToolTip(tip)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        super().setText(text)
+        self.setToolTip(f"{self._tip}\n{text}" if self._tip and text else self._tip or text)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(min(60, super().minimumSizeHint().width()), super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        sh = super().sizeHint()
+        return QSize(min(sh.width(), self.maximumWidth()), sh.height())
+
+    def paintEvent(self, _ev) -> None:  # noqa: N802
+        p = QPainter(self)
+        r = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, r.width())
+        p.setPen(self.palette().windowText().color())
+        p.drawText(r, int(self.alignment() | Qt.AlignmentFlag.AlignVCenter), text)
+        p.end()
 
 
 @contextlib.contextmanager

@@ -33,7 +33,7 @@ from kernels.flint.sbml_run import LABEL as SBML_LABEL
 from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
 from kernels.flint.sbml_run import output_times, reference_fallback, run_reference
 
-from ..colorbar import hover, plot_colorbar
+from ..colorbar import bar_axes, hover, plot_colorbar, set_bar_label
 from ..export import Figure, guarded, save_figure, write_file
 from ..widgets import MessageBar
 from .compiler_panel import CompilerPanel
@@ -245,6 +245,7 @@ class FlintWorkspace(QWidget):
         form.addRow(row)
         self.progress = QProgressBar()
         self.lb_rate = QLabel("")
+        self.lb_rate.setWordWrap(True)
         form.addRow(self.progress)
         form.addRow(self.lb_rate)
         self._set_tooltips()
@@ -780,7 +781,7 @@ class FlintWorkspace(QWidget):
             self.heat_bar.setLevels((lo, hi if hi > lo else lo + 1.0))
             name = self.record_names[0] if self.record_names else ""
             unit = self._unit(name)
-            self.heat_bar.axis.setLabel(f"{name} ({unit})" if unit else name)
+            set_bar_label(self.heat_bar, f"{name} ({unit})" if unit else name)
             t = np.asarray(self.times, dtype=float)
             if t.size > 1:                    # image x in model time: sample k covers [t_k − Δ, t_k]
                 dt_s = (t[-1] - t[0]) / (t.size - 1)
@@ -943,12 +944,13 @@ class FlintWorkspace(QWidget):
         """Essential controls only; black plots with white axes and large fonts, thick traces."""
         from ..theme import style_axis, style_plot
         self._lecture = bool(on)
-        for w in self._nonessential:
+        for w in (*self._nonessential, self.table):    # the parameter table: too cramped at lecture sizes
             self._form.setRowVisible(w, not on)
         for pw in (self.plot, self.heat_view):
             pw.setBackground("k" if on else "w")
             style_plot(pw.getPlotItem(), on)
-        style_axis(self.heat_bar.axis, on)
+        for ax in bar_axes(self.heat_bar):
+            style_axis(ax, on)
         self._style_curves()
 
     def session_state(self) -> dict:

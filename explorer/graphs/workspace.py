@@ -23,7 +23,7 @@ from kernels.graphs.graph import load_graph, save_graph
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..widgets import MessageBar
-from ..colorbar import ColorBar, hover, plot_colorbar, with_colorbar
+from ..colorbar import ColorBar, bar_axes, hover, plot_colorbar, set_bar_label, with_colorbar
 from ..export import (Figure, array_to_qimage, guarded, qimage_to_array, save_figure, save_image,
                       write_file)
 from .canvas import AGGREGATE_N, GraphCanvas
@@ -73,6 +73,7 @@ class GraphsWorkspace(QMainWindow):
         cl.addLayout(row, 1)
         self.canvas.canvas.events.mouse_move.connect(self._on_mouse_move)
         self.info = QLabel("Generate a graph to start.")
+        self.info.setWordWrap(True)          # long descriptions must not widen the window
         cl.addWidget(self.info)
         self.setCentralWidget(central)
         self._build_controls(n)
@@ -356,6 +357,7 @@ class GraphsWorkspace(QMainWindow):
         self.deg_plot.plot(np.arange(deg.size + 1), deg, stepMode="center", fillLevel=0, brush=(60, 110, 170, 150))
         self.path_plot.clear()
         self.heat_img.clear()
+        self.heat_bar.setVisible(False)      # shown again with the next APSP
         agg = " — aggregate view (density of vertex positions)" if g.n > AGGREGATE_N else ""
         self.info.setText(f"{g.describe()}{agg}. Click a vertex, then another for the shortest path.")
         self.stats.setText(f"global clustering {gc:.4f}\naverage clustering {float(lc.mean()):.4f}")
@@ -393,7 +395,8 @@ class GraphsWorkspace(QMainWindow):
         top = float(np.nanmax(f)) if np.isfinite(f).any() else 1.0
         self.heat_img.setImage(f.T, autoLevels=False, levels=(0, top))
         self.heat_bar.setLevels((0.0, top if top > 0 else 1.0))
-        self.heat_bar.axis.setLabel("hops" if dist.dtype.kind == "u" else "path length (weights)")
+        self.heat_bar.setVisible(True)
+        set_bar_label(self.heat_bar, "hops" if dist.dtype.kind == "u" else "path length (weights)")
         # axes in vertex indices even when b×b blocks are averaged
         self.heat_img.setRect(0, 0, f.shape[0] * b, f.shape[1] * b)
         self.heat.setTitle("distance matrix (hops)" if b == 1 else f"distance matrix (hops, mean of {b}×{b} blocks)")
@@ -586,7 +589,8 @@ class GraphsWorkspace(QMainWindow):
         for pw in (self.heat, self.deg_plot, self.path_plot):
             pw.setBackground("k" if on else "w")
             style_plot(pw.getPlotItem(), on)
-        style_axis(self.heat_bar.axis, on)
+        for ax in bar_axes(self.heat_bar):
+            style_axis(ax, on)
         self._recolor()
 
     # --------------------------------------------------------------- settings

@@ -236,6 +236,7 @@ class CaseStudyWidget(QWidget):
         self.report = None               # report(text): the cell under the mouse (status bar)
         hover(self.view, self._describe_cell, lambda t: self.report(t) if self.report is not None else None)
         self.view_title = QLabel()
+        self.view_title.setWordWrap(True)     # a long mesh description must not widen the window
 
         left = QWidget()
         ll = QVBoxLayout(left)

@@ -76,7 +76,7 @@ def test_lecture_on_off_restores_every_widget_and_plot(main_window, qtbot):
     main_window.show_workspace("cahn_hilliard")
     qtbot.wait(500)                            # the plots' refresh timers have run
     w0, p0 = widget_state(main_window), plot_state(main_window)
-    font0 = QApplication.font().toString()
+    font0, geometry0 = QApplication.font().toString(), main_window.geometry()
     main_window.act_lecture.trigger()                     # F11
     assert main_window.lecture_mode()
     assert QApplication.font().pointSizeF() == 17 and QApplication.palette().window().color().name() == "#000000"
@@ -86,6 +86,7 @@ def test_lecture_on_off_restores_every_widget_and_plot(main_window, qtbot):
     qtbot.wait(500)
     w1, p1 = widget_state(main_window), plot_state(main_window)
     assert QApplication.font().toString() == font0
+    qtbot.waitUntil(lambda: main_window.geometry() == geometry0, timeout=3000)   # back where and as large
     changed = [w0[k][:2] for k in w0 if k in w1 and w0[k] != w1[k]]
     assert not changed, f"{len(changed)} widgets differ after lecture mode, e.g. {changed[:5]}"
     bad = [k for k in p0 if k in p1 and p0[k] != p1[k]]
