@@ -4,49 +4,39 @@ Views only: models, the compiler and the runtimes are ``kernels.flint`` (paper 0
 ch. 5).  A worker thread integrates in chunks; only recorded variables come back; the plot refreshes
 on a 50 ms timer (pyqtgraph peak downsampling, clip to view); lines/rings also show a heatmap.
 
-SBML reference mode: an SBML file that the Flint importer refuses (events, algebraic rules, delays,
-fast reactions …) but that the SBML reference simulator reads is opened with the runtime
-"sbml (CPU reference)" (``kernels.flint.sbml_run``): one instance, LSODA with root-found events, the
-output points streamed in chunks; the Flint-only controls and the Compiler tab are disabled.
+Parts: the run threads (:mod:`.worker`), SBML reference mode for SBML files only the reference
+simulator reads (:mod:`.sbml_mode`), the traces, heatmap, readout and exports (:mod:`.views`), the
+recorded data (:mod:`.traces`), the stimulus editor and the Compiler tab.
 """
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QThread, QTimer, pyqtSignal
+from PyQt6.QtCore import QTimer, pyqtSignal
 from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView,
                              QLabel, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                              QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
-from kernels.flint import Network, Simulation, load_model, shipped_models
+from kernels.flint import Network, load_model, shipped_models
 from kernels.flint.model import select_states
-from kernels.flint.io import write_csv, write_npz
-from kernels.flint.protocols import no_stimulus, one_way_wave
+from kernels.flint.protocols import no_stimulus
 from kernels.flint.host_c import find_compiler
-from kernels.flint.runtimes import RUNTIME_HELP, network_stimulus
-from kernels.flint.sbml_run import LABEL as SBML_LABEL
-from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
-from kernels.flint.sbml_run import output_times, reference_fallback, run_reference
+from kernels.flint.runtimes import network_stimulus
+from kernels.flint.sbml_run import reference_fallback
 
-from ..colorbar import bar_axes, hover, plot_colorbar, set_bar_label
-from ..export import Figure, guarded, save_figure, write_file
+from ..colorbar import bar_axes, hover, plot_colorbar
 from ..widgets import MessageBar
 from .compiler_panel import CompilerPanel
 from .stimulus import StimulusEditor
 from .traces import TraceBuffer, check_recording
+from .views import TraceViewsMixin
+from .sbml_mode import SbmlModeMixin
+from .worker import INIT_ONE_WAY, INIT_UNIFORM, PROGRESS_SCALE, RUNTIME_TOOLTIP, FlintWorker
 
-RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in RUNTIME_HELP.items())
-HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
 
-MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
-CHUNK_SECONDS = 0.1      # integration time per chunk streamed to the GUI
-PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take more steps than a C int)
-INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
 INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "uniform (stimulus): every cell at the model's resting state; the stimulus excites the first "
                 "5 cells and two wavefronts run round both ways and annihilate.\n"
@@ -57,111 +47,7 @@ INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "about 108 cells at D = 0.15/ms, 54 at D = 0.1 (conduction fails below ≈ 0.09).")
 
 
-class _RunWorker(QThread):
-    """A run off the GUI thread: its config, pause/stop flags, progress/failure/finish signals."""
-    progress = pyqtSignal(object, float)       # steps (output points) done, per second (a Python int:
-                                               # more than a C int holds for long runs)
-    failed = pyqtSignal(str)
-    done = pyqtSignal()
-
-    def __init__(self, cfg: dict, parent=None):
-        super().__init__(parent)
-        self.cfg = cfg
-        self.paused = False
-        self.stopped = False
-        self.sim = None
-
-    def run(self):
-        try:
-            self.work()
-        except ExplorerError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:                    # keep the app alive, say what happened
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-        self.done.emit()
-
-    def work(self) -> None:                         # the run itself, in the worker thread
-        raise NotImplementedError
-
-
-class FlintWorker(_RunWorker):
-    """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
-    chunk = pyqtSignal(object, object)
-    note = pyqtSignal(str)
-
-    def __init__(self, cfg: dict, parent=None):
-        super().__init__(cfg, parent)
-        self.y0 = None
-
-    def work(self):
-        c = self.cfg
-        if c.get("init") == INIT_ONE_WAY:
-            net = c["network"]
-            self.note.emit(f"preparing the one-way wave: a {2 * net.n_cells}-cell line stimulated at one end…")
-            self.y0 = one_way_wave(c["model"], net.n_cells, net.D, state=net.state, dt=c["dt"],
-                                   integrator=c["integrator"], runtime=c["runtime"])
-            i = self.y0.info
-            self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
-                           f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
-                           f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
-        what = {"ts": "NVRTC", "c": "the host C++ compiler", "c-is": "the host C++ compiler"}.get(c["runtime"])
-        if what:                                # compiles take seconds to a minute for the large models
-            self.note.emit(f"compiling {c['model'].name} ({c['model'].n_states} states) for runtime "
-                           f"{c['runtime']} with {what}… (cached afterwards)")
-        self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
-                              network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
-                              y0=self.y0, threads=HOST_THREADS)
-        if what:
-            self.note.emit(f"{c['model'].name}: compiled for runtime {c['runtime']} in "
-                           f"{self.sim.compile_seconds:.1f} s")
-        total, done, t0, every = c["steps"], 0, time.perf_counter(), c["every"]
-        chunk = max(every, min(2000, max(every, total // 50)) // every * every)
-        while done < total and not self.stopped:
-            if self.paused:
-                self.msleep(30)
-                continue
-            k = min(chunk, total - done)
-            t1 = time.perf_counter()
-            t, y = self.sim.advance(k, c["dt"], record=c["record"], every=every)
-            took = time.perf_counter() - t1
-            done += k
-            self.chunk.emit(t, y)
-            self.progress.emit(done, done / max(time.perf_counter() - t0, 1e-9))
-            # about CHUNK_SECONDS of integration per chunk: a long run streams a few chunks a
-            # second, not thousands of tiny ones (each a signal and a copy in the GUI thread)
-            if k == chunk and took > 0:
-                want = chunk * min(4.0, max(0.25, CHUNK_SECONDS / took))
-                chunk = max(every, int(want) // every * every)
-            self.msleep(1)                      # let the GUI thread take the GIL
-
-
-class SbmlWorker(_RunWorker):
-    """Runs the SBML reference simulator; emits (first index, times, samples) as output points finish."""
-    chunk = pyqtSignal(int, object, object)
-
-    def __init__(self, cfg: dict, parent=None):
-        super().__init__(cfg, parent)
-        self.result = None
-
-    def _control(self) -> bool:
-        while self.paused and not self.stopped:
-            self.msleep(30)
-        return self.stopped
-
-    def work(self):
-        c, t0 = self.cfg, time.perf_counter()
-
-        def on_chunk(i0, t, y):
-            self.chunk.emit(i0, t, y[:, :, None])
-            n = i0 + len(t)
-            self.progress.emit(n, n / max(time.perf_counter() - t0, 1e-9))
-            self.msleep(1)                          # let the GUI thread take the GIL
-
-        self.result = run_reference(c["sbml"], c["times"], c["record"], params=c["params"],
-                                    on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self._control)
-
-
-class FlintWorkspace(QWidget):
+class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, QWidget):
     status_changed = pyqtSignal(dict)
     MENU_TEXT = {"toggle_run": "&Run / pause model", "export_plots": "Export &traces (CSV/NPZ)…"}
 
@@ -377,114 +263,6 @@ class FlintWorkspace(QWidget):
     def one_way(self) -> bool:
         return self.cb_net.currentText() == "ring" and self.cb_init.currentText() == INIT_ONE_WAY
 
-    def _enter_sbml(self, ref, why: str) -> None:
-        """Show an SBML model the Flint compiler refuses, to be run by the SBML reference simulator."""
-        was = self.sbml is not None
-        self.sbml, self.sbml_params, self.model = ref, {}, None
-        s = ref.system
-        self.table.blockSignals(True)
-        self.table.setHorizontalHeaderLabels(["parameter", "value", "role"])
-        self.table.setRowCount(len(ref.params))
-        ro = pg.QtCore.Qt.ItemFlag.ItemIsEditable
-        for r, (p, v) in enumerate(ref.params.items()):
-            it = QTableWidgetItem(p)
-            it.setFlags(it.flags() & ~ro)
-            self.table.setItem(r, 0, it)
-            val = QTableWidgetItem(repr(v))
-            role = QTableWidgetItem(ref.roles[p])
-            role.setFlags(role.flags() & ~ro)
-            if p not in ref.editable:
-                val.setFlags(val.flags() & ~ro)
-                val.setToolTip(f"{p} is set by its {ref.roles[p][7:]}: not editable")
-            self.table.setItem(r, 1, val)
-            self.table.setItem(r, 2, role)
-        self.table.blockSignals(False)
-        self.cb_record.clear()
-        self.cb_record.addItems(ref.recordable)
-        first = ref.default_record()[0] if ref.recordable else ""
-        if first:
-            self.cb_record.setCurrentText(first)
-        self.cb_vary.clear()
-        self.cb_vary.addItems(["(none)"])
-        self.stim.bind(None)
-        if not was:
-            self._runtime_before = self.cb_runtime.currentText()
-            for i in range(self.cb_runtime.count()):
-                self.cb_runtime.model().item(i).setEnabled(False)
-            self.cb_runtime.addItem(SBML_LABEL)
-        i = self.cb_runtime.findText(SBML_LABEL)
-        self.cb_runtime.setItemData(i, SBML_TOOLTIP, pg.QtCore.Qt.ItemDataRole.ToolTipRole)
-        self.cb_runtime.setCurrentIndex(i)
-        self.cb_runtime.setToolTip(SBML_TOOLTIP)
-        note = "does not apply to the SBML reference simulator (one model instance, adaptive LSODA, float64)"
-        for w in self._flint_only():
-            w.setEnabled(False)
-            w.setToolTip(note)
-        for w, text in ((self.sp_dt, "dt (output interval)"), (self.sp_tend, "t end (model time)")):
-            lab = self._form.labelForField(w)
-            if lab is not None:
-                lab.setText(text)
-        self.sp_dt.setToolTip("Output interval, in the model's time unit: the reference simulator chooses "
-                              "its own adaptive steps")
-        self.sp_tend.setToolTip("End time of the run, in the model's time unit")
-        k = self.tabs.indexOf(self.compiler)
-        if self.tabs.currentIndex() == k:
-            self.tabs.setCurrentWidget(self.plot)
-        self.tabs.setTabEnabled(k, False)
-        self.tabs.setTabToolTip(k, "The Flint compiler refuses this model; it runs on the SBML reference "
-                                   "simulator, which does not compile to bytecode.")
-        self.listing.setPlainText(f"not compiled: the Flint compiler refuses {ref.name} ({why}); it runs on "
-                                  f"the SBML reference simulator.")
-        self.plot.setLabel("bottom", "t (model time units)")
-        self.heat_view.setLabel("bottom", "t (model time units)")
-        self._sbml_why = why
-        self._tag_sbml_item()
-        self.message.show_message(
-            f"loaded {ref.name} in SBML reference mode: {ref.n_states} states, {len(s.events)} events, "
-            f"{len(ref.params)} parameters.  The Flint compiler refuses it ({why}), so it runs on the CPU "
-            f"reference simulator (LSODA, events by root finding); dt is the output interval.", "info")
-        self._emit_status()
-
-    def _tag_sbml_item(self) -> None:
-        """Name SBML reference mode in the model list entry of the loaded file."""
-        ref, i = self.sbml, self.cb_model.currentIndex()
-        if ref is None or i < 0 or self.cb_model.currentData() != str(ref.path):
-            return
-        if "SBML reference" not in self.cb_model.itemText(i):
-            self.cb_model.setItemText(i, f"{self.cb_model.itemText(i)} — SBML reference")
-            self.cb_model.setItemData(i, f"{ref.path}: runs on the SBML reference simulator ({self._sbml_why})",
-                                      pg.QtCore.Qt.ItemDataRole.ToolTipRole)
-
-    def _leave_sbml(self) -> None:
-        if self.sbml is None:
-            return
-        self.sbml, self.sbml_params = None, {}
-        self.table.setHorizontalHeaderLabels(["parameter", "value", "units"])
-        i = self.cb_runtime.findText(SBML_LABEL)
-        if i >= 0:
-            self.cb_runtime.removeItem(i)
-        for i in range(self.cb_runtime.count()):
-            self.cb_runtime.model().item(i).setEnabled(True)
-        j = self.cb_runtime.findText(self._runtime_before)
-        self.cb_runtime.setCurrentIndex(max(j, 0))
-        self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
-        for w in self._flint_only():
-            w.setEnabled(True)
-        for w, tip in self._tips.items():
-            w.setToolTip(tip)
-        for w, text in ((self.sp_dt, "dt (ms)"), (self.sp_tend, "t end (ms)")):
-            lab = self._form.labelForField(w)
-            if lab is not None:
-                lab.setText(text)
-        k = self.tabs.indexOf(self.compiler)
-        self.tabs.setTabEnabled(k, True)
-        self.tabs.setTabToolTip(k, "")
-        self.plot.setLabel("bottom", "t (ms)")
-        self.heat_view.setLabel("bottom", "t (ms)")
-
-    def in_sbml_mode(self) -> bool:
-        return self.sbml is not None
-
     def open_field(self, path: str | None = None) -> bool:
         """Open a model file (.flint, SBML, CellML); it joins the model list only when it loads."""
         if not path:
@@ -531,17 +309,6 @@ class FlintWorkspace(QWidget):
         self.model.params[name] = v
         self.stim.refresh(self.model)
         self._show_listing()
-
-    def _sbml_param_edited(self, item) -> None:
-        ref = self.sbml
-        name = self.table.item(item.row(), 0).text()
-        v = self._cell_value(item, name, self.sbml_params.get(name, ref.params[name]))
-        if v is None:
-            return
-        if v == ref.params[name]:
-            self.sbml_params.pop(name, None)
-        else:
-            self.sbml_params[name] = v
 
     def set_parameter(self, name: str, value: float) -> None:
         for r in range(self.table.rowCount()):
@@ -627,43 +394,6 @@ class FlintWorkspace(QWidget):
         self.timer.start()
         self.bt_run.setText("Running…")
 
-    def _run_sbml(self) -> None:
-        ref = self.sbml
-        try:
-            check_recording(int(self.sp_tend.value() / self.sp_dt.value()) + 1, 1, 1)
-            times = output_times(self.sp_tend.value(), self.sp_dt.value())
-        except ExplorerError as exc:
-            self.message.show_message(str(exc))
-            return
-        rec = [self.cb_record.currentText() or ref.default_record()[0]]
-        cfg = {"sbml": ref, "params": dict(self.sbml_params), "times": times, "record": rec,
-               "steps": len(times) - 1, "n": 1, "unit": "output points",
-               "chunk": max(1, min(200, len(times) // 50))}
-        self.cfg = cfg
-        self.record_names = rec
-        self.traces.reset(1, 1)
-        self.plot.clear()
-        self.show_idx = np.array([0])
-        self._pens = [pg.mkPen("#1f5fa0", width=1.5)]
-        self.curves = [self.plot.plot(pen=self._pens[0])]
-        self._style_curves()
-        self.plot.setLabel("left", rec[0], units="")
-        self.progress.setRange(0, PROGRESS_SCALE)
-        self.progress.setValue(0)
-        self.worker = SbmlWorker(cfg, self)
-        self.worker.chunk.connect(self._on_sbml_chunk)
-        self.worker.progress.connect(self._on_progress)
-        self.worker.failed.connect(lambda msg: self.message.show_message(msg))
-        self.worker.done.connect(self._on_done)
-        self.worker.start()
-        self.timer.start()
-        self.bt_run.setText("Running…")
-
-    def _on_sbml_chunk(self, i0: int, t, y) -> None:
-        """Output points i0 … (i0 = 0 again when the finished run replaces a differing preview)."""
-        self.traces.append(t, y, at=i0)
-        self._dirty = True
-
     @property
     def times(self) -> np.ndarray:
         """Output times of the last run (a view of the trace buffer)."""
@@ -718,117 +448,6 @@ class FlintWorkspace(QWidget):
                 self.lb_rate.setText(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
         self._emit_status()
 
-    def _make_curves(self, n: int, units: dict | None = None) -> None:
-        """Curves for the next run: one per shown member/cell (viridis), or, with several recorded
-        states (one member), one per state with a legend."""
-        self.plot.clear()
-        legend = self.plot.getPlotItem().legend
-        if legend is not None:
-            legend.clear()
-        units = units or {}
-        names = self.record_names or [""]
-        if len(names) > 1:
-            if legend is None:
-                self.plot.addLegend(offset=(10, 10))
-            self.show_idx = np.array([0])
-            self._pens = [pg.mkPen(pg.intColor(j, len(names)), width=1.5) for j in range(len(names))]
-            self.curves = [self.plot.plot(pen=pen, name=nm) for pen, nm in zip(self._pens, names)]
-            self.plot.setLabel("left", "recorded states", units=units.get(names[0], ""))
-        else:
-            self.show_idx = np.unique(np.linspace(0, n - 1, min(n, MAX_TRACES)).astype(int))
-            cmap = pg.colormap.get("viridis")
-            m = max(1, len(self.show_idx) - 1)
-            self._pens = [pg.mkPen(cmap.map(i / m, "qcolor"), width=1.5) for i in range(len(self.show_idx))]
-            self.curves = [self.plot.plot(pen=pen) for pen in self._pens]
-            self.plot.setLabel("left", names[0], units=units.get(names[0], ""))
-        self._style_curves()
-
-    def _style_curves(self) -> None:
-        """Lecture mode: thick bright traces (one: the lecture yellow; several: the bright end of
-        viridis, distinct colours for several states) and a white legend; else the normal pens."""
-        from ..theme import LECTURE_LINE, LECTURE_WIDTH
-        on, k = self._lecture, len(self.curves)
-        several_states = len(self.record_names) > 1
-        for i, (c, pen) in enumerate(zip(self.curves, self._pens)):
-            if not on:
-                c.setPen(pen)
-            elif k == 1:
-                c.setPen(pg.mkPen(LECTURE_LINE, width=LECTURE_WIDTH))
-            elif several_states:
-                c.setPen(pg.mkPen(pen.color(), width=LECTURE_WIDTH - 1))
-            else:
-                col = pg.colormap.get("viridis").map(0.35 + 0.65 * i / (k - 1), "qcolor")
-                c.setPen(pg.mkPen(col, width=LECTURE_WIDTH - 1))
-        legend = self.plot.getPlotItem().legend
-        if legend is not None:
-            for _sample, lab in legend.items:
-                lab.setText(lab.text, color="w" if on else None, size="14pt" if on else "9pt")
-
-    def _refresh(self, force: bool = False) -> None:
-        if not (self._dirty or force) or self.samples.shape[0] == 0:
-            return
-        self._dirty = False
-        if self.samples.shape[1] > 1:                       # several states of one member
-            for j, c in enumerate(self.curves):
-                c.setData(self.times, self.samples[:, j, 0])
-            return
-        y = self.samples[:, 0, :]
-        for c, i in zip(self.curves, self.show_idx):
-            c.setData(self.times, y[:, i])
-        if self.samples.shape[2] > 1:
-            self.heat.setImage(y, autoLevels=True)
-            lo, hi = (float(v) for v in self.heat.getLevels())
-            self.heat_bar.setLevels((lo, hi if hi > lo else lo + 1.0))
-            name = self.record_names[0] if self.record_names else ""
-            unit = self._unit(name)
-            set_bar_label(self.heat_bar, f"{name} ({unit})" if unit else name)
-            t = np.asarray(self.times, dtype=float)
-            if t.size > 1:                    # image x in model time: sample k covers [t_k − Δ, t_k]
-                dt_s = (t[-1] - t[0]) / (t.size - 1)
-                self.heat.setRect(pg.QtCore.QRectF(t[0] - dt_s, 0.0, t[-1] - t[0] + dt_s, y.shape[1]))
-
-    def _unit(self, name: str) -> str:
-        model = self.cfg.get("model") if isinstance(getattr(self, "cfg", None), dict) else None
-        units = getattr(model or self.model, "units", None) or {}
-        return units.get(name, "")
-
-    def _report_cursor(self, text: str) -> None:
-        if text != getattr(self, "_cursor_text", None):
-            self._cursor_text = text
-            self.status_changed.emit({"cursor": text})
-
-    def _time_unit(self) -> str:
-        return "" if self.sbml is not None else " ms"
-
-    def _describe_trace(self, x: float, y: float) -> str:
-        """The recorded value nearest the mouse: the sample at that time of the closest trace."""
-        t, s = self.times, self.samples
-        if not len(t):
-            return ""
-        i = int(np.clip(np.searchsorted(t, x), 0, len(t) - 1))
-        if i > 0 and abs(t[i - 1] - x) < abs(t[i] - x):
-            i -= 1
-        if s.shape[1] > 1:                                   # several states of one member
-            vals = [(abs(s[i, j, 0] - y), self.record_names[j], s[i, j, 0], "") for j in range(s.shape[1])]
-        else:
-            vals = [(abs(s[i, 0, k] - y), self.record_names[0] if self.record_names else "", s[i, 0, k],
-                     f" (member/cell {k})" if s.shape[2] > 1 else "") for k in self.show_idx if k < s.shape[2]]
-        _d, name, v, where = min(vals, key=lambda r: r[0])
-        unit = self._unit(name)
-        return f"t = {t[i]:.5g}{self._time_unit()}: {name} = {v:.5g}{' ' + unit if unit else ''}{where}"
-
-    def _describe_heat(self, x: float, y: float) -> str:
-        t, s = self.times, self.samples
-        if not len(t) or s.shape[2] < 2:
-            return ""
-        i = int(np.clip(np.searchsorted(t, x), 0, len(t) - 1))
-        k = int(np.floor(y))
-        if not 0 <= k < s.shape[2]:
-            return ""
-        name = self.record_names[0] if self.record_names else ""
-        unit = self._unit(name)
-        return f"t = {t[i]:.5g}{self._time_unit()}, cell {k}: {name} = {s[i, 0, k]:.5g}{' ' + unit if unit else ''}"
-
     def _emit_status(self, rate: float | None = None) -> None:
         d = {"info": self.caption()}
         if rate is not None:
@@ -836,42 +455,6 @@ class FlintWorkspace(QWidget):
         self.status_changed.emit(d)
 
     # ------------------------------------------------------------------ export
-    def _written(self, what: str, fn, ok_text: str):
-        out = guarded(self.message.show_message, what, fn)
-        if out is not None:
-            self.message.show_message(ok_text.format(out), "info")
-        return out
-
-    def export_plots(self, path: str | None = None):
-        """The recorded traces as CSV (one column per variable and cell) or NPZ; the path written."""
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export traces", "traces.csv", "CSV (*.csv);;NumPy (*.npz)")
-            if not path:
-                return None
-        t, y, names = self.times.copy(), self.samples.copy(), list(self.record_names)
-
-        def write(tmp):
-            (write_npz if tmp.suffix.lower() == ".npz" else write_csv)(tmp, t, y, names)
-        return self._written(f"write {path}", lambda: write_file(path, (".csv", ".npz"), write, "traces file"),
-                             "wrote {}")
-
-    def export_image(self, path: str | None = None):
-        """The plot of the current tab (traces, heatmap or DAG levels) as PNG (twice the screen size)
-        or SVG; the path written."""
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export figure", "flint.png", "PNG (*.png);;SVG (*.svg)")
-            if not path:
-                return None
-        figs = self.figure_targets()
-        cur = self.tabs.currentWidget()
-        fig = next((f for f in figs if f.widget is cur or f.widget is getattr(cur, "levels", None)), figs[0])
-        return self._written(f"write {path}", lambda: save_figure(fig, path, scale=2.0, footer=""), "wrote {}")
-
-    def figure_targets(self) -> list[Figure]:
-        """Views for Export figure / Copy figure / Record movie (main window)."""
-        return [Figure("Traces", widget=self.plot), Figure("Heatmap (cells)", widget=self.heat_view),
-                Figure("DAG levels (compiler)", widget=self.compiler.levels)]
-
     def busy(self) -> bool:
         """A run is in progress (the mode bar marks it; quitting asks first)."""
         return self.worker is not None
