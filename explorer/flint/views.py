@@ -79,10 +79,13 @@ class TraceViewsMixin:
         if self.samples.shape[2] > 1:
             self.heat.setImage(y, autoLevels=True)
             lo, hi = (float(v) for v in self.heat.getLevels())
-            self.heat_bar.setLevels((lo, hi if hi > lo else lo + 1.0))
             name = self.record_names[0] if self.record_names else ""
             unit = self._unit(name)
-            set_bar_label(self.heat_bar, f"{name} ({unit})" if unit else name)
+            bar = ((lo, hi if hi > lo else lo + 1.0), f"{name} ({unit})" if unit else name)
+            if bar != getattr(self, "_heat_bar_state", None):      # re-laid out only on a change
+                self._heat_bar_state = bar
+                self.heat_bar.setLevels(bar[0])
+                set_bar_label(self.heat_bar, bar[1])
             t = np.asarray(self.times, dtype=float)
             if t.size > 1:                    # image x in model time: sample k covers [t_k − Δ, t_k]
                 dt_s = (t[-1] - t[0]) / (t.size - 1)
