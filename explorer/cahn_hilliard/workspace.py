@@ -9,57 +9,28 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from pathlib import Path
 
-import numpy as np
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDockWidget,
-                             QFileDialog, QFormLayout, QHBoxLayout, QLabel, QMainWindow,
-                             QPushButton, QSlider, QSpinBox, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel,
+                             QMainWindow, QPushButton, QSlider, QVBoxLayout, QWidget)
 
-from kernels.cahn_hilliard import io as ch_io
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
 from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
-from kernels.cahn_hilliard.simulation import HISTORY_FIELDS, CahnHilliard, History
+from kernels.cahn_hilliard.simulation import CahnHilliard
 from kernels.errors import ExplorerError
 
-from ..export import (Figure, MovieRecorder, array_to_qimage, guarded, qimage_to_array, save_figure,
-                      save_image, write_file)
+from ..colorbar import ColorBar
+from ..export import MovieRecorder
 from ..widgets import MessageBar, busy_cursor, holding
-from ..colorbar import ColorBar, with_colorbar
 from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas, colormap
 from .controls import ControlPanel
+from .exports import FieldExportsMixin
 from .plots import DiagnosticsPlots
+from .sessions import SessionMixin
 from .worker import SimulationWorker
 
 
-class ExportImageDialog(QDialog):
-    def __init__(self, canvas_size, dim, parent=None):
-        super().__init__(parent)
-        self.setWindowTitle("Export image")
-        form = QFormLayout(self)
-        self.scale = QSpinBox()
-        self.scale.setRange(1, 8)
-        self.scale.setValue(2)
-        self.scale.setSuffix(" ×")
-        self.size_label = QLabel()
-        w, h = canvas_size
-        upd = lambda v: self.size_label.setText(f"{w * v} × {h * v} px (before cropping)")
-        self.scale.valueChanged.connect(upd)
-        upd(2)
-        self.crop = QCheckBox("Crop to the field (2D)")
-        self.crop.setChecked(dim == 2)
-        self.crop.setEnabled(dim == 2)
-        form.addRow("Resolution", self.scale)
-        form.addRow("", self.size_label)
-        form.addRow("", self.crop)
-        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        bb.accepted.connect(self.accept)
-        bb.rejected.connect(self.reject)
-        form.addRow(bb)
-
-
-class CahnHilliardWorkspace(QMainWindow):
+class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
     """Workspace widget (an inner QMainWindow so controls and plots are dockable)."""
 
     status_changed = pyqtSignal(dict)
@@ -559,116 +530,7 @@ class CahnHilliardWorkspace(QMainWindow):
         path, _ = fn(self, title, default, filt)
         return path or None
 
-    def save_field(self, path=None):
-        """The field and its parameters as .npz (no extension: .npz added); the path written."""
-        path = path or self._ask_path("Save field", "Field files (*.npz)", default="field.npz")
-        if not path:
-            return None
-        with holding(self.worker.lock):
-            phi = self.sim.field_numpy().copy()
-            params, t, steps = self.sim.params, self.sim.t, self.sim.step_count
-        out = guarded(self.show_error, f"save the field to {path}", lambda: write_file(
-            path, (".npz",), lambda tmp: ch_io.save_field(tmp, phi, params, t=t, steps=steps), "field file"))
-        if out is not None:
-            self.message_bar.show_message(f"Saved field to {out}", "info")
-        return out
-
-    def open_field(self, path=None):
-        path = path or self._ask_path("Open field", "Field files (*.npz)", save=False)
-        if not path:
-            return False
-        self.worker.pause()
-        try:
-            phi, params, _extras = ch_io.load_field(path)
-            base = params or self.sim.params
-            base = base.with_changes(initial="file", dim=phi.ndim, size=phi.shape[0])
-            base, cut = self._fit_gpus(base)
-            with holding(self.worker.lock):
-                self.sim.reset(base, field0=phi)
-        except ExplorerError as exc:
-            self.show_error(str(exc))
-            return False
-        self._after_rebuild()
-        self.message_bar.show_message(f"Loaded {Path(path).name}: {'×'.join(map(str, phi.shape))} field "
-                                      "(initial condition 'file'; Reset returns to it)"
-                                      + (f"; {cut}" if cut else "") + self.notes_tail(), "info")
-        return True
-
     # ---------------------------------------------------------------- exports
-    def export_image(self, path=None, scale: float | None = None, crop_to_data: bool | None = None):
-        """The field view as PNG at ``scale`` × the screen (2D cropped to the field); the path."""
-        if scale is None:
-            dlg = ExportImageDialog(self.canvas.canvas.size, self.canvas.dim, self)
-            if dlg.exec() != QDialog.DialogCode.Accepted:
-                return None
-            scale, crop_to_data = dlg.scale.value(), dlg.crop.isChecked()
-        path = path or self._ask_path("Export image", "PNG image (*.png)", default="cahn_hilliard.png")
-        if not path:
-            return None
-        img = self.canvas.render(scale=scale, crop_to_data=bool(crop_to_data))
-        out = guarded(self.show_error, f"export the image to {path}",
-                      lambda: save_image(array_to_qimage(img), path, suffixes=(".png",)))
-        if out is not None:
-            self.message_bar.show_message(f"Exported {img.shape[1]}×{img.shape[0]} image to {out}", "info")
-        return out
-
-    def export_plots(self, path=None):
-        """The diagnostic plots as PNG (at least 1600 px wide) or SVG; the path written."""
-        path = path or self._ask_path("Export plots", "PNG image (*.png);;SVG vector (*.svg)",
-                                      default="cahn_hilliard_plots.png")
-        if not path:
-            return None
-        if self._hist is not None:
-            self.plots.update_history(self._hist)
-        fig = Figure("Diagnostic plots", widget=self.plots.layout_widget)
-        out = guarded(self.show_error, f"export the plots to {path}", lambda: save_figure(
-            fig, path, width=max(1600, 2 * self.plots.layout_widget.width())))
-        if out is not None:
-            self.message_bar.show_message(f"Exported plots to {out}", "info")
-        return out
-
-    def export_movie(self, path=None, frames: int | None = None, fps: int = 25):
-        """Record the next ``frames`` frames of the running field (MP4/GIF); the path."""
-        if self.recorder is not None:
-            self.message_bar.show_message("A movie is already being recorded.", "warning")
-            return None
-        if frames is None:
-            from PyQt6.QtWidgets import QInputDialog
-            frames, ok = QInputDialog.getInt(self, "Export movie", "Frames to record:", 100, 2, 100000)
-            if not ok:
-                return None
-        path = path or self._ask_path("Export movie", "MP4 video (*.mp4);;Animated GIF (*.gif)",
-                                      default="cahn_hilliard.mp4")
-        if not path:
-            return None
-        try:
-            self.recorder = MovieRecorder(path, frames, fps, self)
-        except Exception as exc:  # missing ffmpeg, unwritable path …
-            self.show_error(f"Could not record {path}: {exc}")
-            return None
-        self.recorder.progress.canceled.connect(self._finish_movie)
-        self._record_frame()
-        if not self.worker.running:
-            self.start()
-        return self.recorder.path if self.recorder is not None else path
-
-    def _record_frame(self):
-        rec = self.recorder
-        if rec is None:
-            return
-        more = rec.add(self.canvas.render(scale=1.0, crop_to_data=True))
-        if not more:
-            self._finish_movie()
-
-    def _finish_movie(self):
-        rec, self.recorder = self.recorder, None
-        if rec is None:
-            return
-        if rec.close():
-            self.message_bar.show_message(f"Recorded {rec.count} frames to {rec.path}", "info")
-        else:
-            self.show_error(f"Could not record {rec.path}: {rec.error}")
-
     # --------------------------------------------------------------- settings
     def save_settings(self, s):
         s.setValue("params_json", json.dumps(self.sim.params.with_changes(
@@ -774,100 +636,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self.controls_dock.setMinimumWidth(0)
 
     # --------------------------------------------------------------- sessions
-    def session_state(self) -> dict:
-        c = self.canvas
-        return {"params": self.sim.params.to_dict(), "pending": dict(self.pending),
-                "t": float(self.sim.t), "steps": int(self.sim.step_count),
-                "steps_per_frame": int(self.worker.steps_per_frame), "colormap": c.cmap_name,
-                "auto_contrast": bool(c.auto_contrast), "slice_axis": c.slice_axis,
-                "slice_index": int(c.slice_index), "isosurface": bool(self.iso_check.isChecked()),
-                "show_slabs": self.show_slabs(),
-                "plots_visible": self.plots_visible(),
-                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
-
-    def session_data(self) -> dict:
-        with holding(self.worker.lock):
-            phi = self.sim.field_numpy().copy()
-            h = self.sim.history
-            hist = {f"history_{k}": np.asarray(v, np.float64) for k, v in h.as_dict().items()}
-            hist["history_index"] = np.asarray(h.index, np.int64)
-        return {"phi": phi, **hist}
-
-    def restore_session(self, state: dict, data: dict) -> None:
-        """Parameters, view and (when saved) the field bit for bit, time and traces."""
-        p = CHParams.from_dict(state["params"])
-        phi = data.get("phi")
-        if phi is not None:
-            if phi.ndim != p.dim or phi.shape != p.shape:
-                raise ExplorerError(f"the saved field has shape {phi.shape}, the parameters say {p.shape}")
-            if phi.dtype != np.dtype(p.dtype):
-                raise ExplorerError(f"the saved field is {phi.dtype}, the parameters say {p.dtype}")
-        elif p.initial == "file":
-            p = p.with_changes(initial="spinodal")
-        p, cut = self._fit_gpus(p)
-        pending = dict(state.get("pending") or {})
-        p.with_changes(**pending)                   # a combination Reset would refuse: fail now
-        hist = None
-        if phi is not None and "history_t" in data:  # checked before anything changes
-            hist = History(capacity=self.sim.history.capacity, log_bits=self.sim.history.log_bits)
-            cols = {k: np.asarray(data.get(f"history_{k}", []), np.float64) for k in HISTORY_FIELDS}
-            hist.load({k: c.astype(np.int64).tolist() if k == "steps" else c.tolist() for k, c in cols.items()},
-                      data.get("history_index"))
-        self.worker.pause()
-        with holding(self.worker.lock):
-            if p.initial == "file":
-                self.sim.reset(p, field0=phi)
-            else:
-                self.sim.reset(p)
-                if phi is not None:
-                    self.sim.set_field(phi)
-            if phi is not None:
-                self.sim.t = float(state.get("t", 0.0))
-                self.sim.step_count = int(state.get("steps", 0))
-                if hist is not None:
-                    self.sim.history.load(hist.as_dict(), hist.index)
-        pre = state.get("preset")
-        self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
-        self._after_rebuild()
-        for name, value in pending.items():
-            self.controls.set_value(name, value, emit=True)
-        self._apply_view(state)
-        if "plots_visible" in state:
-            self.set_plots_visible(bool(state["plots_visible"]))
-        self.message_bar.show_message("Session restored" + ("" if phi is not None else
-                                      " (parameters only: the field was rebuilt from the seed)")
-                                      + (f"; {cut}" if cut else "") + self.notes_tail(), "info")
-
     # ----------------------------------------------------------------- figures
-    def figure_targets(self) -> list[Figure]:
-        def render(scale):
-            crop = self.canvas.dim == 2
-            if crop:
-                r = self.canvas.data_rect()
-                on_screen = (r[2] - r[0]) if r is not None else self.canvas.shape[0]
-                k = max(1, int(round(on_screen * scale / self.canvas.shape[0])))
-                return self.canvas.field_rgba(k)
-            return self.canvas.render(scale=scale)
-
-        def size():
-            if self.canvas.dim == 2:
-                r = self.canvas.data_rect()
-                if r is not None:
-                    return r[2] - r[0], r[3] - r[1]
-            return tuple(self.canvas.canvas.size)
-
-        def render_with_bar(scale):
-            img = array_to_qimage(render(scale))
-            return qimage_to_array(with_colorbar(img, self.colorbar, scale))
-
-        def size_with_bar():
-            w, h = size()
-            return w + self.colorbar.image(int(h)).width(), h
-
-        return [Figure("Field view", render=render, size=size),
-                Figure("Field view with colour bar", render=render_with_bar, size=size_with_bar),
-                Figure("Diagnostic plots", widget=self.plots.layout_widget)]
-
     def shutdown(self):
         if self.recorder is not None:
             self._finish_movie()
