@@ -5,21 +5,62 @@ recording a running view to MP4/GIF through imageio.
 A workspace lists what it can export with ``figure_targets() -> list[Figure]``: a
 :class:`Figure` wraps either a VisPy canvas (``render(scale) -> RGBA array``: raster only) or a
 Qt widget (pyqtgraph plots, tables: drawn through QPainter, so larger sizes are re-drawn, not
-resampled, and SVG keeps vectors).
+resampled, and SVG keeps vectors: :mod:`explorer.svg`).
+
+Every file the GUI writes goes through :func:`write_file` (or :class:`MovieRecorder`): the path is
+checked first (folder, extension: none gets the format's own, another one is refused), the data go
+to a temporary file beside it (``kernels.fileio.atomic_path``) that replaces the path only when
+complete, and the path returned is the path written.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from PyQt6.QtCore import QRect, QRectF, QSize, Qt, QTimer
+from PyQt6.QtCore import QRectF, Qt, QTimer
 from PyQt6.QtGui import QColor, QFont, QImage, QPainter
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                              QLineEdit, QProgressDialog, QSpinBox, QWidget)
 
-FOOTER_FONT_PX = 13
+from kernels.errors import ExplorerError
+from kernels.fileio import atomic_path, check_output_path, write_text
+
+from .svg import FOOTER_FONT_PX, supports_svg, widget_svg
+
+RASTER = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
+FIGURE_SUFFIXES = (".png", ".svg") + RASTER[1:]
+MOVIE_SUFFIXES = (".mp4", ".gif")
+
+
+def output_path(path, suffixes, what: str = "file") -> Path:
+    """The path an export writes: ``path`` with ``suffixes[0]`` added when it has no extension;
+    :class:`kernels.errors.InvalidParameter` for another extension or a folder that cannot take it."""
+    p = Path(os.path.expanduser(str(path)))
+    if not p.suffix:
+        p = p.with_name(p.name + suffixes[0])
+    return check_output_path(p, suffixes, what)
+
+
+def write_file(path, suffixes, writer: Callable[[Path], object], what: str = "file") -> Path:
+    """Check ``path`` (:func:`output_path`), run ``writer(temporary path)`` and rename the result
+    onto the path; on any failure an earlier file there is untouched.  Returns the path written."""
+    p = output_path(path, suffixes, what)
+    with atomic_path(p) as tmp:
+        writer(tmp)
+    return p
+
+
+def guarded(report: Callable[[str], object], what: str, fn: Callable[[], object]):
+    """``fn()``, or None after ``report("Could not {what}: …")`` when it fails with a bad path or
+    an I/O error (nothing else changes: the GUI keeps its state)."""
+    try:
+        return fn()
+    except (ExplorerError, OSError, ValueError, MemoryError) as exc:
+        report(f"Could not {what}: {exc}")
+        return None
 
 
 @dataclass
@@ -33,16 +74,31 @@ class Figure:
 
     @property
     def vector(self) -> bool:
-        return self.widget is not None
+        """SVG is offered (plots and plain widgets; OpenGL views and mixed panels are PNG only)."""
+        return self.widget is not None and supports_svg(self.widget)
 
     def screen_size(self) -> tuple[int, int]:
         if self.widget is not None:
+            settle_layout(self.widget)
             return max(1, self.widget.width()), max(1, self.widget.height())
         if self.size is not None:
             w, h = self.size()
             return max(1, int(w)), max(1, int(h))
         a = self.render(1.0)
         return a.shape[1], a.shape[0]
+
+
+def settle_layout(widget: QWidget) -> None:
+    """Lay out ``widget`` and its ancestors now: a widget never shown (a tab not opened yet) has
+    its layout's size only after this, and an export must measure what it will draw."""
+    chain = []
+    w = widget
+    while w is not None:
+        chain.append(w)
+        w = w.parentWidget()
+    for a in reversed(chain):
+        if a.layout() is not None:
+            a.layout().activate()
 
 
 def array_to_qimage(a: np.ndarray) -> QImage:
@@ -73,7 +129,9 @@ def figure_image(fig: Figure, scale: float = 1.0) -> QImage:
         p = QPainter(img)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.scale(img.width() / w, img.height() / h)
-        fig.widget.render(p)
+        # QWidget's render, through the scaled painter: a QGraphicsView's own render() would fit
+        # the scene to the device rectangle again (at 2×: the top-left quarter, magnified)
+        QWidget.render(fig.widget, p)
         p.end()
         return img
     return array_to_qimage(fig.render(scale))
@@ -121,47 +179,37 @@ def render_figure(fig: Figure, width: int | None = None, scale: float | None = N
     return with_footer(img, footer, s)
 
 
+def save_image(img: QImage, path, dpi: int | None = None, suffixes=RASTER) -> Path:
+    """Write a QImage (format from the extension; ``dpi`` stored in the file); the path written."""
+    if dpi:
+        dpm = int(round(dpi / 0.0254))
+        img.setDotsPerMeterX(dpm)
+        img.setDotsPerMeterY(dpm)
+
+    def write(tmp):
+        if not img.save(str(tmp)):
+            raise OSError(f"Qt could not write the image {Path(path).name}")
+    return write_file(path, suffixes, write, "image")
+
+
 def save_figure(fig: Figure, path, width: int | None = None, scale: float | None = None, dpi: int = 150,
                 footer: str = "") -> Path:
-    """Write ``fig`` to ``path``: ``.svg`` (vector, widget figures only) or PNG/JPEG (raster,
-    ``width`` pixels wide or ``scale`` × the screen size, ``dpi`` stored in the file)."""
-    path = Path(path)
-    if path.suffix.lower() == ".svg":
+    """Write ``fig`` to ``path``: ``.svg`` (vector, widget figures only) or PNG/JPEG/TIFF/BMP
+    (raster, ``width`` pixels wide or ``scale`` × the screen size, ``dpi`` stored in the file).
+    No extension: PNG; another extension: :class:`kernels.errors.InvalidParameter`."""
+    p = output_path(path, FIGURE_SUFFIXES, "figure")
+    if p.suffix.lower() == ".svg":
         if not fig.vector:
-            raise ValueError(f"{fig.name} is a rendered (OpenGL) view: export it as PNG")
-        save_svg(fig.widget, path, footer=footer, title=fig.name)
-        return path
-    if path.suffix.lower() not in (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp"):
-        path = path.with_name(path.name + ".png")
-    img = render_figure(fig, width=width, scale=scale, footer=footer)
-    dpm = int(round(dpi / 0.0254))
-    img.setDotsPerMeterX(dpm)
-    img.setDotsPerMeterY(dpm)
-    if not img.save(str(path)):
-        raise OSError(f"could not write {path}")
-    return path
+            raise ValueError(f"{fig.name} is a rendered (OpenGL) view or holds one: export it as PNG")
+        return save_svg(fig.widget, p, footer=footer, title=fig.name)
+    return save_image(render_figure(fig, width=width, scale=scale, footer=footer), p, dpi)
 
 
 def save_svg(widget: QWidget, path, footer: str = "", title: str = "") -> Path:
-    """A widget (pyqtgraph plot, table …) as SVG through Qt's own generator (pyqtgraph 0.14's
-    SVGExporter fails on Qt 6.11's path syntax), with an optional text footer."""
-    from PyQt6.QtSvg import QSvgGenerator
-    w, h = max(1, widget.width()), max(1, widget.height())
-    fh = _footer_height(footer, w, 1.0) if footer else 0
-    gen = QSvgGenerator()
-    gen.setFileName(str(path))
-    gen.setSize(QSize(w, h + fh))
-    gen.setViewBox(QRect(0, 0, w, h + fh))
-    gen.setTitle(title or "figure")
-    gen.setDescription(footer or "")
-    p = QPainter(gen)
-    try:
-        widget.render(p)
-        if footer:
-            _draw_footer(p, QRectF(0, h, w, fh), footer, 1.0)
-    finally:
-        p.end()
-    return Path(path)
+    """A widget (pyqtgraph plot, table …) as SVG (:func:`explorer.svg.widget_svg`), with an
+    optional text footer; written atomically.  Returns the path written."""
+    p = output_path(path, (".svg",), "SVG file")
+    return write_text(p, widget_svg(widget, footer=footer, title=title))
 
 
 def copy_to_clipboard(fig: Figure, scale: float = 2.0, footer: str = "") -> QImage:
@@ -255,11 +303,14 @@ class ExportFigureDialog(QDialog):
 
 class MovieRecorder:
     """Appends frames (RGB(A) uint8 arrays) to an imageio MP4/GIF writer for ``frames`` frames,
-    with a non-modal progress dialog whose Stop button ends the recording."""
+    with a non-modal progress dialog whose Stop button ends the recording.  The movie is written
+    to a temporary file beside ``path`` and renamed onto it by :meth:`close` (a recording that
+    fails leaves an earlier file at ``path`` as it was); ``path`` without an extension gets .mp4."""
 
     def __init__(self, path, frames: int, fps: int, parent=None):
         import imageio.v2 as iio
-        self.path = str(path)
+        target = output_path(path, MOVIE_SUFFIXES, "movie")
+        self.path = str(target)
         self.frames = int(frames)
         self.count = 0
         kw = {"fps": fps}
@@ -267,16 +318,23 @@ class MovieRecorder:
             kw.update(codec="libx264", quality=8, macro_block_size=2)
         else:
             kw = {"duration": 1.0 / fps, "loop": 0}
-        self.writer = iio.get_writer(self.path, **kw)
-        self.progress = QProgressDialog(f"Recording {Path(self.path).name}…", "Stop", 0, self.frames, parent)
+        self._atomic = atomic_path(target)
+        tmp = self._atomic.__enter__()
+        try:
+            self.writer = iio.get_writer(str(tmp), **kw)
+        except BaseException as exc:
+            self._atomic.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        self.progress = QProgressDialog(f"Recording {target.name}…", "Stop", 0, self.frames, parent)
         self.progress.setWindowTitle("Export movie")
         self.progress.setWindowModality(Qt.WindowModality.NonModal)
         self.progress.setMinimumDuration(0)
         self.progress.setValue(0)
         self.shape = None
+        self.error = ""
 
     def add(self, rgba: np.ndarray) -> bool:
-        """Add one frame; returns False when finished (or cancelled)."""
+        """Add one frame; returns False when finished (or cancelled, or the writer failed)."""
         img = rgba[..., :3]
         if self.shape is None:
             h, w = img.shape[:2]
@@ -287,14 +345,35 @@ class MovieRecorder:
             hh, ww = min(img.shape[0], self.shape[0]), min(img.shape[1], self.shape[1])
             pad[:hh, :ww] = img[:hh, :ww]
             img = pad
-        self.writer.append_data(np.ascontiguousarray(img))
+        try:
+            self.writer.append_data(np.ascontiguousarray(img))
+        except (OSError, RuntimeError, ValueError) as exc:       # disk full, ffmpeg gone …
+            self.error = f"{type(exc).__name__}: {exc}"
+            return False
         self.count += 1
         self.progress.setValue(self.count)
         return self.count < self.frames and not self.progress.wasCanceled()
 
-    def close(self):
-        self.writer.close()
+    def close(self) -> bool:
+        """Finish the file and put it in place (True), or discard it after a failure (False:
+        :attr:`error` says why)."""
+        if self._atomic is None:
+            return not self.error
+        atomic, self._atomic = self._atomic, None
+        try:
+            self.writer.close()
+            if self.error or self.count == 0:
+                raise OSError(self.error or "no frame was recorded")
+        except (OSError, RuntimeError, ValueError) as exc:
+            self.error = self.error or f"{type(exc).__name__}: {exc}"
+            atomic.__exit__(type(exc), exc, exc.__traceback__)
+        else:
+            try:
+                atomic.__exit__(None, None, None)
+            except OSError as exc:
+                self.error = str(exc)
         self.progress.close()
+        return not self.error
 
 
 class ScreenRecorder:
@@ -326,4 +405,4 @@ class ScreenRecorder:
         self.timer.stop()
         self.rec.close()
         if self.finished is not None:
-            self.finished(self.rec)
+            self.finished(self.rec)       # rec.error says whether it was written

@@ -1,26 +1,27 @@
-"""Main window: mode bar of workspaces, menus bound to the current workspace, status bar;
-presets, lecture mode, sessions and figure export for every workspace."""
+"""Main window: mode bar of workspaces (marking those that run), menus bound to the current
+workspace, status bar (with the value under the mouse and the progress of slow steps); presets,
+lecture mode, and — through :mod:`.window_files` — sessions and figure export for every workspace;
+quitting while a workspace runs asks first."""
 from __future__ import annotations
 
-from pathlib import Path
-
-from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt
-from PyQt6.QtGui import QAction, QActionGroup, QColor, QFont, QIcon, QKeySequence, QPainter, QPixmap
-from PyQt6.QtWidgets import (QFileDialog, QHBoxLayout, QInputDialog, QLabel, QListWidget, QListWidgetItem,
-                             QMainWindow, QMessageBox, QStackedWidget, QVBoxLayout, QWidget)
+from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
+from PyQt6.QtGui import QAction, QActionGroup, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap
+from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
+                             QProgressBar, QStackedWidget, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError
 
-from . import export as fig_export
 from . import presets as presets_mod
-from . import session as session_mod
 from . import theme as theme_mod
 from . import workspaces as registry
 from .app import APP_NAME, ORG
 from .papers import PAPERS
+from .widgets import ElidedLabel
+from .window_files import WindowFilesMixin
 
 
-def _badge_icon(text: str, color: str, size: int = 40) -> QIcon:
+def _badge_icon(text: str, color: str, size: int = 40, running: bool = False) -> QIcon:
+    """A workspace's mode-bar icon; ``running``: with a green dot (the workspace is working)."""
     pm = QPixmap(size, size)
     pm.fill(Qt.GlobalColor.transparent)
     p = QPainter(pm)
@@ -34,6 +35,11 @@ def _badge_icon(text: str, color: str, size: int = 40) -> QIcon:
     f.setPixelSize(int(size * 0.38))
     p.setFont(f)
     p.drawText(pm.rect(), Qt.AlignmentFlag.AlignCenter, text)
+    if running:
+        d = int(size * 0.36)
+        p.setPen(QPen(QColor("white"), 2))
+        p.setBrush(QColor("#2ecc40"))
+        p.drawEllipse(size - d - 1, 1, d, d)
     p.end()
     return QIcon(pm)
 
@@ -44,7 +50,7 @@ def backend_label(backend) -> str:
     return "CPU (NumPy)" + (f" — {backend.notice}" if backend.notice else "")
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowFilesMixin, QMainWindow):
     """Top-level window.  ``options`` maps a workspace key to keyword arguments of its factory."""
 
     # (menu text, workspace method, shortcut, status tip)
@@ -70,10 +76,13 @@ class MainWindow(QMainWindow):
         self._bound_actions: list[tuple[QAction, str]] = []
         self._status: dict[str, dict] = {}   # last status fields per workspace key
         self._lecture = False
+        self._lecture_look = theme_mod.LectureLook()
         self._pre_lecture_state = None
+        self._pre_lecture_geometry = None
         self._recorder = None                # ScreenRecorder of a workspace without its own movie export
         self.presets: list[dict] = []        # the current workspace's presets
         self.last_message = ""               # last notice shown (tests read it)
+        self.ask_before_quit = True          # confirm closing while a workspace runs
         self.setWindowTitle(APP_NAME)
         self.resize(1440, 900)
 
@@ -111,8 +120,11 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.mode_bar)
         lay.addLayout(right, 1)
         self.setCentralWidget(central)
+        self._icons = {}                     # key → (idle icon, running icon)
         for spec in registry.WORKSPACES:
-            it = QListWidgetItem(_badge_icon(spec.short or spec.title[:2], spec.color),
+            short = spec.short or spec.title[:2]
+            self._icons[spec.key] = (_badge_icon(short, spec.color), _badge_icon(short, spec.color, running=True))
+            it = QListWidgetItem(self._icons[spec.key][0],
                                  spec.title.replace("–", "–\u200b"))   # may wrap after the dash
             it.setData(Qt.ItemDataRole.UserRole, spec.key)
             it.setToolTip(spec.description or spec.title)
@@ -127,6 +139,10 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self.mode_bar.currentRowChanged.connect(self._on_mode_changed)
+        self._busy_timer = QTimer(self)           # the mode bar marks workspaces that are working
+        self._busy_timer.setInterval(400)
+        self._busy_timer.timeout.connect(self.update_mode_bar)
+        self._busy_timer.start()
 
         geo = self.settings.value("main/geometry")
         if isinstance(geo, QByteArray):
@@ -166,6 +182,30 @@ class MainWindow(QMainWindow):
         keys = [w.key for w in registry.WORKSPACES]
         self.mode_bar.setCurrentRow(keys.index(key))
         return self.workspace(key)
+
+    def busy_workspaces(self) -> list[str]:
+        """Keys of the workspaces running something (a simulation, a job, a recording)."""
+        out = [k for k, w in self._workspaces.items() if callable(getattr(w, "busy", None)) and w.busy()]
+        if self._recorder is not None and self._recorder.active:
+            out.append(self._recorder_key)
+        return list(dict.fromkeys(out))
+
+    def update_mode_bar(self) -> None:
+        """A green dot on the icon (and "running" in the tooltip) of every working workspace."""
+        busy = set(self.busy_workspaces())
+        for row, spec in enumerate(registry.WORKSPACES):
+            it = self.mode_bar.item(row)
+            on = spec.key in busy
+            if bool(it.data(Qt.ItemDataRole.UserRole + 1)) != on:
+                it.setData(Qt.ItemDataRole.UserRole + 1, on)
+                it.setIcon(self._icons[spec.key][1 if on else 0])
+                tip = spec.description or spec.title
+                it.setToolTip(f"{tip}\n— running" if on else tip)
+
+    def mode_bar_marked(self, key: str) -> bool:
+        """Whether the mode bar shows ``key`` as running (tests)."""
+        row = [w.key for w in registry.WORKSPACES].index(key)
+        return bool(self.mode_bar.item(row).data(Qt.ItemDataRole.UserRole + 1))
 
     def _on_mode_changed(self, row: int) -> None:
         if row < 0:
@@ -390,16 +430,19 @@ class MainWindow(QMainWindow):
                 w.set_lecture_mode(on)
         if on:
             self._pre_lecture_state = self.windowState()
-            theme_mod.apply_theme("high contrast")       # palette first: the style sheet polishes with it
-            self.setStyleSheet(theme_mod.LECTURE_QSS)
+            self._pre_lecture_geometry = self.geometry()
+            self._lecture_look.enter({self.mode_bar: theme_mod.LECTURE_MODEBAR_PT,
+                                      self.statusBar(): theme_mod.LECTURE_STATUS_PT})
             self.showFullScreen()
         else:
-            self.setStyleSheet("")
-            theme_mod.apply_theme(self.theme)
+            self._lecture_look.leave(self.theme)
             if self._pre_lecture_state is not None and self._pre_lecture_state & Qt.WindowState.WindowMaximized:
                 self.showMaximized()
             else:
                 self.showNormal()
+                if self._pre_lecture_geometry is not None:     # where and as large as before, once the
+                    rect = self._pre_lecture_geometry          # layouts have shrunk to normal fonts
+                    QTimer.singleShot(100, lambda: None if self._lecture else self.setGeometry(rect))
         self.caption.setVisible(on)
         self._refresh_caption()
 
@@ -430,148 +473,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 10000)
 
     # ---------------------------------------------------------------- figures
-    def figures(self) -> list:
-        fn = getattr(self.workspace(), "figure_targets", None)
-        return list(fn()) if callable(fn) else []
-
-    def figure_footer(self) -> str:
-        """Default footer: the caption and the workspace's parameter summary."""
-        ws = self.workspace()
-        parts = []
-        cap = getattr(ws, "caption", None)
-        if callable(cap):
-            parts.append(cap())
-        summ = getattr(ws, "parameter_summary", None)
-        if callable(summ):
-            parts.append(summ())
-        return "\n".join(p for p in parts if p)
-
-    def export_figure(self, path=None, target: str | None = None, width: int | None = None,
-                      dpi: int = 300, footer: bool | str = False):
-        """Export one figure of the current workspace (dialog when ``path`` is None)."""
-        figs = self.figures()
-        if not figs:
-            return None
-        if path is None:
-            dlg = fig_export.ExportFigureDialog(figs, self.figure_footer(), self)
-            if dlg.exec() != dlg.DialogCode.Accepted:
-                return None
-            fig, svg = dlg.figure(), dlg.fmt.currentData() == "svg"
-            width, dpi = dlg.width.value(), dlg.dpi.value()
-            footer = dlg.footer_text.text() if dlg.footer_check.isChecked() else ""
-            default = f"{self.stack.currentWidget().objectName()}_{fig.name.lower().replace(' ', '_')}"
-            path, _ = QFileDialog.getSaveFileName(self, "Export figure", default + (".svg" if svg else ".png"),
-                                                  "SVG vector (*.svg)" if svg else "PNG image (*.png)")
-            if not path:
-                return None
-        else:
-            names = [f.name for f in figs]
-            fig = figs[names.index(target)] if target else figs[0]
-            if footer is True:
-                footer = self.figure_footer()
-        try:
-            out = fig_export.save_figure(fig, path, width=width, dpi=dpi, footer=footer or "")
-        except (OSError, ValueError) as exc:
-            self.notify(f"Could not export {fig.name}: {exc}", "error")
-            return None
-        self.notify(f"Exported {fig.name} to {out}", "info")
-        return out
-
-    def copy_figure(self):
-        figs = self.figures()
-        if not figs:
-            return None
-        img = fig_export.copy_to_clipboard(figs[0], scale=2.0)
-        self.statusBar().showMessage(f"Copied {figs[0].name} ({img.width()}×{img.height()}) to the clipboard", 5000)
-        return img
-
-    def record_movie(self, path=None, frames: int | None = None, fps: int = 10):
-        """The workspace's own movie export (a running simulation) or a timed recording of its view."""
-        ws = self.workspace()
-        if callable(getattr(ws, "export_movie", None)):
-            return ws.export_movie(path, frames) if path is not None else ws.export_movie()
-        figs = self.figures()
-        if not figs:
-            return None
-        if self._recorder is not None and self._recorder.active:
-            self.notify("A recording is already running (Stop it in its progress window).", "warning")
-            return None
-        if frames is None:
-            frames, ok = QInputDialog.getInt(self, "Record movie", f"Frames to record at {fps} fps:", 100, 2, 100000)
-            if not ok:
-                return None
-        if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Record movie", "recording.mp4",
-                                                  "MP4 video (*.mp4);;Animated GIF (*.gif)")
-            if not path:
-                return None
-        try:
-            self._recorder = fig_export.ScreenRecorder(
-                figs[0], path, frames, fps, parent=self,
-                finished=lambda rec: self.notify(f"Recorded {rec.count} frames to {rec.path}", "info"))
-        except Exception as exc:  # missing ffmpeg, unwritable path …
-            self.notify(f"cannot record {path}: {exc}", "error")
-            return None
-        return path
-
     # --------------------------------------------------------------- sessions
-    def save_session(self, path=None, include_data: bool | None = None):
-        ws = self.workspace()
-        key = self.stack.currentWidget().objectName() if ws is not None else ""
-        if not callable(getattr(ws, "session_state", None)):
-            self.notify("This workspace cannot save sessions yet.", "warning")
-            return None
-        if path is None:
-            start = str(Path(str(self.settings.value("main/session_dir", ""))) / f"{key}{session_mod.SUFFIX}")
-            path, _ = QFileDialog.getSaveFileName(self, "Save session", start,
-                                                  f"Sessions (*{session_mod.SUFFIX})")
-            if not path:
-                return None
-        if include_data is None:
-            include_data = self.act_session_data.isChecked()
-        try:
-            state = ws.session_state()
-            data = ws.session_data() if include_data and callable(getattr(ws, "session_data", None)) else {}
-            out = session_mod.save_session(path, key, state, data, app=APP_NAME)
-        except ExplorerError as exc:
-            self.notify(f"Could not save the session: {exc}", "error")
-            return None
-        self.settings.setValue("main/session_dir", str(Path(out).parent))
-        self.notify(f"Saved session to {out}" + ("" if data else " (parameters and view only)"), "info")
-        return out
-
-    def open_session(self, path=None) -> bool:
-        """Restore a session; a bad file gives one message and changes nothing."""
-        if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Open session", str(self.settings.value("main/session_dir", "")),
-                                                  f"Sessions (*{session_mod.SUFFIX});;All files (*)")
-            if not path:
-                return False
-        try:
-            key, state, data, _manifest = session_mod.load_session(path)
-            keys = [w.key for w in registry.WORKSPACES]
-            if key not in keys:
-                raise session_mod.SessionError(f"{Path(path).name} is a session of the {key!r} workspace, "
-                                               "which this version of the app does not have")
-        except ExplorerError as exc:
-            self.notify(f"Could not open the session: {exc}", "error")
-            return False
-        ws = self.workspace(key)
-        if not callable(getattr(ws, "restore_session", None)):
-            self.notify(f"The {key} workspace cannot restore sessions.", "error")
-            return False
-        self.show_workspace(key)
-        try:
-            ws.restore_session(state, data)
-        except (ExplorerError, KeyError, TypeError, ValueError) as exc:
-            self.notify(f"Could not open the session {Path(path).name}: {exc}", "error")
-            return False
-        self.settings.setValue("main/session_dir", str(Path(path).parent))
-        self._refresh_caption()
-        self.statusBar().showMessage(f"Opened session {Path(path).name}", 6000)
-        self.last_message = f"Opened session {Path(path).name}"
-        return True
-
     def _sync_cmap(self, name: str) -> None:
         for a in self.cmap_group.actions():
             a.setChecked(a.text() == name)
@@ -628,8 +530,18 @@ class MainWindow(QMainWindow):
         self.lbl_fps = QLabel("— fps")
         self.lbl_sps = QLabel("— steps/s")
         self.lbl_t = QLabel("t = 0")
-        self.lbl_info = QLabel("")
-        self.lbl_info.setToolTip("About the current workspace's data")
+        self.lbl_cursor = ElidedLabel("", "The value under the mouse")
+        self.lbl_cursor.setMaximumWidth(520)
+        self.lbl_cursor.hide()
+        sb.addPermanentWidget(self.lbl_cursor)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setMaximumWidth(220)
+        self.progress_bar.setToolTip("Progress of a slow step of the current workspace")
+        self.progress_bar.hide()
+        sb.addPermanentWidget(self.progress_bar)
+        self.lbl_info = ElidedLabel("", "About the current workspace's data")
+        self.lbl_info.setMaximumWidth(560)
         sb.addPermanentWidget(self.lbl_info)
         self.lbl_display = QLabel("")
         self.lbl_display.setToolTip("How frames reach the screen: CUDA–GL interop writes the GPU field "
@@ -645,7 +557,8 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, info: dict) -> None:
         key = self.sender().objectName() if self.sender() is not None else ""
-        self._status.setdefault(key, {}).update(info)
+        # the mouse readout is live only: never replayed when the workspace is shown again
+        self._status.setdefault(key, {}).update({k: v for k, v in info.items() if k != "cursor"})
         if self.sender() is not self.workspace():
             return
         self._apply_status(info)
@@ -662,6 +575,17 @@ class MainWindow(QMainWindow):
                 w.setVisible(True)
             elif reset:
                 w.setVisible(False)
+        if reset:
+            self.lbl_cursor.hide()
+        if "cursor" in info:
+            self.lbl_cursor.setText(info["cursor"])
+            self.lbl_cursor.setVisible(bool(info["cursor"]))
+        if "progress" in info or reset:
+            prog = info.get("progress")
+            self.progress_bar.setVisible(prog is not None)
+            if prog is not None:
+                self.progress_bar.setValue(int(1000 * max(0.0, min(1.0, prog[0]))))
+                self.progress_bar.setFormat(prog[1])
         if "info" in info:
             self.lbl_info.setText(str(info["info"]))
         if "fps" in info:
@@ -675,7 +599,24 @@ class MainWindow(QMainWindow):
             self.lbl_t.setText(f"t = {info['t']:.4g}   step {info.get('steps', 0):,}")
 
     # ---------------------------------------------------------------- closing
+    def confirm_quit(self, running: list[str]) -> bool:
+        """Ask before quitting while workspaces run (their titles in ``running``)."""
+        names = ", ".join(running)
+        verb = "is" if len(running) == 1 else "are"
+        ans = QMessageBox.question(
+            self, "Quit", f"{names} {verb} still running. Quit anyway? The run is stopped and its unsaved "
+            "results are lost.", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        return ans == QMessageBox.StandardButton.Yes
+
     def closeEvent(self, ev) -> None:
+        running = self.busy_workspaces()
+        if running and self.ask_before_quit:
+            titles = [registry.get(k).title for k in running]
+            if not self.confirm_quit(titles):
+                ev.ignore()
+                return
+        self._busy_timer.stop()
         if self._lecture:
             self.set_lecture_mode(False)
         if self._recorder is not None:

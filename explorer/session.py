@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels.errors import ExplorerError
+from kernels.errors import ExplorerError, InvalidParameter
+from kernels.fileio import atomic_path, check_output_path
 
 FORMAT = "gsession"
 VERSION = 1
@@ -45,17 +46,16 @@ def save_session(path, workspace: str, state: dict, data: dict | None = None, ap
         text = json.dumps(manifest, indent=1, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise SessionError(f"the workspace state is not JSON-serialisable: {exc}") from None
-    tmp = path.with_name(path.name + ".part")
     try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
-            z.writestr("manifest.json", text)
-            if data:
-                buf = io.BytesIO()
-                np.savez(buf, **data)
-                z.writestr("data.npz", buf.getvalue())
-        tmp.replace(path)               # never leave a half-written session under the real name
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        check_output_path(path, (SUFFIX,), "session")
+        with atomic_path(path) as tmp:  # never a half-written session under the real name
+            with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
+                z.writestr("manifest.json", text)
+                if data:
+                    buf = io.BytesIO()
+                    np.savez(buf, **data)
+                    z.writestr("data.npz", buf.getvalue())
+    except (OSError, InvalidParameter) as exc:
         raise SessionError(f"could not write {path}: {exc}") from None
     return path
 

@@ -1,8 +1,14 @@
 """Themes (light, dark, high contrast) and the lecture-mode look of plots.
 
-``apply_theme(name)`` sets the application palette (Fusion style); ``style_plot`` and
-``lecture_pen`` give pyqtgraph plots the large fonts and thick lines of lecture mode and put
+``apply_theme(name)`` sets the application palette (Fusion style); :class:`LectureLook` puts the
+whole application into the lecture look (high-contrast palette, large fonts) and back; ``style_plot``
+and ``lecture_pen`` give pyqtgraph plots the large fonts and thick lines of lecture mode and put
 them back afterwards.  The main window remembers the theme in QSettings (``main/theme``).
+
+No style sheet is set on the window for lecture mode: a style sheet on a parent makes Qt polish
+every child with a palette of its own, which then no longer follows the application palette (after
+leaving lecture mode labels and dock titles stayed high-contrast, and the Light theme could not
+recover them).  Fonts and the palette are set on the application instead, and restored exactly.
 """
 from __future__ import annotations
 
@@ -10,11 +16,11 @@ from PyQt6.QtGui import QColor, QFont, QPalette
 
 THEMES = ("light", "dark", "high contrast")
 
-# lecture mode: what a back-row student can read
-LECTURE_QSS = ("QWidget { font-size: 17pt; } "
-               "#modeBar { font-size: 11pt; } "
-               "QStatusBar, QStatusBar QLabel { font-size: 13pt; } "
-               "QToolTip { font-size: 14pt; }")
+# lecture mode: what a back-row student can read (point sizes)
+LECTURE_PT = 17               # every widget
+LECTURE_MODEBAR_PT = 11       # the mode bar's captions (fixed width)
+LECTURE_STATUS_PT = 13        # the status bar (many fields on one line)
+LECTURE_TOOLTIP_PT = 14
 CAPTION_QSS = ("#lectureCaption { background: #000000; color: #ffd60a; font-size: 22pt; font-weight: bold; "
                "padding: 6px 14px; border-bottom: 3px solid #ffd60a; }")
 LECTURE_LINE = "#ffd60a"      # curves
@@ -53,6 +59,61 @@ def apply_theme(name: str) -> None:
     QApplication.instance().setPalette(palette(name))
 
 
+class LectureLook:
+    """The lecture look of the application: ``enter(smaller)`` sets the high-contrast palette and
+    the lecture font on the application (``smaller``: {widget: point size} for the few widgets that
+    must stay smaller, e.g. the mode bar); ``leave(theme)`` restores the fonts exactly and applies
+    ``theme``.  Widgets with fonts of their own adapt through their workspace's
+    ``set_lecture_mode``."""
+
+    def __init__(self):
+        self._saved = None
+
+    @property
+    def active(self) -> bool:
+        return self._saved is not None
+
+    def enter(self, smaller: dict | None = None) -> None:
+        from PyQt6.QtCore import Qt
+        from PyQt6.QtWidgets import QApplication, QToolTip
+        if self._saved is not None:
+            return
+        app = QApplication.instance()
+        smaller = smaller or {}
+        self._saved = (QFont(app.font()), QFont(QToolTip.font()),
+                       {w: (QFont(w.font()), w.testAttribute(Qt.WidgetAttribute.WA_SetFont), w.styleSheet())
+                        for w in smaller})
+        apply_theme("high contrast")
+        f = QFont(app.font())
+        f.setPointSizeF(LECTURE_PT)
+        app.setFont(f)
+        tf = QFont(QToolTip.font())
+        tf.setPointSizeF(LECTURE_TOOLTIP_PT)
+        QToolTip.setFont(tf)
+        for w, pt in smaller.items():
+            if w.styleSheet():             # styled widgets (the mode bar): a rule of their own sheet
+                w.setStyleSheet(w.styleSheet() + f" * {{ font-size: {pt:g}pt; }}")
+            else:
+                g = QFont(w.font())
+                g.setPointSizeF(pt)
+                w.setFont(g)
+
+    def leave(self, theme: str) -> None:
+        from PyQt6.QtWidgets import QApplication, QToolTip
+        if self._saved is None:
+            return
+        app_font, tip_font, widgets = self._saved
+        self._saved = None
+        apply_theme(theme)                 # palette first: restyled widgets polish with it
+        QToolTip.setFont(tip_font)
+        QApplication.instance().setFont(app_font)
+        for w, (font, explicit, sheet) in widgets.items():
+            if sheet:
+                w.setStyleSheet(sheet)
+            else:
+                w.setFont(font if explicit else QFont())  # QFont(): inherit again
+
+
 def set_title(plot, text: str, lecture: bool) -> None:
     """A PlotItem title in lecture size and colour, or back to pyqtgraph's defaults."""
     if lecture:
@@ -62,22 +123,26 @@ def set_title(plot, text: str, lecture: bool) -> None:
         plot.setTitle(text, size="11pt")          # PlotItem's own default title size
 
 
-def style_plot(plot, lecture: bool) -> None:
-    """Fonts, axis colours and title of one pyqtgraph PlotItem for (or after) lecture mode."""
+def style_axis(ax, lecture: bool) -> None:
+    """Pens, tick font and label style of one pyqtgraph AxisItem for (or after) lecture mode."""
     fg = "w" if lecture else "k"
     font = QFont()
     if lecture:
         font.setPointSize(PLOT_FONT_PT)
+    ax.setStyle(tickFont=font if lecture else None)
+    ax.setPen(fg)
+    ax.setTextPen(fg)
+    if lecture:
+        ax.labelStyle = {"font-size": f"{PLOT_FONT_PT}pt", "color": "#ffffff"}
+    else:                              # setTextPen put back the colour: as pyqtgraph builds it
+        ax.labelStyle.pop("font-size", None)
+    ax._updateLabel()
+
+
+def style_plot(plot, lecture: bool) -> None:
+    """Fonts, axis colours and title of one pyqtgraph PlotItem for (or after) lecture mode."""
     for name in ("left", "bottom"):
-        ax = plot.getAxis(name)
-        ax.setStyle(tickFont=font if lecture else None)
-        ax.setPen(fg)
-        ax.setTextPen(fg)
-        if lecture:
-            ax.labelStyle = {"font-size": f"{PLOT_FONT_PT}pt", "color": "#ffffff"}
-        else:
-            ax.labelStyle = {}
-        ax._updateLabel()
+        style_axis(plot.getAxis(name), lecture)
     if plot.titleLabel.text:
         set_title(plot, plot.titleLabel.text, lecture)
 

@@ -56,11 +56,12 @@ def shoot(name):
     ws = win.workspace(key)
     setup(app, win, ws)
     _pump(app, 0.5)
-    path = os.path.join(OUT, name)
-    win.grab().save(path)
+    from explorer.export import save_image
+    path = save_image(win.grab().toImage(), os.path.join(OUT, name), suffixes=(".png",))
     print("wrote", path)
     if win.lecture_mode():
         win.set_lecture_mode(False)
+    win.ask_before_quit = False          # a setup may leave a run going
     win.close()
     _pump(app, 0.1)
     sys.stdout.flush()

@@ -48,6 +48,7 @@ class FieldCanvas:
         self.cmap_name = "viridis"
         self.auto_contrast = False
         self.clim = (-1.0, 1.0)
+        self.current_clim = self.clim  # the limits drawn now (fixed, or the frame's min–max)
         self.dim = None
         self.shape = None
         self.frame = None            # the last frame, on the compute backend
@@ -161,11 +162,12 @@ class FieldCanvas:
         if self.dim == 2:
             a = self.uploader.upload(field, self.backend)  # None: stayed on the GPU
             self._field_host = a
-            self.image.clim = self._limits(field if a is None else a)
+            self.current_clim = self._limits(field if a is None else a)
+            self.image.clim = self.current_clim
         else:
             a = np.ascontiguousarray(self.backend.to_numpy(field), dtype=np.float32)
             self._field_host = a
-            lim = self._limits(a)
+            lim = self.current_clim = self._limits(a)
             self.volume.set_data(a, clim=lim)
             self._update_slice()
             now = time.perf_counter()
@@ -303,13 +305,38 @@ class FieldCanvas:
     def set_auto_contrast(self, auto: bool) -> None:
         self.auto_contrast = bool(auto)
         if self.field is not None:
-            lim = self._limits(self.field)
+            lim = self.current_clim = self._limits(self.field)
             for v in (self.image, self.slice_image):
                 if v is not None:
                     v.clim = lim
             if self.volume is not None:
                 self.volume.clim = lim
         self.canvas.update()
+
+    def cell_at(self, pos) -> tuple[tuple[int, ...], float] | None:
+        """The cell under canvas position ``pos`` (logical pixels) and its φ: in the 2D view, or in
+        the 3D view's slice image (index in φ[z, y, x] order); None elsewhere."""
+        if self.frame is None or self.shape is None:
+            return None
+        view, node = (self.view, self.image) if self.dim == 2 else (self.slice_view, self.slice_image)
+        if view is None or node is None:
+            return None
+        q = view.get_transform("canvas", "visual").map([pos[0], pos[1], 0, 1])
+        if not (0 <= q[0] / q[3] < view.width and 0 <= q[1] / q[3] < view.height):
+            return None
+        p = node.get_transform("canvas", "visual").map([pos[0], pos[1], 0, 1])
+        col, row = int(np.floor(p[0] / p[3])), int(np.floor(p[1] / p[3]))
+        n = self.shape[0]
+        if not (0 <= row < n and 0 <= col < n):
+            return None
+        if self.dim == 2:
+            idx = (row, col)
+        else:                                  # the slice plane: its two in-plane axes, then the normal
+            idx = [row, col]
+            idx.insert(SLICE_AXES[self.slice_axis], self.slice_index)
+            idx = tuple(idx)
+        src = self._field_host if self._field_host is not None else self.frame   # one element from the GPU
+        return idx, float(src[idx])
 
     def reset_camera(self) -> None:
         if not self.shape:

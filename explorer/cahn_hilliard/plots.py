@@ -66,9 +66,12 @@ class DiagnosticsPlots(QWidget):
             style_plot(p, on)
             p.getAxis("left").setWidth(90 if on else 52)
         self.legend.setLabelTextSize("14pt" if on else "8pt")
-        self.legend.setLabelTextColor("w" if on else "k")
+        if on:
+            self.legend.setLabelTextColor("w")
+        else:                                           # None: pyqtgraph's foreground, as built
+            self.legend.opts["labelTextColor"] = None
         for _sample, lab in self.legend.items:          # re-render the existing labels
-            lab.setText(lab.text, size="14pt" if on else "8pt", color="w" if on else "k")
+            lab.setText(lab.text, size="14pt" if on else "8pt", color="w" if on else None)
 
     def _title(self, plot, text):
         from ..theme import set_title
@@ -121,14 +124,3 @@ class DiagnosticsPlots(QWidget):
     def has_data(self) -> bool:
         x = self.c_energy.xData
         return x is not None and len(x) > 1
-
-    def export(self, path: str) -> None:
-        from pyqtgraph import exporters
-        scene = self.layout_widget.scene()
-        if str(path).lower().endswith(".svg"):
-            from ..export import save_svg
-            save_svg(self.layout_widget, path, title="Cahn–Hilliard diagnostics")
-        else:
-            ex = exporters.ImageExporter(scene)
-            ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))
-            ex.export(str(path))

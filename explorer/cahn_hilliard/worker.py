@@ -7,6 +7,12 @@ responsive to pause/step requests.  Frames are handed to the GUI by the
 ``frame`` signal at most ~30 times per second and only after the GUI has
 consumed the previous one (``frame_done()``), so a slow display never builds a
 queue.  Every GUI-thread access that mutates the simulation takes ``lock``.
+
+Slow frames (a 4096² grid on the CPU: seconds per frame) are cut into chunks of about
+``chunk_seconds`` of stepping, the lock released between them, with ``progress(done, total)``
+after each, so that a pause, a parameter edit or a snapshot never waits a whole frame and the
+GUI can show how far the frame has got.  The structure factor S(k) (an FFT of the whole field)
+is computed here too, when the GUI asks for it (``want_structure``), never on the GUI thread.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from collections import deque
 
 from PyQt6.QtCore import QObject, QThread, QTimer, pyqtSignal, pyqtSlot
 
+from kernels.cahn_hilliard import diagnostics
 from kernels.errors import ExplorerError
 
 
@@ -26,16 +33,22 @@ class SimulationWorker(QObject):
     error = pyqtSignal(str)
     #: True while running
     running_changed = pyqtSignal(bool)
+    #: (steps done, steps of this frame) after each chunk of a slow frame
+    progress = pyqtSignal(int, int)
 
     _kick = pyqtSignal(int)
     _step_req = pyqtSignal(int)
 
-    def __init__(self, sim, steps_per_frame: int = 10, max_fps: float = 30.0):
+    def __init__(self, sim, steps_per_frame: int = 10, max_fps: float = 30.0, chunk_seconds: float = 0.25):
         super().__init__()
         self.sim = sim
         self.lock = threading.RLock()
         self.steps_per_frame = int(steps_per_frame)
         self.min_interval = 1.0 / max_fps
+        self.chunk_seconds = float(chunk_seconds)
+        self.step_seconds = 0.0         # wall time of one step, measured
+        self.want_structure = False     # the GUI asks for S(k) with the next frame
+        self.structure_seconds = 0.0    # wall time of the last S(k)
         self._running = False
         self._gen = 0   # run generation: a pause/start pair never leaves two tick chains
         self._awaiting_gui = threading.Event()
@@ -89,15 +102,18 @@ class SimulationWorker(QObject):
     # ------------------------------------------------------ worker-side slots
     def _snapshot_locked(self) -> tuple:
         sim = self.sim
-        h = sim.history
         info = {
             "t": sim.t,
             "steps": sim.step_count,
             "steps_per_s": self._steps_per_s(),
-            "history": {"t": list(h.t), "steps": list(h.steps), "mean": list(h.mean),
-                        "energy": list(h.energy), "length": list(h.length)},
+            "history": sim.history.as_dict(),
             "shape": tuple(sim.phi.shape),
         }
+        if self.want_structure:
+            self.want_structure = False
+            t0 = time.perf_counter()
+            info["structure"] = diagnostics.structure_factor(sim.phi, sim.params.dx)
+            self.structure_seconds = time.perf_counter() - t0
         return sim.phi.copy(), info
 
     def _steps_per_s(self) -> float:
@@ -106,11 +122,31 @@ class SimulationWorker(QObject):
         (t0, s0), (t1, s1) = self._rate[0], self._rate[-1]
         return (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0
 
-    def _advance(self, n: int) -> bool:
+    def _chunk(self, left: int) -> int:
+        """Steps to take under the lock next: all that are left, unless that takes longer than
+        ``chunk_seconds`` at the measured speed."""
+        if self.step_seconds * left <= self.chunk_seconds:
+            return left
+        return max(1, min(left, int(self.chunk_seconds / self.step_seconds)))
+
+    def _advance(self, n: int, whole: bool = False) -> bool:
+        """Advance n steps in chunks (see the module doc); a pause ends a running frame after the
+        current chunk (``whole``: a Step request, always n steps).  One history point per call."""
+        done = 0
         try:
-            with self.lock:
-                self.sim.step(n)
-                self._rate.append((time.perf_counter(), self.sim.step_count))
+            while done < n:
+                k = self._chunk(n - done)
+                last = done + k == n or not (whole or self._running)
+                with self.lock:
+                    t0 = time.perf_counter()
+                    self.sim.step(k, record=last)
+                    self.step_seconds = (time.perf_counter() - t0) / k
+                    self._rate.append((time.perf_counter(), self.sim.step_count))
+                done += k
+                if k < n:
+                    self.progress.emit(done if not last else n, n)
+                if last:
+                    break
             return True
         except ExplorerError as exc:
             self._running = False
@@ -149,5 +185,5 @@ class SimulationWorker(QObject):
     def _do_step(self, n: int) -> None:
         if self._running:
             return
-        if self._advance(n):
+        if self._advance(n, whole=True):
             self._emit(force=True)

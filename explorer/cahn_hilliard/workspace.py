@@ -9,95 +9,28 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from pathlib import Path
 
-import numpy as np
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDockWidget,
-                             QFileDialog, QFormLayout, QFrame, QHBoxLayout, QLabel, QMainWindow,
-                             QPushButton, QSlider, QSpinBox, QStyle, QToolButton,
-                             QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel,
+                             QMainWindow, QPushButton, QSlider, QVBoxLayout, QWidget)
 
-from kernels.cahn_hilliard import diagnostics
-from kernels.cahn_hilliard import io as ch_io
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
 from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
 from kernels.cahn_hilliard.simulation import CahnHilliard
 from kernels.errors import ExplorerError
 
-from ..export import Figure, MovieRecorder  # noqa: F401  (MovieRecorder: also imported from here)
-from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas
+from ..colorbar import ColorBar
+from ..export import MovieRecorder
+from ..widgets import MessageBar, busy_cursor, holding
+from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas, colormap
 from .controls import ControlPanel
+from .exports import FieldExportsMixin
 from .plots import DiagnosticsPlots
+from .sessions import SessionMixin
 from .worker import SimulationWorker
 
 
-class MessageBar(QFrame):
-    """Non-modal message strip above the canvas (errors never block the run loop)."""
-
-    STYLES = {"error": ("#fde7e9", "#b00020", QStyle.StandardPixmap.SP_MessageBoxCritical),
-              "warning": ("#fff4e0", "#8a5300", QStyle.StandardPixmap.SP_MessageBoxWarning),
-              "info": ("#e7f1fb", "#1f4e79", QStyle.StandardPixmap.SP_MessageBoxInformation)}
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(8, 4, 4, 4)
-        self.icon = QLabel()
-        self.label = QLabel()
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QToolButton()
-        close.setText("✕")
-        close.setAutoRaise(True)
-        close.setToolTip("Dismiss")
-        close.clicked.connect(self.hide)
-        lay.addWidget(self.icon)
-        lay.addWidget(self.label, 1)
-        lay.addWidget(close)
-        self.level = ""
-        self.hide()
-
-    def show_message(self, text: str, level: str = "error") -> None:
-        bg, fg, icon = self.STYLES[level]
-        self.level = level
-        self.setStyleSheet(f"MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 3px; }}"
-                           f"QLabel {{ color: {fg}; }}")
-        self.icon.setPixmap(self.style().standardIcon(icon).pixmap(18, 18))
-        self.label.setText(text)
-        self.show()
-
-    def text(self) -> str:
-        return self.label.text() if self.isVisible() else ""
-
-
-class ExportImageDialog(QDialog):
-    def __init__(self, canvas_size, dim, parent=None):
-        super().__init__(parent)
-        self.setWindowTitle("Export image")
-        form = QFormLayout(self)
-        self.scale = QSpinBox()
-        self.scale.setRange(1, 8)
-        self.scale.setValue(2)
-        self.scale.setSuffix(" ×")
-        self.size_label = QLabel()
-        w, h = canvas_size
-        upd = lambda v: self.size_label.setText(f"{w * v} × {h * v} px (before cropping)")
-        self.scale.valueChanged.connect(upd)
-        upd(2)
-        self.crop = QCheckBox("Crop to the field (2D)")
-        self.crop.setChecked(dim == 2)
-        self.crop.setEnabled(dim == 2)
-        form.addRow("Resolution", self.scale)
-        form.addRow("", self.size_label)
-        form.addRow("", self.crop)
-        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        bb.accepted.connect(self.accept)
-        bb.rejected.connect(self.reject)
-        form.addRow(bb)
-
-
-class CahnHilliardWorkspace(QMainWindow):
+class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
     """Workspace widget (an inner QMainWindow so controls and plots are dockable)."""
 
     status_changed = pyqtSignal(dict)
@@ -113,6 +46,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self._hist = None
         self._hist_dirty = False
         self._last_sk = 0.0
+        self._sk = None                      # (k, S) from the worker, not yet plotted
         self._fps = 0.0
         self._frame_times = deque(maxlen=120)
         self._frames_shown = 0
@@ -132,6 +66,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self.worker.frame.connect(self._on_frame)
         self.worker.error.connect(self._on_worker_error)
         self.worker.running_changed.connect(self._on_running_changed)
+        self.worker.progress.connect(self._on_progress)
 
         # --- central: toolbar, message bar, canvas
         central = QWidget()
@@ -143,7 +78,15 @@ class CahnHilliardWorkspace(QMainWindow):
         self.message_bar = MessageBar()
         cl.addWidget(self.message_bar)
         self.canvas.native.setMinimumSize(320, 240)
-        cl.addWidget(self.canvas.native, 1)
+        self.colorbar = ColorBar("φ")
+        self.colorbar.setToolTip("Colour scale of φ (fixed [−1, 1] or each frame's min–max: Contrast)")
+        self.colorbar.set_colormap(colormap(self.canvas.cmap_name))
+        row = QHBoxLayout()
+        row.setSpacing(2)
+        row.addWidget(self.canvas.native, 1)
+        row.addWidget(self.colorbar)
+        cl.addLayout(row, 1)
+        self.canvas.canvas.events.mouse_move.connect(self._on_mouse_move)
         self.setCentralWidget(central)
 
         # --- docks
@@ -199,8 +142,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self.contrast_combo.addItem("fixed [−1, 1]", False)
         self.contrast_combo.addItem("auto (min–max)", True)
         self.contrast_combo.setToolTip("Contrast limits: the equilibrium range φ ∈ [−1, 1], or each frame's min–max")
-        self.contrast_combo.currentIndexChanged.connect(
-            lambda i: self.canvas.set_auto_contrast(self.contrast_combo.itemData(i)))
+        self.contrast_combo.currentIndexChanged.connect(self._on_contrast)
         row.addWidget(QLabel("Colormap"))
         row.addWidget(self.cmap_combo)
         self.contrast_label = QLabel("Contrast")
@@ -298,16 +240,26 @@ class CahnHilliardWorkspace(QMainWindow):
 
     # --------------------------------------------------------------- frames
     def _show_current(self, force_iso: bool = True):
-        field, info = self.worker.snapshot()
+        self.worker.want_structure = True
+        with busy_cursor():                 # S(k) of a large grid takes a moment
+            field, info = self.worker.snapshot()
         self._display(field, info, force_iso=force_iso)
 
     def _display(self, field, info, force_iso=False):
         old_shape = self.canvas.shape
         self.canvas.update_field(field, force_iso=force_iso)
+        self.colorbar.set_range(*self.canvas.current_clim)
         if self.canvas.shape != old_shape:
             self._sync_view_bar()
         self._hist = info["history"]
         self._hist_dirty = True
+        now = time.perf_counter()
+        if "structure" in info:
+            self._sk, self._last_sk = info["structure"], now
+        # ask the worker for S(k) again after the interval, and never more than a fifth of its time
+        interval = max(0.5 if self.canvas.dim == 2 else 2.0, 5 * self.worker.structure_seconds)
+        if now - self._last_sk > interval:
+            self.worker.want_structure = True
         if len(self.sim.notes) != self._seen_notes:      # a note from stepping (e.g. CUDA graphs)
             self._sync_decomposition()
         self._last_status = {"fps": self._fps, "steps_per_s": info["steps_per_s"],
@@ -335,12 +287,22 @@ class CahnHilliardWorkspace(QMainWindow):
             return
         self._hist_dirty = False
         self.plots.update_history(self._hist)
-        now = time.perf_counter()
-        interval = 0.5 if self.canvas.dim == 2 else 2.0
-        if self.canvas.frame is not None and now - self._last_sk > interval:
-            self._last_sk = now
-            k, S = diagnostics.structure_factor(self.canvas.frame, self.sim.params.dx)
-            self.plots.update_structure(k, S)
+        if self._sk is not None:
+            self.plots.update_structure(*self._sk)
+            self._sk = None
+
+    def _on_mouse_move(self, ev):
+        """φ at the cell under the mouse, in the status bar."""
+        hit = self.canvas.cell_at(ev.pos)
+        if hit is None:
+            text = ""
+        else:
+            idx, v = hit
+            names = ("y", "x") if len(idx) == 2 else ("z", "y", "x")
+            text = ", ".join(f"{a} = {i}" for a, i in zip(names, idx)) + f":  φ = {v:.4g}"
+        if text != getattr(self, "_cursor_text", None):
+            self._cursor_text = text
+            self.status_changed.emit({"cursor": text})
 
     def _on_worker_error(self, msg: str):
         self.last_error = msg
@@ -352,6 +314,22 @@ class CahnHilliardWorkspace(QMainWindow):
             self._fps = 0.0
             self._frame_times.clear()
             self.status_changed.emit({"fps": 0.0, "steps_per_s": 0.0})
+            self._on_progress(1, 1)
+
+    def _on_progress(self, done: int, total: int):
+        """A slow frame advances in chunks: progress in the status bar, a busy cursor on the view."""
+        busy = done < total
+        self.status_changed.emit({"progress": (done / total, f"frame: {done:,} of {total:,} steps")
+                                  if busy else None})
+        if busy:
+            self.canvas.native.setCursor(Qt.CursorShape.BusyCursor)
+        else:
+            self.canvas.native.unsetCursor()
+
+    def busy(self) -> bool:
+        """A run (or a movie recording) is in progress: the main window marks the mode bar and
+        asks before quitting."""
+        return self.worker.running or self.recorder is not None
 
     # ------------------------------------------------------------- run API
     def is_running(self) -> bool:
@@ -388,7 +366,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self.worker.pause()
         try:
             params = self.sim.params.with_changes(**self.pending)
-            with self.worker.lock:
+            with holding(self.worker.lock):
                 self.sim.reset(params)
         except ExplorerError as exc:
             self.show_error(str(exc))
@@ -412,7 +390,7 @@ class CahnHilliardWorkspace(QMainWindow):
                 # validate against the pending (needs-reset) edits too, so that a
                 # combination that Reset would refuse is reported now
                 self.sim.params.with_changes(**{**self.pending, name: value})
-                with self.worker.lock:
+                with holding(self.worker.lock):
                     self.sim.set_params(**{name: value})
             else:
                 self.sim.params.with_changes(**{**self.pending, name: value})  # validate the combination
@@ -525,6 +503,7 @@ class CahnHilliardWorkspace(QMainWindow):
         if name not in COLORMAPS:
             return
         self.canvas.set_colormap(name)
+        self.colorbar.set_colormap(colormap(name))
         if self.cmap_combo.currentText() != name:
             self.cmap_combo.blockSignals(True)
             self.cmap_combo.setCurrentText(name)
@@ -533,6 +512,10 @@ class CahnHilliardWorkspace(QMainWindow):
 
     def set_auto_contrast(self, auto: bool):
         self.contrast_combo.setCurrentIndex(1 if auto else 0)
+
+    def _on_contrast(self, i: int):
+        self.canvas.set_auto_contrast(self.contrast_combo.itemData(i))
+        self.colorbar.set_range(*self.canvas.current_clim)
 
     def plots_visible(self) -> bool:
         return not self.plots_dock.isHidden()
@@ -549,110 +532,7 @@ class CahnHilliardWorkspace(QMainWindow):
         path, _ = fn(self, title, default, filt)
         return path or None
 
-    def save_field(self, path=None):
-        path = path or self._ask_path("Save field", "Field files (*.npz)", default="field.npz")
-        if not path:
-            return None
-        with self.worker.lock:
-            phi = self.sim.field_numpy().copy()
-            params, t, steps = self.sim.params, self.sim.t, self.sim.step_count
-        try:
-            out = ch_io.save_field(path, phi, params, t=t, steps=steps)
-        except OSError as exc:
-            self.show_error(f"could not save {path}: {exc}")
-            return None
-        self.message_bar.show_message(f"Saved field to {out}", "info")
-        return out
-
-    def open_field(self, path=None):
-        path = path or self._ask_path("Open field", "Field files (*.npz)", save=False)
-        if not path:
-            return False
-        self.worker.pause()
-        try:
-            phi, params, _extras = ch_io.load_field(path)
-            base = params or self.sim.params
-            base = base.with_changes(initial="file", dim=phi.ndim, size=phi.shape[0])
-            base, cut = self._fit_gpus(base)
-            with self.worker.lock:
-                self.sim.reset(base, field0=phi)
-        except ExplorerError as exc:
-            self.show_error(str(exc))
-            return False
-        self._after_rebuild()
-        self.message_bar.show_message(f"Loaded {Path(path).name}: {'×'.join(map(str, phi.shape))} field "
-                                      "(initial condition 'file'; Reset returns to it)"
-                                      + (f"; {cut}" if cut else "") + self.notes_tail(), "info")
-        return True
-
     # ---------------------------------------------------------------- exports
-    def export_image(self, path=None, scale: float | None = None, crop_to_data: bool | None = None):
-        if scale is None:
-            dlg = ExportImageDialog(self.canvas.canvas.size, self.canvas.dim, self)
-            if dlg.exec() != QDialog.DialogCode.Accepted:
-                return None
-            scale, crop_to_data = dlg.scale.value(), dlg.crop.isChecked()
-        path = path or self._ask_path("Export image", "PNG image (*.png)", default="cahn_hilliard.png")
-        if not path:
-            return None
-        if not str(path).lower().endswith(".png"):
-            path = str(path) + ".png"
-        import imageio.v2 as iio
-        img = self.canvas.render(scale=scale, crop_to_data=bool(crop_to_data))
-        iio.imwrite(path, img[..., :3])
-        self.message_bar.show_message(f"Exported {img.shape[1]}×{img.shape[0]} image to {path}", "info")
-        return path
-
-    def export_plots(self, path=None):
-        path = path or self._ask_path("Export plots", "PNG image (*.png);;SVG vector (*.svg)",
-                                      default="cahn_hilliard_plots.png")
-        if not path:
-            return None
-        if self._hist is not None:
-            self.plots.update_history(self._hist)
-        self.plots.export(path)
-        self.message_bar.show_message(f"Exported plots to {path}", "info")
-        return path
-
-    def export_movie(self, path=None, frames: int | None = None, fps: int = 25):
-        if self.recorder is not None:
-            self.message_bar.show_message("A movie is already being recorded.", "warning")
-            return None
-        if frames is None:
-            from PyQt6.QtWidgets import QInputDialog
-            frames, ok = QInputDialog.getInt(self, "Export movie", "Frames to record:", 100, 2, 100000)
-            if not ok:
-                return None
-        path = path or self._ask_path("Export movie", "MP4 video (*.mp4);;Animated GIF (*.gif)",
-                                      default="cahn_hilliard.mp4")
-        if not path:
-            return None
-        try:
-            self.recorder = MovieRecorder(path, frames, fps, self)
-        except Exception as exc:  # missing ffmpeg, unwritable path …
-            self.show_error(f"cannot record {path}: {exc}")
-            return None
-        self.recorder.progress.canceled.connect(self._finish_movie)
-        self._record_frame()
-        if not self.worker.running:
-            self.start()
-        return path
-
-    def _record_frame(self):
-        rec = self.recorder
-        if rec is None:
-            return
-        more = rec.add(self.canvas.render(scale=1.0, crop_to_data=True))
-        if not more:
-            self._finish_movie()
-
-    def _finish_movie(self):
-        rec, self.recorder = self.recorder, None
-        if rec is None:
-            return
-        rec.close()
-        self.message_bar.show_message(f"Recorded {rec.count} frames to {rec.path}", "info")
-
     # --------------------------------------------------------------- settings
     def save_settings(self, s):
         s.setValue("params_json", json.dumps(self.sim.params.with_changes(
@@ -688,7 +568,7 @@ class CahnHilliardWorkspace(QMainWindow):
         if pj and not self._explicit_params:
             try:
                 p, cut = self._fit_gpus(CHParams.from_dict(json.loads(pj)))
-                with self.worker.lock:
+                with holding(self.worker.lock):
                     self.sim.reset(p)
             except (ExplorerError, ValueError, TypeError):
                 return
@@ -710,7 +590,7 @@ class CahnHilliardWorkspace(QMainWindow):
         view = {k: prm.pop(k) for k in self.VIEW_KEYS if k in prm}
         p, _cut = self._fit_gpus(CHParams().with_changes(**prm))   # validates before anything changes
         self.worker.pause()
-        with self.worker.lock:
+        with holding(self.worker.lock):
             self.sim.reset(p)
         self.preset = preset
         self.message_bar.hide()
@@ -763,90 +643,7 @@ class CahnHilliardWorkspace(QMainWindow):
         self.controls_dock.setMinimumWidth(0)
 
     # --------------------------------------------------------------- sessions
-    def session_state(self) -> dict:
-        c = self.canvas
-        return {"params": self.sim.params.to_dict(), "pending": dict(self.pending),
-                "t": float(self.sim.t), "steps": int(self.sim.step_count),
-                "steps_per_frame": int(self.worker.steps_per_frame), "colormap": c.cmap_name,
-                "auto_contrast": bool(c.auto_contrast), "slice_axis": c.slice_axis,
-                "slice_index": int(c.slice_index), "isosurface": bool(self.iso_check.isChecked()),
-                "show_slabs": self.show_slabs(),
-                "plots_visible": self.plots_visible(),
-                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
-
-    def session_data(self) -> dict:
-        with self.worker.lock:
-            phi = self.sim.field_numpy().copy()
-            h = self.sim.history
-            hist = {f"history_{k}": np.asarray(getattr(h, k), np.float64)
-                    for k in ("t", "steps", "mean", "energy", "length")}
-        return {"phi": phi, **hist}
-
-    def restore_session(self, state: dict, data: dict) -> None:
-        """Parameters, view and (when saved) the field bit for bit, time and traces."""
-        p = CHParams.from_dict(state["params"])
-        phi = data.get("phi")
-        if phi is not None:
-            if phi.ndim != p.dim or phi.shape != p.shape:
-                raise ExplorerError(f"the saved field has shape {phi.shape}, the parameters say {p.shape}")
-            if phi.dtype != np.dtype(p.dtype):
-                raise ExplorerError(f"the saved field is {phi.dtype}, the parameters say {p.dtype}")
-        elif p.initial == "file":
-            p = p.with_changes(initial="spinodal")
-        p, cut = self._fit_gpus(p)
-        pending = dict(state.get("pending") or {})
-        p.with_changes(**pending)                   # a combination Reset would refuse: fail now
-        self.worker.pause()
-        with self.worker.lock:
-            if p.initial == "file":
-                self.sim.reset(p, field0=phi)
-            else:
-                self.sim.reset(p)
-                if phi is not None:
-                    self.sim.set_field(phi)
-            if phi is not None:
-                self.sim.t = float(state.get("t", 0.0))
-                self.sim.step_count = int(state.get("steps", 0))
-                h = self.sim.history
-                if "history_t" in data:
-                    for k, cast in (("t", float), ("steps", int), ("mean", float), ("energy", float),
-                                    ("length", float)):
-                        lst = getattr(h, k)
-                        lst.clear()
-                        lst.extend(cast(v) for v in data.get(f"history_{k}", []))
-        pre = state.get("preset")
-        self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
-        self._after_rebuild()
-        for name, value in pending.items():
-            self.controls.set_value(name, value, emit=True)
-        self._apply_view(state)
-        if "plots_visible" in state:
-            self.set_plots_visible(bool(state["plots_visible"]))
-        self.message_bar.show_message("Session restored" + ("" if phi is not None else
-                                      " (parameters only: the field was rebuilt from the seed)")
-                                      + (f"; {cut}" if cut else "") + self.notes_tail(), "info")
-
     # ----------------------------------------------------------------- figures
-    def figure_targets(self) -> list[Figure]:
-        def render(scale):
-            crop = self.canvas.dim == 2
-            if crop:
-                r = self.canvas.data_rect()
-                on_screen = (r[2] - r[0]) if r is not None else self.canvas.shape[0]
-                k = max(1, int(round(on_screen * scale / self.canvas.shape[0])))
-                return self.canvas.field_rgba(k)
-            return self.canvas.render(scale=scale)
-
-        def size():
-            if self.canvas.dim == 2:
-                r = self.canvas.data_rect()
-                if r is not None:
-                    return r[2] - r[0], r[3] - r[1]
-            return tuple(self.canvas.canvas.size)
-
-        return [Figure("Field view", render=render, size=size),
-                Figure("Diagnostic plots", widget=self.plots.layout_widget)]
-
     def shutdown(self):
         if self.recorder is not None:
             self._finish_movie()

@@ -18,7 +18,7 @@ from kernels.errors import ExplorerError
 from kernels.flint import CompileOptions, compile_model
 from kernels.flint.compiler import OPTIMIZATIONS, optimization_report, report_table
 
-from ..export import Figure, save_figure
+from ..export import Figure, guarded, save_figure, write_file
 
 TIPS = {"cse": "share common subexpressions (hash-consed DAG)", "fold": "fold constant arithmetic",
         "nary": "n-ary ADD/MUL instead of binary chains", "merge": "merge phases: ≤ 3 functions a thread (§5.4.1)",
@@ -52,8 +52,9 @@ class CompilerPanel(QWidget):
     """Options (checkboxes) → DAG levels chart, bytecode listing, optimisation-effect table."""
     updated = pyqtSignal()
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, message=None):
         super().__init__(parent)
+        self.message = message           # message(text, level): failures and written files
         self._token = 0
         self._jobs: list = []
         self._args = None
@@ -181,26 +182,43 @@ class CompilerPanel(QWidget):
     def table_rows(self) -> tuple[list[str], list[list[str]]]:
         return report_table(self.report)
 
-    def export_table(self, path: str | None = None) -> None:
+    def _say(self, text: str, level: str = "error") -> None:
+        if self.message is not None:
+            self.message(text, level)
+        self.status.setText(text)
+
+    def export_table(self, path: str | None = None):
+        """The optimisation table as CSV; the path written, or None."""
         if not path:
             path, _ = QFileDialog.getSaveFileName(self, "Export optimisation table", "flint_optimizations.csv",
                                                   "CSV (*.csv)")
             if not path:
-                return
+                return None
         header, rows = self.table_rows()
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(header)
-            w.writerows(rows)
 
-    def export_chart(self, path: str | None = None) -> None:
+        def write(tmp):
+            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                w = csv.writer(fh)
+                w.writerow(header)
+                w.writerows(rows)
+        out = guarded(self._say, f"export the table to {path}", lambda: write_file(path, (".csv",), write, "CSV file"))
+        if out is not None:
+            self._say(f"Wrote {out}", "info")
+        return out
+
+    def export_chart(self, path: str | None = None):
+        """The DAG-levels chart as PNG or SVG; the path written, or None."""
         if not path:
             path, _ = QFileDialog.getSaveFileName(self, "Export DAG levels", "flint_levels.png",
                                                   "PNG (*.png);;SVG (*.svg)")
             if not path:
-                return
+                return None
         name = self.prog.model.name if self.prog is not None else ""
-        save_figure(Figure("DAG levels", widget=self.levels), path, footer=f"Flint DAG levels — {name}")
+        out = guarded(self._say, f"export the chart to {path}", lambda: save_figure(
+            Figure("DAG levels", widget=self.levels), path, footer=f"Flint DAG levels — {name}"))
+        if out is not None:
+            self._say(f"Wrote {out}", "info")
+        return out
 
     def level_counts(self) -> list:
         return list(self.prog.level_counts) if self.prog is not None else []

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from PyQt6.QtWidgets import QDoubleSpinBox, QFormLayout, QGroupBox
 
-STIM_PARAMS = (("stim_amplitude", "Amplitude (µA/cm²)", -1e4, 1e4, 2),
-               ("stim_start", "Start (ms)", 0.0, 1e7, 3),
-               ("stim_duration", "Duration (ms)", 0.0, 1e7, 3),
-               ("stim_period", "Period (ms)", 1e-3, 1e7, 3))
+STIM_PARAMS = (("stim_amplitude", "Amplitude (µA/cm²)", -1e4, 1e4, 2,
+                "Stimulus current density, µA/cm² (the shipped cardiac models use negative values: an "
+                "inward, depolarising current)"),
+               ("stim_start", "Start (ms)", 0.0, 1e7, 3, "Time of the first pulse, ms"),
+               ("stim_duration", "Duration (ms)", 0.0, 1e7, 3, "Length of each pulse, ms"),
+               ("stim_period", "Period (ms)", 1e-3, 1e7, 3, "Time from one pulse to the next, ms"))
 
 
 class StimulusEditor(QGroupBox):
@@ -23,8 +25,9 @@ class StimulusEditor(QGroupBox):
         self._updating = False
         form = QFormLayout(self)
         self.spins: dict[str, QDoubleSpinBox] = {}
-        for name, label, lo, hi, dec in STIM_PARAMS:
+        for name, label, lo, hi, dec, tip in STIM_PARAMS:
             sp = QDoubleSpinBox(decimals=dec, minimum=lo, maximum=hi)
+            sp.setToolTip(f"{tip} (model parameter {name})")
             sp.setKeyboardTracking(False)
             sp.valueChanged.connect(lambda v, n=name: self._edited(n, v))
             self.spins[name] = sp

@@ -4,44 +4,39 @@ Views only: models, the compiler and the runtimes are ``kernels.flint`` (paper 0
 ch. 5).  A worker thread integrates in chunks; only recorded variables come back; the plot refreshes
 on a 50 ms timer (pyqtgraph peak downsampling, clip to view); lines/rings also show a heatmap.
 
-SBML reference mode: an SBML file that the Flint importer refuses (events, algebraic rules, delays,
-fast reactions …) but that the SBML reference simulator reads is opened with the runtime
-"sbml (CPU reference)" (``kernels.flint.sbml_run``): one instance, LSODA with root-found events, the
-output points streamed in chunks; the Flint-only controls and the Compiler tab are disabled.
+Parts: the run threads (:mod:`.worker`), SBML reference mode for SBML files only the reference
+simulator reads (:mod:`.sbml_mode`), the traces, heatmap, readout and exports (:mod:`.views`), the
+recorded data (:mod:`.traces`), the stimulus editor and the Compiler tab.
 """
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QThread, QTimer, pyqtSignal
+from PyQt6.QtCore import QTimer, pyqtSignal
 from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView,
                              QLabel, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                              QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
-from kernels.flint import Network, Simulation, load_model, shipped_models
+from kernels.flint import Network, load_model, shipped_models
 from kernels.flint.model import select_states
-from kernels.flint.io import write_csv, write_npz
-from kernels.flint.protocols import no_stimulus, one_way_wave
+from kernels.flint.protocols import no_stimulus
 from kernels.flint.host_c import find_compiler
-from kernels.flint.runtimes import RUNTIME_HELP, network_stimulus
-from kernels.flint.sbml_run import LABEL as SBML_LABEL
-from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
-from kernels.flint.sbml_run import output_times, reference_fallback, run_reference
+from kernels.flint.runtimes import network_stimulus
+from kernels.flint.sbml_run import reference_fallback
 
-from ..cahn_hilliard.workspace import MessageBar
+from ..colorbar import bar_axes, hover, plot_colorbar
+from ..widgets import MessageBar
 from .compiler_panel import CompilerPanel
 from .stimulus import StimulusEditor
+from .traces import TraceBuffer, check_recording
+from .views import TraceViewsMixin
+from .sbml_mode import SbmlModeMixin
+from .worker import INIT_ONE_WAY, INIT_UNIFORM, PROGRESS_SCALE, RUNTIME_TOOLTIP, FlintWorker
 
-RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in RUNTIME_HELP.items())
-HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
 
-MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
-INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
 INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "uniform (stimulus): every cell at the model's resting state; the stimulus excites the first "
                 "5 cells and two wavefronts run round both ways and annihilate.\n"
@@ -52,103 +47,7 @@ INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "about 108 cells at D = 0.15/ms, 54 at D = 0.1 (conduction fails below ≈ 0.09).")
 
 
-class _RunWorker(QThread):
-    """A run off the GUI thread: its config, pause/stop flags, progress/failure/finish signals."""
-    progress = pyqtSignal(int, float)          # steps (output points) done, per second
-    failed = pyqtSignal(str)
-    done = pyqtSignal()
-
-    def __init__(self, cfg: dict, parent=None):
-        super().__init__(parent)
-        self.cfg = cfg
-        self.paused = False
-        self.stopped = False
-        self.sim = None
-
-    def run(self):
-        try:
-            self.work()
-        except ExplorerError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:                    # keep the app alive, say what happened
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-        self.done.emit()
-
-    def work(self) -> None:                         # the run itself, in the worker thread
-        raise NotImplementedError
-
-
-class FlintWorker(_RunWorker):
-    """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
-    chunk = pyqtSignal(object, object)
-    note = pyqtSignal(str)
-
-    def __init__(self, cfg: dict, parent=None):
-        super().__init__(cfg, parent)
-        self.y0 = None
-
-    def work(self):
-        c = self.cfg
-        if c.get("init") == INIT_ONE_WAY:
-            net = c["network"]
-            self.note.emit(f"preparing the one-way wave: a {2 * net.n_cells}-cell line stimulated at one end…")
-            self.y0 = one_way_wave(c["model"], net.n_cells, net.D, state=net.state, dt=c["dt"],
-                                   integrator=c["integrator"], runtime=c["runtime"])
-            i = self.y0.info
-            self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
-                           f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
-                           f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
-        what = {"ts": "NVRTC", "c": "the host C++ compiler", "c-is": "the host C++ compiler"}.get(c["runtime"])
-        if what:                                # compiles take seconds to a minute for the large models
-            self.note.emit(f"compiling {c['model'].name} ({c['model'].n_states} states) for runtime "
-                           f"{c['runtime']} with {what}… (cached afterwards)")
-        self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
-                              network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
-                              y0=self.y0, threads=HOST_THREADS)
-        if what:
-            self.note.emit(f"{c['model'].name}: compiled for runtime {c['runtime']} in "
-                           f"{self.sim.compile_seconds:.1f} s")
-        total, done, t0 = c["steps"], 0, time.perf_counter()
-        chunk = max(c["every"], min(2000, max(c["every"], total // 50)) // c["every"] * c["every"])
-        while done < total and not self.stopped:
-            if self.paused:
-                self.msleep(30)
-                continue
-            k = min(chunk, total - done)
-            t, y = self.sim.advance(k, c["dt"], record=c["record"], every=c["every"])
-            done += k
-            self.chunk.emit(t, y)
-            self.progress.emit(done, done / max(time.perf_counter() - t0, 1e-9))
-            self.msleep(1)                      # let the GUI thread take the GIL
-
-
-class SbmlWorker(_RunWorker):
-    """Runs the SBML reference simulator; emits (first index, times, samples) as output points finish."""
-    chunk = pyqtSignal(int, object, object)
-
-    def __init__(self, cfg: dict, parent=None):
-        super().__init__(cfg, parent)
-        self.result = None
-
-    def _control(self) -> bool:
-        while self.paused and not self.stopped:
-            self.msleep(30)
-        return self.stopped
-
-    def work(self):
-        c, t0 = self.cfg, time.perf_counter()
-
-        def on_chunk(i0, t, y):
-            self.chunk.emit(i0, t, y[:, :, None])
-            n = i0 + len(t)
-            self.progress.emit(n, n / max(time.perf_counter() - t0, 1e-9))
-            self.msleep(1)                          # let the GUI thread take the GIL
-
-        self.result = run_reference(c["sbml"], c["times"], c["record"], params=c["params"],
-                                    on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self._control)
-
-
-class FlintWorkspace(QWidget):
+class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, QWidget):
     status_changed = pyqtSignal(dict)
     MENU_TEXT = {"toggle_run": "&Run / pause model", "export_plots": "Export &traces (CSV/NPZ)…"}
 
@@ -161,8 +60,7 @@ class FlintWorkspace(QWidget):
         self._runtime_before = ""
         self.preset = None
         self.worker = None
-        self.times = np.zeros(0)
-        self.samples = np.zeros((0, 1, 0))
+        self.traces = TraceBuffer()
         self.record_names: list[str] = []
         self._lecture = False
         self._dirty = False
@@ -213,7 +111,7 @@ class FlintWorkspace(QWidget):
         self.cb_record.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.cb_record.setToolTip("State to record and plot.  Several (one member/cell only): a comma list "
                                   "or a pattern, e.g. 'S_RG_F, S_RG_E' or 'S_*'")
-        for lab, w in (("dt", self.sp_dt), ("t end", self.sp_tend), ("Integrator", self.cb_integ),
+        for lab, w in (("dt (ms)", self.sp_dt), ("t end (ms)", self.sp_tend), ("Integrator", self.cb_integ),
                        ("Runtime", self.cb_runtime), ("Precision", self.cb_dtype), ("Members", self.cb_net),
                        ("N (members / cells)", self.sp_n), ("Coupling D (1/ms)", self.sp_D),
                        ("Initial state", self.cb_init),
@@ -233,8 +131,10 @@ class FlintWorkspace(QWidget):
         form.addRow(row)
         self.progress = QProgressBar()
         self.lb_rate = QLabel("")
+        self.lb_rate.setWordWrap(True)
         form.addRow(self.progress)
         form.addRow(self.lb_rate)
+        self._set_tooltips()
         split.addWidget(left)
         # ---- views
         right = QWidget()
@@ -253,35 +153,79 @@ class FlintWorkspace(QWidget):
         self.heat_view.addItem(self.heat)
         self.heat_view.setLabel("bottom", "t (ms)")
         self.heat_view.setLabel("left", "cell")
+        self.heat_bar = plot_colorbar(self.heat_view.getPlotItem(), "viridis")
+        hover(self.plot, self._describe_trace, self._report_cursor)
+        hover(self.heat_view, self._describe_heat, self._report_cursor)
         self.tabs.addTab(self.heat_view, "Heatmap (cells)")
-        self.compiler = CompilerPanel()
+        self.compiler = CompilerPanel(message=self.message.show_message)
         self.listing = self.compiler.listing
         self.tabs.addTab(self.compiler, "Compiler")
         rl.addWidget(self.tabs)
         split.addWidget(right)
         split.setSizes([360, 900])
         self.curves: list = []
+        self._pens: list = []            # the curves' normal pens (lecture mode swaps them)
         self.timer = QTimer(self)
         self.timer.setInterval(50)
         self.timer.timeout.connect(self._refresh)
-        self.cb_model.currentIndexChanged.connect(lambda _i: self.load(self.cb_model.currentData()))
+        self.cb_model.currentIndexChanged.connect(self._on_model_chosen)
         self.table.itemChanged.connect(self._param_edited)
         for w in (self.cb_net, self.sp_n):
             (w.currentIndexChanged if isinstance(w, QComboBox) else w.valueChanged).connect(self._show_listing)
-        if self.cb_model.count():
-            self.load(self.cb_model.currentData())
+        self._loaded_index = -1           # the model-list entry that is loaded
+        if self.cb_model.count() and self.load(self.cb_model.currentData()):
+            self._loaded_index = self.cb_model.currentIndex()
+
+    TOOLTIPS = {
+        "bt_open": "Open an SBML (.xml/.sbml), CellML (.cellml) or native Flint (.flint) model file; it joins "
+                   "the model list when it loads",
+        "table": "The model's parameters: double-click a value to edit it (units in the third column)",
+        "sp_dt": "Integration time step dt, ms (the models' time unit); the output is recorded every "
+                 "0.1 ms for runs of more than 2 000 steps",
+        "sp_tend": "End time of the run, ms; the run takes t end / dt steps",
+        "cb_integ": "Fixed-step integrator: explicit Euler (1st order) or classic Runge–Kutta 4",
+        "cb_dtype": "Arithmetic precision of the state and the bytecode: float64 or float32",
+        "cb_net": "ensemble: N independent copies of the cell (optionally with a parameter varied); "
+                  "line / ring: N cells coupled by diffusion of V (cable)",
+        "sp_n": "Number of ensemble members or cells in the line/ring (1 to 1 000 000)",
+        "sp_D": "Diffusive coupling between neighbouring cells of a line/ring, 1/ms (D·(V[i−1] − 2V[i] + V[i+1]))",
+        "cb_vary": "Ensemble only: a parameter spread evenly over the members (± spread around its value)",
+        "sp_spread": "Relative spread of the varied parameter, a fraction (0.3: from 0.7× to 1.3× its value)",
+        "bt_run": "Compile the model for the runtime and integrate it, streaming the traces (Space)",
+        "bt_pause": "Pause or resume the run",
+        "bt_stop": "Stop the run, keeping the traces so far",
+        "progress": "Progress of the run (steps or output points done)",
+        "lb_rate": "Integration speed (steps or output points per second) and the time left",
+    }
+
+    def _set_tooltips(self) -> None:
+        """Every control explains itself, with its units; kept to restore after SBML reference mode."""
+        for name, tip in self.TOOLTIPS.items():
+            getattr(self, name).setToolTip(tip)
+        self._tips = {w: w.toolTip() for w in (*self._flint_only(), self.sp_dt, self.sp_tend)}
 
     # ------------------------------------------------------------------ model
-    def load(self, path) -> None:
+    def _on_model_chosen(self, i: int) -> None:
+        """A model picked in the list: load it, or go back to the loaded one (with the message)."""
+        if self.load(self.cb_model.itemData(i)):
+            self._loaded_index = i
+        elif self._loaded_index >= 0:
+            self.cb_model.blockSignals(True)
+            self.cb_model.setCurrentIndex(self._loaded_index)
+            self.cb_model.blockSignals(False)
+
+    def load(self, path) -> bool:
+        """Load a model file (or enter SBML reference mode for an SBML file only the reference
+        simulator reads); False after a message when it cannot be read (nothing changes)."""
         try:
             model = load_model(path)
         except ExplorerError as exc:
             ref = reference_fallback(path)
             if ref is None:
                 self.message.show_message(str(exc))
-                return
+                return False
             self._enter_sbml(ref, str(exc))
-            return
+            return True
         self._leave_sbml()
         self.model = model
         m = self.model
@@ -305,6 +249,7 @@ class FlintWorkspace(QWidget):
         self.message.show_message(f"loaded {m.name}: {m.n_states} states, {len(m.params)} parameters, "
                                   f"{len(m.assigns)} functions", "info")
         self._emit_status()
+        return True
 
     # ------------------------------------------------------------------ SBML reference mode
     def _flint_only(self) -> list:
@@ -318,115 +263,24 @@ class FlintWorkspace(QWidget):
     def one_way(self) -> bool:
         return self.cb_net.currentText() == "ring" and self.cb_init.currentText() == INIT_ONE_WAY
 
-    def _enter_sbml(self, ref, why: str) -> None:
-        """Show an SBML model the Flint compiler refuses, to be run by the SBML reference simulator."""
-        was = self.sbml is not None
-        self.sbml, self.sbml_params, self.model = ref, {}, None
-        s = ref.system
-        self.table.blockSignals(True)
-        self.table.setHorizontalHeaderLabels(["parameter", "value", "role"])
-        self.table.setRowCount(len(ref.params))
-        ro = pg.QtCore.Qt.ItemFlag.ItemIsEditable
-        for r, (p, v) in enumerate(ref.params.items()):
-            it = QTableWidgetItem(p)
-            it.setFlags(it.flags() & ~ro)
-            self.table.setItem(r, 0, it)
-            val = QTableWidgetItem(repr(v))
-            role = QTableWidgetItem(ref.roles[p])
-            role.setFlags(role.flags() & ~ro)
-            if p not in ref.editable:
-                val.setFlags(val.flags() & ~ro)
-                val.setToolTip(f"{p} is set by its {ref.roles[p][7:]}: not editable")
-            self.table.setItem(r, 1, val)
-            self.table.setItem(r, 2, role)
-        self.table.blockSignals(False)
-        self.cb_record.clear()
-        self.cb_record.addItems(ref.recordable)
-        first = ref.default_record()[0] if ref.recordable else ""
-        if first:
-            self.cb_record.setCurrentText(first)
-        self.cb_vary.clear()
-        self.cb_vary.addItems(["(none)"])
-        self.stim.bind(None)
-        if not was:
-            self._runtime_before = self.cb_runtime.currentText()
-            for i in range(self.cb_runtime.count()):
-                self.cb_runtime.model().item(i).setEnabled(False)
-            self.cb_runtime.addItem(SBML_LABEL)
-        i = self.cb_runtime.findText(SBML_LABEL)
-        self.cb_runtime.setItemData(i, SBML_TOOLTIP, pg.QtCore.Qt.ItemDataRole.ToolTipRole)
-        self.cb_runtime.setCurrentIndex(i)
-        self.cb_runtime.setToolTip(SBML_TOOLTIP)
-        note = "does not apply to the SBML reference simulator (one model instance, adaptive LSODA, float64)"
-        for w in self._flint_only():
-            w.setEnabled(False)
-            w.setToolTip(note)
-        lab = self._form.labelForField(self.sp_dt)
-        if lab is not None:
-            lab.setText("dt (output interval)")
-        self.sp_dt.setToolTip("output interval: the reference simulator chooses its own adaptive steps")
-        k = self.tabs.indexOf(self.compiler)
-        if self.tabs.currentIndex() == k:
-            self.tabs.setCurrentWidget(self.plot)
-        self.tabs.setTabEnabled(k, False)
-        self.tabs.setTabToolTip(k, "The Flint compiler refuses this model; it runs on the SBML reference "
-                                   "simulator, which does not compile to bytecode.")
-        self.listing.setPlainText(f"not compiled: the Flint compiler refuses {ref.name} ({why}); it runs on "
-                                  f"the SBML reference simulator.")
-        self.plot.setLabel("bottom", "t (model time units)")
-        self.heat_view.setLabel("bottom", "t (model time units)")
-        i = self.cb_model.currentIndex()
-        tagged = "SBML reference" in self.cb_model.itemText(i)
-        if i >= 0 and self.cb_model.currentData() == str(ref.path) and not tagged:
-            self.cb_model.setItemText(i, f"{self.cb_model.itemText(i)} — SBML reference")
-            self.cb_model.setItemData(i, f"{ref.path}: runs on the SBML reference simulator ({why})",
-                                      pg.QtCore.Qt.ItemDataRole.ToolTipRole)
-        self.message.show_message(
-            f"loaded {ref.name} in SBML reference mode: {ref.n_states} states, {len(s.events)} events, "
-            f"{len(ref.params)} parameters.  The Flint compiler refuses it ({why}), so it runs on the CPU "
-            f"reference simulator (LSODA, events by root finding); dt is the output interval.", "info")
-        self._emit_status()
-
-    def _leave_sbml(self) -> None:
-        if self.sbml is None:
-            return
-        self.sbml, self.sbml_params = None, {}
-        self.table.setHorizontalHeaderLabels(["parameter", "value", "units"])
-        i = self.cb_runtime.findText(SBML_LABEL)
-        if i >= 0:
-            self.cb_runtime.removeItem(i)
-        for i in range(self.cb_runtime.count()):
-            self.cb_runtime.model().item(i).setEnabled(True)
-        j = self.cb_runtime.findText(self._runtime_before)
-        self.cb_runtime.setCurrentIndex(max(j, 0))
-        self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
-        for w in self._flint_only():
-            w.setEnabled(True)
-            w.setToolTip("")
-        self.cb_init.setToolTip(INIT_TOOLTIP)
-        lab = self._form.labelForField(self.sp_dt)
-        if lab is not None:
-            lab.setText("dt")
-        self.sp_dt.setToolTip("")
-        k = self.tabs.indexOf(self.compiler)
-        self.tabs.setTabEnabled(k, True)
-        self.tabs.setTabToolTip(k, "")
-        self.plot.setLabel("bottom", "t (ms)")
-        self.heat_view.setLabel("bottom", "t (ms)")
-
-    def in_sbml_mode(self) -> bool:
-        return self.sbml is not None
-
-    def open_field(self, path: str | None = None) -> None:
+    def open_field(self, path: str | None = None) -> bool:
+        """Open a model file (.flint, SBML, CellML); it joins the model list only when it loads."""
         if not path:
             path, _ = QFileDialog.getOpenFileName(self, "Open model", "", "Models (*.flint *.xml *.sbml *.cellml)")
             if not path:
-                return
+                return False
+        if not self.load(path):
+            return False
+        i = self.cb_model.findData(str(path))
         self.cb_model.blockSignals(True)
-        self.cb_model.addItem(Path(path).name, str(path))
-        self.cb_model.setCurrentIndex(self.cb_model.count() - 1)
+        if i < 0:
+            self.cb_model.addItem(Path(path).name, str(path))
+            i = self.cb_model.count() - 1
+        self.cb_model.setCurrentIndex(i)
         self.cb_model.blockSignals(False)
-        self.load(path)
+        self._loaded_index = i
+        self._tag_sbml_item()
+        return True
 
     def _cell_value(self, item, name: str, old: float) -> float | None:
         """The finite number typed into a parameter cell, or None after saying so and restoring ``old``."""
@@ -455,17 +309,6 @@ class FlintWorkspace(QWidget):
         self.model.params[name] = v
         self.stim.refresh(self.model)
         self._show_listing()
-
-    def _sbml_param_edited(self, item) -> None:
-        ref = self.sbml
-        name = self.table.item(item.row(), 0).text()
-        v = self._cell_value(item, name, self.sbml_params.get(name, ref.params[name]))
-        if v is None:
-            return
-        if v == ref.params[name]:
-            self.sbml_params.pop(name, None)
-        else:
-            self.sbml_params[name] = v
 
     def set_parameter(self, name: str, value: float) -> None:
         for r in range(self.table.rowCount()):
@@ -500,6 +343,7 @@ class FlintWorkspace(QWidget):
             raise InvalidParameter(f"{len(names)} recorded states need N = 1 (one member or cell); "
                                    "with N > 1 record one state")
         rec = [list(m.states).index(r) for r in names]
+        check_recording(steps // every + 1, len(rec), n)
         return {"model": m, "runtime": self.cb_runtime.currentText(), "n": n, "member": member,
                 "network": network, "integrator": self.cb_integ.currentText(), "dtype": self.cb_dtype.currentText(),
                 "dt": dt, "steps": steps, "every": every, "record": rec,
@@ -536,10 +380,9 @@ class FlintWorkspace(QWidget):
             return
         self.cfg = cfg
         self.record_names = [list(cfg["model"].states)[i] for i in cfg["record"]]
-        self.times = np.zeros(0)
-        self.samples = np.zeros((0, len(cfg["record"]), cfg["n"]))
+        self.traces.reset(len(cfg["record"]), cfg["n"])
         self._make_curves(cfg["n"], cfg["model"].units)
-        self.progress.setRange(0, cfg["steps"])
+        self.progress.setRange(0, PROGRESS_SCALE)
         self.progress.setValue(0)
         self.worker = FlintWorker(cfg, self)
         self.worker.chunk.connect(self._on_chunk)
@@ -551,41 +394,15 @@ class FlintWorkspace(QWidget):
         self.timer.start()
         self.bt_run.setText("Running…")
 
-    def _run_sbml(self) -> None:
-        ref = self.sbml
-        try:
-            times = output_times(self.sp_tend.value(), self.sp_dt.value())
-        except ExplorerError as exc:
-            self.message.show_message(str(exc))
-            return
-        rec = [self.cb_record.currentText() or ref.default_record()[0]]
-        cfg = {"sbml": ref, "params": dict(self.sbml_params), "times": times, "record": rec,
-               "steps": len(times) - 1, "n": 1, "unit": "output points",
-               "chunk": max(1, min(200, len(times) // 50))}
-        self.cfg = cfg
-        self.record_names = rec
-        self.times = np.zeros(0)
-        self.samples = np.zeros((0, 1, 1))
-        self.plot.clear()
-        self.show_idx = np.array([0])
-        self.curves = [self.plot.plot(pen=pg.mkPen("#1f5fa0", width=1.5))]
-        self.plot.setLabel("left", rec[0], units="")
-        self.progress.setRange(0, len(times))
-        self.progress.setValue(0)
-        self.worker = SbmlWorker(cfg, self)
-        self.worker.chunk.connect(self._on_sbml_chunk)
-        self.worker.progress.connect(self._on_progress)
-        self.worker.failed.connect(lambda msg: self.message.show_message(msg))
-        self.worker.done.connect(self._on_done)
-        self.worker.start()
-        self.timer.start()
-        self.bt_run.setText("Running…")
+    @property
+    def times(self) -> np.ndarray:
+        """Output times of the last run (a view of the trace buffer)."""
+        return self.traces.times
 
-    def _on_sbml_chunk(self, i0: int, t, y) -> None:
-        """Output points i0 … (i0 = 0 again when the finished run replaces a differing preview)."""
-        self.times = np.concatenate([self.times[:i0], t])
-        self.samples = np.concatenate([self.samples[:i0], y], axis=0)
-        self._dirty = True
+    @property
+    def samples(self) -> np.ndarray:
+        """Recorded values (points, variables, members/cells) of the last run."""
+        return self.traces.samples
 
     def toggle_run(self) -> None:
         self.run()
@@ -605,13 +422,12 @@ class FlintWorkspace(QWidget):
 
     def _on_chunk(self, t, y) -> None:
         if len(t):
-            self.times = np.concatenate([self.times, t])
-            self.samples = np.concatenate([self.samples, y], axis=0)
+            self.traces.append(t, y)
             self._dirty = True
 
     def _on_progress(self, done: int, rate: float) -> None:
-        self.progress.setValue(done)
         total = self.cfg["steps"] + (1 if self.sbml is not None else 0)
+        self.progress.setValue(int(PROGRESS_SCALE * min(1.0, done / max(total, 1))))
         left = (total - done) / rate if rate > 0 else 0
         self.lb_rate.setText(f"{rate:,.0f} {self.cfg.get('unit', 'steps')}/s, ETA {left:.1f} s")
         self._emit_status(rate)
@@ -632,47 +448,6 @@ class FlintWorkspace(QWidget):
                 self.lb_rate.setText(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
         self._emit_status()
 
-    def _make_curves(self, n: int, units: dict | None = None) -> None:
-        """Curves for the next run: one per shown member/cell (viridis), or, with several recorded
-        states (one member), one per state with a legend."""
-        self.plot.clear()
-        legend = self.plot.getPlotItem().legend
-        if legend is not None:
-            legend.clear()
-        units = units or {}
-        names = self.record_names or [""]
-        if len(names) > 1:
-            if legend is None:
-                self.plot.addLegend(offset=(10, 10))
-            self.show_idx = np.array([0])
-            self.curves = [self.plot.plot(pen=pg.mkPen(pg.intColor(j, len(names)), width=1.5), name=nm)
-                           for j, nm in enumerate(names)]
-            self.plot.setLabel("left", "recorded states", units=units.get(names[0], ""))
-            return
-        self.show_idx = np.unique(np.linspace(0, n - 1, min(n, MAX_TRACES)).astype(int))
-        cmap = pg.colormap.get("viridis")
-        self.curves = [self.plot.plot(pen=pg.mkPen(cmap.map(i / max(1, len(self.show_idx) - 1), "qcolor"), width=1.5))
-                       for i in range(len(self.show_idx))]
-        self.plot.setLabel("left", names[0], units=units.get(names[0], ""))
-
-    def _refresh(self, force: bool = False) -> None:
-        if not (self._dirty or force) or self.samples.shape[0] == 0:
-            return
-        self._dirty = False
-        if self.samples.shape[1] > 1:                       # several states of one member
-            for j, c in enumerate(self.curves):
-                c.setData(self.times, self.samples[:, j, 0])
-            return
-        y = self.samples[:, 0, :]
-        for c, i in zip(self.curves, self.show_idx):
-            c.setData(self.times, y[:, i])
-        if self.samples.shape[2] > 1:
-            self.heat.setImage(y, autoLevels=True)
-            t = np.asarray(self.times, dtype=float)
-            if t.size > 1:                    # image x in model time: sample k covers [t_k − Δ, t_k]
-                dt_s = (t[-1] - t[0]) / (t.size - 1)
-                self.heat.setRect(pg.QtCore.QRectF(t[0] - dt_s, 0.0, t[-1] - t[0] + dt_s, y.shape[1]))
-
     def _emit_status(self, rate: float | None = None) -> None:
         d = {"info": self.caption()}
         if rate is not None:
@@ -680,27 +455,9 @@ class FlintWorkspace(QWidget):
         self.status_changed.emit(d)
 
     # ------------------------------------------------------------------ export
-    def export_plots(self, path: str | None = None) -> None:
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export traces", "traces.csv", "CSV (*.csv);;NumPy (*.npz)")
-            if not path:
-                return
-        if path.endswith(".npz"):
-            write_npz(path, self.times, self.samples, self.record_names)
-        else:
-            write_csv(path, self.times, self.samples, self.record_names)
-        self.message.show_message(f"wrote {path}", "info")
-
-    def export_image(self, path: str | None = None) -> None:
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export figure", "flint.png", "PNG (*.png);;SVG (*.svg)")
-            if not path:
-                return
-        import pyqtgraph.exporters as ex
-        item = self.tabs.currentWidget()
-        item = item.getPlotItem() if hasattr(item, "getPlotItem") else self.plot.getPlotItem()
-        (ex.SVGExporter if path.endswith(".svg") else ex.ImageExporter)(item).export(path)
-        self.message.show_message(f"wrote {path}", "info")
+    def busy(self) -> bool:
+        """A run is in progress (the mode bar marks it; quitting asks first)."""
+        return self.worker is not None
 
     def shutdown(self) -> None:
         self.compiler.shutdown()
@@ -767,11 +524,17 @@ class FlintWorkspace(QWidget):
                 f"— paper 004 ch. 5 (Flint)")
 
     def set_lecture_mode(self, on: bool) -> None:
+        """Essential controls only; black plots with white axes and large fonts, thick traces."""
+        from ..theme import style_axis, style_plot
         self._lecture = bool(on)
-        for w in self._nonessential:
+        for w in (*self._nonessential, self.table):    # the parameter table: too cramped at lecture sizes
             self._form.setRowVisible(w, not on)
         for pw in (self.plot, self.heat_view):
             pw.setBackground("k" if on else "w")
+            style_plot(pw.getPlotItem(), on)
+        for ax in bar_axes(self.heat_bar):
+            style_axis(ax, on)
+        self._style_curves()
 
     def session_state(self) -> dict:
         return {"model": self.cb_model.currentText(), "model_path": self.cb_model.currentData(),
@@ -789,6 +552,9 @@ class FlintWorkspace(QWidget):
         return {"t": np.asarray(self.times), "traces": np.asarray(self.samples)}
 
     def restore_session(self, state: dict, data: dict) -> None:
+        t, y = np.asarray(data.get("t", np.zeros(0))), np.asarray(data.get("traces", np.zeros((0, 1, 0))))
+        if y.ndim != 3 or t.ndim != 1 or len(t) != len(y):          # checked before anything changes
+            raise InvalidParameter(f"the session's traces have shape {y.shape} for {t.shape} times")
         i = self.cb_model.findText(state.get("model", ""))
         if i >= 0:
             self.cb_model.setCurrentIndex(i)
@@ -803,8 +569,7 @@ class FlintWorkspace(QWidget):
             ctl["runtime"] = "cpu"
         self._set_controls(ctl)
         self.record_names = list(state.get("record_names", []))
-        self.times = np.asarray(data.get("t", np.zeros(0)))
-        self.samples = np.asarray(data.get("traces", np.zeros((0, 1, 0))))
+        self.traces.set(t, y)
         if self.samples.ndim == 3 and self.samples.shape[0]:
             self._make_curves(self.samples.shape[2], self.model.units if self.model is not None else None)
             self._refresh(force=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
                              QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
@@ -106,19 +106,10 @@ class _Panel(SweepRunner, QWidget):
         return self.job is None
 
     def export_csv(self, path=None):
-        if not self.rows:
-            return self._say("Run it first.", "warning")
-        path = path or QFileDialog.getSaveFileName(self, "Export CSV", self.csv_name, "CSV (*.csv)")[0]
-        if path:
-            self.write_csv(self.rows, path)
-            return path
+        return self.export_rows(path, self.csv_name, self.write_csv)
 
     def export_plots(self, path=None):
-        path = path or QFileDialog.getSaveFileName(self, "Export plots", self.csv_name.replace(".csv", ".png"),
-                                                   "PNG (*.png)")[0]
-        if path:
-            self.plots.grab().save(path)
-            return path
+        return self.export_widget(path, self.csv_name.replace(".csv", ".png"), self.plots, "BFS kernels")
 
     def _restore_common(self, state: dict) -> None:
         if isinstance(state.get("types"), list):
@@ -373,7 +364,7 @@ class BlockSweepPanel(_Panel):
             return "No points timed."
         best = E.best_blocks(self.rows)
         r0 = self.rows[-1]
-        return (f"Fastest block: " + "; ".join(f"{LEGEND[t]} N = {n:,}: {b}" for (t, n), b in best.items())
+        return ("Fastest block: " + "; ".join(f"{LEGEND[t]} N = {n:,}: {b}" for (t, n), b in best.items())
                 + f". {r0.kernel}: {r0.registers} registers/thread.")
 
     def _redraw(self):

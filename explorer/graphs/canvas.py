@@ -20,14 +20,23 @@ class GraphCanvas:
         self.view.camera = scene.PanZoomCamera(aspect=1)
         self.edges = scene.visuals.Line(parent=self.view.scene, connect="segments", color=(0.4, 0.4, 0.45, 0.35))
         self.path = scene.visuals.Line(parent=self.view.scene, connect="strip", color=(0.85, 0.1, 0.1, 1.0), width=4)
-        self.nodes = scene.visuals.Markers(parent=self.view.scene)
-        self.density = scene.visuals.Image(parent=self.view.scene, cmap="viridis")
+        # visuals start with a point / a pixel of data: VisPy computes the camera's range over every
+        # visual, shown or not, and an empty Markers has no bounds (a first graph above
+        # AGGREGATE_N vertices, drawn as the density only, failed with "'NoneType' object is
+        # not subscriptable" and left the camera where it was: a quarter of the ring on screen)
+        self.nodes = scene.visuals.Markers(pos=np.zeros((1, 2), np.float32), parent=self.view.scene)
+        self.nodes.visible = False
+        self.density = scene.visuals.Image(np.zeros((1, 1), np.float32), parent=self.view.scene, cmap="viridis")
+        self.density.visible = False
         # draw order (lower first): edges, then the highlighted path, then the nodes on top
         self.edges.order = -2
         self.path.order = -1
         self.nodes.order = 0
         self.pos = np.zeros((0, 2), np.float32)
         self.mode = "empty"
+        self.color_range = None      # (lo, hi) of the values the nodes are coloured by, or None
+        self.density_counts = None   # aggregate view: vertices per bin (256 × 256, [y, x])
+        self._density_edges = None
         self.lecture = False
         self.on_pick = None
         self.canvas.events.mouse_press.connect(self._on_press)
@@ -40,6 +49,7 @@ class GraphCanvas:
             self.mode = "aggregate"
             self.edges.visible = self.nodes.visible = False
             H, xe, ye = np.histogram2d(self.pos[:, 0], self.pos[:, 1], bins=256)
+            self.density_counts, self._density_edges = H.T, (xe, ye)
             img = np.log1p(H.T).astype(np.float32)
             self.density.set_data(img)
             self.density.clim = (0, max(1e-6, float(img.max())))
@@ -57,7 +67,8 @@ class GraphCanvas:
         if n:
             lo, hi = self.pos.min(0), self.pos.max(0)
             pad = 0.05 * float(max(hi - lo)) + 1e-6
-            self.view.camera.set_range(x=(lo[0] - pad, hi[0] + pad), y=(lo[1] - pad, hi[1] + pad), margin=0)
+            self.view.camera.set_range(x=(lo[0] - pad, hi[0] + pad), y=(lo[1] - pad, hi[1] + pad), z=(-1, 1),
+                                       margin=0)
         self.canvas.update()
 
     def set_lecture(self, on: bool) -> None:
@@ -74,10 +85,12 @@ class GraphCanvas:
         n = len(self.pos)
         if values is None:
             face = np.tile(np.array([[0.2, 0.4, 0.7, 1.0]], np.float32), (n, 1))
+            self.color_range = None
         else:
             v = np.asarray(values, dtype=np.float64)
             fin = np.isfinite(v)
             lo, hi = (v[fin].min(), v[fin].max()) if fin.any() else (0.0, 1.0)
+            self.color_range = (float(lo), float(hi))
             t = np.where(fin, (v - lo) / (hi - lo if hi > lo else 1.0), 0.0)
             face = get_colormap(cmap).map(t.astype(np.float32)).astype(np.float32)
             face[~fin] = (0.75, 0.75, 0.75, 1.0)
@@ -117,6 +130,19 @@ class GraphCanvas:
         i = int(np.argmin(d))
         sx, sy = self.screen_of(i)
         return i if np.hypot(sx - xy[0], sy - xy[1]) <= radius_px else None
+
+    def density_at(self, xy) -> tuple[float, float, int] | None:
+        """Aggregate view: (x, y, vertices in the bin) under canvas position ``xy``, or None."""
+        if self.mode != "aggregate" or self.density_counts is None:
+            return None
+        tr = self.canvas.scene.node_transform(self.view.scene)
+        p = tr.map(np.array([[xy[0], xy[1], 0, 1]], np.float32))[0]
+        x, y = p[0] / (p[3] or 1.0), p[1] / (p[3] or 1.0)
+        xe, ye = self._density_edges
+        i, j = np.searchsorted(ye, y) - 1, np.searchsorted(xe, x) - 1
+        if not (0 <= i < self.density_counts.shape[0] and 0 <= j < self.density_counts.shape[1]):
+            return None
+        return float(x), float(y), int(self.density_counts[i, j])
 
     def _on_press(self, ev):
         if ev.button != 1 or self.on_pick is None:

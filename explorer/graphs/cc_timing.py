@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+from PyQt6.QtWidgets import (QCheckBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
                              QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
@@ -311,19 +311,11 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
                     self.legend.addItem(self.curves[f, m], names[f, m])
 
     # ----------------------------------------------------------------- export
-    def _save(self, path, title, default, filt, write):
-        path = path or QFileDialog.getSaveFileName(self, title, default, filt)[0]
-        if path:
-            write(path)
-            return path
-
     def export_csv(self, path=None):
-        """Every timed point as CSV (``cc.rows_to_csv``); the path, or None."""
-        if not self.rows:
-            return self._say("Run the timings first.", "warning")
-        return self._save(path, "Export timings", "cc_timings.csv", "CSV (*.csv)",
-                          lambda p: cc.rows_to_csv(self.rows, p))
+        """Every timed point as CSV (``cc.rows_to_csv``); the path written, or None."""
+        return self.export_rows(path, "cc_timings.csv", cc.rows_to_csv, "Run the timings first.")
 
     def export_plots(self, path=None):
-        """Both plots as one PNG (as on screen); the path, or None."""
-        return self._save(path, "Export plots", "cc_timings.png", "PNG (*.png)", lambda p: self.plots.grab().save(p))
+        """Both plots as one PNG (twice the screen size) or SVG; the path written, or None."""
+        return self.export_widget(path, "cc_timings.png", self.plots, "Clustering timings")
+

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
                              QLineEdit, QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
                              QVBoxLayout, QWidget)
 
@@ -344,27 +344,9 @@ class FWFamilyPanel(SweepRunner, QWidget):
         self.table.resizeColumnsToContents()
 
     # ----------------------------------------------------------------- export
-    def _save(self, path, title, default, filt, write):
-        path = path or QFileDialog.getSaveFileName(self, title, default, filt)[0]
-        if path:
-            try:
-                write(path)
-            except (OSError, InvalidParameter) as exc:
-                self._say(f"could not write {path}: {exc}")
-                return None
-            return path
-
     def export_csv(self, path=None):
-        if not self.rows:
-            return self._say("Run the timings first.", "warning")
-        return self._save(path, "Export timings", "fw_timings.csv", "CSV (*.csv)",
-                          lambda p: fs.rows_to_csv(self.rows, p))
+        return self.export_rows(path, "fw_timings.csv", fs.rows_to_csv, "Run the timings first.")
 
     def export_plots(self, path=None):
-        from kernels.fileio import atomic_path
+        return self.export_widget(path, "fw_timings.png", self.plots, "Floyd–Warshall family timings")
 
-        def write(p):
-            with atomic_path(p) as tmp:
-                if not self.plots.grab().save(str(tmp), "PNG"):
-                    raise OSError("the image could not be saved")
-        return self._save(path, "Export plots", "fw_timings.png", "PNG (*.png)", write)

@@ -14,6 +14,7 @@ from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs import generators as G
 from kernels.graphs import reproduce as rp
 
+from ..export import Figure, guarded, save_figure, write_file
 from ..log_axis import log_axes
 from .worker import Job
 
@@ -89,6 +90,31 @@ class SweepRunner:
         else:
             self.lbl.setText(self._summary() + ("" if what == "done" else f" — {what}"))
         self.finished.emit()
+
+    # -------------------------------------------------------------- exports (every sweep tab)
+    def export_rows(self, path, default: str, write_csv, empty: str = "Run it first."):
+        """The finished rows as CSV through ``write_csv(rows, path)``, written atomically; the path
+        written, or None (nothing to write, dialog cancelled, or a message on failure)."""
+        if not self.rows:
+            return self._say(empty, "warning")
+        return self._save_as(path, "Export CSV", default, "CSV (*.csv)", "export the rows", lambda p: write_file(
+            p, (".csv",), lambda tmp: write_csv(self.rows, tmp), "CSV file"))
+
+    def export_widget(self, path, default: str, widget, name: str):
+        """``widget`` (plots or a table) as PNG at twice the screen size or SVG; the path written,
+        or None."""
+        fig = Figure(name, widget=widget)
+        return self._save_as(path, "Export plots", default, "PNG (*.png);;SVG (*.svg)", "export the plots",
+                             lambda p: save_figure(fig, p, scale=2.0))
+
+    def _save_as(self, path, title, default, filt, what, write):
+        path = path or QFileDialog.getSaveFileName(self, title, default, filt)[0]
+        if not path:
+            return None
+        out = guarded(self._say, f"{what} to {path}", lambda: write(path))
+        if out is not None:
+            self._say(f"Wrote {out}", "info")
+        return out
 
 
 def parse_p(text: str, label: str = "p") -> float:
@@ -393,15 +419,9 @@ class ReproducePanel(SweepRunner, QWidget):
 
     # ----------------------------------------------------------------- export
     def export_csv(self, path=None):
-        if not self.rows:
-            return self._say("Run a sweep first.", "warning")
-        path = path or QFileDialog.getSaveFileName(self, "Export sweep", "reproduce.csv", "CSV (*.csv)")[0]
-        if path:
-            rp.rows_to_csv(self.rows, path)
-            return path
+        """One row per instance as CSV; the path written, or None."""
+        return self.export_rows(path, "reproduce.csv", rp.rows_to_csv, "Run a sweep first.")
 
     def export_plots(self, path=None):
-        path = path or QFileDialog.getSaveFileName(self, "Export plots", "reproduce.png", "PNG (*.png)")[0]
-        if path:
-            self.plots.grab().save(path)
-            return path
+        """The three plots as PNG (twice the screen size) or SVG; the path written, or None."""
+        return self.export_widget(path, "reproduce.png", self.plots, "Reproduce plots")

@@ -3,10 +3,9 @@ overhead of Fig. 3.14, re-run off the GUI thread (compute in kernels.graphs.sssp
 cancel / end cycle is reproduce.SweepRunner)."""
 from __future__ import annotations
 
-import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                              QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
                              QWidget)
 
@@ -254,15 +253,9 @@ class SSSPTablePanel(SweepRunner, QWidget):
 
     # ----------------------------------------------------------------- export
     def export_csv(self, path=None):
-        if not self.rows:
-            return self._say("Run an experiment first.", "warning")
-        path = path or QFileDialog.getSaveFileName(self, "Export CSV", "sssp.csv", "CSV (*.csv)")[0]
-        if path:
-            T.rows_to_csv(self.rows, path)
-            return path
+        return self.export_rows(path, "sssp.csv", T.rows_to_csv, "Run an experiment first.")
 
     def export_plots(self, path=None):
-        path = path or QFileDialog.getSaveFileName(self, "Export plot", "sssp.png", "PNG (*.png)")[0]
-        if path:
-            (self.table if self.experiment() == "table" else self.plots).grab().save(path)
-            return path
+        widget = self.table if self.experiment() == "table" else self.plots
+        return self.export_widget(path, "sssp.png", widget, "SSSP methods")
+

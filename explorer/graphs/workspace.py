@@ -11,20 +11,20 @@ import json
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, QFormLayout,
                              QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton, QSpinBox,
                              QTabWidget, QVBoxLayout, QWidget)
 
-from kernels.errors import ExplorerError, InvalidParameter
+from kernels.errors import InvalidParameter
 from kernels.graphs import generators as gen
 from kernels.graphs.apsp import METHODS, apsp, path_between, sentinel
 from kernels.graphs.clustering import global_clustering, local_clustering
-from kernels.graphs.graph import load_graph, save_graph
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
-from ..cahn_hilliard.workspace import MessageBar
-from ..export import Figure
+from ..colorbar import ColorBar, bar_axes, hover, plot_colorbar, set_bar_label
+from ..widgets import MessageBar
 from .canvas import AGGREGATE_N, GraphCanvas
+from .files import GraphFilesMixin
 from .worker import Job
 
 GEN_LABELS = {k: gen.LABELS.get(k, k) for k in gen.GENERATORS}
@@ -32,7 +32,7 @@ COLOR_BY = ("degree", "local clustering", "distance from clicked")
 LAYOUT_MAX_N = 1500          # force layout only below this
 
 
-class GraphsWorkspace(QMainWindow):
+class GraphsWorkspace(GraphFilesMixin, QMainWindow):
     status_changed = pyqtSignal(dict)
     job_finished = pyqtSignal(str)          # job name, for tests and scripts
 
@@ -61,8 +61,16 @@ class GraphsWorkspace(QMainWindow):
         cl.addWidget(self.message_bar)
         self.canvas = GraphCanvas(parent=central)
         self.canvas.on_pick = self.click_node
-        cl.addWidget(self.canvas.native, 1)
+        self.colorbar = ColorBar()
+        self.colorbar.hide()
+        row = QHBoxLayout()
+        row.setSpacing(2)
+        row.addWidget(self.canvas.native, 1)
+        row.addWidget(self.colorbar)
+        cl.addLayout(row, 1)
+        self.canvas.canvas.events.mouse_move.connect(self._on_mouse_move)
         self.info = QLabel("Generate a graph to start.")
+        self.info.setWordWrap(True)          # long descriptions must not widen the window
         cl.addWidget(self.info)
         self.setCentralWidget(central)
         self._build_controls(n)
@@ -149,12 +157,20 @@ class GraphsWorkspace(QMainWindow):
         self.heat_img.setColorMap(pg.colormap.get("viridis"))
         self.heat.addItem(self.heat_img)
         self.heat.invertY(True)
+        self.heat.setLabel("bottom", "target vertex")
+        self.heat.setLabel("left", "source vertex")
+        self.heat_bar = plot_colorbar(self.heat.getPlotItem(), "viridis", "hops")
+        hover(self.heat, self._describe_distance, self._report_cursor)
         self.deg_plot = pg.PlotWidget(title="degree distribution")
         self.deg_plot.setLabel("bottom", "degree")
         self.deg_plot.setLabel("left", "vertices")
+        hover(self.deg_plot, lambda x, y: self._describe_bar(self.deg_plot, x, "degree", "vertices"),
+              self._report_cursor)
         self.path_plot = pg.PlotWidget(title="path-length distribution")
         self.path_plot.setLabel("bottom", "hops")
         self.path_plot.setLabel("left", "ordered pairs")
+        hover(self.path_plot, lambda x, y: self._describe_bar(self.path_plot, x, "hops", "ordered pairs"),
+              self._report_cursor)
         self.tabs.addTab(self.heat, "Distances")
         self.tabs.addTab(self.deg_plot, "Degrees")
         self.tabs.addTab(self.path_plot, "Path lengths")
@@ -341,11 +357,16 @@ class GraphsWorkspace(QMainWindow):
         self.global_cc = gc
         self.canvas.set_graph(pos, g.edges if g.n <= AGGREGATE_N else np.zeros((0, 2), np.int32))
         self._recolor()
+        if self.canvas.mode == "aggregate":                 # the density of vertex positions
+            self.colorbar.set_range(*self.canvas.density.clim)
+            self.colorbar.set_label("ln(1 + vertices per bin)")
+            self.colorbar.show()
         deg = degree_histogram(g.degrees())
         self.deg_plot.clear()
         self.deg_plot.plot(np.arange(deg.size + 1), deg, stepMode="center", fillLevel=0, brush=(60, 110, 170, 150))
         self.path_plot.clear()
         self.heat_img.clear()
+        self.heat_bar.setVisible(False)      # shown again with the next APSP
         agg = " — aggregate view (density of vertex positions)" if g.n > AGGREGATE_N else ""
         self.info.setText(f"{g.describe()}{agg}. Click a vertex, then another for the shortest path.")
         self.stats.setText(f"global clustering {gc:.4f}\naverage clustering {float(lc.mean()):.4f}")
@@ -380,8 +401,11 @@ class GraphsWorkspace(QMainWindow):
                 sub[dist[:m, :m] == sentinel(dist.dtype)] = np.nan
             f = np.nanmean(sub.reshape(m // b, b, m // b, b), axis=(1, 3))
         f = np.where(np.isfinite(f), f, np.nan)
-        self.heat_img.setImage(f.T, autoLevels=False,
-                               levels=(0, float(np.nanmax(f)) if np.isfinite(f).any() else 1.0))
+        top = float(np.nanmax(f)) if np.isfinite(f).any() else 1.0
+        self.heat_img.setImage(f.T, autoLevels=False, levels=(0, top))
+        self.heat_bar.setLevels((0.0, top if top > 0 else 1.0))
+        self.heat_bar.setVisible(True)
+        set_bar_label(self.heat_bar, "hops" if dist.dtype.kind == "u" else "path length (weights)")
         # axes in vertex indices even when b×b blocks are averaged
         self.heat_img.setRect(0, 0, f.shape[0] * b, f.shape[1] * b)
         self.heat.setTitle("distance matrix (hops)" if b == 1 else f"distance matrix (hops, mean of {b}×{b} blocks)")
@@ -400,6 +424,7 @@ class GraphsWorkspace(QMainWindow):
         if self.selected:
             self.click_node(self.selected[0], reset=True)
 
+    # ------------------------------------------------------------------ value under the mouse
     # ------------------------------------------------------------------ interaction
     def _row(self, s: int) -> np.ndarray:
         """Hop counts from s: the APSP row when computed, else one BFS (scipy)."""
@@ -454,6 +479,13 @@ class GraphsWorkspace(QMainWindow):
         else:
             v = None
         self.canvas.set_colors(v, selected=self.selected)
+        rng = self.canvas.color_range
+        self.colorbar.setVisible(rng is not None)
+        if rng is not None:
+            label = f"hops from vertex {self.selected[0]}" if mode == "distance from clicked" and self.selected \
+                else mode
+            self.colorbar.set_range(*rng)
+            self.colorbar.set_label(label)
 
     # ------------------------------------------------------------------ menus / files
     MENU_TEXT = {"toggle_run": "&Compute APSP", "reset": "&Generate graph", "step_once": None,
@@ -509,7 +541,7 @@ class GraphsWorkspace(QMainWindow):
                 f"seed {prm['seed']}, APSP {self.cb_method.currentText()}")
 
     def set_lecture_mode(self, on: bool) -> None:
-        from ..theme import style_plot
+        from ..theme import style_axis, style_plot
         self._lecture = bool(on)
         for w in self._nonessential:
             self._form.setRowVisible(w, not on)
@@ -517,6 +549,8 @@ class GraphsWorkspace(QMainWindow):
         for pw in (self.heat, self.deg_plot, self.path_plot):
             pw.setBackground("k" if on else "w")
             style_plot(pw.getPlotItem(), on)
+        for ax in bar_axes(self.heat_bar):
+            style_axis(ax, on)
         self._recolor()
 
     # --------------------------------------------------------------- settings
@@ -538,156 +572,12 @@ class GraphsWorkspace(QMainWindow):
                 pass
 
     # --------------------------------------------------------------- sessions
-    def session_state(self) -> dict:
-        return {"params": self.control_params(),
-                "color_by": self.cb_color.currentText(), "selected": [int(i) for i in self.selected],
-                "tab": self.tabs.currentIndex(), "has_graph": self.graph is not None,
-                "graph_name": self.graph.name if self.graph is not None else "",
-                "graph_params": _jsonable(self.graph.params) if self.graph is not None else {},
-                "apsp_method": self.result.method if self.result is not None else None,
-                "apsp_seconds": self.result.seconds if self.result is not None else None,
-                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")},
-                **{key: w.state() for key, w in self._sweeps.items()}}
-
-    def session_data(self) -> dict:
-        if self.graph is None:
-            return {}
-        g = self.graph
-        out = {"n": np.array([g.n], np.int64), "edges": g.edges, "positions": self.pos}
-        if g.weights is not None:
-            out["weights"] = g.weights
-        if self.result is not None:
-            out["distances"] = self.result.dist
-        return out
-
-    def restore_session(self, state: dict, data: dict) -> None:
-        """Controls from the state; the graph (and distances) from the data, or regenerated from
-        the seed when the session holds none."""
-        from kernels.graphs.apsp import APSPResult
-        from kernels.graphs.graph import Graph
-        prm = dict(self._check_params(state["params"]))
-        g = None
-        if "edges" in data:
-            n = int(np.asarray(data["n"]).ravel()[0])
-            edges = np.asarray(data["edges"], np.int32).reshape(-1, 2)
-            if len(edges) and (edges.min() < 0 or edges.max() >= n):
-                raise InvalidParameter("the session's edge list refers to vertices outside 0…n−1")
-            pos = data.get("positions")
-            if pos is not None and pos.shape != (n, 2):
-                raise InvalidParameter(f"the session's vertex positions have shape {pos.shape}, expected ({n}, 2)")
-            g = Graph(n, edges, weights=data.get("weights"), positions=pos,
-                      name=state.get("graph_name") or "graph", params=dict(state.get("graph_params") or {}))
-        if self.job is not None:
-            self.job.cancel()
-            self.job.thread.wait(5000)
-        self.set_parameters(**prm)
-        if state.get("color_by") in COLOR_BY:
-            self.cb_color.setCurrentText(state["color_by"])
-        for key, w in self._sweeps.items():
-            w.restore(state.get(key))
-        pre = state.get("preset")
-        self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
-        selected = [int(i) for i in state.get("selected", [])]
-        dist = data.get("distances")
-
-        def done(payload):
-            self._show_graph(payload)
-            if dist is not None:
-                self._show_apsp(APSPResult(dist=dist, method=state.get("apsp_method") or "session",
-                                           seconds=float(state.get("apsp_seconds") or 0.0), kernel_seconds=0.0))
-            for i in selected[:2]:
-                if 0 <= i < self.graph.n:
-                    self.click_node(i)
-            if "tab" in state:
-                self.tabs.setCurrentIndex(int(state["tab"]))
-            self.message_bar.show_message("Session restored", "info")
-
-        if g is not None:
-            self._start("Restore session", lambda progress, cancelled: self._prepare(g, progress, cancelled), done)
-        elif state.get("has_graph"):
-            self._then = None
-            self.generate()
-        else:
-            self.message_bar.show_message("Session restored (no graph was generated in it)", "info")
-
     # ----------------------------------------------------------------- figures
-    def figure_targets(self) -> list[Figure]:
-        return [Figure("Graph view", render=self._render_view, size=lambda: tuple(self.canvas.canvas.size)),
-                Figure("Distance matrix", widget=self.heat), Figure("Degree distribution", widget=self.deg_plot),
-                Figure("Path-length distribution", widget=self.path_plot),
-                Figure("Reproduce plots (paper 000 Fig. 14)", widget=self.reproduce.plots),
-                Figure("Reproduce clustering timings (paper 001 Figs. 14–15)", widget=self.cc_timing.plots),
-                Figure("Floyd–Warshall family timings (papers 002, 004)", widget=self.fw_family.plots)]
-
-    def _render_view(self, scale: float = 1.0) -> np.ndarray:
-        img = self.canvas.render()
-        if scale != 1.0:
-            from skimage.transform import resize
-            h, w = img.shape[:2]
-            img = resize(img, (int(round(h * scale)), int(round(w * scale))), order=1, preserve_range=True,
-                         anti_aliasing=scale < 1).astype(np.uint8)
-        return np.ascontiguousarray(img)
-
     def toggle_run(self):
         self.compute()
 
     def reset(self):
         self.generate()
-
-    def _ask(self, title, filt, save=True):
-        fn = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
-        path, _ = fn(self, title, "", filt)
-        return path or None
-
-    def open_field(self, path=None):
-        """Import a graph (GraphML or edge list)."""
-        path = path or self._ask("Open graph", "Graphs (*.graphml *.edgelist *.txt);;All files (*)", save=False)
-        if not path:
-            return
-
-        def work(progress, cancelled):
-            return self._prepare(load_graph(path), progress, cancelled)
-
-        self._start("Open graph", work, self._show_graph)
-
-    def save_field(self, path=None):
-        """Export the graph: .graphml or edge list."""
-        if self.graph is None:
-            return self.message_bar.show_message("Nothing to export yet.", "warning")
-        path = path or self._ask("Export graph", "GraphML (*.graphml);;Edge list (*.edgelist)")
-        if path:
-            self._guard(lambda: save_graph(self.graph, path), f"Saved graph to {path}")
-
-    def export_distances(self, path=None):
-        if self.result is None:
-            return self.message_bar.show_message("Compute APSP first.", "warning")
-        path = path or self._ask("Export distances", "NumPy (*.npy)")
-        if path:
-            self._guard(lambda: np.save(path, self.result.dist), f"Saved distances to {path}")
-
-    def export_image(self, path=None):
-        path = path or self._ask("Export view", "PNG (*.png)")
-        if path:
-            import imageio.v3 as iio
-            self._guard(lambda: iio.imwrite(path, self.canvas.render()), f"Exported view to {path}")
-
-    def export_plots(self, path=None):
-        """Save the current plot tab as PNG or SVG (file suffix decides)."""
-        path = path or self._ask("Export plot", "PNG (*.png);;SVG (*.svg)")
-        if not path:
-            return
-        widget = self.tabs.currentWidget()
-        widget = getattr(widget, "plots", widget)       # a Reproduce / Clustering timings tab: its plot grid
-        self._guard(lambda: _export_plot(widget, str(path)), f"Exported plot to {path}")
-
-    def _guard(self, fn, ok_text):
-        try:
-            fn()
-        except (ExplorerError, OSError) as exc:
-            self.message_bar.show_message(str(exc), "error")
-            return False
-        self.message_bar.show_message(ok_text, "info")
-        return True
 
     def plots_visible(self) -> bool:
         return self.plots.isVisible()
@@ -703,27 +593,3 @@ class GraphsWorkspace(QMainWindow):
             job.cancel()
             job.thread.quit()
             job.thread.wait(10000)
-
-
-def _export_plot(widget, path: str) -> None:
-    """PNG via pyqtgraph's ImageExporter; SVG via Qt's QSvgGenerator (pyqtgraph 0.14's SVGExporter
-    fails on Qt 6.11's path syntax, as in the Cahn–Hilliard plots)."""
-    if path.lower().endswith(".svg"):
-        from ..export import save_svg
-        save_svg(widget, path, title="Graphs")
-    else:
-        import pyqtgraph.exporters as ex
-        e = ex.ImageExporter(widget.getPlotItem() if hasattr(widget, "getPlotItem") else widget.ci)
-        e.parameters()["width"] = max(1200, 2 * widget.width())
-        e.export(path)
-
-
-def _jsonable(d: dict) -> dict:
-    """Generator parameters as JSON values (numpy scalars → Python)."""
-    out = {}
-    for k, v in (d or {}).items():
-        if isinstance(v, np.generic):
-            v = v.item()
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            out[str(k)] = v
-    return out

@@ -21,6 +21,8 @@ from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBo
 from kernels.errors import ExplorerError
 from kernels.occupancy import unstructured as U
 
+from ..colorbar import hover, plot_colorbar
+
 VERSION_LABELS = {"cpu": "CPU reference (NumPy)", "original": "GPU1 — original (1 cell/block)",
                   "improved": "GPU2 — occupancy-improved"}
 
@@ -77,6 +79,7 @@ class MeshItem(pg.GraphicsObject):
         draw_edges = n <= 3000 if edges is None else edges
         p.setPen(QPen(QColor(40, 40, 40, 120), 0) if draw_edges else QPen(Qt.PenStyle.NoPen))
         tri = vertices[cells]                                        # (n, 3, 2)
+        self.triangles, self.values = tri, v
         for lev in np.unique(level):                                  # one brush per colour
             c = lut[lev]
             p.setBrush(QBrush(QColor(int(c[0]), int(c[1]), int(c[2]))))
@@ -89,6 +92,21 @@ class MeshItem(pg.GraphicsObject):
         self.n_drawn = n
         self.levels = (lo, hi)
         self.update()
+
+    def cell_at(self, x: float, y: float) -> tuple[int, float] | None:
+        """(cell, value) of the triangle holding the point (x, y), or None."""
+        tri = getattr(self, "triangles", None)
+        if tri is None or not len(tri):
+            return None
+        a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
+        p = np.array([x, y])
+
+        def cross(o, u, w):
+            return (u[:, 0] - o[:, 0]) * (w[..., 1] - o[:, 1]) - (u[:, 1] - o[:, 1]) * (w[..., 0] - o[:, 0])
+        d1, d2, d3 = cross(a, b, p), cross(b, c, p), cross(c, a, p)
+        inside = ((d1 >= 0) & (d2 >= 0) & (d3 >= 0)) | ((d1 <= 0) & (d2 <= 0) & (d3 <= 0))
+        hit = np.flatnonzero(inside)
+        return (int(hit[0]), float(self.values[hit[0]])) if len(hit) else None
 
     def paint(self, p, *args):
         self.picture.play(p)
@@ -214,7 +232,11 @@ class CaseStudyWidget(QWidget):
         self.view.setToolTip("Cells coloured by the cell mean of the first parameter")
         self.mesh_item = MeshItem()
         self.view.addItem(self.mesh_item)
+        self.mesh_bar = plot_colorbar(self.view.getPlotItem(), "viridis", "cell mean of parameter 1")
+        self.report = None               # report(text): the cell under the mouse (status bar)
+        hover(self.view, self._describe_cell, lambda t: self.report(t) if self.report is not None else None)
         self.view_title = QLabel()
+        self.view_title.setWordWrap(True)     # a long mesh description must not widen the window
 
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -289,8 +311,13 @@ class CaseStudyWidget(QWidget):
         self.mesh_item.set_mesh(self.mesh.vertices, self.mesh.cells, vals)
         self.view.autoRange()
         lo, hi = self.mesh_item.levels
+        self.mesh_bar.setLevels((lo, hi if hi > lo else lo + 1e-12))
         self.view_title.setText(f"{self.mesh.describe()} — {what}; cell mean of parameter 1: "
                                 f"{lo:.3g} … {hi:.3g} (viridis)")
+
+    def _describe_cell(self, x: float, y: float) -> str:
+        hit = self.mesh_item.cell_at(x, y)
+        return "" if hit is None else f"cell {hit[0]}: mean of parameter 1 = {hit[1]:.5g}"
 
     # ------------------------------------------------------------------------ runs
     def busy(self) -> bool:

@@ -6,7 +6,6 @@ Views only: every number comes from ``kernels.occupancy`` (calculator, per-CC ta
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -21,14 +20,12 @@ from kernels.occupancy import choosers
 from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis, max_potential_block_size, occupancy
 from kernels.occupancy.specs import get_spec, known_ccs
 
-from ..cahn_hilliard.workspace import MessageBar
-from ..export import Figure
+from ..export import Figure, guarded, save_figure, write_file
+from ..widgets import MessageBar
+from .charts import AXES, CURVE_PEN, OccupancyCharts
 
 LIMITER_BG = QColor("#ffe08a")
 DEVICE = "device"
-CURVE_PEN = pg.mkPen("#1f5fa0", width=2)
-AXES = (("threads", "Threads per block", "threads/block"), ("regs", "Registers per thread", "registers/thread"),
-        ("smem", "Shared memory per block", "bytes"))
 
 
 def _item(text, tip: str = "", bold: bool = False, bg: QColor | None = None) -> QTableWidgetItem:
@@ -44,66 +41,6 @@ def _item(text, tip: str = "", bold: bool = False, bg: QColor | None = None) -> 
         it.setBackground(QBrush(bg))
         it.setForeground(QBrush(QColor("black")))   # readable on the highlight in every theme
     return it
-
-
-class OccupancyCharts(QWidget):
-    """Occupancy vs threads/block, vs registers/thread, vs shared memory; current point marked."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.layout_widget = pg.GraphicsLayoutWidget(self)
-        self.layout_widget.setBackground("w")
-        lay.addWidget(self.layout_widget)
-        self.plots, self.curves, self.points = {}, {}, {}
-        for col, (key, title, unit) in enumerate(AXES):
-            p = self.layout_widget.addPlot(row=0, col=col, title=f"Occupancy vs {unit if unit != 'bytes' else 'shared memory'}")
-            p.setLabel("bottom", title, units=None if unit != "bytes" else "B")
-            p.setLabel("left", "occupancy", units="%")
-            p.showGrid(x=True, y=True, alpha=0.25)
-            p.setYRange(0, 105, padding=0)
-            p.setMouseEnabled(x=True, y=False)
-            c = p.plot([], [], pen=CURVE_PEN, stepMode=None)
-            pt = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#d1495b"), pen=pg.mkPen("k"))
-            p.addItem(pt)
-            self.plots[key], self.curves[key], self.points[key] = p, c, pt
-
-    def set_lecture(self, on: bool) -> None:
-        from ..theme import LECTURE_ACCENT, lecture_pen, style_plot
-        self.layout_widget.setBackground("k" if on else "w")
-        for key, p in self.plots.items():
-            style_plot(p, on)
-            self.curves[key].setPen(lecture_pen(on, CURVE_PEN))
-            self.points[key].setSize(20 if on else 11)
-            self.points[key].setBrush(pg.mkBrush(LECTURE_ACCENT if on else "#d1495b"))
-            self.points[key].setPen(pg.mkPen("w" if on else "k", width=2 if on else 1))
-            p.getAxis("left").setWidth(70 if on else None)
-            unit = dict((k, u) for k, _t, u in AXES)[key]
-            title = (f"vs {unit}" if unit != "bytes" else "vs shared memory") if on else \
-                f"Occupancy vs {unit if unit != 'bytes' else 'shared memory'}"
-            from ..theme import set_title
-            set_title(p, title, on)
-
-    def set_data(self, key, xs, ys_frac, cur_x, cur_y_frac) -> None:
-        self.curves[key].setData(xs, [100 * y for y in ys_frac])
-        self.points[key].setData([cur_x], [100 * cur_y_frac])
-
-    def data(self, key):
-        """(x, y %) of a chart's curve and its current point (for tests and CSV export)."""
-        c = self.curves[key]
-        px, py = self.points[key].getData()
-        return list(c.xData), list(c.yData), (float(px[0]), float(py[0]))
-
-    def export(self, path: str) -> None:
-        from pyqtgraph import exporters
-        if str(path).lower().endswith(".svg"):
-            from ..export import save_svg
-            save_svg(self.layout_widget, path, title="Occupancy")
-        else:
-            ex = exporters.ImageExporter(self.layout_widget.scene())
-            ex.parameters()["width"] = max(1600, int(self.layout_widget.width() * 2))
-            ex.export(str(path))
 
 
 class OccupancyWorkspace(QMainWindow):
@@ -211,6 +148,7 @@ class OccupancyWorkspace(QMainWindow):
         f.setPointSize(f.pointSize() + 3)
         f.setBold(True)
         self.summary.setFont(f)
+        self._summary_font = QFont(f)
         self.summary.setWordWrap(True)
         v.addWidget(self.summary)
         self.table = QTableWidget(0, 2)
@@ -224,6 +162,7 @@ class OccupancyWorkspace(QMainWindow):
         self.table.setToolTip("Per-resource block limits; the highlighted rows limit occupancy")
         v.addWidget(self.table)
         self.charts = OccupancyCharts()
+        self.charts.report = self._report_cursor
         self.charts.setMinimumHeight(240)
         v.addWidget(self.charts, 1)
         self.tabs.addTab(calc, "Calculator")
@@ -231,6 +170,7 @@ class OccupancyWorkspace(QMainWindow):
         self.tabs.addTab(self._build_papers_tab(), "Papers' choosers")
         from .case_study import CaseStudyWidget          # paper 003's unstructured-grid case study
         self.case_study = CaseStudyWidget(backend)
+        self.case_study.report = self._report_cursor
         self.tabs.addTab(self.case_study, "Case study (paper 003)")
 
         self._apply_cc_ranges(initial=True)
@@ -262,6 +202,11 @@ class OccupancyWorkspace(QMainWindow):
     def _on_cc(self, *_):
         self._apply_cc_ranges()
         self.recompute()
+
+    def _report_cursor(self, text: str) -> None:
+        if text != getattr(self, "_cursor_text", None):
+            self._cursor_text = text
+            self.status_changed.emit({"cursor": text})
 
     def set_inputs(self, cc=None, threads=None, regs=None, smem_static=None, smem_dynamic=None, carveout=None):
         """Set several inputs at once (one recompute)."""
@@ -515,44 +460,42 @@ class OccupancyWorkspace(QMainWindow):
         return [("Export results &table (CSV)…", "export_table", "Ctrl+Shift+T",
                  "Save the calculator's results table as CSV")]
 
+    def _written(self, what: str, fn, ok_text: str):
+        out = guarded(lambda m: self.message_bar.show_message(m, "error"), what, fn)
+        if out is not None:
+            self.message_bar.show_message(ok_text.format(out), "info")
+        return out
+
     def export_table(self, path=None):
+        """The results table, the inputs and the three curves as CSV; the path written."""
         path = path or self._ask_path("Export table", "CSV (*.csv)", "occupancy.csv")
         if not path:
             return None
         r, spec = self.result, self.spec()
-        try:
-            with open(path, "w", newline="") as fh:
-                w = csv.writer(fh)
-                w.writerow(["section", "quantity", "value"])
-                w.writerow(["input", "compute capability", spec.cc])
-                for k, val in self.inputs().items():
-                    w.writerow(["input", k, "" if val is None else val])
-                for row in range(self.table.rowCount()):
-                    w.writerow(["result", self.table.item(row, 0).text(), self.table.item(row, 1).text()])
-                w.writerow(["result", "limiter", r.limiter])
-                for key, _t, _u in AXES:
-                    xs, ys, _pt = self.charts.data(key)
-                    for x, y in zip(xs, ys):
-                        w.writerow([f"curve_{key}", x, f"{y:.4f}"])
-        except OSError as exc:
-            self.message_bar.show_message(f"could not write {path}: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Exported the table and curves to {path}", "info")
-        return path
+        rows = [["section", "quantity", "value"], ["input", "compute capability", spec.cc]]
+        rows += [["input", k, "" if val is None else val] for k, val in self.inputs().items()]
+        rows += [["result", self.table.item(i, 0).text(), self.table.item(i, 1).text()]
+                 for i in range(self.table.rowCount())]
+        rows.append(["result", "limiter", r.limiter])
+        for key, _t, _u in AXES:
+            xs, ys, _pt = self.charts.data(key)
+            rows += [[f"curve_{key}", x, f"{y:.4f}"] for x, y in zip(xs, ys)]
+
+        def write(tmp):
+            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                csv.writer(fh).writerows(rows)
+        return self._written(f"write {path}", lambda: write_file(path, (".csv",), write, "CSV file"),
+                             "Exported the table and curves to {}")
 
     def export_plots(self, path=None):
+        """The three charts as PNG (at least 1600 px wide) or SVG; the path written."""
         path = path or self._ask_path("Export charts", "PNG image (*.png);;SVG vector (*.svg)", "occupancy.png")
         if not path:
             return None
-        if not str(path).lower().endswith((".png", ".svg")):
-            path = str(path) + ".png"
-        try:
-            self.charts.export(path)
-        except OSError as exc:
-            self.message_bar.show_message(f"could not write {path}: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Exported the charts to {Path(path).name}", "info")
-        return path
+        w = self.charts.layout_widget
+        return self._written(f"write {path}", lambda: save_figure(
+            Figure("Occupancy charts", widget=w), path, width=max(1600, 2 * w.width())),
+            "Exported the charts to {}")
 
     # ------------------------------------------------------------------ presets
     PRESET_KEYS = {"cc": "cc", "threads": "threads", "regs": "regs", "smem_static": "smem_static",
@@ -608,6 +551,11 @@ class OccupancyWorkspace(QMainWindow):
         for b in (self.btn_csv, self.btn_png):
             b.setVisible(not on)
         self.charts.set_lecture(on)
+        from ..theme import LECTURE_PT
+        f = QFont(self._summary_font)
+        if on:                             # its own font: three points above the lecture size
+            f.setPointSizeF(LECTURE_PT + 3)
+        self.summary.setFont(f)
         rh = 36 if on else 21
         self.table.verticalHeader().setDefaultSectionSize(rh)
         self.table.setMinimumHeight(rh * 13 + 30)
@@ -656,6 +604,10 @@ class OccupancyWorkspace(QMainWindow):
                 Figure("Papers' choosers", widget=self.tabs.widget(2))]
 
     # --------------------------------------------------------------- main-window hooks
+    def busy(self) -> bool:
+        """A case-study run is in progress (the mode bar marks it; quitting asks first)."""
+        return self.case_study.busy()
+
     def set_controls_visible(self, on: bool):
         self.controls_dock.setVisible(bool(on))
 

@@ -19,19 +19,97 @@ from .steppers import make_stepper
 BLOWUP_LIMIT = 1.0e3
 
 
+#: fields of a History point, in order
+HISTORY_FIELDS = ("t", "steps", "mean", "energy", "length")
+
+
 @dataclass
 class History:
-    """Diagnostics recorded during a run (host lists, for plots and JSON)."""
+    """Diagnostics recorded during a run (host lists, for plots and JSON), bounded in length.
+
+    Record k (k = 0, 1, 2 … since the last ``clear``) is kept while any of these holds:
+
+    * it is the newest record (the curves always reach the current time);
+    * ``k % stride == 0``: uniform thinning over the whole run; ``stride`` (a power of 2) doubles
+      whenever more than ``capacity`` records would be kept that way, dropping every other one;
+    * k < 2**log_bits or k % 2**(bit_length(k) − log_bits) == 0: a fixed number of records per
+      octave of k (2**(log_bits−1)), so early times stay resolved on log-log plots of L(t).
+
+    So a run of any length holds at most ``capacity`` + 2**(log_bits−1)·log2(k) + 2**log_bits
+    points, spread over all of it: linear-time plots (E, ⟨φ⟩) and the power-law fit of L(t) over
+    the later part of the run see evenly spaced samples, log-time plots see evenly spaced octaves.
+    The first record (the initial state) is always kept.
+    """
 
     t: list = field(default_factory=list)
     steps: list = field(default_factory=list)
     mean: list = field(default_factory=list)
     energy: list = field(default_factory=list)
     length: list = field(default_factory=list)
+    capacity: int = 2048
+    log_bits: int = 6
+    index: list = field(default_factory=list)   # record number k of each point held
+    count: int = 0                              # records since the last clear
+    stride: int = 1
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def _lists(self):
+        return (self.t, self.steps, self.mean, self.energy, self.length, self.index)
 
     def clear(self):
-        for v in (self.t, self.steps, self.mean, self.energy, self.length):
+        for v in self._lists():
             v.clear()
+        self.count, self.stride = 0, 1
+
+    def _wanted(self, k: int) -> bool:
+        """Kept by the thinning rules (the newest record is kept besides these)."""
+        if k % self.stride == 0:
+            return True
+        shift = k.bit_length() - self.log_bits
+        return shift <= 0 or k % (1 << shift) == 0
+
+    def append(self, t: float, steps: int, mean: float, energy: float, length: float) -> None:
+        """Add the next record, dropping the previous newest one if no rule keeps it."""
+        if self.index and not self._wanted(self.index[-1]):
+            for v in self._lists():
+                v.pop()
+        for v, x in zip(self._lists(), (t, steps, mean, energy, length, self.count)):
+            v.append(x)
+        self.count += 1
+        if self.count > self.capacity * self.stride:
+            self.stride *= 2
+            self._thin()
+
+    def _thin(self) -> None:
+        last = len(self.index) - 1
+        keep = [i for i, k in enumerate(self.index) if i == last or self._wanted(k)]
+        if len(keep) != len(self.index):
+            for v in self._lists():
+                v[:] = [v[i] for i in keep]
+
+    def as_dict(self) -> dict:
+        """Copies of the lists by field name (plots, sessions)."""
+        return {k: list(getattr(self, k)) for k in HISTORY_FIELDS}
+
+    def load(self, data: dict, index=None) -> None:
+        """Replace the points (e.g. from a session): ``data`` maps HISTORY_FIELDS to equal-length
+        sequences; ``index`` their record numbers (default 0, 1, 2 …).  Thinned to the bound."""
+        cols = [list(data.get(k, ())) for k in HISTORY_FIELDS]
+        n = len(cols[0])
+        if any(len(c) != n for c in cols):
+            raise ValueError("history columns differ in length")
+        idx = [int(i) for i in (range(n) if index is None else index)]
+        if len(idx) != n or any(b <= a for a, b in zip(idx, idx[1:])):
+            raise ValueError("history record numbers must be increasing, one per point")
+        self.clear()
+        for v, c in zip(self._lists(), (*cols, idx)):
+            v.extend(c)
+        self.count = idx[-1] + 1 if idx else 0
+        while self.count > self.capacity * self.stride:
+            self.stride *= 2
+        self._thin()
 
 
 def estimate_bytes(p: CHParams, stepper_buffers: int = 10) -> int:
@@ -193,12 +271,9 @@ class CahnHilliard:
             self.record()
 
     def record(self) -> None:
-        h = self.history
-        h.t.append(self.t)
-        h.steps.append(self.step_count)
-        h.mean.append(diagnostics.mean(self.phi))
-        h.energy.append(diagnostics.free_energy(self.phi, self.params))
-        h.length.append(diagnostics.length_scale(self.phi, self.params.dx))
+        self.history.append(self.t, self.step_count, diagnostics.mean(self.phi),
+                            diagnostics.free_energy(self.phi, self.params),
+                            diagnostics.length_scale(self.phi, self.params.dx))
 
     # ------------------------------------------------------------ read access
     def field_numpy(self) -> np.ndarray:

@@ -33,6 +33,7 @@ def main_window(qtbot, backend, tmp_path):
     win.show()
     qtbot.waitExposed(win)
     yield win
+    win.ask_before_quit = False          # a test may leave a run going: no dialog at teardown
     win.close()
 
 

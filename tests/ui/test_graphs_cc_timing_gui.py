@@ -117,11 +117,11 @@ def test_small_sweep_runs_plots_summarises_exports(qtbot, panel, tmp_path):
         assert (d["family"], int(d["n"]), d["method"], int(d["t"]), int(d["p"])) == (r.family, r.n, r.method,
                                                                                       r.t, r.p)
         assert float(d["seconds"]) == r.seconds and d["agrees"] == "True"
-    # PNG of both plots
+    # PNG of both plots, twice the screen size
     assert panel.export_plots(str(tmp_path / "t.png"))
     from PyQt6.QtGui import QImage
     img = QImage(str(tmp_path / "t.png"))
-    assert not img.isNull() and img.width() == panel.plots.width() and img.height() == panel.plots.height()
+    assert not img.isNull() and img.width() == 2 * panel.plots.width() and img.height() == 2 * panel.plots.height()
     assert (tmp_path / "t.png").stat().st_size > 2000
 
 

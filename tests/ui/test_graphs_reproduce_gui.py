@@ -124,7 +124,7 @@ def test_export_plots_has_three_rows(qtbot, panel, tmp_path):
     assert panel.export_plots(str(tmp_path / "p.png"))
     from PyQt6.QtGui import QImage
     img = QImage(str(tmp_path / "p.png"))
-    assert img.height() == panel.plots.height() and img.width() == panel.plots.width()
+    assert img.height() == 2 * panel.plots.height() and img.width() == 2 * panel.plots.width()
     assert panel.plots.ci.getItem(2, 0) is panel.p_clu
 
 

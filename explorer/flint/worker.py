@@ -1,0 +1,124 @@
+"""Runs of the Flint workspace off the GUI thread: the Flint runtimes chunk by chunk, and the SBML
+reference simulator (paper 004 ch. 5).  Views only: the integrators are ``kernels.flint``."""
+from __future__ import annotations
+
+import os
+import time
+
+from PyQt6.QtCore import QThread, pyqtSignal
+
+from kernels.errors import ExplorerError
+from kernels.flint import Simulation
+from kernels.flint.protocols import one_way_wave
+from kernels.flint.runtimes import RUNTIME_HELP
+from kernels.flint.sbml_run import run_reference
+
+HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
+CHUNK_SECONDS = 0.1      # integration time per chunk streamed to the GUI
+INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
+PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take more steps than a C int)
+RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in RUNTIME_HELP.items())
+
+
+class _RunWorker(QThread):
+    """A run off the GUI thread: its config, pause/stop flags, progress/failure/finish signals."""
+    progress = pyqtSignal(object, float)       # steps (output points) done, per second (a Python int:
+                                               # more than a C int holds for long runs)
+    failed = pyqtSignal(str)
+    done = pyqtSignal()
+
+    def __init__(self, cfg: dict, parent=None):
+        super().__init__(parent)
+        self.cfg = cfg
+        self.paused = False
+        self.stopped = False
+        self.sim = None
+
+    def run(self):
+        try:
+            self.work()
+        except ExplorerError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:                    # keep the app alive, say what happened
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+        self.done.emit()
+
+    def work(self) -> None:                         # the run itself, in the worker thread
+        raise NotImplementedError
+
+
+class FlintWorker(_RunWorker):
+    """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
+    chunk = pyqtSignal(object, object)
+    note = pyqtSignal(str)
+
+    def __init__(self, cfg: dict, parent=None):
+        super().__init__(cfg, parent)
+        self.y0 = None
+
+    def work(self):
+        c = self.cfg
+        if c.get("init") == INIT_ONE_WAY:
+            net = c["network"]
+            self.note.emit(f"preparing the one-way wave: a {2 * net.n_cells}-cell line stimulated at one end…")
+            self.y0 = one_way_wave(c["model"], net.n_cells, net.D, state=net.state, dt=c["dt"],
+                                   integrator=c["integrator"], runtime=c["runtime"])
+            i = self.y0.info
+            self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
+                           f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
+                           f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
+        what = {"ts": "NVRTC", "c": "the host C++ compiler", "c-is": "the host C++ compiler"}.get(c["runtime"])
+        if what:                                # compiles take seconds to a minute for the large models
+            self.note.emit(f"compiling {c['model'].name} ({c['model'].n_states} states) for runtime "
+                           f"{c['runtime']} with {what}… (cached afterwards)")
+        self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
+                              network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
+                              y0=self.y0, threads=HOST_THREADS)
+        if what:
+            self.note.emit(f"{c['model'].name}: compiled for runtime {c['runtime']} in "
+                           f"{self.sim.compile_seconds:.1f} s")
+        total, done, t0, every = c["steps"], 0, time.perf_counter(), c["every"]
+        chunk = max(every, min(2000, max(every, total // 50)) // every * every)
+        while done < total and not self.stopped:
+            if self.paused:
+                self.msleep(30)
+                continue
+            k = min(chunk, total - done)
+            t1 = time.perf_counter()
+            t, y = self.sim.advance(k, c["dt"], record=c["record"], every=every)
+            took = time.perf_counter() - t1
+            done += k
+            self.chunk.emit(t, y)
+            self.progress.emit(done, done / max(time.perf_counter() - t0, 1e-9))
+            # about CHUNK_SECONDS of integration per chunk: a long run streams a few chunks a
+            # second, not thousands of tiny ones (each a signal and a copy in the GUI thread)
+            if k == chunk and took > 0:
+                want = chunk * min(4.0, max(0.25, CHUNK_SECONDS / took))
+                chunk = max(every, int(want) // every * every)
+            self.msleep(1)                      # let the GUI thread take the GIL
+
+
+class SbmlWorker(_RunWorker):
+    """Runs the SBML reference simulator; emits (first index, times, samples) as output points finish."""
+    chunk = pyqtSignal(int, object, object)
+
+    def __init__(self, cfg: dict, parent=None):
+        super().__init__(cfg, parent)
+        self.result = None
+
+    def _control(self) -> bool:
+        while self.paused and not self.stopped:
+            self.msleep(30)
+        return self.stopped
+
+    def work(self):
+        c, t0 = self.cfg, time.perf_counter()
+
+        def on_chunk(i0, t, y):
+            self.chunk.emit(i0, t, y[:, :, None])
+            n = i0 + len(t)
+            self.progress.emit(n, n / max(time.perf_counter() - t0, 1e-9))
+            self.msleep(1)                          # let the GUI thread take the GIL
+
+        self.result = run_reference(c["sbml"], c["times"], c["record"], params=c["params"],
+                                    on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self._control)

@@ -1,0 +1,101 @@
+"""Small Qt pieces shared by the workspaces: the message strip and waiting on a worker's lock
+with a busy cursor."""
+from __future__ import annotations
+
+import contextlib
+
+from PyQt6.QtCore import QSize, Qt
+from PyQt6.QtGui import QPainter
+from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton
+
+
+class MessageBar(QFrame):
+    """Non-modal message strip above the canvas (errors never block the run loop)."""
+
+    STYLES = {"error": ("#fde7e9", "#b00020", QStyle.StandardPixmap.SP_MessageBoxCritical),
+              "warning": ("#fff4e0", "#8a5300", QStyle.StandardPixmap.SP_MessageBoxWarning),
+              "info": ("#e7f1fb", "#1f4e79", QStyle.StandardPixmap.SP_MessageBoxInformation)}
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 4, 4)
+        self.icon = QLabel()
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self.hide)
+        lay.addWidget(self.icon)
+        lay.addWidget(self.label, 1)
+        lay.addWidget(close)
+        self.level = ""
+        self.hide()
+
+    def show_message(self, text: str, level: str = "error") -> None:
+        bg, fg, icon = self.STYLES[level]
+        self.level = level
+        self.setStyleSheet(f"MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 3px; }}"
+                           f"QLabel {{ color: {fg}; }}")
+        self.icon.setPixmap(self.style().standardIcon(icon).pixmap(18, 18))
+        self.label.setText(text)
+        self.show()
+
+    def text(self) -> str:
+        return self.label.text() if self.isVisible() else ""
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that never widens its window: a long text is cut with "…" (the whole text
+    in its tooltip).  For status-bar fields fed by the workspaces."""
+
+    def __init__(self, text: str = "", tip: str = "", parent=None):
+        super().__init__(text, parent)
+        self._tip = tip
+        self.setToolTip(tip)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        super().setText(text)
+        self.setToolTip(f"{self._tip}\n{text}" if self._tip and text else self._tip or text)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(min(60, super().minimumSizeHint().width()), super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        sh = super().sizeHint()
+        return QSize(min(sh.width(), self.maximumWidth()), sh.height())
+
+    def paintEvent(self, _ev) -> None:  # noqa: N802
+        p = QPainter(self)
+        r = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, r.width())
+        p.setPen(self.palette().windowText().color())
+        p.drawText(r, int(self.alignment() | Qt.AlignmentFlag.AlignVCenter), text)
+        p.end()
+
+
+@contextlib.contextmanager
+def busy_cursor():
+    """The wait cursor over the whole application for the duration of the block."""
+    from PyQt6.QtWidgets import QApplication
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        yield
+    finally:
+        QApplication.restoreOverrideCursor()
+
+
+@contextlib.contextmanager
+def holding(lock):
+    """Hold ``lock`` (a worker's): at once when it is free, else under the wait cursor while the
+    worker finishes its current chunk, so that a GUI-thread wait is never silent."""
+    if not lock.acquire(blocking=False):
+        with busy_cursor():
+            lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
