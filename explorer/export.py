@@ -23,7 +23,7 @@ import numpy as np
 from PyQt6.QtCore import QRectF, Qt, QTimer
 from PyQt6.QtGui import QColor, QFont, QImage, QPainter
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
-                             QLineEdit, QProgressDialog, QSpinBox, QWidget)
+                             QLineEdit, QProgressDialog, QScrollArea, QSpinBox, QWidget)
 
 from kernels.errors import ExplorerError
 from kernels.fileio import atomic_path, check_output_path, write_text
@@ -90,15 +90,34 @@ class Figure:
 
 def settle_layout(widget: QWidget) -> None:
     """Lay out ``widget`` and its ancestors now: a widget never shown (a tab not opened yet) has
-    its layout's size only after this, and an export must measure what it will draw."""
+    its layout's size only after this, and an export must measure what it will draw (rendering
+    it must not change that size).  Scrolled pages (:func:`explorer.widgets.scrolled`) get their
+    area's viewport size, which a never-shown area gives them only on its first resize event."""
+    from PyQt6.QtWidgets import QApplication
     chain = []
     w = widget
     while w is not None:
         chain.append(w)
         w = w.parentWidget()
-    for a in reversed(chain):
-        if a.layout() is not None:
-            a.layout().activate()
+    for _ in range(2):                  # the pages' sizes feed the layouts inside them: twice settles
+        QApplication.sendPostedEvents()
+        for a in reversed(chain):
+            a.ensurePolished()
+            if a.layout() is not None:
+                a.layout().activate()
+            if isinstance(a, QScrollArea) and a.widgetResizable():
+                a.setWidgetResizable(True)      # Qt sizes the page now, as its first resize event would
+
+
+def _first_paint(widget: QWidget) -> None:
+    """Paint ``widget`` once off screen before it is measured and drawn: pyqtgraph sizes its axes
+    (tick labels, a colour bar's scale) when it paints, so a widget not painted since its data
+    changed (a tab not opened yet) would be exported with the axes of before."""
+    settle_layout(widget)
+    img = QImage(max(1, widget.width()), max(1, widget.height()), QImage.Format.Format_ARGB32)
+    p = QPainter(img)
+    QWidget.render(widget, p)
+    p.end()
 
 
 def array_to_qimage(a: np.ndarray) -> QImage:
@@ -123,6 +142,7 @@ def qimage_to_array(img: QImage) -> np.ndarray:
 def figure_image(fig: Figure, scale: float = 1.0) -> QImage:
     """The figure as an image at ``scale`` × its on-screen size."""
     if fig.widget is not None:
+        _first_paint(fig.widget)
         w, h = fig.screen_size()
         img = QImage(max(1, round(w * scale)), max(1, round(h * scale)), QImage.Format.Format_ARGB32)
         img.fill(QColor("white"))

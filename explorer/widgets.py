@@ -1,12 +1,12 @@
-"""Small Qt pieces shared by the workspaces: the message strip and waiting on a worker's lock
-with a busy cursor."""
+"""Small Qt pieces shared by the workspaces: the message strip, scrolled pages and waiting on a
+worker's lock with a busy cursor."""
 from __future__ import annotations
 
 import contextlib
 
 from PyQt6.QtCore import QSize, Qt
 from PyQt6.QtGui import QPainter
-from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton
+from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QStyle, QToolButton, QWidget
 
 
 class MessageBar(QFrame):
@@ -75,6 +75,22 @@ class ElidedLabel(QLabel):
         p.setPen(self.palette().windowText().color())
         p.drawText(r, int(self.alignment() | Qt.AlignmentFlag.AlignVCenter), text)
         p.end()
+
+
+def scrolled(widget: QWidget) -> QScrollArea:
+    """``widget`` in a frameless, resizable scroll area: a page whose controls need more room than
+    its dock or tab offers scrolls instead of forcing the window (and the views beside it) to make
+    room — a dock of many sweep tabs would otherwise squeeze the central view to nothing."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(widget)
+    return area
+
+
+def page_of(widget: QWidget | None) -> QWidget | None:
+    """The content of a page made by :func:`scrolled` (else ``widget`` itself)."""
+    return widget.widget() if isinstance(widget, QScrollArea) else widget
 
 
 @contextlib.contextmanager

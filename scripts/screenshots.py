@@ -113,7 +113,7 @@ def _cc_timings(ws_sizes, ba_sizes):
         win.apply_preset("scale-free hubs")
         _pump(app, until=lambda: ws.job is None and ws._then is None and ws.result is not None)
         panel = ws.cc_timing
-        ws.tabs.setCurrentWidget(panel)
+        ws.show_tab(panel)
         panel.ed_sizes["ws"].setText(ws_sizes)
         panel.ed_sizes["ba"].setText(ba_sizes)
         panel.ck_methods["networkx"].setChecked(True)

@@ -12,14 +12,15 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit,
-                             QScrollArea, QSpinBox, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                             QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
 from kernels.sweep import Sweep, make_task, parse_axes, product
 from kernels.sweep.commands import group_stats
 
 from ..sweep_panel import SweepPanel
+from ..widgets import scrolled
 
 #: plotted quantity: label → row column
 QUANTITIES = {"coarsening exponent α (L ∝ t^α)": "coarsening_exponent",
@@ -184,11 +185,7 @@ def add_sweep_dock(ws) -> CHSweepTab:
     tab = CHSweepTab(ws)
     dock = QDockWidget("Sweep", ws)
     dock.setObjectName("ch_sweep")
-    scroll = QScrollArea()
-    scroll.setWidgetResizable(True)
-    scroll.setFrameShape(QFrame.Shape.NoFrame)
-    scroll.setWidget(tab)
-    dock.setWidget(scroll)
+    dock.setWidget(scrolled(tab))
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
     ws.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     ws.tabifyDockWidget(ws.plots_dock, dock)

@@ -14,6 +14,7 @@ from kernels.graphs.apsp import sentinel
 from kernels.graphs.graph import load_graph, save_graph
 
 from ..colorbar import with_colorbar
+from ..widgets import page_of
 from ..export import (Figure, array_to_qimage, guarded, qimage_to_array, save_figure, save_image,
                       write_file)
 
@@ -83,7 +84,7 @@ class GraphFilesMixin:
                 Figure("Reproduce clustering timings (paper 001 Figs. 14–15)", widget=self.cc_timing.plots),
                 Figure("BFS kernel evolution (paper 000 Figs. 10–13)", widget=self.bfs_evolution.plots),
                 Figure("BFS block-size sweep (paper 000 Fig. 15)", widget=self.block_sweep.plots),
-                Figure("SSSP methods (paper 004 ch. 3)", widget=self.sssp_table.plots),
+                Figure("SSSP methods (paper 004 ch. 3)", widget=self.sssp_table.shown()),
                 Figure("Floyd–Warshall family timings (papers 002, 004)", widget=self.fw_family.plots)]
 
     def _view_size(self) -> tuple[int, int]:
@@ -149,8 +150,8 @@ class GraphFilesMixin:
         path = path or self._ask("Export plot", "PNG (*.png);;SVG (*.svg)")
         if not path:
             return None
-        widget = self.tabs.currentWidget()
-        widget = getattr(widget, "plots", widget)       # a Reproduce / Clustering timings tab: its plot grid
+        widget = page_of(self.tabs.currentWidget())
+        widget = getattr(widget, "plots", widget)       # a sweep tab: its plot grid
         fig = Figure(self.tabs.tabText(self.tabs.currentIndex()), widget=widget)
         return self._guard(f"export the plot to {path}", lambda: save_figure(
             fig, path, width=max(1200, 2 * widget.width())), "Exported plot to {}")

@@ -255,7 +255,10 @@ class SSSPTablePanel(SweepRunner, QWidget):
     def export_csv(self, path=None):
         return self.export_rows(path, "sssp.csv", T.rows_to_csv, "Run an experiment first.")
 
+    def shown(self):
+        """What the tab shows: Table 3.1 as a table, the other experiments as plots."""
+        return self.table if self.experiment() == "table" else self.plots
+
     def export_plots(self, path=None):
-        widget = self.table if self.experiment() == "table" else self.plots
-        return self.export_widget(path, "sssp.png", widget, "SSSP methods")
+        return self.export_widget(path, "sssp.png", self.shown(), "SSSP methods")
 

@@ -22,7 +22,7 @@ from kernels.graphs.clustering import global_clustering, local_clustering
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..colorbar import ColorBar, bar_axes, hover, plot_colorbar, set_bar_label
-from ..widgets import MessageBar
+from ..widgets import MessageBar, page_of, scrolled
 from .canvas import AGGREGATE_N, GraphCanvas
 from .files import GraphFilesMixin
 from .worker import Job
@@ -176,22 +176,22 @@ class GraphsWorkspace(GraphFilesMixin, QMainWindow):
         self.tabs.addTab(self.path_plot, "Path lengths")
         from .reproduce import ReproducePanel
         self.reproduce = ReproducePanel(self.backend, message=self.message_bar.show_message)
-        self.tabs.addTab(self.reproduce, "Reproduce (paper 000)")
+        self.tabs.addTab(scrolled(self.reproduce), "Reproduce (paper 000)")
         from .cc_timing import ClusteringTimingPanel
         self.cc_timing = ClusteringTimingPanel(self.backend, message=self.message_bar.show_message)
-        self.tabs.addTab(self.cc_timing, "Clustering timings (paper 001)")
+        self.tabs.addTab(scrolled(self.cc_timing), "Clustering timings (paper 001)")
         from .bfs_evolution import BFSEvolutionPanel, BlockSweepPanel
         from .fw_family import FWFamilyPanel
         from .sssp_table import SSSPTablePanel
         msg = self.message_bar.show_message
         self.bfs_evolution = BFSEvolutionPanel(self.backend, message=msg)
-        self.tabs.addTab(self.bfs_evolution, "BFS kernels (paper 000)")
+        self.tabs.addTab(scrolled(self.bfs_evolution), "BFS kernels (paper 000)")
         self.block_sweep = BlockSweepPanel(self.backend, message=msg)
-        self.tabs.addTab(self.block_sweep, "Block sweep (paper 000)")
+        self.tabs.addTab(scrolled(self.block_sweep), "Block sweep (paper 000)")
         self.sssp_table = SSSPTablePanel(self.backend, message=msg)
-        self.tabs.addTab(self.sssp_table, "SSSP (paper 004)")
+        self.tabs.addTab(scrolled(self.sssp_table), "SSSP (paper 004)")
         self.fw_family = FWFamilyPanel(self.backend, message=msg)
-        self.tabs.addTab(self.fw_family, "Floyd–Warshall family (papers 002, 004)")
+        self.tabs.addTab(scrolled(self.fw_family), "Floyd–Warshall family (papers 002, 004)")
         #: the sweep tabs by their settings / session key
         self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing, "bfs_evolution": self.bfs_evolution,
                         "block_sweep": self.block_sweep, "sssp_table": self.sssp_table, "fw_family": self.fw_family}
@@ -199,6 +199,14 @@ class GraphsWorkspace(GraphFilesMixin, QMainWindow):
         self.plots.setObjectName("graphPlots")
         self.plots.setWidget(self.tabs)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots)
+
+    def show_tab(self, panel) -> int:
+        """Bring the plot tab holding ``panel`` (a plot or a sweep tab's page) to the front; its index."""
+        for i in range(self.tabs.count()):
+            if page_of(self.tabs.widget(i)) is panel:
+                self.tabs.setCurrentIndex(i)
+                return i
+        raise KeyError("not a tab of the Graphs workspace")
 
     def _update_generator_controls(self) -> None:
         """Grey out the parameters the chosen generator ignores (``generators.USES``) and name what

@@ -25,7 +25,7 @@ def configure(panel, ws="300, 500", ba="300, 500", methods=("cpu", "cpu-threads"
 
 
 def test_tab_is_beside_reproduce(graphs_ws, panel):
-    i = graphs_ws.tabs.indexOf(panel)
+    i = graphs_ws.show_tab(panel)
     assert graphs_ws.tabs.tabText(i) == "Clustering timings (paper 001)"
     assert graphs_ws.tabs.tabText(i - 1) == "Reproduce (paper 000)"
 
@@ -129,7 +129,7 @@ def test_workspace_export_plots_on_this_tab(qtbot, graphs_ws, panel, tmp_path):
     configure(panel, families=("ws",), methods=("cpu",))
     with qtbot.waitSignal(panel.finished, timeout=60000):
         assert panel.run()
-    graphs_ws.tabs.setCurrentWidget(panel)
+    graphs_ws.show_tab(panel)
     graphs_ws.export_plots(str(tmp_path / "w.png"))
     graphs_ws.export_plots(str(tmp_path / "w.svg"))
     assert (tmp_path / "w.png").stat().st_size > 2000

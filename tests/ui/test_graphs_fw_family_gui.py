@@ -12,7 +12,7 @@ from kernels.graphs.fw_core import fw_versions
 
 def test_tab_registered_with_cpu_defaults(graphs_ws):
     p = graphs_ws.fw_family
-    i = graphs_ws.tabs.indexOf(p)
+    i = graphs_ws.show_tab(p)
     assert graphs_ws.tabs.tabText(i) == "Floyd–Warshall family (papers 002, 004)"
     assert set(p.ck_versions) == set(fw_versions())
     for name, ck in p.ck_versions.items():
