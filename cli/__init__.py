@@ -2,6 +2,7 @@
 
     python main.py                      open the desktop app
     python main.py ch [options]         run Cahn–Hilliard headless (batch / export / JSON)
+    python main.py ch-sweep --vary …    many Cahn–Hilliard runs on Dask (--scheduler)
     python main.py graph [options]      generate a graph, APSP + clustering headless
     python main.py graph-reproduce      re-run paper 000's mean-path sweep (exponents vs N)
     python main.py graph-clustering     re-run paper 001's clustering timings (slopes vs V)
@@ -11,7 +12,6 @@
     python main.py occupancy [options]  CUDA occupancy calculator (any CC, or this GPU)
     python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model (--sweep: on Dask)
     python main.py flint-suite [CASES]  SBML Test Suite conformance (per-tag table, JSON)
-    python main.py ch-sweep --vary …    many Cahn–Hilliard runs on Dask (--scheduler)
 
 Both paths use the same compute library (kernels/).  ``--backend cpu|gpu|auto`` (before or after
 the command) or the GSE_BACKEND environment variable chooses CuPy or NumPy.  Any failure prints

@@ -44,8 +44,8 @@ def add_parser(sub, parents) -> None:
                                                    "generating ('u v' or 'u v weight' lines, ids 0 … n−1)")
     p.add_argument("--max-vertices", type=num_type(int, minimum=2), default=MAX_VERTICES,
                    help=f"largest graph --load accepts (default {MAX_VERTICES:,})")
-    p.add_argument("--apsp", choices=tuple(METHODS) + ("none",), default="cpu",
-                   help="all-pairs shortest-path method (the list below; default cpu)")
+    p.add_argument("--apsp", choices=tuple(METHODS) + ("none",), default="cpu", metavar="METHOD",
+                   help="all-pairs shortest-path method: one of the list below, or none (default cpu)")
     mo.add_options(p)
     p.add_argument("--clustering", choices=("auto", "cpu", "arc", "sorted"), default="auto",
                    help="clustering kernel: cpu, GPU per-arc or degree-sorted (auto: GPU if available)")

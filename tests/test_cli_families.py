@@ -250,6 +250,15 @@ def test_graph_reproduce_without_and_with_scheduler_none_agree(seed):
     assert a["exponents"] == b["exponents"]
 
 
+def test_graph_clustering_with_scheduler_none_counts_the_same(seed):
+    args = ("graph-clustering", "--families", "ws", "--ws-sizes", "200,300", "--methods", "cpu,cpu-threads",
+            "--repeats", 1, "--threads", 2, "--seed", seed % 10000)
+    a, b = run_json(*args), run_json(*args, "--scheduler", "none")
+    keep = ("family", "n", "method", "clustering", "agrees")
+    assert [{k: r[k] for k in keep} for r in a["rows"]] == [{k: r[k] for k in keep} for r in b["rows"]]
+    assert a["all_methods_agree"] and b["all_methods_agree"]
+
+
 # ------------------------------------------------------------------------------------------ GPU
 @pytest.mark.gpu
 def test_gpu_methods_with_their_options_match_the_cpu(seed, tmp_path):
