@@ -1,7 +1,9 @@
 """``flint-suite``: SBML Test Suite conformance of the Flint SBML simulator (per-tag table, JSON).
 
 Exit status 0 when no case failed, 1 otherwise, 2 on bad input.  ``--json FILE`` and ``--out-dir``
-are checked before any case runs."""
+are checked before any case runs.  ``--scheduler`` runs the cases on Dask
+(:func:`kernels.sweep.suite_tasks.run_cases`: same outcomes and time limit); without it the local
+process pool runs them as before."""
 from __future__ import annotations
 
 import os

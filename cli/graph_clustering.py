@@ -2,7 +2,9 @@
 
 Values are parsed in :func:`run` so that bad input gives one ``error:`` line; ``--csv`` is checked
 before the sweep.  Exit status 0 when every method counts the same triangles and triples, 1 when
-they disagree, 2 on bad input, 130 on Ctrl+C (finished rows beside ``--csv``, ``NAME.partial.csv``)."""
+they disagree, 2 on bad input, 130 on Ctrl+C (finished rows beside ``--csv``, ``NAME.partial.csv``).
+``--scheduler`` spreads the (family, V) points over Dask (:func:`kernels.sweep.graph_tasks.clustering_sweep`;
+``--workers``: its worker processes, ``--threads`` still the cpu-threads count)."""
 from __future__ import annotations
 
 import sys

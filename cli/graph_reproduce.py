@@ -2,7 +2,9 @@
 
 Values are parsed in :func:`run` so that bad input gives one ``error:`` line; ``--csv`` is checked
 before the sweep starts.  Ctrl+C stops the sweep with exit status 130 and writes the finished rows
-beside ``--csv`` (``NAME.partial.csv``), never over a complete earlier file."""
+beside ``--csv`` (``NAME.partial.csv``), never over a complete earlier file.  ``--scheduler`` spreads
+the instances over Dask (:func:`kernels.sweep.graph_tasks.reproduce_sweep`); without it the sweep runs
+here as before.  The rows are put back into the serial order either way."""
 from __future__ import annotations
 
 import sys
