@@ -2,11 +2,15 @@
 
     python main.py                      open the desktop app
     python main.py ch [options]         run Cahn–Hilliard headless (batch / export / JSON)
+    python main.py ch-sweep --vary …    many Cahn–Hilliard runs on Dask (--scheduler)
     python main.py graph [options]      generate a graph, APSP + clustering headless
     python main.py graph-reproduce      re-run paper 000's mean-path sweep (exponents vs N)
     python main.py graph-clustering     re-run paper 001's clustering timings (slopes vs V)
+    python main.py graph-fw             time Floyd–Warshall versions vs n (papers 002, 004)
+    python main.py graph-bfs            paper 000's BFS kernel evolution / block sweep (GPU)
+    python main.py graph-sssp EXP       paper 004's SSSP Table 3.1, Figs. 3.10–3.14, limits
     python main.py occupancy [options]  CUDA occupancy calculator (any CC, or this GPU)
-    python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model
+    python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model (--sweep: on Dask)
     python main.py flint-suite [CASES]  SBML Test Suite conformance (per-tag table, JSON)
 
 Both paths use the same compute library (kernels/).  ``--backend cpu|gpu|auto`` (before or after
@@ -22,11 +26,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import ch, flint, flint_suite, graph, graph_clustering, graph_reproduce, occupancy
+from . import (ch, ch_sweep, flint, flint_suite, graph, graph_bfs, graph_clustering, graph_fw, graph_reproduce,
+               graph_sssp, occupancy)
 from .common import ArgumentParser, UsageError, run_guarded
 
 #: command name → module (``add_parser``, ``run``), in the order ``--help`` lists them
-COMMANDS = {m.NAME: m for m in (ch, graph, graph_reproduce, graph_clustering, occupancy, flint, flint_suite)}
+COMMANDS = {m.NAME: m for m in (ch, ch_sweep, graph, graph_reproduce, graph_clustering, graph_fw, graph_bfs,
+                                 graph_sssp, occupancy, flint, flint_suite)}
 
 BACKENDS = ("auto", "gpu", "cpu")
 

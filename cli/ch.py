@@ -26,10 +26,10 @@ def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def add_parser(sub, parents) -> None:
+def add_model_options(p) -> None:
+    """One option per :class:`~kernels.cahn_hilliard.params.CHParams` field (help, units, choices
+    from the field metadata; default None = the dataclass default).  ``ch-sweep`` shares them."""
     from kernels.cahn_hilliard.params import CHParams
-    p = sub.add_parser(NAME, parents=parents, help="Cahn–Hilliard phase separation (paper 000 §3.1)",
-                       description="Run a Cahn–Hilliard simulation headless.")
     for f in fields(CHParams):
         if f.name in _NOT_OPTIONS:
             continue
@@ -48,6 +48,18 @@ def add_parser(sub, parents) -> None:
         elif kind is int:
             kw["type"] = num_type(int)
         p.add_argument(_option(f.name), **kw)
+
+
+def given_params(a) -> dict:
+    """The CHParams fields given on the command line (the others keep the dataclass defaults)."""
+    from kernels.cahn_hilliard.params import CHParams
+    return {f.name: getattr(a, f.name) for f in fields(CHParams) if getattr(a, f.name, None) is not None}
+
+
+def add_parser(sub, parents) -> None:
+    p = sub.add_parser(NAME, parents=parents, help="Cahn–Hilliard phase separation (paper 000 §3.1)",
+                       description="Run a Cahn–Hilliard simulation headless.")
+    add_model_options(p)
     p.add_argument("--steps", type=num_type(int, minimum=0), default=1000, help="time steps (default 1000)")
     p.add_argument("--load", metavar="FIELD.npz", help="start from a saved field (.npz, or a bare .npy array); "
                                                          "its shape sets --dim and --size")
@@ -64,7 +76,7 @@ def add_parser(sub, parents) -> None:
 def _params(a, header):
     """CHParams from the options (unset ones: the dataclass defaults; --load: the field's shape)."""
     from kernels.cahn_hilliard.params import CHParams
-    given = {f.name: getattr(a, f.name) for f in fields(CHParams) if getattr(a, f.name, None) is not None}
+    given = given_params(a)
     if header is not None:
         for key, val in (("dim", header.dim), ("size", header.size)):
             if key in given and given[key] != val:

@@ -53,10 +53,13 @@ def add_parser(sub, parents) -> None:
                         "non-constant parameters)")
     p.add_argument("--every", default="100", help="sample every N steps (sbml: every N output intervals; "
                    "its samples include t = 0)")
-    p.add_argument("--csv", default=None, help="write the recorded traces (member 0 / cell 0 .. all cells) as CSV")
+    p.add_argument("--csv", default=None, help="write the recorded traces (member 0 / cell 0 .. all cells) as CSV; "
+                   "with --sweep: the result file, one row per member, appended as each slice finishes")
     p.add_argument("--max-model-mb", default=None, metavar="MB",
                    help=f"largest model file read, in MiB (default {DEFAULT_MAX_MODEL_MB}, or {ENV_MAX_MODEL_MB})")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+    from .flint_sweep import add_options
+    add_options(p)
 
 
 def _model_path(name):
@@ -70,7 +73,7 @@ def _model_path(name):
     return shipped_models().get(str(name)) or shipped_models().get(f"{name}.flint")
 
 
-def _grid(a):
+def grid(a):
     """(t_end, dt, every, steps) checked: finite, > 0, at least one step and at most MAX_STEPS."""
     t_end, dt = number("--t-end", a.t_end, above=0), number("--dt", a.dt, above=0)
     every = number("--every", a.every, int, minimum=1)
@@ -83,6 +86,46 @@ def _grid(a):
     return t_end, dt, every, steps
 
 
+def settings(a) -> tuple[str, str, str]:
+    """(integrator, dtype, mapping) of a bytecode / C / NumPy run, checked."""
+    from kernels.flint.runtimes import INTEGRATORS, MAPPINGS
+    integrator, dtype, mapping = a.integrator or "euler", a.dtype or "float64", a.mapping or "cell"
+    if integrator not in INTEGRATORS:
+        raise UsageError(f"--integrator must be euler or rk4 (got {integrator!r})")
+    if dtype not in ("float64", "float32"):
+        raise UsageError(f"--dtype must be float64 or float32 (got {dtype!r})")
+    if mapping not in MAPPINGS:
+        raise UsageError(f"--mapping must be {' or '.join(MAPPINGS)} (got {mapping!r})")
+    return integrator, dtype, mapping
+
+
+def load(a):
+    """The model of the MODEL argument (an SBML file the compiler refuses gets the hint to try
+    --runtime sbml)."""
+    from kernels.errors import ExplorerError
+    from kernels.flint import load_model
+    try:
+        return load_model(a.model)
+    except ExplorerError as exc:
+        from kernels.flint.sbml_run import reference_hint
+        path = _model_path(a.model)
+        hint = reference_hint(path) if path is not None and not isinstance(exc, UsageError) else ""
+        if hint:
+            raise UsageError(f"{exc}{hint}") from None
+        raise
+
+
+def parameter_sets(a, model) -> dict:
+    """The --set PARAM=VALUE changes, checked against the model's parameters."""
+    out = {}
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        if k not in model.params:
+            raise UsageError(f"--set: {k!r} is not a parameter of {model.name}")
+        out[k] = number(f"--set {k}", v)
+    return out
+
+
 def _common_checks(a):
     check_output(a.csv, CSV_EXTS, "--csv")
     if a.max_model_mb is not None:
@@ -93,39 +136,27 @@ def _common_checks(a):
 def run(a) -> int:
     import numpy as np
 
-    from kernels.errors import ExplorerError, InvalidParameter
-    from kernels.flint import Network, Simulation, load_model
+    from kernels.errors import InvalidParameter
+    from kernels.flint import Network, Simulation
     from kernels.flint.model import select_states
-    from kernels.flint.runtimes import INTEGRATORS, MAPPINGS, RUNTIMES, check_memory, network_stimulus, samples_in
+    from kernels.flint.runtimes import RUNTIMES, check_memory, network_stimulus, samples_in
     if a.runtime not in RUNTIMES + ("sbml",):
         raise UsageError(f"--runtime must be {', '.join(RUNTIMES)} or sbml (got {a.runtime!r})")
     _common_checks(a)
+    from .flint_sweep import SWEEP_ONLY, run as run_sweep
+    if a.sweep:
+        return run_sweep(a)
+    given = [flag for flag, dest in SWEEP_ONLY if getattr(a, dest) not in (None, False)]
+    if given:
+        raise UsageError(f"{given[0]} applies only with --sweep")
     if a.runtime == "sbml":
         return _run_sbml(a)
-    integrator, dtype, mapping = a.integrator or "euler", a.dtype or "float64", a.mapping or "cell"
-    if integrator not in INTEGRATORS:
-        raise UsageError(f"--integrator must be euler or rk4 (got {integrator!r})")
-    if dtype not in ("float64", "float32"):
-        raise UsageError(f"--dtype must be float64 or float32 (got {dtype!r})")
-    if mapping not in MAPPINGS:
-        raise UsageError(f"--mapping must be {' or '.join(MAPPINGS)} (got {mapping!r})")
-    t_end, dt, every, steps = _grid(a)
+    integrator, dtype, mapping = settings(a)
+    t_end, dt, every, steps = grid(a)
     n = number("--ensemble", a.ensemble, int, minimum=1)
     threads = number("--threads", a.threads, int, minimum=1)
-    try:
-        model = load_model(a.model)
-    except ExplorerError as exc:
-        from kernels.flint.sbml_run import reference_hint
-        path = _model_path(a.model)
-        hint = reference_hint(path) if path is not None and not isinstance(exc, UsageError) else ""
-        if hint:
-            raise UsageError(f"{exc}{hint}") from None
-        raise
-    for kv in a.set:
-        k, _, v = kv.partition("=")
-        if k not in model.params:
-            raise UsageError(f"--set: {k!r} is not a parameter of {model.name}")
-        model.params[k] = number(f"--set {k}", v)
+    model = load(a)
+    model.params.update(parameter_sets(a, model))
     network = None
     if a.line or a.ring:
         if a.line and a.ring:
@@ -212,7 +243,7 @@ def _run_sbml(a) -> int:
         raise UsageError(f"--ensemble {a.ensemble} does not apply to --runtime sbml {why}")
     if a.vary:
         raise UsageError(f"--vary does not apply to --runtime sbml {why}; use --set")
-    t_end, dt, every, steps = _grid(a)
+    t_end, dt, every, steps = grid(a)
     try:
         n_points = n_output_points(t_end, dt, every)
     except InvalidParameter as exc:

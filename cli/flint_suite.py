@@ -1,7 +1,9 @@
 """``flint-suite``: SBML Test Suite conformance of the Flint SBML simulator (per-tag table, JSON).
 
 Exit status 0 when no case failed, 1 otherwise, 2 on bad input.  ``--json FILE`` and ``--out-dir``
-are checked before any case runs."""
+are checked before any case runs.  ``--scheduler`` runs the cases on Dask
+(:func:`kernels.sweep.suite_tasks.run_cases`: same outcomes and time limit); without it the local
+process pool runs them as before."""
 from __future__ import annotations
 
 import os
@@ -12,6 +14,7 @@ from kernels.errors import InvalidParameter
 
 from .common import (JSON_EXTS, UsageError, check_out_dir, check_output, dumps, number, raise_failed,
                      write_outputs)
+from .scheduler import add_scheduler, scheduler_value
 
 NAME = "flint-suite"
 USES_BACKEND = False
@@ -32,6 +35,7 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--suite-dir", default=None, metavar="D", help="suite root (default: GSE_SBML_SUITE or "
                                                                     "../shared/sbml-test-suite)")
     p.add_argument("--sample", action="store_true", help="only the fixed CI sample (tests/data/sbml_suite_sample.txt)")
+    add_scheduler(p, None, "cases", workers=False)
 
 
 def run(a) -> int:
@@ -46,6 +50,7 @@ def run(a) -> int:
     workers = number("--workers", a.workers, int, minimum=1, maximum=256) if a.workers is not None \
         else min(8, os.cpu_count() or 1)
     timeout = number("--timeout", a.timeout, above=0)
+    scheduler = scheduler_value(a)
     try:
         ids = suite.parse_case_ids(a.cases) if a.cases else None
     except InvalidParameter as exc:
@@ -74,8 +79,13 @@ def run(a) -> int:
               file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    outcomes = suite.run_cases(cases, a.runtime, workers=workers, timeout=timeout, out_dir=a.out_dir,
-                               progress=progress)
+    if scheduler is None:
+        outcomes = suite.run_cases(cases, a.runtime, workers=workers, timeout=timeout, out_dir=a.out_dir,
+                                   progress=progress)
+    else:
+        from kernels.sweep.suite_tasks import run_cases
+        outcomes = run_cases(cases, a.runtime, workers=workers, timeout=timeout, out_dir=a.out_dir, progress=progress,
+                             scheduler=scheduler)
     wall = time.perf_counter() - t0
     rep = suite.report(cases, outcomes, a.runtime, wall, str(root))
     if a.json == "-":

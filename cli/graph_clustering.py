@@ -2,7 +2,9 @@
 
 Values are parsed in :func:`run` so that bad input gives one ``error:`` line; ``--csv`` is checked
 before the sweep.  Exit status 0 when every method counts the same triangles and triples, 1 when
-they disagree, 2 on bad input, 130 on Ctrl+C (finished rows beside ``--csv``, ``NAME.partial.csv``)."""
+they disagree, 2 on bad input, 130 on Ctrl+C (finished rows beside ``--csv``, ``NAME.partial.csv``).
+``--scheduler`` spreads the (family, V) points over Dask (:func:`kernels.sweep.graph_tasks.clustering_sweep`;
+``--workers``: its worker processes, ``--threads`` still the cpu-threads count)."""
 from __future__ import annotations
 
 import sys
@@ -10,6 +12,7 @@ import time
 
 from .common import (CSV_EXTS, UsageError, check_output, collect_rows, number, parse_list, print_result,
                      raise_failed, write_outputs)
+from .scheduler import add_scheduler, backend_choice, scheduler_value, workers_value
 
 NAME = "graph-clustering"
 USES_BACKEND = True
@@ -37,8 +40,7 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--csv", metavar="FILE", help="write one row per (family, V, method)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
-
-
+    add_scheduler(p, None, "points")
 
 
 def run(a) -> int:
@@ -58,14 +60,23 @@ def run(a) -> int:
     repeats = number("--repeats", a.repeats, int, above=0)
     threads = cc.default_workers() if a.threads is None else number("--threads", a.threads, int, above=0)
     seed = number("--seed", a.seed, int, minimum=0)
+    scheduler = scheduler_value(a)
+    workers = workers_value(a, scheduler)
+    remote = scheduler not in (None, "local", "none")        # GPU methods: the workers are checked instead
     try:
         sizes = cc.check_sizes(sizes)
-        methods = cc.check_methods(methods, be, sizes)
+        if not remote:
+            methods = cc.check_methods(methods, be, sizes)
     except InvalidParameter as exc:
         raise UsageError(str(exc)) from None
     total = sum(len(v) for v in sizes.values()) * len(methods)
     t0 = time.perf_counter()
-    sweep = cc.run_cc_sweep(sizes, methods, repeats, backend=be, seed=seed, workers=threads)
+    if scheduler is None:
+        sweep = cc.run_cc_sweep(sizes, methods, repeats, backend=be, seed=seed, workers=threads)
+    else:
+        from kernels.sweep.graph_tasks import clustering_sweep
+        sweep = clustering_sweep(sizes, methods, repeats, backend=backend_choice(a), seed=seed, threads=threads,
+                                 scheduler=scheduler, workers=workers)
 
     def report(r, done):
         flag = "" if r.agrees else "  DISAGREES with the first method"
@@ -75,6 +86,8 @@ def run(a) -> int:
     rows = collect_rows(sweep, total, "points", a.csv, cc.rows_to_csv, None if a.quiet else report)
     if rows is None:
         return 130
+    fo, mo = {f: i for i, f in enumerate(sizes)}, {m: i for i, m in enumerate(methods)}
+    rows.sort(key=lambda r: (fo[r.family], r.n, mo[r.method]))   # Dask: completion order → the serial order
     seconds = time.perf_counter() - t0
     written: dict = {}
     failed = write_outputs(written, [("csv", lambda: (cc.rows_to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])

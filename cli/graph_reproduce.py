@@ -2,7 +2,9 @@
 
 Values are parsed in :func:`run` so that bad input gives one ``error:`` line; ``--csv`` is checked
 before the sweep starts.  Ctrl+C stops the sweep with exit status 130 and writes the finished rows
-beside ``--csv`` (``NAME.partial.csv``), never over a complete earlier file."""
+beside ``--csv`` (``NAME.partial.csv``), never over a complete earlier file.  ``--scheduler`` spreads
+the instances over Dask (:func:`kernels.sweep.graph_tasks.reproduce_sweep`); without it the sweep runs
+here as before.  The rows are put back into the serial order either way."""
 from __future__ import annotations
 
 import sys
@@ -10,6 +12,7 @@ import time
 
 from .common import (CSV_EXTS, UsageError, check_output, collect_rows, note, number, parse_list, print_result,
                      raise_failed, write_outputs)
+from .scheduler import add_scheduler, backend_choice, scheduler_value, workers_value
 
 NAME = "graph-reproduce"
 USES_BACKEND = True
@@ -55,8 +58,7 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--csv", metavar="FILE", help="write one row per instance (with Eq. 3 normalised times)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
-
-
+    add_scheduler(p, None, "instances")
 
 
 def run(a) -> int:
@@ -100,23 +102,32 @@ def run(a) -> int:
                 note(f"--{'/--'.join(f'{k}{s}' for k in ov)} ignored: type {t} is not in --types")
         if t in types:
             used[t] = kw
+    scheduler = scheduler_value(a)
+    workers = workers_value(a, scheduler)
+    remote = scheduler not in (None, "local", "none")        # the workers are checked, not this machine
     be = bk.select(a.backend)
-    method = a.method or ("gpu-bfs" if be.is_gpu else "cpu-sampled")
+    method = a.method or ("gpu-bfs" if be.is_gpu or (remote and backend_choice(a) == "gpu") else "cpu-sampled")
     if method not in tuple(METHODS) + ("cpu-sampled",):
         raise UsageError(f"unknown --method {method!r}: use {', '.join(tuple(METHODS) + ('cpu-sampled',))}")
-    if method in method_names(gpu=True) and not be.is_gpu:
+    if method in METHODS and not METHODS[method].available(be) and not remote:
         raise UsageError(f"--method {method} needs a GPU ({be.notice or 'CPU backend selected'}); "
-                     "use cpu or cpu-sampled")
+                         f"use cpu-sampled or one of {', '.join(method_names(gpu=False))}")
     try:
         reference = rp.check_reference(a.reference, sizes)
     except InvalidParameter as exc:
         raise UsageError(f"--reference: {exc}") from None
-    rp.check_memory_for(sizes, method, be, reference)           # the largest N must fit, before any work
+    if not remote:
+        rp.check_memory_for(sizes, method, be, reference)       # the largest N must fit, before any work
     total = len(types) * len(sizes) * instances
     t0 = time.perf_counter()
-    sweep = rp.run_sweep(types, sizes, instances, method=method, backend=be, seed0=seed0,
-                         max_redraws=max_redraws, sources=sources, params=params,
-                         connectivity=a.connectivity, clustering=not a.no_clustering, reference=reference)
+    kw = dict(seed0=seed0, max_redraws=max_redraws, sources=sources, params=params, connectivity=a.connectivity,
+              clustering=not a.no_clustering, reference=reference)
+    if scheduler is None:
+        sweep = rp.run_sweep(types, sizes, instances, method=method, backend=be, **kw)
+    else:
+        from kernels.sweep.graph_tasks import reproduce_sweep
+        sweep = reproduce_sweep(types, sizes, instances, method=method, backend=backend_choice(a),
+                                scheduler=scheduler, workers=workers, **kw)
 
     def report(r, done):
         c = "" if math.isnan(r.clustering) else f", C = {r.clustering:.4f}"
@@ -135,6 +146,8 @@ def run(a) -> int:
     rows = collect_rows(sweep, total, "instances", a.csv, rp.rows_to_csv, None if a.quiet else report)
     if rows is None:
         return 130
+    order = {t: i for i, t in enumerate(types)}                  # Dask: completion order → the serial order
+    rows.sort(key=lambda r: (order[r.type], r.n, r.instance))
     be.synchronize()
     seconds = time.perf_counter() - t0
     written: dict = {}

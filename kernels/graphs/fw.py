@@ -169,7 +169,7 @@ class FWVersion(APSPMethod):
             d[big] = np.inf
         out = d if weighted else float_to_hops(d, csr, dtype)
         return APSPResult(out, self.name, res.seconds, res.kernel_seconds, res.launches, weighted,
-                          res.params.get("tile"), res.pred, dict(res.params, arith=res.arith))
+                          res.params.get("tile"), res.pred, params=dict(res.params, arith=res.arith))
 
 
 def gpu_device(backend):

@@ -78,7 +78,16 @@ def check_methods(methods, backend) -> list[str]:
     return methods
 
 
-def _limit(max_sources, method: str, topology: str, n: int) -> int:
+#: sources timed per (method, topology) by default (the rest scaled by |V| / k): the ring and the
+#: complete graph are vertex-transitive, and there the slow methods would take minutes to hours
+DEFAULT_MAX_SOURCES = {("sssp-harish", "ring"): 16, ("sssp-harish", "complete"): 16, ("sssp", "ring"): 64,
+                       ("sssp", "complete"): 64, ("sssp-staged", "ring"): 64, ("sssp-staged", "complete"): 64,
+                       ("cpu-dijkstra", "complete"): 256}
+
+
+def source_limit(max_sources, method: str, topology: str, n: int) -> int:
+    """Sources timed of ``method`` on ``topology`` with |V| = n: ``max_sources`` is None (all), an
+    int, or {method: k} / {(method, topology): k}."""
     if max_sources is None:
         return n
     k = max_sources.get((method, topology), max_sources.get(method, n)) if isinstance(max_sources, dict) \
@@ -155,7 +164,7 @@ def run_table(topologies=TOPOLOGIES, methods=METHODS, backend=None, n: int = D.T
         for m in methods:
             if cancel is not None and cancel():
                 return
-            k = _limit(max_sources, m, t, csr.n)
+            k = source_limit(max_sources, m, t, csr.n)
             sec, launches, agrees, _res = timed_run(csr, m, backend, k, threads, ref)
             yield TableRow(t, csr.n, csr.arcs, m, float(sec), k, k < csr.n, int(launches), agrees,
                            PAPER_TABLE.get(m, {}).get(t, float("nan")))
@@ -208,7 +217,7 @@ def run_scaling(figure: str, values, methods=METHODS, backend=None, seed: int = 
         for m in methods:
             if cancel is not None and cancel():
                 return
-            k = _limit(max_sources, m, "random", csr.n)
+            k = source_limit(max_sources, m, "random", csr.n)
             sec, _l, agrees, _res = timed_run(csr, m, backend, k, threads, ref)
             yield ScaleRow(figure, csr.n, csr.arcs, w_max, m, float(sec), k, k < csr.n, agrees)
 

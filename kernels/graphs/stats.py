@@ -29,22 +29,25 @@ def path_length_histogram(dist: np.ndarray) -> np.ndarray:
     return c
 
 
-def summary(dist: np.ndarray) -> dict:
+def summary(dist: np.ndarray, sources=None) -> dict:
     """mean_path_length (over reachable ordered pairs i ≠ j), diameter (largest finite), the
-    fraction of reachable pairs and whether the graph is connected."""
-    n = dist.shape[0]
+    fraction of reachable pairs and whether the graph is connected.  ``sources``: the vertices of
+    the rows of a rows × n matrix (some sources only; default: row i is vertex i) — the pairs are
+    then those from these sources, "connected" that they reach every vertex."""
+    rows, n = dist.shape[0], dist.shape[-1]
     if dist.dtype.kind == "u":
         h = path_length_histogram(dist)
         pairs = int(h.sum())
         mean = float((np.arange(h.size) * h).sum() / pairs) if pairs else float("nan")
         diam = int(np.flatnonzero(h)[-1]) if pairs else 0
     else:
-        off = ~np.eye(n, dtype=bool)
-        fin = np.isfinite(dist) & off
+        src = np.arange(rows) if sources is None else np.asarray(sources, dtype=np.int64).ravel()
+        fin = np.isfinite(dist)
+        fin[np.arange(rows), src] = False                 # the pairs (s, s)
         pairs = int(fin.sum())
         mean = float(dist[fin].astype(np.float64).mean()) if pairs else float("nan")
         diam = float(dist[fin].max()) if pairs else 0.0
-    total = n * (n - 1)
+    total = rows * (n - 1)
     return dict(mean_path_length=mean, diameter=diam, reachable_fraction=(pairs / total if total else 1.0),
                 connected=(pairs == total))
 
