@@ -136,6 +136,8 @@ def run(a) -> int:
     out = sim.summary()
     out.update(seconds=seconds, steps_per_second=(done / seconds if seconds > 0 else None),
                size=p.size, dim=p.dim, integrator=p.integrator, variant=p.variant, boundary=p.boundary)
+    if hasattr(sim.stepper, "threads"):           # cpu-threads: the thread count the run used
+        out["threads"] = sim.stepper.threads
     if a.load:
         out["loaded_field"] = str(a.load)
     # --- the optional outputs, after the results exist (one failing output loses nothing else)

@@ -119,6 +119,15 @@ def select(choice: str | None = None) -> Backend:
     return _current
 
 
+def make(choice: str) -> Backend:
+    """A "cpu" or "gpu" backend without selecting it (BackendUnavailable when there is no GPU)."""
+    if choice == "gpu":
+        return _gpu_backend()
+    if choice == "cpu":
+        return _cpu_backend()
+    raise BackendUnavailable(f"unknown backend {choice!r}: use gpu or cpu")
+
+
 def current() -> Backend:
     """The selected backend (selects ``auto``/``GSE_BACKEND`` on first use)."""
     return _current if _current is not None else select()

@@ -7,8 +7,8 @@ from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormL
                              QVBoxLayout, QWidget)
 
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
-from kernels.cahn_hilliard.params import (BOUNDARIES, EXCHANGES, INTEGRATORS, MAX_GPUS, VARIANT_NAMES,
-                                          VARIANTS, CHParams)
+from kernels.cahn_hilliard.params import (BOUNDARIES, CPU_VARIANTS, EXCHANGES, INTEGRATORS, MAX_GPUS,
+                                          MAX_THREADS, VARIANT_NAMES, VARIANTS, CHParams)
 
 # halo exchange between GPUs: combo text and the tooltip of each entry
 EXCHANGE_LABELS = {"p2p": "p2p (peer-to-peer)", "host": "host (staged, paper 001)",
@@ -48,8 +48,14 @@ SPEC = {
                    "Time integrator. Euler and RK2 are explicit finite-difference steppers "
                    "(13-point stencil); spectral is a linearly stabilised Fourier stepper. Live."),
     "variant": ("Kernel variant", CHOICE, dict(items=[(v, VARIANT_NAMES[v]) for v in VARIANTS]),
-                "Implementation of the stencil update: the array reference, or one of the CUDA "
-                "kernels A–E of paper 000 §3.1 (GPU backend only). Live."),
+                "Implementation of the stencil update: the array reference; cpu-threads, the same "
+                "stencil as compiled C++ on every CPU core with OpenMP (paper 001 §4, CPU backend "
+                "only; the first use compiles it); or one of the CUDA kernels A–E of paper 000 §3.1 "
+                "(GPU backend only). Live."),
+    "threads": ("CPU threads", INT, dict(lo=0, hi=MAX_THREADS, step=1, special="all cores"),
+                "Threads of the cpu-threads variant (OpenMP, each a band of rows as paper 001's "
+                "pThreads version): 0 = every core, 1 = paper 001's single-core run. The result does "
+                "not depend on it. Live."),
     "gpus": ("GPUs", INT, dict(lo=1, hi=MAX_GPUS, step=1),
              "GPUs to split the field over (paper 001 §4.6): contiguous slabs of rows (2D) or z planes "
              "(3D), one per GPU, each swapping halo rows of the stencil's width (2 cells; 4 for the "
@@ -90,7 +96,7 @@ SPEC = {
 
 GROUPS = [
     ("Model  dφ/dt = m∇²(−bφ + uφ³ − K∇²φ)", ("m", "b", "u", "K")),
-    ("Time stepping", ("dt", "integrator", "variant")),
+    ("Time stepping", ("dt", "integrator", "variant", "threads")),
     (MULTI_GPU_GROUP, ("gpus", "exchange")),
     ("Grid", ("dim", "size", "dx", "dtype")),
     ("Boundary", ("boundary", "boundary_value")),
@@ -184,6 +190,7 @@ class ControlPanel(QWidget):
             bl.addWidget(box)
         bl.addStretch(1)
         self._sync_multi_gpu()
+        self._sync_threads()
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
         self.setMinimumWidth(370)
@@ -208,6 +215,8 @@ class ControlPanel(QWidget):
             w.setRange(opt["lo"], opt["hi"])
             w.setSingleStep(opt["step"])
             w.setKeyboardTracking(False)
+            if opt.get("special"):
+                w.setSpecialValueText(opt["special"])
             w.valueChanged.connect(lambda v, n=name: self.param_changed.emit(n, self._read(n)))
         else:
             w = QComboBox()
@@ -216,13 +225,21 @@ class ControlPanel(QWidget):
             for value, text in opt["items"]:
                 w.addItem(text, value)
             w.currentIndexChanged.connect(lambda i, n=name: self.param_changed.emit(n, self._read(n)))
-            if name == "variant" and not self.backend.is_gpu:
+            if name == "variant":
                 model = w.model()
                 for i, v in enumerate(VARIANTS):
-                    if v != "reference":
+                    if v == "reference":
+                        continue
+                    if not self.backend.is_gpu and v not in CPU_VARIANTS:
                         model.item(i).setEnabled(False)
                         w.setItemData(i, "CUDA kernel: needs the GPU backend (running on CPU/NumPy)",
                                       Qt.ItemDataRole.ToolTipRole)
+                    elif self.backend.is_gpu and v in CPU_VARIANTS:
+                        model.item(i).setEnabled(False)
+                        w.setItemData(i, "Compiled C++ on host cores: needs the CPU backend (start with "
+                                      "--backend cpu); here the field lives on the GPU",
+                                      Qt.ItemDataRole.ToolTipRole)
+                w.currentIndexChanged.connect(lambda i: self._sync_threads())
             if name == "exchange":
                 for i, e in enumerate(EXCHANGES):
                     w.setItemData(i, EXCHANGE_TIPS[e], Qt.ItemDataRole.ToolTipRole)
@@ -272,6 +289,13 @@ class ControlPanel(QWidget):
         for name in SPEC:
             self.set_value(name, getattr(p, name), emit=False)
         self._sync_multi_gpu()
+        self._sync_threads()
+
+    def _sync_threads(self) -> None:
+        """CPU threads: enabled only with the cpu-threads variant."""
+        on = self._read("variant") == "cpu-threads"
+        self.widgets["threads"].setEnabled(on)
+        self.labels["threads"].setEnabled(on)
 
     def _sync_multi_gpu(self) -> None:
         """GPUs: enabled when two or more are offered; exchange: only while GPUs > 1."""

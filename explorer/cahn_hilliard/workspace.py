@@ -444,6 +444,8 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
     def describe_decomposition(d: dict) -> str:
         """Status-bar summary, e.g. "2 GPUs · p2p · slabs of 128/128 rows" ("" on one GPU)."""
         P = d.get("gpus", 1)
+        if d.get("threads"):
+            return f"cpu-threads · {d['threads']} thread{'s' if d['threads'] != 1 else ''} (OpenMP)"
         if P < 2 or "slab_rows" not in d:
             return ""
         sizes = [y1 - y0 for y0, y1 in d["slab_rows"]]
@@ -463,10 +465,12 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
         overlay and, for a new stepper or new notes, the simulation's notes in the message bar."""
         st = self.sim.stepper
         notes = self.sim.notes
-        new = st is not self._seen_stepper or len(notes) != self._seen_notes
+        threads = getattr(st, "threads", None)
+        new = (st is not self._seen_stepper or len(notes) != self._seen_notes
+               or threads != getattr(self, "_seen_threads", None))
         if not new:
             return
-        self._seen_stepper, self._seen_notes = st, len(notes)
+        self._seen_stepper, self._seen_notes, self._seen_threads = st, len(notes), threads
         d = dict(self.sim.decomposition())
         d["dim"] = self.sim.params.dim
         self.decomposition = d

@@ -15,9 +15,13 @@ from ..errors import InvalidParameter
 BOUNDARIES = ("periodic", "mirror", "fixed")
 INITIALS = ("spinodal", "droplets", "file")
 INTEGRATORS = ("euler", "rk2", "spectral")
-VARIANTS = ("reference", "A", "B", "C", "D", "E")
+VARIANTS = ("reference", "cpu-threads", "A", "B", "C", "D", "E")
+#: variants that run on host arrays (the CPU backend) / that are CUDA kernels (the GPU backend)
+CPU_VARIANTS = ("reference", "cpu-threads")
+GPU_VARIANTS = ("A", "B", "C", "D", "E")
 VARIANT_NAMES = {
     "reference": "array reference (NumPy / CuPy roll)",
+    "cpu-threads": "cpu-threads: compiled C++, OpenMP (paper 001)",
     "A": "A: global memory",
     "B": "B: shared-memory tile + halo",
     "C": "C: texture reads",
@@ -28,7 +32,8 @@ INITIAL_MEAN = {"spinodal": 0.0, "droplets": -0.5}
 MAX_CELLS = {2: 32768 ** 2, 3: 1024 ** 3}
 
 # Which parameters can change while a simulation runs, and which need a reset.
-LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "boundary_value", "gpus", "exchange")
+LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "threads", "boundary_value", "gpus", "exchange")
+MAX_THREADS = 1024
 EXCHANGES = ("p2p", "host", "nccl")
 MAX_GPUS = 64
 NEEDS_RESET = ("dim", "size", "boundary", "initial", "mean", "noise", "seed", "dx", "dtype")
@@ -63,7 +68,11 @@ class CHParams:
     seed: int = _f(1, "seed of the lagged-Fibonacci generator (paper 001)")
     integrator: str = _f("rk2", "time integrator: euler, rk2 (midpoint, paper 000) or the semi-implicit "
                                 "spectral stepper", choices=INTEGRATORS)
-    variant: str = _f("reference", "kernel variant (A–E need the GPU)", choices=VARIANTS)
+    variant: str = _f("reference", "kernel variant: the array reference, cpu-threads (compiled C++ with OpenMP "
+                                   "on host cores, CPU backend) or a CUDA kernel A–E (GPU backend)",
+                      choices=VARIANTS)
+    threads: int = _f(0, "CPU threads of the cpu-threads variant (0: every core; 1: paper 001's single core)",
+                      "threads")
     dtype: str = _f("float32", "floating-point precision", choices=("float32", "float64"))
     gpus: int = _f(1, "split the field over N GPUs (slabs with halo exchange, paper 001); fewer are used if "
                       "fewer exist; without a GPU, N virtual GPUs on the CPU", "GPUs")
@@ -112,6 +121,9 @@ class CHParams:
             bad(f"integrator must be one of {', '.join(INTEGRATORS)} (got {self.integrator!r})")
         if self.variant not in VARIANTS:
             bad(f"kernel variant must be one of {', '.join(VARIANTS)} (got {self.variant!r})")
+        if not isinstance(self.threads, int) or isinstance(self.threads, bool) or \
+                not 0 <= self.threads <= MAX_THREADS:
+            bad(f"threads must be an integer from 0 (every core) to {MAX_THREADS} (got {self.threads!r})")
         if self.integrator == "spectral" and self.boundary != "periodic":
             bad("the semi-implicit spectral stepper needs periodic boundaries")
         if self.variant == "E" and self.integrator != "rk2":

@@ -305,7 +305,10 @@ class CahnHilliard:
         st = self.stepper
         slabs = getattr(st, "slabs", None)
         if not slabs:
-            return {"gpus": 1, "notes": self.notes}
+            d = {"gpus": 1, "notes": self.notes}
+            if hasattr(st, "threads"):            # cpu-threads: the OpenMP thread count in use
+                d["threads"] = st.threads
+            return d
         return {"gpus": len(slabs), "gpu_devices": [s.device for s in slabs],
                 "virtual_gpus": not self.backend.is_gpu,
                 "slab_rows": [[s.y0, s.y1] for s in slabs], "exchange": st.exchange,

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from . import stencil
-from .params import CHParams
+from .params import GPU_VARIANTS, CHParams
 
 
 class Stepper:
@@ -149,7 +149,9 @@ def make_stepper(params: CHParams, backend) -> Stepper:
     """
     notes = []
     if params.gpus > 1:
-        if params.integrator == "spectral":
+        if params.variant == "cpu-threads":
+            notes.append("cpu-threads runs on host cores, not split over GPUs")
+        elif params.integrator == "spectral":
             notes.append("the semi-implicit spectral stepper runs on one GPU")
         else:
             from .multigpu import DEFAULT_GRAPH, MultiGPUStepper, resolve_devices
@@ -164,14 +166,32 @@ def make_stepper(params: CHParams, backend) -> Stepper:
     return st
 
 
+def _cuda_stepper():
+    from .cuda_stepper import CudaStepper
+    return CudaStepper
+
+
+def _threaded_stepper():
+    from .cpu_threads import ThreadedStepper
+    return ThreadedStepper
+
+
+#: kernel variant → a callable returning its Stepper class (imported lazily: CUDA / the host
+#: compiler are touched only when a variant needs them); every GPU variant shares CudaStepper
+VARIANT_STEPPERS = {"reference": lambda: ReferenceStepper, "cpu-threads": _threaded_stepper,
+                    **{v: _cuda_stepper for v in GPU_VARIANTS}}
+
+
+def stepper_class(variant: str):
+    """The Stepper class of ``variant`` (see :data:`VARIANT_STEPPERS`)."""
+    return VARIANT_STEPPERS[variant]()
+
+
 def _single_stepper(params: CHParams, backend) -> Stepper:
     if params.integrator == "spectral":
         return SpectralStepper(params, backend)
-    if params.variant == "reference":
-        return ReferenceStepper(params, backend)
-    if not backend.is_gpu:
+    if params.variant in GPU_VARIANTS and not backend.is_gpu:
         from ..errors import BackendUnavailable
         raise BackendUnavailable(f"kernel variant {params.variant} is a CUDA kernel and needs the "
-                                 "GPU backend; use the array reference on CPU")
-    from .cuda_stepper import CudaStepper
-    return CudaStepper(params, backend)
+                                 "GPU backend; use the array reference or cpu-threads on CPU")
+    return stepper_class(params.variant)(params, backend)

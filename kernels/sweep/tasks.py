@@ -139,7 +139,8 @@ class CHTask(SweepTask):
         self.backend_choice = backend
 
     def needs_gpu(self) -> bool:
-        return self.backend_choice == "gpu" or self.base.variant != "reference"
+        from ..cahn_hilliard.params import GPU_VARIANTS
+        return self.backend_choice == "gpu" or self.base.variant in GPU_VARIANTS
 
     def wants_gpu(self) -> bool:
         return self.needs_gpu() or (self.backend_choice == "auto" and gpu_wanted("auto"))

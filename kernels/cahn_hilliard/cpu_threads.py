@@ -1,0 +1,112 @@
+"""The compiled multi-threaded CPU stepper (variant ``cpu-threads``): paper 001 §4's CPU versions.
+
+Paper 001 (Fig. 10) runs the finite-differencing step on one core, on four cores with pThreads
+(each thread a band of rows) and with TBB (64×64 tiles).  Here the stage ``out = base + coef·F(src)``
+of :mod:`.stencil` is C++ (``host/ch_omp.cpp``) compiled once per machine by the host compiler with
+OpenMP (:func:`kernels.hostcc.compile_library`, cached by source hash), every pass split into
+contiguous bands of rows (2D) or planes (3D), one per thread — the pThreads decomposition.
+``CHParams.threads`` sets the thread count (0: every core OpenMP sees); ``threads = 1`` is the
+paper's single-core version.
+
+Contract: on every boundary, dimension and dtype the result equals the NumPy reference
+(:class:`.steppers.ReferenceStepper`) to the last bit — the C++ performs the reference's operations
+in the same order and precision (``-ffp-contract=off``, no fast-math) — and does not depend on the
+thread count.  Needs host (NumPy) arrays: on the GPU backend the variant is refused with a message.
+No compiler → :class:`~kernels.errors.BackendUnavailable` naming what to install.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+import numpy as np
+
+from ..errors import BackendUnavailable
+from ..hostcc import compile_library
+from .steppers import Stepper
+
+SOURCE_PATH = os.path.join(os.path.dirname(__file__), "host", "ch_omp.cpp")
+#: boundary name → the source's ``bc`` code
+BC_CODE = {"periodic": 0, "mirror": 1, "fixed": 2}
+
+_lib = None
+_lock = threading.Lock()
+
+
+def library():
+    """The compiled stage library (compiled on first use, then cached on disk and in memory)."""
+    global _lib
+    with _lock:
+        if _lib is None:
+            with open(SOURCE_PATH) as fh:
+                src = fh.read()
+            lib = compile_library(src, what="the multi-threaded CPU Cahn–Hilliard stepper (cpu-threads)",
+                                  kind="ch-c", prefix="ch_omp")
+            f64p = ctypes.c_void_p
+            args = (f64p, f64p, f64p, f64p, f64p, ctypes.c_int, ctypes.c_longlong, ctypes.c_int,
+                    ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_double,
+                    ctypes.c_double, ctypes.c_double, ctypes.c_int)
+            for name in ("ch_stage_f32", "ch_stage_f64"):
+                fn = getattr(lib, name)
+                fn.argtypes, fn.restype = args, None
+            lib.ch_max_threads.argtypes, lib.ch_max_threads.restype = (), ctypes.c_int
+            _lib = lib
+        return _lib
+
+
+def max_threads() -> int:
+    """Threads OpenMP offers on this machine (1 when the library was built without OpenMP)."""
+    return int(library().ch_max_threads())
+
+
+def resolve_threads(asked: int) -> int:
+    """The thread count a run uses: ``asked``, or every core when 0."""
+    return int(asked) if asked and asked > 0 else max(1, os.cpu_count() or 1)
+
+
+class ThreadedStepper(Stepper):
+    """Explicit Euler / RK2 whose stage is the compiled OpenMP C++ (see the module docstring)."""
+
+    name = "cpu-threads"
+    #: field + tmp + out + the padded copy and μ (each ≈ one field)
+    buffers = 5
+
+    def __init__(self, params, backend):
+        super().__init__(params, backend)
+        if backend.is_gpu:
+            raise BackendUnavailable("the cpu-threads variant runs on host cores: start on the CPU backend "
+                                     "(--backend cpu), or choose a CUDA kernel variant on the GPU")
+        self._lib = library()
+        self._scratch = None
+        if self._lib.ch_max_threads() == 1 and resolve_threads(params.threads) > 1:
+            self.notes.append("the C++ compiler has no OpenMP: cpu-threads runs on one thread")
+
+    @property
+    def threads(self) -> int:
+        return resolve_threads(self.params.threads)
+
+    def _work(self, src):
+        """The padded copy P ((n+4)^d) and μ ((n+2)^d), reused between calls."""
+        n, d = src.shape[0], src.ndim
+        key = (n, d, src.dtype)
+        if self._scratch is None or self._scratch[0] != key:
+            self._scratch = (key, np.empty((n + 4) ** d, src.dtype), np.empty((n + 2) ** d, src.dtype))
+        return self._scratch[1], self._scratch[2]
+
+    def update(self, src, base, coef, out):
+        p = self.params
+        for a in (src, base, out):
+            if not (isinstance(a, np.ndarray) and a.flags.c_contiguous and a.dtype == src.dtype):
+                raise TypeError("cpu-threads needs C-contiguous NumPy arrays of one dtype")
+        if src.dtype == np.float32:
+            fn = self._lib.ch_stage_f32
+        elif src.dtype == np.float64:
+            fn = self._lib.ch_stage_f64
+        else:
+            raise TypeError(f"cpu-threads supports float32 and float64 fields, not {src.dtype}")
+        P, mu = self._work(src)
+        fn(src.ctypes.data, base.ctypes.data, out.ctypes.data, P.ctypes.data, mu.ctypes.data, src.ndim,
+           src.shape[0], BC_CODE[p.boundary], float(p.boundary_value), float(p.b), float(p.u), float(p.K),
+           float(p.m), float(p.dx), float(coef), self.threads)
+        return out
