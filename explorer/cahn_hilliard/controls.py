@@ -7,8 +7,8 @@ from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormL
                              QVBoxLayout, QWidget)
 
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
-from kernels.cahn_hilliard.params import (BOUNDARIES, CPU_VARIANTS, EXCHANGES, INTEGRATORS, MAX_GPUS,
-                                          MAX_THREADS, VARIANT_NAMES, VARIANTS, CHParams)
+from kernels.cahn_hilliard.params import (BLOCK_LAYOUTS, BOUNDARIES, CPU_VARIANTS, EXCHANGES, INTEGRATORS,
+                                          MAX_GPUS, MAX_THREADS, TILES, VARIANT_NAMES, VARIANTS, CHParams)
 
 # halo exchange between GPUs: combo text and the tooltip of each entry
 EXCHANGE_LABELS = {"p2p": "p2p (peer-to-peer)", "host": "host (staged, paper 001)",
@@ -56,6 +56,22 @@ SPEC = {
                 "Threads of the cpu-threads variant (OpenMP, each a band of rows as paper 001's "
                 "pThreads version): 0 = every core, 1 = paper 001's single-core run. The result does "
                 "not depend on it. Live."),
+    "block_layout": ("Thread layout", CHOICE, dict(items=[(b, {"rectangles": "rectangles (16×16)",
+                                                                "strips": "strips (256 × 1)"}[b])
+                                                           for b in BLOCK_LAYOUTS]),
+                     "How kernels A and C (one thread per cell) group cells into thread blocks, paper 000 "
+                     "§3.1.4 Fig. 4: rectangles of 16×16 cells (3D: 32×4×2) or strips of 256 consecutive "
+                     "cells of one row. Same result either way. Live."),
+    "tile": ("Shared tile", CHOICE, dict(items=[(t, {"auto": "auto (tuned)",
+                                                     "paper": "paper: 16×16 threads, 12×12 write",
+                                                     "sweep": "sweep (2D, 64×64 + registers)",
+                                                     "march": "march (planes in shared memory)"}[t])
+                                                for t in TILES]),
+             "Shared-memory layout of kernels B and D: auto = the tuned default (2D sweep, 3D march); "
+             "paper = paper 000 Listing 7's block of 16×16 threads that loads a 16×16 tile and writes its "
+             "inner 12×12 cells (3D: a 16×8×8 tile); sweep = a 68×68 tile swept by columns in registers "
+             "(2D only); march = the block marches along y (2D) / z (3D) keeping planes in shared memory. "
+             "Same result either way. Live."),
     "gpus": ("GPUs", INT, dict(lo=1, hi=MAX_GPUS, step=1),
              "GPUs to split the field over (paper 001 §4.6): contiguous slabs of rows (2D) or z planes "
              "(3D), one per GPU, each swapping halo rows of the stencil's width (2 cells; 4 for the "
@@ -96,7 +112,7 @@ SPEC = {
 
 GROUPS = [
     ("Model  dφ/dt = m∇²(−bφ + uφ³ − K∇²φ)", ("m", "b", "u", "K")),
-    ("Time stepping", ("dt", "integrator", "variant", "threads")),
+    ("Time stepping", ("dt", "integrator", "variant", "threads", "block_layout", "tile")),
     (MULTI_GPU_GROUP, ("gpus", "exchange")),
     ("Grid", ("dim", "size", "dx", "dtype")),
     ("Boundary", ("boundary", "boundary_value")),
@@ -291,11 +307,16 @@ class ControlPanel(QWidget):
         self._sync_multi_gpu()
         self._sync_threads()
 
+    #: variant-specific options and the variants they apply to
+    VARIANT_OPTIONS = {"threads": ("cpu-threads",), "block_layout": ("A", "C"), "tile": ("B", "D")}
+
     def _sync_threads(self) -> None:
-        """CPU threads: enabled only with the cpu-threads variant."""
-        on = self._read("variant") == "cpu-threads"
-        self.widgets["threads"].setEnabled(on)
-        self.labels["threads"].setEnabled(on)
+        """CPU threads, thread layout, shared tile: enabled only with the variants they apply to."""
+        v = self._read("variant")
+        for name, variants in self.VARIANT_OPTIONS.items():
+            on = v in variants
+            self.widgets[name].setEnabled(on)
+            self.labels[name].setEnabled(on)
 
     def _sync_multi_gpu(self) -> None:
         """GPUs: enabled when two or more are offered; exchange: only while GPUs > 1."""

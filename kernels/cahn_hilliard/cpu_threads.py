@@ -39,6 +39,11 @@ def library():
     global _lib
     with _lock:
         if _lib is None:
+            # idle threads sleep at the barriers rather than spin (as paper 001's pThreads wait on
+            # condition variables): spinning threads that share cores with other work made 2 threads
+            # 10× slower than one on a busy 2-core machine.  Read by libgomp when it loads; the
+            # user's own setting wins.
+            os.environ.setdefault("OMP_WAIT_POLICY", "passive")
             with open(SOURCE_PATH) as fh:
                 src = fh.read()
             lib = compile_library(src, what="the multi-threaded CPU Cahn–Hilliard stepper (cpu-threads)",

@@ -1,11 +1,12 @@
 """Hand-written CUDA kernels for the Cahn–Hilliard stencil: paper 000's A–D plus a fused E.
 
-* A: global memory, one thread per cell (16×16 blocks in 2D, 32×4×2 in 3D).
+* A: global memory, one thread per cell (16×16 blocks in 2D, 32×4×2 in 3D: paper 000's
+  "rectangles"; ``params.block_layout="strips"``: 256 consecutive cells of one row, its "strips").
 * B: shared memory.  2D default: a 68×68 tile swept by columns in registers
   ("sweep"); 3D default: the block marches along z with φ and μ plane rings in
   shared memory ("march", μ computed once per cell).  Also available: the
   paper's 16×16-thread / 12×12-writer tile (2D) and a generic 20×12×12 tile (3D)
-  ("paper"), and a y-march in 2D.
+  ("paper"), and a y-march in 2D; ``params.tile`` chooses (auto = the defaults).
 * C: texture-object reads (2D pitched texture over the array when its row pitch
   is aligned, else a 1D texture over linear memory; no copies).
 * D: texture reads into shared memory, then as B (same layouts).
@@ -32,6 +33,8 @@ READ_GLOBAL, READ_TEX1D, READ_TEX2D = 0, 1, 2
 
 #: threads per block of variant A (point kernel) per dimension
 POINT_BLOCK = {2: (16, 16, 1), 3: (32, 4, 2)}
+#: threads per block of A/C with ``block_layout="strips"``: 256 consecutive cells of one row
+STRIP_BLOCK = {2: (256, 1, 1), 3: (256, 1, 1)}
 #: (threads BX, BY, BZ, outputs OX, OY, OZ) of the shared-tile kernels B/D
 TILE_SHAPE = {2: (16, 16, 1, 12, 12, 1), 3: (16, 8, 8, 16, 8, 8)}
 #: outputs (OX, OY) per block of the 2D register-sweep stage kernel of B/D (4·OX threads)
@@ -127,7 +130,7 @@ class CudaStepper(Stepper):
         self.last_read = None
         #: 2D fused kernel: "sliding" (register sweep, default) or "generic" (tile loops)
         self.fused_impl = "sliding"
-        #: layout of B/D: None (DEFAULT_TILE_IMPL per dimension), "sweep", "march" or "paper"
+        #: layout of B/D overriding ``params.tile`` (benchmarks): None, "sweep", "march" or "paper"
         self.tile_impl = None
         #: march kernel shapes per dimension (see MARCH_SHAPE; tunable per instance)
         self.march_shape = dict(MARCH_SHAPE)
@@ -225,7 +228,7 @@ class CudaStepper(Stepper):
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
         variant = p.variant
-        impl = self.tile_impl or DEFAULT_TILE_IMPL[dim]
+        impl = self.tile_impl or (DEFAULT_TILE_IMPL[dim] if p.tile == "auto" else p.tile)
         if variant in ("C", "D"):
             rd, handle = self._texture(src)
         else:
@@ -234,7 +237,7 @@ class CudaStepper(Stepper):
         args = (np.uint64(handle), base, out, np.int32(nx), np.int32(ny), np.int32(nz),
                 dtype.type(coef), m, b, u, K, idx2, bval)
         if variant in ("A", "C"):
-            bx, by, bz = POINT_BLOCK[dim]
+            bx, by, bz = (STRIP_BLOCK if p.block_layout == "strips" else POINT_BLOCK)[dim]
             kern = get_kernel(f"ch_point<{T}, {bc}, {dim}, {rd}>")
             grid = (_cdiv(nx, bx), _cdiv(ny, by), _cdiv(nz, bz) if dim == 3 else 1)
             kern(grid, (bx, by, bz if dim == 3 else 1), args)

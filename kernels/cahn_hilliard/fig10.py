@@ -31,7 +31,20 @@ from ..errors import InvalidParameter
 from .params import CHParams, GPU_VARIANTS
 
 METHODS = ("single", "threads", "numpy", "gpu", "multi-gpu")
-GPU_METHODS = ("gpu", "multi-gpu")
+#: paper 000's layouts (§3.1.4 Fig. 4, Listing 7), each a GPU method: name → CHParams changes
+LAYOUTS = {
+    "A rectangles": dict(variant="A", block_layout="rectangles"),
+    "A strips": dict(variant="A", block_layout="strips"),
+    "C rectangles": dict(variant="C", block_layout="rectangles"),
+    "C strips": dict(variant="C", block_layout="strips"),
+    "B paper tile": dict(variant="B", tile="paper"),
+    "B tuned": dict(variant="B", tile="auto"),
+    "D paper tile": dict(variant="D", tile="paper"),
+    "D tuned": dict(variant="D", tile="auto"),
+}
+#: the experiments of the Reproduce view: name → its methods
+EXPERIMENTS = {"devices": METHODS, "layouts": tuple(LAYOUTS)}
+GPU_METHODS = ("gpu", "multi-gpu", *LAYOUTS)
 LABELS = {"single": "single core (C++, 1 thread)", "threads": "threads (C++, OpenMP)",
           "numpy": "NumPy reference", "gpu": "1 GPU", "multi-gpu": "multi-GPU"}
 #: the paper's device each method stands for
@@ -104,14 +117,14 @@ def check_sizes(sizes, dim: int = 2) -> list[int]:
 
 def check_methods(methods, gpus: int | None = None) -> list[str]:
     methods = list(dict.fromkeys(methods))
-    unknown = [m for m in methods if m not in METHODS]
+    unknown = [m for m in methods if m not in METHODS and m not in LAYOUTS]
     if unknown:
-        raise InvalidParameter(f"unknown method {unknown[0]!r}: use {', '.join(METHODS)}")
+        raise InvalidParameter(f"unknown method {unknown[0]!r}: use {', '.join(METHODS + tuple(LAYOUTS))}")
     if not methods:
         raise InvalidParameter("choose at least one method")
     gpus = gpu_count() if gpus is None else gpus
     if gpus < 1 and any(m in GPU_METHODS for m in methods):
-        raise InvalidParameter("the gpu and multi-gpu methods need a CUDA GPU (none found)")
+        raise InvalidParameter("the GPU methods (gpu, multi-gpu and the layouts) need a CUDA GPU (none found)")
     if "multi-gpu" in methods and gpus < 2:
         raise InvalidParameter(f"multi-gpu needs two or more CUDA GPUs (this machine has {gpus})")
     return methods
@@ -133,6 +146,8 @@ def method_params(method: str, n: int, dim: int = 2, threads: int = 0, variant: 
         return base.with_changes(variant=variant)
     if method == "multi-gpu":
         return base.with_changes(variant=variant, gpus=gpus, exchange=exchange)
+    if method in LAYOUTS:
+        return base.with_changes(**LAYOUTS[method])
     raise InvalidParameter(f"unknown method {method!r}")
 
 
@@ -251,6 +266,32 @@ def claims(rows) -> list[tuple[str, bool | None, str]]:
                         ", ".join(f"{ups[n]:.2f}× at {n}" for n in small)))
     else:
         out.append(("multi-GPU ≈ 2× one GPU for N ≥ 2048", None, "needs two or more GPUs"))
+    return out
+
+
+def layout_claims(rows) -> list[tuple[str, bool | None, str]]:
+    """Paper 000 §3.1.4 against the layout rows: strips and rectangles of width a multiple of 16
+    perform alike (we read "similar" as within 25 %); and how the paper's 16×16/12×12 tile compares
+    with the tuned layout (no paper claim: the evidence only)."""
+    t = {(r.n, r.method): r.per_1024 for r in rows}
+    ns = sorted({r.n for r in rows})
+    out = []
+    for v in ("A", "C"):
+        pts = [n for n in ns if (n, f"{v} strips") in t and (n, f"{v} rectangles") in t]
+        claim = f"{v}: strips ≈ rectangles (within 25 %)"
+        if not pts:
+            out.append((claim, None, "needs both layouts"))
+            continue
+        ratio = [t[n, f"{v} strips"] / t[n, f"{v} rectangles"] for n in pts]
+        out.append((claim, all(0.8 <= q <= 1.25 for q in ratio),
+                    "strips/rectangles time " + ", ".join(f"{q:.2f} at {n}" for q, n in zip(ratio, pts))))
+    for v in ("B", "D"):
+        pts = [n for n in ns if (n, f"{v} paper tile") in t and (n, f"{v} tuned") in t]
+        if pts:
+            out.append((f"{v}: the tuned tile beats the paper's 16×16/12×12", all(
+                t[n, f"{v} tuned"] < t[n, f"{v} paper tile"] for n in pts),
+                "paper/tuned time " + ", ".join(f"{t[n, f'{v} paper tile'] / t[n, f'{v} tuned']:.2f} at {n}"
+                                                for n in pts)))
     return out
 
 

@@ -28,11 +28,17 @@ VARIANT_NAMES = {
     "D": "D: texture + shared memory",
     "E": "E: fused RK2 (both stages, one pass)",
 }
+#: thread-to-cell layout of the one-thread-per-cell kernels A and C (paper 000 §3.1.4, Fig. 4)
+BLOCK_LAYOUTS = ("rectangles", "strips")
+#: layout of the shared-memory kernels B and D: auto (2D sweep, 3D march), paper (2D: paper 000
+#: Listing 7's 16×16 threads writing the inner 12×12; 3D: a 16×8×8 tile), sweep (2D), march
+TILES = ("auto", "paper", "sweep", "march")
 INITIAL_MEAN = {"spinodal": 0.0, "droplets": -0.5}
 MAX_CELLS = {2: 32768 ** 2, 3: 1024 ** 3}
 
 # Which parameters can change while a simulation runs, and which need a reset.
-LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "threads", "boundary_value", "gpus", "exchange")
+LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "threads", "block_layout", "tile", "boundary_value",
+        "gpus", "exchange")
 MAX_THREADS = 1024
 EXCHANGES = ("p2p", "host", "nccl")
 MAX_GPUS = 64
@@ -73,6 +79,12 @@ class CHParams:
                       choices=VARIANTS)
     threads: int = _f(0, "CPU threads of the cpu-threads variant (0: every core; 1: paper 001's single core)",
                       "threads")
+    block_layout: str = _f("rectangles", "thread blocks of kernels A and C: rectangles (16×16 cells in 2D, "
+                                         "32×4×2 in 3D) or strips (256 consecutive cells of a row), paper 000 "
+                                         "Fig. 4", choices=BLOCK_LAYOUTS)
+    tile: str = _f("auto", "shared-memory layout of kernels B and D: auto (2D sweep, 3D march), paper (2D: "
+                           "16×16 threads writing the inner 12×12, paper 000 Listing 7), sweep (2D only) or "
+                           "march", choices=TILES)
     dtype: str = _f("float32", "floating-point precision", choices=("float32", "float64"))
     gpus: int = _f(1, "split the field over N GPUs (slabs with halo exchange, paper 001); fewer are used if "
                       "fewer exist; without a GPU, N virtual GPUs on the CPU", "GPUs")
@@ -124,6 +136,12 @@ class CHParams:
         if not isinstance(self.threads, int) or isinstance(self.threads, bool) or \
                 not 0 <= self.threads <= MAX_THREADS:
             bad(f"threads must be an integer from 0 (every core) to {MAX_THREADS} (got {self.threads!r})")
+        if self.block_layout not in BLOCK_LAYOUTS:
+            bad(f"block layout must be one of {', '.join(BLOCK_LAYOUTS)} (got {self.block_layout!r})")
+        if self.tile not in TILES:
+            bad(f"tile must be one of {', '.join(TILES)} (got {self.tile!r})")
+        if self.tile == "sweep" and self.dim == 3:
+            bad("the sweep tile is 2D only: choose auto, paper or march in 3D")
         if self.integrator == "spectral" and self.boundary != "periodic":
             bad("the semi-implicit spectral stepper needs periodic boundaries")
         if self.variant == "E" and self.integrator != "rk2":

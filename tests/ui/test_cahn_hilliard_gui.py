@@ -18,11 +18,12 @@ def test_window_and_status(main_window, ws):
     assert "CPU (NumPy)" in main_window.lbl_backend.text()
     assert ws.sim.params.size == 64
     assert main_window.workspace() is ws
-    # variant A–E are listed but disabled on the CPU
+    # variant A–E are listed but disabled on the CPU (cpu-threads, item 1, is offered)
     combo = ws.controls.widgets["variant"]
-    assert combo.count() == 6
-    assert not combo.model().item(1).isEnabled()
-    assert "GPU" in combo.itemData(1, 3)
+    assert combo.count() == 7
+    assert combo.model().item(1).isEnabled()
+    assert not combo.model().item(2).isEnabled()
+    assert "GPU" in combo.itemData(2, 3)
 
 
 def test_start_pause_step(qtbot, ws, main_window):
