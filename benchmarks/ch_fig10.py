@@ -6,7 +6,8 @@ Prints the table (seconds per 1024 steps; steps actually timed in brackets when 
 the speed-ups over the single core, and which of the paper's claims hold.  2D float32 by default.
 
 Usage:  python benchmarks/ch_fig10.py [--quick] [--dim 2] [--budget 2] [--threads 0] [--variant C]
-        [--sizes 256,512,…]   (markdown also to $OUT/ch_fig10.md, rows to $OUT/ch_fig10.csv)
+        [--sizes 256,512,…]   [--experiment devices|layouts]
+        (markdown also to $OUT/ch_fig10_<experiment>_<dim>d.md, rows to .csv beside it)
 """
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ def main():
     ap.add_argument("--threads", type=int, default=0, help="threads of the threads method (0: every core)")
     ap.add_argument("--variant", default="C", help="CUDA variant of the GPU methods (default C, paper 001 Alg. 6)")
     ap.add_argument("--exchange", default="host", help="multi-GPU halo exchange (default host, as the paper)")
+    ap.add_argument("--experiment", default="devices", choices=tuple(fig10.EXPERIMENTS),
+                    help="devices: paper 001 Fig. 10; layouts: paper 000's tiles and strips vs rectangles (GPU)")
     a = ap.parse_args()
     gpus = fig10.gpu_count()
     if a.sizes:
@@ -47,9 +50,11 @@ def main():
     else:
         sizes = list(fig10.QUICK_SIZES if a.quick or not gpus else fig10.PAPER_SIZES)
     budget = a.budget if a.budget is not None else (0.3 if a.quick else 2.0)
-    methods = fig10.default_methods(gpus)
+    layouts = a.experiment == "layouts"
+    methods = list(fig10.LAYOUTS) if layouts else fig10.default_methods(gpus)
     threads = resolve_threads(a.threads)
-    out(f"# Paper 001 Fig. 10 — Cahn–Hilliard {a.dim}D RK2 float32, time per 1024 steps")
+    out(f"# {'Paper 000 layouts' if layouts else 'Paper 001 Fig. 10'} — Cahn–Hilliard {a.dim}D RK2 float32, "
+        "time per 1024 steps")
     out()
     out(f"{threads} CPU threads ({os.cpu_count()} cores seen), {gpus} GPU(s); GPU variant {a.variant}, "
         f"multi-GPU exchange {a.exchange}; ≤ {budget:g} s of timed steps per point")
@@ -75,19 +80,20 @@ def main():
     out("Seconds per 1024 steps (in brackets: steps timed when fewer). Devices: "
         + "; ".join(f"{m}: {d}" for m, d in devices.items()))
     out()
-    ups = fig10.speedups(rows)
+    ups = fig10.speedups(rows, "A rectangles" if layouts else "single")
     if ups:
-        out("Speed-up over the single core: " + "; ".join(
+        out(f"Speed-up over {'A rectangles' if layouts else 'the single core'}: " + "; ".join(
             f"N = {n}: " + ", ".join(f"{m} {s:.1f}×" for (nn, m), s in ups.items() if nn == n)
             for n in sorted({n for n, _ in ups})))
         out()
-    out("Paper 001's claims:")
-    for claim, holds, why in fig10.claims(rows):
+    out("Paper 000's claims:" if layouts else "Paper 001's claims:")
+    for claim, holds, why in (fig10.layout_claims if layouts else fig10.claims)(rows):
         verdict = "not measured" if holds is None else ("holds" if holds else "does NOT hold")
         out(f"- {claim}: **{verdict}** ({why})")
-    save_markdown("ch_fig10.md", "\n".join(LINES))
+    stem = f"ch_fig10_{a.experiment}_{a.dim}d"
+    save_markdown(stem + ".md", "\n".join(LINES))
     if os.environ.get("OUT"):
-        fig10.rows_to_csv(rows, os.path.join(os.environ["OUT"], "ch_fig10.csv"))
+        fig10.rows_to_csv(rows, os.path.join(os.environ["OUT"], stem + ".csv"))
 
 
 if __name__ == "__main__":

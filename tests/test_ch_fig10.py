@@ -76,3 +76,21 @@ def test_csv(tmp_path):
 def test_gpu_point_runs():
     r = fig10.time_point("gpu", 256, budget=0.1)
     assert r.gpus == 1 and r.variant == "C" and r.per_1024 > 0
+
+
+def test_layout_options_are_params_and_cli_options():
+    from kernels.cahn_hilliard import CHParams
+    from tests.test_cli import cli
+    p = fig10.method_params("A strips", 64)
+    assert (p.variant, p.block_layout) == ("A", "strips")
+    p = fig10.method_params("B paper tile", 64)
+    assert (p.variant, p.tile) == ("B", "paper")
+    with pytest.raises(InvalidParameter, match="2D only"):
+        CHParams(dim=3, tile="sweep").validate()
+    with pytest.raises(InvalidParameter, match="block layout"):
+        CHParams(block_layout="diagonal").validate()
+    assert CHParams(dim=3, tile="march", block_layout="strips").validate().tile == "march"
+    r = cli("ch", "--size", "16", "--steps", "2", "--tile", "paper", "--block-layout", "strips", "--json")
+    assert r.returncode == 0, r.stderr
+    bad = cli("ch", "--size", "16", "--dim", "3", "--steps", "2", "--tile", "sweep")
+    assert bad.returncode == 2 and "2D only" in bad.stderr and bad.stderr.count("error:") == 1
