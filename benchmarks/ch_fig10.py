@@ -67,7 +67,7 @@ def main():
         print(f"  N = {r.n} {r.method}: {r.per_1024:.4g} s / 1024 steps ({r.steps} timed; "
               f"{time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
     devices = {r.method: r.device for r in rows}
-    out("| N | " + " | ".join(fig10.LABELS[m] for m in methods) + " |")
+    out("| N | " + " | ".join(fig10.LABELS.get(m, m) for m in methods) + " |")
     out("|---|" + "---|" * len(methods))
     t = {(r.n, r.method): r for r in rows}
     for n in sorted({r.n for r in rows}):
