@@ -1,6 +1,6 @@
-"""Zero-copy display of a CuPy field in a VisPy Image (CUDA–OpenGL interop).
+"""Zero-copy display of a CuPy field in a VisPy Image or Volume (CUDA–OpenGL interop).
 
-Per frame, inside the canvas's GL context (a draw callback that runs before
+2D (``InteropUploader``): per frame, inside the canvas's GL context (a draw callback that runs before
 the scene): map a pixel-unpack buffer (PBO) registered with CUDA, copy the
 field into it on the device, unmap, and ``glTexSubImage2D`` from the PBO into
 the Image visual's float texture.  No byte crosses to the host.  The CUDA side
@@ -8,6 +8,9 @@ lives in ``kernels.cuda_gl``; this adapter owns the GL objects.
 
 The Image must use a float texture (``texture_format="auto"``), so raw φ values
 are sampled and the contrast limits are applied in the shader.
+
+3D (``VolumeInteropUploader``): the Volume's 3D texture itself is registered with
+CUDA and written by a device-to-array copy — no buffer, no host.
 """
 from __future__ import annotations
 
@@ -117,5 +120,89 @@ class InteropUploader:
         GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, w, h, GL.GL_RED, GL.GL_FLOAT, ctypes.c_void_p(0))
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindBuffer(GL.GL_PIXEL_UNPACK_BUFFER, 0)
+        self._frame = None
+        self.frames += 1
+
+
+class VolumeInteropUploader:
+    """Uploads 3D CuPy float32 frames into a VisPy Volume's 3D texture with no host copy: the
+    texture is registered with CUDA (``cudaGraphicsGLRegisterImage``) and each frame is a
+    device-to-array copy into it (``kernels.cuda_gl.GLTexture``), inside the canvas's GL context
+    just before the volume draws.  The Volume must use a float texture (``texture_format="auto"``):
+    φ is stored raw and the contrast limits are applied in the shader."""
+
+    mode = "CUDA–GL interop (3D texture, zero-copy)"
+
+    def __init__(self, volume_visual, canvas):
+        from kernels.cuda_gl import interop_available
+        ok, why = interop_available()
+        if not ok:
+            raise HostUploadFallback(why)
+        self.volume = volume_visual
+        self.canvas = canvas
+        self._frame = None
+        self._shape = None
+        self._tex = None            # the GLTexture registration
+        self._handle = None         # the GL texture id it registered
+        self.frames = 0
+        self._orig_prepare = volume_visual._prepare_draw
+        volume_visual._prepare_draw = self._prepare_draw
+
+    def upload(self, field3d, backend=None, clim=None) -> None:
+        """Queue a device frame (kept by reference: pass a copy if it will change); ``clim`` sets the
+        shader's contrast limits (no data moves)."""
+        import cupy as cp
+        f = field3d if field3d.dtype == cp.float32 else field3d.astype(cp.float32)
+        f = cp.ascontiguousarray(f)
+        if self._shape != f.shape:
+            # (re)allocate the texture at the new size once through VisPy
+            self._release_tex()
+            self.volume.set_data(np.zeros(f.shape, np.float32), clim=clim)
+            self._shape = f.shape
+        elif clim is not None:
+            self.volume.clim = clim
+        self._frame = f
+        self.canvas.update()
+
+    def release(self) -> None:
+        self._release_tex()
+        if getattr(self, "_orig_prepare", None) is not None:
+            self.volume._prepare_draw = self._orig_prepare
+            self._orig_prepare = None
+
+    def _release_tex(self):
+        if self._tex is not None:
+            try:
+                self._tex.release()
+            except Exception:
+                pass
+            self._tex = self._handle = None
+
+    def _prepare_draw(self, view):
+        result = self._orig_prepare(view)
+        self._on_draw()
+        return result
+
+    def _texture_handle(self):
+        ctx = self.canvas.context
+        ctx.flush_commands()  # run VisPy's queued texture creation / resize first
+        ob = ctx.shared.parser._objects.get(self.volume._texture.id)
+        h = getattr(ob, "handle", -1)
+        return h if isinstance(h, int) and h > 0 else None
+
+    def _on_draw(self, event=None):
+        frame = self._frame
+        if frame is None:
+            return
+        handle = self._texture_handle()
+        if handle is None:
+            self.canvas.update()
+            return
+        from kernels.cuda_gl import GL_TEXTURE_3D, GLTexture
+        if self._tex is None or self._handle != handle:
+            self._release_tex()
+            self._tex = GLTexture(handle, GL_TEXTURE_3D)
+            self._handle = handle
+        self._tex.write(frame)          # device → the texture's CUDA array, on the GPU
         self._frame = None
         self.frames += 1

@@ -1,11 +1,18 @@
-"""CUDA–OpenGL interop: let CuPy write straight into an OpenGL buffer object.
+"""CUDA–OpenGL interop: let CuPy write straight into an OpenGL buffer object or texture.
 
-GL is touched only through a buffer id handed in by the caller (this module
-never imports Qt or VisPy and makes no GL calls).  CuPy 14 has no GL interop of
-its own, so the CUDA runtime calls come from ``cuda.bindings.runtime``:
-``cudaGraphicsGLRegisterBuffer`` once, then per frame
-``cudaGraphicsMapResources`` → ``cudaGraphicsResourceGetMappedPointer`` (wrapped
-in ``cupy.cuda.UnownedMemory``) → write → ``cudaGraphicsUnmapResources``.
+GL is touched only through a buffer or texture id handed in by the caller (this
+module never imports Qt or VisPy and makes no GL calls).  CuPy 14 has no GL
+interop of its own, so the CUDA runtime calls come from ``cuda.bindings.runtime``:
+
+* :class:`GLBuffer` (2D frames through a pixel-unpack buffer):
+  ``cudaGraphicsGLRegisterBuffer`` once, then per frame ``cudaGraphicsMapResources``
+  → ``cudaGraphicsResourceGetMappedPointer`` (wrapped in ``cupy.cuda.UnownedMemory``)
+  → write → ``cudaGraphicsUnmapResources``;
+* :class:`GLTexture` (the 3D volume, no buffer in between): ``cudaGraphicsGLRegisterImage``
+  of the texture once, then per frame map → ``cudaGraphicsSubResourceGetMappedArray``
+  (level 0) → a device-to-array copy (``cudaMemcpy3DAsync``; 2D textures
+  ``cudaMemcpy2DToArrayAsync``) → unmap.
+
 The caller's GL context must be current for register/map/unmap.
 """
 from __future__ import annotations
@@ -84,6 +91,74 @@ class GLBuffer:
         """Copy a CuPy array (any shape; its bytes) into the buffer on the device."""
         with self.mapped(array.shape, array.dtype, stream) as view:
             view[...] = array
+
+    def release(self) -> None:
+        if self._res is not None:
+            _check(_runtime().cudaGraphicsUnregisterResource(self._res), "cudaGraphicsUnregisterResource")
+            self._res = None
+
+    def __del__(self):  # best effort; the GL context may already be gone
+        try:
+            self.release()
+        except Exception:
+            pass
+
+
+#: GL texture targets (GL enums; this module makes no GL calls)
+GL_TEXTURE_2D = 0x0DE1
+GL_TEXTURE_3D = 0x806F
+
+
+class GLTexture:
+    """A GL texture (by id and target) registered with CUDA; :meth:`write` copies a CuPy array into
+    its level 0 on the device.  The texture must already have storage of the array's size and a
+    one-channel format of the array's element size (e.g. ``GL_R32F`` for float32)."""
+
+    def __init__(self, gl_texture_id: int, target: int = GL_TEXTURE_3D, write_only: bool = True):
+        cudart = _runtime()
+        flags = (cudart.cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsWriteDiscard
+                 if write_only else cudart.cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsNone)
+        self.gl_texture_id = int(gl_texture_id)
+        self.target = int(target)
+        self._res = _check(cudart.cudaGraphicsGLRegisterImage(self.gl_texture_id, self.target, int(flags)),
+                           "cudaGraphicsGLRegisterImage")
+
+    def write(self, array, stream=None) -> None:
+        """Copy a C-contiguous CuPy array, (z, y, x) for a 3D texture or (y, x) for a 2D one, into the
+        texture (x fastest, as GL stores it); ValueError when the shapes differ."""
+        import cupy as cp
+        cudart = _runtime()
+        if not array.flags.c_contiguous:
+            array = cp.ascontiguousarray(array)
+        st = stream if stream is not None else cp.cuda.get_current_stream()
+        sptr = int(st.ptr)
+        _check(cudart.cudaGraphicsMapResources(1, self._res, sptr), "cudaGraphicsMapResources")
+        try:
+            arr = _check(cudart.cudaGraphicsSubResourceGetMappedArray(self._res, 0, 0),
+                         "cudaGraphicsSubResourceGetMappedArray")
+            _desc, ext, _flags = _check(cudart.cudaArrayGetInfo(arr), "cudaArrayGetInfo")
+            have = (int(ext.depth) or 1, int(ext.height) or 1, int(ext.width))
+            shape = tuple(int(s) for s in array.shape)
+            want = shape if len(shape) == 3 else (1,) + shape
+            if have != want:
+                raise ValueError(f"the texture is {have[2]}×{have[1]}×{have[0]}, the array {shape[::-1]} (x, y, z)")
+            d, h, w = want
+            row = w * array.itemsize
+            kind = cudart.cudaMemcpyKind.cudaMemcpyDeviceToDevice
+            if len(shape) == 3:
+                p = cudart.cudaMemcpy3DParms()
+                p.srcPos = cudart.make_cudaPos(0, 0, 0)
+                p.dstPos = cudart.make_cudaPos(0, 0, 0)
+                p.srcPtr = cudart.make_cudaPitchedPtr(int(array.data.ptr), row, w, h)
+                p.dstArray = arr
+                p.extent = cudart.make_cudaExtent(w, h, d)      # in elements: the destination is an array
+                p.kind = kind
+                _check(cudart.cudaMemcpy3DAsync(p, sptr), "cudaMemcpy3DAsync")
+            else:
+                _check(cudart.cudaMemcpy2DToArrayAsync(arr, 0, 0, int(array.data.ptr), row, row, h, kind, sptr),
+                       "cudaMemcpy2DToArrayAsync")
+        finally:
+            _check(cudart.cudaGraphicsUnmapResources(1, self._res, sptr), "cudaGraphicsUnmapResources")
 
     def release(self) -> None:
         if self._res is not None:

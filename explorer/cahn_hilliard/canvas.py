@@ -4,6 +4,11 @@
 shows either a 2D field as an ``Image`` or a 3D field as a ``Volume`` with a
 movable slice plane (outlined in the 3D view and shown as an image beside it)
 and an optional isosurface φ = 0 (scikit-image marching cubes → ``Mesh``).
+
+On the GPU backend every view but the isosurface stays on the device: the 2D image and the
+3D slice through a CUDA-registered pixel buffer, the volume by a device-to-array copy into its
+CUDA-registered 3D texture (``explorer.gl_interop``); the marching-cubes mesh is built on the
+host.  ``upload_mode`` says which path each view uses (the status bar shows it).
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ import numpy as np
 from vispy import scene
 from vispy.color import Colormap, get_colormap
 
-from .upload import make_uploader
+from .upload import make_uploader, make_volume_uploader
 
 COLORMAPS = ("viridis", "coolwarm", "RdBu", "grays", "magma", "fire")
 SLICE_AXES = {"z": 0, "y": 1, "x": 2}   # data axis of φ[z, y, x]
@@ -60,7 +65,10 @@ class FieldCanvas:
         self.iso_interval = 0.5      # s between isosurface rebuilds while running
         self.view = self.view3d = self.slice_view = None
         self.image = self.volume = self.slice_image = self.iso_mesh = self.plane = self.box = None
-        self.uploader = None
+        self.uploader = None             # 2D image, or the 3D slice image
+        self.volume_uploader = None
+        #: False: host uploads even on the GPU backend (tests compare the two paths)
+        self.interop = True
         self.slab_rows: list[int] = []   # first rows of the GPUs' slabs after the first (array axis 0)
         self.show_slabs = False          # overlay: dashed lines at those rows (2D only)
         self.slab_lines = None
@@ -73,7 +81,13 @@ class FieldCanvas:
         self.view = self.view3d = self.slice_view = None
         self.image = self.volume = self.slice_image = self.iso_mesh = self.plane = self.box = None
         self.slab_lines = None
-        self.uploader = None
+        for up in (self.uploader, self.volume_uploader):
+            if hasattr(up, "release"):
+                try:
+                    up.release()
+                except Exception:       # the GL objects may be gone with the old scene
+                    pass
+        self.uploader = self.volume_uploader = None
 
     def _build_2d(self, n: int):
         self.view = self.grid.add_view(row=0, col=0, border_color=None)
@@ -86,7 +100,7 @@ class FieldCanvas:
         cam.flip = (False, True, False)   # row 0 at the top, like a matrix / napari
         self.view.camera = cam
         cam.set_range(x=(0, n), y=(0, n), margin=0.02)
-        self.uploader = make_uploader(self.image, self.canvas, self.backend)
+        self.uploader = make_uploader(self.image, self.canvas, self.backend, self.interop)
         # slab boundaries: thin dashed lines, white dashes on dark gaps (visible on every colormap)
         self.slab_lines = scene.visuals.Line(np.zeros((2, 2), np.float32), connect="segments", width=1,
                                              parent=self.view.scene)
@@ -99,8 +113,11 @@ class FieldCanvas:
         self.slice_view = self.grid.add_view(row=0, col=1)
         self.view3d.stretch = (1.6, 1)
         zeros = np.zeros((n, n, n), np.float32)
-        self.volume = scene.visuals.Volume(zeros, clim=self.clim, method="translucent",
+        # on the GPU a float texture (contrast in the shader) that CUDA writes raw φ into
+        fmt = "auto" if self.backend is not None and self.backend.is_gpu else None
+        self.volume = scene.visuals.Volume(zeros, clim=self.clim, method="translucent", texture_format=fmt,
                                            cmap=volume_colormap(self.cmap_name), parent=self.view3d.scene)
+        self.volume_uploader = make_volume_uploader(self.volume, self.canvas, self.backend, self.interop)
         # domain outline as line segments (a Box visual writes depth with invisible
         # faces and would hide the isosurface inside it)
         c = np.array([[x, y, z] for x in (0, n) for y in (0, n) for z in (0, n)], np.float32)
@@ -112,8 +129,9 @@ class FieldCanvas:
         self.view3d.camera = scene.TurntableCamera(fov=40, elevation=25, azimuth=35,
                                                    center=(n / 2, n / 2, n / 2), distance=2.6 * n)
         self.slice_image = scene.visuals.Image(np.zeros((n, n), np.float32), cmap=colormap(self.cmap_name),
-                                               clim=self.clim, interpolation="nearest",
+                                               clim=self.clim, interpolation="nearest", texture_format="auto",
                                                parent=self.slice_view.scene)
+        self.uploader = make_uploader(self.slice_image, self.canvas, self.backend, self.interop)
         cam = scene.PanZoomCamera(aspect=1)
         cam.flip = (False, True, False)
         self.slice_view.camera = cam
@@ -144,7 +162,15 @@ class FieldCanvas:
 
     @property
     def upload_mode(self) -> str:
-        return getattr(self.uploader, "mode", "host") if self.dim == 2 else "host (3D volume)"
+        """How frames reach each view: the 2D image's path, or in 3D the volume's, the slice's and
+        (when shown) the isosurface's."""
+        mode = getattr(self.uploader, "mode", "host")
+        if self.dim != 3:
+            return mode
+        text = f"volume: {getattr(self.volume_uploader, 'mode', 'host')} · slice: {mode}"
+        if self.iso_enabled:
+            text += " · isosurface: host (marching cubes)"
+        return text
 
     def _limits(self, a):
         if not self.auto_contrast:
@@ -165,10 +191,11 @@ class FieldCanvas:
             self.current_clim = self._limits(field if a is None else a)
             self.image.clim = self.current_clim
         else:
-            a = np.ascontiguousarray(self.backend.to_numpy(field), dtype=np.float32)
-            self._field_host = a
-            lim = self.current_clim = self._limits(a)
-            self.volume.set_data(a, clim=lim)
+            self._field_host = None
+            lim = self.current_clim = self._limits(field)
+            a = self.volume_uploader.upload(field, self.backend, clim=lim)   # None: stayed on the GPU
+            if a is not None:
+                self._field_host = a
             self._update_slice()
             now = time.perf_counter()
             if force_iso or now - self._iso_time > self.iso_interval:
@@ -182,12 +209,16 @@ class FieldCanvas:
         return np.take(self.field, self.slice_index, axis=SLICE_AXES[self.slice_axis])
 
     def _update_slice(self):
-        if self.dim != 3 or self.field is None:
+        if self.dim != 3 or self.frame is None:
             return
         n = self.shape[0]
-        s = self.slice_data()
-        self.slice_image.set_data(s)
-        self.slice_image.clim = self._limits(self.field)
+        if self._field_host is not None:
+            s = self.slice_data()
+        else:                                   # the slice taken on the compute backend
+            xp = self.backend.xp
+            s = xp.ascontiguousarray(xp.take(self.frame, self.slice_index, axis=SLICE_AXES[self.slice_axis]))
+        self.uploader.upload(s, self.backend)
+        self.slice_image.clim = self.current_clim
         i = self.slice_index + 0.5
         corners = {"z": [(0, 0, i), (n, 0, i), (n, n, i), (0, n, i)],
                    "y": [(0, i, 0), (n, i, 0), (n, i, n), (0, i, n)],
@@ -203,8 +234,8 @@ class FieldCanvas:
         self.canvas.update()
 
     def _update_iso(self):
-        want = self.iso_enabled and self.field is not None and self.shape[0] <= ISO_MAX_SIDE
-        a = self.field
+        want = self.iso_enabled and self.frame is not None and self.shape[0] <= ISO_MAX_SIDE
+        a = self.field if want else None         # the mesh is built on the host: a copy only when shown
         if not want or not (a.min() < 0 < a.max()):
             if self.iso_mesh is not None:
                 self.iso_mesh.visible = False
@@ -304,8 +335,8 @@ class FieldCanvas:
 
     def set_auto_contrast(self, auto: bool) -> None:
         self.auto_contrast = bool(auto)
-        if self.field is not None:
-            lim = self.current_clim = self._limits(self.field)
+        if self.frame is not None:
+            lim = self.current_clim = self._limits(self.frame)
             for v in (self.image, self.slice_image):
                 if v is not None:
                     v.clim = lim

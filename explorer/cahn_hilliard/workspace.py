@@ -117,7 +117,7 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
         from .sweep_tab import add_sweep_dock
         self.sweep = add_sweep_dock(self)      # the Sweep tab (kernels.sweep on Dask), beside Diagnostics
         from .reproduce_tab import add_reproduce_dock
-        self.reproduce = add_reproduce_dock(self)   # paper 001 Fig. 10 / paper 000 layouts timings
+        self.fig10 = add_reproduce_dock(self)       # Reproduce: paper 001 Fig. 10 / paper 000 layouts timings
 
         self._plot_timer = QTimer(self)
         self._plot_timer.setInterval(200)
@@ -549,12 +549,12 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
         s.setValue("show_slabs", self.show_slabs())
         s.setValue("dock_state", self.saveState())
         s.setValue("sweep_json", json.dumps(self.sweep.state()))
-        s.setValue("reproduce_json", json.dumps(self.reproduce.state()))
+        s.setValue("reproduce_json", json.dumps(self.fig10.state()))
 
     def restore_settings(self, s):
         try:
             self.sweep.restore(json.loads(s.value("sweep_json") or "{}"))
-            self.reproduce.restore(json.loads(s.value("reproduce_json") or "{}"))
+            self.fig10.restore(json.loads(s.value("reproduce_json") or "{}"))
         except ValueError:
             pass
         cmap = s.value("colormap")
@@ -657,5 +657,5 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
             self._finish_movie()
         self._plot_timer.stop()
         self.sweep.panel.shutdown()
-        self.reproduce.shutdown()
+        self.fig10.shutdown()
         self.worker.stop()

@@ -37,7 +37,7 @@ def test_variant_threads_control_and_status(ws, qtbot):
 
 
 def test_reproduce_tab_runs_fig10_on_the_cpu(ws, qtbot, tmp_path):
-    tab = ws.reproduce
+    tab = ws.fig10
     assert tab.experiment == "devices"
     assert not tab.ck_methods["gpu"].isEnabled() and not tab.ck_methods["multi-gpu"].isEnabled()
     tab.ed_sizes.setText("16, 32")
@@ -65,7 +65,7 @@ def test_reproduce_tab_runs_fig10_on_the_cpu(ws, qtbot, tmp_path):
 
 
 def test_reproduce_bad_input_and_layouts_without_gpu(ws):
-    tab = ws.reproduce
+    tab = ws.fig10
     tab.ed_sizes.setText("16, abc")
     assert not tab.run()
     assert "whole numbers" in ws.message_bar.text()
@@ -79,7 +79,7 @@ def test_reproduce_bad_input_and_layouts_without_gpu(ws):
 
 
 def test_reproduce_cancel_keeps_finished_points(ws, qtbot):
-    tab = ws.reproduce
+    tab = ws.fig10
     tab.ed_sizes.setText("16, 32, 64, 128")
     tab.sp_budget.setValue(0.2)
     assert tab.run()
@@ -90,7 +90,7 @@ def test_reproduce_cancel_keeps_finished_points(ws, qtbot):
 
 
 def test_reproduce_settings_roundtrip(ws, main_window):
-    tab = ws.reproduce
+    tab = ws.fig10
     tab.ed_sizes.setText("16, 48")
     tab.sp_threads.setValue(3)
     tab.sp_budget.setValue(2.5)

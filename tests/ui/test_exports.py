@@ -121,6 +121,9 @@ def _sweep(panel, qtbot):
             for m, ck in panel.ck_methods.items():
                 ck.setChecked(m == "cpu")
             panel.sp_repeats.setValue(1)
+        elif hasattr(panel, "sp_budget"):                  # CH Reproduce (Fig. 10): two small N on the CPU
+            panel.ed_sizes.setText("16, 32")
+            panel.sp_budget.setValue(0.05)
         else:                                              # Reproduce: two small ring α-model sizes
             panel.ed_sizes.setText("40, 80")
             panel.sp_inst.setValue(1)
@@ -147,6 +150,8 @@ EXPORTS = {
                       ("figure: field", _figure("Field view"), ".png"),
                       ("figure: plots", _figure("Diagnostic plots"), ".png"),
                       ("figure: plots", _figure("Diagnostic plots"), ".svg"),
+                      ("fig10 csv", _panel("fig10", "export_csv"), ".csv"),
+                      ("fig10 plots", _panel("fig10", "export_plots"), ".png"),
                       ("movie", _movie_ws, ".gif"), ("session", _session, ".gsession")],
     "graphs": [("save graph", _call("save_field"), ".graphml"), ("save graph", _call("save_field"), ".edgelist"),
                ("distances", _call("export_distances"), ".npy"), ("export view", _call("export_image"), ".png"),
