@@ -1,7 +1,12 @@
 """Frame upload to an OpenGL texture: CUDA–GL interop (device only) vs host round trip.
 
+2D: a float32 N² frame into the Image's texture through a CUDA-registered PBO.  3D (``--volume``):
+a float32 N³ frame into the Volume's 3D texture registered with CUDA (device-to-array copy) — the
+target of issue 26 is ≥ 10× the host path at 256³.
+
 Run on the GPU machine (EGL):  python benchmarks/interop.py [--sizes 1024 2048 4096]
-Prints a markdown table; writes $OUT/interop_bench.md when OUT is set.
+                               python benchmarks/interop.py --volume [--sizes 64 128 256]
+Prints a markdown table; writes $OUT/interop_bench.md (3D: interop3d_bench.md) when OUT is set.
 """
 import argparse
 import os
@@ -19,7 +24,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096])
     ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--volume", action="store_true", help="3D: N³ frames into a Volume's 3D texture")
     a = ap.parse_args()
+    if a.volume:
+        return volume(a.sizes if a.sizes != [1024, 2048, 4096] else [64, 128, 256], a.repeat)
     import cupy as cp
     from OpenGL import GL
     from explorer.gl_interop import InteropUploader
@@ -72,6 +80,73 @@ def main():
     text = "\n".join(lines)
     print(text)
     save_markdown("interop_bench.md", text)
+
+
+def _median_ms(fn, repeat):
+    import cupy as cp
+    for _ in range(3):
+        fn()
+    ts = []
+    for _ in range(repeat):
+        cp.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def volume(sizes, repeat):
+    import cupy as cp
+    from OpenGL import GL
+    from explorer.gl_interop import VolumeInteropUploader
+    from vispy import app, scene
+    app.use_app("egl")
+    rows = []
+    for n in sizes:
+        canvas = scene.SceneCanvas(size=(64, 64), show=False)
+        view = canvas.central_widget.add_view()
+        vol = scene.visuals.Volume(np.zeros((n, n, n), np.float32), clim=(-1, 1), texture_format="auto",
+                                   parent=view.scene)
+        view.camera = scene.TurntableCamera()
+        up = VolumeInteropUploader(vol, canvas)
+        field = cp.random.uniform(-1, 1, (n, n, n), dtype=cp.float32)
+        up.upload(field, clim=(-1, 1))
+        for _ in range(3):
+            canvas.render()
+        canvas.set_current()
+        handle = up._texture_handle()
+
+        def interop():
+            up._frame = field
+            up._on_draw()
+            GL.glFinish()
+
+        def host():
+            h = cp.asnumpy(field)
+            GL.glBindTexture(GL.GL_TEXTURE_3D, handle)
+            GL.glTexSubImage3D(GL.GL_TEXTURE_3D, 0, 0, 0, 0, n, n, n, GL.GL_RED, GL.GL_FLOAT, h)
+            GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
+            GL.glFinish()
+
+        res = {name: _median_ms(fn, repeat) for name, fn in (("interop", interop), ("host", host))}
+        # the check: after the interop write the texture holds the field
+        back = np.empty((n, n, n), np.float32)
+        interop()
+        GL.glBindTexture(GL.GL_TEXTURE_3D, handle)
+        GL.glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, back)
+        GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
+        ok = bool(np.array_equal(back, cp.asnumpy(field)))
+        rows.append((n, res["interop"], res["host"], res["host"] / res["interop"], ok))
+        up.release()
+        canvas.close()
+    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    lines = [f"Volume frame to a GL 3D texture (float32 r32f), {dev}, {time.strftime('%Y-%m-%d')}, median of {repeat}",
+             "", "| N³ | CUDA–GL interop (ms) | host round trip (ms) | speed-up | texture = field |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {n}³ | {i:.3f} | {h:.2f} | {s:.1f}× | {'yes' if ok else 'NO'} |" for n, i, h, s, ok in rows]
+    text = "\n".join(lines)
+    print(text)
+    save_markdown("interop3d_bench.md", text)
 
 
 if __name__ == "__main__":
