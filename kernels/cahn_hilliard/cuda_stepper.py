@@ -11,7 +11,9 @@
   is aligned, else a 1D texture over linear memory; no copies).
 * D: texture reads into shared memory, then as B (same layouts).
 * E: fused RK2 (ours): one launch per RK2 step, φ with halo 4 and φ* with halo 2
-  in shared memory — one global read and one write per cell per step.
+  in shared memory — one global read and one write per cell per step.  2D: a
+  register-sliding tile; 3D: a z-march with rings of φ, μ, φ* and μ* planes
+  (``fused_impl3d="march"``; ``"generic"``: the 3D tile kernel).
 
 All kernels use the single stencil/boundary definition in ``cuda/ch_stencil.cuh``.
 Parameters m, b, u, K, dx, dt and boundary_value are kernel arguments (read from
@@ -53,6 +55,9 @@ MARCH_SHAPE = {2: (256, 1, 32), 3: (32, 8, 32)}
 FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
 #: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
 FUSED2D_SHAPE = (60, 28)
+#: (TX, TY, chunk) of the 3D z-march fused kernel per dtype (TX·TY threads; its four plane rings
+#: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
+FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
 
 _lock = threading.Lock()
 _modules: dict = {}          # name expression -> (RawModule, RawKernel)
@@ -130,6 +135,9 @@ class CudaStepper(Stepper):
         self.last_read = None
         #: 2D fused kernel: "sliding" (register sweep, default) or "generic" (tile loops)
         self.fused_impl = "sliding"
+        #: 3D fused kernel: "march" (z-march with plane rings, default) or "generic" (3D tiles)
+        self.fused_impl3d = "march"
+        self.fused_march_shape = dict(FUSED_MARCH_SHAPE)
         #: layout of B/D overriding ``params.tile`` (benchmarks): None, "sweep", "march" or "paper"
         self.tile_impl = None
         #: march kernel shapes per dimension (see MARCH_SHAPE; tunable per instance)
@@ -274,6 +282,16 @@ class CudaStepper(Stepper):
         dim = src.ndim
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
+        if dim == 3 and self.fused_impl3d == "march":
+            TX, TY, chunk = self.fused_march_shape[T]
+            kern = get_kernel(f"ch_fused_march3d<{T}, {bc}, {TX}, {TY}>")
+            m, b, u, K, idx2, bval = self._coefs(dtype)
+            t = dtype.type
+            chunk = min(chunk, nz)
+            kern((_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (TX * TY, 1, 1),
+                 (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk),
+                  t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            return out
         if dim == 2 and self.fused_impl == "sliding":
             OX, OY = self.fused2d_shape
             NT, OZ = 4 * (OX + 4), 1

@@ -323,3 +323,125 @@ ch_march(ch_ull src, const T* __restrict__ base, T* __restrict__ out, int nx, in
         }
     }
 }
+
+// ---- E, 3D, z-march version (ours): one launch per RK2 step, each block a TX×TY column of
+// outputs marching along z through `chunk` planes.  Four rings of 3 planes in shared memory:
+// φ with halo 4 in x/y, μ = μ(φ) with halo 3, φ* = φ + c1·F(φ) with halo 2 (bval outside the domain
+// for fixed), μ* = μ(φ*) with halo 1; φⁿ⁺¹ = φ + c2·F(φ*) goes to global memory.  Step t loads φ
+// plane p = m0 − 4 + t and computes μ(p−1), φ*(p−2), μ*(p−3) and the output plane p−4: each φ cell
+// is read from global memory once per block (x/y halo overlap from L2) instead of (OZ+8)/OZ times,
+// and μ, φ*, μ* are computed once per plane instead of once per 3D tile.  A plane of relative
+// index r = plane − (m0 − 4) lives in slot r % 3 of its ring; four barriers per plane order the
+// phases (write φ | A | μ | B | φ* | C | μ* | D | out), and each slot is rewritten only after the
+// barrier that follows its last read.  Same arithmetic as ch_fused (ch_mu_at / ch_lapmu).
+template <class T, int BC, int TX, int TY>
+__global__ void __launch_bounds__(TX * TY)
+ch_fused_march3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int nz, int chunk,
+                 T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int NT = TX * TY;
+    constexpr int S4X = TX + 8, P4 = S4X * (TY + 8);
+    constexpr int S3X = TX + 6, P3 = S3X * (TY + 6);
+    constexpr int S2X = TX + 4, P2 = S2X * (TY + 4);
+    constexpr int S1X = TX + 2, P1 = S1X * (TY + 2);
+    constexpr int NL = (P4 + NT - 1) / NT;
+    __shared__ __align__(16) T sphi[3 * P4];
+    __shared__ __align__(16) T smu[3 * P3];
+    __shared__ __align__(16) T sst[3 * P2];
+    __shared__ __align__(16) T smus[3 * P1];
+
+    const int tid = threadIdx.x;
+    const int ox = blockIdx.x * TX, oy = blockIdx.y * TY;
+    const int m0 = blockIdx.z * chunk;
+    const int L = min(chunk, nz - m0);
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
+    const size_t plane = (size_t)nx * ny;
+
+    int cx[NL], cy[NL];
+#pragma unroll
+    for (int l = 0; l < NL; ++l) {
+        const int i = tid + l * NT;
+        cx[l] = ch_idx<BC>(ox + i % S4X - 4, nx);
+        cy[l] = ch_idx<BC>(oy + i / S4X - 4, ny);
+    }
+    T pre[NL];
+    auto load = [&](int pz) {
+        const int mz = ch_idx<BC>(pz, nz);
+#pragma unroll
+        for (int l = 0; l < NL; ++l) {
+            if (tid + l * NT < P4) {
+                if (BC == CH_FIXED && (mz < 0 || cx[l] < 0 || cy[l] < 0)) pre[l] = bval;
+                else pre[l] = __ldg(src + (size_t)mz * plane + (size_t)cy[l] * nx + cx[l]);
+            }
+        }
+    };
+    load(m0 - 4);
+
+    const int lx = tid % TX, ly = tid / TX;
+    const int gx = ox + lx, gy = oy + ly;
+    const bool wr = gx < nx && gy < ny;
+    size_t g = (size_t)m0 * plane + (size_t)gy * nx + gx;
+    const int c1o = (ly + 1) * S1X + lx + 1;
+    const int steps = L + 8;
+
+    for (int t = 0; t < steps; ++t) {
+        const int p = m0 - 4 + t;
+        {   // φ plane p → slot t % 3 (last read in step t−1 before its barrier D)
+            T* ps = sphi + (t % 3) * P4;
+#pragma unroll
+            for (int l = 0; l < NL; ++l)
+                if (tid + l * NT < P4) ps[tid + l * NT] = pre[l];
+            if (t + 1 < steps) load(p + 1);
+        }
+        __syncthreads();  // A
+        if (t >= 2) {     // μ(p − 1) from φ(p − 2 … p), halo 3
+            const T* fm = sphi + ((t + 1) % 3) * P4;   // rel t − 2
+            const T* f0 = sphi + ((t + 2) % 3) * P4;   // rel t − 1
+            const T* fp = sphi + (t % 3) * P4;         // rel t
+            T* mu = smu + ((t + 2) % 3) * P3;          // rel t − 1
+            for (int i = tid; i < P3; i += NT) {
+                const int c = (i / S3X + 1) * S4X + i % S3X + 1;
+                const RingView<T, 3, S4X> v{fm + c, f0 + c, fp + c};
+                mu[i] = ch_mu_at<3>(v, k, 0, 0, 0);
+            }
+        }
+        __syncthreads();  // B
+        if (t >= 4) {     // φ*(q), q = p − 2: μ(q − 1 … q + 1), base φ(q); halo 2
+            const int q = p - 2;
+            const T* mm = smu + (t % 3) * P3;          // rel t − 3
+            const T* m0p = smu + ((t + 1) % 3) * P3;   // rel t − 2
+            const T* mp = smu + ((t + 2) % 3) * P3;    // rel t − 1
+            const T* fq = sphi + ((t + 1) % 3) * P4;   // φ(q), rel t − 2
+            T* st = sst + ((t + 1) % 3) * P2;          // rel t − 2
+            const bool zin = q >= 0 && q < nz;
+            for (int i = tid; i < P2; i += NT) {
+                const int jx = i % S2X, jy = i / S2X;
+                if (BC == CH_FIXED) {
+                    const int qx = ox + jx - 2, qy = oy + jy - 2;
+                    if (!zin || qx < 0 || qx >= nx || qy < 0 || qy >= ny) { st[i] = bval; continue; }
+                }
+                const int c = (jy + 1) * S3X + jx + 1;
+                const RingView<T, 3, S3X> w{mm + c, m0p + c, mp + c};
+                st[i] = fq[(jy + 2) * S4X + jx + 2] + c1 * ch_lapmu<3>(w, k);
+            }
+        }
+        __syncthreads();  // C
+        if (t >= 6) {     // μ*(s), s = p − 3: φ*(s − 1 … s + 1), halo 1
+            const T* sm = sst + ((t + 2) % 3) * P2;    // rel t − 4
+            const T* s0 = sst + (t % 3) * P2;          // rel t − 3
+            const T* sp = sst + ((t + 1) % 3) * P2;    // rel t − 2
+            T* mus = smus + (t % 3) * P1;              // rel t − 3
+            for (int i = tid; i < P1; i += NT) {
+                const int c = (i / S1X + 1) * S2X + i % S1X + 1;
+                const RingView<T, 3, S2X> v{sm + c, s0 + c, sp + c};
+                mus[i] = ch_mu_at<3>(v, k, 0, 0, 0);
+            }
+        }
+        __syncthreads();  // D
+        if (t >= 8 && wr) {   // output plane p − 4: μ*(p − 5 … p − 3), base φ(p − 4) from global memory
+            const RingView<T, 3, S1X> w{smus + ((t + 1) % 3) * P1 + c1o, smus + ((t + 2) % 3) * P1 + c1o,
+                                        smus + (t % 3) * P1 + c1o};
+            out[g] = __ldg(src + g) + c2 * ch_lapmu<3>(w, k);
+            g += plane;
+        }
+    }
+}
