@@ -223,6 +223,7 @@ def main(argv=None):
     ap.add_argument("--tune", action="store_true",
                     help="also try other 2D sweep / fused tile shapes (checked against the reference)")
     ap.add_argument("--skip-frameworks", action="store_true", help="no torch / jax")
+    ap.add_argument("--skip-paper", action="store_true", help="only the side-by-side table (no N sweep)")
     args = ap.parse_args(argv)
     import cupy as cp
     gb = _gpu_backend()
@@ -257,6 +258,15 @@ def main(argv=None):
             res["E generic tile"] = time_variant(p.with_changes(variant="E"), phi, steps, reps,
                                                  fused_impl="generic")
             print(f"2D E generic: {fmt_ms(res['E generic tile'])} ms", flush=True)
+        if dim == 3:   # kernel E: the z-march (default) next to the 3D tile kernel and other march shapes
+            res["E generic tile"] = time_variant(p.with_changes(variant="E"), phi, steps, reps,
+                                                 fused_impl3d="generic")
+            print(f"3D E generic: {fmt_ms(res['E generic tile'])} ms", flush=True)
+            for key, shape in (("E march 32×8", (32, 8, 64)), ("E march chunk 32", (32, 16, 32)),
+                               ("E march chunk 128", (32, 16, 128))):
+                res[key] = time_variant(p.with_changes(variant="E"), phi, steps, reps,
+                                        fused_march_shape={"float": shape, "double": (32, 8, 64)})
+                print(f"3D {key}: {fmt_ms(res[key])} ms", flush=True)
         # the non-default B/D layouts of this dimension
         others = ("paper", "march") if dim == 2 else ("paper",)
         for impl in others:
@@ -284,7 +294,8 @@ def main(argv=None):
         rows[(dim, n)] = res
 
     names = list(VARIANTS) + ["B paper layout", "D paper layout", "B march layout", "D march layout",
-                              "E generic tile", "naive CuPy", "torch.compile", "jax.jit",
+                              "E generic tile", "E march 32×8", "E march chunk 32", "E march chunk 128",
+                              "naive CuPy", "torch.compile", "jax.jit",
                               "floor two-pass (5 transfers)", "floor fused (2 transfers)"]
     lines += ["### RK2 step time, float32, periodic (ms per step, median)", "",
               "| method | 2D 4096² | 2D Gcell/s | 3D 256³ | 3D Gcell/s |",
@@ -300,12 +311,13 @@ def main(argv=None):
                  "B paper layout": "B generic tile (2D: paper 16×16/12×12)",
                  "D paper layout": "D generic tile (2D: paper 16×16/12×12)",
                  "B march layout": "B y-march (2D)", "D march layout": "D y-march (2D)",
-                 "E": "E fused RK2 (register sweep in 2D)"}.get(nm, nm)
+                 "E": "E fused RK2 (2D: register sweep; 3D: z-march 32×16, chunk 64)",
+                 "E generic tile": "E generic tile (2D: tile loops; 3D: 3D tiles, the old default)"}.get(nm, nm)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
 
     # ---- 2. paper experiment ----
-    ns = [128, 256, 512, 1024, 2048, 4096]
+    ns = [] if args.skip_paper else [128, 256, 512, 1024, 2048, 4096]
     cpu_max = 1024 if args.quick else 2048
     cpu = Backend("cpu", np)
     table = {}
@@ -326,28 +338,29 @@ def main(argv=None):
             row[v] = time_variant(p.with_changes(variant=v), phi, steps, max(3, reps // 2))
         table[n] = row
         print(f"paper N={n}: " + ", ".join(f"{k}={fmt_ms(t)}" for k, t in row.items()), flush=True)
-    cols = ["CPU"] + list(VARIANTS)
-    lines += ["### Paper 000 experiment: 2D RK2 float32 periodic, seconds per step (speed-up vs CPU NumPy)", "",
-              "| N | " + " | ".join(("CPU NumPy" if c == "CPU" else c) for c in cols) + " |",
-              "|---|" + "---|" * len(cols)]
-    for n in ns:
-        row = table[n]
-        cells = []
-        for c in cols:
-            t = row[c]
-            if t is None:
-                cells.append("—")
-            elif c == "CPU" or row["CPU"] is None:
-                cells.append(f"{t:.3e}")
-            else:
-                cells.append(f"{t:.3e} ({row['CPU'] / t:.0f}×)")
-        lines.append(f"| {n} | " + " | ".join(cells) + " |")
-    slopes = [loglog_slope(ns, [table[n][c] for n in ns]) for c in cols]
-    lines.append("| log–log slope (all N) | " + " | ".join(f"{s:.2f}" for s in slopes) + " |")
-    big = [n for n in ns if n >= 1024]
-    slopes_b = [loglog_slope(big, [table[n][c] for n in big]) for c in cols]
-    lines.append("| slope (N ≥ 1024) | " + " | ".join(f"{s:.2f}" for s in slopes_b) + " |")
-    lines += ["", "Slope 2 = time ∝ cells (N²); small-N GPU times are launch-bound (slope < 2).", ""]
+    if ns:
+        cols = ["CPU"] + list(VARIANTS)
+        lines += ["### Paper 000 experiment: 2D RK2 float32 periodic, seconds per step (speed-up vs CPU NumPy)", "",
+                  "| N | " + " | ".join(("CPU NumPy" if c == "CPU" else c) for c in cols) + " |",
+                  "|---|" + "---|" * len(cols)]
+        for n in ns:
+            row = table[n]
+            cells = []
+            for c in cols:
+                t = row[c]
+                if t is None:
+                    cells.append("—")
+                elif c == "CPU" or row["CPU"] is None:
+                    cells.append(f"{t:.3e}")
+                else:
+                    cells.append(f"{t:.3e} ({row['CPU'] / t:.0f}×)")
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
+        slopes = [loglog_slope(ns, [table[n][c] for n in ns]) for c in cols]
+        lines.append("| log–log slope (all N) | " + " | ".join(f"{s:.2f}" for s in slopes) + " |")
+        big = [n for n in ns if n >= 1024]
+        slopes_b = [loglog_slope(big, [table[n][c] for n in big]) for c in cols]
+        lines.append("| slope (N ≥ 1024) | " + " | ".join(f"{s:.2f}" for s in slopes_b) + " |")
+        lines += ["", "Slope 2 = time ∝ cells (N²); small-N GPU times are launch-bound (slope < 2).", ""]
 
     text = "\n".join(lines)
     print("\n" + text)
