@@ -98,6 +98,8 @@ def _median_ms(fn, repeat):
 def volume(sizes, repeat):
     import cupy as cp
     from OpenGL import GL
+    from OpenGL.raw.GL.VERSION.GL_1_1 import glGetTexImage
+    from OpenGL.raw.GL.VERSION.GL_1_2 import glTexSubImage3D
     from explorer.gl_interop import VolumeInteropUploader
     from vispy import app, scene
     app.use_app("egl")
@@ -124,16 +126,16 @@ def volume(sizes, repeat):
         def host():
             h = cp.asnumpy(field)
             GL.glBindTexture(GL.GL_TEXTURE_3D, handle)
-            GL.glTexSubImage3D(GL.GL_TEXTURE_3D, 0, 0, 0, 0, n, n, n, GL.GL_RED, GL.GL_FLOAT, h)
+            glTexSubImage3D(GL.GL_TEXTURE_3D, 0, 0, 0, 0, n, n, n, GL.GL_RED, GL.GL_FLOAT, h.ctypes.data)
             GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
             GL.glFinish()
 
         res = {name: _median_ms(fn, repeat) for name, fn in (("interop", interop), ("host", host))}
         # the check: after the interop write the texture holds the field
-        back = np.empty((n, n, n), np.float32)
+        back = np.full((n, n, n), np.nan, np.float32)
         interop()
         GL.glBindTexture(GL.GL_TEXTURE_3D, handle)
-        GL.glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, back)
+        glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, back.ctypes.data)
         GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
         ok = bool(np.array_equal(back, cp.asnumpy(field)))
         rows.append((n, res["interop"], res["host"], res["host"] / res["interop"], ok))

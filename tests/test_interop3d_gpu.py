@@ -22,21 +22,24 @@ def test_gltexture_3d_roundtrip_is_exact(rng):
     from OpenGL import GL
     from vispy import scene
 
+    from OpenGL.raw.GL.VERSION.GL_1_1 import glGetTexImage
+    from OpenGL.raw.GL.VERSION.GL_1_2 import glTexImage3D
+
     from kernels.cuda_gl import GL_TEXTURE_3D, GLTexture
     canvas = scene.SceneCanvas(size=(16, 16), show=False)
     canvas.set_current()
     d, h, w = 24, 20, 36                                  # distinct sides: catches swapped axes
     tex = int(GL.glGenTextures(1))
     GL.glBindTexture(GL.GL_TEXTURE_3D, tex)
-    GL.glTexImage3D(GL.GL_TEXTURE_3D, 0, GL.GL_R32F, w, h, d, 0, GL.GL_RED, GL.GL_FLOAT, None)
+    glTexImage3D(GL.GL_TEXTURE_3D, 0, GL.GL_R32F, w, h, d, 0, GL.GL_RED, GL.GL_FLOAT, None)
     GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
     vol = rng.standard_normal((d, h, w)).astype(np.float32)
     reg = GLTexture(tex, GL_TEXTURE_3D)
     reg.write(cp.asarray(vol))
     cp.cuda.Device().synchronize()
     GL.glBindTexture(GL.GL_TEXTURE_3D, tex)
-    back = np.empty((d, h, w), np.float32)
-    GL.glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, back)
+    back = np.full((d, h, w), np.nan, np.float32)
+    glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, back.ctypes.data)
     GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
     np.testing.assert_array_equal(back, vol)
     with pytest.raises(ValueError, match="texture is"):
@@ -96,11 +99,12 @@ def test_field_canvas_3d_interop_pixels_equal_host_path(rng, auto_contrast):
 def _texture(fc, visual, target, shape):
     """The float texture of a VisPy visual, read back from GL."""
     from OpenGL import GL
+    from OpenGL.raw.GL.VERSION.GL_1_1 import glGetTexImage
     fc.canvas.set_current()
     ob = fc.canvas.context.shared.parser._objects.get(visual._texture.id)
-    back = np.empty(shape, np.float32)
+    back = np.full(shape, np.nan, np.float32)
     GL.glBindTexture(target, ob.handle)
-    GL.glGetTexImage(target, 0, GL.GL_RED, GL.GL_FLOAT, back)
+    glGetTexImage(target, 0, GL.GL_RED, GL.GL_FLOAT, back.ctypes.data)
     GL.glBindTexture(target, 0)
     return back
 
