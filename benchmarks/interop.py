@@ -9,6 +9,7 @@ Run on the GPU machine (EGL):  python benchmarks/interop.py [--sizes 1024 2048 4
 Prints a markdown table; writes $OUT/interop_bench.md (3D: interop3d_bench.md) when OUT is set.
 """
 import argparse
+import ctypes
 import os
 import statistics
 import sys
@@ -126,7 +127,8 @@ def volume(sizes, repeat):
         def host():
             h = cp.asnumpy(field)
             GL.glBindTexture(GL.GL_TEXTURE_3D, handle)
-            glTexSubImage3D(GL.GL_TEXTURE_3D, 0, 0, 0, 0, n, n, n, GL.GL_RED, GL.GL_FLOAT, h.ctypes.data)
+            glTexSubImage3D(GL.GL_TEXTURE_3D, 0, 0, 0, 0, n, n, n, GL.GL_RED, GL.GL_FLOAT,
+                            ctypes.c_void_p(h.ctypes.data))
             GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
             GL.glFinish()
 
@@ -135,7 +137,7 @@ def volume(sizes, repeat):
         back = np.full((n, n, n), np.nan, np.float32)
         interop()
         GL.glBindTexture(GL.GL_TEXTURE_3D, handle)
-        glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, back.ctypes.data)
+        glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, ctypes.c_void_p(back.ctypes.data))
         GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
         ok = bool(np.array_equal(back, cp.asnumpy(field)))
         rows.append((n, res["interop"], res["host"], res["host"] / res["interop"], ok))

@@ -1,5 +1,7 @@
 """3D frames without the host (issue 26 §1): the volume's 3D texture registered with CUDA and written by
 a device-to-array copy; the slice through the 2D interop; pixels equal the host path's."""
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -39,7 +41,7 @@ def test_gltexture_3d_roundtrip_is_exact(rng):
     cp.cuda.Device().synchronize()
     GL.glBindTexture(GL.GL_TEXTURE_3D, tex)
     back = np.full((d, h, w), np.nan, np.float32)
-    glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, back.ctypes.data)
+    glGetTexImage(GL.GL_TEXTURE_3D, 0, GL.GL_RED, GL.GL_FLOAT, ctypes.c_void_p(back.ctypes.data))
     GL.glBindTexture(GL.GL_TEXTURE_3D, 0)
     np.testing.assert_array_equal(back, vol)
     with pytest.raises(ValueError, match="texture is"):
@@ -104,7 +106,7 @@ def _texture(fc, visual, target, shape):
     ob = fc.canvas.context.shared.parser._objects.get(visual._texture.id)
     back = np.full(shape, np.nan, np.float32)
     GL.glBindTexture(target, ob.handle)
-    glGetTexImage(target, 0, GL.GL_RED, GL.GL_FLOAT, back.ctypes.data)
+    glGetTexImage(target, 0, GL.GL_RED, GL.GL_FLOAT, ctypes.c_void_p(back.ctypes.data))
     GL.glBindTexture(target, 0)
     return back
 
