@@ -183,4 +183,5 @@ class FieldExportsMixin:
 
         return [Figure("Field view", render=render, size=size),
                 Figure("Field view with colour bar", render=render_with_bar, size=size_with_bar),
-                Figure("Diagnostic plots", widget=self.plots.layout_widget)]
+                Figure("Diagnostic plots", widget=self.plots.layout_widget),
+                Figure("Reproduce timings (paper 001 Fig. 10 / paper 000 layouts)", widget=self.fig10.plots)]

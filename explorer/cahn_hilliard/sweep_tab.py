@@ -30,7 +30,7 @@ AXES_TIP = ("Values of the parameter, one of: a:b:n (n evenly spaced values from
             "a to b) or a comma list. Every combination of the swept parameters is one run.")
 #: the CHParams fields the tab sends along from the Parameters panel (the rest stay at defaults)
 FIXED_FIELDS = ("m", "b", "u", "K", "dx", "dt", "dim", "boundary", "boundary_value", "initial", "mean", "noise",
-                "seed", "integrator", "variant", "dtype")
+                "seed", "integrator", "variant", "threads", "block_layout", "tile", "dtype")
 
 
 class CHSweepTab(QWidget):
