@@ -295,8 +295,13 @@ class CHReproduceTab(SweepRunner, QWidget):
             if not rs:
                 continue
             col = PALETTE[i % len(PALETTE)]
+            name = fig10.LABELS.get(m, m)
+            if m == "threads":
+                name += f" × {rs[-1].threads}"
+            elif m == "multi-gpu":
+                name += f" × {rs[-1].gpus}"
             self.p_time.plot([r.n for r in rs], [r.per_1024 for r in rs], pen=pg.mkPen(col, width=2), symbol="o",
-                             symbolSize=7, symbolBrush=col, name=fig10.LABELS.get(m, m))
+                             symbolSize=7, symbolBrush=col, name=name)
             pts = sorted((n, s) for (n, mm), s in ups.items() if mm == m)
             if pts:
                 self.p_up.plot([n for n, _ in pts], [s for _, s in pts], pen=pg.mkPen(col, width=2), symbol="o",
