@@ -116,6 +116,8 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
         QTimer.singleShot(0, lambda: self.resizeDocks([self.plots_dock], [270], Qt.Orientation.Vertical))
         from .sweep_tab import add_sweep_dock
         self.sweep = add_sweep_dock(self)      # the Sweep tab (kernels.sweep on Dask), beside Diagnostics
+        from ..rng.panel import add_rng_dock
+        self.rng_panel = add_rng_dock(self)    # paper 001's RNG: Table 1 and quality checks, beside Diagnostics
 
         self._plot_timer = QTimer(self)
         self._plot_timer.setInterval(200)
@@ -543,10 +545,12 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
         s.setValue("show_slabs", self.show_slabs())
         s.setValue("dock_state", self.saveState())
         s.setValue("sweep_json", json.dumps(self.sweep.state()))
+        s.setValue("rng_json", json.dumps(self.rng_panel.state()))
 
     def restore_settings(self, s):
         try:
             self.sweep.restore(json.loads(s.value("sweep_json") or "{}"))
+            self.rng_panel.restore(json.loads(s.value("rng_json") or "{}"))
         except ValueError:
             pass
         cmap = s.value("colormap")
