@@ -110,8 +110,13 @@ def _cp():
     return cupy
 
 
-@functools.lru_cache(maxsize=None)
 def _module(out_code: str):
+    """The generator kernels for output type ``out_code``, loaded on the current device."""
+    return _module_on(out_code, _cp().cuda.runtime.getDevice())
+
+
+@functools.lru_cache(maxsize=None)
+def _module_on(out_code: str, device: int):
     cp = _cp()
     typ, conv = _OUT[out_code]
     src = _SRC.replace("OUT_T", typ).replace("CONV", conv)
