@@ -86,6 +86,8 @@ def test_multi_gpu_clustering_counts_equal_one_gpu(gpu, split, family, variant):
     m = MultiGPUClustering(g, gpu, variant, split, block=4099)
     assert m.counts() == one
     assert sum(m.blocks_taken) == -(-g.csr().arcs // 4099)
+    if family == "ba" and variant == "arc":            # ~10 ms of work in 121 blocks: both GPUs take some
+        assert min(m.blocks_taken) > 0, m.blocks_taken
     assert MultiGPUClustering(g, gpu, variant, split).counts() == one           # the paper's block size
 
 

@@ -119,11 +119,22 @@ class MultiGPUClustering:
             from ._cuda import blocks, kernel
             ptr, idx, S, A, counters = self.dev[rank]
             counters.fill(0)
+            cp = self.backend.xp
             fn = kernel("clustering.cu", "cc_per_arc")
-            null = self.backend.xp.uint64(0)
+            null = cp.uint64(0)
+            pending = None
+            # launches return at once: without waiting, the first thread would queue every block before
+            # the others start.  So at most two blocks are in flight per GPU (the next is queued while
+            # the previous runs) and the cursor hands out blocks as GPUs finish them, as the paper's
+            # pThreads did with one synchronous launch per block
             while (blk := cursor.take()) is not None:
                 a, b = blk
                 fn((blocks(b - a, THREADS),), (THREADS,), (ptr, idx, S[a:b], A[a:b], np.int64(b - a), counters, null))
+                done = cp.cuda.Event(disable_timing=True)
+                done.record()
+                if pending is not None:
+                    pending.synchronize()
+                pending = done
                 taken += 1
             c = counters.get().view(np.int64)
             t, p = int(c[0]), int(c[1])

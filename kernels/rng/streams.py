@@ -223,10 +223,14 @@ class Threads(RNGApproach):
             "over W host threads (paper 001 Alg. 28, pThreads); the same streams as gpu1")
     paper_row, paper_seconds = "pThreads (4 cores)", 66.72
     DEFAULT_STREAMS = 4096
+    STREAMS_PER_THREAD = 1024
 
     def _build(self, streams, workers):
         S = _check_streams(streams, self.DEFAULT_STREAMS)
-        W = int(workers or max(1, os.cpu_count() or 1))
+        # NumPy releases the GIL only inside large array operations, so by default each thread takes
+        # at least STREAMS_PER_THREAD streams: 32 threads of 128 streams drew 1.6e7 numbers/s on a
+        # 32-core host, 5× fewer than 2 threads of 2048 streams on a 2-core machine (benchmarks/RESULTS.md)
+        W = int(workers or max(1, min(os.cpu_count() or 1, S // self.STREAMS_PER_THREAD)))
         if W < 1:
             raise InvalidParameter(f"threads must be ≥ 1 (got {workers})")
         W = min(W, S)
