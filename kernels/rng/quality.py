@@ -138,10 +138,14 @@ def table1(count: int, approaches=("seq", "threads", "gpu1", "gpu2"), backend=No
             raise InvalidParameter(f"unknown RNG approach {name!r}: use one of {', '.join(st.APPROACHES)}")
     for name in approaches:
         cls = st.APPROACHES[name]
+        done: set[int] = set()
         for g in (gpus if cls.on_devices else (1,)):
             if cancel is not None and cancel():
                 return
             a = st.make(name, seed, backend, g, (streams or {}).get(name), workers)
+            if len(a.devices) in done:             # fewer GPUs than asked for: the same run again
+                continue
+            done.add(len(a.devices))
             a.discard(min(count, 100_000))                        # warm-up: compile, first touch
             best = min(st.timed(a, count)[0] for _ in range(max(1, int(repeats))))
             drawn = a.streams * a.per_stream(count)
