@@ -298,7 +298,8 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
                 if not rs:
                     continue
                 col, sym = STYLE[m]
-                gpus = f" ×{rs[0].gpus} GPUs" if m in cc.MULTI_METHODS else ""
+                virtual = "" if self.backend is not None and self.backend.is_gpu else " virtual"
+                gpus = f" ×{rs[0].gpus}{virtual} GPUs" if m in cc.MULTI_METHODS else ""
                 name = f"{SHORT[f]} {m}{gpus}" + (f": V^{fits[f, m]:.2f}" if (f, m) in fits else "")
                 self.curves[f, m] = self.p_time.plot(
                     [r.n for r in rs], [r.seconds for r in rs],
