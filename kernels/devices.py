@@ -13,6 +13,7 @@ thread has ended.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import threading
@@ -148,3 +149,24 @@ class WorkCursor:
                 return None
             self._next = b = min(self.total, a + self.block)
             return a, b
+
+
+def drain(cursor: WorkCursor, launch: Callable[[int, int], object], in_flight: int = 2) -> int:
+    """Take blocks [a, b) from ``cursor`` and ``launch(a, b)`` each until none is left; the number taken.
+
+    ``launch`` may return at once (an asynchronous GPU launch) with a handle whose ``synchronize()``
+    waits for that block (a CUDA event), or None (the work is done).  At most ``in_flight`` launched
+    blocks are unfinished when the next block is taken, so a device takes new blocks as it finishes
+    old ones and the cursor balances the devices by speed; without the wait the first thread could
+    queue every block before the others start (the launches return in microseconds).  The caller
+    waits for the last blocks itself (e.g. by reading its counters back)."""
+    pending: collections.deque = collections.deque()
+    taken = 0
+    while (blk := cursor.take()) is not None:
+        handle = launch(*blk)
+        taken += 1
+        if handle is not None:
+            pending.append(handle)
+        while len(pending) >= in_flight:
+            pending.popleft().synchronize()
+    return taken

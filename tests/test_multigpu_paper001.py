@@ -48,6 +48,44 @@ def test_work_cursor_hands_out_every_item_once():
         dv.WorkCursor(5, 0)
 
 
+class AsyncDevice:
+    """A fake GPU: launch() returns at once, one worker thread runs the blocks in order (2 ms each)."""
+
+    def __init__(self):
+        import queue
+        self.q, self.done = queue.Queue(), []
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        import time
+        while True:
+            a, b, ev = self.q.get()
+            time.sleep(0.002)
+            self.done.append((a, b))
+            ev.set()
+
+    def launch(self, a, b):
+        ev = threading.Event()
+        ev.synchronize = ev.wait
+        self.q.put((a, b, ev))
+        return ev
+
+
+def test_drain_hands_blocks_to_devices_as_they_finish():
+    """Launches that return at once must not let the first device take every block (the bug that
+    made the first 2-GPU clustering run no faster than one GPU)."""
+    devs = [AsyncDevice(), AsyncDevice()]
+    cur = dv.WorkCursor(60, 1)
+    taken = dv.run_on_devices(None, [0, 1], lambda r, d: dv.drain(cur, devs[r].launch, in_flight=2))
+    assert sum(taken) == 60 and min(taken) >= 20, taken
+    for d in devs:                                  # what each took, it ran (the caller waits at the end)
+        while len(d.done) < taken[devs.index(d)]:
+            threading.Event().wait(0.01)
+    assert sorted(x for d in devs for x in d.done) == [(i, i + 1) for i in range(60)]
+    ran = []
+    assert dv.drain(dv.WorkCursor(5, 2), lambda a, b: ran.append((a, b))) == 3 and ran == [(0, 2), (2, 4), (4, 5)]
+
+
 def test_resolve_devices_virtual_and_limits(cpu):
     devs, notes = dv.resolve_devices(3, cpu, "widgets")
     assert devs == [0, 1, 2] and "3 widgets run as virtual GPUs" in notes[0]

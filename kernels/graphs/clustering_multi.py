@@ -114,7 +114,6 @@ class MultiGPUClustering:
             self.host = (S, A, arc_keys(csr))
 
     def _device_counts(self, rank, dev, cursor) -> tuple[int, int]:
-        taken = 0
         if self.gpu:
             from ._cuda import blocks, kernel
             ptr, idx, S, A, counters = self.dev[rank]
@@ -122,30 +121,29 @@ class MultiGPUClustering:
             cp = self.backend.xp
             fn = kernel("clustering.cu", "cc_per_arc")
             null = cp.uint64(0)
-            pending = None
-            # launches return at once: without waiting, the first thread would queue every block before
-            # the others start.  So at most two blocks are in flight per GPU (the next is queued while
-            # the previous runs) and the cursor hands out blocks as GPUs finish them, as the paper's
-            # pThreads did with one synchronous launch per block
-            while (blk := cursor.take()) is not None:
-                a, b = blk
+
+            def launch(a, b):          # returns at once: the event marks the block's end
                 fn((blocks(b - a, THREADS),), (THREADS,), (ptr, idx, S[a:b], A[a:b], np.int64(b - a), counters, null))
                 done = cp.cuda.Event(disable_timing=True)
                 done.record()
-                if pending is not None:
-                    pending.synchronize()
-                pending = done
-                taken += 1
+                return done
+
+            # at most two blocks in flight per GPU: blocks go to the GPUs as they finish them, as the
+            # paper's pThreads' synchronous launches did (kernels.devices.drain)
+            taken = dv.drain(cursor, launch, in_flight=2)
             c = counters.get().view(np.int64)
             t, p = int(c[0]), int(c[1])
         else:
             S, A, keys = self.host
-            t = p = 0
-            while (blk := cursor.take()) is not None:
-                a, b = blk
+            acc = [0, 0]
+
+            def count(a, b):
                 dt, dp = arc_block_counts(self.csr, S[a:b], A[a:b], keys)
-                t, p = t + dt, p + dp
-                taken += 1
+                acc[0] += dt
+                acc[1] += dp
+
+            taken = dv.drain(cursor, count)
+            t, p = acc
         self.blocks_taken[rank] = taken
         return t, p
 
