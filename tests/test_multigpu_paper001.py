@@ -86,6 +86,19 @@ def test_drain_hands_blocks_to_devices_as_they_finish():
     assert dv.drain(dv.WorkCursor(5, 2), lambda a, b: ran.append((a, b))) == 3 and ran == [(0, 2), (2, 4), (4, 5)]
 
 
+def test_cahn_hilliard_keeps_its_device_helpers(cpu, monkeypatch):
+    """The CH slabs use kernels.devices through multigpu's names (lifted, not copied)."""
+    from kernels.cahn_hilliard import multigpu
+    from kernels.cahn_hilliard.params import CHParams
+    assert multigpu.split_rows is dv.split_rows and multigpu.offered_gpus is dv.offered_gpus
+    monkeypatch.setenv(multigpu.VIRTUAL_ENV, "3")
+    assert multigpu.offered_gpus(cpu) == 3
+    devs, notes = multigpu.resolve_devices(2, cpu)
+    assert devs == [0, 1] and "2 slabs run as virtual GPUs" in notes[0] and "halo exchange" in notes[0]
+    st = multigpu.MultiGPUStepper(CHParams(size=16), cpu, [0, 1], exchange="host")
+    assert "2 virtual GPUs" in st.describe() and "staged through host memory" in st.describe()
+
+
 def test_resolve_devices_virtual_and_limits(cpu):
     devs, notes = dv.resolve_devices(3, cpu, "widgets")
     assert devs == [0, 1, 2] and "3 widgets run as virtual GPUs" in notes[0]

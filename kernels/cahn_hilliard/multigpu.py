@@ -54,8 +54,13 @@ from . import stencil
 
 from .. import devices as _devices
 from ..devices import VIRTUAL_ENV, gpu_count, gpus_text, offered_gpus, split_rows  # noqa: F401
-from .params import EXCHANGES, MAX_GPUS
+from .params import EXCHANGES, MAX_GPUS  # noqa: F401  (MAX_GPUS: re-exported)
 
+EXCHANGE_NAMES = {
+    "p2p": "peer-to-peer (cudaMemcpyPeerAsync)",
+    "host": "staged through host memory (paper 001)",
+    "nccl": "NCCL send/recv",
+}
 #: capture CUDA graphs by default (make_stepper; falls back to eager stepping if capture fails)
 DEFAULT_GRAPH = True
 #: steps per captured CUDA graph (even, so buffer roles return to their start)
