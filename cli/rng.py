@@ -37,7 +37,7 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--gpus", default="1", help="GPUs for gpu1/gpu2 (virtual GPUs on the CPU backend; default 1)")
     p.add_argument("--streams", default=None,
                    help="streams: threads (default 4096) or gpu1 threads per GPU (default 30720, the paper's)")
-    p.add_argument("--threads", default=None, help="host threads of the threads approach (default: all cores)")
+    p.add_argument("--threads", default=None, help="host threads of the threads approach (default: the cores, at most one per 1024 streams)")
     p.add_argument("--out", metavar="FILE.npy", help="store the numbers (float32) and write them here")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
 
