@@ -10,6 +10,7 @@
     python main.py graph-bfs            paper 000's BFS kernel evolution / block sweep (GPU)
     python main.py graph-sssp EXP       paper 004's SSSP Table 3.1, Figs. 3.10–3.14, limits
     python main.py occupancy [options]  CUDA occupancy calculator (any CC, or this GPU)
+    python main.py rng --approach A     Marsaglia RNG: throughput, first numbers, test vector (paper 001)
     python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model (--sweep: on Dask)
     python main.py flint-suite [CASES]  SBML Test Suite conformance (per-tag table, JSON)
 
@@ -27,12 +28,12 @@ import argparse
 import sys
 
 from . import (ch, ch_sweep, flint, flint_suite, graph, graph_bfs, graph_clustering, graph_fw, graph_reproduce,
-               graph_sssp, occupancy)
+               graph_sssp, occupancy, rng)
 from .common import ArgumentParser, UsageError, run_guarded
 
 #: command name → module (``add_parser``, ``run``), in the order ``--help`` lists them
 COMMANDS = {m.NAME: m for m in (ch, ch_sweep, graph, graph_reproduce, graph_clustering, graph_fw, graph_bfs,
-                                 graph_sssp, occupancy, flint, flint_suite)}
+                                 graph_sssp, occupancy, rng, flint, flint_suite)}
 
 BACKENDS = ("auto", "gpu", "cpu")
 

@@ -20,7 +20,8 @@ from .common import UsageError, number, num_type, parse_list
 #: CLI option → (argparse dest, keyword of the method classes)
 OPTIONS = {"--tile": ("tile", "tile"), "--sources": ("sources", "sources"), "--batch": ("batch", "batch"),
            "--block": ("block", "block"), "--S": ("S", "S"), "--threads": ("threads", "threads"),
-           "--arith": ("arith", "arith"), "--no-pred": ("no_pred", "pred")}
+           "--arith": ("arith", "arith"), "--no-pred": ("no_pred", "pred"), "--gpus": ("gpus", "gpus"),
+           "--rows-file": ("rows_file", "out")}
 #: most --sources one command line may list
 MAX_SOURCES = 1_000_000
 
@@ -65,6 +66,12 @@ def add_options(p) -> None:
                    help="sources per launch: paper 000's kernels gpu-bfs-k1 … k7 (default 1 = one source per BFS, as "
                         "in the paper), gpu-bfs (default: as many as fit), gpu-msbfs (a multiple of 64, default 4096); "
                         + applies("batch"))
+    p.add_argument("--gpus", type=num_type(int, minimum=1, maximum=64), default=None,
+                   help="GPUs to split the sources over (default: every visible GPU, at least 2; virtual GPUs on "
+                        "the CPU backend); " + applies("gpus"))
+    p.add_argument("--rows-file", default=None, metavar="NPY",
+                   help="stream the distance rows into this .npy (memory-mapped) instead of host memory: a matrix "
+                        "larger than one GPU or the RAM; " + applies("out"))
     p.add_argument("--block", type=num_type(int, minimum=1), default=None,
                    help="GPU threads per block (a multiple of 32; paper 000: 256); " + applies("block"))
     p.add_argument("--S", type=num_type(int, minimum=1), default=None,

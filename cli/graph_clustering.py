@@ -33,7 +33,10 @@ def add_parser(sub, parents) -> None:
                             f"{','.join(map(str, cc.QUICK_SIZES[f]))} on the CPU)")
     p.add_argument("--methods", default=None,
                    help=f"comma list of {', '.join(cc.METHODS)} (default: cpu,cpu-threads and, on a GPU, "
-                        "gpu-arc,gpu-sorted)")
+                        "gpu-arc,gpu-sorted; with ≥ 2 GPUs or --gpus N ≥ 2 also multi-arc,multi-sorted)")
+    p.add_argument("--gpus", default=None,
+                   help="GPUs of the multi-arc / multi-sorted methods (paper 001 §5.5: graph replicated, arcs in "
+                        "work blocks; default: every visible GPU; on the CPU backend N virtual GPUs, default 2)")
     p.add_argument("--repeats", default="5", help="timed runs per point, after one untimed (default 5; paper 30)")
     p.add_argument("--threads", default=None, help="threads of cpu-threads (default: all cores)")
     p.add_argument("--seed", default="1", help="generator seed (default 1)")
@@ -56,7 +59,10 @@ def run(a) -> int:
         text = getattr(a, f"{f}_sizes", None) if f in cc.FAMILIES else None
         sizes[f] = (defaults.get(f, []) if text is None else
                     [number(f"--{f}-sizes", v, int, above=0) for v in parse_list(f"--{f}-sizes", text)])
+    gpus = cc.default_gpus(be) if a.gpus is None else number("--gpus", a.gpus, int, minimum=1, maximum=64)
     methods = cc.default_methods(be) if a.methods is None else parse_list("--methods", a.methods)
+    if a.methods is None and a.gpus is not None and gpus >= 2:
+        methods += [m for m in cc.MULTI_METHODS if m not in methods]
     repeats = number("--repeats", a.repeats, int, above=0)
     threads = cc.default_workers() if a.threads is None else number("--threads", a.threads, int, above=0)
     seed = number("--seed", a.seed, int, minimum=0)
@@ -72,7 +78,7 @@ def run(a) -> int:
     total = sum(len(v) for v in sizes.values()) * len(methods)
     t0 = time.perf_counter()
     if scheduler is None:
-        sweep = cc.run_cc_sweep(sizes, methods, repeats, backend=be, seed=seed, workers=threads)
+        sweep = cc.run_cc_sweep(sizes, methods, repeats, backend=be, seed=seed, workers=threads, gpus=gpus)
     else:
         from kernels.sweep.graph_tasks import clustering_sweep
         sweep = clustering_sweep(sizes, methods, repeats, backend=backend_choice(a), seed=seed, threads=threads,
@@ -94,7 +100,7 @@ def run(a) -> int:
     slopes = cc.fit_slopes(rows)
     agree = all(r.agrees for r in rows)
     if a.json:
-        out = dict(backend=be.name, sizes=sizes, methods=methods, repeats=repeats, threads=threads, seed=seed,
+        out = dict(backend=be.name, sizes=sizes, methods=methods, repeats=repeats, threads=threads, seed=seed, gpus=gpus,
                    slopes={f"{f}/{m}": s for (f, m), s in slopes.items()},
                    paper_slopes={f: {m: cc.PAPER_SLOPES[f][cc.PAPER_NAME[m]] for m in methods if m in cc.PAPER_NAME}
                                  for f in sizes},

@@ -191,6 +191,20 @@ CASES = [
     ("graph-clustering --seed -1", "--seed must be ≥ 0"),
     (f"graph-clustering --csv {O}/c.dat", "'.dat'; use .csv"),
     (f"graph-clustering --csv {O}/c.csv --repeats -1", "--repeats must be > 0"),
+    # --- rng
+    ("rng --approach nope", "rng: argument --approach: invalid choice"),
+    ("rng --count 0", "--count must be ≥ 1"),
+    ("rng --count 2.5", "--count must be a whole number"),
+    ("rng --count abc", "--count must be a number"),
+    ("rng --count 1e30", "--count must be ≤"),
+    ("rng --seed -1", "--seed must be ≥ 0"),
+    ("rng --gpus 0", "--gpus must be ≥ 1"),
+    ("rng --approach seq --gpus 2", "--gpus applies to gpu1 and gpu2"),
+    ("rng --approach gpu2 --streams 8", "--streams applies to threads and gpu1"),
+    ("rng --approach threads --streams 0", "--streams must be ≥ 1"),
+    ("rng --approach gpu1 --threads 2", "--threads applies to the threads approach"),
+    (f"rng --out {O}/r.txt", "'.txt'; use .npy"),
+    (f"rng --out {O}/r.npy --count 1e12", "--out would store"),
     # --- occupancy
     ("occupancy --cc 99", "unknown compute capability '99'"),
     ("occupancy --cc abc", "unknown compute capability"),
@@ -606,7 +620,7 @@ def test_table_is_large_and_covers_every_command():
     assert len(CASES) >= 150
     cmds = {c[0].split()[0] if not c[0].startswith("--") else c[0].split()[2] for c in CASES if c[0].split()}
     assert {"ch", "graph", "graph-reproduce", "graph-clustering", "occupancy", "flint", "flint-suite", "graph-fw",
-            "graph-bfs", "graph-sssp", "ch-sweep"} <= cmds
+            "graph-bfs", "graph-sssp", "ch-sweep", "rng"} <= cmds
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[c[0][:60] for c in CASES])

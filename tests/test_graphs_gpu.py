@@ -138,12 +138,14 @@ def test_clustering_timing_sweep_gpu_kernels_count_what_the_cpu_counts(gpu):
     """Paper 001's timing sweep: both GPU kernels give the CPU's integer t and p on every graph
     (fresh seed), and the GPU is the default there."""
     from kernels.graphs import cc_timing as cc
+    from kernels.devices import gpu_count
     seed = int(np.random.default_rng().integers(1 << 20))
-    assert cc.default_methods(gpu) == ["cpu", "cpu-threads", "gpu-arc", "gpu-sorted"]
+    multi = list(cc.MULTI_METHODS) if gpu_count(gpu) >= 2 else []        # 2 GPUs: their curves too
+    assert cc.default_methods(gpu) == ["cpu", "cpu-threads", "gpu-arc", "gpu-sorted"] + multi
     assert cc.default_sizes(gpu) == {f: list(v) for f, v in cc.PAPER_SIZES.items()}
     rows = list(cc.run_cc_sweep({"ws": [3000, 6000], "ba": [3000, 6000]}, cc.default_methods(gpu), repeats=2,
                                 backend=gpu, seed=seed))
-    assert len(rows) == 16 and all(r.agrees for r in rows)
+    assert len(rows) == 4 * (4 + len(multi)) and all(r.agrees for r in rows)
     by = {(r.family, r.n, r.method): (r.t, r.p) for r in rows}
     for (f, n, m), tp in by.items():
         assert tp == by[(f, n, "cpu")] and tp[0] > 0
@@ -161,5 +163,7 @@ def test_clustering_cli_defaults_to_the_gpu_kernels():
                        capture_output=True, text=True, timeout=300, env=dict(os.environ, GSE_BACKEND="gpu"))
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out["methods"] == ["cpu", "cpu-threads", "gpu-arc", "gpu-sorted"] and out["all_methods_agree"]
-    assert out["paper_slopes"]["ws"]["gpu-sorted"] == 1.11 and len(out["rows"]) == 16
+    import cupy as cp
+    multi = ["multi-arc", "multi-sorted"] if cp.cuda.runtime.getDeviceCount() >= 2 else []
+    assert out["methods"] == ["cpu", "cpu-threads", "gpu-arc", "gpu-sorted"] + multi and out["all_methods_agree"]
+    assert out["paper_slopes"]["ws"]["gpu-sorted"] == 1.11 and len(out["rows"]) == 4 * (4 + len(multi))

@@ -8,7 +8,8 @@ from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormL
 
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
 from kernels.cahn_hilliard.params import (BLOCK_LAYOUTS, BOUNDARIES, CPU_VARIANTS, EXCHANGES, INTEGRATORS,
-                                          MAX_GPUS, MAX_THREADS, TILES, VARIANT_NAMES, VARIANTS, CHParams)
+                                          MAX_GPUS, MAX_THREADS, NOISE_SOURCES, TILES, VARIANT_NAMES, VARIANTS,
+                                          CHParams)
 
 # halo exchange between GPUs: combo text and the tooltip of each entry
 EXCHANGE_LABELS = {"p2p": "p2p (peer-to-peer)", "host": "host (staged, paper 001)",
@@ -108,6 +109,13 @@ SPEC = {
               "(the droplet start is binary and ignores it). Needs reset."),
     "seed": ("Seed", INT, dict(lo=0, hi=2 ** 31 - 1, step=1),
              "Random seed of the initial noise (same seed → same field). Needs reset."),
+    "noise_source": ("Noise generator", CHOICE,
+                     dict(items=[(s, {"marsaglia": "Marsaglia (paper 001)", "xp": "NumPy / CuPy default_rng"}[s])
+                                 for s in NOISE_SOURCES]),
+                     "Generator of the initial noise: Marsaglia = paper 001's lagged-Fibonacci stream "
+                     "(one L = 92 153 table, approach 2; the same field on the CPU and the GPU); "
+                     "NumPy / CuPy = the array library's default_rng (PCG64 on the CPU, CuPy's on the GPU: "
+                     "fields differ between backends). Needs reset."),
 }
 
 GROUPS = [
@@ -116,7 +124,7 @@ GROUPS = [
     (MULTI_GPU_GROUP, ("gpus", "exchange")),
     ("Grid", ("dim", "size", "dx", "dtype")),
     ("Boundary", ("boundary", "boundary_value")),
-    ("Initial condition", ("initial", "mean", "noise", "seed")),
+    ("Initial condition", ("initial", "mean", "noise", "seed", "noise_source")),
 ]
 
 WARN_STYLE = "color: #b00020; font-weight: bold;"

@@ -118,6 +118,8 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
         self.sweep = add_sweep_dock(self)      # the Sweep tab (kernels.sweep on Dask), beside Diagnostics
         from .reproduce_tab import add_reproduce_dock
         self.fig10 = add_reproduce_dock(self)       # Reproduce: paper 001 Fig. 10 / paper 000 layouts timings
+        from ..rng.panel import add_rng_dock
+        self.rng_panel = add_rng_dock(self)    # paper 001's RNG: Table 1 and quality checks, beside Diagnostics
 
         self._plot_timer = QTimer(self)
         self._plot_timer.setInterval(200)
@@ -550,11 +552,13 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
         s.setValue("dock_state", self.saveState())
         s.setValue("sweep_json", json.dumps(self.sweep.state()))
         s.setValue("reproduce_json", json.dumps(self.fig10.state()))
+        s.setValue("rng_json", json.dumps(self.rng_panel.state()))
 
     def restore_settings(self, s):
         try:
             self.sweep.restore(json.loads(s.value("sweep_json") or "{}"))
             self.fig10.restore(json.loads(s.value("reproduce_json") or "{}"))
+            self.rng_panel.restore(json.loads(s.value("rng_json") or "{}"))
         except ValueError:
             pass
         cmap = s.value("colormap")

@@ -19,7 +19,8 @@ from .reproduce import SweepRunner
 SHORT = {"ws": "WS", "ba": "BA"}
 #: method -> (colour, symbol); the family sets the line style (WS solid, BA dashed)
 STYLE = {"cpu": ((31, 119, 180), "o"), "cpu-threads": ((255, 127, 14), "s"), "gpu-arc": ((44, 160, 44), "t"),
-         "gpu-sorted": ((214, 39, 40), "d"), "networkx": ((148, 103, 189), "x")}
+         "gpu-sorted": ((214, 39, 40), "d"), "multi-arc": ((23, 190, 207), "t1"),
+         "multi-sorted": ((227, 119, 194), "star"), "networkx": ((148, 103, 189), "x")}
 FAMILY_COLOR = {"ws": (31, 119, 180), "ba": (44, 160, 44)}
 LINE = {"ws": Qt.PenStyle.SolidLine, "ba": Qt.PenStyle.DashLine}
 METHOD_TIPS = {
@@ -27,6 +28,11 @@ METHOD_TIPS = {
     "cpu-threads": "The same row blocks taken by a thread pool (paper 001: pThreads / TBB, Alg. 13–17)",
     "gpu-arc": "One CUDA thread per arc, arcs in storage order (paper 001: GPU kernel 1)",
     "gpu-sorted": "One CUDA thread per arc, arcs sorted by their end vertex's degree (paper 001: GPU kernel 2)",
+    "multi-arc": "Kernel 1 over several GPUs (paper 001 §5.5: 2 GPUs kernel 1): the graph copied to every GPU, "
+                 "arcs handed out in work blocks by a shared cursor, the integer counts added exactly. On the CPU "
+                 "backend: virtual GPUs (NumPy) — it shows the split, its times say nothing about GPUs",
+    "multi-sorted": "Kernel 2 (arcs sorted by end-vertex degree) over several GPUs, as multi-arc "
+                    "(paper 001: 2 GPUs kernel 2)",
     "networkx": "networkx.transitivity, the reference peer — slow (pure Python): small sizes only",
 }
 
@@ -111,7 +117,11 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         self.sp_threads.setToolTip("Threads of the cpu-threads method (default: this machine's cores)")
         self.sp_seed = QSpinBox(); self.sp_seed.setRange(0, 2**31 - 1); self.sp_seed.setValue(1)
         self.sp_seed.setToolTip("Random seed of the graphs: one graph per (family, V), shared by every method")
-        for text, sp in (("repeats", self.sp_repeats), ("threads", self.sp_threads), ("seed", self.sp_seed)):
+        self.sp_gpus = QSpinBox(); self.sp_gpus.setRange(1, 64); self.sp_gpus.setValue(cc.default_gpus(backend))
+        self.sp_gpus.setToolTip("GPUs of multi-arc / multi-sorted (paper 001: the 2 GPUs of a GTX 295); "
+                                "virtual GPUs on the CPU backend")
+        for text, sp in (("repeats", self.sp_repeats), ("threads", self.sp_threads), ("seed", self.sp_seed),
+                         ("GPUs", self.sp_gpus)):
             lab = QLabel(text); lab.setToolTip(sp.toolTip())
             nums.addWidget(lab)
             nums.addWidget(sp)
@@ -186,7 +196,7 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         """The controls as a JSON-able dict (see ``restore``)."""
         return {"families": self.families(), "sizes": {f: ed.text() for f, ed in self.ed_sizes.items()},
                 "methods": self.methods(), "repeats": self.sp_repeats.value(),
-                "threads": self.sp_threads.value(), "seed": self.sp_seed.value()}
+                "threads": self.sp_threads.value(), "seed": self.sp_seed.value(), "gpus": self.sp_gpus.value()}
 
     def restore(self, state) -> None:
         """Set the controls from ``state()``'s dict; unknown or malformed entries are skipped (GPU
@@ -204,7 +214,8 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         if isinstance(state.get("methods"), list):
             for m, ck in self.ck_methods.items():
                 ck.setChecked(ck.isEnabled() and m in state["methods"])
-        for key, sp in (("repeats", self.sp_repeats), ("threads", self.sp_threads), ("seed", self.sp_seed)):
+        for key, sp in (("repeats", self.sp_repeats), ("threads", self.sp_threads), ("seed", self.sp_seed),
+                        ("gpus", self.sp_gpus)):
             v = state.get(key)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and sp.minimum() <= v <= sp.maximum():
                 sp.setValue(int(v))
@@ -221,11 +232,12 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
             self._say(str(exc))
             return False
         repeats, workers, seed = self.sp_repeats.value(), self.sp_threads.value(), self.sp_seed.value()
+        gpus = self.sp_gpus.value()
         self.rows = []
         self._redraw()
         self.lbl.setText("Timing …")
         self._start("Clustering timings", lambda cancelled: cc.run_cc_sweep(
-            sizes, methods, repeats, self.backend, seed, workers, cancelled),
+            sizes, methods, repeats, self.backend, seed, workers, cancelled, gpus),
             sum(len(ns) for ns in sizes.values()) * len(methods))
         return True
 
@@ -286,7 +298,9 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
                 if not rs:
                     continue
                 col, sym = STYLE[m]
-                name = f"{SHORT[f]} {m}" + (f": V^{fits[f, m]:.2f}" if (f, m) in fits else "")
+                virtual = "" if self.backend is not None and self.backend.is_gpu else " virtual"
+                gpus = f" ×{rs[0].gpus}{virtual} GPUs" if m in cc.MULTI_METHODS else ""
+                name = f"{SHORT[f]} {m}{gpus}" + (f": V^{fits[f, m]:.2f}" if (f, m) in fits else "")
                 self.curves[f, m] = self.p_time.plot(
                     [r.n for r in rs], [r.seconds for r in rs],
                     pen=pg.mkPen(col, width=2, style=LINE[f]), symbol=sym, symbolSize=7,

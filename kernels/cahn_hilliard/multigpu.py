@@ -52,10 +52,9 @@ import numpy as np
 from ..errors import BackendUnavailable, GridTooLarge, InvalidParameter
 from . import stencil
 
-from .params import EXCHANGES, MAX_GPUS
-
-#: environment variable: virtual GPUs offered on the NumPy backend (GUI demo / tests)
-VIRTUAL_ENV = "GSE_VIRTUAL_GPUS"
+from .. import devices as _devices
+from ..devices import VIRTUAL_ENV, gpu_count, gpus_text, offered_gpus, split_rows  # noqa: F401
+from .params import EXCHANGES, MAX_GPUS  # noqa: F401  (MAX_GPUS: re-exported)
 
 EXCHANGE_NAMES = {
     "p2p": "peer-to-peer (cudaMemcpyPeerAsync)",
@@ -70,71 +69,11 @@ _MEMCPY_DEFAULT = 4   # cudaMemcpyDefault: direction from the pointers (UVA)
 
 
 # --------------------------------------------------------------------- devices
-def gpu_count(backend) -> int:
-    """CUDA devices visible to this process (0 on the NumPy backend)."""
-    if not backend.is_gpu:
-        return 0
-    try:
-        return int(backend.xp.cuda.runtime.getDeviceCount())
-    except Exception:
-        return 0
-
-
-def offered_gpus(backend) -> int:
-    """How many GPUs the app offers: the visible CUDA devices, or on the NumPy backend
-    ``GSE_VIRTUAL_GPUS`` virtual ones (a CPU demonstration of the decomposition; default 1)."""
-    if backend.is_gpu:
-        return max(1, gpu_count(backend))
-    import os
-    try:
-        return max(1, min(MAX_GPUS, int(os.environ.get(VIRTUAL_ENV, "1"))))
-    except ValueError:
-        return 1
-
-
+# the device list and virtual GPUs are shared with the other multi-GPU workloads (kernels.devices)
 def resolve_devices(requested, backend) -> tuple[list[int], list[str]]:
-    """Devices to use for ``requested`` (a count, or a list of device ids) and notes.
-
-    Missing devices are dropped with a note (never an error): the run falls
-    back to the GPUs that exist.  On the NumPy backend a count gives that many
-    virtual devices (0, 1, …), with a note that they emulate the decomposition.
-    """
-    notes: list[str] = []
-    if isinstance(requested, (int, np.integer)):
-        if requested < 1:
-            raise InvalidParameter(f"the number of GPUs must be ≥ 1 (got {requested})")
-        want = list(range(int(requested)))
-    else:
-        want = [int(d) for d in requested]
-        if not want:
-            raise InvalidParameter("no GPU selected")
-    if not backend.is_gpu:
-        if len(want) > 1:
-            notes.append(f"no GPU: the {len(want)} slabs run as virtual GPUs on the CPU "
-                         "(same decomposition and halo exchange, NumPy arrays)")
-        return list(range(len(want))), notes
-    n = gpu_count(backend)
-    have = [d for d in want if 0 <= d < n]
-    missing = [d for d in want if not 0 <= d < n]
-    if missing:
-        notes.append(f"GPU {', '.join(map(str, missing))} not present (this host has {n}); "
-                     f"running on {_gpus_text(have or [0])}")
-    return (have or [0]), notes
-
-
-def _gpus_text(devs) -> str:
-    return ("GPU " if len(devs) == 1 else "GPUs ") + ", ".join(map(str, devs))
-
-
-def split_rows(n: int, parts: int) -> list[tuple[int, int]]:
-    """Balanced contiguous split of n rows into ``parts`` ranges [y0, y1)."""
-    q, r = divmod(n, parts)
-    out, y = [], 0
-    for i in range(parts):
-        h = q + (1 if i < r else 0)
-        out.append((y, y + h))
-        y += h
-    return out
+    """:func:`kernels.devices.resolve_devices` for slabs (notes name the halo exchange)."""
+    return _devices.resolve_devices(requested, backend, "slabs",
+                                    "same decomposition and halo exchange, NumPy arrays")
 
 
 # ------------------------------------------------------------------ array ops
@@ -405,7 +344,7 @@ class MultiGPUStepper:
             devices = devices[:most]
             self.notes.append(f"a {shape[0]}-row field gives at most {most} slabs of ≥ "
                               f"{2 * self.radius} rows (twice the halo); running on "
-                              f"{_gpus_text(devices)}")
+                              f"{gpus_text(devices)}")
         while True:
             slabs = self._layout(shape, devices)
             short = self._short_of_memory(slabs, shape, dtype)
@@ -421,7 +360,7 @@ class MultiGPUStepper:
             if len(devices) == 1:
                 raise GridTooLarge(f"the field does not fit on GPU {dev}: {why}")
             devices.remove(dev)
-            self.notes.append(f"GPU {dev} is out of memory ({why}); running on {_gpus_text(devices)}")
+            self.notes.append(f"GPU {dev} is out of memory ({why}); running on {gpus_text(devices)}")
         self.devices = devices
         self.slabs = slabs
         self._shape, self._dtype = tuple(shape), np.dtype(dtype)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
 
+from ..devices import MAX_GPUS
 from ..errors import InvalidParameter
 
 BOUNDARIES = ("periodic", "mirror", "fixed")
@@ -33,6 +34,9 @@ BLOCK_LAYOUTS = ("rectangles", "strips")
 #: layout of the shared-memory kernels B and D: auto (2D sweep, 3D march), paper (2D: paper 000
 #: Listing 7's 16×16 threads writing the inner 12×12; 3D: a 16×8×8 tile), sweep (2D), march
 TILES = ("auto", "paper", "sweep", "march")
+#: sources of the initial noise: paper 001's Marsaglia generator (approach 2, identical on NumPy and
+#: CuPy) or the array library's own generator (NumPy PCG64 / CuPy's default_rng: differ between backends)
+NOISE_SOURCES = ("marsaglia", "xp")
 INITIAL_MEAN = {"spinodal": 0.0, "droplets": -0.5}
 MAX_CELLS = {2: 32768 ** 2, 3: 1024 ** 3}
 
@@ -41,8 +45,7 @@ LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "threads", "block_lay
         "gpus", "exchange")
 MAX_THREADS = 1024
 EXCHANGES = ("p2p", "host", "nccl")
-MAX_GPUS = 64
-NEEDS_RESET = ("dim", "size", "boundary", "initial", "mean", "noise", "seed", "dx", "dtype")
+NEEDS_RESET = ("dim", "size", "boundary", "initial", "mean", "noise", "seed", "noise_source", "dx", "dtype")
 
 
 def _f(default, help: str, units: str = "", choices: tuple | None = None, kind=None):
@@ -71,7 +74,10 @@ class CHParams:
                                   "±1 mixture", choices=INITIALS[:2])
     mean: float | None = _f(None, "initial mean φ (default: 0 for spinodal, −0.5 for droplets)", "φ", kind=float)
     noise: float = _f(0.1, "spinodal noise amplitude (uniform in ±noise)", "φ")
-    seed: int = _f(1, "seed of the lagged-Fibonacci generator (paper 001)")
+    seed: int = _f(1, "seed of the initial noise's generator")
+    noise_source: str = _f("marsaglia", "generator of the initial noise: marsaglia = paper 001's lagged-Fibonacci "
+                                        "stream (L = 92 153; the same field on CPU and GPU), xp = NumPy's / CuPy's "
+                                        "default_rng (fields differ between the backends)", choices=NOISE_SOURCES)
     integrator: str = _f("rk2", "time integrator: euler, rk2 (midpoint, paper 000) or the semi-implicit "
                                 "spectral stepper", choices=INTEGRATORS)
     variant: str = _f("reference", "kernel variant: the array reference, cpu-threads (compiled C++ with OpenMP "
@@ -156,6 +162,8 @@ class CHParams:
             bad(f"gpus must be an integer from 1 to {MAX_GPUS} (got {self.gpus!r})")
         if self.exchange not in EXCHANGES:
             bad(f"exchange must be one of {', '.join(EXCHANGES)} (got {self.exchange!r})")
+        if self.noise_source not in NOISE_SOURCES:
+            bad(f"noise_source must be one of {', '.join(NOISE_SOURCES)} (got {self.noise_source!r})")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2 ** 63:
             bad(f"seed must be a non-negative integer (got {self.seed!r})")
         return self

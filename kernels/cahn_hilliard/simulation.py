@@ -179,7 +179,10 @@ class CahnHilliard:
                 raise InvalidParameter("the loaded field contains NaN or Inf values")
             return f
         from .. import rng
-        r = rng.uniform_field(p.shape, p.seed, xp=self.xp, dtype=self.dtype)
+        if p.noise_source == "xp":          # the array library's generator (PCG64 / CuPy's default_rng)
+            r = self.xp.random.default_rng(p.seed).random(p.shape, dtype=self.dtype)
+        else:                               # paper 001's Marsaglia stream, identical on both backends
+            r = rng.uniform_field(p.shape, p.seed, xp=self.xp, dtype=self.dtype)
         if p.initial == "droplets":
             # a quenched binary mixture (paper 000 Fig. 1b: 25/75): each cell is the
             # minority phase +1 with probability (1 + mean)/2, else −1

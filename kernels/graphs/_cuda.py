@@ -52,12 +52,14 @@ def options() -> tuple[str, ...]:
 
 
 def kernel(file: str, name: str):
-    """The RawKernel ``name`` from ``cuda/<file>`` (its module is compiled on first use)."""
-    fn = _functions.get((file, name))
+    """The RawKernel ``name`` from ``cuda/<file>`` for the current device (its module is compiled
+    on first use, loaded once per device)."""
+    import cupy as cp
+    dev = cp.cuda.runtime.getDevice()        # a RawModule loads per device: functions are per device
+    fn = _functions.get((file, name, dev))
     if fn is not None:
         return fn
-    import cupy as cp
-    key = (file, group(name))
+    key = (file, group(name), dev)
     with _lock:
         mod = _modules.get(key)
         if mod is None:
@@ -67,7 +69,7 @@ def kernel(file: str, name: str):
             mod = cp.RawModule(code=source(file), options=options(), name_expressions=names,
                                enable_cooperative_groups=file in COOPERATIVE)
             _modules[key] = mod
-        fn = _functions[(file, name)] = mod.get_function(name)
+        fn = _functions[(file, name, dev)] = mod.get_function(name)
     return fn
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import GridTooLarge, InvalidParameter
 from . import bfs as _bfs_family, fw as _fw_family, sssp as _sssp_family  # noqa: F401  (they register)
 from . import dijkstra as _dijkstra, msbfs as _msbfs  # noqa: F401  (they register)
+from . import apsp_multi as _multi  # noqa: F401  (registers multi-bfs, multi-sssp)
 from .apsp_core import (REGISTRY, APSPMethod, APSPResult, DistanceOverflow, apsp_cpu,  # noqa: F401
                         float_to_hops, hop_dtype, register, sentinel)
 from .bfs import BFSK7, apsp_bfs_k1, apsp_bfs_k7  # noqa: F401
@@ -105,7 +106,8 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
         check_weights(csr, cls)
     sources = kw.get("sources")
     rows = None if sources is None else int(np.size(sources))
-    check_memory(csr.n, method, backend, 4 if weighted else 2, rows)
+    if kw.get("out") is None:                  # rows streamed to a file (multi-*) need no host matrix
+        check_memory(csr.n, method, backend, 4 if weighted else 2, rows)
     runner = cls(**kw)
     if cls.gpu and not cls.dense and backend is not None and backend.is_gpu:
         need, free = runner.memory_bytes(csr, weighted), backend.free_memory()

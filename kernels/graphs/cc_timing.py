@@ -9,6 +9,9 @@ slopes of time against V.  Our implementations, by the paper's names:
 * ``cpu-threads``  the same row blocks taken by a thread pool (paper: pThreads / TBB, Alg. 13–17);
 * ``gpu-arc``      one CUDA thread per arc, arcs in storage order (paper: GPU kernel 1);
 * ``gpu-sorted``   one thread per arc, arcs sorted by their end vertex's degree (paper: kernel 2);
+* ``multi-arc``    kernel 1 over ``gpus`` GPUs, graph replicated, arcs handed out in work blocks
+                   (paper: 2 GPUs kernel 1; :mod:`.clustering_multi`; virtual GPUs on the CPU);
+* ``multi-sorted`` kernel 2 the same way (paper: 2 GPUs kernel 2);
 * ``networkx``     ``networkx.transitivity``, the reference peer (slow: small sizes only).
 
 Each method counts the same integers t and p, so every row carries them and the sweep checks that
@@ -29,6 +32,7 @@ import numpy as np
 from ..errors import InvalidParameter
 from . import generators as G
 from .clustering import GPUClustering, cpu_counts
+from .clustering_multi import MultiGPUClustering
 from .stats import loglog_slope
 
 FAMILIES = {"ws": "Watts–Strogatz k = 50, p = 0.1", "ba": "Barabási–Albert k ≈ 50 (m = 25)"}
@@ -45,11 +49,13 @@ PAPER_SLOPES = {
     "ba": {"single core": 1.37, "pThreads": 1.56, "TBB": 1.67, "GPU kernel 1": 1.45, "GPU kernel 2": 1.43,
            "2 GPUs kernel 1": 1.40, "2 GPUs kernel 2": 1.40, "Cell": 1.23},
 }
-METHODS = ("cpu", "cpu-threads", "gpu-arc", "gpu-sorted", "networkx")
+METHODS = ("cpu", "cpu-threads", "gpu-arc", "gpu-sorted", "multi-arc", "multi-sorted", "networkx")
 GPU_METHODS = ("gpu-arc", "gpu-sorted")
+#: the per-arc kernels over several GPUs (virtual GPUs on the CPU backend: they run anywhere)
+MULTI_METHODS = ("multi-arc", "multi-sorted")
 #: the paper's implementation each of ours stands for (its slope is compared with ours)
 PAPER_NAME = {"cpu": "single core", "cpu-threads": "pThreads", "gpu-arc": "GPU kernel 1",
-              "gpu-sorted": "GPU kernel 2"}
+              "gpu-sorted": "GPU kernel 2", "multi-arc": "2 GPUs kernel 1", "multi-sorted": "2 GPUs kernel 2"}
 MIN_V, MAX_V = 100, 1_000_000         # k = 50: 25M edges at the top (paper 001: ≤ 200 000)
 
 
@@ -64,9 +70,18 @@ def default_sizes(backend) -> dict:
 
 
 def default_methods(backend) -> list[str]:
-    """Both CPU versions, plus both GPU kernels on a GPU (networkx is opt-in: slow)."""
+    """Both CPU versions, plus both GPU kernels on a GPU and both multi-GPU kernels where there are
+    ≥ 2 GPUs (networkx is opt-in: slow)."""
+    from ..devices import gpu_count
     gpu = backend is not None and backend.is_gpu
-    return ["cpu", "cpu-threads"] + (list(GPU_METHODS) if gpu else [])
+    multi = gpu and gpu_count(backend) >= 2
+    return ["cpu", "cpu-threads"] + (list(GPU_METHODS) if gpu else []) + (list(MULTI_METHODS) if multi else [])
+
+
+def default_gpus(backend) -> int:
+    """GPUs of the multi-* methods by default: every visible GPU (≥ 2), 2 virtual ones on the CPU."""
+    from ..devices import gpu_count
+    return max(2, gpu_count(backend)) if backend is not None else 2
 
 
 def make_graph(family: str, n: int, seed: int):
@@ -93,6 +108,7 @@ class CCRow:
     p: int                 # Σ d(d − 1) = 2 × connected triples
     clustering: float      # 3t / p
     agrees: bool           # t and p equal the first method's on this graph
+    gpus: int = 1          # devices the method ran on (multi-*: GPUs, virtual on the CPU backend)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -101,7 +117,7 @@ class CCRow:
 CSV_COLUMNS = tuple(CCRow.__dataclass_fields__)
 
 
-def _counter(method: str, g, backend, workers: int) -> Callable[[], tuple[int, int]]:
+def _counter(method: str, g, backend, workers: int, gpus: int = 2) -> Callable[[], tuple[int, int]]:
     """A no-argument function returning (t, p) for ``g``, its inputs already laid out."""
     csr = g.csr()
     if method == "cpu":
@@ -110,6 +126,8 @@ def _counter(method: str, g, backend, workers: int) -> Callable[[], tuple[int, i
         return lambda: cpu_counts(csr, workers)
     if method in GPU_METHODS:
         return GPUClustering(csr, backend, "arc" if method == "gpu-arc" else "sorted").counts
+    if method in MULTI_METHODS:
+        return MultiGPUClustering(csr, backend, "arc" if method == "multi-arc" else "sorted", gpus).counts
     if method == "networkx":
         import networkx as nx
 
@@ -144,6 +162,14 @@ def check_methods(methods, backend, sizes: dict | None = None) -> list[str]:
     return methods
 
 
+def check_gpus(gpus) -> int:
+    """The device count of the multi-* methods: an integer 1 … MAX_GPUS."""
+    from ..devices import MAX_GPUS
+    if isinstance(gpus, bool) or not isinstance(gpus, (int, np.integer)) or not 1 <= gpus <= MAX_GPUS:
+        raise InvalidParameter(f"gpus must be an integer from 1 to {MAX_GPUS} (got {gpus!r})")
+    return int(gpus)
+
+
 def check_sizes(sizes: dict) -> dict:
     """{family: sorted sizes}, each family with ≥ 2 sizes in MIN_V … MAX_V (k = 50 needs V > 50)."""
     out = {}
@@ -163,8 +189,10 @@ def check_sizes(sizes: dict) -> dict:
 
 
 def run_cc_sweep(sizes: dict, methods=("cpu",), repeats: int | dict = 5, backend=None, seed: int = 1,
-                 workers: int | None = None, cancel: Callable[[], bool] | None = None) -> Iterator[CCRow]:
-    """Yield a CCRow per (family, V, method): ``sizes`` maps a family ("ws", "ba") to its V values.
+                 workers: int | None = None, cancel: Callable[[], bool] | None = None,
+                 gpus: int = 2) -> Iterator[CCRow]:
+    """Yield a CCRow per (family, V, method): ``sizes`` maps a family ("ws", "ba") to its V values;
+    ``gpus``: devices of the multi-* methods.
 
     One graph per (family, V) from ``seed``, shared by every method; each method is timed
     ``repeats`` times per point (an int, or {method: int}; paper 001: the mean of 30 runs), after
@@ -177,16 +205,17 @@ def run_cc_sweep(sizes: dict, methods=("cpu",), repeats: int | dict = 5, backend
     workers = int(workers or default_workers())
     if workers < 1:
         raise InvalidParameter(f"workers must be ≥ 1 (got {workers})")
+    gpus = check_gpus(gpus)
     warm = {"networkx"}
     for fam, ns in sizes.items():
         for n in ns:
             if cancel is not None and cancel():
                 return
-            yield from point_rows(fam, n, methods, reps, backend, seed, workers, warm, cancel)
+            yield from point_rows(fam, n, methods, reps, backend, seed, workers, warm, cancel, gpus)
 
 
 def point_rows(family: str, n: int, methods, reps: dict, backend=None, seed: int = 1, workers: int = 1,
-               warm: set | None = None, cancel: Callable[[], bool] | None = None) -> Iterator[CCRow]:
+               warm: set | None = None, cancel: Callable[[], bool] | None = None, gpus: int = 2) -> Iterator[CCRow]:
     """The rows of one (family, V) point of ``run_cc_sweep``: one graph from ``seed``, each method
     timed ``reps[method]`` times on it; a method not yet in ``warm`` (a set the caller keeps across
     points; updated here) runs once untimed first.  ``agrees``: (t, p) equal the first method's."""
@@ -197,7 +226,8 @@ def point_rows(family: str, n: int, methods, reps: dict, backend=None, seed: int
     for method in methods:
         if cancel is not None and cancel():
             return
-        count = _counter(method, g, backend, workers)
+        count = _counter(method, g, backend, workers, gpus)
+        used = len(count.__self__.devices) if method in MULTI_METHODS else 1
         if method not in warm:
             count()                                        # untimed: compilation, first call
             warm.add(method)
@@ -210,7 +240,7 @@ def point_rows(family: str, n: int, methods, reps: dict, backend=None, seed: int
             times.append(time.perf_counter() - t0)
         ref = ref or (t, p)
         yield CCRow(family, n, g.m, method, float(np.mean(times)), float(np.std(times)), reps[method],
-                    t, p, 3.0 * t / p if p > 0 else 0.0, (t, p) == ref)
+                    t, p, 3.0 * t / p if p > 0 else 0.0, (t, p) == ref, used)
 
 
 def fit_slopes(rows) -> dict[tuple[str, str], float]:

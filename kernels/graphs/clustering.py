@@ -86,7 +86,7 @@ def _triangles_cpu(csr: CSR, workers: int = 1) -> np.ndarray:
     return (np.concatenate(parts) if parts else np.zeros(0)).astype(np.int64)
 
 
-def _arcs(csr: CSR, variant: str):
+def arc_order(csr: CSR, variant: str):
     """Arc sources S and ends A in the kernel's order: storage order (kernel 1) or sorted by the
     end vertex's degree (kernel 2, so a warp's outer loops have similar lengths)."""
     if variant not in VARIANTS:
@@ -101,7 +101,7 @@ def _arcs(csr: CSR, variant: str):
 def _gpu_counts(csr: CSR, backend, variant: str, local: bool):
     from ._cuda import blocks, kernel
     cp = backend.xp
-    S, A = _arcs(csr, variant)
+    S, A = arc_order(csr, variant)
     d_ptr, d_idx = cp.asarray(csr.indptr), cp.asarray(csr.indices)
     d_S, d_A = cp.asarray(S), cp.asarray(A)
     counters = cp.zeros(2, dtype=cp.uint64)
@@ -126,7 +126,7 @@ class GPUClustering:
 
     def __init__(self, csr: CSR, backend, variant: str = "arc"):
         cp = backend.xp
-        S, A = _arcs(csr, variant)
+        S, A = arc_order(csr, variant)
         self.csr, self.cp = csr, cp
         self.d = [cp.asarray(csr.indptr), cp.asarray(csr.indices), cp.asarray(S), cp.asarray(A)]
         self.counters = cp.zeros(2, dtype=cp.uint64)

@@ -12,6 +12,9 @@
   to the sequential stream.
 * :func:`uniform_field` — the project's seeded uniform fields (used by the
   Cahn–Hilliard initial conditions): identical values on NumPy and CuPy.
+* :mod:`.streams` — the approaches as a registry (``seq``, ``threads``, ``gpu1``,
+  ``gpu2``), on one GPU or several (paper 001 §6.5; virtual GPUs on the CPU);
+  :mod:`.quality` — χ², lag and cross-stream correlations, paper 001 Table 1 re-run.
 
 The GPU parts import CuPy lazily; importing this package never needs CuPy.
 """

@@ -110,8 +110,13 @@ def _cp():
     return cupy
 
 
-@functools.lru_cache(maxsize=None)
 def _module(out_code: str):
+    """The generator kernels for output type ``out_code``, loaded on the current device."""
+    return _module_on(out_code, _cp().cuda.runtime.getDevice())
+
+
+@functools.lru_cache(maxsize=None)
+def _module_on(out_code: str, device: int):
     cp = _cp()
     typ, conv = _OUT[out_code]
     src = _SRC.replace("OUT_T", typ).replace("CONV", conv)
@@ -173,11 +178,13 @@ def per_thread_reference(n_threads: int, n_per_thread: int, seed: int,
 class PerThreadGPU:
     """Approach 1 (Alg. 29–30) on the GPU: ``T`` streams with L = 97 tables."""
 
-    def __init__(self, n_threads: int = T_PAPER, seed: int = 0, lag: int = L97):
+    def __init__(self, n_threads: int = T_PAPER, seed: int = 0, lag: int = L97, seeds=None):
+        """``seeds``: the threads' (ij, kl) arrays (default :func:`thread_seeds` of ``seed``), e.g.
+        one device's share of a multi-GPU run's seeds (paper 001 §6.5)."""
         cp = _cp()
         self.T = int(n_threads)
         self.lag = int(lag)
-        ij, kl = thread_seeds(seed, self.T)
+        ij, kl = thread_seeds(seed, self.T) if seeds is None else (np.asarray(s, np.int32) for s in seeds)
         self.U = cp.empty(self.T * self.lag, cp.int32)
         grid = (-(-self.T // BLOCK),)
         _module("f4").get_function("lf_init")(

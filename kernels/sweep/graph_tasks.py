@@ -157,7 +157,7 @@ def _objects(sweep: Sweep, cls) -> Iterator:
         if row.get("error"):
             where = ", ".join(f"{k} {row[k]}" for k in sweep.points[row["point"]])
             raise ExplorerError(f"{where}: {row['error']}")
-        yield cls(**{k: row[k] for k in names})
+        yield cls(**{k: row[k] for k in names if k in row})     # a field added later keeps its default
 
 
 def reproduce_sweep(types, sizes, instances: int = 3, method: str = "cpu-sampled", backend: str = "auto",

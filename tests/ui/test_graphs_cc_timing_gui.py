@@ -174,7 +174,7 @@ def test_state_round_trip_and_junk(panel, backend):
     panel.sp_seed.setValue(42)
     st = json.loads(json.dumps(panel.state()))
     assert st == {"families": ["ws"], "sizes": {"ws": "1000, 3000", "ba": "500, 700, 900"},
-                  "methods": ["cpu-threads", "networkx"], "repeats": 7, "threads": 3, "seed": 42}
+                  "methods": ["cpu-threads", "networkx"], "repeats": 7, "threads": 3, "seed": 42, "gpus": 2}
     other = ClusteringTimingPanel(backend)
     assert other.state() != st
     other.restore(st)
@@ -246,3 +246,17 @@ def test_workspace_cancel_and_busy_cover_the_sweep_tabs(qtbot, graphs_ws):
         qtbot.waitUntil(lambda: len(panel.rows) >= 1, timeout=30000)
         graphs_ws.cancel()
     assert not graphs_ws.busy() and 1 <= len(panel.rows) < 16 and "cancelled" in panel.lbl.text()
+
+
+def test_two_virtual_gpu_curves_count_like_one_core(panel, qtbot):
+    """multi-arc / multi-sorted on 2 virtual GPUs (CPU backend): their own curves, the same t and p."""
+    configure(panel, ws="300, 500", ba="300, 500", methods=("cpu", "multi-arc", "multi-sorted"))
+    panel.sp_gpus.setValue(2)
+    assert "virtual GPUs" in panel.ck_methods["multi-arc"].toolTip() and panel.sp_gpus.toolTip()
+    with qtbot.waitSignal(panel.finished, timeout=120_000):
+        assert panel.run()
+    assert {r.method for r in panel.rows} == {"cpu", "multi-arc", "multi-sorted"}
+    assert all(r.agrees for r in panel.rows)
+    assert {r.gpus for r in panel.rows if r.method.startswith("multi")} == {2}
+    assert {("ws", "multi-arc"), ("ba", "multi-sorted")} <= set(panel.curves)
+    assert "2 GPUs kernel 1" in panel.lbl.text()
