@@ -346,10 +346,12 @@ class BlockSweepPanel(_Panel):
         self._redraw()
 
         def rows(cancelled):
+            from kernels.occupancy.gpu import launch_occupancy
             for t in types:
                 for n in ns:
                     yield from E.run_block_sweep([t], [n], E.SWEEP_BLOCKS, kernel, v["repeats"], min(v["batch"], n),
-                                                 self.backend, v["seed"], cancel=cancelled)
+                                                 self.backend, v["seed"], cancel=cancelled,
+                                                 occupancy_of=launch_occupancy)
 
         self._start("Block-size sweep", rows, len(types) * len(ns) * len(E.SWEEP_BLOCKS))
         return True

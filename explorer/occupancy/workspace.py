@@ -372,7 +372,7 @@ class OccupancyWorkspace(QMainWindow):
 
     def compile_kernels(self) -> None:
         from PyQt6.QtWidgets import QApplication
-        from kernels.occupancy.gpu import compile_app_kernels
+        from kernels.app_kernels import compile_app_kernels
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             compile_app_kernels()
@@ -393,7 +393,7 @@ class OccupancyWorkspace(QMainWindow):
         if self._device_spec is None:
             return []
         from PyQt6.QtWidgets import QApplication
-        from kernels.occupancy.gpu import block_size_sweep
+        from kernels.app_kernels import block_size_sweep
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             rows = block_size_sweep(kind, size, repeats=5)
