@@ -16,7 +16,7 @@ from kernels.graphs import reproduce as rp
 
 from ..export import Figure, guarded, save_figure, write_file
 from ..log_axis import log_axes
-from .worker import Job
+from ..jobs import GeneratorJob
 
 COLORS = {"alpha-ring": (31, 119, 180), "alpha": (214, 39, 40), "ba": (44, 160, 44)}
 #: short legend names (the plots share the tab with the controls)
@@ -37,12 +37,6 @@ ALPHA_TIP = ("Watts' α-model: a vertex pair with m common neighbours (of k) is 
              "Paper 000 does not give its values: defaults are ours (generators.ALPHA_SETS).")
 
 
-class SweepJob(Job):
-    """A Job that also streams each finished instance."""
-
-    row = pyqtSignal(object)
-
-
 class SweepRunner:
     """The run / cancel / end cycle of a sweep tab (mixed into a QWidget).  The tab provides
     ``job`` (None when idle), ``message``, ``rows``, ``bt_run``, ``bt_cancel``, ``progress``, ``lbl``,
@@ -56,15 +50,9 @@ class SweepRunner:
     def _start(self, title: str, rows, total: int) -> None:
         """Run ``rows(cancelled)`` (an iterator of finished rows) on a worker thread, streaming each
         to ``_on_row``; the progress bar counts rows out of ``total``."""
-        job = SweepJob(title, None)
-
-        def work(progress, cancelled):
-            for r in rows(cancelled):
-                job.row.emit(r)
-
-        job.fn = work
-        job.row.connect(self._on_row)
-        job.row.connect(lambda _r: self.progress.setValue(len(self.rows)))
+        job = GeneratorJob(title, rows)
+        job.yielded.connect(self._on_row)
+        job.yielded.connect(lambda _r: self.progress.setValue(len(self.rows)))
         job.done.connect(lambda _r: self._end("done"))
         job.failed.connect(lambda msg: self._end(msg, failed=True))
         job.cancelled.connect(lambda: self._end("cancelled"))
@@ -82,7 +70,7 @@ class SweepRunner:
     def _end(self, what, failed=False):
         job, self.job = self.job, None
         if job is not None:
-            job.thread.wait(5000)
+            job.wait(5000)
         self.bt_run.setEnabled(True)
         self.bt_cancel.setEnabled(False)
         if failed:
