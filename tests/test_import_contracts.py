@@ -37,7 +37,7 @@ def test_import_contracts_hold():
 def test_the_contracts_catch_a_system_importing_another(tmp_path):
     with open(os.path.join(ROOT, "pyproject.toml")) as fh:
         text = fh.read()
-    config = text[text.index("[tool.importlinter]"):]
+    config = text[text.index("\n[tool.importlinter]\n"):]
     (tmp_path / "pyproject.toml").write_text(config)
     files = {
         "kernels/__init__.py": "",

@@ -19,15 +19,15 @@ are template arguments.  Modules compile lazily and are cached per instantiation
 """
 from __future__ import annotations
 
-import os
 import threading
+from importlib.resources import files
 
 import numpy as np
 
 from .. import launches
 from .steppers import Stepper
 
-_CUDA_DIR = os.path.join(os.path.dirname(__file__), "cuda")
+_CUDA_DIR = files(__package__) / "cuda"        # package data (importlib.resources)
 _BC = {"periodic": 0, "mirror": 1, "fixed": 2}
 READ_GLOBAL, READ_TEX1D, READ_TEX2D = 0, 1, 2
 
@@ -62,10 +62,8 @@ def _code() -> str:
     """ch_kernels.cu with ch_stencil.cuh inlined (so CuPy's cache key covers both)."""
     global _source
     if _source is None:
-        with open(os.path.join(_CUDA_DIR, "ch_stencil.cuh")) as fh:
-            header = fh.read()
-        with open(os.path.join(_CUDA_DIR, "ch_kernels.cu")) as fh:
-            body = fh.read()
+        header = (_CUDA_DIR / "ch_stencil.cuh").read_text(encoding="utf-8")
+        body = (_CUDA_DIR / "ch_kernels.cu").read_text(encoding="utf-8")
         _source = body.replace('#include "ch_stencil.cuh"', header)
     return _source
 
