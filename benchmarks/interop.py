@@ -19,7 +19,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096])
     ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--quick", action="store_true", help="one 256² field, 3 repeats (a smoke test)")
     a = ap.parse_args()
+    if a.quick:
+        a.sizes, a.repeat = [256], 3
     import cupy as cp
     from OpenGL import GL
     from explorer.gl_interop import InteropUploader

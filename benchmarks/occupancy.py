@@ -25,7 +25,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write all rows as JSON here")
     ap.add_argument("--ch-size", type=int, default=4096)
     ap.add_argument("--rng-threads", type=int, default=30720 * 8)
+    ap.add_argument("--quick", action="store_true", help="small block-size sweeps (a smoke test)")
     a = ap.parse_args(argv)
+    if a.quick:
+        a.ch_size, a.rng_threads = 512, 30720
 
     import cupy as cp
 
