@@ -11,6 +11,7 @@ from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, 
 
 from kernels.errors import ExplorerError
 
+from . import jobs
 from . import presets as presets_mod
 from . import theme as theme_mod
 from . import workspaces as registry
@@ -632,5 +633,6 @@ class MainWindow(WindowFilesMixin, QMainWindow):
             finally:
                 self.settings.endGroup()
             w.shutdown()
+        jobs.wait_all(10000)                 # any background job a workspace left running
         self.settings.sync()
         super().closeEvent(ev)

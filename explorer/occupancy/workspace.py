@@ -382,7 +382,7 @@ class OccupancyWorkspace(Workspace, QMainWindow):
             return
         r = self.kernel_rows[rows[0].row()]
         self.set_inputs(cc=DEVICE, threads=r["block"], regs=r["registers"], smem_static=r["static_smem"],
-                        smem_dynamic=0)
+                        smem_dynamic=r.get("dynamic_smem", 0))
         self.message_bar.show_message(f"Loaded {r['name']} into the calculator", "info")
 
     def measure_block_sizes(self, kind: str = "ch_point", size: int = 2048) -> list[dict]:
