@@ -34,6 +34,7 @@ from kernels.graphs import reproduce as rp  # noqa: E402
 from kernels.graphs import sssp_table as T  # noqa: E402
 from kernels.graphs.apsp import apsp  # noqa: E402
 from kernels.graphs.stats import summary  # noqa: E402
+from kernels.occupancy.gpu import launch_occupancy  # noqa: E402
 
 LINES: list[str] = []
 SECTIONS = ("apsp30k", "evolution", "multi", "sweep", "table", "scaling", "overhead")
@@ -158,7 +159,7 @@ def section_sweep(be, quick):
     rows = []
     for t, n in (("alpha-ring", 2000), ("alpha", 10000), ("ba", 10000)):
         rows += list(E.run_block_sweep([t], [n // 4 if quick else n], E.SWEEP_BLOCKS, "gpu-bfs-k7",
-                                       repeats=3, batch=n, backend=be))
+                                       repeats=3, batch=n, backend=be, occupancy_of=launch_occupancy))
     types = [t for t in E.TYPES if any(r.type == t for r in rows)]
     out("| block | " + " | ".join(f"{t} N={next(r.n for r in rows if r.type == t)} s" for t in types)
         + " | registers | occupancy | limiter |")

@@ -25,7 +25,7 @@ from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from kernels.backend import Backend, _gpu_backend  # noqa: E402
+from kernels.backend import Backend, gpu_backend  # noqa: E402
 from kernels.cahn_hilliard.params import CHParams  # noqa: E402
 from kernels.cahn_hilliard.steppers import ReferenceStepper  # noqa: E402
 
@@ -71,7 +71,7 @@ def field(shape, xp):
 
 def time_variant(params, phi, steps, reps, **attrs):
     from kernels.cahn_hilliard.cuda_stepper import CudaStepper
-    st = CudaStepper(params, _gpu_backend())
+    st = CudaStepper(params, gpu_backend())
     for k, v in attrs.items():
         setattr(st, k, v)
     state = {"phi": phi}
@@ -82,7 +82,7 @@ def time_variant(params, phi, steps, reps, **attrs):
 
 
 def time_naive(params, phi, steps, reps):
-    st = ReferenceStepper(params, _gpu_backend())
+    st = ReferenceStepper(params, gpu_backend())
     state = {"phi": phi}
 
     def f(k):
@@ -194,7 +194,7 @@ def tune(steps, reps):
                                  integrator="rk2", variant=v, dtype=dt_)
                     x0 = np.random.default_rng(1).uniform(-0.5, 0.5, p.shape).astype(dt_)
                     ref = ReferenceStepper(p, cpu).step(x0.copy(), 20).astype(np.float64)
-                    st = CudaStepper(p, _gpu_backend())
+                    st = CudaStepper(p, gpu_backend())
                     setattr(st, attr, shp)
                     got = cp.asnumpy(st.step(cp.asarray(x0), 20)).astype(np.float64)
                     errs.append(np.linalg.norm(got - ref) / np.linalg.norm(ref))
@@ -226,7 +226,7 @@ def main(argv=None):
     ap.add_argument("--skip-paper", action="store_true", help="only the side-by-side table (no N sweep)")
     args = ap.parse_args(argv)
     import cupy as cp
-    gb = _gpu_backend()
+    gb = gpu_backend()
     steps, reps = (20, 5) if args.quick else (50, 15)
     bw = copy_bandwidth()
     lines = [f"Device: {gb.device_name}; CuPy {cp.__version__}; "

@@ -77,7 +77,10 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per compile before it is given up")
     ap.add_argument("--skip-cell", action="store_true",
                     help="leave out the thread-per-cell source's compile (minutes for the large models)")
+    ap.add_argument("--quick", action="store_true", help="the LR-1991 cell only, no thread-per-cell compile")
     a = ap.parse_args()
+    if a.quick:
+        a.models, a.skip_cell = ["luo_rudy_1991"], True
     from kernels import backend as bk
     gpu, why = bk.gpu_available()
     if gpu:

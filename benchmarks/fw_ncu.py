@@ -23,12 +23,15 @@ def main():
     ap.add_argument("--what", default="gemm")
     ap.add_argument("--cfg", default=fw_gpu.DEFAULT_GEMM)
     ap.add_argument("--tile", type=int, default=64)
+    ap.add_argument("--quick", action="store_true", help="n = 512, float only (a smoke test)")
     a = ap.parse_args()
+    if a.quick:
+        a.n = 512
     be = select("gpu")
     cp, n = be.xp, a.n
     dev = fw_gpu.CudaDevice(be)
     rng = np.random.default_rng(0)
-    for t in ("float", "int", "dpx"):
+    for t in (("float",) if a.quick else ("float", "int", "dpx")):
         dt = np.float32 if t == "float" else np.int32
         if a.what == "gemm":
             x, y = (cp.asarray(rng.integers(1, 1000, (n, n)).astype(dt)) for _ in range(2))

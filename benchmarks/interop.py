@@ -26,7 +26,10 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096])
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--volume", action="store_true", help="3D: N³ frames into a Volume's 3D texture")
+    ap.add_argument("--quick", action="store_true", help="one small field, 3 repeats (a smoke test)")
     a = ap.parse_args()
+    if a.quick:
+        a.sizes, a.repeat = ([64] if a.volume else [256]), 3
     if a.volume:
         return volume(a.sizes if a.sizes != [1024, 2048, 4096] else [64, 128, 256], a.repeat)
     import cupy as cp

@@ -25,7 +25,7 @@ from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from kernels.backend import _gpu_backend  # noqa: E402
+from kernels.backend import gpu_backend  # noqa: E402
 from kernels.cahn_hilliard.cuda_stepper import CudaStepper  # noqa: E402
 from kernels.cahn_hilliard.multigpu import MultiGPUStepper  # noqa: E402
 from kernels.cahn_hilliard.params import CHParams  # noqa: E402
@@ -68,7 +68,7 @@ def _field(shape):
 
 def single_gpu(p, shape):
     import cupy as cp
-    be = _gpu_backend()
+    be = gpu_backend()
     with cp.cuda.Device(0):
         st = CudaStepper(p, be)
         box = {"phi": _field(shape)}
@@ -83,7 +83,7 @@ def single_gpu(p, shape):
 
 def multi_gpu(p, shape, devices, exchange, graph, overlap=True):
     import cupy as cp
-    be = _gpu_backend()
+    be = gpu_backend()
     st = MultiGPUStepper(p, be, devices, exchange, overlap=overlap, graph=graph)
     with cp.cuda.Device(0):
         phi = _field(shape)

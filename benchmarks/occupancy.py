@@ -25,11 +25,15 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write all rows as JSON here")
     ap.add_argument("--ch-size", type=int, default=4096)
     ap.add_argument("--rng-threads", type=int, default=30720 * 8)
+    ap.add_argument("--quick", action="store_true", help="small block-size sweeps (a smoke test)")
     a = ap.parse_args(argv)
+    if a.quick:
+        a.ch_size, a.rng_threads = 512, 30720
 
     import cupy as cp
 
     from kernels.occupancy import gpu as og
+    from kernels import app_kernels
     spec = og.device_spec()
     dev = spec.examples
     print(f"# Occupancy benchmark — {dev} (CC {spec.cc}), CuPy {cp.__version__}, "
@@ -69,7 +73,7 @@ def main(argv=None) -> int:
     out["carveout"] = carve
 
     print("\n## The app's kernels on this GPU\n")
-    og.compile_app_kernels()
+    app_kernels.compile_app_kernels()
     rows = og.app_kernel_table()
     print("| kernel | registers | static smem (B) | max threads/block | block | blocks/SM | occupancy | limiter | driver blocks/SM |")
     print("|---|---:|---:|---:|---:|---:|---:|---|---:|")
@@ -82,7 +86,7 @@ def main(argv=None) -> int:
     print("\n## Block-size sweeps: measured throughput vs theoretical occupancy\n")
     out["block_sweeps"] = {}
     for kind, size in (("ch_point", a.ch_size), ("rng_per_thread", a.rng_threads)):
-        sw = og.block_size_sweep(kind, size)
+        sw = app_kernels.block_size_sweep(kind, size)
         out["block_sweeps"][kind] = sw
         best = max(sw, key=lambda r: r["throughput"])
         unit = sw[0]["unit"]

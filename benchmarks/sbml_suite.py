@@ -27,13 +27,18 @@ def main(argv=None) -> int:
     ap.add_argument("--suite-dir", default=None)
     ap.add_argument("--sample", action="store_true", help="only the fixed CI sample")
     ap.add_argument("--json", help="write every runtime's full report here")
+    ap.add_argument("--quick", action="store_true", help="the first 10 cases of the CI sample, runtime cpu only")
     a = ap.parse_args(argv)
+    if a.quick:
+        a.sample, a.runtimes = True, "cpu"
 
     from kernels.flint import suite
     ids = suite.parse_case_ids(a.cases) if a.cases else None
     if a.sample:
         sample = set(suite.read_sample())
         ids = sorted(sample) if ids is None else [i for i in ids if i in sample]
+        if a.quick:
+            ids = ids[:10]
     root = suite.suite_dir(a.suite_dir)
     cases = suite.discover(root, ids)
     print(f"# SBML Test Suite — {len(cases)} TimeCourse cases, {a.workers} workers, "

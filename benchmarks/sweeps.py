@@ -199,7 +199,10 @@ def main():
     ap.add_argument("--sizes", default="1000,5000,10000,15000,20000")
     ap.add_argument("--instances", type=int, default=3)
     ap.add_argument("--dry-run", action="store_true", help="the GPU part's code on the CPU (method cpu), small")
+    ap.add_argument("--quick", action="store_true", help="8 small runs, 2 workers (a smoke test of the CPU part)")
     a = ap.parse_args()
+    if a.quick:
+        a.runs, a.size, a.steps, a.workers, a.empty = 8, 32, 50, 2, 20
     import dask
     import distributed
     out(f"## Sweeps on Dask (benchmarks/sweeps.py) — {time.strftime('%Y-%m-%d')}, {platform.node()}, "

@@ -57,7 +57,10 @@ def main():
     ap.add_argument("--types", default="alpha-ring,alpha,ba")
     ap.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 2))
     ap.add_argument("--method", default="gpu-bfs", help="APSP method (cpu for a dry run without a GPU)")
+    ap.add_argument("--quick", action="store_true", help="a dry run on the CPU: N = 200, 400, one instance")
     a = ap.parse_args()
+    if a.quick:
+        a.instances, a.sizes, a.types, a.workers, a.method = 1, "200,400", "alpha,ba", 1, "cpu"
     sizes = [int(s) for s in a.sizes.split(",")]
     types = a.types.split(",")
 

@@ -128,7 +128,9 @@ def run(a) -> int:
     t0 = time.perf_counter()
     if a.sweep:
         total = len(types) * len(sizes) * len(blocks)
-        sweep = E.run_block_sweep(types, sizes, blocks, kernels[0], repeats, batch, be, seed)
+        from kernels.occupancy.gpu import launch_occupancy
+        sweep = E.run_block_sweep(types, sizes, blocks, kernels[0], repeats, batch, be, seed,
+                                  occupancy_of=launch_occupancy)
         to_csv = E.sweep_to_csv
     else:
         if batch == 1 and max(sizes) >= 10000 and "alpha-ring" in types and not a.quiet:

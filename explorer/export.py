@@ -248,6 +248,43 @@ def is_blank(path_or_img) -> bool:
     return bool((a == a[0, 0]).all())
 
 
+class ExportImageDialog(QDialog):
+    """Resolution (1–8 × the canvas, ``scale``) and, for 2D fields, cropping to the field (``crop``)
+    of a view exported as an image."""
+
+    def __init__(self, canvas_size, dim, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export image")
+        form = QFormLayout(self)
+        self.scale = QSpinBox()
+        self.scale.setRange(1, 8)
+        self.scale.setValue(2)
+        self.scale.setSuffix(" ×")
+        self.size_label = QLabel()
+        w, h = canvas_size
+        upd = lambda v: self.size_label.setText(f"{w * v} × {h * v} px (before cropping)")
+        self.scale.valueChanged.connect(upd)
+        upd(2)
+        self.crop = QCheckBox("Crop to the field (2D)")
+        self.crop.setChecked(dim == 2)
+        self.crop.setEnabled(dim == 2)
+        form.addRow("Resolution", self.scale)
+        form.addRow("", self.size_label)
+        form.addRow("", self.crop)
+        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        bb.accepted.connect(self.accept)
+        bb.rejected.connect(self.reject)
+        form.addRow(bb)
+
+    @classmethod
+    def ask(cls, canvas_size, dim, parent=None) -> tuple[int, bool] | None:
+        """(scale, crop) chosen by the user, or None when the dialog is cancelled."""
+        dlg = cls(canvas_size, dim, parent)
+        if dlg.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dlg.scale.value(), dlg.crop.isChecked()
+
+
 class ExportFigureDialog(QDialog):
     """Choose a view, format, size (pixels) and DPI, and whether to add the caption footer."""
 

@@ -11,6 +11,7 @@ from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, 
 
 from kernels.errors import ExplorerError
 
+from . import jobs
 from . import presets as presets_mod
 from . import theme as theme_mod
 from . import workspaces as registry
@@ -18,6 +19,7 @@ from .app import APP_NAME, ORG
 from .papers import PAPERS
 from .widgets import ElidedLabel
 from .window_files import WindowFilesMixin
+from .workspace_api import COMMANDS
 
 
 def _badge_icon(text: str, color: str, size: int = 40, running: bool = False) -> QIcon:
@@ -163,15 +165,13 @@ class MainWindow(WindowFilesMixin, QMainWindow):
             spec = registry.get(key)
             w = spec.factory(self.backend, parent=self.stack, **self._options.get(key, {}))
             w.setObjectName(key)
-            if hasattr(w, "restore_settings"):
-                self.settings.beginGroup(f"ws/{key}")
-                try:
-                    w.restore_settings(self.settings)
-                finally:
-                    self.settings.endGroup()
-            if hasattr(w, "status_changed"):
-                w.status_changed.connect(self._on_status)
-            if self._lecture and hasattr(w, "set_lecture_mode"):
+            self.settings.beginGroup(f"ws/{key}")
+            try:
+                w.restore_settings(self.settings)
+            finally:
+                self.settings.endGroup()
+            w.status_changed.connect(self._on_status)
+            if self._lecture:
                 w.set_lecture_mode(True)
             self._workspaces[key] = w
             self.stack.addWidget(w)
@@ -185,7 +185,7 @@ class MainWindow(WindowFilesMixin, QMainWindow):
 
     def busy_workspaces(self) -> list[str]:
         """Keys of the workspaces running something (a simulation, a job, a recording)."""
-        out = [k for k, w in self._workspaces.items() if callable(getattr(w, "busy", None)) and w.busy()]
+        out = [k for k, w in self._workspaces.items() if w.busy()]
         if self._recorder is not None and self._recorder.active:
             out.append(self._recorder_key)
         return list(dict.fromkeys(out))
@@ -317,15 +317,14 @@ class MainWindow(WindowFilesMixin, QMainWindow):
         """Enable/rename the shared menu actions for the current workspace and
         rebuild its own menu (``MENU_TEXT`` renames, ``extra_actions()`` adds)."""
         ws = self.workspace()
-        texts = getattr(ws, "MENU_TEXT", {}) or {}
+        texts = ws.MENU_TEXT if ws is not None else {}
         for act, method in self._bound_actions:
-            act.setEnabled(callable(getattr(ws, method, None)))
+            act.setEnabled(self._supports(method))
             if act.data():
                 act.setText(texts.get(method) or act.data())
-        self.m_sim.menuAction().setVisible(
-            any(callable(getattr(ws, m, None)) for _t, m, _k, _tip in self.SIM_ACTIONS))
+        self.m_sim.menuAction().setVisible(any(self._supports(m) for _t, m, _k, _tip in self.SIM_ACTIONS))
         self.m_workspace.clear()
-        extra = getattr(ws, "extra_actions", lambda: [])() if ws is not None else []
+        extra = ws.extra_actions() if ws is not None else []
         for text, method, shortcut, tip in extra:
             act = QAction(text, self.m_workspace)
             if shortcut:
@@ -334,32 +333,32 @@ class MainWindow(WindowFilesMixin, QMainWindow):
             act.triggered.connect(lambda _=False, m=method: self._call(m))
             self.m_workspace.addAction(act)
         self.m_workspace.menuAction().setVisible(bool(extra))
-        self._apply_status(self._status.get(getattr(ws, "objectName", lambda: "")(), None), reset=True)
+        self._apply_status(self._status.get(ws.objectName() if ws is not None else "", None), reset=True)
         self.m_cmap.clear()
         for a in self.cmap_group.actions():
             self.cmap_group.removeAction(a)
-        names = getattr(ws, "colormaps", lambda: [])() if ws is not None else []
-        current = getattr(ws, "colormap", lambda: None)() if ws is not None else None
+        names = ws.colormaps() if self._supports("colormaps") else []
+        current = ws.colormap() if names else None
         for name in names:
             a = QAction(name, self, checkable=True, checked=(name == current))
             a.triggered.connect(lambda _=False, n=name: self._call("set_colormap", n))
             self.cmap_group.addAction(a)
             self.m_cmap.addAction(a)
         self.m_cmap.setEnabled(bool(names))
-        if ws is not None and hasattr(ws, "plots_visible"):
+        if self._supports("set_plots_visible"):
             self.act_plots.blockSignals(True)
             self.act_plots.setChecked(ws.plots_visible())
             self.act_plots.blockSignals(False)
-        if ws is not None and hasattr(ws, "colormap_changed"):
+        if self._supports("colormaps"):
             try:
                 ws.colormap_changed.disconnect(self._sync_cmap)
             except TypeError:
                 pass
             ws.colormap_changed.connect(self._sync_cmap)
-        has_figs = callable(getattr(ws, "figure_targets", None))
+        has_figs = self._supports("figures")
         self.act_figure.setEnabled(has_figs)
         self.act_copy.setEnabled(has_figs)
-        self.act_movie.setEnabled(has_figs or callable(getattr(ws, "export_movie", None)))
+        self.act_movie.setEnabled(has_figs or self._supports("export_movie"))
         self._rebuild_presets()
         self._refresh_caption()
 
@@ -375,7 +374,7 @@ class MainWindow(WindowFilesMixin, QMainWindow):
             bad.setEnabled(False)
             self.m_presets.addAction(bad)
             self.notify(f"Presets of this workspace could not be loaded: {exc}", "error")
-        usable = callable(getattr(self.workspace(), "apply_preset", None))
+        usable = self._supports("apply_preset")
         for i, p in enumerate(self.presets):
             act = QAction(f"&{i + 1}  {p['name']}" if i < 9 else p["name"], self.m_presets)
             if i < 9:
@@ -398,7 +397,7 @@ class MainWindow(WindowFilesMixin, QMainWindow):
                 self.notify(f"no preset named {which!r}", "error")
                 return False
             which = names.index(which)
-        if not (0 <= which < len(self.presets)) or not callable(getattr(ws, "apply_preset", None)):
+        if not (0 <= which < len(self.presets)) or not self._supports("apply_preset"):
             return False
         p = presets_mod.resolved(self.presets[which], self.backend.is_gpu)
         try:
@@ -426,8 +425,7 @@ class MainWindow(WindowFilesMixin, QMainWindow):
             self.act_lecture.blockSignals(False)
         # workspaces first (reduced controls), so the window fits the screen when it goes full screen
         for w in self._workspaces.values():
-            if hasattr(w, "set_lecture_mode"):
-                w.set_lecture_mode(on)
+            w.set_lecture_mode(on)
         if on:
             self._pre_lecture_state = self.windowState()
             self._pre_lecture_geometry = self.geometry()
@@ -448,8 +446,7 @@ class MainWindow(WindowFilesMixin, QMainWindow):
 
     def _refresh_caption(self) -> None:
         ws = self.workspace()
-        fn = getattr(ws, "caption", None)
-        text = fn() if callable(fn) else (self.stack.currentWidget().objectName() if ws is not None else "")
+        text = (ws.caption() or ws.objectName()) if ws is not None else ""
         if self.caption.text() != text:
             self.caption.setText(text)
 
@@ -467,9 +464,9 @@ class MainWindow(WindowFilesMixin, QMainWindow):
     def notify(self, text: str, level: str = "info") -> None:
         """Show a notice in the current workspace's message bar (or the status bar)."""
         self.last_message = text
-        bar = getattr(self.workspace(), "message_bar", None)
-        if bar is not None and hasattr(bar, "show_message"):
-            bar.show_message(text, level)
+        ws = self.workspace()
+        if ws is not None and ws.message_bar is not None:
+            ws.message_bar.show_message(text, level)
         self.statusBar().showMessage(text, 10000)
 
     # ---------------------------------------------------------------- figures
@@ -478,12 +475,17 @@ class MainWindow(WindowFilesMixin, QMainWindow):
         for a in self.cmap_group.actions():
             a.setChecked(a.text() == name)
 
-    def _call(self, method: str, *args):
+    def _supports(self, capability: str) -> bool:
+        """The current workspace offers ``capability`` (explorer.workspace_api)."""
         ws = self.workspace()
-        fn = getattr(ws, method, None)
-        if callable(fn):
-            return fn(*args)
-        return None
+        return ws is not None and ws.supports(capability)
+
+    def _call(self, method: str, *args):
+        """Run a menu command (one of the workspace's CAPABILITIES) or one of its extra_actions()."""
+        ws = self.workspace()
+        if ws is None or (method in COMMANDS and not ws.supports(method)):
+            return None
+        return getattr(ws, method)(*args)
 
     def shortcuts(self) -> list[tuple[str, str]]:
         """(keys, action) of every menu entry with a shortcut, for Help ▸ Keyboard shortcuts."""
@@ -625,13 +627,12 @@ class MainWindow(WindowFilesMixin, QMainWindow):
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/state", self.saveState())
         for key, w in self._workspaces.items():
-            if hasattr(w, "save_settings"):
-                self.settings.beginGroup(f"ws/{key}")
-                try:
-                    w.save_settings(self.settings)
-                finally:
-                    self.settings.endGroup()
-            if hasattr(w, "shutdown"):
-                w.shutdown()
+            self.settings.beginGroup(f"ws/{key}")
+            try:
+                w.save_settings(self.settings)
+            finally:
+                self.settings.endGroup()
+            w.shutdown()
+        jobs.wait_all(10000)                 # any background job a workspace left running
         self.settings.sync()
         super().closeEvent(ev)

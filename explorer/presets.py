@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 
 from kernels.errors import ExplorerError
+from resources import location
 
-PRESET_DIR = Path(__file__).resolve().parent.parent / "resources" / "presets"
+PRESET_DIR = location("presets")        # importlib.resources: the checkout, an editable install or a wheel
 REQUIRED = {"name": str, "description": str, "paper": str, "params": dict}
 OPTIONAL = {"params_cpu": dict}
 

@@ -7,9 +7,8 @@ own controls and plot around it and give it a ``make_sweep()`` callable; rows ar
 from __future__ import annotations
 
 import csv
-import traceback
 
-from PyQt6.QtCore import QObject, QThread, pyqtSignal
+from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                              QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
@@ -17,6 +16,8 @@ from kernels.errors import ExplorerError
 from kernels.fileio import atomic_write, check_output_path
 from kernels.sweep.cluster import parse_scheduler
 from kernels.sweep.results import format_value
+
+from .jobs import Job
 
 SCHEDULER_TIP = ("Where the sweep's points run:\n"
                  "local — an embedded Dask cluster on this machine: one worker process per core "
@@ -26,46 +27,32 @@ SCHEDULER_TIP = ("Where the sweep's points run:\n"
                  "'dask worker' (or 'dask cuda worker') on other machines.")
 
 
-class SweepJob(QObject):
-    """Runs ``sweep.rows()`` on a QThread: started(status) once the cluster is up, row(dict) per
-    finished row, status(dict) after it, then done() / failed(message) / cancelled()."""
+class SweepJob(Job):
+    """Runs ``sweep.rows()`` off the GUI thread (:class:`explorer.jobs.Job`): opened(status) once
+    the cluster is up, row(dict) per finished row, status(dict) after it, then done / failed /
+    cancelled; the sweep (and an embedded cluster) is closed whatever happens."""
 
-    started = pyqtSignal(dict)
+    opened = pyqtSignal(dict)
     row = pyqtSignal(dict)
     status = pyqtSignal(dict)
-    done = pyqtSignal()
-    failed = pyqtSignal(str)
-    cancelled = pyqtSignal()
 
     def __init__(self, sweep):
-        super().__init__()
+        super().__init__("the sweep")
         self.sweep = sweep
-        self.thread = QThread()
-        self.moveToThread(self.thread)
-        self.thread.started.connect(self._run)
-
-    def start(self):
-        self.thread.start()
 
     def cancel(self):
+        super().cancel()
         self.sweep.cancel()
 
-    def _run(self):
+    def work(self):
         try:
             self.sweep.open()
-            self.started.emit(self.sweep.status())
+            self.opened.emit(self.sweep.status())
             for r in self.sweep.rows():
                 self.row.emit(r)
                 self.status.emit(self.sweep.status())
-            (self.cancelled if self.sweep.cancelled else self.done).emit()
-        except (ExplorerError, OSError, MemoryError) as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:  # noqa: BLE001 — a bug: report it, keep the app alive
-            traceback.print_exc()
-            self.failed.emit(f"sweep failed: {exc.__class__.__name__}: {exc}")
         finally:
             self.sweep.close()
-            self.thread.quit()
 
 
 class SweepPanel(QWidget):
@@ -201,10 +188,10 @@ class SweepPanel(QWidget):
                 self._say(str(exc))
                 return False
         job = SweepJob(sweep)
-        job.started.connect(self._on_started)
+        job.opened.connect(self._on_started)
         job.row.connect(self._on_row)
         job.status.connect(self._on_status)
-        job.done.connect(lambda: self._end("done"))
+        job.done.connect(lambda _r: self._end("done"))
         job.cancelled.connect(lambda: self._end("cancelled"))
         job.failed.connect(lambda msg: self._end(msg, failed=True))
         self.job = job
@@ -248,7 +235,7 @@ class SweepPanel(QWidget):
     def _end(self, what: str, failed: bool = False):
         job, self.job = self.job, None
         if job is not None:
-            job.thread.wait(15000)
+            job.wait(15000)
         self.bt_run.setEnabled(True)
         self.bt_cancel.setEnabled(False)
         errors = sum(1 for r in self.rows if r.get("error"))
@@ -267,7 +254,7 @@ class SweepPanel(QWidget):
         if self.job is not None:
             job = self.job
             job.cancel()
-            job.thread.wait(30000)
+            job.wait(30000)
             self.job = None
 
     # -------------------------------------------------------------- export

@@ -6,7 +6,8 @@ import contextlib
 
 from PyQt6.QtCore import QSize, Qt
 from PyQt6.QtGui import QPainter
-from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QStyle, QToolButton, QWidget
+from PyQt6.QtWidgets import (QDockWidget, QFrame, QHBoxLayout, QLabel, QMainWindow, QScrollArea, QStyle, QToolButton,
+                             QWidget)
 
 
 class MessageBar(QFrame):
@@ -115,3 +116,44 @@ def holding(lock):
         yield
     finally:
         lock.release()
+
+
+_AREAS = {"left": Qt.DockWidgetArea.LeftDockWidgetArea, "right": Qt.DockWidgetArea.RightDockWidgetArea,
+          "bottom": Qt.DockWidgetArea.BottomDockWidgetArea, "top": Qt.DockWidgetArea.TopDockWidgetArea}
+
+
+def add_dock(window: QMainWindow, title: str, name: str, widget: QWidget, area: str = "left",
+             closable: bool = False, tabify_with: QDockWidget | None = None) -> QDockWidget:
+    """Put ``widget`` in a dock of ``window`` titled ``title`` at ``area`` (left, right, bottom,
+    top).  ``name`` is its objectName (window state is saved by it); the dock moves and floats,
+    and closes only when ``closable``; ``tabify_with`` stacks it as a tab behind that dock."""
+    dock = QDockWidget(title, window)
+    dock.setObjectName(name)
+    dock.setWidget(widget)
+    if not closable:
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+    window.addDockWidget(_AREAS[area], dock)
+    if tabify_with is not None:
+        window.tabifyDockWidget(tabify_with, dock)
+    return dock
+
+
+def plot_panel(title: str | None = None, bottom: str | None = None, left: str | None = None,
+               units: dict | None = None, background=None, grid: bool = False, legend: bool = False,
+               min_height: int | None = None):
+    """A pyqtgraph PlotWidget with its title, axis labels (``units``: {"bottom"/"left": unit}, for
+    pyqtgraph's SI-prefixed units), background, grid, legend and minimum height set in one call."""
+    import pyqtgraph as pg
+    w = pg.PlotWidget(title=title) if background is None else pg.PlotWidget(title=title, background=background)
+    units = units or {}
+    for side, text in (("bottom", bottom), ("left", left)):
+        if text is not None:
+            w.setLabel(side, text, units=units.get(side))
+    if grid:
+        w.showGrid(x=True, y=True, alpha=0.3)
+    if legend:
+        w.addLegend()
+    if min_height is not None:
+        w.setMinimumHeight(min_height)
+    return w

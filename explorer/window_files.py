@@ -21,19 +21,13 @@ class WindowFilesMixin:
     """Figure export, clipboard, movies and sessions of the current workspace."""
 
     def figures(self) -> list:
-        fn = getattr(self.workspace(), "figure_targets", None)
-        return list(fn()) if callable(fn) else []
+        ws = self.workspace()
+        return list(ws.figure_targets()) if ws is not None and ws.supports("figures") else []
 
     def figure_footer(self) -> str:
         """Default footer: the caption and the workspace's parameter summary."""
         ws = self.workspace()
-        parts = []
-        cap = getattr(ws, "caption", None)
-        if callable(cap):
-            parts.append(cap())
-        summ = getattr(ws, "parameter_summary", None)
-        if callable(summ):
-            parts.append(summ())
+        parts = [ws.caption(), ws.parameter_summary()] if ws is not None else []
         return "\n".join(p for p in parts if p)
 
     def export_figure(self, path=None, target: str | None = None, width: int | None = None,
@@ -78,7 +72,7 @@ class WindowFilesMixin:
     def record_movie(self, path=None, frames: int | None = None, fps: int = 10):
         """The workspace's own movie export (a running simulation) or a timed recording of its view."""
         ws = self.workspace()
-        if callable(getattr(ws, "export_movie", None)):
+        if ws is not None and ws.supports("export_movie"):
             return ws.export_movie(path, frames) if path is not None else ws.export_movie()
         figs = self.figures()
         if not figs:
@@ -111,7 +105,7 @@ class WindowFilesMixin:
     def save_session(self, path=None, include_data: bool | None = None):
         ws = self.workspace()
         key = self.stack.currentWidget().objectName() if ws is not None else ""
-        if not callable(getattr(ws, "session_state", None)):
+        if ws is None or not ws.supports("sessions"):
             self.notify("This workspace cannot save sessions yet.", "warning")
             return None
         if path is None:
@@ -124,7 +118,7 @@ class WindowFilesMixin:
             include_data = self.act_session_data.isChecked()
         try:
             state = ws.session_state()
-            data = ws.session_data() if include_data and callable(getattr(ws, "session_data", None)) else {}
+            data = ws.session_data() if include_data else {}
             out = session_mod.save_session(path, key, state, data, app=APP_NAME)
         except ExplorerError as exc:
             self.notify(f"Could not save the session: {exc}", "error")
@@ -150,7 +144,7 @@ class WindowFilesMixin:
             self.notify(f"Could not open the session: {exc}", "error")
             return False
         ws = self.workspace(key)
-        if not callable(getattr(ws, "restore_session", None)):
+        if not ws.supports("sessions"):
             self.notify(f"The {key} workspace cannot restore sessions.", "error")
             return False
         self.show_workspace(key)

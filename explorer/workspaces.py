@@ -1,17 +1,13 @@
 """Registry of the workspaces shown in the main window's mode bar.
 
 Each entry is a :class:`WorkspaceSpec` ``(key, title, factory)``.  A factory is
-called as ``factory(backend, parent=None, **options)`` and returns a QWidget.
-Optional methods a workspace may provide, which the main window's menus bind to
-when present: ``open_field save_field export_image export_plots export_movie
-toggle_run step_once reset set_colormap colormaps set_plots_visible
-save_settings(QSettings) restore_settings(QSettings) shutdown()``; ``figure_targets()``
-(Export / Copy figure, Record movie), ``session_state() session_data()
-restore_session(state, data)``, ``set_lecture_mode(on)``, ``busy()`` (a run is in
-progress: the mode bar marks the workspace and quitting asks first); and a Qt signal
-``status_changed(dict)`` for the status bar, with any of the keys ``fps steps_per_s t
-steps display info``, ``cursor`` (the value under the mouse, "" when none) and
-``progress`` (``(fraction, text)`` of a slow step, or None when it is done).
+called as ``factory(backend, parent=None, **options)`` and returns a QWidget that
+derives from :class:`explorer.workspace_api.Workspace`: the hooks the main window
+calls (settings, shutdown, busy, lecture mode, captions, sessions …, no-op by default)
+and ``CAPABILITIES``, the optional menu commands and features it offers.  It has a Qt
+signal ``status_changed(dict)`` for the status bar, with any of the keys ``fps
+steps_per_s t steps display info``, ``cursor`` (the value under the mouse, "" when
+none) and ``progress`` (``(fraction, text)`` of a slow step, or None when it is done).
 
 To add a workspace (Graphs, Occupancy, Flint …) append a spec with
 :func:`register` in this module; nothing else in the main window changes.

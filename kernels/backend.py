@@ -75,7 +75,9 @@ def host_available_memory() -> int:
         return 8 << 30
 
 
-def _gpu_backend() -> Backend:
+def gpu_backend() -> Backend:
+    """A CuPy backend on the current CUDA device, without changing the selection (:func:`select`);
+    BackendUnavailable when CuPy or a device is missing."""
     try:
         import cupy as cp
     except Exception as exc:  # ImportError, or a broken CUDA install
@@ -94,7 +96,8 @@ def _gpu_backend() -> Backend:
     return Backend("gpu", cp, name, cc, props=props)
 
 
-def _cpu_backend(notice: str = "") -> Backend:
+def cpu_backend(notice: str = "") -> Backend:
+    """A NumPy backend, without changing the selection (:func:`select`)."""
     return Backend("cpu", np, notice=notice)
 
 
@@ -108,23 +111,23 @@ def select(choice: str | None = None) -> Backend:
     if choice not in ("auto", "gpu", "cpu"):
         raise BackendUnavailable(f"unknown backend {choice!r}: use auto, gpu or cpu")
     if choice == "cpu":
-        _current = _cpu_backend()
+        _current = cpu_backend()
     elif choice == "gpu":
-        _current = _gpu_backend()
+        _current = gpu_backend()
     else:
         try:
-            _current = _gpu_backend()
+            _current = gpu_backend()
         except BackendUnavailable as exc:
-            _current = _cpu_backend(notice=f"no GPU: {exc}")
+            _current = cpu_backend(notice=f"no GPU: {exc}")
     return _current
 
 
 def make(choice: str) -> Backend:
     """A "cpu" or "gpu" backend without selecting it (BackendUnavailable when there is no GPU)."""
     if choice == "gpu":
-        return _gpu_backend()
+        return gpu_backend()
     if choice == "cpu":
-        return _cpu_backend()
+        return cpu_backend()
     raise BackendUnavailable(f"unknown backend {choice!r}: use gpu or cpu")
 
 
@@ -136,7 +139,7 @@ def current() -> Backend:
 def gpu_available() -> tuple[bool, str]:
     """(True, device) when a CUDA GPU with CuPy is usable, else (False, reason)."""
     try:
-        b = _gpu_backend()
+        b = gpu_backend()
     except BackendUnavailable as exc:
         return False, str(exc)
     return True, b.device_name

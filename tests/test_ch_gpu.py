@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.gpu,
 
 if _ok:
     import cupy as cp
-    from kernels.backend import _gpu_backend
+    from kernels.backend import gpu_backend
     from kernels.cahn_hilliard.cuda_stepper import CudaStepper, compiled_kernels
     from kernels.cahn_hilliard.params import CHParams
     from kernels.cahn_hilliard.steppers import ReferenceStepper
@@ -30,7 +30,7 @@ TOL = 1e-5
 
 
 def _gpu():
-    return _gpu_backend()
+    return gpu_backend()
 
 
 def _field(shape, dtype=np.float32):

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.gpu,
 
 if _ok:
     import cupy as cp
-    from kernels.backend import _gpu_backend
+    from kernels.backend import gpu_backend
     from kernels.cahn_hilliard import multigpu
     from kernels.cahn_hilliard.cuda_stepper import CudaStepper
     from kernels.cahn_hilliard.multigpu import MultiGPUStepper
@@ -39,11 +39,11 @@ def _field(shape, rng, dtype=np.float32):
 
 def _single(p, phi0, steps):
     with cp.cuda.Device(0):
-        return cp.asnumpy(CudaStepper(p, _gpu_backend()).step(cp.asarray(phi0), steps))
+        return cp.asnumpy(CudaStepper(p, gpu_backend()).step(cp.asarray(phi0), steps))
 
 
 def _multi(p, phi0, steps, devices, exchange="p2p", split_at=None, **kw):
-    st = MultiGPUStepper(p, _gpu_backend(), devices, exchange, **kw)
+    st = MultiGPUStepper(p, gpu_backend(), devices, exchange, **kw)
     with cp.cuda.Device(0):
         phi = cp.asarray(phi0)
         if split_at:   # two calls: the second must not re-scatter a stale field
@@ -116,14 +116,14 @@ def test_three_uneven_slabs_3d(rng):
 
 
 def test_missing_gpu_falls_back_with_a_note():
-    be = _gpu_backend()
+    be = gpu_backend()
     devs, notes = multigpu.resolve_devices([0, NGPU + 3], be)
     assert devs == [0] and "not present" in notes[0] and str(NGPU + 3) in notes[0]
 
 
 def test_out_of_memory_device_is_dropped(monkeypatch, rng):
     p = CHParams(dim=2, size=128, variant="B")
-    st = MultiGPUStepper(p, _gpu_backend(), [0, 1] if NGPU >= 2 else [0, 0])
+    st = MultiGPUStepper(p, gpu_backend(), [0, 1] if NGPU >= 2 else [0, 0])
     real = st.ops.free_bytes
     calls = {"n": 0}
 
@@ -140,7 +140,7 @@ def test_out_of_memory_device_is_dropped(monkeypatch, rng):
 
 def test_simulation_cli_path_on_gpus(rng):
     from kernels.cahn_hilliard import CahnHilliard
-    be = _gpu_backend()
+    be = gpu_backend()
     p = CHParams(size=128, variant="E", gpus=2, seed=int(rng.integers(1 << 30)))
     sim = CahnHilliard(p, be)
     sim.step(60)

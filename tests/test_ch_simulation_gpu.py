@@ -18,8 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @pytest.fixture(scope="module")
 def gpu():
-    from kernels.backend import _gpu_backend
-    return _gpu_backend()
+    from kernels.backend import gpu_backend
+    return gpu_backend()
 
 
 @pytest.mark.parametrize("variant", ["reference", "A", "B", "C", "D", "E"])

@@ -37,11 +37,11 @@ def test_multi_gpu_field_is_gathered_to_the_display_gpu(rng):
     interop path, with no host copy; pixels match a one-GPU run of the same steps."""
     import cupy as cp
     from explorer.gl_interop import InteropUploader
-    from kernels.backend import _gpu_backend
+    from kernels.backend import gpu_backend
     from kernels.cahn_hilliard import CahnHilliard, CHParams
     from tests.gl_egl import egl_image_canvas
     n = 96
-    be = _gpu_backend()
+    be = gpu_backend()
     p = CHParams(size=n, variant="B", gpus=2, seed=int(rng.integers(1 << 30)))
     multi = CahnHilliard(p, be)
     if multi.decomposition()["gpus"] < 2:          # one GPU here: two slabs on it

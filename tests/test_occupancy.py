@@ -279,3 +279,23 @@ def test_table_rows_cover_all():
     rows = table_rows()
     assert [r["cc"] for r in rows] == known_ccs() and len(SPECS) == len(rows)
     assert np.all(np.diff([float(r["cc"]) for r in rows]) > 0)
+
+
+def test_launch_registry_records_validates_and_filters():
+    """kernels.launches: what each module records is what the occupancy tables read back."""
+    from kernels import launches
+    launches.forget("test")
+    k1, k2 = object(), object()
+    assert launches.record("T a<1>", k1, 128, system="test") is k1
+    launches.record("T b", k2, 256, 4096, system="test")
+    launches.record("T a<1>", k1, 64, system="test")             # re-recorded: latest shape, same place
+    got = launches.recorded("test")
+    assert [(ln.name, ln.block, ln.dynamic_smem) for ln in got] == [("T a<1>", 64, 0), ("T b", 256, 4096)]
+    for bad in ((0, 0), (1025, 0), (32, -1)):
+        with pytest.raises(ValueError):
+            launches.record("T bad", k1, *bad, system="test")
+    from kernels.occupancy.gpu import app_kernels
+    names = [n for n, _ in app_kernels()]
+    assert "T a<1>" in names and "T b" in names
+    launches.forget("test")
+    assert launches.recorded("test") == []

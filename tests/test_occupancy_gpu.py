@@ -8,6 +8,7 @@ kernels are introspected the same way.  Set OCC_SWEEP_JSON=path to keep the swee
 import json
 import os
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.gpu
@@ -71,7 +72,8 @@ def test_carveout_agrees(carveout):
 
 
 def test_app_kernels_introspection_matches_the_driver():
-    from kernels.occupancy.gpu import app_kernel_table, compile_app_kernels
+    from kernels.app_kernels import compile_app_kernels
+    from kernels.occupancy.gpu import app_kernel_table
     compile_app_kernels()
     rows = app_kernel_table()
     names = [r["name"] for r in rows]
@@ -82,10 +84,19 @@ def test_app_kernels_introspection_matches_the_driver():
               f"occ {r['occupancy']:.3f} ({r['limiter']}) driver {r['driver_blocks_per_sm']}")
         assert r["registers"] > 0 and r["block"] <= r["max_threads_per_block"]
         assert r["active_blocks_per_sm"] == r["driver_blocks_per_sm"], r
+    # the launch registry holds the shapes the modules launch with (no name parsing)
+    from kernels import launches
+    from kernels.cahn_hilliard.cuda_stepper import FUSED_SHAPE, POINT_BLOCK
+    ch = {ln.name: ln for ln in launches.recorded("cahn_hilliard")}
+    assert ch["CH ch_point<float, 0, 2, 0>"].block == 16 * 16
+    assert ch["CH ch_point<float, 0, 3, 0>"].block == int(np.prod(POINT_BLOCK[3]))
+    fused3 = [ln for n, ln in ch.items() if n.startswith("CH ch_fused<float, 0, 3,")]
+    assert fused3 and all(ln.block == FUSED_SHAPE[3][0] and ln.dynamic_smem > 0 for ln in fused3)
+    assert {ln.block for ln in launches.recorded("rng")} == {64}
 
 
 def test_block_size_sweep_measures_and_predicts():
-    from kernels.occupancy.gpu import block_size_sweep
+    from kernels.app_kernels import block_size_sweep
     rows = block_size_sweep("ch_point", size=1024, blocks=[64, 256, 1024], repeats=3)
     assert [r["block"] for r in rows] == [64, 256, 1024]
     assert all(r["throughput"] > 0 and 0 < r["occupancy"] <= 1 for r in rows)

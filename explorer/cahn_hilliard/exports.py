@@ -7,41 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PyQt6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox
-
 from kernels.cahn_hilliard import io as ch_io
 from kernels.errors import ExplorerError
 
 from ..colorbar import with_colorbar
-from ..export import (Figure, MovieRecorder, array_to_qimage, guarded, qimage_to_array, save_figure,
-                      save_image, write_file)
+from ..export import (ExportImageDialog, Figure, MovieRecorder, array_to_qimage, guarded, qimage_to_array,
+                      save_figure, save_image, write_file)
 from ..widgets import holding
-
-
-class ExportImageDialog(QDialog):
-    def __init__(self, canvas_size, dim, parent=None):
-        super().__init__(parent)
-        self.setWindowTitle("Export image")
-        form = QFormLayout(self)
-        self.scale = QSpinBox()
-        self.scale.setRange(1, 8)
-        self.scale.setValue(2)
-        self.scale.setSuffix(" ×")
-        self.size_label = QLabel()
-        w, h = canvas_size
-        upd = lambda v: self.size_label.setText(f"{w * v} × {h * v} px (before cropping)")
-        self.scale.valueChanged.connect(upd)
-        upd(2)
-        self.crop = QCheckBox("Crop to the field (2D)")
-        self.crop.setChecked(dim == 2)
-        self.crop.setEnabled(dim == 2)
-        form.addRow("Resolution", self.scale)
-        form.addRow("", self.size_label)
-        form.addRow("", self.crop)
-        bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        bb.accepted.connect(self.accept)
-        bb.rejected.connect(self.reject)
-        form.addRow(bb)
 
 
 class FieldExportsMixin:
@@ -85,10 +57,10 @@ class FieldExportsMixin:
     def export_image(self, path=None, scale: float | None = None, crop_to_data: bool | None = None):
         """The field view as PNG at ``scale`` × the screen (2D cropped to the field); the path."""
         if scale is None:
-            dlg = ExportImageDialog(self.canvas.canvas.size, self.canvas.dim, self)
-            if dlg.exec() != QDialog.DialogCode.Accepted:
+            choice = ExportImageDialog.ask(self.canvas.canvas.size, self.canvas.dim, self)
+            if choice is None:
                 return None
-            scale, crop_to_data = dlg.scale.value(), dlg.crop.isChecked()
+            scale, crop_to_data = choice
         path = path or self._ask_path("Export image", "PNG image (*.png)", default="cahn_hilliard.png")
         if not path:
             return None

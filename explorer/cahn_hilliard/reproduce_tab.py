@@ -16,7 +16,7 @@ from kernels.cahn_hilliard import fig10
 from kernels.cahn_hilliard.params import GPU_VARIANTS, MAX_THREADS
 from kernels.errors import InvalidParameter
 
-from ..graphs.reproduce import SweepRunner
+from ..sweep_runner import SweepRunner
 from ..log_axis import log_axes
 from ..widgets import scrolled
 

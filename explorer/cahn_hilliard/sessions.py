@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels.cahn_hilliard.params import CHParams
-from kernels.cahn_hilliard.simulation import HISTORY_FIELDS, History
-from kernels.errors import ExplorerError
+from kernels.cahn_hilliard.simulation import HISTORY_FIELDS
 
 from ..widgets import holding
 
@@ -28,46 +27,40 @@ class SessionMixin:
                 "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
 
     def session_data(self) -> dict:
+        """The run's arrays from the simulation's own :meth:`state_dict` (field, history columns
+        ``history_<field>`` and their record numbers ``history_index``)."""
         with holding(self.worker.lock):
-            phi = self.sim.field_numpy().copy()
-            h = self.sim.history
-            hist = {f"history_{k}": np.asarray(v, np.float64) for k, v in h.as_dict().items()}
-            hist["history_index"] = np.asarray(h.index, np.int64)
-        return {"phi": phi, **hist}
+            sd = self.sim.state_dict()
+        hist = {f"history_{k}": np.asarray(v, np.float64) for k, v in sd["history"].items()}
+        hist["history_index"] = np.asarray(sd["history_index"], np.int64)
+        return {"phi": sd["phi"], **hist}
 
     def restore_session(self, state: dict, data: dict) -> None:
-        """Parameters, view and (when saved) the field bit for bit, time and traces."""
+        """Parameters, view and (when saved) the run through the simulation's
+        :meth:`~kernels.cahn_hilliard.simulation.CahnHilliard.load_state_dict`: the field bit for
+        bit, time, step count and traces.  Files of any version of this layout load."""
         p = CHParams.from_dict(state["params"])
         phi = data.get("phi")
-        if phi is not None:
-            if phi.ndim != p.dim or phi.shape != p.shape:
-                raise ExplorerError(f"the saved field has shape {phi.shape}, the parameters say {p.shape}")
-            if phi.dtype != np.dtype(p.dtype):
-                raise ExplorerError(f"the saved field is {phi.dtype}, the parameters say {p.dtype}")
-        elif p.initial == "file":
+        if phi is None and p.initial == "file":
             p = p.with_changes(initial="spinodal")
         p, cut = self._fit_gpus(p)
         pending = dict(state.get("pending") or {})
         p.with_changes(**pending)                   # a combination Reset would refuse: fail now
-        hist = None
-        if phi is not None and "history_t" in data:  # checked before anything changes
-            hist = History(capacity=self.sim.history.capacity, log_bits=self.sim.history.log_bits)
-            cols = {k: np.asarray(data.get(f"history_{k}", []), np.float64) for k in HISTORY_FIELDS}
-            hist.load({k: c.astype(np.int64).tolist() if k == "steps" else c.tolist() for k, c in cols.items()},
-                      data.get("history_index"))
+        run = None
+        if phi is not None:                         # checked before anything changes
+            history = None
+            if "history_t" in data:
+                cols = {k: np.asarray(data.get(f"history_{k}", []), np.float64) for k in HISTORY_FIELDS}
+                history = {k: c.astype(np.int64).tolist() if k == "steps" else c.tolist() for k, c in cols.items()}
+            run = self.sim.check_state_dict({"params": p, "phi": phi, "t": state.get("t", 0.0),
+                                             "steps": state.get("steps", 0), "history": history,
+                                             "history_index": data.get("history_index")})
         self.worker.pause()
         with holding(self.worker.lock):
-            if p.initial == "file":
-                self.sim.reset(p, field0=phi)
-            else:
+            if run is None:
                 self.sim.reset(p)
-                if phi is not None:
-                    self.sim.set_field(phi)
-            if phi is not None:
-                self.sim.t = float(state.get("t", 0.0))
-                self.sim.step_count = int(state.get("steps", 0))
-                if hist is not None:
-                    self.sim.history.load(hist.as_dict(), hist.index)
+            else:
+                self.sim.load_state_dict(run)
         pre = state.get("preset")
         self.preset = pre if isinstance(pre, dict) and "name" in pre and "paper" in pre else None
         self._after_rebuild()

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+from PyQt6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                              QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
@@ -20,7 +19,7 @@ from kernels.sweep import Sweep, make_task, parse_axes, product
 from kernels.sweep.commands import group_stats
 
 from ..sweep_panel import SweepPanel
-from ..widgets import scrolled
+from ..widgets import add_dock, plot_panel, scrolled
 
 #: plotted quantity: label → row column
 QUANTITIES = {"coarsening exponent α (L ∝ t^α)": "coarsening_exponent",
@@ -97,9 +96,7 @@ class CHSweepTab(QWidget):
         prow.addWidget(QLabel("against"))
         prow.addWidget(self.cb_x, 1)
         lay.addLayout(prow)
-        self.plot = pg.PlotWidget()
-        self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.setMinimumHeight(160)
+        self.plot = plot_panel(grid=True, min_height=160)
         self.curve = self.plot.plot([], [], pen=pg.mkPen((31, 119, 180), width=2), symbol="o", symbolSize=7,
                                     symbolBrush=(31, 119, 180))
         self.scatter = pg.ScatterPlotItem(size=4, brush=pg.mkBrush(31, 119, 180, 90), pen=None)
@@ -183,12 +180,7 @@ def add_sweep_dock(ws) -> CHSweepTab:
     """The Sweep tab as a dock of the Cahn–Hilliard workspace, tabbed with its Diagnostics dock (in a
     scroll area: the tab never makes the window taller than the screen, lecture mode included)."""
     tab = CHSweepTab(ws)
-    dock = QDockWidget("Sweep", ws)
-    dock.setObjectName("ch_sweep")
-    dock.setWidget(scrolled(tab))
-    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-    ws.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    ws.tabifyDockWidget(ws.plots_dock, dock)
+    dock = add_dock(ws, "Sweep", "ch_sweep", scrolled(tab), "bottom", tabify_with=ws.plots_dock)
     ws.plots_dock.raise_()
     tab.dock = dock
     return tab

@@ -11,7 +11,7 @@ import time
 from collections import deque
 
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel,
                              QMainWindow, QPushButton, QSlider, QVBoxLayout, QWidget)
 
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
@@ -21,7 +21,8 @@ from kernels.errors import ExplorerError
 
 from ..colorbar import ColorBar
 from ..export import MovieRecorder
-from ..widgets import MessageBar, busy_cursor, holding
+from ..widgets import MessageBar, add_dock, busy_cursor, holding
+from ..workspace_api import Workspace
 from .canvas import COLORMAPS, ISO_MAX_SIDE, SLICE_AXES, FieldCanvas, colormap
 from .controls import ControlPanel
 from .exports import FieldExportsMixin
@@ -30,8 +31,12 @@ from .sessions import SessionMixin
 from .worker import SimulationWorker
 
 
-class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
+class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, Workspace, QMainWindow):
     """Workspace widget (an inner QMainWindow so controls and plots are dockable)."""
+
+    CAPABILITIES = frozenset({"open_field", "save_field", "export_image", "export_plots", "export_movie",
+                              "toggle_run", "step_once", "reset", "set_colormap", "set_plots_visible",
+                              "set_controls_visible", "apply_preset", "colormaps", "figures", "sessions"})
 
     status_changed = pyqtSignal(dict)
     colormap_changed = pyqtSignal(str)
@@ -98,20 +103,10 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, QMainWindow):
         self.controls.start_pause_clicked.connect(self.toggle_run)
         self.controls.step_clicked.connect(self.step_once)
         self.controls.reset_clicked.connect(self.reset)
-        self.controls_dock = QDockWidget("Parameters", self)
-        self.controls_dock.setObjectName("ch_controls")
-        self.controls_dock.setWidget(self.controls)
-        self.controls_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                                       | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.controls_dock)
+        self.controls_dock = add_dock(self, "Parameters", "ch_controls", self.controls, "left")
 
         self.plots = DiagnosticsPlots()
-        self.plots_dock = QDockWidget("Diagnostics", self)
-        self.plots_dock.setObjectName("ch_plots")
-        self.plots_dock.setWidget(self.plots)
-        self.plots_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                                    | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.plots_dock)
+        self.plots_dock = add_dock(self, "Diagnostics", "ch_plots", self.plots, "bottom")
         self.plots.setMinimumHeight(200)
         QTimer.singleShot(0, lambda: self.resizeDocks([self.plots_dock], [270], Qt.Orientation.Vertical))
         from .sweep_tab import add_sweep_dock

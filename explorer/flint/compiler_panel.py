@@ -10,15 +10,15 @@ import csv
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt, QThread, pyqtSignal
+from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                              QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from kernels.errors import ExplorerError
 from kernels.flint import CompileOptions, compile_model
 from kernels.flint.compiler import OPTIMIZATIONS, optimization_report, report_table
 
 from ..export import Figure, guarded, save_figure, write_file
+from ..jobs import FunctionJob
 
 TIPS = {"cse": "share common subexpressions (hash-consed DAG)", "fold": "fold constant arithmetic",
         "nary": "n-ary ADD/MUL instead of binary chains", "merge": "merge phases: ≤ 3 functions a thread (§5.4.1)",
@@ -28,24 +28,10 @@ TIPS = {"cse": "share common subexpressions (hash-consed DAG)", "fold": "fold co
         "sum": "split sums of ≥ 32 terms over a warp, WARP_SUM reduction (thread-per-expression mapping)"}
 
 
-class _CompileJob(QThread):
-    finished_ok = pyqtSignal(int, object)
-    failed = pyqtSignal(int, str)
-
-    def __init__(self, token: int, args: tuple, options: CompileOptions, parent=None):
-        super().__init__(parent)
-        self.token, self.args, self.options = token, args, options
-
-    def run(self):
-        model, n, member, network = self.args
-        try:
-            prog = compile_model(model, n, member, network, self.options)
-            rep = optimization_report(model, n, member, network, self.options)
-            self.finished_ok.emit(self.token, (prog, rep))
-        except ExplorerError as exc:
-            self.failed.emit(self.token, str(exc))
-        except Exception as exc:                    # keep the app alive, say what happened
-            self.failed.emit(self.token, f"{type(exc).__name__}: {exc}")
+def _compile(args: tuple, options: CompileOptions):
+    """The compiled program and the optimisation report (ten compiles), in the worker thread."""
+    model, n, member, network = args
+    return compile_model(model, n, member, network, options), optimization_report(model, n, member, network, options)
 
 
 class CompilerPanel(QWidget):
@@ -119,9 +105,10 @@ class CompilerPanel(QWidget):
         if self._args is None:
             return
         self._token += 1
-        job = _CompileJob(self._token, self._args, self.options(), self)
-        job.finished_ok.connect(self._on_result)
-        job.failed.connect(self._on_failed)
+        token, args, options = self._token, self._args, self.options()
+        job = FunctionJob("compiling the model", lambda _progress, _cancelled: _compile(args, options))
+        job.done.connect(lambda res: self._on_result(token, res))
+        job.failed.connect(lambda msg: self._on_failed(token, msg))
         job.finished.connect(lambda j=job: self._jobs.remove(j) if j in self._jobs else None)
         self._jobs.append(job)
         self.status.setText("compiling…")

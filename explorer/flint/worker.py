@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import time
 
-from PyQt6.QtCore import QThread, pyqtSignal
+from PyQt6.QtCore import pyqtSignal
 
-from kernels.errors import ExplorerError
 from kernels.flint import Simulation
 from kernels.flint.protocols import one_way_wave
 from kernels.flint.runtimes import RUNTIME_HELP
 from kernels.flint.sbml_run import run_reference
+
+from ..jobs import Job
 
 HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
 CHUNK_SECONDS = 0.1      # integration time per chunk streamed to the GUI
@@ -20,35 +21,21 @@ PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take mor
 RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in RUNTIME_HELP.items())
 
 
-class _RunWorker(QThread):
-    """A run off the GUI thread: its config, pause/stop flags, progress/failure/finish signals."""
-    progress = pyqtSignal(object, float)       # steps (output points) done, per second (a Python int:
-                                               # more than a C int holds for long runs)
-    failed = pyqtSignal(str)
-    done = pyqtSignal()
+class _RunWorker(Job):
+    """A run off the GUI thread (:class:`explorer.jobs.Job`): its config; pause / cancel act
+    between chunks; ``steps(done, per_second)`` after each chunk ("done" a Python int: more than a
+    C int holds for long runs); ``finished()`` at the end, whatever the outcome."""
+    steps = pyqtSignal(object, float)
 
     def __init__(self, cfg: dict, parent=None):
-        super().__init__(parent)
+        super().__init__(self.TITLE, parent)
         self.cfg = cfg
-        self.paused = False
-        self.stopped = False
         self.sim = None
-
-    def run(self):
-        try:
-            self.work()
-        except ExplorerError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:                    # keep the app alive, say what happened
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-        self.done.emit()
-
-    def work(self) -> None:                         # the run itself, in the worker thread
-        raise NotImplementedError
 
 
 class FlintWorker(_RunWorker):
     """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
+    TITLE = "the Flint run"
     chunk = pyqtSignal(object, object)
     note = pyqtSignal(str)
 
@@ -79,37 +66,30 @@ class FlintWorker(_RunWorker):
                            f"{self.sim.compile_seconds:.1f} s")
         total, done, t0, every = c["steps"], 0, time.perf_counter(), c["every"]
         chunk = max(every, min(2000, max(every, total // 50)) // every * every)
-        while done < total and not self.stopped:
-            if self.paused:
-                self.msleep(30)
-                continue
+        while done < total and not self.checkpoint():      # waits while paused
             k = min(chunk, total - done)
             t1 = time.perf_counter()
             t, y = self.sim.advance(k, c["dt"], record=c["record"], every=every)
             took = time.perf_counter() - t1
             done += k
             self.chunk.emit(t, y)
-            self.progress.emit(done, done / max(time.perf_counter() - t0, 1e-9))
+            self.steps.emit(done, done / max(time.perf_counter() - t0, 1e-9))
             # about CHUNK_SECONDS of integration per chunk: a long run streams a few chunks a
             # second, not thousands of tiny ones (each a signal and a copy in the GUI thread)
             if k == chunk and took > 0:
                 want = chunk * min(4.0, max(0.25, CHUNK_SECONDS / took))
                 chunk = max(every, int(want) // every * every)
-            self.msleep(1)                      # let the GUI thread take the GIL
+            time.sleep(0.001)                   # let the GUI thread take the GIL
 
 
 class SbmlWorker(_RunWorker):
     """Runs the SBML reference simulator; emits (first index, times, samples) as output points finish."""
+    TITLE = "the SBML reference run"
     chunk = pyqtSignal(int, object, object)
 
     def __init__(self, cfg: dict, parent=None):
         super().__init__(cfg, parent)
         self.result = None
-
-    def _control(self) -> bool:
-        while self.paused and not self.stopped:
-            self.msleep(30)
-        return self.stopped
 
     def work(self):
         c, t0 = self.cfg, time.perf_counter()
@@ -117,8 +97,8 @@ class SbmlWorker(_RunWorker):
         def on_chunk(i0, t, y):
             self.chunk.emit(i0, t, y[:, :, None])
             n = i0 + len(t)
-            self.progress.emit(n, n / max(time.perf_counter() - t0, 1e-9))
-            self.msleep(1)                          # let the GUI thread take the GIL
+            self.steps.emit(n, n / max(time.perf_counter() - t0, 1e-9))
+            time.sleep(0.001)                       # let the GUI thread take the GIL
 
         self.result = run_reference(c["sbml"], c["times"], c["record"], params=c["params"],
-                                    on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self._control)
+                                    on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self.checkpoint)

@@ -29,6 +29,7 @@ from kernels.flint.sbml_run import reference_fallback
 
 from ..colorbar import bar_axes, hover, plot_colorbar
 from ..widgets import MessageBar
+from ..workspace_api import Workspace
 from .compiler_panel import CompilerPanel
 from .stimulus import StimulusEditor
 from .traces import TraceBuffer, check_recording
@@ -47,8 +48,11 @@ INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "about 108 cells at D = 0.15/ms, 54 at D = 0.1 (conduction fails below ≈ 0.09).")
 
 
-class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, QWidget):
+class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
     status_changed = pyqtSignal(dict)
+    CAPABILITIES = frozenset({"open_field", "export_image", "export_plots", "toggle_run", "apply_preset", "figures",
+                              "sessions"})
+    message_bar = property(lambda self: self.message)     # the Workspace contract's name for its MessageBar
     MENU_TEXT = {"toggle_run": "&Run / pause model", "export_plots": "Export &traces (CSV/NPZ)…"}
 
     def __init__(self, backend, parent=None, **options):
@@ -386,10 +390,10 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, QWidget):
         self.progress.setValue(0)
         self.worker = FlintWorker(cfg, self)
         self.worker.chunk.connect(self._on_chunk)
-        self.worker.progress.connect(self._on_progress)
+        self.worker.steps.connect(self._on_progress)
         self.worker.failed.connect(lambda msg: self.message.show_message(msg))
         self.worker.note.connect(lambda msg: self.message.show_message(msg, "info"))
-        self.worker.done.connect(self._on_done)
+        self.worker.finished.connect(self._on_done)
         self.worker.start()
         self.timer.start()
         self.bt_run.setText("Running…")
@@ -409,13 +413,11 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, QWidget):
 
     def pause(self) -> None:
         if self.worker is not None:
-            self.worker.paused = not self.worker.paused
-            self.bt_pause.setText("Resume" if self.worker.paused else "Pause")
+            self.bt_pause.setText("Resume" if self.worker.toggle_pause() else "Pause")
 
     def stop(self) -> None:
         if self.worker is not None:
-            self.worker.stopped = True
-            self.worker.paused = False
+            self.worker.cancel()
 
     def is_running(self) -> bool:
         return self.worker is not None
@@ -462,7 +464,7 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, QWidget):
     def shutdown(self) -> None:
         self.compiler.shutdown()
         if self.worker is not None:
-            self.worker.stopped = True
+            self.worker.cancel()
             self.worker.wait(10000)
 
     # ------------------------------------------------------------------ presets / sessions

@@ -15,7 +15,8 @@ from kernels.graphs import reproduce as rp
 from kernels.graphs.apsp import METHODS
 
 from ..log_axis import log_axes
-from .reproduce import LEGEND, SweepRunner
+from ..sweep_runner import SweepRunner
+from .reproduce import LEGEND
 
 #: kernel -> colour (K1 … K7 along a colour ramp, the two beyond-the-paper kernels apart)
 KCOLOR = {k: pg.intColor(i, hues=9, values=1, maxValue=220) for i, k in enumerate(E.KERNELS + E.EXTRA)}
@@ -346,10 +347,12 @@ class BlockSweepPanel(_Panel):
         self._redraw()
 
         def rows(cancelled):
+            from kernels.occupancy.gpu import launch_occupancy
             for t in types:
                 for n in ns:
                     yield from E.run_block_sweep([t], [n], E.SWEEP_BLOCKS, kernel, v["repeats"], min(v["batch"], n),
-                                                 self.backend, v["seed"], cancel=cancelled)
+                                                 self.backend, v["seed"], cancel=cancelled,
+                                                 occupancy_of=launch_occupancy)
 
         self._start("Block-size sweep", rows, len(types) * len(ns) * len(E.SWEEP_BLOCKS))
         return True

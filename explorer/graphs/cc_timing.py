@@ -14,7 +14,7 @@ from kernels.errors import InvalidParameter
 from kernels.graphs import cc_timing as cc
 
 from ..log_axis import log_axes
-from .reproduce import SweepRunner
+from ..sweep_runner import SweepRunner
 
 SHORT = {"ws": "WS", "ba": "BA"}
 #: method -> (colour, symbol); the family sets the line style (WS solid, BA dashed)

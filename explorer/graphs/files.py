@@ -204,7 +204,7 @@ class GraphFilesMixin:
                       name=state.get("graph_name") or "graph", params=dict(state.get("graph_params") or {}))
         if self.job is not None:
             self.job.cancel()
-            self.job.thread.wait(5000)
+            self.job.wait(5000)
         self.set_parameters(**prm)
         if isinstance(state.get("color_by"), str) and self.cb_color.findText(state["color_by"]) >= 0:
             self.cb_color.setCurrentText(state["color_by"])

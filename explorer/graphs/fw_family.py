@@ -15,7 +15,7 @@ from kernels.graphs import fw_sweep as fs
 from kernels.graphs.fw_core import fw_versions
 
 from ..log_axis import log_axes
-from .reproduce import SweepRunner
+from ..sweep_runner import SweepRunner
 
 ARITH_TIPS = {"float32": "float32 weights and sums (rounding: versions agree to float32 precision)",
               "int32": "int32 weights, exact (paper 004 used integer weights 1 … n − 1)",

@@ -14,7 +14,7 @@ from kernels.graphs import sssp_table as T
 from kernels.graphs.apsp import METHODS
 
 from ..log_axis import log_axes
-from .reproduce import SweepRunner
+from ..sweep_runner import SweepRunner
 
 #: experiment combo: label -> key
 EXPERIMENTS = {"Table 3.1 (|V| = 4677, four topologies)": "table", "Fig. 3.10: time vs |V|": "3.10",

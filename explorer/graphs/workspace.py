@@ -1,7 +1,7 @@
 """The Graphs workspace: generator dock, VisPy graph view, distance heatmap and histograms.
 
 Views only: graphs, shortest paths and clustering come from ``kernels.graphs``; generation, layout
-and APSP run as :class:`.worker.Job` on a QThread with a progress bar and a Cancel button.
+and APSP run as :class:`explorer.jobs.FunctionJob` off the GUI thread with a progress bar and a Cancel button.
 Click a vertex: colour by hop distance from it; click a second: its shortest path is drawn.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, QFormLayout,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
                              QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton, QSpinBox,
                              QTabWidget, QVBoxLayout, QWidget)
 
@@ -22,17 +22,20 @@ from kernels.graphs.clustering import global_clustering, local_clustering
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..colorbar import ColorBar, bar_axes, hover, plot_colorbar, set_bar_label
-from ..widgets import MessageBar, page_of, scrolled
+from ..widgets import MessageBar, add_dock, page_of, plot_panel, scrolled
+from ..workspace_api import Workspace
 from .canvas import AGGREGATE_N, GraphCanvas
 from .files import GraphFilesMixin
-from .worker import Job
+from ..jobs import FunctionJob
 
 GEN_LABELS = {k: gen.LABELS.get(k, k) for k in gen.GENERATORS}
 COLOR_BY = ("degree", "local clustering", "distance from clicked")
 LAYOUT_MAX_N = 1500          # force layout only below this
 
 
-class GraphsWorkspace(GraphFilesMixin, QMainWindow):
+class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
+    CAPABILITIES = frozenset({"open_field", "save_field", "export_image", "export_plots", "toggle_run", "reset",
+                              "set_plots_visible", "set_controls_visible", "apply_preset", "figures", "sessions"})
     status_changed = pyqtSignal(dict)
     job_finished = pyqtSignal(str)          # job name, for tests and scripts
 
@@ -46,7 +49,7 @@ class GraphsWorkspace(GraphFilesMixin, QMainWindow):
         self.local_cc = None
         self.selected: list[int] = []
         self.highlighted_path: list[int] = []
-        self.job: Job | None = None
+        self.job: FunctionJob | None = None
         self._src_row = None
         self.preset: dict | None = None          # last preset applied (named in the caption)
         self._queued_preset: dict | None = None  # applied when the running job ends
@@ -145,30 +148,21 @@ class GraphsWorkspace(GraphFilesMixin, QMainWindow):
         self.stats.setWordWrap(True)
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow(self.stats)
-        self.controls = QDockWidget("Graph", self)
-        self.controls.setObjectName("graphControls")
-        self.controls.setWidget(w)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.controls)
+        self.controls = add_dock(self, "Graph", "graphControls", w, "left", closable=True)
 
     def _build_plots(self):
         self.tabs = QTabWidget()
-        self.heat = pg.PlotWidget(title="distance matrix (hops)")
+        self.heat = plot_panel("distance matrix (hops)", "target vertex", "source vertex")
         self.heat_img = pg.ImageItem()
         self.heat_img.setColorMap(pg.colormap.get("viridis"))
         self.heat.addItem(self.heat_img)
         self.heat.invertY(True)
-        self.heat.setLabel("bottom", "target vertex")
-        self.heat.setLabel("left", "source vertex")
         self.heat_bar = plot_colorbar(self.heat.getPlotItem(), "viridis", "hops")
         hover(self.heat, self._describe_distance, self._report_cursor)
-        self.deg_plot = pg.PlotWidget(title="degree distribution")
-        self.deg_plot.setLabel("bottom", "degree")
-        self.deg_plot.setLabel("left", "vertices")
+        self.deg_plot = plot_panel("degree distribution", "degree", "vertices")
         hover(self.deg_plot, lambda x, y: self._describe_bar(self.deg_plot, x, "degree", "vertices"),
               self._report_cursor)
-        self.path_plot = pg.PlotWidget(title="path-length distribution")
-        self.path_plot.setLabel("bottom", "hops")
-        self.path_plot.setLabel("left", "ordered pairs")
+        self.path_plot = plot_panel("path-length distribution", "hops", "ordered pairs")
         hover(self.path_plot, lambda x, y: self._describe_bar(self.path_plot, x, "hops", "ordered pairs"),
               self._report_cursor)
         self.tabs.addTab(self.heat, "Distances")
@@ -195,10 +189,7 @@ class GraphsWorkspace(GraphFilesMixin, QMainWindow):
         #: the sweep tabs by their settings / session key
         self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing, "bfs_evolution": self.bfs_evolution,
                         "block_sweep": self.block_sweep, "sssp_table": self.sssp_table, "fw_family": self.fw_family}
-        self.plots = QDockWidget("Plots", self)
-        self.plots.setObjectName("graphPlots")
-        self.plots.setWidget(self.tabs)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots)
+        self.plots = add_dock(self, "Plots", "graphPlots", self.tabs, "right", closable=True)
 
     def show_tab(self, panel) -> int:
         """Bring the plot tab holding ``panel`` (a plot or a sweep tab's page) to the front; its index."""
@@ -270,7 +261,7 @@ class GraphsWorkspace(GraphFilesMixin, QMainWindow):
         if self.job is not None:
             self.message_bar.show_message("A computation is running: wait for it or press Cancel.", "warning")
             return False
-        self.job = Job(name, fn)
+        self.job = FunctionJob(name, fn)
         self.job.progress.connect(lambda f: self.progress.setValue(int(1000 * f)))
         self.job.done.connect(lambda r: self._finish(name, on_done, r))
         self.job.failed.connect(lambda msg: self._finish(name, None, msg, failed=True))
@@ -286,7 +277,7 @@ class GraphsWorkspace(GraphFilesMixin, QMainWindow):
     def _finish(self, name, on_done, payload, failed=False, cancelled=False):
         job, self.job = self.job, None
         if job is not None:
-            job.thread.wait(5000)
+            job.wait(5000)
         self.bt_cancel.setEnabled(False)
         self.bt_gen.setEnabled(True)
         self.bt_apsp.setEnabled(True)
@@ -599,5 +590,4 @@ class GraphsWorkspace(GraphFilesMixin, QMainWindow):
     def shutdown(self):
         for job in self._jobs():
             job.cancel()
-            job.thread.quit()
-            job.thread.wait(10000)
+            job.wait(10000)

@@ -3,16 +3,16 @@ paper's original way (one cell per block) and its occupancy-improved way (severa
 fused cell+edge stage), against the NumPy reference; mesh view, times and speed-ups, and the two
 versions' occupancy side by side (the paper's Tesla T10 and the GPU here).
 
-The computation lives in :mod:`kernels.occupancy.unstructured`; runs happen on a QThread.
+The computation lives in :mod:`kernels.occupancy.unstructured`; runs happen off the GUI thread
+(:class:`explorer.jobs.FunctionJob`).
 """
 from __future__ import annotations
 
 import time
-import traceback
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QObject, QPointF, QRectF, Qt, QThread, pyqtSignal
+from PyQt6.QtCore import QPointF, QRectF, Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QPainter, QPen, QPicture, QPolygonF
 from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
                              QLabel, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
@@ -22,37 +22,10 @@ from kernels.errors import ExplorerError
 from kernels.occupancy import unstructured as U
 
 from ..colorbar import hover, plot_colorbar
+from ..jobs import FunctionJob
 
 VERSION_LABELS = {"cpu": "CPU reference (NumPy)", "original": "GPU1 — original (1 cell/block)",
                   "improved": "GPU2 — occupancy-improved"}
-
-
-class _Job(QObject):
-    """``fn()`` on a QThread; emits done(result) or failed(message)."""
-
-    done = pyqtSignal(object)
-    failed = pyqtSignal(str)
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-        self.thread = QThread()
-        self.moveToThread(self.thread)
-        self.thread.started.connect(self._run)
-
-    def start(self):
-        self.thread.start()
-
-    def _run(self):
-        try:
-            self.done.emit(self.fn())
-        except ExplorerError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:  # noqa: BLE001 - a bug: report it, keep the app alive
-            traceback.print_exc()
-            self.failed.emit(f"{exc.__class__.__name__}: {exc}")
-        finally:
-            self.thread.quit()
 
 
 class MeshItem(pg.GraphicsObject):
@@ -362,7 +335,7 @@ class CaseStudyWidget(QWidget):
         self.status.setText(f"Running {', '.join(VERSION_LABELS[v] for v in versions)} for {steps} iterations …")
         for b in (self.btn_cpu, self.btn_gpu, self.btn_all, self.btn_mesh):
             b.setEnabled(False)
-        self._job = _Job(work)
+        self._job = FunctionJob("the case study", lambda _progress, _cancelled: work())
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
         self._job.start()
@@ -371,7 +344,7 @@ class CaseStudyWidget(QWidget):
     def _end_job(self):
         job, self._job = self._job, None
         if job is not None:
-            job.thread.wait(5000)
+            job.wait(5000)
         self.btn_cpu.setEnabled(True)
         self.btn_mesh.setEnabled(True)
         self.btn_gpu.setEnabled(self.gpu)

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QFont
-from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFileDialog, QFormLayout,
+from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormLayout,
                              QGroupBox, QHBoxLayout, QHeaderView, QLabel, QMainWindow, QPushButton,
                              QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
@@ -21,7 +21,8 @@ from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis,
 from kernels.occupancy.specs import get_spec, known_ccs
 
 from ..export import Figure, guarded, save_figure, write_file
-from ..widgets import MessageBar
+from ..widgets import MessageBar, add_dock, plot_panel
+from ..workspace_api import Workspace
 from .charts import AXES, CURVE_PEN, OccupancyCharts
 
 LIMITER_BG = QColor("#ffe08a")
@@ -43,8 +44,10 @@ def _item(text, tip: str = "", bold: bool = False, bg: QColor | None = None) -> 
     return it
 
 
-class OccupancyWorkspace(QMainWindow):
+class OccupancyWorkspace(Workspace, QMainWindow):
     """Workspace widget: inputs dock on the left; calculator, my kernels and papers as tabs."""
+
+    CAPABILITIES = frozenset({"export_plots", "set_controls_visible", "apply_preset", "figures", "sessions"})
 
     status_changed = pyqtSignal(dict)
 
@@ -124,12 +127,7 @@ class OccupancyWorkspace(QMainWindow):
         bl.addWidget(self.btn_png)
         form.addRow(bl)
         self._export_row = bl
-        self.controls_dock = QDockWidget("Launch configuration", self)
-        self.controls_dock.setObjectName("occ_controls")
-        self.controls_dock.setWidget(dock_w)
-        self.controls_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                                       | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.controls_dock)
+        self.controls_dock = add_dock(self, "Launch configuration", "occ_controls", dock_w, "left")
 
         # ---------------------------------------------------------------- central tabs
         central = QWidget()
@@ -335,11 +333,9 @@ class OccupancyWorkspace(QMainWindow):
         self.kernels.setToolTip("Select a kernel to load it into the calculator")
         self.kernels.itemSelectionChanged.connect(self._on_kernel_selected)
         v.addWidget(self.kernels, 2)
-        self.measure_plot = pg.PlotWidget(background="w", title="Measured throughput vs theoretical occupancy")
-        self.measure_plot.setLabel("bottom", "threads per block")
-        self.measure_plot.setLabel("left", "relative throughput / occupancy", units="%")
-        self.measure_plot.addLegend()
-        self.measure_plot.setMinimumHeight(180)
+        self.measure_plot = plot_panel("Measured throughput vs theoretical occupancy", "threads per block",
+                                       "relative throughput / occupancy", units={"left": "%"}, background="w",
+                                       legend=True, min_height=180)
         v.addWidget(self.measure_plot, 1)
         gpu = self._device_spec is not None
         for b in (self.btn_refresh, self.btn_compile, self.btn_measure):
@@ -372,7 +368,7 @@ class OccupancyWorkspace(QMainWindow):
 
     def compile_kernels(self) -> None:
         from PyQt6.QtWidgets import QApplication
-        from kernels.occupancy.gpu import compile_app_kernels
+        from kernels.app_kernels import compile_app_kernels
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             compile_app_kernels()
@@ -386,14 +382,14 @@ class OccupancyWorkspace(QMainWindow):
             return
         r = self.kernel_rows[rows[0].row()]
         self.set_inputs(cc=DEVICE, threads=r["block"], regs=r["registers"], smem_static=r["static_smem"],
-                        smem_dynamic=0)
+                        smem_dynamic=r.get("dynamic_smem", 0))
         self.message_bar.show_message(f"Loaded {r['name']} into the calculator", "info")
 
     def measure_block_sizes(self, kind: str = "ch_point", size: int = 2048) -> list[dict]:
         if self._device_spec is None:
             return []
         from PyQt6.QtWidgets import QApplication
-        from kernels.occupancy.gpu import block_size_sweep
+        from kernels.app_kernels import block_size_sweep
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             rows = block_size_sweep(kind, size, repeats=5)

@@ -1,13 +1,13 @@
 """The "Random numbers (paper 001)" panel: re-run paper 001's Table 1 (scaled down) and show the
 generators' quality live — histogram, χ² uniformity, lag correlations, and what happens when
 per-thread streams share one seed.  Compute in :mod:`kernels.rng.quality` / ``streams``; the work
-runs on a QThread so the window stays responsive.  ``state()`` / ``restore()`` give the controls as
+runs as an :mod:`explorer.jobs` job so the window stays responsive.  ``state()`` / ``restore()`` give the controls as
 a JSON-able dict (settings)."""
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QObject, Qt, QThread, pyqtSignal
+from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox,
                              QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QTableWidget,
                              QTableWidgetItem, QVBoxLayout, QWidget)
@@ -17,34 +17,11 @@ from kernels.errors import ExplorerError
 from kernels.rng import quality as q
 from kernels.rng import streams as st
 
+from ..jobs import FunctionJob
+
 COLUMNS = ("approach", "GPUs", "where", "streams", "numbers", "time (s)", "numbers/s", "→ 24·10⁹ (s)",
            "paper (s)", "paper row", "test vector")
 APPROACH_TIPS = {n: c.help for n, c in st.APPROACHES.items()}
-
-
-class _Worker(QObject):
-    """``fn(emit_row, cancelled)`` on a QThread; emits row(object), done(object), failed(str)."""
-
-    row = pyqtSignal(object)
-    done = pyqtSignal(object)
-    failed = pyqtSignal(str)
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn, self.cancelled = fn, False
-        self.thread = QThread()
-        self.moveToThread(self.thread)
-        self.thread.started.connect(self._run)
-
-    def _run(self):
-        try:
-            self.done.emit(self.fn(self.row.emit, lambda: self.cancelled))
-        except (ExplorerError, MemoryError, OSError) as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:  # a bug: report it, keep the app alive
-            self.failed.emit(f"{exc.__class__.__name__}: {exc}")
-        finally:
-            self.thread.quit()
 
 
 class RNGPanel(QWidget):
@@ -57,7 +34,7 @@ class RNGPanel(QWidget):
         self.backend, self.message = backend, message
         self.rows: list[q.Table1Row] = []
         self.last_quality: q.Quality | None = None
-        self.job: _Worker | None = None
+        self.job: FunctionJob | None = None
         outer = QVBoxLayout(self)
 
         # --- Table 1
@@ -208,28 +185,27 @@ class RNGPanel(QWidget):
         self.bt_cancel.setEnabled(busy)
 
     def _start(self, fn, on_row, on_done):
+        """Run ``fn(emit_row, cancelled)`` as a job: rows arrive through ``yielded``."""
         if self.job is not None:
             return False
-        job = _Worker(fn)
-        job.row.connect(on_row)
+        job = FunctionJob("the random-number run", lambda progress, cancelled: fn(job.yielded.emit, cancelled))
+        job.yielded.connect(on_row)
         job.done.connect(on_done)
         job.failed.connect(lambda msg: self._say(msg))
-        job.thread.finished.connect(self._ended)
+        job.finished.connect(self._ended)
         self.job = job
         self._busy(True)
-        job.thread.start()
+        job.start()
         return True
 
     def _ended(self):
-        job, self.job = self.job, None
-        if job is not None:
-            job.thread.wait(5000)
+        self.job = None
         self._busy(False)
         self.finished.emit()
 
     def cancel(self):
         if self.job is not None:
-            self.job.cancelled = True
+            self.job.cancel()
 
     def run_table1(self) -> bool:
         names = self.approaches()

@@ -22,14 +22,15 @@ are template arguments.  Modules compile lazily and are cached per instantiation
 """
 from __future__ import annotations
 
-import os
 import threading
+from importlib.resources import files
 
 import numpy as np
 
+from .. import launches
 from .steppers import Stepper
 
-_CUDA_DIR = os.path.join(os.path.dirname(__file__), "cuda")
+_CUDA_DIR = files(__package__) / "cuda"        # package data (importlib.resources)
 _BC = {"periodic": 0, "mirror": 1, "fixed": 2}
 READ_GLOBAL, READ_TEX1D, READ_TEX2D = 0, 1, 2
 
@@ -69,16 +70,17 @@ def _code() -> str:
     """ch_kernels.cu with ch_stencil.cuh inlined (so CuPy's cache key covers both)."""
     global _source
     if _source is None:
-        with open(os.path.join(_CUDA_DIR, "ch_stencil.cuh")) as fh:
-            header = fh.read()
-        with open(os.path.join(_CUDA_DIR, "ch_kernels.cu")) as fh:
-            body = fh.read()
+        header = (_CUDA_DIR / "ch_stencil.cuh").read_text(encoding="utf-8")
+        body = (_CUDA_DIR / "ch_kernels.cu").read_text(encoding="utf-8")
         _source = body.replace('#include "ch_stencil.cuh"', header)
     return _source
 
 
-def get_kernel(expr: str):
-    """The cupy.RawKernel for one template instantiation (compiled once)."""
+def get_kernel(expr: str, block: int, dynamic_smem: int = 0):
+    """The cupy.RawKernel for one template instantiation (compiled once).
+
+    ``block`` (threads per block) and ``dynamic_smem`` (bytes) are the launch the caller makes;
+    they are recorded in :mod:`kernels.launches` under ``"CH <expr>"`` when it compiles."""
     with _lock:
         hit = _modules.get(expr)
         if hit is None:
@@ -88,6 +90,8 @@ def get_kernel(expr: str):
             hit = (mod, kern)
             _modules[expr] = hit
             _compiled.append((expr, kern))
+            # the template arguments fix the launch shape, so it is recorded once, at compile
+            launches.record(f"CH {expr}", kern, block, dynamic_smem, system="cahn_hilliard")
         return hit[1]
 
 
@@ -95,6 +99,25 @@ def compiled_kernels() -> list:
     """(name expression, cupy.RawKernel) of every kernel compiled so far."""
     with _lock:
         return list(_compiled)
+
+
+def block_sweep_case(size: int) -> launches.SweepCase:
+    """Variant A's stage kernel (one thread per cell) on a ``size``² float32 periodic grid,
+    prepared for a block-size sweep (a :class:`kernels.launches.SweepCase`)."""
+    import cupy as cp
+    n = int(size)
+    k = get_kernel("ch_point<float, 0, 2, 0>", int(np.prod(POINT_BLOCK[2])))
+    src = cp.random.random((n, n), dtype=cp.float32) * 0.2 - 0.1
+    out = cp.empty_like(src)
+    f = np.float32
+    args = (np.uint64(src.data.ptr), src, out, np.int32(n), np.int32(n), np.int32(1), f(0.01),
+            f(1), f(1), f(1), f(1), f(1), f(-1))
+
+    def launch(block: int):
+        bx = min(block, 32)
+        by = block // bx
+        k((_cdiv(n, bx), _cdiv(n, by), 1), (bx, by, 1), args)
+    return launches.SweepCase("ch_point", k, launch, n * n, "cells/s")
 
 
 def _ctype(dtype) -> str:
@@ -246,12 +269,12 @@ class CudaStepper(Stepper):
                 dtype.type(coef), m, b, u, K, idx2, bval)
         if variant in ("A", "C"):
             bx, by, bz = (STRIP_BLOCK if p.block_layout == "strips" else POINT_BLOCK)[dim]
-            kern = get_kernel(f"ch_point<{T}, {bc}, {dim}, {rd}>")
+            kern = get_kernel(f"ch_point<{T}, {bc}, {dim}, {rd}>", bx * by * (bz if dim == 3 else 1))
             grid = (_cdiv(nx, bx), _cdiv(ny, by), _cdiv(nz, bz) if dim == 3 else 1)
             kern(grid, (bx, by, bz if dim == 3 else 1), args)
         elif impl == "march":  # B, D (and E's single stage)
             TX, TY, chunk = self.march_shape[dim]
-            kern = get_kernel(f"ch_march<{T}, {bc}, {dim}, {rd}, {TX}, {TY}>")
+            kern = get_kernel(f"ch_march<{T}, {bc}, {dim}, {rd}, {TX}, {TY}>", TX * TY)
             nm = nz if dim == 3 else ny
             grid = (_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)) if dim == 3 else \
                 (_cdiv(nx, TX), _cdiv(ny, chunk), 1)
@@ -260,14 +283,14 @@ class CudaStepper(Stepper):
             kern(grid, (TX * TY, 1, 1), args)
         elif dim == 2 and impl == "sweep":  # B, D (and E's single stage)
             OX, OY = self.sweep_shape
-            kern = get_kernel(f"ch_sweep<{T}, {bc}, {rd}, {OX}, {OY}, {self.sweep_minb}>")
+            kern = get_kernel(f"ch_sweep<{T}, {bc}, {rd}, {OX}, {OY}, {self.sweep_minb}>", 4 * OX)
             flags = (1 if (rd == READ_GLOBAL and self._vec_ok(src)) else 0) | \
                 (2 if base.data.ptr == src.data.ptr else 0)
             args = args[:5] + (np.int32(flags),) + args[6:]
             kern((_cdiv(nx, OX), _cdiv(ny, OY), 1), (4 * OX, 1, 1), args)
         else:  # B, D, and E's single stage (Euler with E is rejected by params)
             BX, BY, BZ, OX, OY, OZ = TILE_SHAPE[dim]
-            kern = get_kernel(f"ch_tile<{T}, {bc}, {dim}, {rd}, {BX}, {BY}, {BZ}, {OX}, {OY}, {OZ}>")
+            kern = get_kernel(f"ch_tile<{T}, {bc}, {dim}, {rd}, {BX}, {BY}, {BZ}, {OX}, {OY}, {OZ}>", BX * BY * BZ)
             grid = (_cdiv(nx, OX), _cdiv(ny, OY), _cdiv(nz, OZ) if dim == 3 else 1)
             kern(grid, (BX, BY, BZ), args)
         return out
@@ -284,7 +307,7 @@ class CudaStepper(Stepper):
         bc = _BC[p.boundary]
         if dim == 3 and self.fused_impl3d == "march":
             TX, TY, chunk = self.fused_march_shape[T]
-            kern = get_kernel(f"ch_fused_march3d<{T}, {bc}, {TX}, {TY}>")
+            kern = get_kernel(f"ch_fused_march3d<{T}, {bc}, {TX}, {TY}>", TX * TY)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type
             chunk = min(chunk, nz)
@@ -295,11 +318,11 @@ class CudaStepper(Stepper):
         if dim == 2 and self.fused_impl == "sliding":
             OX, OY = self.fused2d_shape
             NT, OZ = 4 * (OX + 4), 1
-            kern = get_kernel(f"ch_fused2d<{T}, {bc}, {OX}, {OY}>")
+            expr = f"ch_fused2d<{T}, {bc}, {OX}, {OY}>"
             n0, n1 = (OX + 8) * (OY + 8), (OX + 4) * (OY + 4)
         else:
             NT, OX, OY, OZ = FUSED_SHAPE[dim]
-            kern = get_kernel(f"ch_fused<{T}, {bc}, {dim}, {NT}, {OX}, {OY}, {OZ}>")
+            expr = f"ch_fused<{T}, {bc}, {dim}, {NT}, {OX}, {OY}, {OZ}>"
             if dim == 2:
                 n0 = (OX + 8) * (OY + 8)
                 n1 = (OX + 4) * (OY + 4)
@@ -307,6 +330,7 @@ class CudaStepper(Stepper):
                 n0 = (OX + 8) * (OY + 8) * (OZ + 8)
                 n1 = (OX + 4) * (OY + 4) * (OZ + 4)
         smem = (n0 + n1) * dtype.itemsize
+        kern = get_kernel(expr, NT, smem)
         if smem > 48 * 1024 and kern.max_dynamic_shared_size_bytes < smem:
             kern.max_dynamic_shared_size_bytes = smem
         m, b, u, K, idx2, bval = self._coefs(dtype)

@@ -202,6 +202,59 @@ class CahnHilliard:
         self.history.clear()
         self.record()
 
+    # ------------------------------------------------------------------ state
+    def state_dict(self) -> dict:
+        """The whole state of the run, enough to continue it bit for bit: ``params`` (a dict,
+        :meth:`CHParams.to_dict`), ``phi`` (a host copy of the field), ``t``, ``steps``,
+        ``history`` ({field: list} of :data:`HISTORY_FIELDS`) and ``history_index`` (the
+        record numbers of the history points).  Plain types and NumPy arrays (sessions)."""
+        h = self.history
+        return {"params": self.params.to_dict(), "phi": self.field_numpy().copy(), "t": float(self.t),
+                "steps": int(self.step_count), "history": h.as_dict(), "history_index": list(h.index)}
+
+    def check_state_dict(self, state: dict) -> dict:
+        """Validate a :meth:`state_dict` (e.g. read from a file) without changing anything; returns
+        it normalised (``params`` a validated CHParams, ``history`` a History or None).  Raises
+        InvalidParameter naming the first problem."""
+        p = state["params"]
+        p = (p if isinstance(p, CHParams) else CHParams.from_dict(p)).validate()
+        phi = np.asarray(state["phi"])
+        if phi.ndim != p.dim or phi.shape != p.shape:
+            raise InvalidParameter(f"the saved field has shape {phi.shape}, the parameters say {p.shape}")
+        if phi.dtype != np.dtype(p.dtype):
+            raise InvalidParameter(f"the saved field is {phi.dtype}, the parameters say {p.dtype}")
+        if not np.isfinite(phi).all():
+            raise InvalidParameter("the saved field contains NaN or Inf values")
+        t, steps = float(state.get("t", 0.0)), int(state.get("steps", 0))
+        if not (np.isfinite(t) and t >= 0 and steps >= 0):
+            raise InvalidParameter(f"the saved time t = {t} and step count {steps} must be finite and ≥ 0")
+        hist = state.get("history")
+        if hist is not None and not isinstance(hist, History):
+            hist = History(capacity=self.history.capacity, log_bits=self.history.log_bits)
+            try:
+                hist.load(state["history"], state.get("history_index"))
+            except (TypeError, ValueError) as exc:
+                raise InvalidParameter(f"the saved diagnostics history is damaged ({exc})") from None
+        return {**state, "params": p, "phi": phi, "t": t, "steps": steps, "history": hist}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from a :meth:`state_dict`: the parameters (stepper rebuilt), φ bit for bit, t,
+        the step count and the history (when given; else it restarts at the loaded field).
+        Everything is checked first (:meth:`check_state_dict`): on bad input nothing changes."""
+        st = self.check_state_dict(state)
+        p, phi = st["params"], st["phi"]
+        if p.initial == "file":
+            self.reset(p, field0=phi)
+        else:
+            self.reset(p)
+            self.set_field(phi)
+        self.t, self.step_count = st["t"], st["steps"]
+        if st["history"] is not None:
+            self.history.load(st["history"].as_dict(), st["history"].index)
+        else:
+            self.history.clear()
+            self.record()                           # the loaded state, at its own t
+
     def load_field(self, arr) -> None:
         """Start from a saved field (2D square or 3D cubic array)."""
         self.reset(self.params.with_changes(initial="file"), field0=arr)

@@ -195,7 +195,13 @@ def parse_text(text: str, source: str = "") -> Model:
     return m.validate()
 
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "resources" / "models"
+def _models_dir() -> Path:
+    """The shipped models' folder, through importlib.resources (checkout, editable install or wheel)."""
+    from resources import location
+    return location("models")
+
+
+MODELS_DIR = _models_dir()
 
 
 DEFAULT_MODEL = "luo_rudy_1991.flint"

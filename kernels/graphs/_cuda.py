@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import threading
+from importlib.resources import files
 
-_DIR = os.path.join(os.path.dirname(__file__), "cuda")
+_DIR = str(files(__package__) / "cuda")      # package data (importlib.resources); a folder NVRTC includes from
 _lock = threading.Lock()
 _modules: dict = {}
 _functions: dict = {}

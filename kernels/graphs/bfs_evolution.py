@@ -16,8 +16,9 @@ runs the same kernels in their multi-source form.
 
 Block-size sweep: one kernel (the paper: kernel 7) on one instance per (type, N), blocks 32 … 512
 in steps of 32, each point the mean of ``repeats`` runs (paper: 5), next to the theoretical
-occupancy of that kernel at that block size (``kernels.occupancy``, registers and shared memory
-of the compiled kernel on this GPU).
+occupancy of that kernel at that block size (a calculator passed in by the caller, normally
+``kernels.occupancy.gpu.launch_occupancy``: registers and shared memory of the compiled kernel on
+this GPU; the compute systems do not import each other).
 
 Qt-free: the Reproduce tab, the CLI and ``benchmarks/bfs.py`` share it.  Rows are yielded as
 they finish (live plots, cancel between points).
@@ -246,14 +247,14 @@ class BlockRow:
         return asdict(self)
 
 
-def theoretical_occupancy(kernel: str, block: int, dtype="uint8") -> tuple[float, int, str]:
-    """(occupancy, registers per thread, limiter) of ``kernel`` launched with ``block`` threads on
-    this GPU, from the occupancy calculator and the compiled kernel's resources."""
-    from ..occupancy import occupancy
-    from ..occupancy.gpu import device_spec, kernel_resources
-    res = kernel_resources(kernel_function(kernel, dtype))
-    r = occupancy(device_spec(), int(block), res["registers"], res["static_smem"], 0, strict=False)
-    return float(r.occupancy), int(res["registers"]), r.limiter
+#: (kernel, threads per block, dynamic smem) -> (occupancy 0–1, registers per thread, limiter);
+#: :func:`kernels.occupancy.gpu.launch_occupancy` is one (graphs does not import occupancy)
+OccupancyOf = Callable[[object, int, int], tuple]
+
+
+def _no_occupancy(kernel, block: int, dynamic_smem: int = 0) -> tuple[float, int, str]:
+    """Registers from the compiled kernel, occupancy unknown (no calculator given)."""
+    return float("nan"), int(getattr(kernel, "num_regs", 0)), ""
 
 
 def check_blocks(blocks) -> list[int]:
@@ -265,8 +266,13 @@ def check_blocks(blocks) -> list[int]:
 
 def run_block_sweep(types, sizes=SWEEP_SIZES, blocks=SWEEP_BLOCKS, kernel: str = "gpu-bfs-k7",
                     repeats: int = SWEEP_REPEATS, batch: int = 1, backend=None, seed0: int = 1,
-                    cancel: Callable[[], bool] | None = None) -> Iterator[BlockRow]:
-    """Yield a BlockRow per (type, N, block): the same instance timed ``repeats`` times per block."""
+                    cancel: Callable[[], bool] | None = None,
+                    occupancy_of: OccupancyOf | None = None) -> Iterator[BlockRow]:
+    """Yield a BlockRow per (type, N, block): the same instance timed ``repeats`` times per block.
+
+    ``occupancy_of(kernel, block, dynamic_smem)`` gives each row's theoretical occupancy,
+    registers and limiter (pass :func:`kernels.occupancy.gpu.launch_occupancy`); without it the
+    occupancy is NaN and the registers are read from the compiled kernel."""
     types = check_types(types)
     if kernel not in KERNELS + ("gpu-bfs",):
         raise InvalidParameter(f"the sweep takes a BFS kernel of {', '.join(KERNELS + ('gpu-bfs',))} (got {kernel})")
@@ -297,7 +303,7 @@ def run_block_sweep(types, sizes=SWEEP_SIZES, blocks=SWEEP_BLOCKS, kernel: str =
                     times.append(float(res.kernel_seconds))
                     if mean is None:
                         mean = float(summary(res.dist)["mean_path_length"])
-                occ, regs, lim = theoretical_occupancy(kernel, b, res.dist.dtype)
+                occ, regs, lim = (occupancy_of or _no_occupancy)(kernel_function(kernel, res.dist.dtype), b, 0)
                 yield BlockRow(t, n, kernel, b, float(np.mean(times)), float(np.std(times)), int(repeats),
                                float(np.mean(times)) / mean if mean else float("nan"), regs, occ, lim)
 

@@ -12,6 +12,7 @@ import ctypes
 import os
 import threading
 import time
+from importlib.resources import files
 
 import numpy as np
 
@@ -29,9 +30,7 @@ def library():
     global _lib
     with _lock:
         if _lib is None:
-            path = os.path.join(os.path.dirname(__file__), "host", "dijkstra.cpp")
-            with open(path) as fh:
-                src = fh.read()
+            src = (files(__package__) / "host" / "dijkstra.cpp").read_text(encoding="utf-8")  # package data
             lib = compile_library(src, what="the CPU Dijkstra comparator", kind="graphs-c", prefix="dijkstra",
                                   flags=CXX_FLAGS + ("-pthread",))
             f = lib.dijkstra_rows

@@ -7,8 +7,9 @@
 * :func:`max_active_blocks` — ``cudaOccupancyMaxActiveBlocksPerMultiprocessor`` (runtime API via
   ``cuda.bindings`` when it accepts the kernel handle, else the driver's
   ``cuOccupancyMaxActiveBlocksPerMultiprocessor`` via CuPy — the function the runtime calls).
-* :func:`app_kernels` — every RawKernel of the app compiled so far (Cahn–Hilliard variants,
-  the Marsaglia generators, …) with its resources and occupancy at its launch block size.
+* :func:`app_kernels` / :func:`app_kernel_table` — every kernel recorded in the launch registry
+  (:mod:`kernels.launches`: Cahn–Hilliard variants, the Marsaglia generators, the paper 003 case
+  study, …) with its resources and occupancy at the block size it is launched with.
 * :func:`register_sweep_kernels` / :func:`ground_truth_sweep` — kernels compiled with a forced
   register count (``--maxrregcount``) and static shared memory, and the comparison of the
   calculator with the driver over block sizes × registers × dynamic shared memory.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import itertools
 import time
 
+from .. import launches
 from ..errors import BackendUnavailable
 from .calculator import occupancy
 from .specs import spec_from_properties
@@ -104,94 +106,32 @@ def kernel_occupancy(kernel, block: int, dynamic_smem: int = 0, spec=None) -> di
 
 # --------------------------------------------------------------------------------- the app's kernels
 
-def launch_block(name: str) -> int:
-    """Threads per block the app launches a kernel with, from its name / template arguments
-    (kernels/cahn_hilliard/cuda_stepper.py, kernels/rng/gpu.py)."""
-    base = name.split(" ", 1)[-1]
-    fn, _, rest = base.partition("<")
-    args = [x.strip() for x in rest.rstrip(">").split(",")] if rest else []
-    ints = [int(x) for x in args if x.lstrip("-").isdigit()]
-    try:
-        if fn == "ch_point":
-            from ..cahn_hilliard.cuda_stepper import POINT_BLOCK
-            bx, by, bz = POINT_BLOCK[int(args[2])]
-            return bx * by * bz
-        if fn == "ch_march":                 # <T, bc, dim, rd, TX, TY>
-            return int(args[4]) * int(args[5])
-        if fn == "ch_sweep":                 # <T, bc, rd, OX, OY, MINB>
-            return 4 * int(args[3])
-        if fn == "ch_tile":                  # <T, bc, dim, rd, BX, BY, BZ, OX, OY, OZ>
-            return int(args[4]) * int(args[5]) * int(args[6])
-        if fn == "ch_fused2d":               # <T, bc, OX, OY>
-            return 4 * (int(args[2]) + 4)
-        if fn == "ch_fused":                 # <T, bc, dim, NT, OX, OY, OZ>
-            return int(args[3])
-        if fn in ("cell_orig", "update_orig", "edge_orig", "celledge_impr", "update_impr"):
-            from . import unstructured as ug     # paper 003 case study: <dtype, P=…, k-1=…, NP=…>
-            kv = dict(a.split("=", 1) for a in args if "=" in a)
-            P, m = int(kv["P"]), int(kv["k-1"])
-            return {"cell_orig": P, "update_orig": P, "edge_orig": m, "update_impr": ug.UPDATE_BLOCK,
-                    "celledge_impr": ug.paper_cells_per_block(P) * P}[fn]
-        if fn.startswith("lf_"):
-            from ..rng.gpu import BLOCK
-            return BLOCK
-    except (IndexError, ValueError, KeyError):
-        pass
-    return ints[-1] if ints and 32 <= ints[-1] <= 1024 else 256
-
-
 def app_kernels(include_rng: bool = True) -> list[tuple[str, object]]:
-    """(name, RawKernel) of the app's kernels: every Cahn–Hilliard instantiation compiled so far
-    and the Marsaglia generator kernels (compiled on first use here)."""
-    out = []
-    try:
-        from ..cahn_hilliard.cuda_stepper import compiled_kernels
-        out += [(f"CH {name}", k) for name, k in compiled_kernels()]
-    except Exception:  # noqa: BLE001 - no CuPy: nothing compiled
-        pass
-    try:
-        from .unstructured import compiled_kernels as ug_kernels
-        out += ug_kernels()                     # paper 003 case study, as compiled so far
-    except Exception:  # noqa: BLE001
-        pass
-    if include_rng:
-        try:
-            from ..rng import gpu as rg
-            mod = rg._module("f4")
-            out += [(f"RNG {fn}", mod.get_function(fn)) for fn in ("lf_init", "lf_per_thread", "lf_single")]
-        except Exception:  # noqa: BLE001
-            pass
-    return out
+    """(name, RawKernel) of every kernel recorded in :mod:`kernels.launches` so far (compile order)."""
+    return [(ln.name, ln.kernel) for ln in launches.recorded() if include_rng or ln.system != "rng"]
 
 
-def compile_app_kernels(size: int = 64) -> None:
-    """Run a few steps of every Cahn–Hilliard GPU variant so that their kernels are compiled."""
-    cp = _cp()
-    from ..backend import select
-    from ..cahn_hilliard import CahnHilliard, CHParams
-    be = select("gpu")
-    for dim in (2, 3):
-        for variant in ("A", "B", "C", "D", "E"):
-            p = CHParams(dim=dim, size=size if dim == 2 else 32, variant=variant, integrator="rk2")
-            try:
-                CahnHilliard(p.validate(), be).step(2)
-            except Exception:  # noqa: BLE001 - a variant that cannot run here is skipped
-                continue
-    cp.cuda.Device().synchronize()
-
-
-def app_kernel_table(block_for=None) -> list[dict]:
-    """One row per app kernel: name, registers, static smem, max threads/block, occupancy here."""
+def app_kernel_table() -> list[dict]:
+    """One row per recorded app kernel: name, registers, static smem, max threads/block and the
+    occupancy here at the block size and dynamic shared memory it is launched with."""
     spec = device_spec()
     rows = []
-    for name, k in app_kernels():
-        block = (block_for or launch_block)(name)
-        res = kernel_resources(k)
-        block = min(block, res["max_threads_per_block"])
-        row = kernel_occupancy(k, block, 0, spec)
-        row["name"] = name
+    for ln in launches.recorded():
+        res = kernel_resources(ln.kernel)
+        block = min(ln.block, res["max_threads_per_block"])
+        row = kernel_occupancy(ln.kernel, block, ln.dynamic_smem, spec)
+        row["name"] = ln.name
         rows.append(row)
     return rows
+
+
+def launch_occupancy(kernel, block: int, dynamic_smem: int = 0) -> tuple[float, int, str]:
+    """(theoretical occupancy 0–1, registers per thread, limiter) of ``kernel`` launched with
+    ``block`` threads and ``dynamic_smem`` bytes on this GPU, from the calculator."""
+    res = kernel_resources(kernel)
+    r = occupancy(device_spec(), int(block), res["registers"], res["static_smem"], int(dynamic_smem),
+                  strict=False)
+    return float(r.occupancy), int(res["registers"]), r.limiter
 
 
 # ------------------------------------------------------------------------------ ground-truth sweep
@@ -299,57 +239,21 @@ def _time(fn, repeats: int = 20) -> float:
     return times[len(times) // 2]
 
 
-def _sweepable(kind: str, size: int):
-    """(RawKernel, launch(block), work items, unit) for a block-size sweep of an app kernel.
+def block_size_sweep(case: launches.SweepCase, blocks=None, repeats: int = 20) -> list[dict]:
+    """Time a kernel at every block size and put the theoretical occupancy beside it
+    (paper 003's argument that occupancy hides latency; paper 004's idea of tuning by a model).
 
-    ``ch_point``: Cahn–Hilliard variant A stage kernel (one thread per cell) on a size² float32
-    grid; ``rng_per_thread``: the Marsaglia table-per-thread generator (paper 001 approach 1),
-    ``size`` streams × 256 numbers each."""
-    cp = _cp()
-    import numpy as np
-    if kind == "ch_point":
-        from ..cahn_hilliard.cuda_stepper import get_kernel
-        k = get_kernel("ch_point<float, 0, 2, 0>")
-        n = int(size)
-        src = cp.random.random((n, n), dtype=cp.float32) * 0.2 - 0.1
-        out = cp.empty_like(src)
-        f = np.float32
-        args = (np.uint64(src.data.ptr), src, out, np.int32(n), np.int32(n), np.int32(1), f(0.01),
-                f(1), f(1), f(1), f(1), f(1), f(-1))
-
-        def launch(block: int):
-            bx = min(block, 32)
-            by = block // bx
-            k((-(-n // bx), -(-n // by), 1), (bx, by, 1), args)
-        return k, launch, n * n, "cells/s"
-    if kind == "rng_per_thread":
-        from ..rng import gpu as rg
-        gen = rg.PerThreadGPU(n_threads=int(size), seed=1)
-        k = rg._module("f4").get_function("lf_per_thread")
-        count = 256
-
-        def launch(block: int):
-            k((-(-gen.T // block),), (block,), (gen.U, np.int32(gen.T), np.int32(gen.lag), gen.I, gen.J,
-                                                gen.C, np.int32(count), gen.sink, np.int32(0), gen.sink))
-        return k, launch, gen.T * count, "numbers/s"
-    raise ValueError(f"unknown sweep kernel {kind!r}: use ch_point or rng_per_thread")
-
-
-SWEEP_KERNELS = ("ch_point", "rng_per_thread")
-
-
-def block_size_sweep(kind: str = "ch_point", size: int = 4096, blocks=None, repeats: int = 20) -> list[dict]:
-    """Time an app kernel at every block size and put the theoretical occupancy beside it
-    (paper 003's argument that occupancy hides latency; paper 004's idea of tuning by a model)."""
+    ``case``: a :class:`kernels.launches.SweepCase` built by the system owning the kernel
+    (:func:`kernels.app_kernels.block_size_sweep` picks one by name)."""
     spec = device_spec()
-    k, launch, work, unit = _sweepable(kind, size)
+    k, launch, work, unit = case.kernel, case.launch, case.work, case.unit
     res = kernel_resources(k)
     blocks = blocks or [b for b in range(32, min(1024, res["max_threads_per_block"]) + 1, 32)]
     rows = []
     for b in blocks:
         t = _time(lambda: launch(b), repeats)
         r = occupancy(spec, b, res["registers"], res["static_smem"], 0, strict=False)
-        rows.append({"kernel": kind, "block": b, "seconds": t, "throughput": work / t, "unit": unit,
+        rows.append({"kernel": case.name, "block": b, "seconds": t, "throughput": work / t, "unit": unit,
                      "registers": res["registers"], "occupancy": r.occupancy,
                      "active_warps_per_sm": r.active_warps_per_sm, "limiter": r.limiter})
     return rows

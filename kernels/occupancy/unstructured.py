@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import launches
 from ..errors import BackendUnavailable, InvalidParameter
 from .calculator import occupancy
 
@@ -533,15 +534,6 @@ def get_module(dtype, P: int, m: int, n_params: int):
     return _MODULES[key]
 
 
-def compiled_kernels() -> list[tuple[str, object]]:
-    """(name, RawKernel) of every case-study kernel compiled so far (for the 'My kernels' table)."""
-    out = []
-    for (dt, P, m, npar, _dev), mod in list(_MODULES.items()):
-        for fn in ORIGINAL_KERNELS + IMPROVED_KERNELS:
-            out.append((f"UG {fn}<{dt}, P={P}, k-1={m}, NP={npar}>", mod.get_function(fn)))
-    return out
-
-
 # --------------------------------------------------------------------- cells per block (occupancy)
 
 def paper_cells_per_block(P: int, warps: int = 2, warp_size: int = 32) -> int:
@@ -644,6 +636,10 @@ class GPUSolver:
             if dyn > 48 * 1024:                  # opt in to more than 48 KB of dynamic shared memory
                 self.kernels["celledge_impr"].max_dynamic_shared_size_bytes = dyn
             self.update_grid = int(min(-(-self.npts * NP // UPDATE_BLOCK), 65535 * 4))
+        dt = pb.dtype.name
+        for ln in self.launches():            # the launch registry ("My kernels" reads it)
+            launches.record(f"UG {ln['kernel']}<{dt}, P={P}, k-1={pb.m}, NP={NP}>", self.kernels[ln["kernel"]],
+                            ln["block"], ln["dyn_smem"], system="occupancy")
         self.u = None
         self.reset()
 

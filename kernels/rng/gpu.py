@@ -22,6 +22,7 @@ import functools
 
 import numpy as np
 
+from .. import launches
 from .ranmar import (C0, D, L97, L_BIG, M, N_SEEDS, ONE, KL_MAX, RanmarVec,
                      batch_schedule, fill_tables, seed_to_ijkl, table_for, to_float)
 
@@ -120,7 +121,14 @@ def _module_on(out_code: str, device: int):
     cp = _cp()
     typ, conv = _OUT[out_code]
     src = _SRC.replace("OUT_T", typ).replace("CONV", conv)
-    return cp.RawModule(code=src, options=("-std=c++11",))
+    mod = cp.RawModule(code=src, options=("-std=c++11",))
+    for fn in KERNEL_NAMES:           # every kernel is launched with BLOCK threads per block
+        launches.record(f"RNG {fn} <{out_code}>", mod.get_function(fn), BLOCK, system="rng")
+    return mod
+
+
+#: the kernels of every generator module
+KERNEL_NAMES = ("lf_init", "lf_per_thread", "lf_single")
 
 
 def _out_code(dtype) -> str:
@@ -274,3 +282,16 @@ class SingleTableGPU:
 def gpu_single_table(n: int, seed: int, dtype=np.float32, lag: int = L_BIG):
     """Approach 2: first ``n`` numbers of the single stream for ``seed``."""
     return SingleTableGPU(seed, lag).generate(n, dtype)
+
+
+def block_sweep_case(size: int) -> launches.SweepCase:
+    """The table-per-thread kernel (approach 1) prepared for a block-size sweep: ``size``
+    streams, 256 numbers each per launch (a :class:`kernels.launches.SweepCase`)."""
+    gen = PerThreadGPU(n_threads=int(size), seed=1)
+    k = _module("f4").get_function("lf_per_thread")
+    count = 256
+
+    def launch(block: int):
+        k((-(-gen.T // block),), (block,), (gen.U, np.int32(gen.T), np.int32(gen.lag), gen.I, gen.J,
+                                            gen.C, np.int32(count), gen.sink, np.int32(0), gen.sink))
+    return launches.SweepCase("rng_per_thread", k, launch, gen.T * count, "numbers/s")

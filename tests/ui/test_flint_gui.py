@@ -47,7 +47,7 @@ def test_ring_heatmap_and_pause(flint_ws, qtbot):
     ws._set_controls({"members": "ring", "n": 12, "t_end": 30.0, "dt": 0.01})
     ws.run()
     ws.pause()
-    assert ws.worker.paused
+    assert ws.worker.is_paused
     ws.pause()
     _wait_done(qtbot, ws)
     assert ws.samples.shape[2] == 12 and ws.heat.image is not None and ws.heat.image.shape[1] == 12

@@ -1,0 +1,71 @@
+"""The house's layering rules as checks: import-linter's contracts in pyproject.toml hold.
+
+import-linter is a dev dependency (``pip install -e .[dev]``), so this test runs rather than
+skips.  The second test shows the contract types used there do catch a violation: a throw-away
+project with the same module names in which one compute system imports another.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _lint_imports() -> list[str]:
+    exe = shutil.which("lint-imports", path=os.path.dirname(sys.executable)) or shutil.which("lint-imports")
+    assert exe, "import-linter is a dev dependency: pip install -e .[dev]"
+    return [exe]
+
+
+def _run(cwd, *args):
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run(_lint_imports() + list(args), cwd=cwd, capture_output=True, text=True,
+                          timeout=240, env=env)
+
+
+def test_import_contracts_hold():
+    r = _run(ROOT, "--no-cache")
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-4000:]
+    for name in ("kernels knows no screen", "workspaces are independent", "compute systems are independent",
+                 "layers: main window, workspaces, kernels"):
+        assert f"{name} KEPT" in out, out[-4000:]
+
+
+def test_the_contracts_catch_a_system_importing_another(tmp_path):
+    with open(os.path.join(ROOT, "pyproject.toml")) as fh:
+        text = fh.read()
+    config = text[text.index("\n[tool.importlinter]\n"):]
+    (tmp_path / "pyproject.toml").write_text(config)
+    files = {
+        "kernels/__init__.py": "",
+        "kernels/launches.py": "",
+        "kernels/app_kernels.py": "",
+        "kernels/sweep/__init__.py": "",
+        "kernels/rng/__init__.py": "from .. import launches\n",
+        "kernels/cahn_hilliard/__init__.py": "from .. import rng\n",          # allowed: a lower layer
+        "kernels/graphs/__init__.py": "",
+        "kernels/graphs/bfs.py": "from ..occupancy import calc\n",           # forbidden: a sibling
+        "kernels/occupancy/__init__.py": "",
+        "kernels/occupancy/calc.py": "",
+        "kernels/flint/__init__.py": "",
+        "cli/__init__.py": "",
+        "explorer/__init__.py": "",
+        "explorer/main_window.py": "from . import graphs\n",
+        "explorer/cahn_hilliard/__init__.py": "",
+        "explorer/graphs/__init__.py": "from kernels import graphs\n",
+        "explorer/occupancy/__init__.py": "",
+        "explorer/flint/__init__.py": "",
+    }
+    for rel, body in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(body))
+    r = _run(tmp_path, "--no-cache")
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    assert "compute systems are independent BROKEN" in out
+    assert "kernels.graphs.bfs -> kernels.occupancy.calc" in out
+    assert "workspaces are independent KEPT" in out and "kernels knows no screen KEPT" in out
