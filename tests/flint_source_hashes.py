@@ -66,8 +66,8 @@ def _capture_exec(module, sink: list):
 
 def _fixed_step(out: dict) -> None:
     from kernels.flint import CompileOptions, Network, compile_model, load_model
-    from kernels.flint.runtimes import is_source, numpy_source, ts_phase_build, ts_source
-    from kernels.flint.host_c import host_source
+    from kernels.flint.runtimes.codegen import is_source, numpy_source, ts_phase_build, ts_source
+    from kernels.flint.runtimes.host_c import host_source
     cases = []
     for name in MODELS:
         m = load_model(name)
@@ -157,7 +157,7 @@ def _sbml(key: str, system, out: dict) -> None:
 
 def generate(with_suite: bool = True) -> dict[str, str]:
     """key → sha256 of every generated source (see the module docstring)."""
-    from kernels.flint.model import shipped_models
+    from kernels.flint.loaders import shipped_models
     from kernels.flint.sbml_system import read_sbml_system
     out: dict[str, str] = {}
     _fixed_step(out)

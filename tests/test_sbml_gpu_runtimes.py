@@ -13,7 +13,7 @@ import pytest
 from kernels.errors import Unsupported
 from kernels.flint import suite
 from kernels.flint.ensemble_rk import Problem, integrate, simulate_file
-from kernels.flint.host_c import HOST_PRELUDE
+from kernels.flint.runtimes.host_c import HOST_PRELUDE
 from kernels.flint.sbml_core import is_core_case, lower_system
 
 gpu = pytest.mark.gpu

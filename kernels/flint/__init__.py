@@ -4,7 +4,8 @@ Models (native text, SBML, CellML) → expression DAG → level-scheduled stack 
 NumPy (CPU), IS (bytecode interpreter on the GPU) and TS (generated CUDA C).  No Qt here.
 """
 from .compiler import CompileOptions, Network, Program, compile_model
-from .model import Model, load_model, parse_text, shipped_models
+from .loaders import load_model, shipped_models
+from .model import Model, parse_text
 from .runtimes import INTEGRATORS, RUNTIMES, Simulation
 
 __all__ = ["CompileOptions", "Network", "Program", "compile_model", "Model", "load_model", "parse_text",

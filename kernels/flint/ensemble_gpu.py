@@ -15,8 +15,7 @@ import numpy as np
 
 from ..errors import BackendUnavailable, SimulationBlowUp, Unsupported
 from .ensemble_rk import MAX_EVENTS_AT_ONCE, MAX_STEPS, MAXQ, Problem
-from . import runtimes
-from .runtimes import IS_SOURCE, NVRTC_OPTIONS, expr_code
+from .runtimes.codegen import IS_SOURCE, NVRTC_OPTIONS, expr_code, interpreter_source
 
 DOPRI_SOURCE = IS_SOURCE.with_name("ensemble_rk.cu")
 FLAVOURS = ("ts", "is")
@@ -128,7 +127,7 @@ def is_model_source(pb: Problem) -> str:
             "EV_INIT": "c.ne1", "EV_UVFTT": "c.ne1", "EV_COMMUTE": "(c.ne ? c.ne * c.ne : 1)"}
     setup += f"\n    const int* p = tab + {len(SIZES)};"
     setup += "".join(f"\n    c.{k.lower()} = p; p += {offs[k]};" for k in TABLES)
-    return runtimes.interpreter_source("double", defs) + f"""
+    return interpreter_source("double", defs) + f"""
 struct Ctx {{ const int* code; const double* K; const double* P; const int* dslot;
              const int* acode; const double* AK; const double* AP; const int* aslot; double* Y; int n; int i;
              {fields} }};

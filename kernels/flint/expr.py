@@ -85,14 +85,14 @@ def parse(text: str, where: str = "expression") -> Expr:
     except ValueError as exc:                     # e.g. an integer literal beyond Python's digit limit
         raise InvalidParameter(f"{where}: cannot parse {shown!r} ({exc})") from None
     try:
-        return _from_ast(tree.body, where, text)
+        return from_ast(tree.body, where, text)
     except RecursionError:
         raise InvalidParameter(f"{where}: the expression is nested too deeply to read") from None
 
 
-def _from_ast(n, where: str, text: str) -> Expr:
+def from_ast(n, where: str, text: str) -> Expr:
     def rec(x):
-        return _from_ast(x, where, text)
+        return from_ast(x, where, text)
     if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
         try:
             return const(n.value)

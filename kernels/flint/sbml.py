@@ -31,8 +31,8 @@ def _math(ast, where: str, fdefs: dict, time_name: str, lib) -> Expr:
     min/max → chains, xor/implies/root/sec/asinh/quotient… rewritten); what the compiler cannot run
     (delay, rateOf, factorial of a variable) is refused by name."""
     from .sbml_core import lower
-    from .sbml_system import _MathCtx, convert_math
-    return lower(convert_math(ast, where, _MathCtx(lib, fdefs)), None, where, time_name)
+    from .sbml_system import MathCtx, convert_math
+    return lower(convert_math(ast, where, MathCtx(lib, fdefs)), None, where, time_name)
 
 
 _DECLARES_UNITS = re.compile(r'[uU]nits="')

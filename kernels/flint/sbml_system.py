@@ -134,7 +134,7 @@ def _unary_table(lib) -> dict:
     return {getattr(lib, "AST_FUNCTION_" + k): v for k, v in names.items() if hasattr(lib, "AST_FUNCTION_" + k)}
 
 
-class _MathCtx:
+class MathCtx:
     def __init__(self, lib, fdefs: dict):
         self.lib = lib
         self.fdefs = fdefs
@@ -152,7 +152,7 @@ class _MathCtx:
                 self.binary[getattr(lib, nm)] = op
 
 
-def convert_math(ast, where: str, ctx: _MathCtx) -> Expr:
+def convert_math(ast, where: str, ctx: MathCtx) -> Expr:
     """libsbml ASTNode → Expr (function definitions inlined by substitution of their arguments)."""
     lib = ctx.lib
     if ast is None:
@@ -346,7 +346,7 @@ def read_sbml_system(path_or_text, source: str = "") -> SbmlSystem:
     level = doc.getLevel()
     sysm = SbmlSystem(source=src, level=level)
     fdefs: dict = {}
-    ctx = _MathCtx(lib, fdefs)
+    ctx = MathCtx(lib, fdefs)
     for i in range(sm.getNumFunctionDefinitions()):
         fd = sm.getFunctionDefinition(i)
         lam = fd.getMath()

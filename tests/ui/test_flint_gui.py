@@ -143,7 +143,7 @@ def test_compiled_cpu_runtimes_match_numpy(flint_ws, qtbot):
     """Runtimes c and c-is (the TS / IS sources compiled by the host C++ compiler) run from the GUI on
     a line, and give the NumPy runtime's traces."""
     import pytest
-    from kernels.flint.host_c import find_compiler
+    from kernels.flint.runtimes.host_c import find_compiler
     ws = flint_ws
     if find_compiler() is None:
         assert ws.cb_runtime.findText("c") < 0          # not offered without a compiler
