@@ -103,7 +103,7 @@ def load(a):
     try:
         return load_model(a.model)
     except ExplorerError as exc:
-        from kernels.flint.sbml_run import reference_hint
+        from kernels.flint.sbml.reference import reference_hint
         path = _model_path(a.model)
         hint = reference_hint(path) if path is not None and not isinstance(exc, UsageError) else ""
         if hint:
@@ -225,11 +225,11 @@ def _report(a, out: dict, times, samples, rec: list, headline: str) -> int:
 
 
 def _run_sbml(a) -> int:
-    """--runtime sbml: the SBML reference simulator (kernels/flint/sbml_run.py), one model instance."""
+    """--runtime sbml: the SBML reference simulator (kernels/flint/sbml/reference.py), one model instance."""
     import numpy as np
 
     from kernels.errors import InvalidParameter
-    from kernels.flint.sbml_run import check_output_memory, load_reference, n_output_points, output_times, run_reference
+    from kernels.flint.sbml.reference import check_output_memory, load_reference, n_output_points, output_times, run_reference
     why = "(the SBML reference simulator integrates one model instance with LSODA in float64)"
     if a.integrator is not None:
         raise UsageError(f"--integrator does not apply to --runtime sbml {why}")

@@ -108,7 +108,7 @@ def _fixed_step(out: dict) -> None:
 
 
 def _adaptive(key: str, core, out: dict) -> None:
-    from kernels.flint import ensemble_gpu, ensemble_rk
+    from kernels.flint.ensemble import gpu as ensemble_gpu, rk as ensemble_rk
     for n in (1, 3):
         member = None
         if n > 1 and core.param_ids:
@@ -130,23 +130,23 @@ def _sbml(key: str, system, out: dict) -> None:
     """The SBML reference simulator's generated Python (every function it builds), and the adaptive
     lowering when the model is inside the ODE core."""
     from kernels.errors import Unsupported
-    from kernels.flint import sbml_solver as solver
+    from kernels.flint.sbml import solver
     built: list = []
-    orig = solver._build
+    orig = solver.build_namespace
 
     def rec(src, gen, safe, extra=None):
         built.append(src)
         return orig(src, gen, safe, extra)
-    solver._build = rec
+    solver.build_namespace = rec
     try:
         c = solver.CompiledSbml(system)
     finally:
-        solver._build = orig
+        solver.build_namespace = orig
     for j, s in enumerate(built):
         out[f"{key}/sbml-py{j}"] = _h(s)
     for name, s in sorted(c.sources.items()):
         out[f"{key}/sbml-fn-{name}"] = _h(s)
-    from kernels.flint.sbml_core import lower_system
+    from kernels.flint.sbml.core import lower_system
     try:
         core = lower_system(system, list(system.species), set(system.species), set())
     except Unsupported as exc:
@@ -158,14 +158,15 @@ def _sbml(key: str, system, out: dict) -> None:
 def generate(with_suite: bool = True) -> dict[str, str]:
     """key → sha256 of every generated source (see the module docstring)."""
     from kernels.flint.loaders import shipped_models
-    from kernels.flint.sbml_system import read_sbml_system
+    from kernels.flint.sbml.system import read_sbml_system
     out: dict[str, str] = {}
     _fixed_step(out)
     shipped = shipped_models()
     for name in SBML_MODELS:
         _sbml(f"sbml:{name}", read_sbml_system(str(shipped[name])), out)
     if with_suite:
-        from kernels.flint.suite import discover, suite_dir
+        from cli.flint_suite import suite_dir
+        from kernels.flint.sbml.conformance import discover
         root = suite_dir()
         if root.is_dir():
             for case in discover(root, list(SUITE_CASES)):

@@ -11,7 +11,7 @@ from kernels.errors import ExplorerError
 from kernels.flint import Simulation
 from kernels.flint.protocols import one_way_wave
 from kernels.flint.runtimes import runtime_class, runtime_help
-from kernels.flint.sbml_run import run_reference
+from kernels.flint.sbml.reference import run_reference
 
 HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
 CHUNK_SECONDS = 0.1      # integration time per chunk streamed to the GUI

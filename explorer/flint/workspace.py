@@ -24,7 +24,7 @@ from kernels.flint import Network, load_model, shipped_models
 from kernels.flint.model import select_states
 from kernels.flint.run import FlintRun, Vary
 from kernels.flint.runtimes import RUNTIMES
-from kernels.flint.sbml_run import reference_fallback
+from kernels.flint.sbml.reference import reference_fallback
 
 from ..colorbar import bar_axes, hover, plot_colorbar
 from ..widgets import MessageBar

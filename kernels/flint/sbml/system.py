@@ -3,7 +3,7 @@
 :func:`read_sbml_system` reads a document with python-libsbml and returns an :class:`SbmlSystem`: the
 compartments, species, parameters, species references, reactions, initial assignments, rules and
 events, all math as :class:`~kernels.flint.expr.Expr` trees (function definitions inlined, local
-parameters substituted).  It describes, it does not simulate (see :mod:`kernels.flint.sbml_solver`).
+parameters substituted).  It describes, it does not simulate (see :mod:`kernels.flint.sbml.solver`).
 
 Semantics follow the SBML L3V2 core specification (Hucka et al. 2019, J. Integr. Bioinform. 16:
 20190021), sections 3.4 (math, csymbols), 4.6–4.11 (species, rules, events).  Beyond the subset of
@@ -24,8 +24,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from ..errors import InvalidParameter, Unsupported
-from .expr import Expr, const, substitute, sym
+from ...errors import InvalidParameter, Unsupported
+from ..expr import Expr, const, substitute, sym
 
 AVOGADRO = 6.02214179e23          # the value SBML L3V1/V2 fix for the avogadro csymbol
 
