@@ -28,6 +28,77 @@ _CMP_FUNCS = {"lt_func": "lt", "leq_func": "le", "gt_func": "gt", "geq_func": "g
               "neq_func": "ne", "and_func": "and", "or_func": "or", "not_func": "not"}
 
 
+# --- the operator table ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Op:
+    """One operation of the expression language and how every target writes it (one table for the
+    C, NumPy and Python printers of :mod:`kernels.flint.runtimes.codegen`, :func:`to_text` and
+    :func:`apply_op`).
+
+    arity: operands (−1: n-ary, printed as the left-nested chain ``((a ∘ b) ∘ c)``, the
+    interpreter's order).  c / numpy / python: format strings of the printed operands ``{0} {1} {2}``
+    (for an n-ary operation: the infix symbol).  sbml: the SBML L3 infix name (function name,
+    comparison or power symbol).  ufunc: the NumPy function :func:`apply_op` evaluates it with."""
+    name: str
+    arity: int
+    c: str
+    numpy: str
+    python: str
+    sbml: str
+    ufunc: str | None = None
+
+
+def _unary(name: str, c: str | None = None, np_name: str | None = None, py: str | None = None,
+           sbml: str | None = None) -> Op:
+    npn = np_name or name
+    return Op(name, 1, f"{c or name}({{0}})", f"np.{npn}({{0}})", f"{py or name}({{0}})", sbml or name, npn)
+
+
+def _compare(name: str, sym: str, ufunc: str) -> Op:
+    return Op(name, 2, f"(({{0}}) {sym} ({{1}}) ? 1.0 : 0.0)", f"np.where(np.{ufunc}({{0}}, {{1}}), 1.0, 0.0)",
+              f"(1.0 if {{0}} {sym} {{1}} else 0.0)", sym, ufunc)
+
+
+_UNARY_FORMS = {"abs": dict(c="fabs", np_name="abs", py="fabs"), "log": dict(sbml="ln"),
+                "ceil": dict(sbml="ceiling"), "asin": dict(np_name="arcsin", sbml="arcsin"),
+                "acos": dict(np_name="arccos", sbml="arccos"), "atan": dict(np_name="arctan", sbml="arctan")}
+
+OPERATORS: dict[str, Op] = {o.name: o for o in [
+    Op("add", -1, "+", "+", "+", "+"),
+    Op("mul", -1, "*", "*", "*", "*"),
+    Op("sub", 2, "({0} - {1})", "({0} - {1})", "({0} - {1})", "-"),
+    Op("div", 2, "({0} / {1})", "({0} / {1})", "({0} / {1})", "/", "true_divide"),
+    Op("neg", 1, "(-{0})", "(-{0})", "(-{0})", "-"),
+    Op("pow", 2, "pow({0}, {1})", "np.power({0}, {1})", "pow({0}, {1})", "^", "power"),
+    *[_unary(u, **_UNARY_FORMS.get(u, {})) for u in UNARY],
+    Op("min", 2, "fmin({0}, {1})", "np.minimum({0}, {1})", "min({0}, {1})", "min", "minimum"),
+    Op("max", 2, "fmax({0}, {1})", "np.maximum({0}, {1})", "max({0}, {1})", "max", "maximum"),
+    _compare("lt", "<", "less"), _compare("le", "<=", "less_equal"), _compare("gt", ">", "greater"),
+    _compare("ge", ">=", "greater_equal"), _compare("eq", "==", "equal"), _compare("ne", "!=", "not_equal"),
+    Op("and", 2, "(({0}) != 0.0 && ({1}) != 0.0 ? 1.0 : 0.0)",
+       "np.where(np.logical_and({0} != 0, {1} != 0), 1.0, 0.0)", "(1.0 if ({0} != 0.0 and {1} != 0.0) else 0.0)",
+       "&&", "logical_and"),
+    Op("or", 2, "(({0}) != 0.0 || ({1}) != 0.0 ? 1.0 : 0.0)",
+       "np.where(np.logical_or({0} != 0, {1} != 0), 1.0, 0.0)", "(1.0 if ({0} != 0.0 or {1} != 0.0) else 0.0)",
+       "||", "logical_or"),
+    Op("not", 1, "(({0}) == 0.0 ? 1.0 : 0.0)", "np.where({0} == 0, 1.0, 0.0)", "(1.0 if {0} == 0.0 else 0.0)", "!"),
+    Op("select", 3, "(({0}) != 0.0 ? ({1}) : ({2}))", "np.where(({0}) != 0, {1}, {2})", "({1} if {0} != 0.0 else {2})",
+       "piecewise", "where"),
+]}
+
+
+def print_op(op: str, args: list, target: str) -> str:
+    """``op`` applied to the already printed operands ``args`` in ``target`` ("c", "numpy", "python")."""
+    o = OPERATORS[op]
+    form = getattr(o, target)
+    if o.arity < 0:                          # n-ary: left-nested, the interpreter's order
+        r = args[0]
+        for x in args[1:]:
+            r = f"({r} {form} {x})"
+        return r
+    return form.format(*args)
+
+
 @dataclass(frozen=True)
 class Expr:
     op: str
@@ -220,10 +291,7 @@ def to_text(e: Expr, style: str = "native") -> str:
                 return f"piecewise({a}, {c}, {b})", 9
             return f"where({c}, {a}, {b})", 9
         if op in UNARY or op in BINARY_FUNCS:
-            name = op
-            if style == "sbml":
-                name = {"log": "ln", "ceil": "ceiling", "asin": "arcsin", "acos": "arccos",
-                        "atan": "arctan"}.get(op, op)
+            name = OPERATORS[op].sbml if style == "sbml" else op
             return f"{name}({', '.join(_txt(a)[0] for a in x.args)})", 9
         raise InvalidParameter(f"cannot print operation {op}")
     return _txt(e)[0]
@@ -278,17 +346,10 @@ def apply_op(op: str, a: list, xp):
         return -a[0]
     if op == "pow":
         return xp.power(xp.float64(a[0]) if not hasattr(a[0], "dtype") else a[0], a[1])
-    if op in UNARY:
-        f = {"abs": xp.abs, "ceil": xp.ceil, "asin": xp.arcsin, "acos": xp.arccos, "atan": xp.arctan}.get(op)
-        return (f or getattr(xp, op))(a[0])
-    if op == "min":
-        return xp.minimum(a[0], a[1])
-    if op == "max":
-        return xp.maximum(a[0], a[1])
+    if op in UNARY or op in ("min", "max"):
+        return getattr(xp, OPERATORS[op].ufunc)(*a)
     if op in _CMP_TXT:
-        f = {"lt": xp.less, "le": xp.less_equal, "gt": xp.greater, "ge": xp.greater_equal,
-             "eq": xp.equal, "ne": xp.not_equal}[op]
-        return xp.where(f(a[0], a[1]), 1.0, 0.0)
+        return xp.where(getattr(xp, OPERATORS[op].ufunc)(a[0], a[1]), 1.0, 0.0)
     if op == "and":
         return xp.where(xp.logical_and(a[0] != 0, a[1] != 0), 1.0, 0.0)
     if op == "or":

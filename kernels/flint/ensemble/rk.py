@@ -29,7 +29,7 @@ import numpy as np
 
 from ...errors import InvalidParameter, SimulationBlowUp, Unsupported
 from ..compiler import Program, compile_model
-from ..runtimes.codegen import expr_code, fix_select
+from ..runtimes.codegen import expr_code
 
 # Dormand–Prince 5(4) (Hairer's dopri5.f)
 C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
@@ -61,7 +61,7 @@ def numpy_function(prog: Program, outputs: list[str] | None = None, scalar: bool
     lines.append("    return [" + ", ".join(outs) + "]")
     ns = {"np": np, **{k: getattr(math, k) for k in dir(math) if not k.startswith("_")}, "min": min, "max": max}
     src = "\n".join(lines)
-    exec(src if scalar else fix_select(src), ns)      # noqa: S102 — our own generated code
+    exec(src, ns)      # noqa: S102 — our own generated code
     return ns["f"]
 
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..compiler import LANE_STRIDE, OPCODES, OPNAMES, N_ARGS, SUM_MIN, WARP, Program
-from ..expr import UNARY
+from ..bytecode import LANE_STRIDE, N_ARGS, OPCODES, OPNAMES, SUM_MIN, WARP
+from ..compiler import Program
+from ..expr import OPERATORS, print_op
+from .printers import PRINTERS, CPrinter
 
 NVRTC_OPTIONS = ("--fmad=false", "-std=c++14")     # no FMA contraction: same rounding as NumPy
 CUDA_DIR = Path(__file__).resolve().parents[1]     # the .cu/.cuh sources beside the compiler
@@ -23,125 +25,18 @@ IS_SOURCE = CUDA_DIR / "flint_is.cu"
 COMMON_SOURCE = CUDA_DIR / "flint_common.cuh"     # integrator update, shared by IS and TS
 
 
-# code generation from the scheduled DAG
-def _const_index(prog: Program) -> dict:
-    return {np.float64(v).tobytes(): i for i, v in enumerate(prog.consts)}
-
-
-# C text of an operation on already printed operands (the generated TS code of both printers:
-# the DAG printer below and the unified-bytecode printer ``_unified_c``)
-_C_FORMS = {"lt": "(({0}) < ({1}) ? 1.0 : 0.0)", "le": "(({0}) <= ({1}) ? 1.0 : 0.0)",
-            "gt": "(({0}) > ({1}) ? 1.0 : 0.0)", "ge": "(({0}) >= ({1}) ? 1.0 : 0.0)",
-            "eq": "(({0}) == ({1}) ? 1.0 : 0.0)", "ne": "(({0}) != ({1}) ? 1.0 : 0.0)",
-            "and": "(({0}) != 0.0 && ({1}) != 0.0 ? 1.0 : 0.0)", "or": "(({0}) != 0.0 || ({1}) != 0.0 ? 1.0 : 0.0)",
-            "not": "(({0}) == 0.0 ? 1.0 : 0.0)", "select": "(({0}) != 0.0 ? ({1}) : ({2}))",
-            "sub": "({0} - {1})", "div": "({0} / {1})", "neg": "(-{0})"}
-_C_FUNCS = {"abs": "fabs", "min": "fmin", "max": "fmax"}
-
-
-def _chain(op: str, a: list) -> str:
-    """An n-ary add/mul as left-nested binary operations, ((a + b) + c): the interpreter's order."""
-    r = a[0]
-    for x in a[1:]:
-        r = f"({r}{' + ' if op == 'add' else ' * '}{x})"
-    return r
-
-
-def _c_op(op: str, a: list) -> str:
-    """``op`` (lower-case DAG/bytecode name) applied to the printed operands ``a``, as C."""
-    if op in ("add", "mul"):
-        return _chain(op, a)
-    form = _C_FORMS.get(op)
-    return form.format(*a) if form else f"{_C_FUNCS.get(op, op)}({', '.join(a)})"
-
-
+# code generation from the scheduled DAG (printers: .printers, operations: kernels.flint.expr.OPERATORS)
 def arity(op: str) -> int:
     """Operands a plain (argument-less) bytecode operation pops: SELECT 3, unary 1, the rest 2."""
-    return 3 if op == "select" else (1 if op in UNARY or op in ("neg", "not") else 2)
-
-
-def _make_printer(prog: Program, lang: str, var, state=None):
-    """c(nid, top, cur, subst) → expression text of node nid inside function ``cur``; ``subst`` maps
-    node ids to replacement text (a warp-parallel sum's total)."""
-    nodes, functions = prog.nodes, prog.functions
-    mat = {}
-    for name in prog.order:
-        mat.setdefault(functions[name].root, name)
-    cidx = _const_index(prog)
-    state = state or (lambda s: f"s{s}")
-
-    def c(nid, top=False, cur=None, subst=None):
-        if subst and nid in subst:
-            return subst[nid]
-        if not top and nid in mat:
-            return var(mat[nid])
-        op, args, value = nodes[nid]
-        if op == "fvar":
-            return var(mat.get(functions[value].root, value))
-        if top and nid in mat and mat[nid] != cur:
-            return var(mat[nid])
-        if op == "const":
-            return f"K[{cidx[np.float64(value).tobytes()]}]"
-        if op == "pvar":
-            return f"P[{value}]" if lang != "c" else f"P[(size_t){value}*n+i]"
-        if op == "state":
-            return state(value)
-        if op == "nb":
-            s, off = value
-            return f"NB({s}, {off})" if lang == "c" else f"nb(S, {s}, {off})"
-        if op == "time":
-            return "t"
-        a = [c(x, False, cur, subst) for x in args]
-        if op in ("add", "mul"):
-            return _chain(op, a)
-        if op == "sub":
-            return f"({a[0]} - {a[1]})"
-        if op == "div":
-            return f"({a[0]} / {a[1]})"
-        if op == "neg":
-            return f"(-{a[0]})"
-        if lang == "c":
-            return _c_op(op, a)
-        cmp = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
-        if lang == "py":
-            if op in cmp:
-                return f"(1.0 if {a[0]} {cmp[op]} {a[1]} else 0.0)"
-            if op == "and":
-                return f"(1.0 if ({a[0]} != 0.0 and {a[1]} != 0.0) else 0.0)"
-            if op == "or":
-                return f"(1.0 if ({a[0]} != 0.0 or {a[1]} != 0.0) else 0.0)"
-            if op == "not":
-                return f"(1.0 if {a[0]} == 0.0 else 0.0)"
-            if op == "select":
-                return f"({a[1]} if {a[0]} != 0.0 else {a[2]})"
-            f = {"abs": "fabs", "ceil": "ceil", "min": "min", "max": "max", "pow": "pow"}.get(op, op)
-            return f"{f}({', '.join(a)})"
-        return f"_op({op!r}, {', '.join(a)})" if op in ("select",) else _np_call(op, a)
-
-    return c
+    return OPERATORS[op].arity
 
 
 def expr_code(prog: Program, lang: str) -> list[tuple[str, str]]:
     """[(slot variable, expression text)] in execution order; lang "np", "py" (scalars) or "c"."""
     def var(name):
         return f"v{prog.slots[name]}"
-    c = _make_printer(prog, lang, var)
+    c = PRINTERS[lang](prog, var)
     return [(var(name), c(prog.functions[name].root, True, name)) for name in prog.order]
-
-
-def _np_call(op, a):
-    cmp = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
-    if op in cmp:
-        return f"np.where(np.{cmp[op]}({a[0]}, {a[1]}), 1.0, 0.0)"
-    if op == "and":
-        return f"np.where(np.logical_and({a[0]} != 0, {a[1]} != 0), 1.0, 0.0)"
-    if op == "or":
-        return f"np.where(np.logical_or({a[0]} != 0, {a[1]} != 0), 1.0, 0.0)"
-    if op == "not":
-        return f"np.where({a[0]} == 0, 1.0, 0.0)"
-    f = {"abs": "abs", "ceil": "ceil", "asin": "arcsin", "acos": "arccos", "atan": "arctan", "min": "minimum",
-         "max": "maximum", "pow": "power", "div": "true_divide"}.get(op, op)
-    return f"np.{f}({', '.join(a)})"
 
 
 def numpy_source(prog: Program, scalar: bool = False) -> str:
@@ -154,38 +49,9 @@ def numpy_source(prog: Program, scalar: bool = False) -> str:
         else:
             lines.append(f"    s{s} = S[{s}] if kin is None else S[{s}] + cdt * kin[{s}]")
     for v, e in expr_code(prog, lang):
-        if lang == "np":
-            e = e.replace("_op('select', ", "np.where(_nz(") if False else e
         lines.append(f"    {v} = {e}")
     lines.append("    return [" + ", ".join(f"v{d}" for d in prog.deriv_slots) + "]")
-    src = "\n".join(lines)
-    if not scalar:
-        # select(c, a, b) → np.where(c != 0, a, b)
-        src = fix_select(src)
-    return src
-
-
-def fix_select(src: str) -> str:
-    out, i, key = [], 0, "_op('select', "
-    while True:
-        j = src.find(key, i)
-        if j < 0:
-            out.append(src[i:])
-            return "".join(out)
-        out.append(src[i:j])
-        k = j + len(key)
-        depth, p = 0, k
-        while True:          # first argument ends at the top-level comma
-            ch = src[p]
-            if ch in "([":
-                depth += 1
-            elif ch in ")]":
-                depth -= 1
-            elif ch == "," and depth == 0:
-                break
-            p += 1
-        out.append(f"np.where(({src[k:p]}) != 0, ")
-        i = p + 2
+    return "\n".join(lines)
 
 
 def ts_source(prog: Program, real: str = "double") -> str:
@@ -303,7 +169,7 @@ def _unified_c(instrs: list, table: list, rank: str) -> str:
             lop = op.lower()
             k = int(rows[0][0]) if op in ("ADD", "MUL") else arity(lop)
             args, st = st[-k:], st[:-k]
-            st.append(_c_op(lop, args))
+            st.append(print_op(lop, args, "c"))
     return " ".join(out)
 
 
@@ -328,7 +194,7 @@ def ts_phase_build(prog: Program, real: str = "double") -> tuple[str, np.ndarray
 
     def var(name):
         return f"VS({prog.slots[name]})"
-    c = _make_printer(prog, "c", var, state=lambda v: f"ST({v})")
+    c = CPrinter(prog, var, state=lambda v: f"ST({v})")
     kern = []
     for p in range(len(lay.phase_warps)):
         lanes = lay.phase_lanes(p)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InvalidParameter
-from ..compiler import WARP, Program
+from ..bytecode import WARP
+from ..compiler import Program
 from ..expr import apply_op
 from .base import MAPPINGS
 from .codegen import arity, decode
