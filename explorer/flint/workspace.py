@@ -99,6 +99,9 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, QWidget):
         self.cb_integ.addItems(["euler", "rk4"])
         self.cb_runtime = QComboBox()
         self.cb_runtime.addItems(gui_runtimes(backend.is_gpu))
+        for i in range(self.cb_runtime.count()):          # each entry: its help line from the registry
+            self.cb_runtime.setItemData(i, RUNTIMES[self.cb_runtime.itemText(i)].help,
+                                        pg.QtCore.Qt.ItemDataRole.ToolTipRole)
         self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
         self.cb_dtype = QComboBox()
         self.cb_dtype.addItems(["float64", "float32"])
