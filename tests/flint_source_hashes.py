@@ -1,6 +1,6 @@
 """SHA-256 of every source the Flint wing generates, for a fixed set of shipped models (no GPU needed).
 
-The NumPy code, the translator's CUDA C (thread per cell and thread per expression, with its lane
+The models printed back as native text, SBML and CellML; the NumPy code, the translator's CUDA C (thread per cell and thread per expression, with its lane
 table), the interpreter's CUDA source and bytecode (thread per cell and the expression layout), the
 host C translation units of runtimes ``c`` / ``c-is``, the adaptive ensemble kernel (TS and IS, with
 the IS table) and its NumPy twin's code, and the SBML reference simulator's generated Python — all
@@ -155,12 +155,26 @@ def _sbml(key: str, system, out: dict) -> None:
     _adaptive(key, core, out)
 
 
+def _texts(out: dict) -> None:
+    """The models printed back: native text (``Model.to_text``), SBML (``write_sbml``, infix math through
+    ``to_text(style="sbml")``) and CellML (``write_cellml``)."""
+    from kernels.flint import load_model
+    from kernels.flint.cellml import write_cellml
+    from kernels.flint.sbml import write_sbml
+    for name in MODELS:
+        m = load_model(name)
+        out[f"{name}/text"] = _h(m.to_text())
+        out[f"{name}/sbml-out"] = _h(write_sbml(m))
+        out[f"{name}/cellml-out"] = _h(write_cellml(m, validate=False))
+
+
 def generate(with_suite: bool = True) -> dict[str, str]:
     """key → sha256 of every generated source (see the module docstring)."""
     from kernels.flint.loaders import shipped_models
     from kernels.flint.sbml.system import read_sbml_system
     out: dict[str, str] = {}
     _fixed_step(out)
+    _texts(out)
     shipped = shipped_models()
     for name in SBML_MODELS:
         _sbml(f"sbml:{name}", read_sbml_system(str(shipped[name])), out)
