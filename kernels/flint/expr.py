@@ -252,14 +252,34 @@ def _num(v: float) -> str:
     return r
 
 
-def to_text(e: Expr, style: str = "native") -> str:
-    """Print ``e``.  style: "native" (our syntax, parse(to_text(e)) == e), "sbml" (L3 infix)."""
-    def p(x, prec):
-        s, q = _txt(x)
+class TextPrinter:
+    """Expr → infix text in our native syntax (``parse(to_text(e)) == e``), with the fewest parentheses
+    operator precedence allows.  Subclasses (:class:`SbmlTextPrinter`) change how a target writes
+    powers, logic, conditionals and function names; the names come from :data:`OPERATORS`."""
+    pow_symbol = "**"
+
+    def func_name(self, op: str) -> str:
+        return op
+
+    def logic(self, op: str, a: str, b: str) -> str:
+        return f"{a} {op} {b}"
+
+    def negation(self, x: Expr) -> str:
+        return f"not {self.paren(x, 4)}"
+
+    def select(self, c: str, a: str, b: str) -> str:
+        return f"where({c}, {a}, {b})"
+
+    def __call__(self, e: Expr) -> str:
+        return self.text(e)[0]
+
+    def paren(self, x: Expr, prec: int) -> str:
+        s, q = self.text(x)
         return f"({s})" if q < prec else s
 
-    def _txt(x) -> tuple[str, int]:
-        op = x.op
+    def text(self, x: Expr) -> tuple[str, int]:
+        """(text, precedence of its outermost operation)."""
+        op, p = x.op, self.paren
         if op == "const":
             s = _num(x.value)
             return (s, 9) if x.value >= 0 else (f"({s})", 9)
@@ -276,25 +296,49 @@ def to_text(e: Expr, style: str = "native") -> str:
         if op == "neg":
             return f"-{p(x.args[0], 8)}", 7
         if op == "pow":
-            s = "^" if style == "sbml" else "**"
-            return f"{p(x.args[0], 9)}{s}{p(x.args[1], 9)}", 8
+            return f"{p(x.args[0], 9)}{self.pow_symbol}{p(x.args[1], 9)}", 8
         if op in _CMP_TXT:
             return f"{p(x.args[0], 5)} {_CMP_TXT[op]} {p(x.args[1], 5)}", 4
         if op in ("and", "or"):
-            sep = (" && " if op == "and" else " || ") if style == "sbml" else f" {op} "
-            return f"{p(x.args[0], _PREC[op])}{sep}{p(x.args[1], _PREC[op] + 1)}", _PREC[op]
+            return self.logic(op, p(x.args[0], _PREC[op]), p(x.args[1], _PREC[op] + 1)), _PREC[op]
         if op == "not":
-            return (f"!{p(x.args[0], 9)}" if style == "sbml" else f"not {p(x.args[0], 4)}"), 3
+            return self.negation(x.args[0]), 3
         if op == "select":
-            c, a, b = (_txt(y)[0] for y in x.args)
-            if style == "sbml":
-                return f"piecewise({a}, {c}, {b})", 9
-            return f"where({c}, {a}, {b})", 9
+            c, a, b = (self.text(y)[0] for y in x.args)
+            return self.select(c, a, b), 9
         if op in UNARY or op in BINARY_FUNCS:
-            name = OPERATORS[op].sbml if style == "sbml" else op
-            return f"{name}({', '.join(_txt(a)[0] for a in x.args)})", 9
+            return f"{self.func_name(op)}({', '.join(self.text(a)[0] for a in x.args)})", 9
         raise InvalidParameter(f"cannot print operation {op}")
-    return _txt(e)[0]
+
+
+class SbmlTextPrinter(TextPrinter):
+    """SBML Level 3 infix (libsbml's ``parseL3Formula``): ``^``, ``&&``/``||``/``!``, ``piecewise``, and
+    the SBML function names (``ln``, ``ceiling``, ``arcsin`` …)."""
+    pow_symbol = "^"
+
+    def func_name(self, op: str) -> str:
+        return OPERATORS[op].sbml
+
+    def logic(self, op: str, a: str, b: str) -> str:
+        return f"{a} {OPERATORS[op].sbml} {b}"
+
+    def negation(self, x: Expr) -> str:
+        return f"!{self.paren(x, 9)}"
+
+    def select(self, c: str, a: str, b: str) -> str:
+        return f"piecewise({a}, {c}, {b})"
+
+
+TEXT_PRINTERS = {"native": TextPrinter(), "sbml": SbmlTextPrinter()}
+
+
+def to_text(e: Expr, style: str = "native") -> str:
+    """Print ``e``.  style: "native" (our syntax, parse(to_text(e)) == e), "sbml" (L3 infix)."""
+    try:
+        printer = TEXT_PRINTERS[style]
+    except KeyError:
+        raise InvalidParameter(f"text style must be one of {', '.join(TEXT_PRINTERS)}, got {style!r}") from None
+    return printer(e)
 
 
 # --- evaluation (NumPy / scalars) ------------------------------------------------------------
