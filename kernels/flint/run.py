@@ -4,7 +4,8 @@ Flint workspace build from their options and widgets, and what a session saves.
 ``vary`` has one meaning everywhere: a :class:`Vary` spreads a parameter *linearly* over the members,
 ``numpy.linspace(lo, hi, n)`` (member 0 gets ``lo``, the last ``hi``).  The workspace's "± spread"
 box is the same thing written around the model's value v0: spread s gives lo = v0·(1 − s),
-hi = v0·(1 + s) (:meth:`Vary.around`).  (Until issue 22 the workspace computed v0·(1 + s·linspace(−1, 1));
+hi = v0·(1 + s) (:meth:`Vary.around`; the workspace varies nothing for N = 1, while ``--vary`` with
+one member gives it ``lo``).  (Until issue 22 the workspace computed v0·(1 + s·linspace(−1, 1));
 the two agree to rounding of the last bit.)
 """
 from __future__ import annotations
