@@ -35,8 +35,8 @@ import numpy as np  # noqa: E402
 
 from kernels.flint import Network, Simulation, load_model  # noqa: E402
 from kernels.flint.compiler import compile_model  # noqa: E402
-from kernels.flint.host_c import find_compiler  # noqa: E402
-from kernels.flint.runtimes import GPU_RUNTIMES, network_stimulus, numpy_source  # noqa: E402
+from kernels.flint.runtimes import RUNTIMES, network_stimulus, numpy_source  # noqa: E402
+from kernels.flint.runtimes.host_c import find_compiler  # noqa: E402
 
 DT = 0.01
 LINES: list[str] = []
@@ -48,8 +48,7 @@ def out(s: str = "") -> None:
 
 
 def _sync(sim: Simulation) -> None:
-    if sim.runtime in GPU_RUNTIMES:
-        sim.xp.cuda.Device().synchronize()
+    sim.engine.synchronize()
 
 
 COLUMN_NAMES = {"is": "IS (GPU)", "ts": "TS (GPU)", "cpu": "NumPy (CPU)", "c-is": "IS CPU-1 (C)",
@@ -74,7 +73,7 @@ def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budg
     sim.advance(200, DT, record=[0], every=1000)
     _sync(sim)
     per = (time.perf_counter() - t0) / 200
-    budget = gpu_budget_s if runtime in GPU_RUNTIMES else cpu_budget_s
+    budget = gpu_budget_s if RUNTIMES[runtime].device == "gpu" else cpu_budget_s
     if per * steps > budget:
         run_steps, scaled = max(200, int(budget / 4 / per)), True
     t0 = time.perf_counter()
@@ -276,7 +275,7 @@ def main() -> int:
         if a.flat_cols:
             cols = [tuple(c.rsplit("-", 1)) for c in a.flat_cols.split(",")]
         t_flat = time.perf_counter()
-        out("| model | ODEs | " + " | ".join(f"{rt.upper()} {mp}" if rt in GPU_RUNTIMES else names[rt]
+        out("| model | ODEs | " + " | ".join(f"{rt.upper()} {mp}" if rt in RUNTIMES and RUNTIMES[rt].device == "gpu" else names[rt]
                                            for rt, mp in cols) + " |")
         out("|---" * (2 + len(cols)) + "|")
         names = a.flat_models or (["luo_rudy_1991", "wang", "rybak", "lr-ring", "lr-100", "mix"]

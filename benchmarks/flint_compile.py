@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks.report import save_markdown  # noqa: E402
 
 from kernels.flint import CompileOptions, compile_model, load_model  # noqa: E402
-from kernels.flint.host_c import HOST_PRELUDE  # noqa: E402
+from kernels.flint.runtimes.host_c import HOST_PRELUDE  # noqa: E402
 from kernels.flint.runtimes import NVRTC_OPTIONS, ts_phase_build, ts_source  # noqa: E402
 
 

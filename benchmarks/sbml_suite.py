@@ -4,7 +4,7 @@
                                     [--suite-dir D] [--sample] [--json out.json]
 
 Runs every TimeCourse case (or the given ids/ranges, or the fixed CI sample) with each runtime that
-is available here (through kernels.flint.suite, the runner behind `main.py flint-suite`) and prints
+is available here (through kernels.flint.sbml.conformance, the runner behind `main.py flint-suite`) and prints
 markdown for benchmarks/RESULTS.md: runtime, passed, failed, refused, wall seconds; then the tags
 whose passed/failed/refused counts differ between the runtimes.
 """
@@ -32,20 +32,22 @@ def main(argv=None) -> int:
     if a.quick:
         a.sample, a.runtimes = True, "cpu"
 
-    from kernels.flint import suite
+    from cli.flint_suite import read_sample, suite_dir
+    from kernels.flint.sbml import conformance as suite
+    from kernels.flint.schemes import backend_unavailable
     ids = suite.parse_case_ids(a.cases) if a.cases else None
     if a.sample:
-        sample = set(suite.read_sample())
+        sample = set(read_sample())
         ids = sorted(sample) if ids is None else [i for i in ids if i in sample]
         if a.quick:
             ids = ids[:10]
-    root = suite.suite_dir(a.suite_dir)
+    root = suite_dir(a.suite_dir)
     cases = suite.discover(root, ids)
     print(f"# SBML Test Suite — {len(cases)} TimeCourse cases, {a.workers} workers, "
           f"timeout {a.timeout:g} s, {time.strftime('%Y-%m-%d')}\n")
     reports = {}
     for rt in [r.strip() for r in a.runtimes.split(",") if r.strip()]:
-        why = suite.runtime_unavailable(rt)
+        why = backend_unavailable(rt)
         if why:
             print(f"- {rt}: skipped ({why})")
             continue

@@ -28,11 +28,12 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--t-end", default="1000", help="end time (model time units, ms for LR)")
     p.add_argument("--dt", default="0.01", help="time step; with --runtime sbml the output interval (the "
                    "reference simulator chooses its own adaptive steps)")
+    from kernels.flint.runtimes import runtime_help
     p.add_argument("--runtime", default="cpu",
-                   help="is (bytecode interpreter, GPU), ts (generated CUDA), cpu (NumPy), c / c-is (the generated C / "
-                        "the interpreter on CPU cores, see --threads; needs g++/clang++), or sbml (the SBML "
-                        "reference simulator on the CPU: LSODA with root-found events, delays, algebraic rules, "
-                        "fast reactions; one model instance, SBML files only)")
+                   help="; ".join(f"{k}: {v}" for k, v in runtime_help().items())
+                   + " (host threads: --threads); or sbml: the SBML reference simulator on the CPU (LSODA with "
+                     "root-found events, delays, algebraic rules, fast reactions; one model instance, SBML files "
+                     "only)")
     p.add_argument("--integrator", default=None, help="euler (default) or rk4; not with --runtime sbml")
     p.add_argument("--dtype", default=None, help="float64 (default) or float32; sbml: float64 only")
     p.add_argument("--threads", default="1", help="host threads of --runtime c / c-is (OpenMP over cells; "
@@ -64,13 +65,8 @@ def add_parser(sub, parents) -> None:
 
 def _model_path(name):
     """The file behind a model argument (a path or a shipped model's file name), or None."""
-    from pathlib import Path
-
-    from kernels.flint import shipped_models
-    p = Path(name)
-    if p.exists():
-        return p
-    return shipped_models().get(str(name)) or shipped_models().get(f"{name}.flint")
+    from kernels.flint.loaders import find_model_file
+    return find_model_file(name)
 
 
 def grid(a):
@@ -107,7 +103,7 @@ def load(a):
     try:
         return load_model(a.model)
     except ExplorerError as exc:
-        from kernels.flint.sbml_run import reference_hint
+        from kernels.flint.sbml.reference import reference_hint
         path = _model_path(a.model)
         hint = reference_hint(path) if path is not None and not isinstance(exc, UsageError) else ""
         if hint:
@@ -134,13 +130,14 @@ def _common_checks(a):
 
 
 def run(a) -> int:
-    import numpy as np
-
+    """``flint``: the options checked one by one (one ``error:`` line naming the option), then one
+    :class:`kernels.flint.run.FlintRun` (``--vary PARAM=LO:HI``: ``linspace(LO, HI, N)`` over the
+    members) compiled and integrated."""
     from kernels.errors import InvalidParameter
-    from kernels.flint import Network, Simulation
     from kernels.flint.model import select_states
-    from kernels.flint.runtimes import RUNTIMES, check_memory, network_stimulus, samples_in
-    if a.runtime not in RUNTIMES + ("sbml",):
+    from kernels.flint.run import FlintRun, Vary
+    from kernels.flint.runtimes import RUNTIMES, check_memory, samples_in
+    if a.runtime not in (*RUNTIMES, "sbml"):
         raise UsageError(f"--runtime must be {', '.join(RUNTIMES)} or sbml (got {a.runtime!r})")
     _common_checks(a)
     from .flint_sweep import SWEEP_ONLY, run as run_sweep
@@ -157,41 +154,44 @@ def run(a) -> int:
     threads = number("--threads", a.threads, int, minimum=1)
     model = load(a)
     model.params.update(parameter_sets(a, model))
-    network = None
+    members, coupling = "ensemble", 1.0
     if a.line or a.ring:
         if a.line and a.ring:
             raise UsageError("--line and --ring exclude each other")
-        network = Network("line" if a.line else "ring", number("--line/--ring", a.line or a.ring, int, minimum=1),
-                          "V", number("--coupling", a.coupling))
-        n = network.n_cells
-    member = network_stimulus(model, n) if network is not None else {}
+        members = "line" if a.line else "ring"
+        n = number("--line/--ring", a.line or a.ring, int, minimum=1)
+        coupling = number("--coupling", a.coupling)
+    vary = []
     for kv in a.vary:
         k, _, rng = kv.partition("=")
         if k not in model.params:
             raise UsageError(f"--vary: {k!r} is not a parameter of {model.name}")
         lo, _, hi = rng.partition(":")
-        member[k] = np.linspace(number("--vary", lo), number("--vary", hi or lo), n)
-    states = list(model.states)
+        vary.append(Vary(k, number("--vary", lo), number("--vary", hi or lo)))
     try:
-        rec = select_states(model, a.record) if a.record else states
+        rec = select_states(model, a.record) if a.record else list(model.states)
     except InvalidParameter as exc:
         text = str(exc)
         raise UsageError(f"--{text}" if text.startswith("record:") else f"--record: {text}") from None
+    spec = FlintRun(model, runtime=a.runtime, integrator=integrator, dtype=dtype, mapping=mapping, threads=threads,
+                    dt=dt, t_end=t_end, members=members, n=n, coupling=coupling, coupled="V", vary=tuple(vary),
+                    record=tuple(rec), every=every)
+    member = spec.member_params()
     itemsize = 4 if dtype == "float32" else 8
     check_memory(model, n, len(member), a.runtime, mapping, itemsize, recorded=samples_in(0, steps, every) * len(rec) * n)
     t0 = time.perf_counter()
-    sim = Simulation(model, runtime=a.runtime, n=n, member_params=member, network=network,
-                     integrator=integrator, dtype=dtype, mapping=mapping, threads=threads)
+    sim = spec.simulation()
     t_compile = time.perf_counter() - t0
     t0 = time.perf_counter()
-    times, samples = sim.advance(steps, dt, record=[states.index(r) for r in rec], every=every)
+    times, samples = sim.advance(steps, dt, record=spec.record_index, every=every)
     seconds = time.perf_counter() - t0
+    info = sim.info()
+    states = list(model.states)
     out = {"model": model.name, "n_states": model.n_states, "n_cells": sim.n, "steps": steps, "dt": dt,
            "t_end": steps * dt, "runtime": a.runtime, "mapping": mapping, "integrator": integrator, "dtype": dtype,
            "compile_seconds": round(t_compile, 4), "seconds": round(seconds, 4),
            "steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,
-           "block_size": sim.block_size if a.runtime == "ts" else None,
-           "threads": sim.threads if a.runtime in ("c", "c-is") else None,
+           "block_size": info["block_size"], "threads": info["threads"],
            "variables": {r: {"min": float(samples[:, i].min()) if samples.size else None,
                              "max": float(samples[:, i].max()) if samples.size else None,
                              "final": [float(v) for v in sim.state()[states.index(r)][:8]] if sim.n > 1
@@ -225,11 +225,11 @@ def _report(a, out: dict, times, samples, rec: list, headline: str) -> int:
 
 
 def _run_sbml(a) -> int:
-    """--runtime sbml: the SBML reference simulator (kernels/flint/sbml_run.py), one model instance."""
+    """--runtime sbml: the SBML reference simulator (kernels/flint/sbml/reference.py), one model instance."""
     import numpy as np
 
     from kernels.errors import InvalidParameter
-    from kernels.flint.sbml_run import check_output_memory, load_reference, n_output_points, output_times, run_reference
+    from kernels.flint.sbml.reference import check_output_memory, load_reference, n_output_points, output_times, run_reference
     why = "(the SBML reference simulator integrates one model instance with LSODA in float64)"
     if a.integrator is not None:
         raise UsageError(f"--integrator does not apply to --runtime sbml {why}")

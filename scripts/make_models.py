@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from kernels.flint.catalog import build  # noqa: E402
 from kernels.flint.cellml import write_cellml  # noqa: E402
-from kernels.flint.model import MODELS_DIR, load_model  # noqa: E402
+from kernels.flint.loaders import MODELS_DIR, load_model  # noqa: E402
 from kernels.flint.sbml import write_sbml  # noqa: E402
 
 MAX_BYTES = 3_200_000

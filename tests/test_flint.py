@@ -111,8 +111,8 @@ def test_lr1991_euler_matches_radau(lr):
     t_e, y = sim.advance(40000, 0.01, record=[0], every=10)
     t_e = np.concatenate([[0.0], t_e])
     V_e = np.concatenate([[lr.states["V"]], y[:, 0, 0]])
-    f = sim._rhs
-    K = [float(k) for k in sim.K]
+    f = sim.engine.rhs
+    K = [float(k) for k in sim.engine.K]
 
     def rhs(t, yy):
         return f(list(yy), None, 0.0, t, None, K, None)

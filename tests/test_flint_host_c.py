@@ -134,7 +134,7 @@ def test_float32_and_set_state(lr):
 
 def test_c_bad_input(lr, monkeypatch):
     from kernels.flint import Simulation
-    from kernels.flint import host_c
+    from kernels.flint.runtimes import host_c
     with pytest.raises(InvalidParameter, match="cell mapping"):
         Simulation(lr, runtime="c-is", mapping="expression")
     with pytest.raises(SimulationBlowUp, match="NaN/Inf"):

@@ -8,8 +8,8 @@ import pytest
 from kernels.errors import InvalidParameter
 from kernels.flint import Network, Simulation, compile_model, load_model, parse_text
 from kernels.flint.catalog import CATALOG, build, lr_network, rybak, synchrony, wang_buzsaki
-from kernels.flint.cellml import _parse_units, read_cellml, write_cellml
-from kernels.flint.model import MODELS_DIR
+from kernels.flint.cellml import parse_units, read_cellml, write_cellml
+from kernels.flint.loaders import MODELS_DIR
 from kernels.flint.runtimes import network_stimulus
 from kernels.flint.sbml import read_sbml, write_sbml
 
@@ -88,10 +88,10 @@ def test_shipped_cellml_and_sbml_files_load():
 
 
 def test_cellml_units_and_refusals():
-    assert _parse_units("mS/cm^2") == [("siemens", "milli", 1.0), ("metre", "centi", -2.0)]
-    assert _parse_units("mJ/(K*mol)") == [("joule", "milli", 1.0), ("kelvin", None, -1.0), ("mole", None, -1.0)]
-    assert _parse_units("mM") == [("mole", "milli", 1.0), ("litre", None, -1.0)]
-    assert _parse_units("1/ms") == [("second", "milli", -1.0)] and _parse_units("furlong") is None
+    assert parse_units("mS/cm^2") == [("siemens", "milli", 1.0), ("metre", "centi", -2.0)]
+    assert parse_units("mJ/(K*mol)") == [("joule", "milli", 1.0), ("kelvin", None, -1.0), ("mole", None, -1.0)]
+    assert parse_units("mM") == [("mole", "milli", 1.0), ("litre", None, -1.0)]
+    assert parse_units("1/ms") == [("second", "milli", -1.0)] and parse_units("furlong") is None
     m = parse_text("model c\nstate x = 1 [mV]\nparam k = 2 [foo]\nlet y = where(x > 0.5 and x < 3, 1, 0)*(x > 0)\n"
                    "ode x = -k*x*y + nb(x, 1)\n")
     with pytest.raises(InvalidParameter, match="nb"):

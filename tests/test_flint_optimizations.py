@@ -19,7 +19,8 @@ import pytest
 from kernels.errors import InvalidParameter
 from kernels.flint import CompileOptions, Network, Simulation, compile_model, load_model, parse_text
 from kernels.flint.compiler import OPCODES, OPTIMIZATIONS, SUM_MIN, WARP, optimization_report, report_table
-from kernels.flint.runtimes import _run_warp, interpret, network_stimulus
+from kernels.flint.runtimes import interpret, network_stimulus
+from kernels.flint.runtimes.emulate import run_warp
 
 N_SUM = 40
 
@@ -162,8 +163,8 @@ def test_warp_sum_needs_the_whole_warp():
                 yield 1.0
         return g()
     with pytest.raises(InvalidParameter, match="part of a warp"):
-        _run_warp([lane(i < 16) for i in range(WARP)])
-    _run_warp([lane(True) for _ in range(WARP)])                # converged warp: fine
+        run_warp([lane(i < 16) for i in range(WARP)])
+    run_warp([lane(True) for _ in range(WARP)])                # converged warp: fine
 
 
 @pytest.mark.parametrize("integrator", ["euler", "rk4"])

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from kernels.errors import Unsupported
-from kernels.flint import suite
-from kernels.flint.ensemble_rk import Problem, integrate, simulate_file
-from kernels.flint.host_c import HOST_PRELUDE
-from kernels.flint.sbml_core import is_core_case, lower_system
+from cli.flint_suite import suite_dir
+from kernels.flint.sbml import conformance as suite
+from kernels.flint.ensemble.rk import Problem, integrate, simulate_file
+from kernels.flint.runtimes.host_c import HOST_PRELUDE
+from kernels.flint.sbml.core import is_core_case, lower_system
 
 gpu = pytest.mark.gpu
 
@@ -145,7 +146,7 @@ def test_delay_is_refused():
 
 # ---------------------------------------------------------------- suite cases
 def _suite():
-    root = suite.suite_dir()
+    root = suite_dir()
     if not (root / "cases").is_dir():
         pytest.skip(f"SBML Test Suite not found at {root} (set GSE_SBML_SUITE)")
     return root
@@ -217,7 +218,7 @@ int main() {
 
 
 def _host_run(pb, flavour, times, tmp_path, rtol=1e-8):
-    from kernels.flint.ensemble_gpu import cuda_source, kernel_args
+    from kernels.flint.ensemble.gpu import cuda_source, kernel_args
     y0 = np.ascontiguousarray(pb.y0)
     nz = np.abs(y0[np.isfinite(y0) & (y0 != 0)])
     atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
@@ -254,7 +255,7 @@ def test_cuda_source_runs_on_host(flavour, tmp_path):
     up to the evaluation order of the generated code) on suite cases and an ensemble."""
     if shutil.which("g++") is None:
         pytest.skip("g++ not available")
-    from kernels.flint.ensemble_gpu import gpu_problem
+    from kernels.flint.ensemble.gpu import gpu_problem
     root = _suite()
     probs = []
     for c in suite.discover(root, HOST_CASES):
@@ -292,8 +293,8 @@ def _gpu_ok():
 @pytest.mark.parametrize("flavour", ["is", "ts"])
 def test_gpu_kernels_match_twin_on_suite_cases(flavour):
     _gpu_ok()
-    from kernels.flint import ensemble_gpu
-    from kernels.flint.ensemble_gpu import gpu_problem, integrate_gpu
+    from kernels.flint.ensemble import gpu as ensemble_gpu
+    from kernels.flint.ensemble.gpu import gpu_problem, integrate_gpu
     root = _suite()
     for c in suite.discover(root, CASES):
         s = c.settings
@@ -311,7 +312,7 @@ def test_gpu_kernels_match_twin_on_suite_cases(flavour):
 @pytest.mark.parametrize("flavour", ["is", "ts"])
 def test_gpu_ensemble_decay(flavour):
     _gpu_ok()
-    from kernels.flint.ensemble_gpu import gpu_problem, integrate_gpu
+    from kernels.flint.ensemble.gpu import gpu_problem, integrate_gpu
     core = lower_system(_decay(), ["A"], {"A"}, set())
     ks = np.linspace(0.1, 3.0, 1000)
     t = np.linspace(0, 3, 7)
@@ -323,7 +324,7 @@ def test_gpu_ensemble_decay(flavour):
 @pytest.mark.parametrize("flavour", ["is", "ts"])
 def test_gpu_ensemble_events_match_twin(flavour):
     _gpu_ok()
-    from kernels.flint.ensemble_gpu import gpu_problem, integrate_gpu
+    from kernels.flint.ensemble.gpu import gpu_problem, integrate_gpu
     ks = np.linspace(0.3, 4.0, 257)                       # not a multiple of the block size
     pb = gpu_problem(lower_system(_event_model(0.7), ["A", "B"], {"A", "B"}, set()), len(ks), {"k": ks})
     t = np.linspace(0, 2, 9)
@@ -335,7 +336,7 @@ def test_gpu_ensemble_events_match_twin(flavour):
 def test_is_kernel_source_depends_only_on_the_size_class():
     """The IS adaptive kernel is an interpreter: two different models of one size class compile to
     the same source (bytecode, constants, sizes and tables are arguments); TS sources differ."""
-    from kernels.flint.ensemble_gpu import cuda_source, gpu_problem, is_caps, is_table
+    from kernels.flint.ensemble.gpu import cuda_source, gpu_problem, is_caps, is_table
     a = gpu_problem(lower_system(_decay(0.7), ["A"], {"A"}, set()))
     b = gpu_problem(lower_system(_event_model(1.3), ["A", "B"], {"A", "B"}, set()))
     assert a.ns != b.ns and is_caps(a) == is_caps(b)
@@ -347,7 +348,7 @@ def test_is_kernel_source_depends_only_on_the_size_class():
 def test_gpu_problem_refuses_too_many_events():
     """Suite case 01466 has 201 events: over the GPU kernel's 128, refused by name before compiling."""
     from kernels.errors import Unsupported
-    from kernels.flint.ensemble_gpu import MAX_GPU_EVENTS, gpu_problem
+    from kernels.flint.ensemble.gpu import MAX_GPU_EVENTS, gpu_problem
     (c,) = suite.discover(_suite(), ["01466"])
     s = c.settings
     core = lower_system(c.model, s.variables, set(s.amount), set(s.concentration))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from kernels.errors import InvalidParameter, Unsupported
-from kernels.flint.sbml_solver import simulate, simulate_file
-from kernels.flint.sbml_system import read_sbml_system
+from kernels.flint.sbml.simulate import simulate, simulate_file
+from kernels.flint.sbml.system import read_sbml_system
 
 SUITE = Path(__file__).resolve().parents[2] / "shared" / "sbml-test-suite"
 
@@ -295,8 +295,9 @@ def test_suite_case_never_wrong(case):
 
 
 def test_output_hook_reports_every_point_and_stop_ends_the_run():
-    from kernels.flint.sbml_solver import CompiledSbml, Stopped, simulate
-    from kernels.flint.sbml_system import read_sbml_system
+    from kernels.flint.sbml.simulate import Stopped, simulate
+    from kernels.flint.sbml.solver import CompiledSbml
+    from kernels.flint.sbml.system import read_sbml_system
     c = CompiledSbml(read_sbml_system(DECAY))
     t = np.linspace(0, 5, 21)
     seen = {}

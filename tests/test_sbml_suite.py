@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 
 from kernels.errors import InvalidParameter, Unsupported
-from kernels.flint import suite as S
+from cli import flint_suite as H
+from kernels.flint.sbml import conformance as S
+from kernels.flint.schemes import register_backend
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = S.suite_dir()
+SUITE = H.suite_dir()
 needs_suite = pytest.mark.skipif(not (SUITE / "cases").is_dir(),
                                  reason=f"SBML Test Suite not found at {SUITE} (set GSE_SBML_SUITE)")
 needs_rr = pytest.mark.skipif(importlib.util.find_spec("roadrunner") is None,
@@ -42,7 +44,7 @@ def _fake_runtime(model, times, variables, amount, concentration):
     return {v: out[v] for v in variables}
 
 
-S.register_runtime("fake", _fake_runtime)
+register_backend("fake", _fake_runtime)
 
 
 def _make_case(root: Path, cid: str, what: str, tags=("Species", "Parameter"), ttags=("Amount",)):
@@ -94,8 +96,8 @@ def test_parse_case_ids():
 
 def test_discover_fake_suite(fake_suite, monkeypatch):
     monkeypatch.setenv("GSE_SBML_SUITE", str(fake_suite))
-    assert S.suite_dir() == fake_suite and S.suite_dir("/x") == Path("/x")
-    cases = S.discover(ids=["00002", "00004", "00099"])
+    assert H.suite_dir() == fake_suite and H.suite_dir("/x") == Path("/x")
+    cases = S.discover(H.suite_dir(), ids=["00002", "00004", "00099"])
     assert [c.id for c in cases] == ["00002", "00004"]
     assert cases[0].tags == ["Species", "Parameter", "Amount"] and cases[0].model.name == "00002-sbml-l3v2.xml"
     with pytest.raises(InvalidParameter, match="not found.*git clone"):
@@ -237,7 +239,7 @@ def test_stratified_sample_synthetic():
 @needs_suite
 def test_fixed_sample_file_covers_every_tag():
     cases = S.discover(SUITE)
-    ids = S.read_sample()
+    ids = H.read_sample()
     assert len(ids) >= 150 and len(set(ids)) == len(ids)
     assert ids == S.stratified_sample(cases, 150), "tests/data/sbml_suite_sample.txt is out of date"
     chosen = {t for c in cases if c.id in set(ids) for t in c.tags}
@@ -305,7 +307,7 @@ def test_cli_roadrunner_pass_and_fail(tmp_path):
 def test_cli_sample_json_stdout():
     r = _cli("--sample", "--runtime", "roadrunner", "--workers", "2", "--json", "-")
     d = json.loads(r.stdout)
-    ids = S.read_sample()
+    ids = H.read_sample()
     assert [c["case"] for c in d["cases"]] == ids and d["totals"]["total"] == len(ids)
     assert r.returncode == (1 if d["totals"]["failed"] else 0)
     assert d["totals"]["passed"] > len(ids) // 2
@@ -315,11 +317,32 @@ def test_cli_sample_json_stdout():
 # ------------------------------------------------------------ the project's simulator on the CI sample
 
 @needs_suite
-@pytest.mark.skipif(importlib.util.find_spec("kernels.flint.sbml_solver") is None,
-                    reason="kernels.flint.sbml_solver (the CPU SBML simulator) does not exist yet")
+@pytest.mark.skipif(importlib.util.find_spec("kernels.flint.sbml.solver") is None,
+                    reason="kernels.flint.sbml.solver (the CPU SBML simulator) does not exist yet")
 def test_cpu_runtime_sample_has_no_failures():
-    cases = S.discover(SUITE, S.read_sample())
+    cases = S.discover(SUITE, H.read_sample())
     out = S.run_cases(cases, "cpu", workers=2, timeout=30)
     failed = [f"{o.case}: {o.message}" for o in out if o.status == "failed"]
     assert not failed, f"{len(failed)} of {len(out)} sample cases failed:\n" + "\n".join(failed)
     assert sum(o.status == "passed" for o in out) > 0
+
+
+def test_registered_backend_runs_from_the_cli(tmp_path, capsys):
+    """register_backend from the caller's code is one of ``flint-suite --runtime``'s choices (the CLI
+    reads the registry, not a copy): a fake backend registered here runs two ok cases and one wrong."""
+    from cli import main
+    root = tmp_path / "suite"
+    for i, what in enumerate(["ok", "wrong", "ok"], start=1):
+        _make_case(root, f"{i:05d}", what)
+    register_backend("fake-cli", _fake_runtime, "a fake backend of this test")
+    try:
+        with pytest.raises(SystemExit):
+            main(["flint-suite", "--help"])
+        assert "fake-cli: a fake backend of this test" in " ".join(capsys.readouterr().out.split())
+        rc = main(["flint-suite", "--runtime", "fake-cli", "--suite-dir", str(root), "--workers", "1", "--json", "-"])
+        rep = json.loads(capsys.readouterr().out)
+        assert rc == 1 and rep["runtime"] == "fake-cli"
+        assert rep["totals"] == {"passed": 2, "failed": 1, "refused": 0, "total": 3}
+    finally:
+        from kernels.flint.schemes import ADAPTIVE_BACKENDS
+        ADAPTIVE_BACKENDS.pop("fake-cli", None)

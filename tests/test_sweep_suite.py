@@ -1,5 +1,5 @@
 """The SBML Test Suite runner on the sweep layer (kernels/sweep/suite_tasks.py): the same outcomes
-as the process pool of kernels.flint.suite.run_cases, on an embedded Dask cluster, including a hung
+as the process pool of kernels.flint.sbml.conformance.run_cases, on an embedded Dask cluster, including a hung
 case (time limit, worker restarted) and a crashing one (worker lost)."""
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from kernels.errors import Unsupported
-from kernels.flint import suite as S
+from kernels.flint.sbml import conformance as S
+from kernels.flint.schemes import register_backend
 
 pytest.importorskip("distributed")
 
@@ -53,7 +54,7 @@ def test_dask_suite_outcomes_equal_the_process_pool(tmp_path):
     for i, what in enumerate(kinds, start=1):
         _case(root, f"{i:05d}", what)
     cases = S.discover(root)
-    S.register_runtime("fake-sweep", fake_runtime)
+    register_backend("fake-sweep", fake_runtime)
     pool = S.run_cases(cases, "fake-sweep", workers=2, timeout=1.5, out_dir=tmp_path / "pool")
     seen = []
     t0 = time.perf_counter()

@@ -28,7 +28,7 @@ def _rows_cc():
 
 
 def _suite_results(tmp_path):
-    from kernels.flint import suite
+    from kernels.flint.sbml import conformance as suite
     src = tmp_path / "like.csv"
     src.write_text("time,S1\n0,1\n1,2\n")
     return suite.read_results(src)
@@ -40,7 +40,7 @@ def _writers(tmp_path):
     from cli.graph import _save_npy
     from kernels.cahn_hilliard.io import save_field
     from kernels.field_png import save_field_png
-    from kernels.flint import suite
+    from kernels.flint.sbml import conformance as suite
     from kernels.flint.io import write_csv, write_npz
     from kernels.graphs import cc_timing as cc
     from kernels.graphs import reproduce as rp

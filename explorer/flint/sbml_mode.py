@@ -1,6 +1,6 @@
 """SBML reference mode of the Flint workspace: an SBML file that the Flint importer refuses (events,
 algebraic rules, delays, fast reactions …) but that the SBML reference simulator reads is shown and
-run by ``kernels.flint.sbml_run`` (one instance, LSODA with root-found events, output streamed in
+run by ``kernels.flint.sbml.reference`` (one instance, LSODA with root-found events, output streamed in
 chunks); the Flint-only controls and the Compiler tab are disabled meanwhile.  A mixin of
 :class:`explorer.flint.workspace.FlintWorkspace` (it uses the workspace's widgets)."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pyqtgraph as pg
 from PyQt6.QtWidgets import QTableWidgetItem
 
 from kernels.errors import ExplorerError
-from kernels.flint.sbml_run import LABEL as SBML_LABEL
-from kernels.flint.sbml_run import TOOLTIP as SBML_TOOLTIP
-from kernels.flint.sbml_run import output_times
+from kernels.flint.sbml.reference import LABEL as SBML_LABEL
+from kernels.flint.sbml.reference import TOOLTIP as SBML_TOOLTIP
+from kernels.flint.sbml.reference import output_times
 
 from .traces import check_recording
 from .worker import PROGRESS_SCALE, RUNTIME_TOOLTIP, SbmlWorker

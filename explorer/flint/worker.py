@@ -9,8 +9,8 @@ from PyQt6.QtCore import pyqtSignal
 
 from kernels.flint import Simulation
 from kernels.flint.protocols import one_way_wave
-from kernels.flint.runtimes import RUNTIME_HELP
-from kernels.flint.sbml_run import run_reference
+from kernels.flint.runtimes import runtime_class, runtime_help
+from kernels.flint.sbml.reference import run_reference
 
 from ..jobs import Job
 
@@ -18,7 +18,7 @@ HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one
 CHUNK_SECONDS = 0.1      # integration time per chunk streamed to the GUI
 INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
 PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take more steps than a C int)
-RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in RUNTIME_HELP.items())
+RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in runtime_help().items())
 
 
 class _RunWorker(Job):
@@ -54,7 +54,7 @@ class FlintWorker(_RunWorker):
             self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
                            f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
                            f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
-        what = {"ts": "NVRTC", "c": "the host C++ compiler", "c-is": "the host C++ compiler"}.get(c["runtime"])
+        what = runtime_class(c["runtime"]).compiler
         if what:                                # compiles take seconds to a minute for the large models
             self.note.emit(f"compiling {c['model'].name} ({c['model'].n_states} states) for runtime "
                            f"{c['runtime']} with {what}… (cached afterwards)")

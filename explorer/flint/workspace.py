@@ -22,10 +22,9 @@ from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import Network, load_model, shipped_models
 from kernels.flint.model import select_states
-from kernels.flint.protocols import no_stimulus
-from kernels.flint.host_c import find_compiler
-from kernels.flint.runtimes import network_stimulus
-from kernels.flint.sbml_run import reference_fallback
+from kernels.flint.run import FlintRun, Vary
+from kernels.flint.runtimes import RUNTIMES
+from kernels.flint.sbml.reference import reference_fallback
 
 from ..colorbar import bar_axes, hover, plot_colorbar
 from ..widgets import MessageBar
@@ -46,6 +45,13 @@ INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "behind the front acting as a one-way block, and the stimulus is switched off.  The wave "
                 "circulates (sustained re-entry) if the ring is longer than the wavelength: for LR-1991 "
                 "about 108 cells at D = 0.15/ms, 54 at D = 0.1 (conduction fails below ≈ 0.09).")
+
+
+def gui_runtimes(gpu: bool) -> list[str]:
+    """The runtimes the Runtime box offers, from the registry: the GPU ones first when the app runs on
+    the GPU (the first is the default), then the CPU ones that can run here (a host compiler found)."""
+    on_gpu = [k for k, c in RUNTIMES.items() if c.device == "gpu"] if gpu else []
+    return on_gpu + [k for k, c in RUNTIMES.items() if c.device != "gpu" and c.unavailable() is None]
 
 
 class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
@@ -96,8 +102,10 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
         self.cb_integ = QComboBox()
         self.cb_integ.addItems(["euler", "rk4"])
         self.cb_runtime = QComboBox()
-        self.cb_runtime.addItems((["is", "ts"] if backend.is_gpu else []) + ["cpu"]
-                                 + (["c", "c-is"] if find_compiler() else []))
+        self.cb_runtime.addItems(gui_runtimes(backend.is_gpu))
+        for i in range(self.cb_runtime.count()):          # each entry: its help line from the registry
+            self.cb_runtime.setItemData(i, RUNTIMES[self.cb_runtime.itemText(i)].help,
+                                        pg.QtCore.Qt.ItemDataRole.ToolTipRole)
         self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
         self.cb_dtype = QComboBox()
         self.cb_dtype.addItems(["float64", "float32"])
@@ -325,33 +333,36 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
         owner = self.sbml.name if self.sbml is not None else self.model.name if self.model else "the model"
         raise InvalidParameter(f"{name!r} is not a parameter of {owner}")
 
-    def _config(self) -> dict:
+    def flint_run(self) -> FlintRun:
+        """The run the controls describe (a :class:`kernels.flint.run.FlintRun`, checked): "± spread"
+        becomes ``Vary.around`` (linspace over v0·(1 ± spread)) for an ensemble of N > 1."""
         m = self.model.copy()
         kind = self.cb_net.currentText()
         n = self.sp_n.value()
-        network = Network(kind, n, "V" if "V" in m.states else list(m.states)[0], self.sp_D.value()) \
-            if kind != "ensemble" else None
-        if network is not None and n < 2:
-            raise InvalidParameter("a line/ring needs at least 2 cells")
-        one_way = network is not None and self.one_way()
-        member = (no_stimulus(m, n) if one_way else network_stimulus(m, n)) if network is not None else {}
         vary = self.cb_vary.currentText()
-        if kind == "ensemble" and vary in m.params and n > 1:
-            v0 = m.params[vary]
-            member[vary] = v0 * (1 + self.sp_spread.value() * np.linspace(-1, 1, n))
+        varied = (Vary.around(vary, m.params[vary], self.sp_spread.value()),) \
+            if kind == "ensemble" and vary in m.params and n > 1 else ()
         dt = self.sp_dt.value()
         steps = int(round(self.sp_tend.value() / dt))
         every = max(1, int(round(0.1 / dt))) if steps > 2000 else 1
         names = select_states(m, self.cb_record.currentText() or list(m.states)[0])
-        if len(names) > 1 and n > 1:
-            raise InvalidParameter(f"{len(names)} recorded states need N = 1 (one member or cell); "
+        return FlintRun(m, runtime=self.cb_runtime.currentText(), integrator=self.cb_integ.currentText(),
+                        dtype=self.cb_dtype.currentText(), dt=dt, t_end=self.sp_tend.value(), members=kind, n=n,
+                        coupling=self.sp_D.value(), vary=varied, record=tuple(names), every=every,
+                        protocol="one-way" if kind != "ensemble" and self.one_way() else "uniform")
+
+    def _config(self) -> dict:
+        """The worker's run: :meth:`flint_run` and what follows from it."""
+        run = self.flint_run()
+        n, rec = run.n, run.record_index
+        if len(rec) > 1 and n > 1:
+            raise InvalidParameter(f"{len(rec)} recorded states need N = 1 (one member or cell); "
                                    "with N > 1 record one state")
-        rec = [list(m.states).index(r) for r in names]
-        check_recording(steps // every + 1, len(rec), n)
-        return {"model": m, "runtime": self.cb_runtime.currentText(), "n": n, "member": member,
-                "network": network, "integrator": self.cb_integ.currentText(), "dtype": self.cb_dtype.currentText(),
-                "dt": dt, "steps": steps, "every": every, "record": rec,
-                "init": INIT_ONE_WAY if one_way else INIT_UNIFORM}
+        check_recording(run.steps // run.every + 1, len(rec), n)
+        return {"model": run.model, "runtime": run.runtime, "n": n, "member": run.member_params(),
+                "network": run.network, "integrator": run.integrator, "dtype": run.dtype,
+                "dt": run.dt, "steps": run.steps, "every": run.every, "record": rec,
+                "init": INIT_ONE_WAY if run.protocol == "one-way" else INIT_UNIFORM, "run": run}
 
     def _show_listing(self, *_a) -> None:
         """Recompile for the Compiler tab (≤ 4 members, on its worker thread)."""
@@ -443,8 +454,9 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
         self.bt_pause.setText("Pause")
         if w is not None:
             w.wait(5000)
-            if w.sim is not None and w.sim.runtime == "ts":
-                self.lb_rate.setText(self.lb_rate.text() + f", TS block {w.sim.block_size}")
+            block = w.sim.info()["block_size"] if w.sim is not None else None
+            if block is not None:                       # a runtime that tunes its block size (ts)
+                self.lb_rate.setText(self.lb_rate.text() + f", {w.sim.runtime.upper()} block {block}")
             res = getattr(w, "result", None)
             if res is not None and not res.complete:
                 self.lb_rate.setText(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
@@ -547,8 +559,33 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
                              "members": self.cb_net.currentText(), "vary": self.cb_vary.currentText(),
                              "record": self.cb_record.currentText(), "dtype": self.cb_dtype.currentText(),
                              "init": self.cb_init.currentText()},
-                "record_names": list(self.record_names),
+                "record_names": list(self.record_names), "run": self._run_dict(),
                 "preset": None if self.preset is None else {k: self.preset.get(k) for k in ("name", "paper")}}
+
+    def _run_dict(self) -> dict | None:
+        """The session's FlintRun (None in SBML reference mode, or while the controls do not make a run)."""
+        if self.model is None or self.sbml is not None:
+            return None
+        try:
+            return self.flint_run().to_dict()
+        except ExplorerError:
+            return None
+
+    @staticmethod
+    def controls_from_run(run: dict) -> dict:
+        """The widgets' values of a saved FlintRun (a session that has "run" but no "controls")."""
+        ctl = {k: run[k] for k in ("dt", "t_end", "n", "integrator", "runtime", "members", "dtype") if k in run}
+        if "coupling" in run:
+            ctl["D"] = run["coupling"]
+        if run.get("record"):
+            ctl["record"] = ", ".join(run["record"])
+        ctl["init"] = INIT_ONE_WAY if run.get("protocol") == "one-way" else INIT_UNIFORM
+        vary = list(run.get("vary") or [])
+        if vary:                                   # lo..hi around v0 = (lo + hi) / 2 → "± spread"
+            lo, hi = float(vary[0]["lo"]), float(vary[0]["hi"])
+            ctl["vary"] = vary[0]["param"]
+            ctl["spread"] = (hi - lo) / (hi + lo) if hi + lo else 0.0
+        return ctl
 
     def session_data(self) -> dict:
         return {"t": np.asarray(self.times), "traces": np.asarray(self.samples)}
@@ -563,10 +600,13 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
             self.load(self.cb_model.currentData())
         elif state.get("model_path"):
             self.open_field(state["model_path"])
+        if "params" not in state and isinstance(state.get("run"), dict):
+            state = {**state, "params": state["run"].get("params", {})}
         for k, v in state.get("params", {}).items():
             if (self.model is not None and k in self.model.params) or (self.sbml is not None and k in self.sbml.params):
                 self.set_parameter(k, v)
-        ctl = dict(state.get("controls", {}))
+        ctl = dict(state.get("controls") or (self.controls_from_run(state["run"]) if isinstance(state.get("run"), dict)
+                                             else {}))
         if ctl.get("runtime") and self.cb_runtime.findText(ctl["runtime"]) < 0:
             ctl["runtime"] = "cpu"
         self._set_controls(ctl)

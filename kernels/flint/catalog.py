@@ -39,7 +39,8 @@ import numpy as np
 
 from ..errors import InvalidParameter
 from .expr import Expr, parse, sym
-from .model import MODELS_DIR, Model, parse_text
+from .loaders import MODELS_DIR
+from .model import Model, parse_text
 
 __all__ = ["wang_buzsaki", "rybak", "lr_network", "mix", "CATALOG", "build", "synchrony"]
 

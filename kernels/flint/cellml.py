@@ -5,7 +5,7 @@ code generator (which applies unit scaling and orders the equations).  Refused w
 parser/validator/analyser errors (malformed XML, algebraic loops, unsupported constructs such as
 non-linear algebraic systems) and units mismatches between variables (a mismatch that involves a
 number literal is accepted, see :func:`_refuse_units_mismatch`).  Imports are resolved against
-``base_dir`` (:func:`kernels.flint.model.load_model` passes the model file's folder).
+``base_dir`` (:func:`kernels.flint.loaders.load_model` passes the model file's folder).
 
 Export (:func:`write_cellml`): one component holding every variable; parameters and states carry
 ``initial_value``; each assignment x = f is ``<eq/> x f`` and each ODE ``<eq/> d x/d t f`` in content
@@ -20,7 +20,7 @@ import math
 import re
 
 from ..errors import InvalidParameter
-from .expr import _from_ast, evaluate
+from .expr import from_ast, evaluate
 from .model import Model
 
 
@@ -148,7 +148,7 @@ def _from_generated(code: str, name: str, label: str) -> Model:
     derived = {names[(g, i)] for g in ("computed_constants", "algebraic_variables")
                for i in range(len(groups[g]))}
     for tgt, val in statements("initialise_variables") + statements("initialise_arrays"):
-        e = _from_ast(val, f"{label}: initial value of {tgt}", "")
+        e = from_ast(val, f"{label}: initial value of {tgt}", "")
         if tgt in derived:                   # x = constant: newer libcellml initialises it here
             m.assigns.setdefault(tgt, e)
         try:
@@ -164,14 +164,14 @@ def _from_generated(code: str, name: str, label: str) -> Model:
         m.params[nm] = env.get(nm, math.nan)
         m.units[nm] = inf["units"]
     for tgt, val in statements("compute_computed_constants") + statements("compute_rates"):
-        e = _from_ast(val, f"{label}: equation for {tgt}", "")
+        e = from_ast(val, f"{label}: equation for {tgt}", "")
         if tgt.startswith("__rate_"):
             m.odes[names[("states", int(tgt[7:]))]] = e
         elif tgt not in m.assigns:
             m.assigns[tgt] = e
     for tgt, val in statements("compute_variables"):
         if tgt not in m.assigns:
-            m.assigns[tgt] = _from_ast(val, f"{label}: equation for {tgt}", "")
+            m.assigns[tgt] = from_ast(val, f"{label}: equation for {tgt}", "")
     for g in ("computed_constants", "algebraic_variables"):
         for i, inf in enumerate(groups[g]):
             m.units[names[(g, i)]] = inf["units"]
@@ -209,7 +209,7 @@ def _atom(word: str):
     return None
 
 
-def _parse_units(text: str):
+def parse_units(text: str):
     """Units text → list of (standard unit, prefix, exponent), or None if it cannot be read."""
     toks = []
     pos = 0
@@ -375,7 +375,7 @@ def write_cellml(model: Model, validate: bool = True) -> str:
         uname = _units_name(t)
         if uname != "dimensionless" and not cm.hasUnits(uname):
             u = lc.Units(uname)
-            parts = _parse_units(t)
+            parts = parse_units(t)
             if parts:
                 for ref, prefix, ex in parts:
                     if prefix:

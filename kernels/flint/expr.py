@@ -28,6 +28,77 @@ _CMP_FUNCS = {"lt_func": "lt", "leq_func": "le", "gt_func": "gt", "geq_func": "g
               "neq_func": "ne", "and_func": "and", "or_func": "or", "not_func": "not"}
 
 
+# --- the operator table ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Op:
+    """One operation of the expression language and how every target writes it (one table for the
+    C, NumPy and Python printers of :mod:`kernels.flint.runtimes.codegen`, :func:`to_text` and
+    :func:`apply_op`).
+
+    arity: operands (−1: n-ary, printed as the left-nested chain ``((a ∘ b) ∘ c)``, the
+    interpreter's order).  c / numpy / python: format strings of the printed operands ``{0} {1} {2}``
+    (for an n-ary operation: the infix symbol).  sbml: the SBML L3 infix name (function name,
+    comparison or power symbol).  ufunc: the NumPy function :func:`apply_op` evaluates it with."""
+    name: str
+    arity: int
+    c: str
+    numpy: str
+    python: str
+    sbml: str
+    ufunc: str | None = None
+
+
+def _unary(name: str, c: str | None = None, np_name: str | None = None, py: str | None = None,
+           sbml: str | None = None) -> Op:
+    npn = np_name or name
+    return Op(name, 1, f"{c or name}({{0}})", f"np.{npn}({{0}})", f"{py or name}({{0}})", sbml or name, npn)
+
+
+def _compare(name: str, sym: str, ufunc: str) -> Op:
+    return Op(name, 2, f"(({{0}}) {sym} ({{1}}) ? 1.0 : 0.0)", f"np.where(np.{ufunc}({{0}}, {{1}}), 1.0, 0.0)",
+              f"(1.0 if {{0}} {sym} {{1}} else 0.0)", sym, ufunc)
+
+
+_UNARY_FORMS = {"abs": dict(c="fabs", np_name="abs", py="fabs"), "log": dict(sbml="ln"),
+                "ceil": dict(sbml="ceiling"), "asin": dict(np_name="arcsin", sbml="arcsin"),
+                "acos": dict(np_name="arccos", sbml="arccos"), "atan": dict(np_name="arctan", sbml="arctan")}
+
+OPERATORS: dict[str, Op] = {o.name: o for o in [
+    Op("add", -1, "+", "+", "+", "+"),
+    Op("mul", -1, "*", "*", "*", "*"),
+    Op("sub", 2, "({0} - {1})", "({0} - {1})", "({0} - {1})", "-"),
+    Op("div", 2, "({0} / {1})", "({0} / {1})", "({0} / {1})", "/", "true_divide"),
+    Op("neg", 1, "(-{0})", "(-{0})", "(-{0})", "-"),
+    Op("pow", 2, "pow({0}, {1})", "np.power({0}, {1})", "pow({0}, {1})", "^", "power"),
+    *[_unary(u, **_UNARY_FORMS.get(u, {})) for u in UNARY],
+    Op("min", 2, "fmin({0}, {1})", "np.minimum({0}, {1})", "min({0}, {1})", "min", "minimum"),
+    Op("max", 2, "fmax({0}, {1})", "np.maximum({0}, {1})", "max({0}, {1})", "max", "maximum"),
+    _compare("lt", "<", "less"), _compare("le", "<=", "less_equal"), _compare("gt", ">", "greater"),
+    _compare("ge", ">=", "greater_equal"), _compare("eq", "==", "equal"), _compare("ne", "!=", "not_equal"),
+    Op("and", 2, "(({0}) != 0.0 && ({1}) != 0.0 ? 1.0 : 0.0)",
+       "np.where(np.logical_and({0} != 0, {1} != 0), 1.0, 0.0)", "(1.0 if ({0} != 0.0 and {1} != 0.0) else 0.0)",
+       "&&", "logical_and"),
+    Op("or", 2, "(({0}) != 0.0 || ({1}) != 0.0 ? 1.0 : 0.0)",
+       "np.where(np.logical_or({0} != 0, {1} != 0), 1.0, 0.0)", "(1.0 if ({0} != 0.0 or {1} != 0.0) else 0.0)",
+       "||", "logical_or"),
+    Op("not", 1, "(({0}) == 0.0 ? 1.0 : 0.0)", "np.where({0} == 0, 1.0, 0.0)", "(1.0 if {0} == 0.0 else 0.0)", "!"),
+    Op("select", 3, "(({0}) != 0.0 ? ({1}) : ({2}))", "np.where(({0}) != 0, {1}, {2})", "({1} if {0} != 0.0 else {2})",
+       "piecewise", "where"),
+]}
+
+
+def print_op(op: str, args: list, target: str) -> str:
+    """``op`` applied to the already printed operands ``args`` in ``target`` ("c", "numpy", "python")."""
+    o = OPERATORS[op]
+    form = getattr(o, target)
+    if o.arity < 0:                          # n-ary: left-nested, the interpreter's order
+        r = args[0]
+        for x in args[1:]:
+            r = f"({r} {form} {x})"
+        return r
+    return form.format(*args)
+
+
 @dataclass(frozen=True)
 class Expr:
     op: str
@@ -85,14 +156,14 @@ def parse(text: str, where: str = "expression") -> Expr:
     except ValueError as exc:                     # e.g. an integer literal beyond Python's digit limit
         raise InvalidParameter(f"{where}: cannot parse {shown!r} ({exc})") from None
     try:
-        return _from_ast(tree.body, where, text)
+        return from_ast(tree.body, where, text)
     except RecursionError:
         raise InvalidParameter(f"{where}: the expression is nested too deeply to read") from None
 
 
-def _from_ast(n, where: str, text: str) -> Expr:
+def from_ast(n, where: str, text: str) -> Expr:
     def rec(x):
-        return _from_ast(x, where, text)
+        return from_ast(x, where, text)
     if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
         try:
             return const(n.value)
@@ -181,14 +252,34 @@ def _num(v: float) -> str:
     return r
 
 
-def to_text(e: Expr, style: str = "native") -> str:
-    """Print ``e``.  style: "native" (our syntax, parse(to_text(e)) == e), "sbml" (L3 infix)."""
-    def p(x, prec):
-        s, q = _txt(x)
+class TextPrinter:
+    """Expr → infix text in our native syntax (``parse(to_text(e)) == e``), with the fewest parentheses
+    operator precedence allows.  Subclasses (:class:`SbmlTextPrinter`) change how a target writes
+    powers, logic, conditionals and function names; the names come from :data:`OPERATORS`."""
+    pow_symbol = "**"
+
+    def func_name(self, op: str) -> str:
+        return op
+
+    def logic(self, op: str, a: str, b: str) -> str:
+        return f"{a} {op} {b}"
+
+    def negation(self, x: Expr) -> str:
+        return f"not {self.paren(x, 4)}"
+
+    def select(self, c: str, a: str, b: str) -> str:
+        return f"where({c}, {a}, {b})"
+
+    def __call__(self, e: Expr) -> str:
+        return self.text(e)[0]
+
+    def paren(self, x: Expr, prec: int) -> str:
+        s, q = self.text(x)
         return f"({s})" if q < prec else s
 
-    def _txt(x) -> tuple[str, int]:
-        op = x.op
+    def text(self, x: Expr) -> tuple[str, int]:
+        """(text, precedence of its outermost operation)."""
+        op, p = x.op, self.paren
         if op == "const":
             s = _num(x.value)
             return (s, 9) if x.value >= 0 else (f"({s})", 9)
@@ -205,28 +296,49 @@ def to_text(e: Expr, style: str = "native") -> str:
         if op == "neg":
             return f"-{p(x.args[0], 8)}", 7
         if op == "pow":
-            s = "^" if style == "sbml" else "**"
-            return f"{p(x.args[0], 9)}{s}{p(x.args[1], 9)}", 8
+            return f"{p(x.args[0], 9)}{self.pow_symbol}{p(x.args[1], 9)}", 8
         if op in _CMP_TXT:
             return f"{p(x.args[0], 5)} {_CMP_TXT[op]} {p(x.args[1], 5)}", 4
         if op in ("and", "or"):
-            sep = (" && " if op == "and" else " || ") if style == "sbml" else f" {op} "
-            return f"{p(x.args[0], _PREC[op])}{sep}{p(x.args[1], _PREC[op] + 1)}", _PREC[op]
+            return self.logic(op, p(x.args[0], _PREC[op]), p(x.args[1], _PREC[op] + 1)), _PREC[op]
         if op == "not":
-            return (f"!{p(x.args[0], 9)}" if style == "sbml" else f"not {p(x.args[0], 4)}"), 3
+            return self.negation(x.args[0]), 3
         if op == "select":
-            c, a, b = (_txt(y)[0] for y in x.args)
-            if style == "sbml":
-                return f"piecewise({a}, {c}, {b})", 9
-            return f"where({c}, {a}, {b})", 9
+            c, a, b = (self.text(y)[0] for y in x.args)
+            return self.select(c, a, b), 9
         if op in UNARY or op in BINARY_FUNCS:
-            name = op
-            if style == "sbml":
-                name = {"log": "ln", "ceil": "ceiling", "asin": "arcsin", "acos": "arccos",
-                        "atan": "arctan"}.get(op, op)
-            return f"{name}({', '.join(_txt(a)[0] for a in x.args)})", 9
+            return f"{self.func_name(op)}({', '.join(self.text(a)[0] for a in x.args)})", 9
         raise InvalidParameter(f"cannot print operation {op}")
-    return _txt(e)[0]
+
+
+class SbmlTextPrinter(TextPrinter):
+    """SBML Level 3 infix (libsbml's ``parseL3Formula``): ``^``, ``&&``/``||``/``!``, ``piecewise``, and
+    the SBML function names (``ln``, ``ceiling``, ``arcsin`` …)."""
+    pow_symbol = "^"
+
+    def func_name(self, op: str) -> str:
+        return OPERATORS[op].sbml
+
+    def logic(self, op: str, a: str, b: str) -> str:
+        return f"{a} {OPERATORS[op].sbml} {b}"
+
+    def negation(self, x: Expr) -> str:
+        return f"!{self.paren(x, 9)}"
+
+    def select(self, c: str, a: str, b: str) -> str:
+        return f"piecewise({a}, {c}, {b})"
+
+
+TEXT_PRINTERS = {"native": TextPrinter(), "sbml": SbmlTextPrinter()}
+
+
+def to_text(e: Expr, style: str = "native") -> str:
+    """Print ``e``.  style: "native" (our syntax, parse(to_text(e)) == e), "sbml" (L3 infix)."""
+    try:
+        printer = TEXT_PRINTERS[style]
+    except KeyError:
+        raise InvalidParameter(f"text style must be one of {', '.join(TEXT_PRINTERS)}, got {style!r}") from None
+    return printer(e)
 
 
 # --- evaluation (NumPy / scalars) ------------------------------------------------------------
@@ -278,17 +390,10 @@ def apply_op(op: str, a: list, xp):
         return -a[0]
     if op == "pow":
         return xp.power(xp.float64(a[0]) if not hasattr(a[0], "dtype") else a[0], a[1])
-    if op in UNARY:
-        f = {"abs": xp.abs, "ceil": xp.ceil, "asin": xp.arcsin, "acos": xp.arccos, "atan": xp.arctan}.get(op)
-        return (f or getattr(xp, op))(a[0])
-    if op == "min":
-        return xp.minimum(a[0], a[1])
-    if op == "max":
-        return xp.maximum(a[0], a[1])
+    if op in UNARY or op in ("min", "max"):
+        return getattr(xp, OPERATORS[op].ufunc)(*a)
     if op in _CMP_TXT:
-        f = {"lt": xp.less, "le": xp.less_equal, "gt": xp.greater, "ge": xp.greater_equal,
-             "eq": xp.equal, "ne": xp.not_equal}[op]
-        return xp.where(f(a[0], a[1]), 1.0, 0.0)
+        return xp.where(getattr(xp, OPERATORS[op].ufunc)(a[0], a[1]), 1.0, 0.0)
     if op == "and":
         return xp.where(xp.logical_and(a[0] != 0, a[1] != 0), 1.0, 0.0)
     if op == "or":

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..errors import InvalidParameter
 from .expr import Expr, evaluate, parse, to_text
@@ -193,59 +192,3 @@ def parse_text(text: str, source: str = "") -> Model:
     if not source:
         m.source = "\n".join(n for n in notes if n)
     return m.validate()
-
-
-def _models_dir() -> Path:
-    """The shipped models' folder, through importlib.resources (checkout, editable install or wheel)."""
-    from resources import location
-    return location("models")
-
-
-MODELS_DIR = _models_dir()
-
-
-DEFAULT_MODEL = "luo_rudy_1991.flint"
-
-
-def shipped_models() -> dict[str, Path]:
-    """Model files shipped in resources/models (name → path): :data:`DEFAULT_MODEL` (the hand-written
-    single cell) first, then by name."""
-    out = {}
-    if MODELS_DIR.is_dir():
-        for p in sorted(MODELS_DIR.iterdir(), key=lambda q: (q.name != DEFAULT_MODEL, q.name)):
-            if p.suffix in (".flint", ".xml", ".sbml", ".cellml"):
-                out[p.name] = p
-    return out
-
-
-def load_model(path_or_name: str | Path) -> Model:
-    """Load a native (.flint), SBML (.xml/.sbml) or CellML (.cellml) model.  Shipped file names work too,
-    and so do the names of :data:`kernels.flint.catalog.CATALOG` ("wang", "rybak", "lr-ring", "lr-100",
-    "mix", "lr-1000" … "lr-5000"), which are built on demand."""
-    p = Path(path_or_name)
-    if not p.exists():
-        cand = shipped_models().get(str(path_or_name)) or shipped_models().get(f"{path_or_name}.flint")
-        if cand is None:
-            from .catalog import CATALOG, build      # flattened benchmark models, built on demand
-            if str(path_or_name).lower().replace("_", "-") in CATALOG:
-                return build(str(path_or_name))
-            raise InvalidParameter(f"no such model file: {path_or_name} (catalog models: {', '.join(CATALOG)})")
-        p = cand
-    from .inputs import check_model_file
-    check_model_file(p)                          # size, XML nesting: before any parser sees the file
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidParameter(f"cannot read {p}: {exc}") from None
-    head = text.lstrip()[:400]
-    try:
-        if p.suffix == ".cellml" or ("<model" in head and "cellml" in head):
-            from .cellml import read_cellml
-            return read_cellml(text, source=p.name, base_dir=str(p.resolve().parent))
-        if p.suffix in (".xml", ".sbml") or head.startswith("<"):
-            from .sbml import read_sbml
-            return read_sbml(text, source=p.name, location=str(p.resolve()))
-        return parse_text(text, source="")
-    except (RecursionError, MemoryError):
-        raise InvalidParameter(f"{p.name}: the model's expressions are nested too deeply (or are too large) "
-                               "to read") from None

@@ -1,4 +1,4 @@
-"""The SBML Test Suite on a Dask cluster: ``run_cases`` of :mod:`kernels.flint.suite`, with the
+"""The SBML Test Suite on a Dask cluster: ``run_cases`` of :mod:`kernels.flint.sbml.conformance`, with the
 hand-made process pool replaced by the sweep layer.
 
 Same contract and outcomes as ``suite.run_cases``: outcomes in case order; ``progress(done,
@@ -45,16 +45,18 @@ class SBMLCaseTask(SweepTask):
     columns = ("case", "status", "message", "seconds", "worst", "tags")
 
     def __init__(self, runtime: str | Callable = "cpu", out_dir: str | None = None, quiet: bool = False):
-        from ..flint import suite
-        if isinstance(runtime, str) and runtime not in suite.RUNTIMES:
+        from ..flint.schemes import ADAPTIVE_BACKENDS
+        if isinstance(runtime, str) and runtime not in ADAPTIVE_BACKENDS:
             raise InvalidParameter(f"unknown runtime {runtime!r}")
-        self.spec = suite.RUNTIMES[runtime] if isinstance(runtime, str) else runtime
+        self.spec = ADAPTIVE_BACKENDS[runtime].target if isinstance(runtime, str) else runtime
         self.quiet = bool(quiet)
         name = runtime if isinstance(runtime, str) else getattr(runtime, "__name__", "runtime")
         super().__init__(runtime=name, out_dir=None if out_dir is None else str(out_dir))
 
     def needs_gpu(self) -> bool:
-        return self.fixed["runtime"] in ("is", "ts")
+        from ..flint.schemes import ADAPTIVE_BACKENDS
+        b = ADAPTIVE_BACKENDS.get(self.fixed["runtime"])
+        return b is not None and b.device == "gpu"
 
     def check_point(self, point: dict) -> dict:
         if set(point) != {"case", "folder"}:
@@ -64,7 +66,7 @@ class SBMLCaseTask(SweepTask):
     def run(self, point: dict) -> dict:
         from dataclasses import asdict
 
-        from ..flint import suite
+        from ..flint.sbml import conformance as suite
         if self.quiet:
             _silence()
         from pathlib import Path
@@ -87,7 +89,7 @@ def _resolve(spec: str) -> Callable:
 
 
 def _outcome(row: dict, case, timeout: float):
-    from ..flint import suite
+    from ..flint.sbml import conformance as suite
     err = row.get("error") or ""
     if not err:
         return suite.Outcome(row["case"], row["status"], row["message"], row["seconds"],

@@ -275,8 +275,8 @@ class FlintSliceTask(SweepTask):
                         "traces")
 
     def needs_gpu(self) -> bool:
-        from ..flint.runtimes import GPU_RUNTIMES
-        return self.fixed["runtime"] in GPU_RUNTIMES
+        from ..flint.runtimes import runtime_class
+        return runtime_class(self.fixed["runtime"]).device == "gpu"
 
     def slices(self, size: int) -> list[dict]:
         """The points: consecutive slices of at most ``size`` members."""

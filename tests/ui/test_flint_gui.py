@@ -143,7 +143,7 @@ def test_compiled_cpu_runtimes_match_numpy(flint_ws, qtbot):
     """Runtimes c and c-is (the TS / IS sources compiled by the host C++ compiler) run from the GUI on
     a line, and give the NumPy runtime's traces."""
     import pytest
-    from kernels.flint.host_c import find_compiler
+    from kernels.flint.runtimes.host_c import find_compiler
     ws = flint_ws
     if find_compiler() is None:
         assert ws.cb_runtime.findText("c") < 0          # not offered without a compiler
@@ -162,3 +162,27 @@ def test_compiled_cpu_runtimes_match_numpy(flint_ws, qtbot):
     assert traces["cpu"].shape == traces["c"].shape and traces["cpu"].max() > 0
     for rt in ("c", "c-is"):
         np.testing.assert_allclose(traces[rt], traces["cpu"], rtol=1e-9, atol=1e-9)
+
+
+def test_session_saves_the_flint_run_and_runs_without_controls_restore(flint_ws):
+    """The workspace builds a FlintRun (the CLI's spec); the session saves it, and a session with only
+    the run (no "controls") restores the same widgets.  "± spread" is the CLI's vary lo..hi."""
+    from kernels.flint.run import FlintRun
+    ws = flint_ws
+    ws._set_controls({"members": "ensemble", "n": 5, "vary": "g_Na", "spread": 0.25, "t_end": 3.0, "dt": 0.01,
+                      "integrator": "rk4", "runtime": "cpu", "record": "V"})
+    run = ws.flint_run()
+    assert isinstance(run, FlintRun) and run.n == 5 and run.integrator == "rk4" and run.record == ("V",)
+    g0 = ws.model.params["g_Na"]
+    (v,) = run.vary
+    assert (v.param, v.lo, v.hi) == ("g_Na", g0 * 0.75, g0 * 1.25)
+    np.testing.assert_array_equal(ws._config()["member"]["g_Na"], np.linspace(g0 * 0.75, g0 * 1.25, 5))
+    state = ws.session_state()
+    json.dumps(state)
+    assert state["run"] == run.to_dict()
+    only_run = {k: v for k, v in state.items() if k not in ("controls", "params")}
+    ws._set_controls({"n": 2, "spread": 0.1, "integrator": "euler", "t_end": 9.0})
+    ws.restore_session(only_run, {})
+    assert ws.sp_n.value() == 5 and ws.cb_integ.currentText() == "rk4" and ws.sp_tend.value() == 3.0
+    assert abs(ws.sp_spread.value() - 0.25) < 1e-9 and ws.cb_vary.currentText() == "g_Na"
+    assert ws.flint_run().to_dict() == run.to_dict()

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels.flint.sbml_run import LABEL, load_reference, output_times, run_reference
+from kernels.flint.sbml.reference import LABEL, load_reference, output_times, run_reference
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"               # ../shared beside the project
 IZH = SHARED / "models" / "BIOMD0000000127.xml"                     # Izhikevich 2003: spike reset by events

@@ -1,6 +1,6 @@
 """The SBML reference simulator as a Flint runtime ("sbml"): a thin adapter for the CLI and the workspace.
 
-The simulator itself is :mod:`kernels.flint.sbml_system` (reading) and :mod:`kernels.flint.sbml_solver`
+The simulator itself is :mod:`kernels.flint.sbml.system` (reading) and :mod:`kernels.flint.sbml.solver`
 (LSODA, root-found events, delays, algebraic rules, fast reactions).  This module only
 
 * loads a file into an :class:`SbmlReference` (the system, compiled once to check it runs, its
@@ -9,7 +9,7 @@ The simulator itself is :mod:`kernels.flint.sbml_system` (reading) and :mod:`ker
 * runs it on an output grid (:func:`run_reference`), optionally streaming the finished output points
   in chunks and letting the caller stop (or pause) the integration.
 
-Streaming.  :func:`kernels.flint.sbml_solver.simulate` reports every output point through its
+Streaming.  :func:`kernels.flint.sbml.solver.simulate` reports every output point through its
 ``on_output`` hook (a point is final once a later one is reported) and polls ``stop`` every
 integrator step; the adapter hands finished points to ``on_chunk`` in chunks and, when the run ends,
 checks them against what ``simulate`` returned (if anything differs the whole series is sent again,
@@ -25,13 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ExplorerError, GridTooLarge, InvalidParameter
-from .sbml_solver import CompiledSbml, Stopped, simulate
-from .sbml_system import SbmlSystem, read_sbml_system
+from ...errors import ExplorerError, GridTooLarge, InvalidParameter
+from .simulate import Stopped, simulate
+from .solver import CompiledSbml
+from .system import SbmlSystem, read_sbml_system
 
 RUNTIME = "sbml"
 LABEL = "sbml (CPU reference)"
-TOOLTIP = ("The SBML reference simulator (kernels/flint/sbml_solver.py): CPU, scipy LSODA (rtol 1e-10) with "
+TOOLTIP = ("The SBML reference simulator (kernels/flint/sbml/solver.py): CPU, scipy LSODA (rtol 1e-10) with "
            "events located by root finding, delays, algebraic rules and fast reactions; 1780 of the 1787 "
            "SBML Test Suite cases pass.  One model instance; dt is the output interval.")
 
@@ -82,7 +83,7 @@ def parameter_roles(s: SbmlSystem) -> dict:
 def load_reference(path) -> SbmlReference:
     """Read and compile an SBML file for the reference simulator (raises ExplorerError subclasses:
     InvalidParameter for malformed input, Unsupported for what the simulator refuses)."""
-    from .inputs import check_model_file
+    from ..inputs import check_model_file
     p = Path(path)
     if not p.exists():
         raise InvalidParameter(f"no such model file: {path}")
@@ -158,7 +159,7 @@ def n_output_points(t_end: float, dt: float, every: int = 1) -> int:
 def check_output_memory(ref: SbmlReference, n_points: int, n_record: int) -> None:
     """GridTooLarge before a run whose output grid cannot fit in host memory: the solver keeps every
     model variable at every output point (plus the recorded columns, twice)."""
-    from ..backend import host_available_memory
+    from ...backend import host_available_memory
     cols = len(ref.recordable) + len(ref.system.reactions) + len(ref.system.species) + 2 * n_record + 1
     need = 8 * int(n_points) * cols
     avail = host_available_memory()

@@ -11,7 +11,7 @@ Algorithm (Hairer, Nørsett & Wanner, *Solving ODEs I*, 2nd ed., §II.4–II.6 a
     Hairer's ``hinit``; the step never exceeds ``hmax`` (default: the output interval);
   * dense output: DOPRI5's 4th-order continuous extension (coefficients d1..d7) for the output grid;
   * events: after each accepted step the watch vector (event triggers and the relational conditions
-    of the right-hand side, :mod:`kernels.flint.sbml_core`) is evaluated; where it changed, the first
+    of the right-hand side, :mod:`kernels.flint.sbml.core`) is evaluated; where it changed, the first
     switching time is bracketed by the Illinois method on the dense output of the continuous gaps
     a − b of the relational atoms, then bisected on the Boolean watch vector to 1e-14 relative; the
     step is redone from the old point to that time, events fire (rising triggers become pending;
@@ -27,9 +27,9 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidParameter, SimulationBlowUp, Unsupported
-from .compiler import Program, compile_model
-from .runtimes import _fix_select, expr_code
+from ...errors import InvalidParameter, SimulationBlowUp, Unsupported
+from ..compiler import Program, compile_model
+from ..runtimes.codegen import expr_code
 
 # Dormand–Prince 5(4) (Hairer's dopri5.f)
 C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
@@ -61,12 +61,12 @@ def numpy_function(prog: Program, outputs: list[str] | None = None, scalar: bool
     lines.append("    return [" + ", ".join(outs) + "]")
     ns = {"np": np, **{k: getattr(math, k) for k in dir(math) if not k.startswith("_")}, "min": min, "max": max}
     src = "\n".join(lines)
-    exec(src if scalar else _fix_select(src), ns)      # noqa: S102 — our own generated code
+    exec(src, ns)      # noqa: S102 — our own generated code
     return ns["f"]
 
 
 class Problem:
-    """A lowered SBML system (:class:`~kernels.flint.sbml_core.CoreSystem`) compiled for ``n`` members.
+    """A lowered SBML system (:class:`~kernels.flint.sbml.core.CoreSystem`) compiled for ``n`` members.
 
     member_params: SBML parameter id → n values (an ensemble)."""
 
@@ -420,7 +420,7 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
 
 def simulate_file(path, times, variables, amount, concentration) -> dict:
     """The suite's runtime signature on the NumPy twin (one member)."""
-    from .sbml_core import lower_system
+    from ..sbml.core import lower_system
     core = lower_system(str(path), list(variables), set(amount), set(concentration))
     res = integrate(Problem(core, 1), np.asarray(times, dtype=float))
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}

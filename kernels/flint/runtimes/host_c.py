@@ -3,8 +3,8 @@
 Paper 004 §5.6 / Table 5.4 compares the GPU runtimes with the same methods on the CPU: the Flint
 interpreter on one core ("IS CPU-1") and the translated model compiled for one core or, with OpenMP,
 eight threads ("TS CPU-1", "TS CPU-8"; an i7 930 there).  Runtimes ``c`` and ``c-is`` do that: the
-thread-per-cell source of :func:`runtimes.ts_source` (``c``) or of the bytecode interpreter
-:func:`runtimes.is_source` (``c-is``) — the very texts NVRTC compiles — are compiled by the host's
+thread-per-cell source of :func:`.codegen.ts_source` (``c``, :mod:`.host_ts`) or of the bytecode
+interpreter :func:`.codegen.is_source` (``c-is``, :mod:`.host_is`) — the very texts NVRTC compiles — are compiled by the host's
 C++ compiler with the CUDA keywords defined away, and a small driver steps every cell through Euler or
 RK4 stages exactly as the GPU launches do (a stage finishes for all cells before the next reads
 neighbours), the cells of a stage spread over ``threads`` OpenMP threads.  FMA contraction is off,
@@ -19,14 +19,19 @@ from __future__ import annotations
 
 import ctypes
 
-from ..hostcc import CUDA_HOST_PRELUDE as HOST_PRELUDE, compile_library as _compile, find_compiler  # noqa: F401
+import numpy as np
+
+from ... import hostcc
+from ...hostcc import CUDA_HOST_PRELUDE as HOST_PRELUDE, find_compiler  # noqa: F401
+from .base import Runtime
+from .codegen import is_source, ts_source
 
 # One call of the step kernel for cell threadIdx.x: the translator's or the interpreter's.
 _CALLS = {"ts": "flint_ts_step(K, P, y, kin, cdt, t, dt, mode, w, kout, acc, yout, n, net)",
           "is": "flint_is_step(code, index, K, P, y, kin, cdt, t, dt, mode, w, kout, acc, yout, dslot, ns, n, net)"}
 
 # Euler (mode 0) or the four RK4 stages (modes 1, 2, 2, 3; c = 0, ½, ½, 1; weights ⅙ ⅓ ⅓ ⅙), the
-# same sequence of kernel calls as runtimes.Simulation._step_gpu, over all cells of a stage.
+# same sequence of kernel calls as the GPU runtimes' step (gpu.GpuRuntime._step), over all cells of a stage.
 _DRIVER = r"""
 static void flint_c_sweep(const int* code, const int* index, const int* dslot, int ns, int threads,
                           const REAL* K, const REAL* P, const REAL* y, const REAL* kin, double cdt, double t,
@@ -75,7 +80,7 @@ def host_source(gpu_src: str, flavour: str) -> str:
 
 def compile_library(source: str, timeout: float = 600.0) -> ctypes.CDLL:
     """The model's host library (see :func:`kernels.hostcc.compile_library`)."""
-    return _compile(source, timeout, what="the model", kind="flint-c", prefix="flint")
+    return hostcc.compile_library(source, timeout, what="the model", kind="flint-c", prefix="flint")
 
 
 def load_advance(gpu_src: str, flavour: str, real: str):
@@ -88,3 +93,51 @@ def load_advance(gpu_src: str, flavour: str, real: str):
         + [ctypes.c_int] * 2
     fn.restype = None
     return fn, ptr
+
+
+class HostRuntime(Runtime):
+    """Base of runtimes ``c`` and ``c-is``: a GPU source (``flavour`` "ts" or "is") compiled for host
+    cores; cells spread over ``threads`` OpenMP threads."""
+    mappings = ("cell",)
+    threaded = True
+    compiler = "the host C++ compiler"
+    flavour = "ts"
+
+    @classmethod
+    def mapping_note(cls) -> str:
+        return "(cells spread over host threads); the expression mapping is a GPU thread layout: use is or ts"
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        return None if hostcc.find_compiler() else \
+            f"runtime {cls.name} needs a host C++ compiler (g++ or clang++, or set CXX)"
+
+    @classmethod
+    def memory(cls, n_states, n_functions, n, n_pvar, mapping, itemsize):
+        return itemsize * n * 5 * n_states, 0            # y2, k1, k2, acc and the caller's y
+
+    def build(self, prog, dtype) -> None:
+        import ctypes
+        self.prog, self.dtype = prog, np.dtype(dtype)
+        real = "double" if self.dtype == np.float64 else "float"
+        self.source = ts_source(prog, real) if self.flavour == "ts" else is_source(prog, real)
+        self._c_advance, self._c_ptr = load_advance(self.source, self.flavour, real)
+        self.y = np.zeros((prog.n_states, self.n), dtype=self.dtype)
+        self.P = np.ascontiguousarray(prog.pvar_values.astype(self.dtype)) if prog.pvar_values.size \
+            else np.zeros((1, self.n), dtype=self.dtype)
+        self.K = np.ascontiguousarray(prog.consts.astype(self.dtype)) if prog.consts.size \
+            else np.zeros(1, dtype=self.dtype)
+        # the arrays that stay put, and their pointers, made once (y is passed per call: set_state replaces it)
+        ip = ctypes.POINTER(ctypes.c_int32)
+        self._c_keep = [np.ascontiguousarray(a, dtype=np.int32) if a is not None else None
+                        for a in (prog.code, prog.index, prog.deriv_slots)]
+        self._c_keep += [np.zeros_like(self.y) for _ in range(4)]      # y2, k1, k2, acc
+        ptr = [a.ctypes.data_as(ip) if a is not None else None for a in self._c_keep[:3]]
+        self._c_before_y = ptr + [a.ctypes.data_as(self._c_ptr) for a in (self.K, self.P)]
+        self._c_after_y = [a.ctypes.data_as(self._c_ptr) for a in self._c_keep[3:]]
+
+    def advance(self, k: int, dt: float, step0: int) -> None:
+        """``k`` steps in the compiled host library; y is updated in place."""
+        self._c_advance(*self._c_before_y, self.y.ctypes.data_as(self._c_ptr), *self._c_after_y,
+                        self.prog.n_states, self.n, self.net_code, int(step0), int(k), float(dt),
+                        int(self.integrator == "rk4"), self.threads)

@@ -1,19 +1,18 @@
-"""SBML Test Suite conformance runner (semantic TimeCourse cases).
+"""SBML Test Suite conformance (semantic TimeCourse cases): the library half of ``main.py flint-suite``.
 
-Discovers cases, parses ``settings.txt`` / ``model.m`` tags / ``results.csv``, applies the suite's
-pass rule |sim − expected| ≤ absolute + relative·|expected| (NaN/Inf must match exactly), and runs
-cases in a pool of persistent worker processes with a per-case time limit: a hung or crashing case
-is killed, recorded as failed and its worker replaced, so one case never stops the run.
+Reads cases (``settings.txt``, ``model.m`` tags, ``results.csv``), applies the suite's pass rule
+|sim − expected| ≤ absolute + relative·|expected| (NaN/Inf must match exactly), and runs cases in a
+pool of persistent worker processes with a per-case time limit: a hung or crashing case is killed,
+recorded as failed and its worker replaced, so one case never stops the run.
 
-A runtime is ``fn(model_path, times, variables, amount, concentration) -> {variable: values}``
-(the signature of ``kernels.flint.sbml_solver.simulate_file``); raising ``Unsupported`` refuses
-the case.  Runtimes are named in ``RUNTIMES`` (a callable or a ``"module:function"`` string);
-``register_runtime`` adds one (tests inject fakes this way).
+The backends are the adaptive ones of :data:`kernels.flint.schemes.ADAPTIVE_BACKENDS` (by name) or any
+callable of their signature; :func:`kernels.flint.schemes.register_backend` adds one (tests inject
+fakes this way).  Where the suite and the CI sample live is the harness's business
+(:mod:`cli.flint_suite`: ``--suite-dir``, ``GSE_SBML_SUITE``, tests/data/sbml_suite_sample.txt): every
+function here takes the suite root as an argument.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import math
 import multiprocessing as mp
@@ -27,57 +26,11 @@ from typing import Callable
 
 import numpy as np
 
-from kernels.errors import InvalidParameter, Unsupported
-from kernels.fileio import write_bytes, write_text
+from ...errors import InvalidParameter, Unsupported
+from ...fileio import write_bytes, write_text
+from ..schemes import adaptive_backend, resolve
 
-PROJECT = Path(__file__).resolve().parents[2]
-DEFAULT_SUITE = PROJECT.parent / "shared" / "sbml-test-suite"
-SAMPLE_FILE = PROJECT / "tests" / "data" / "sbml_suite_sample.txt"
 STATUSES = ("passed", "failed", "refused")
-
-RUNTIMES: dict[str, Callable | str] = {
-    "cpu": "kernels.flint.sbml_solver:simulate_file",
-    "roadrunner": "kernels.flint.suite:simulate_roadrunner",
-    "dopri-cpu": "kernels.flint.ensemble_rk:simulate_file",
-    "is": "kernels.flint.ensemble_gpu:simulate_file_is",
-    "ts": "kernels.flint.ensemble_gpu:simulate_file_ts",
-}
-
-
-def register_runtime(name: str, fn: Callable | str) -> None:
-    """Add (or replace) a named runtime: a callable or a ``"module:function"`` string."""
-    RUNTIMES[name] = fn
-
-
-def runtime_unavailable(name: str) -> str | None:
-    """None when runtime ``name`` can run here, else a one-line reason (what to install)."""
-    if name in ("is", "ts"):
-        from .. import backend as bk
-        ok, why = bk.gpu_available()
-        if not ok:
-            return f"runtime {name} needs a GPU: {why} (the NumPy twin of the same integrator is --runtime dopri-cpu)"
-    if name not in RUNTIMES:
-        return f"unknown runtime {name!r} (choose from {', '.join(sorted(RUNTIMES))})"
-    if name == "roadrunner" and importlib.util.find_spec("roadrunner") is None:
-        return "runtime roadrunner needs libRoadRunner: pip install libroadrunner (or pip install -e '.[peers]')"
-    spec = RUNTIMES[name]
-    if isinstance(spec, str) and importlib.util.find_spec(spec.partition(":")[0]) is None:
-        return f"runtime {name}: module {spec.partition(':')[0]} is not available"
-    return None
-
-
-def _resolve(spec: Callable | str) -> Callable:
-    if callable(spec):
-        return spec
-    mod, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(mod), attr)
-
-
-# ---------------------------------------------------------------- case files
-
-def suite_dir(override: str | os.PathLike | None = None) -> Path:
-    """The suite root: ``override``, else env GSE_SBML_SUITE, else ../shared/sbml-test-suite."""
-    return Path(override or os.environ.get("GSE_SBML_SUITE") or DEFAULT_SUITE)
 
 
 @dataclass
@@ -249,10 +202,10 @@ def parse_case_ids(specs: list[str]) -> list[str]:
     return sorted(ids)
 
 
-def discover(root: str | os.PathLike | None = None, ids: list[str] | None = None,
+def discover(root: str | os.PathLike, ids: list[str] | None = None,
              test_type: str | None = "TimeCourse") -> list[Case]:
     """Cases under ``root`` (all, or those in ``ids``; ids not in the suite are skipped) of ``test_type``."""
-    root = suite_dir(root)
+    root = Path(root)
     cases_dir = cases_folder(root) if root.is_dir() else None
     if cases_dir is None:
         raise InvalidParameter(f"SBML Test Suite not found at {root}: get it with 'git clone --depth 1 "
@@ -309,29 +262,6 @@ def compare(expected: Results, sim: dict[str, np.ndarray], absolute: float, rela
     msg = (f"worst {w['variable']} at t={w['time']:g}: sim {w['simulated']:.10g} vs {w['expected']:.10g} "
            f"(|err| {w['error']:.3g}, allowed {w['allowed']:.3g})")
     return Comparison(ok, msg if not ok else "ok; " + msg, worst)
-
-
-# ---------------------------------------------------------------- peer runtime
-
-def simulate_roadrunner(model, times, variables, amount, concentration) -> dict[str, np.ndarray]:
-    """libRoadRunner as a peer: CVODE, rtol 1e-10, atol 1e-12, fixed output grid; its refusals → Unsupported."""
-    import roadrunner
-    roadrunner.Logger.setLevel(roadrunner.Logger.LOG_ERROR)
-    try:
-        rr = roadrunner.RoadRunner(str(model))
-    except RuntimeError as exc:  # libRoadRunner names what it refuses: "Unable to support 'fast' reactions …"
-        if "Unable to support" in str(exc):
-            raise Unsupported(f"libRoadRunner: {str(exc).split(', at ')[0]}") from None
-        raise
-    integ = rr.getIntegrator()
-    integ.setValue("relative_tolerance", 1e-10)
-    integ.setValue("absolute_tolerance", 1e-12)
-    integ.setValue("variable_step_size", False)
-    sel = ["time"] + [f"[{v}]" if v in concentration and v not in amount else v for v in variables]
-    times = np.asarray(times, float)
-    out = rr.simulate(float(times[0]), float(times[-1]), len(times), selections=sel)
-    arr = np.asarray(out, dtype=float)
-    return {v: arr[:, k + 1] for k, v in enumerate(variables)}
 
 
 # ---------------------------------------------------------------- running
@@ -395,7 +325,7 @@ def _worker(conn, spec, out_dir, quiet):
             return
         if fn is None:
             try:
-                fn = _resolve(spec)
+                fn = resolve(spec)
             except Exception as exc:  # noqa: BLE001
                 conn.send(Outcome(case.id, "failed", f"runtime not loadable: {exc}", 0.0, None, case.tags))
                 continue
@@ -434,15 +364,13 @@ def run_cases(cases: list[Case], runtime: str | Callable = "cpu", workers: int =
     ``progress(done, total, eta_seconds, outcome)`` is called after every case.  A case past
     ``timeout`` seconds or one whose worker dies is failed (message says which); its worker is
     replaced."""
-    spec = RUNTIMES[runtime] if isinstance(runtime, str) else runtime
-    if isinstance(runtime, str) and runtime not in RUNTIMES:
-        raise InvalidParameter(f"unknown runtime {runtime!r}")
+    spec = adaptive_backend(runtime).target if isinstance(runtime, str) else runtime
     if workers < 1 or not timeout > 0:
         raise InvalidParameter("workers must be ≥ 1 and timeout > 0")
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
     # GPU runtimes: fresh (spawned) workers, since a CUDA context does not survive fork
-    gpu_rt = isinstance(runtime, str) and runtime in ("is", "ts")
+    gpu_rt = isinstance(runtime, str) and adaptive_backend(runtime).device == "gpu"
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() and not gpu_rt else "spawn")
     todo = list(reversed(cases))
     total, results = len(cases), {}
@@ -581,20 +509,3 @@ def stratified_sample(cases: list[Case], n: int = 150) -> list[str]:
     if k:
         chosen.update(rest[int(i)] for i in np.floor(np.arange(k) * len(rest) / k))
     return sorted(chosen)
-
-
-def read_sample(path: str | os.PathLike = SAMPLE_FILE) -> list[str]:
-    """Ids from the fixed CI sample file (``#`` comments ignored)."""
-    lines = Path(path).read_text().splitlines()
-    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-
-
-def write_sample(ids: list[str], path: str | os.PathLike = SAMPLE_FILE, n: int = 150) -> None:
-    """Write the fixed sample list with a header saying how it was generated."""
-    head = [f"# SBML Test Suite cases for CI: {len(ids)} TimeCourse cases, every componentTag and testTag",
-            f"# present at least once. Generated by kernels.flint.suite.stratified_sample(cases, n={n}) over",
-            "# the TimeCourse cases of ../shared/sbml-test-suite (sbmlteam/sbml-test-suite commit 7ab011e).",
-            "# Regenerate: python -c 'from kernels.flint import suite as s; "
-            f"s.write_sample(s.stratified_sample(s.discover(), {n}))'"]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, "\n".join(head + list(ids)) + "\n")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import re
 
-from ..errors import InvalidParameter
-from .expr import Expr, const, evaluate, substitute, sym, to_text
-from .model import Model
+from ...errors import InvalidParameter
+from ..expr import Expr, const, evaluate, substitute, sym, to_text
+from ..model import Model
 
 
 def _lib():
@@ -26,13 +26,13 @@ def _lib():
 
 def _math(ast, where: str, fdefs: dict, time_name: str, lib) -> Expr:
     """SBML MathML → Expr with the Flint compiler's operations: read by the project's one MathML
-    converter (:func:`kernels.flint.sbml_system.convert_math`, function definitions inlined), then
-    lowered by :func:`kernels.flint.sbml_core.lower` (csymbol time → ``time_name``, n-ary logic and
+    converter (:func:`kernels.flint.sbml.system.convert_math`, function definitions inlined), then
+    lowered by :func:`kernels.flint.sbml.core.lower` (csymbol time → ``time_name``, n-ary logic and
     min/max → chains, xor/implies/root/sec/asinh/quotient… rewritten); what the compiler cannot run
     (delay, rateOf, factorial of a variable) is refused by name."""
-    from .sbml_core import lower
-    from .sbml_system import _MathCtx, convert_math
-    return lower(convert_math(ast, where, _MathCtx(lib, fdefs)), None, where, time_name)
+    from .core import lower
+    from .system import MathCtx, convert_math
+    return lower(convert_math(ast, where, MathCtx(lib, fdefs)), None, where, time_name)
 
 
 _DECLARES_UNITS = re.compile(r'[uU]nits="')
@@ -63,7 +63,7 @@ def read_sbml(text: str, source: str = "", check_units: bool = True, location: s
     (the message names the element); undeclared units are accepted.  Hierarchical (comp) models
     are flattened first; ``location`` (the file's path) is where their external model files are
     looked up."""
-    from .sbml_system import flatten_comp
+    from .system import flatten_comp
     lib = _lib()
     doc = lib.readSBMLFromString(text)
     errs = [doc.getError(i) for i in range(doc.getNumErrors())

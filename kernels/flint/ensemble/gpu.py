@@ -1,5 +1,5 @@
 """GPU runtimes IS and TS of the adaptive ensemble integrator (``ensemble_rk.cu``; NumPy twin
-:mod:`kernels.flint.ensemble_rk`).
+:mod:`kernels.flint.ensemble.rk`).
 
 One CUDA thread integrates one ensemble member with Dormand–Prince 5(4), dense output and events
 by root finding.  The model enters as two device functions, ``model_rhs`` and ``model_aux``:
@@ -11,14 +11,15 @@ Sources are built here and compiled with NVRTC through CuPy (``--fmad=false``).
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from ..errors import BackendUnavailable, SimulationBlowUp, Unsupported
-from .ensemble_rk import MAX_EVENTS_AT_ONCE, MAX_STEPS, MAXQ, Problem
-from . import runtimes
-from .runtimes import IS_SOURCE, NVRTC_OPTIONS, expr_code
+from ...errors import BackendUnavailable, SimulationBlowUp, Unsupported
+from .rk import MAX_EVENTS_AT_ONCE, MAX_STEPS, MAXQ, Problem
+from ..runtimes.codegen import NVRTC_OPTIONS, expr_code, interpreter_source
 
-DOPRI_SOURCE = IS_SOURCE.with_name("ensemble_rk.cu")
+DOPRI_SOURCE = Path(__file__).with_name("ensemble_rk.cu")
 FLAVOURS = ("ts", "is")
 MAX_GPU_EVENTS = 128     # the kernel's event tables and loops are sized at compile time
 
@@ -128,7 +129,7 @@ def is_model_source(pb: Problem) -> str:
             "EV_INIT": "c.ne1", "EV_UVFTT": "c.ne1", "EV_COMMUTE": "(c.ne ? c.ne * c.ne : 1)"}
     setup += f"\n    const int* p = tab + {len(SIZES)};"
     setup += "".join(f"\n    c.{k.lower()} = p; p += {offs[k]};" for k in TABLES)
-    return runtimes.interpreter_source("double", defs) + f"""
+    return interpreter_source("double", defs) + f"""
 struct Ctx {{ const int* code; const double* K; const double* P; const int* dslot;
              const int* acode; const double* AK; const double* AP; const int* aslot; double* Y; int n; int i;
              {fields} }};
@@ -187,7 +188,7 @@ def kernel_args(pb: Problem, flavour: str) -> list:
 def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, atol=None, hmax=None,
                   block: int = 64):
     """Integrate every member on the GPU; observables at ``times`` as (nt, nobs, n) (as the twin)."""
-    from .. import backend as bk
+    from ... import backend as bk
     ok, why = bk.gpu_available()
     if not ok:
         raise BackendUnavailable(f"runtime {flavour} needs a GPU: {why}")
@@ -225,7 +226,7 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
 
 def gpu_problem(core, n: int = 1, member_params=None) -> Problem:
     """A Problem whose aux has at least one watch entry (the kernel's arrays are never empty)."""
-    from .expr import const
+    from ..expr import const
     if len(core.events) > MAX_GPU_EVENTS:
         raise Unsupported(f"{core.source}: {len(core.events)} events (the GPU kernel holds at most "
                           f"{MAX_GPU_EVENTS}; use runtime cpu)")
@@ -237,7 +238,7 @@ def gpu_problem(core, n: int = 1, member_params=None) -> Problem:
 
 
 def _simulate(path, times, variables, amount, concentration, flavour):
-    from .sbml_core import lower_system
+    from ..sbml.core import lower_system
     core = lower_system(str(path), list(variables), set(amount), set(concentration))
     res = integrate_gpu(gpu_problem(core), np.asarray(times, dtype=float), flavour)
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}

@@ -3,7 +3,7 @@
 :func:`read_sbml_system` reads a document with python-libsbml and returns an :class:`SbmlSystem`: the
 compartments, species, parameters, species references, reactions, initial assignments, rules and
 events, all math as :class:`~kernels.flint.expr.Expr` trees (function definitions inlined, local
-parameters substituted).  It describes, it does not simulate (see :mod:`kernels.flint.sbml_solver`).
+parameters substituted).  It describes, it does not simulate (see :mod:`kernels.flint.sbml.solver`).
 
 Semantics follow the SBML L3V2 core specification (Hucka et al. 2019, J. Integr. Bioinform. 16:
 20190021), sections 3.4 (math, csymbols), 4.6–4.11 (species, rules, events).  Beyond the subset of
@@ -24,8 +24,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from ..errors import InvalidParameter, Unsupported
-from .expr import Expr, const, substitute, sym
+from ...errors import InvalidParameter, Unsupported
+from ..expr import Expr, const, substitute, sym
 
 AVOGADRO = 6.02214179e23          # the value SBML L3V1/V2 fix for the avogadro csymbol
 
@@ -134,7 +134,7 @@ def _unary_table(lib) -> dict:
     return {getattr(lib, "AST_FUNCTION_" + k): v for k, v in names.items() if hasattr(lib, "AST_FUNCTION_" + k)}
 
 
-class _MathCtx:
+class MathCtx:
     def __init__(self, lib, fdefs: dict):
         self.lib = lib
         self.fdefs = fdefs
@@ -152,7 +152,7 @@ class _MathCtx:
                 self.binary[getattr(lib, nm)] = op
 
 
-def convert_math(ast, where: str, ctx: _MathCtx) -> Expr:
+def convert_math(ast, where: str, ctx: MathCtx) -> Expr:
     """libsbml ASTNode → Expr (function definitions inlined by substitution of their arguments)."""
     lib = ctx.lib
     if ast is None:
@@ -346,7 +346,7 @@ def read_sbml_system(path_or_text, source: str = "") -> SbmlSystem:
     level = doc.getLevel()
     sysm = SbmlSystem(source=src, level=level)
     fdefs: dict = {}
-    ctx = _MathCtx(lib, fdefs)
+    ctx = MathCtx(lib, fdefs)
     for i in range(sm.getNumFunctionDefinitions()):
         fd = sm.getFunctionDefinition(i)
         lam = fd.getMath()

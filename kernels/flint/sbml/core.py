@@ -1,6 +1,6 @@
 """Lower an SBML model to the "ODE core" run by the adaptive GPU runtimes (IS, TS) and their NumPy twin.
 
-Algorithm.  The CPU reference's compilation (:class:`~kernels.flint.sbml_solver.CompiledSbml`) is
+Algorithm.  The CPU reference's compilation (:class:`~kernels.flint.sbml.solver.CompiledSbml`) is
 reused as is, so states, initial values (initial assignments, rules and declared values solved
 together in dependency order; SBML L3V2 §4.8), rateOf expansion and the amount/concentration
 bookkeeping agree with the reference at t0: states are species amounts and rate-ruled / event-changed
@@ -28,9 +28,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..errors import InvalidParameter, Unsupported
-from .expr import UNARY, Expr, const, sym
-from .model import Model
+from ...errors import InvalidParameter, Unsupported
+from ..expr import UNARY, Expr, const, sym
+from ..model import Model
 
 # tags of the SBML Test Suite outside the ODE core (delays, DAEs, fast reactions, random order)
 NON_CORE_TAGS = frozenset({"EventWithDelay", "CSymbolDelay", "DelayInTrigger", "DelayInEventAssignment",
@@ -171,8 +171,8 @@ class CoreSystem:
 
 def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> CoreSystem:
     """Read (or take) an SBML model and lower it to the ODE core; refuse what is outside it."""
-    from .sbml_solver import CompiledSbml
-    from .sbml_system import SbmlSystem, read_sbml_system
+    from .solver import CompiledSbml
+    from .system import SbmlSystem, read_sbml_system
     s = path_or_system if isinstance(path_or_system, SbmlSystem) else read_sbml_system(str(path_or_system))
     src = s.source
     if s.algebraic_rules:

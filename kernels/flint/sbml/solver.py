@@ -1,4 +1,4 @@
-"""CPU reference runtime for SBML models (:class:`~kernels.flint.sbml_system.SbmlSystem`).
+"""CPU reference runtime for SBML models (:class:`~kernels.flint.sbml.system.SbmlSystem`).
 
 Algorithm.  States are species *amounts* (d amount/dt = conversionFactor · Σ stoichiometry · rate;
 concentration = amount / compartment size, so rates in varying volumes are right), plus every
@@ -41,188 +41,14 @@ Beyond libRoadRunner:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidParameter, SimulationBlowUp, Unsupported
-from .expr import Expr, const, sym
-from .sbml_system import SbmlSystem, read_sbml_system
-
-# --- expression → Python source -------------------------------------------------------------------
-_UNARY_PY = {"exp": "_exp", "log": "_log", "log10": "_log10", "sqrt": "_sqrt", "abs": "_abs",
-             "floor": "_floor", "ceil": "_ceil", "sin": "_sin", "cos": "_cos", "tan": "_tan",
-             "sinh": "_sinh", "cosh": "_cosh", "tanh": "_tanh", "asin": "_asin", "acos": "_acos",
-             "atan": "_atan", "asinh": "_asinh", "acosh": "_acosh", "atanh": "_atanh", "factorial": "_fact"}
-_RECIP = {"sec": ("cos", None), "csc": ("sin", None), "cot": ("tan", None), "sech": ("cosh", None),
-          "csch": ("sinh", None), "coth": ("tanh", None)}
-_ARC_RECIP = {"asec": "acos", "acsc": "asin", "acot": "atan", "asech": "acosh", "acsch": "asinh",
-              "acoth": "atanh"}
-_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
-_BOOL_OPS = set(_CMP) | {"and", "or", "xor", "not", "implies", "true", "false"}
-
-
-def _fact(x):
-    if x == math.floor(x) and x >= 0:
-        return float(math.factorial(int(x))) if x < 171 else math.inf
-    return math.gamma(x + 1.0)
-
-
-def _quot(a, b):
-    return float(math.trunc(a / b))
-
-
-def _np_fact(x):
-    from scipy.special import gamma
-    return np.float64(gamma(x + 1.0))
-
-
-def _np_quot(a, b):
-    return np.trunc(np.true_divide(a, b))
-
-
-def _fast_ns() -> dict:
-    m = math
-    return {"_exp": m.exp, "_log": m.log, "_log10": m.log10, "_sqrt": m.sqrt, "_abs": abs,
-            "_floor": lambda x: float(m.floor(x)), "_ceil": lambda x: float(m.ceil(x)), "_sin": m.sin,
-            "_cos": m.cos, "_tan": m.tan, "_sinh": m.sinh, "_cosh": m.cosh, "_tanh": m.tanh, "_asin": m.asin,
-            "_acos": m.acos, "_atan": m.atan, "_asinh": m.asinh, "_acosh": m.acosh, "_atanh": m.atanh,
-            "_fact": _fact, "_pow": m.pow, "_min": min, "_max": max, "_rem": m.fmod, "_quot": _quot,
-            "_ONE": 1.0, "_ZERO": 0.0, "_NAN": math.nan, "_F": float}
-
-
-def _safe_ns() -> dict:
-    return {"_exp": np.exp, "_log": np.log, "_log10": np.log10, "_sqrt": np.sqrt, "_abs": np.abs,
-            "_floor": np.floor, "_ceil": np.ceil, "_sin": np.sin, "_cos": np.cos, "_tan": np.tan,
-            "_sinh": np.sinh, "_cosh": np.cosh, "_tanh": np.tanh, "_asin": np.arcsin, "_acos": np.arccos,
-            "_atan": np.arctan, "_asinh": np.arcsinh, "_acosh": np.arccosh, "_atanh": np.arctanh,
-            "_fact": _np_fact, "_pow": np.power, "_min": lambda *a: np.float64(min(a)),
-            "_max": lambda *a: np.float64(max(a)), "_rem": np.fmod, "_quot": _np_quot,
-            "_ONE": np.float64(1.0), "_ZERO": np.float64(0.0), "_NAN": np.float64(np.nan), "_F": np.float64}
-
-
-class _Gen:
-    """Python source for Expr trees; names resolved by ``self.name``; constants become globals."""
-
-    def __init__(self, name_of, on_delay=None):
-        self.name_of = name_of
-        self.on_delay = on_delay
-        self.consts: dict[float, str] = {}
-
-    def k(self, v: float) -> str:
-        key = repr(float(v))
-        if key not in self.consts:
-            self.consts[key] = f"_K{len(self.consts)}"
-        return self.consts[key]
-
-    def num(self, e: Expr) -> str:
-        c, b = self.gen(e)
-        return f"(_ONE if {c} else _ZERO)" if b else c
-
-    def cond(self, e: Expr) -> str:
-        c, b = self.gen(e)
-        return c if b else f"({c} != _ZERO)"
-
-    def gen(self, e: Expr) -> tuple[str, bool]:
-        op, a = e.op, e.args
-        if op == "const":
-            return self.k(e.value), False
-        if op == "sym":
-            return self.name_of(e.value), False
-        if op == "time":
-            return "t", False
-        if op == "true":
-            return "True", True
-        if op == "false":
-            return "False", True
-        if op == "undefined":
-            return "_NAN", False
-        if op == "add":
-            return "(" + " + ".join(self.num(x) for x in a) + ")", False
-        if op == "mul":
-            return "(" + " * ".join(self.num(x) for x in a) + ")", False
-        if op == "sub":
-            return f"({self.num(a[0])} - {self.num(a[1])})", False
-        if op == "div":
-            return f"({self.num(a[0])} / {self.num(a[1])})", False
-        if op == "neg":
-            return f"(-{self.num(a[0])})", False
-        if op == "pow":
-            return f"_pow({self.num(a[0])}, {self.num(a[1])})", False
-        if op == "root":
-            return f"_pow({self.num(a[1])}, _ONE / {self.num(a[0])})", False
-        if op in _UNARY_PY:
-            return f"{_UNARY_PY[op]}({self.num(a[0])})", False
-        if op in _RECIP:
-            return f"(_ONE / {_UNARY_PY[_RECIP[op][0]]}({self.num(a[0])}))", False
-        if op in _ARC_RECIP:
-            return f"{_UNARY_PY[_ARC_RECIP[op]]}(_ONE / {self.num(a[0])})", False
-        if op in ("min", "max"):
-            return f"_{op}({', '.join(self.num(x) for x in a)})", False
-        if op == "rem":
-            return f"_rem({self.num(a[0])}, {self.num(a[1])})", False
-        if op == "quotient":
-            return f"_quot({self.num(a[0])}, {self.num(a[1])})", False
-        if op in _CMP:
-            return f"({self.num(a[0])} {_CMP[op]} {self.num(a[1])})", True
-        if op in ("and", "or"):
-            return "(" + f" {op} ".join(f"bool({self.cond(x)})" for x in a) + ")", True
-        if op == "xor":
-            if not a:
-                return "False", True
-            return "(" + " ^ ".join(f"bool({self.cond(x)})" for x in a) + ")", True
-        if op == "not":
-            return f"(not {self.cond(a[0])})", True
-        if op == "implies":
-            return f"((not {self.cond(a[0])}) or bool({self.cond(a[1])}))", True
-        if op == "select":
-            (ca, ba), (cb, bb) = self.gen(a[1]), self.gen(a[2])
-            if ba and bb:
-                return f"({ca} if {self.cond(a[0])} else {cb})", True
-            return f"({self.num(a[1])} if {self.cond(a[0])} else {self.num(a[2])})", False
-        if op == "delay":
-            if self.on_delay is None:
-                raise Unsupported("the delay csymbol is not supported here (initial values, algebraic rules)")
-            i = self.on_delay(a[0], a[1])
-            return f"_DL({i}, t - {self.num(a[1])}, t, y)", False
-        if op == "rateOf":
-            raise Unsupported(f"rateOf({e.value}) could not be resolved")
-        raise Unsupported(f"MathML operation {op} is not supported")
-
-
-def _walk(e: Expr):
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        yield x
-        stack.extend(x.args)
-
-
-def _deps(e: Expr) -> set[str]:
-    return {x.value for x in _walk(e) if x.op == "sym"}
-
-
-def _conditions(e: Expr) -> list[Expr]:
-    """Relational/boolean sub-expressions whose switching makes ``e`` discontinuous (watched)."""
-    out = []
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x.op in _CMP:
-            out.append(x)
-            continue
-        if x.op == "select":
-            out.append(x.args[0]) if x.args[0].op not in _CMP else None
-        stack.extend(x.args)
-    return out
-
-
-@dataclass
-class _Pending:
-    time: float
-    seq: int
-    event: int
-    values: tuple | None
+from ...errors import InvalidParameter, Unsupported
+from ..expr import Expr, const, sym
+from .pycode import (PyGen, build_namespace, closure, conditions, deps, newton, subst_syms, topo_order,
+                     undelay, unknown_symbol, walk, zero_rates)
+from .system import SbmlSystem
 
 
 class CompiledSbml:
@@ -253,7 +79,7 @@ class CompiledSbml:
         # --- algebraic rules: the variables they determine (not fixed by anything else) --------------
         self.alg = []
         if s.algebraic_rules:
-            used = set().union(*(_deps(e) for e in s.algebraic_rules))
+            used = set().union(*(deps(e) for e in s.algebraic_rules))
             fixed = set(s.assignment_rules) | set(s.rate_rules) | set(self.flux) | self.event_targets \
                 | set(s.initial_assignments)
             for x in self.ids:
@@ -291,7 +117,7 @@ class CompiledSbml:
                            + list(self.fast_u0), dtype=float)
         if self.fast_u:                  # at run time the moieties are states, not the t0 constants
             to_state = {f"@u0:{i}": sym(u) for i, (u, _) in enumerate(self.fast_u)}
-            self.residuals = [_subst_syms(e, to_state) for e in self.residuals]
+            self.residuals = [subst_syms(e, to_state) for e in self.residuals]
         self._compile()
 
     def _setup_fast(self, fast: list):
@@ -300,7 +126,7 @@ class CompiledSbml:
         the fast stoichiometry matrix are states driven by the slow reactions only."""
         from scipy.linalg import null_space
         s = self.s
-        if self.alg or any(x.op == "delay" for r in s.reactions for x in _walk(r.rate)):
+        if self.alg or any(x.op == "delay" for r in s.reactions for x in walk(r.rate)):
             raise Unsupported(f"{s.source}: fast reactions together with algebraic rules or delays are not supported")
         F = []
         for r in fast:
@@ -513,16 +339,16 @@ class CompiledSbml:
             if x in self._declared and math.isfinite(self._declared[x]):
                 guess[x] = self._declared[x]
             defs[x] = sym(f"@z:{self.aidx[x]}")
-        defs = {x: _undelay(self._expand(e)) for x, e in defs.items()}
-        order = _topo(defs, list(defs), "initial values")
-        gen = _Gen(lambda n: self.py[n] if n in self.py else (f"z[{n[3:]}]" if n.startswith("@z:") else _unknown(n)))
+        defs = {x: undelay(self._expand(e)) for x, e in defs.items()}
+        order = topo_order(defs, list(defs), "initial values")
+        gen = PyGen(lambda n: self.py[n] if n in self.py else (f"z[{n[3:]}]" if n.startswith("@z:") else unknown_symbol(n)))
         lines = ["def _init(t, z):"]
         for x in order:
             lines.append(f"    {self.py[x]} = {gen.num(defs[x])}")
         u0 = {f"@u0:{i}": const(v) for i, v in enumerate(getattr(self, "fast_u0", []))}
-        res = [gen.num(_undelay(self._expand(_subst_syms(e, u0)))) for e in self.residuals]
+        res = [gen.num(undelay(self._expand(subst_syms(e, u0)))) for e in self.residuals]
         lines.append("    return {" + ", ".join(f"{x!r}: {self.py[x]}" for x in order) + "}, [" + ", ".join(res) + "]")
-        f = self._init_fn = _build("\n".join(lines), gen, safe=True)["_init"]
+        f = self._init_fn = build_namespace("\n".join(lines), gen, safe=True)["_init"]
         t0 = np.float64(0.0)
         with np.errstate(all="ignore"):
             if self.alg:
@@ -530,7 +356,7 @@ class CompiledSbml:
                 self._z_pre = [np.float64(v) for v in z]      # before the start: declared values
                 if self.fast_N is not None:
                     z = self._relax_fast(f, t0, z)
-                z = _newton(lambda z: np.array(f(t0, [np.float64(v) for v in z])[1], dtype=float),
+                z = newton(lambda z: np.array(f(t0, [np.float64(v) for v in z])[1], dtype=float),
                             z, f"{self.s.source}: algebraic rules at t0")
                 if self.fast_N is not None:
                     self._check_fast_stable(f, t0, z)
@@ -593,17 +419,17 @@ class CompiledSbml:
         self.still = all(d.op == "const" and d.value == 0 for d in ders)   # nothing moves but time
         # watch: event triggers + discontinuities of the right-hand side
         self.triggers = [self._expand(ev.trigger) for ev in s.events]
-        need = _closure([d for d in ders], defs)
+        need = closure([d for d in ders], defs)
         conds, seen = [], {repr(e) for e in self.triggers}
         for e in list(ders) + [defs[x] for x in need] + self.triggers + \
-                [defs[x] for x in _closure(self.triggers, defs)]:
-            for c in _conditions(e):
+                [defs[x] for x in closure(self.triggers, defs)]:
+            for c in conditions(e):
                 key = repr(c)
                 if key not in seen:
                     seen.add(key)
                     conds.append(c)
         self.watch_exprs = self.triggers + conds
-        rhs_keys = {repr(x) for e in list(ders) + [defs[x] for x in need] for x in _conditions(e)}
+        rhs_keys = {repr(x) for e in list(ders) + [defs[x] for x in need] for x in conditions(e)}
         self.rhs_watch = [repr(e) in rhs_keys for e in self.watch_exprs]   # switches of the right-hand side
         self.n_events = len(s.events)
         self.delay_keys, self.delay_fns, self.delay_pre, self.hist, self.delay_min = {}, [], [], None, math.inf
@@ -647,7 +473,7 @@ class CompiledSbml:
             return f"y{len(self.states) + self.aidx[n]}"
         if n in self.py:
             return self.py[n]
-        return _unknown(n)
+        return unknown_symbol(n)
 
     def _on_delay(self, x: Expr, d: Expr) -> int:
         if d.op == "const" and d.value > 0:
@@ -658,9 +484,9 @@ class CompiledSbml:
             self.delay_fns.append(None)
             self.delay_pre.append(None)
             self.delay_fns[i] = self._function("dx", [self._expand(x)])
-            gen = _Gen(lambda n: f"_E[{n!r}]" if n in self.py else _unknown(n))
-            src = f"def _dxp(t, _E):\n    return {gen.num(_undelay(_zero_rates(x)))}"
-            self.delay_pre[i] = _build(src, gen, safe=True)["_dxp"]
+            gen = PyGen(lambda n: f"_E[{n!r}]" if n in self.py else unknown_symbol(n))
+            src = f"def _dxp(t, _E):\n    return {gen.num(undelay(zero_rates(x)))}"
+            self.delay_pre[i] = build_namespace(src, gen, safe=True)["_dxp"]
         return self.delay_keys[key]
 
     def _delay_value(self, i, tau, t, y):
@@ -690,16 +516,16 @@ class CompiledSbml:
     def _augment(self, t, y):
         """Append the algebraic variables solved (Newton) from the algebraic rules at (t, y)."""
         y = np.asarray(y, dtype=float)
-        z = _newton(lambda z: np.array(self.fn_res(t, np.concatenate([y, z])), dtype=float), self.z_last,
+        z = newton(lambda z: np.array(self.fn_res(t, np.concatenate([y, z])), dtype=float), self.z_last,
                     f"{self.s.source}: algebraic rules at t={t}")
         self.z_last = z
         return np.concatenate([y, z])
 
     def _function(self, name: str, exprs: list, list_out: bool = False, boolean: bool = False, raw: bool = False):
-        gen = _Gen(lambda n: self._lit(n, gen) if n in self.literal else self._name(n), self._on_delay)
-        need = _closure(exprs, self.defs)
-        order = _topo(self.defs, need, "assignment rules")
-        used = set().union(*(_deps(e) for e in exprs), *(_deps(self.defs[x]) for x in need)) if exprs else set()
+        gen = PyGen(lambda n: self._lit(n, gen) if n in self.literal else self._name(n), self._on_delay)
+        need = closure(exprs, self.defs)
+        order = topo_order(self.defs, need, "assignment rules")
+        used = set().union(*(deps(e) for e in exprs), *(deps(self.defs[x]) for x in need)) if exprs else set()
         uses_alg = raw or any(x in self.aidx for x in used)   # else no need to solve the algebraic rules
         lines = [f"def _{name}(t, y):"]
         width = len(self.states) + (len(self.alg) if uses_alg else 0)
@@ -713,8 +539,8 @@ class CompiledSbml:
         src = "\n".join(lines)
         self.sources[name] = src
         extra = {"_DL": self._delay_value}
-        fast = _build(src, gen, safe=False, extra=extra)[f"_{name}"]
-        safe = _build(src, gen, safe=True, extra=extra)[f"_{name}"]
+        fast = build_namespace(src, gen, safe=False, extra=extra)[f"_{name}"]
+        safe = build_namespace(src, gen, safe=True, extra=extra)[f"_{name}"]
 
         aug = bool(self.alg) and not raw and uses_alg
 
@@ -730,423 +556,3 @@ class CompiledSbml:
 
     def _lit(self, n, gen):
         return gen.k(self.literal[n])
-
-
-def _undelay(e: Expr) -> Expr:
-    """At t0, delay(x, d) is x (values before the start are the initial values)."""
-    if e.op == "delay":
-        return _subst_time(_undelay(_zero_rates(e.args[0])), Expr("sub", (Expr("time"), e.args[1])))
-    if not e.args:
-        return e
-    return Expr(e.op, tuple(_undelay(a) for a in e.args), e.value)
-
-
-def _subst_syms(e: Expr, mapping: dict) -> Expr:
-    if e.op == "sym":
-        return mapping.get(e.value, e)
-    if not e.args:
-        return e
-    return Expr(e.op, tuple(_subst_syms(a, mapping) for a in e.args), e.value)
-
-
-def _zero_rates(e: Expr) -> Expr:
-    if e.op == "rateOf":
-        return const(0.0)
-    if not e.args:
-        return e
-    return Expr(e.op, tuple(_zero_rates(a) for a in e.args), e.value)
-
-
-def _subst_time(e: Expr, by: Expr) -> Expr:
-    if e.op == "time":
-        return by
-    if not e.args:
-        return e
-    return Expr(e.op, tuple(_subst_time(a, by) for a in e.args), e.value)
-
-
-def _newton(res, z0, where: str):
-    """Solve res(z) = 0 by Newton's method with a forward-difference Jacobian (warm start z0)."""
-    z = np.array(z0, dtype=float)
-    for _ in range(60):
-        r = res(z)
-        if not np.all(np.isfinite(r)):
-            raise SimulationBlowUp(f"{where}: residual is not finite")
-        if np.all(np.abs(r) <= 1e-13 * (1.0 + np.abs(z))):
-            return z
-        J = np.empty((len(r), len(z)))
-        for j in range(len(z)):
-            h = 1e-7 * max(1.0, abs(z[j]))
-            zz = z.copy()
-            zz[j] += h
-            J[:, j] = (res(zz) - r) / h
-        try:
-            dz = np.linalg.solve(J, -r)
-        except np.linalg.LinAlgError:
-            raise Unsupported(f"{where}: singular algebraic system (not index-1 or not solvable)") from None
-        z = z + dz
-        if np.all(np.abs(dz) <= 1e-15 * (1.0 + np.abs(z))):
-            return z
-    r = res(z)
-    if np.all(np.abs(r) <= 1e-9 * (1.0 + np.abs(z))):
-        return z
-    raise Unsupported(f"{where}: Newton iteration for the algebraic rules did not converge")
-
-
-def _unknown(n):
-    raise InvalidParameter(f"unknown symbol {n!r} in math")
-
-
-def _build(src: str, gen: _Gen, safe: bool, extra: dict | None = None) -> dict:
-    ns = _safe_ns() if safe else _fast_ns()
-    ns.update(extra or {})
-    F = ns["_F"]
-    for key, nm in gen.consts.items():
-        ns[nm] = F(float(key))
-    exec(compile(src, "<sbml>", "exec"), ns)
-    return ns
-
-
-def _closure(exprs: list, defs: dict) -> set:
-    need, stack = set(), []
-    for e in exprs:
-        stack.extend(_deps(e))
-    while stack:
-        x = stack.pop()
-        if x in need or x not in defs:
-            continue
-        need.add(x)
-        stack.extend(_deps(defs[x]))
-    return need
-
-
-def _topo(defs: dict, names, what: str) -> list:
-    order, state = [], {}
-    for root in names:
-        if state.get(root):
-            continue
-        stack = [(root, iter(sorted(_deps(defs[root]) & defs.keys())))]
-        state[root] = 1
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                state[node] = 2
-                order.append(node)
-            elif state.get(nxt) == 1:
-                raise Unsupported(f"circular dependency in {what} involving {nxt} (algebraic loop)")
-            elif not state.get(nxt):
-                state[nxt] = 1
-                stack.append((nxt, iter(sorted(_deps(defs[nxt]) & defs.keys()))))
-    return order
-
-
-# --- simulation ------------------------------------------------------------------------------------------
-class Stopped(Exception):
-    """Raised out of :func:`simulate` when its ``stop()`` callback returned True."""
-
-
-def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol: float | None = None,
-             seed: int = 0, on_output=None, stop=None) -> dict:
-    """Values of every id (species: symbol value; ``@a:S``: amount of S) at ``times`` (ascending).
-
-    ``on_output(i, t, row)``: called when output point i is evaluated (row in ``CompiledSbml.out_names``
-    order; a point is final once a later point has been reported).  ``stop()``: polled every
-    integrator step and output point; returning True raises :class:`Stopped`."""
-    from scipy.integrate import LSODA
-    c = system if isinstance(system, CompiledSbml) else CompiledSbml(system)
-    times = np.asarray(times, dtype=float)
-    if times.ndim != 1 or len(times) == 0 or np.any(np.diff(times) < 0) or times[0] < 0:
-        raise InvalidParameter("output times must be a non-empty ascending 1-D array of times >= 0")
-    n = len(c.states)
-    y = c.y0.copy()
-    if n == 0:
-        y = np.zeros(1)
-    if atol is None:
-        nz = np.abs(c.y0[np.isfinite(c.y0) & (c.y0 != 0)])
-        scale = float(nz.max()) if nz.size else 1.0
-        atol = 1e-12 * min(1.0, scale)
-    rhs = (lambda t, y: c.fn_rhs(t, y)) if n else (lambda t, y: [0.0])
-    unwrap = (lambda y: y) if n else (lambda y: y[:0])
-    opts = {"rtol": rtol, "atol": atol}
-    hist = None
-    still_step = max(float(times[-1]) / max(len(times) - 1, 1), 1e-300) if len(times) > 1 else math.inf
-    if c.delay_fns:
-        hist = c.hist = _History(0.0, unwrap(y).copy())
-        if math.isfinite(c.delay_min):
-            opts["max_step"] = c.delay_min / 2
-    out = np.full((len(times), len(c.out_names)), np.nan)
-    ne = c.n_events
-    t = 0.0                              # SBML model time starts at 0; outputs from times[0]
-    prev = list(c.fn_watch(t, unwrap(y)))
-    for k, ev in enumerate(c.s.events):
-        prev[k] = ev.initial_value
-    pending: list[_Pending] = []
-    seq = [0]
-    rng = np.random.default_rng(seed)
-
-    def watch(t, y):
-        if stop is not None and stop():
-            raise Stopped
-        return list(c.fn_watch(t, unwrap(y)))
-
-    def schedule(k, t, y):
-        ev = c.s.events[k]
-        d = 0.0
-        if c.fn_delay[k] is not None:
-            d = float(c.fn_delay[k](t, unwrap(y))[0])
-            if not d >= 0:
-                raise InvalidParameter(f"event {ev.id}: delay {d} is negative or undefined at t={t}")
-        vals = tuple(c.fn_assign[k](t, unwrap(y))) if ev.use_trigger_time_values else None
-        seq[0] += 1
-        pending.append(_Pending(t + d, seq[0], k, vals))
-
-    def update(t, y, w):
-        for k in range(ne):
-            if w[k] and not prev[k]:
-                schedule(k, t, y)
-            elif prev[k] and not w[k] and not c.s.events[k].persistent:
-                pending[:] = [p for p in pending if p.event != k]
-        prev[:] = w
-
-    def apply(k, vals, t, y):
-        ev = c.s.events[k]
-        y0, y = y, y.copy()
-        conc = []
-        for (var, _), v in zip(ev.assignments, vals):
-            sp = c.s.species.get(var)
-            if sp is not None and not sp.hosu:
-                conc.append((var, sp.compartment, v))
-            else:
-                y[c.sidx[var]] = v
-        if conc:                 # amount = assigned concentration × size before this event's assignments
-            vals_now = dict(zip(c.out_names, c.fn_values(t, unwrap(y0))))
-            for var, comp, v in conc:
-                y[c.sidx[var]] = v * vals_now[comp]
-        return y
-
-    def process(t, y):
-        update(t, y, watch(t, y))
-        while True:
-            ready = [p for p in pending if p.time <= t]
-            if not ready:
-                return y
-            p = ready[0]
-            if len(ready) > 1:
-                def prio(p):
-                    f = c.fn_prio[p.event]
-                    pr = float(f(t, unwrap(y))[0]) if f is not None else -math.inf
-                    return pr if pr == pr else -math.inf
-                pr = {id(q): prio(q) for q in ready}
-                ready.sort(key=lambda q: (-pr[id(q)], q.time, q.event, q.seq))
-                top = [q for q in ready if pr[id(q)] == pr[id(ready[0])]]
-                # equal explicit priorities: the order is random (SBML L3V2 §4.11.7)
-                p = top[int(rng.integers(len(top)))] if math.isfinite(pr[id(ready[0])]) else ready[0]
-            pending.remove(p)
-            vals = p.values if p.values is not None else tuple(c.fn_assign[p.event](t, unwrap(y)))
-            y = apply(p.event, vals, t, y)
-            update(t, y, watch(t, y))
-
-    def record(i, t, y):
-        out[i] = c.fn_values(t, unwrap(y))
-        if c.fast_N is not None:
-            c.check_fast_runtime(t, unwrap(y))
-        if on_output is not None:
-            on_output(i, t, out[i])
-        if stop is not None and stop():
-            raise Stopped
-
-    y = process(t, y)
-    oi = 0
-    while oi < len(times) and times[oi] <= t:
-        record(oi, t, y)
-        oi += 1
-    t_end = float(times[-1])
-    steps = 0
-    while oi < len(times):
-        t_stop = min([t_end] + [p.time for p in pending])
-        if t_stop <= t:
-            y = process(t, y)
-            t_stop = min([t_end] + [p.time for p in pending])
-            if t_stop <= t:
-                raise SimulationBlowUp(f"{c.s.source}: events keep firing at t={t}")
-        solver = LSODA(rhs, t, y, t_stop, **opts) if n and not c.still else _StillSolver(t, y, t_stop, still_step)
-        while True:
-            t_old, y_old = solver.t, solver.y.copy()
-            msg = solver.step()
-            steps += 1
-            if solver.status == "failed":
-                raise SimulationBlowUp(f"{c.s.source}: integration failed at t={solver.t}: {msg}")
-            if steps > 2_000_000:
-                raise SimulationBlowUp(f"{c.s.source}: too many steps")
-            t_new, y_new = solver.t, solver.y
-            if hist is not None:
-                hist.push(t_old, t_new, solver.dense_output(), unwrap)
-            w = watch(t_new, y_new)
-            if w != prev:
-                dense = solver.dense_output()
-                lo, hi = _locate(c, watch, prev, w, dense, t_old, t_new, unwrap)
-                while hi - lo > 1e-14 * max(1.0, abs(hi)):
-                    mid = 0.5 * (lo + hi)
-                    if mid <= lo or mid >= hi:
-                        break
-                    if watch(mid, dense(mid)) == prev:
-                        lo = mid
-                    else:
-                        hi = mid
-                w_hi = watch(hi, dense(hi))
-                if n and not c.still and any(c.rhs_watch[i] and w_hi[i] != prev[i] for i in range(len(prev))):
-                    # the right-hand side switched inside the step: re-integrate the smooth piece [t_old, hi]
-                    if hist is not None:
-                        hist.pop()
-                    y_hi = _integrate_to(LSODA, rhs, t_old, y_old, hi, opts, times, oi, out, record, unwrap, hist)
-                else:
-                    y_hi = dense(hi)
-                    while oi < len(times) and times[oi] < hi:
-                        record(oi, times[oi], dense(times[oi]))
-                        oi += 1
-                while oi < len(times) and times[oi] < hi:
-                    oi += 1
-                t, y = hi, y_hi
-                y = process(t, y)
-                if hist is not None:
-                    hist.y_last = unwrap(y).copy()
-                while oi < len(times) and times[oi] <= t:
-                    record(oi, t, y)
-                    oi += 1
-                break
-            dense = None
-            while oi < len(times) and times[oi] < t_new:
-                if dense is None:
-                    dense = solver.dense_output()
-                record(oi, times[oi], dense(times[oi]))
-                oi += 1
-            if solver.status == "finished" or t_new >= t_stop:
-                t, y = t_stop, y_new.copy()
-                y = process(t, y)
-                if hist is not None:
-                    hist.y_last = unwrap(y).copy()
-                while oi < len(times) and times[oi] <= t:
-                    record(oi, t, y)
-                    oi += 1
-                break
-    return {nm: out[:, j] for j, nm in enumerate(c.out_names)}
-
-
-def _locate(c, watch, prev, w_new, dense, lo, hi, unwrap):
-    """Narrow the bracket of the first watch change with Brent's method (scipy brentq) on the
-    continuous gaps a - b of the relational atoms that changed; the bisection that follows only
-    polishes.  Falls back to the whole step when the narrowed bracket does not hold."""
-    from scipy.optimize import brentq
-    best, done = None, set()
-    for i in range(len(w_new)):
-        if w_new[i] == prev[i] or c.gap_index[i] is None or c.gap_index[i] in done:
-            continue
-        done.add(c.gap_index[i])
-        g = lambda tt, i=i: c.fn_gap(tt, unwrap(dense(tt)))[c.gap_index[i]]  # noqa: E731
-        ga, gb = g(lo), g(hi)
-        if not (np.isfinite(ga) and np.isfinite(gb)) or ga * gb > 0:
-            continue
-        if ga == 0 or gb == 0:
-            a = b = lo if ga == 0 else hi
-        else:
-            try:
-                a = b = brentq(g, lo, hi, xtol=1e-15 * max(1.0, abs(hi)), rtol=1e-15, maxiter=100)
-            except (RuntimeError, ValueError):
-                continue
-        eps = 1e-13 * max(1.0, abs(b))
-        a2, b2 = max(lo, a - eps), min(hi, b + eps)
-        if best is None or b2 < best[1]:
-            best = (a2, b2)
-    if best is not None and best[0] < best[1]:
-        a2, b2 = best
-        if watch(a2, dense(a2)) == prev and watch(b2, dense(b2)) != prev:
-            return a2, b2
-    return lo, hi
-
-
-class _StillSolver:
-    """Stand-in for LSODA when the model has no state variables (only time moves): steps of at
-    most one output interval, constant dense output."""
-
-    def __init__(self, t, y, t_bound, max_step):
-        self.t, self.y, self.t_bound, self.max_step = t, y, t_bound, max_step
-        self.t_old, self.status = None, "running"
-
-    def step(self):
-        self.t_old = self.t
-        self.t = min(self.t_bound, self.t + self.max_step)
-        if self.t >= self.t_bound:
-            self.status = "finished"
-
-    def dense_output(self):
-        y = self.y.copy()
-        return lambda tau: y
-
-
-class _History:
-    """Dense-output segments of the states, for the delay csymbol."""
-
-    def __init__(self, t0, y0):
-        self.t_first, self.y_first, self.y_last = t0, y0, y0
-        self.t1, self.f = [t0], [lambda tau, y0=y0: y0]
-
-    def push(self, ta, tb, dense, unwrap):
-        self.t1.append(tb)
-        self.f.append(lambda tau, d=dense: unwrap(d(tau)))
-        self.y_last = unwrap(dense(tb))
-
-    def pop(self):
-        if len(self.t1) > 1:
-            self.t1.pop()
-            self.f.pop()
-            self.y_last = self.f[-1](self.t1[-1])
-
-
-def _integrate_to(LSODA, rhs, t0, y0, t1, opts, times, oi, out, record, unwrap, hist=None):
-    if t1 <= t0:
-        return y0
-    solver = LSODA(rhs, t0, y0, t1, **opts)
-    while solver.status == "running":
-        ta = solver.t
-        solver.step()
-        if hist is not None and solver.status != "failed":
-            hist.push(ta, solver.t, solver.dense_output(), unwrap)
-        if solver.status == "failed":
-            raise SimulationBlowUp(f"integration failed at t={solver.t}")
-        dense = None
-        while oi < len(times) and times[oi] < min(solver.t, t1):
-            if dense is None:
-                dense = solver.dense_output()
-            record(oi, times[oi], dense(times[oi]))
-            oi += 1
-    return solver.y.copy()
-
-
-def simulate_file(path, times, variables: list[str], amount: set[str], concentration: set[str]) -> dict:
-    """Simulate an SBML file and return each requested variable at ``times``.
-
-    Species are reported as amounts when listed in ``amount``, as concentrations when listed in
-    ``concentration``, otherwise as their SBML symbol value (amount if hasOnlySubstanceUnits, else
-    concentration).  Compartments, parameters, species references and reaction ids (rate = kinetic
-    law value) are reported as they are.  Raises Unsupported for refused constructs."""
-    system = read_sbml_system(str(path))
-    c = CompiledSbml(system)
-    res = simulate(c, np.asarray(times, dtype=float))
-    out = {}
-    for v in variables:
-        if v in system.species:
-            sp = system.species[v]
-            a = res["@a:" + v]
-            if v in amount:
-                out[v] = a
-            elif v in concentration:
-                out[v] = res[v] if not sp.hosu else a / res[sp.compartment]
-            else:
-                out[v] = res[v]
-        elif v in res:
-            out[v] = res[v]
-        else:
-            raise InvalidParameter(f"{system.source}: variable {v!r} is not in the model")
-    return out

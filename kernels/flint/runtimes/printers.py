@@ -1,0 +1,87 @@
+"""Printers of a compiled program's scheduled DAG, one class a target language, like SymPy's
+``CodePrinter`` family: :class:`DagPrinter` walks the DAG (a node another function materialises is
+read as that function's variable; leaves as the target's arrays) and each subclass says how a leaf
+reads; every operation is written from the one operator table, :data:`kernels.flint.expr.OPERATORS`.
+
+* :class:`NumpyPrinter` — NumPy, vectorised over members (runtime ``cpu``, the adaptive twin);
+* :class:`PythonPrinter` — Python floats and ``math`` (one member);
+* :class:`CPrinter` — C / CUDA (the translator TS, host runtime ``c``, the adaptive kernel).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..expr import print_op
+
+
+class DagPrinter:
+    """``p(nid, top, cur, subst)`` → the expression text of node ``nid`` inside function ``cur``
+    (``top``: nid is that function's root); ``subst`` maps node ids to replacement text (a
+    warp-parallel sum's total).  ``var(name)``: how a function's value is read; ``state(s)``: how
+    state s is read (default ``s<s>``)."""
+    target = ""
+
+    def __init__(self, prog, var, state=None):
+        self.nodes, self.functions, self.var = prog.nodes, prog.functions, var
+        self.mat: dict = {}
+        for name in prog.order:
+            self.mat.setdefault(prog.functions[name].root, name)
+        self.cidx = {np.float64(v).tobytes(): i for i, v in enumerate(prog.consts)}
+        self.state = state or (lambda s: f"s{s}")
+
+    # --- leaves ----------------------------------------------------------------------------------
+    def const(self, value) -> str:
+        return f"K[{self.cidx[np.float64(value).tobytes()]}]"
+
+    def pvar(self, k) -> str:
+        return f"P[{k}]"
+
+    def nb(self, s, off) -> str:
+        return f"nb(S, {s}, {off})"
+
+    def op(self, op: str, args: list) -> str:
+        return print_op(op, args, self.target)
+
+    def __call__(self, nid, top=False, cur=None, subst=None) -> str:
+        if subst and nid in subst:
+            return subst[nid]
+        mat, var = self.mat, self.var
+        if not top and nid in mat:
+            return var(mat[nid])
+        op, args, value = self.nodes[nid]
+        if op == "fvar":
+            return var(mat.get(self.functions[value].root, value))
+        if top and nid in mat and mat[nid] != cur:
+            return var(mat[nid])
+        if op == "const":
+            return self.const(value)
+        if op == "pvar":
+            return self.pvar(value)
+        if op == "state":
+            return self.state(value)
+        if op == "nb":
+            return self.nb(*value)
+        if op == "time":
+            return "t"
+        return self.op(op, [self(x, False, cur, subst) for x in args])
+
+
+class NumpyPrinter(DagPrinter):
+    target = "numpy"
+
+
+class PythonPrinter(DagPrinter):
+    target = "python"
+
+
+class CPrinter(DagPrinter):
+    target = "c"
+
+    def pvar(self, k) -> str:
+        return f"P[(size_t){k}*n+i]"
+
+    def nb(self, s, off) -> str:
+        return f"NB({s}, {off})"
+
+
+PRINTERS = {"np": NumpyPrinter, "py": PythonPrinter, "c": CPrinter}
