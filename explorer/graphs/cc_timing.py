@@ -142,7 +142,7 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         self.bt_run.setToolTip("Time every chosen method on every chosen (family, V), off the GUI thread")
         self.bt_run.clicked.connect(self.run)
         self.bt_cancel = QPushButton("Cancel"); self.bt_cancel.setEnabled(False)
-        self.bt_cancel.setToolTip("Stop after the point being timed")
+        self.bt_cancel.setToolTip("Stop after the point being timed (on Dask: cancel the tasks not yet finished)")
         self.bt_cancel.clicked.connect(self.cancel)
         self.bt_csv = QPushButton("Export CSV…"); self.bt_csv.clicked.connect(lambda: self.export_csv())
         self.bt_csv.setToolTip("Save every timed point (family, V, edges, method, seconds, t, p, C) as CSV")

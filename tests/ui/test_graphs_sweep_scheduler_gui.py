@@ -112,6 +112,23 @@ def test_cancel_on_an_existing_cluster_leaves_none_of_its_tasks(qtbot, graphs_ws
         assert len(client.scheduler_info()["workers"]) == 2     # and the cluster still runs
 
 
+def test_cancel_on_a_local_cluster_stops_it(qtbot, graphs_ws):
+    panel = graphs_ws.reproduce
+    _reproduce(panel, "local", workers=2)
+    panel.ed_sizes.setText("2000, 4000, 8000, 16000")
+    panel.sp_inst.setValue(5)
+    clusters = []
+    with qtbot.waitSignal(panel.finished, timeout=TIMEOUT):
+        assert panel.run()
+        sweep = panel.job.sweep
+        panel.job.yielded.connect(lambda _item: sweep.connection and clusters.append(sweep.connection.cluster))
+        qtbot.waitUntil(lambda: len(panel.rows) >= 1, timeout=TIMEOUT)
+        panel.bt_cancel.click()
+    assert 1 <= len(panel.rows) < 40 and "cancelled" in panel.lbl.text() and "cancelled" in panel.where.info.text()
+    assert sweep.connection is None and clusters                     # the sweep let go of its cluster …
+    assert clusters[0].status.name == "closed" and not clusters[0].workers    # … which is stopped
+
+
 def test_scheduler_choice_is_shared_checked_and_remembered(qtbot, main_window, graphs_ws, backend):
     from explorer.main_window import MainWindow
     rep, cct = graphs_ws.reproduce, graphs_ws.cc_timing
