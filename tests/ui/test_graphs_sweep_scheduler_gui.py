@@ -154,3 +154,21 @@ def test_scheduler_choice_is_shared_checked_and_remembered(qtbot, main_window, g
     assert ws2.reproduce.where.text() == ws2.cc_timing.where.text() == "local"
     assert ws2.cc_timing.where.sp_workers.value() == 2
     again.close()
+
+
+def test_unreachable_scheduler_is_one_message_and_the_tab_stays_usable(qtbot, graphs_ws, monkeypatch):
+    import socket
+
+    from kernels.sweep import cluster
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.5)
+    panel = graphs_ws.reproduce
+    _reproduce(panel, f"tcp://127.0.0.1:{port}")
+    _run(qtbot, panel)
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in graphs_ws.message_bar.text()
+    assert not panel.rows and not panel.bt_cancel.isEnabled()
+    _reproduce(panel, "none")                                         # and it runs again
+    assert len(_run(qtbot, panel)) == 8
