@@ -82,7 +82,7 @@ def run(a) -> int:
     else:
         from kernels.sweep.graph_tasks import clustering_sweep
         sweep = clustering_sweep(sizes, methods, repeats, backend=backend_choice(a), seed=seed, threads=threads,
-                                 scheduler=scheduler, workers=workers)
+                                 gpus=gpus, scheduler=scheduler, workers=workers)
 
     def report(r, done):
         flag = "" if r.agrees else "  DISAGREES with the first method"

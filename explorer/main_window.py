@@ -13,6 +13,7 @@ from kernels.errors import ExplorerError
 
 from . import jobs
 from . import presets as presets_mod
+from . import sweep_panel
 from . import theme as theme_mod
 from . import workspaces as registry
 from .app import APP_NAME, ORG
@@ -138,6 +139,7 @@ class MainWindow(WindowFilesMixin, QMainWindow):
         if self.theme not in theme_mod.THEMES:
             self.theme = "light"
         theme_mod.apply_theme(self.theme)
+        sweep_panel.preference().load(self.settings)     # where sweeps run: one choice for every tab
         self._build_menus()
         self._build_status_bar()
         self.mode_bar.currentRowChanged.connect(self._on_mode_changed)
@@ -626,6 +628,7 @@ class MainWindow(WindowFilesMixin, QMainWindow):
         self.settings.setValue("main/theme", self.theme)
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/state", self.saveState())
+        sweep_panel.preference().save(self.settings)
         for key, w in self._workspaces.items():
             self.settings.beginGroup(f"ws/{key}")
             try:

@@ -3,12 +3,17 @@ workers), the result file (with resume), Run / Cancel / Export CSV, a progress b
 finished points across the cluster, the workers and the Dask dashboard link.  Workspaces put their
 own controls and plot around it and give it a ``make_sweep()`` callable; rows arrive through the
 ``row`` signal as they complete.  Thin: the sweep itself is kernels.sweep.
+
+The scheduler choice is one widget, :class:`SchedulerChoice`, used by every sweep tab of the app
+(the Cahn–Hilliard Sweep tab here, the Graphs Reproduce and Clustering-timings tabs through
+:mod:`explorer.sweep_runner`); its value is one app-wide preference (:func:`preference`), the same
+in every tab and remembered by the main window (``main/sweep_scheduler``, ``main/sweep_workers``).
 """
 from __future__ import annotations
 
 import csv
 
-from PyQt6.QtCore import pyqtSignal
+from PyQt6.QtCore import QObject, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                              QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
@@ -25,6 +30,155 @@ SCHEDULER_TIP = ("Where the sweep's points run:\n"
                  "none — one after the other in this program (for debugging);\n"
                  "tcp://host:8786 — an existing cluster started with 'dask scheduler' and "
                  "'dask worker' (or 'dask cuda worker') on other machines.")
+
+
+#: the scheduler tooltip of tabs whose ``none`` is their own in-process run (the Graphs sweep tabs)
+INPROCESS_TIP = ("Where the sweep's tasks run:\n"
+                 "none — here, in this program, one after the other with this window's backend (as before);\n"
+                 "local — an embedded Dask cluster on this machine: one worker process per core "
+                 "(or one per GPU with dask-cuda), the tasks spread over them, each timed on its worker;\n"
+                 "tcp://host:8786 — an existing cluster started with 'dask scheduler' and "
+                 "'dask worker' (or 'dask cuda worker') on other machines.\n"
+                 "One choice for every sweep tab of the app.")
+#: where the main window remembers the choice
+SETTINGS_KEYS = ("main/sweep_scheduler", "main/sweep_workers")
+
+
+class SweepPreference(QObject):
+    """Where sweeps run, one choice for the whole app: ``scheduler`` (the text typed or picked;
+    None until the user picks one — each tab then shows its own default) and ``workers`` of a
+    local cluster (0: auto).  ``changed`` is emitted after :meth:`set` and :meth:`load`."""
+
+    changed = pyqtSignal()
+
+    def __init__(self):
+        super().__init__()
+        self.scheduler: str | None = None
+        self.workers = 0
+
+    def set(self, scheduler: str | None = None, workers: int | None = None) -> None:
+        if scheduler is not None:
+            self.scheduler = scheduler
+        if workers is not None:
+            self.workers = max(0, int(workers))
+        self.changed.emit()
+
+    def load(self, settings) -> None:
+        """The preference from ``settings`` (the main window's QSettings); unset when absent or bad."""
+        sched, workers = (settings.value(k) for k in SETTINGS_KEYS)
+        self.scheduler = sched.strip() if isinstance(sched, str) and sched.strip() else None
+        try:
+            self.workers = max(0, min(1024, int(workers))) if workers is not None else 0
+        except (TypeError, ValueError):
+            self.workers = 0
+        self.changed.emit()
+
+    def save(self, settings) -> None:
+        if self.scheduler:
+            settings.setValue(SETTINGS_KEYS[0], self.scheduler)
+        settings.setValue(SETTINGS_KEYS[1], int(self.workers))
+
+
+_PREFERENCE: list = []
+
+
+def preference() -> SweepPreference:
+    """The app's one :class:`SweepPreference` (created on first use)."""
+    if not _PREFERENCE:
+        _PREFERENCE.append(SweepPreference())
+    return _PREFERENCE[0]
+
+
+def status_text(st: dict, unit: str = "points") -> str:
+    """One line for a :meth:`kernels.sweep.Sweep.status`: finished of total, the workers, the
+    dashboard link (HTML, when bokeh is installed) and the cluster's notes."""
+    parts = [f"{st['finished']} of {st['total']} {unit}"]
+    if st.get("skipped"):
+        parts.append(f"{st['skipped']} already in the file")
+    if st["scheduler"] == "none":
+        parts.append("serial, in this program")
+    else:
+        parts.append(f"{st['workers']} worker{'s' if st['workers'] != 1 else ''} ({st['kind'] or st['scheduler']})")
+    if st.get("dashboard"):
+        parts.append(f'<a href="{st["dashboard"]}">dashboard</a>')
+    text = " · ".join(parts)
+    if st.get("notes"):
+        text += " — " + "; ".join(st["notes"])
+    return text
+
+
+class SchedulerChoice(QWidget):
+    """The scheduler combo (local / none / an address typed in) and the local cluster's worker
+    count, bound to the app's :func:`preference`: a change in one tab shows in every tab.
+    ``default`` is shown until the user picks a scheduler.  With ``info``, a label under them
+    (hidden while empty) shows the tasks finished, the workers and the dashboard link of a run."""
+
+    def __init__(self, default: str = "local", tip: str = SCHEDULER_TIP, info: bool = False, parent=None):
+        super().__init__(parent)
+        self.default = default
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        where = QHBoxLayout()
+        self.cb_sched = QComboBox()
+        self.cb_sched.setEditable(True)
+        self.cb_sched.addItems(["local", "none"])
+        self.cb_sched.setToolTip(tip)
+        self.sp_workers = QSpinBox()
+        self.sp_workers.setRange(0, 1024)
+        self.sp_workers.setSpecialValueText("auto")
+        self.sp_workers.setToolTip("Worker processes of the local cluster (auto: one per core, or one per GPU)")
+        lab_w = QLabel("workers")
+        lab_w.setToolTip(self.sp_workers.toolTip())
+        where.addWidget(self.cb_sched, 1)
+        where.addWidget(lab_w)
+        where.addWidget(self.sp_workers)
+        lay.addLayout(where)
+        self.info = QLabel("")
+        self.info.setWordWrap(True)
+        self.info.setOpenExternalLinks(True)
+        self.info.setToolTip("Tasks finished across the cluster, its workers and the Dask dashboard "
+                             "(a link when bokeh is installed)")
+        self.info.setVisible(False)
+        if info:
+            lay.addWidget(self.info)
+        pref = preference()
+        self._sync()
+        pref.changed.connect(self._sync)
+        self.cb_sched.editTextChanged.connect(self._picked)
+        self.sp_workers.valueChanged.connect(lambda v: preference().set(workers=v))
+
+    def _picked(self, text: str) -> None:
+        if text.strip():
+            preference().set(scheduler=text.strip())
+
+    def _sync(self) -> None:
+        """Show the preference (without echoing it back)."""
+        pref = preference()
+        for w in (self.cb_sched, self.sp_workers):
+            w.blockSignals(True)
+        try:
+            text = pref.scheduler or self.default
+            if self.cb_sched.currentText() != text:
+                self.cb_sched.setCurrentText(text)
+            self.sp_workers.setValue(pref.workers)
+        finally:
+            for w in (self.cb_sched, self.sp_workers):
+                w.blockSignals(False)
+
+    def text(self) -> str:
+        return self.cb_sched.currentText().strip()
+
+    def choice(self) -> tuple[str, int | None]:
+        """(scheduler, workers) checked: ``local``, ``none`` or an address, and the worker count of
+        a local cluster (None: auto, and for any other scheduler); InvalidParameter on a bad address."""
+        sched = parse_scheduler(self.text())
+        workers = self.sp_workers.value() or None
+        return sched, (workers if sched == "local" else None)
+
+    def show_status(self, st: dict | None, unit: str = "tasks") -> None:
+        """A sweep's :func:`status_text` (None: hide the label)."""
+        self.info.setText(status_text(st, unit) if st else "")
+        self.info.setVisible(bool(st) and self.info.parent() is self)   # (a label not laid out stays hidden)
 
 
 class SweepJob(Job):
@@ -77,21 +231,9 @@ class SweepPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         form = QFormLayout()
-        where = QHBoxLayout()
-        self.cb_sched = QComboBox()
-        self.cb_sched.setEditable(True)
-        self.cb_sched.addItems(["local", "none"])
-        self.cb_sched.setToolTip(SCHEDULER_TIP)
-        self.sp_workers = QSpinBox()
-        self.sp_workers.setRange(0, 1024)
-        self.sp_workers.setSpecialValueText("auto")
-        self.sp_workers.setToolTip("Worker processes of the local cluster (auto: one per core, or one per GPU)")
-        lab_w = QLabel("workers")
-        lab_w.setToolTip(self.sp_workers.toolTip())
-        where.addWidget(self.cb_sched, 1)
-        where.addWidget(lab_w)
-        where.addWidget(self.sp_workers)
-        form.addRow("scheduler", where)
+        self.where = SchedulerChoice("local")
+        self.cb_sched, self.sp_workers = self.where.cb_sched, self.where.sp_workers
+        form.addRow("scheduler", self.where)
         frow = QHBoxLayout()
         self.ed_file = QLineEdit()
         self.ed_file.setPlaceholderText("optional: rows are appended as they arrive")
@@ -136,12 +278,15 @@ class SweepPanel(QWidget):
                 "file": self.ed_file.text(), "resume": self.ck_resume.isChecked()}
 
     def restore(self, state) -> None:
+        """The result file and Resume; the scheduler and workers only while the app-wide preference
+        is unset (settings written before there was one)."""
         if not isinstance(state, dict):
             return
-        if isinstance(state.get("scheduler"), str) and state["scheduler"]:
-            self.cb_sched.setCurrentText(state["scheduler"])
-        if isinstance(state.get("workers"), int):
-            self.sp_workers.setValue(state["workers"])
+        if preference().scheduler is None:
+            if isinstance(state.get("scheduler"), str) and state["scheduler"]:
+                self.cb_sched.setCurrentText(state["scheduler"])
+            if isinstance(state.get("workers"), int):
+                self.sp_workers.setValue(state["workers"])
         if isinstance(state.get("file"), str):
             self.ed_file.setText(state["file"])
         if isinstance(state.get("resume"), bool):
@@ -218,19 +363,7 @@ class SweepPanel(QWidget):
 
     def _on_status(self, st: dict):
         self.progress.setValue(st["finished"])
-        parts = [f"{st['finished']} of {st['total']} points"]
-        if st.get("skipped"):
-            parts.append(f"{st['skipped']} already in the file")
-        if st["scheduler"] == "none":
-            parts.append("serial, in this program")
-        else:
-            parts.append(f"{st['workers']} worker{'s' if st['workers'] != 1 else ''} ({st['kind'] or st['scheduler']})")
-        if st.get("dashboard"):
-            parts.append(f'<a href="{st["dashboard"]}">dashboard</a>')
-        text = " · ".join(parts)
-        if st.get("notes"):
-            text += " — " + "; ".join(st["notes"])
-        self.lbl.setText(text)
+        self.lbl.setText(status_text(st))
 
     def _end(self, what: str, failed: bool = False):
         job, self.job = self.job, None

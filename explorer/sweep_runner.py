@@ -1,6 +1,12 @@
 """The run / cancel / export cycle shared by every sweep-style tab (Graphs reproduce tabs, the
 Cahn–Hilliard Reproduce tab): rows stream from a :class:`explorer.jobs.GeneratorJob` into the tab,
-CSV and figure exports go through :mod:`explorer.export` (atomic writes)."""
+CSV and figure exports go through :mod:`explorer.export` (atomic writes).
+
+A tab may also run its rows on Dask (:meth:`SweepRunner._start_sweep`): the rows then come from a
+:class:`kernels.sweep.Sweep` (started on the job's thread), the progress bar counts the tasks
+finished across the cluster, the tab's :class:`explorer.sweep_panel.SchedulerChoice` shows the
+workers and the dashboard link, and Cancel cancels the sweep's futures (an embedded cluster is
+stopped, an existing one keeps running with none of the sweep's tasks)."""
 from __future__ import annotations
 
 from PyQt6.QtWidgets import QFileDialog
@@ -9,10 +15,38 @@ from .export import Figure, guarded, save_figure, write_file
 from .jobs import GeneratorJob
 
 
+class ClusterJob(GeneratorJob):
+    """A :class:`GeneratorJob` over a Dask sweep's rows: cancelling it also cancels the sweep at
+    once (``Sweep.cancel`` is thread-safe), so a wait for the next row never holds Cancel up."""
+
+    def __init__(self, name: str, fn, sweep, parent=None):
+        super().__init__(name, fn, parent=parent)
+        self.sweep = sweep
+
+    def cancel(self) -> None:
+        super().cancel()
+        self.sweep.cancel()
+
+
+def with_status(sweep, rows):
+    """``(None, status)`` once the cluster is up, then ``(row, status)`` per row of ``rows`` (the
+    row objects of ``sweep``); the sweep (futures, embedded cluster, file) is closed however the
+    iteration ends — finished, failed, cancelled or closed early."""
+    try:
+        sweep.open()
+        yield None, sweep.status()
+        for r in rows:
+            yield r, sweep.status()
+    finally:
+        rows.close()
+        sweep.close()
+
+
 class SweepRunner:
     """The run / cancel / end cycle of a sweep tab (mixed into a QWidget).  The tab provides
     ``job`` (None when idle), ``message``, ``rows``, ``bt_run``, ``bt_cancel``, ``progress``, ``lbl``,
-    ``_on_row(row)``, ``_summary()`` and a ``finished`` signal."""
+    ``_on_row(row)``, ``_summary()`` and a ``finished`` signal; for :meth:`_start_sweep` also
+    ``where`` (an :class:`explorer.sweep_panel.SchedulerChoice`)."""
 
     def _say(self, text, level="error"):
         if self.message is not None:
@@ -22,6 +56,8 @@ class SweepRunner:
     def _start(self, title: str, rows, total: int) -> None:
         """Run ``rows(cancelled)`` (an iterator of finished rows) on a worker thread, streaming each
         to ``_on_row``; the progress bar counts rows out of ``total``."""
+        if hasattr(self, "_row_format"):
+            self.progress.setFormat(self._row_format)
         job = GeneratorJob(title, rows)
         job.yielded.connect(self._on_row)
         job.yielded.connect(lambda _r: self.progress.setValue(len(self.rows)))
@@ -35,6 +71,37 @@ class SweepRunner:
         self.progress.setValue(0)
         job.start()
 
+    def _start_sweep(self, title: str, rows, sweep) -> None:
+        """Run ``rows`` (an iterator of row objects from the Dask ``sweep``, e.g.
+        ``kernels.sweep.graph_tasks.reproduce_sweep``) on a worker thread: each row goes to
+        ``_on_row``; the progress bar counts finished tasks out of ``sweep.total``; ``self.where``
+        (a SchedulerChoice) shows the workers and dashboard link."""
+        job = ClusterJob(title, lambda _cancelled: with_status(sweep, rows), sweep)
+        job.yielded.connect(self._on_sweep_item)
+        job.done.connect(lambda _r: self._end("done"))
+        job.failed.connect(lambda msg: self._end(msg, failed=True))
+        job.cancelled.connect(lambda: self._end("cancelled"))
+        self.job = job
+        self._status = None
+        self.bt_run.setEnabled(False)
+        self.bt_cancel.setEnabled(True)
+        if not hasattr(self, "_row_format"):
+            self._row_format = self.progress.format()
+        self.progress.setFormat("%v / %m tasks")
+        self.progress.setRange(0, max(1, sweep.total))
+        self.progress.setValue(0)
+        self.where.show_status({"finished": 0, "total": sweep.total, "scheduler": sweep.scheduler, "kind": "",
+                                "workers": 0, "notes": [f"starting the {sweep.scheduler} scheduler …"]})
+        job.start()
+
+    def _on_sweep_item(self, item) -> None:
+        row, st = item
+        if row is not None:
+            self._on_row(row)
+        self.progress.setValue(st["finished"])
+        self._status = st
+        self.where.show_status(st)
+
     def cancel(self):
         if self.job is not None:
             self.job.cancel()
@@ -43,6 +110,12 @@ class SweepRunner:
         job, self.job = self.job, None
         if job is not None:
             job.wait(5000)
+        if isinstance(job, ClusterJob):
+            st = getattr(self, "_status", None)
+            if st is not None:           # the cluster is closed: its dashboard link is gone
+                self.where.show_status({**st, "dashboard": "", "notes": [what]})
+            else:
+                self.where.show_status(None)
         self.bt_run.setEnabled(True)
         self.bt_cancel.setEnabled(False)
         if failed:

@@ -237,6 +237,21 @@ def test_graph_clustering_adapter_equals_run_cc_sweep():
     assert pick(got) == pick(ref) and all(r.agrees for r in got)
 
 
+def test_graph_clustering_task_passes_the_gpus_of_the_multi_methods():
+    from kernels import backend as bk
+    from kernels.graphs import cc_timing as cc
+    from kernels.sweep.graph_tasks import ClusteringTimingTask, clustering_sweep
+    seed = int(RNG.integers(1, 10**6))
+    sizes = {"ws": [200, 300]}
+    ref = list(cc.run_cc_sweep(sizes, ["cpu", "multi-arc"], 1, backend=bk.select("cpu"), seed=seed, gpus=3))
+    got = list(clustering_sweep(sizes, ["cpu", "multi-arc"], 1, backend="cpu", seed=seed, gpus=3, scheduler="none"))
+    pick = lambda rows: sorted((r.n, r.method, r.t, r.p, r.gpus) for r in rows)   # noqa: E731
+    assert pick(got) == pick(ref) and {r.gpus for r in got if r.method == "multi-arc"} == {3}
+    assert "gpus" not in ClusteringTimingTask(methods=["cpu"]).fixed          # other sweeps keep their identity
+    with pytest.raises(InvalidParameter, match="gpus"):
+        ClusteringTimingTask(methods=["multi-arc"], gpus=0)
+
+
 def test_flint_slices_equal_one_ensemble_run():
     from kernels.flint import Simulation, load_model
     from kernels.sweep.commands import flint_sweep

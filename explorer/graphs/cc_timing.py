@@ -1,7 +1,12 @@
 """The "Clustering timings" tab: paper 001 §5.7's experiment (Figs. 14–15), re-run — time of each
 clustering-coefficient implementation against V on Watts–Strogatz and Barabási–Albert graphs, with
 log–log slopes next to the paper's, run off the GUI thread and plotted live (compute in
-kernels.graphs.cc_timing; the run / cancel / end cycle is reproduce.SweepRunner)."""
+kernels.graphs.cc_timing; the run / cancel / end cycle is explorer.sweep_runner.SweepRunner).
+
+The scheduler choice (app-wide): ``none`` times here with this window's backend; ``local`` or a
+``tcp://`` address fans the (family, V) points out over Dask with the CLI's ``graph-clustering
+--scheduler`` task (:func:`kernels.sweep.graph_tasks.clustering_sweep`; every method of a point
+timed on one worker, so timings stay per task)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,11 +15,13 @@ from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
                              QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from kernels.errors import InvalidParameter
+from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs import cc_timing as cc
 
 from ..log_axis import log_axes
+from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
 from ..sweep_runner import SweepRunner
+from .reproduce import worker_backend
 
 SHORT = {"ws": "WS", "ba": "BA"}
 #: method -> (colour, symbol); the family sets the line style (WS solid, BA dashed)
@@ -127,13 +134,15 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
             nums.addWidget(sp)
         nums.addStretch(1)
         form.addRow("runs", nums)
+        self.where = SchedulerChoice("none", INPROCESS_TIP, info=True)
+        form.addRow("scheduler", self.where)
         lay.addLayout(form)
         row = QHBoxLayout()
         self.bt_run = QPushButton("Run timings")
         self.bt_run.setToolTip("Time every chosen method on every chosen (family, V), off the GUI thread")
         self.bt_run.clicked.connect(self.run)
         self.bt_cancel = QPushButton("Cancel"); self.bt_cancel.setEnabled(False)
-        self.bt_cancel.setToolTip("Stop after the point being timed")
+        self.bt_cancel.setToolTip("Stop after the point being timed (on Dask: cancel the tasks not yet finished)")
         self.bt_cancel.clicked.connect(self.cancel)
         self.bt_csv = QPushButton("Export CSV…"); self.bt_csv.clicked.connect(lambda: self.export_csv())
         self.bt_csv.setToolTip("Save every timed point (family, V, edges, method, seconds, t, p, C) as CSV")
@@ -225,16 +234,29 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         """Check the controls and start the sweep; False (with a message) on bad input or a running job."""
         if self.job is not None:
             return False
+        repeats, workers, seed = self.sp_repeats.value(), self.sp_threads.value(), self.sp_seed.value()
+        gpus = self.sp_gpus.value()
         try:
             sizes = self.sizes()
             methods = cc.check_methods(self.methods(), self.backend, sizes)
-        except InvalidParameter as exc:
+            sched, nworkers = self.where.choice()
+            sweep = None
+            if sched != "none":                            # the CLI's graph-clustering --scheduler task
+                from kernels.sweep.graph_tasks import clustering_sweep
+                box: list = []
+                rows = clustering_sweep(sizes, methods, repeats, backend=worker_backend(self.backend), seed=seed,
+                                        threads=workers, gpus=gpus, scheduler=sched, workers=nworkers,
+                                        sweep_out=box)
+                sweep = box[0]
+        except ExplorerError as exc:
             self._say(str(exc))
             return False
-        repeats, workers, seed = self.sp_repeats.value(), self.sp_threads.value(), self.sp_seed.value()
-        gpus = self.sp_gpus.value()
         self.rows = []
         self._redraw()
+        if sweep is not None:
+            self.lbl.setText(f"Timing on {sched} …")
+            self._start_sweep("Clustering timings", rows, sweep)
+            return True
         self.lbl.setText("Timing …")
         self._start("Clustering timings", lambda cancelled: cc.run_cc_sweep(
             sizes, methods, repeats, self.backend, seed, workers, cancelled, gpus),
@@ -243,6 +265,8 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
 
     def _on_row(self, r):
         self.rows.append(r)
+        fo, mo = {f: i for i, f in enumerate(cc.FAMILIES)}, {m: i for i, m in enumerate(cc.METHODS)}
+        self.rows.sort(key=lambda x: (fo.get(x.family, 9), x.n, mo.get(x.method, 99)))   # a cluster's order → serial
         self._redraw()
         self.lbl.setText(self._summary())
         if not r.agrees and self.message is not None:

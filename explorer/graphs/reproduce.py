@@ -1,5 +1,10 @@
 """The "Reproduce" tab: paper 000's mean-path-vs-N experiment and paper 001's clustering
-levels, run off the GUI thread and plotted live (compute in kernels.graphs.reproduce)."""
+levels, run off the GUI thread and plotted live (compute in kernels.graphs.reproduce).
+
+The scheduler choice (app-wide, :class:`explorer.sweep_panel.SchedulerChoice`): ``none`` runs the
+sweep here with this window's backend; ``local`` or a ``tcp://`` address fans the instances out over
+Dask with the task the CLI's ``graph-reproduce --scheduler`` uses
+(:func:`kernels.sweep.graph_tasks.reproduce_sweep`; each instance timed on its worker)."""
 from __future__ import annotations
 
 import math
@@ -15,6 +20,7 @@ from kernels.graphs import generators as G
 from kernels.graphs import reproduce as rp
 
 from ..log_axis import log_axes
+from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
 from ..sweep_runner import SweepRunner
 
 COLORS = {"alpha-ring": (31, 119, 180), "alpha": (214, 39, 40), "ba": (44, 160, 44)}
@@ -45,6 +51,12 @@ def parse_p(text: str, label: str = "p") -> float:
     if not math.isfinite(p) or not 0.0 <= p <= 1.0:
         raise InvalidParameter(f"{label} must lie in [0, 1] (got {text!r})")
     return p
+
+
+def worker_backend(backend) -> str:
+    """The Dask workers' backend choice for this window's ``backend``: gpu or cpu (so that the
+    method list, a CPU or GPU one, holds on the workers too)."""
+    return "gpu" if backend is not None and backend.is_gpu else "cpu"
 
 
 def _points_and_mean(plot, n, y, pen, name=None, **points) -> None:
@@ -150,6 +162,8 @@ class ReproducePanel(SweepRunner, QWidget):
                                f"checked against the method's. cpu Floyd is the paper's CPU algorithm, O(N³): "
                                f"N ≤ {rp.FLOYD_MAX_N}.")
         form.addRow("CPU reference", self.cb_ref)
+        self.where = SchedulerChoice("none", INPROCESS_TIP, info=True)
+        form.addRow("scheduler", self.where)
         lay.addLayout(form)
         row = QHBoxLayout()
         self.bt_run = QPushButton("Run sweep"); self.bt_run.clicked.connect(self.run)
@@ -258,18 +272,32 @@ class ReproducePanel(SweepRunner, QWidget):
         if not types:
             self._say("choose at least one graph type")
             return False
+        inst, method = self.sp_inst.value(), self.cb_method.currentText()
+        conn, clust = self.connectivity(), self.ck_clust.isChecked()
         try:
             params = self.alpha_overrides()
             ref = rp.check_reference(self.cb_ref.currentData(), sizes)
-            rp.check_memory_for(sizes, self.cb_method.currentText(), self.backend, ref)
+            sched, workers = self.where.choice()
+            if sched in ("none", "local"):                 # an address: its workers are checked there
+                rp.check_memory_for(sizes, method, self.backend, ref)
+            sweep = None
+            if sched != "none":                            # the CLI's graph-reproduce --scheduler task
+                from kernels.sweep.graph_tasks import reproduce_sweep
+                box: list = []
+                rows = reproduce_sweep(types, sizes, inst, method=method, backend=worker_backend(self.backend),
+                                       params=params, connectivity=conn, clustering=clust, reference=ref,
+                                       scheduler=sched, workers=workers, sweep_out=box)
+                sweep = box[0]
         except ExplorerError as exc:                      # bad input, or the largest N cannot fit
             self._say(str(exc))
             return False
-        inst, method = self.sp_inst.value(), self.cb_method.currentText()
-        conn, clust = self.connectivity(), self.ck_clust.isChecked()
         self.rows = []
         self.sweep_params = {"params": params, "connectivity": conn, "clustering": clust, "reference": ref}
         self._redraw()
+        if sweep is not None:
+            self.lbl.setText(f"Running on {sched} …")
+            self._start_sweep("Reproduce sweep", rows, sweep)
+            return True
         self._start("Reproduce sweep", lambda cancelled: rp.run_sweep(
             types, sizes, inst, method, backend=self.backend, cancel=cancelled, params=params,
             connectivity=conn, clustering=clust, reference=ref), len(types) * len(sizes) * inst)
@@ -277,6 +305,8 @@ class ReproducePanel(SweepRunner, QWidget):
 
     def _on_row(self, r):
         self.rows.append(r)
+        order = {t: i for i, t in enumerate(rp.TYPE_LABELS)}      # a cluster's completion order → the serial one
+        self.rows.sort(key=lambda x: (order.get(x.type, 99), x.n, x.instance))
         self._redraw()
 
     # --------------------------------------------------------------- plotting

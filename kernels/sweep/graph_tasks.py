@@ -107,7 +107,8 @@ class ClusteringTimingTask(SweepTask):
 
     name = "graph-clustering"
 
-    def __init__(self, methods=("cpu",), repeats=5, backend: str = "auto", seed: int = 1, threads: int | None = None):
+    def __init__(self, methods=("cpu",), repeats=5, backend: str = "auto", seed: int = 1, threads: int | None = None,
+                 gpus: int = 2):
         from ..graphs import cc_timing as cc
         methods = list(dict.fromkeys(methods))
         for m in methods:
@@ -119,7 +120,10 @@ class ClusteringTimingTask(SweepTask):
         threads = int(threads or cc.default_workers())
         if threads < 1:
             raise InvalidParameter(f"threads must be ≥ 1 (got {threads})")
-        super().__init__(methods=methods, repeats=reps, backend=backend, seed=int(seed), threads=threads)
+        fixed = dict(methods=methods, repeats=reps, backend=backend, seed=int(seed), threads=threads)
+        if any(m in cc.MULTI_METHODS for m in methods):    # only then (the identity of other sweeps is unchanged)
+            fixed["gpus"] = cc.check_gpus(gpus)
+        super().__init__(**fixed)
         self.columns = tuple(f.name for f in fields(cc.CCRow))
 
     def needs_gpu(self) -> bool:
@@ -148,7 +152,7 @@ class ClusteringTimingTask(SweepTask):
             from ..errors import BackendUnavailable
             raise BackendUnavailable(f"GPU clustering methods need a GPU; this worker has none ({be.notice})")
         return [r.to_dict() for r in cc.point_rows(point["family"], point["n"], f["methods"], f["repeats"], be,
-                                                    f["seed"], f["threads"], _WARM)]
+                                                    f["seed"], f["threads"], _WARM, gpus=f.get("gpus", 2))]
 
 
 def _objects(sweep: Sweep, cls) -> Iterator:
@@ -181,12 +185,13 @@ def reproduce_sweep(types, sizes, instances: int = 3, method: str = "cpu-sampled
 
 def clustering_sweep(sizes: dict, methods=("cpu",), repeats=5, backend: str = "auto", seed: int = 1,
                      threads: int | None = None, scheduler: str = "local", workers: int | None = None,
-                     path=None, mode: str = "new", sweep_out: list | None = None) -> Iterator:
+                     path=None, mode: str = "new", sweep_out: list | None = None, gpus: int = 2) -> Iterator:
     """``cc_timing.run_cc_sweep`` on a cluster: yields ``CCRow`` objects per (family, V) as they
-    finish.  ``threads``: threads of cpu-threads; ``workers``: Dask worker processes of a local
-    cluster."""
+    finish.  ``threads``: threads of cpu-threads; ``gpus``: devices of the multi-* methods (on one
+    worker); ``workers``: Dask worker processes of a local cluster."""
     from ..graphs.cc_timing import CCRow
-    task = ClusteringTimingTask(methods=methods, repeats=repeats, backend=backend, seed=seed, threads=threads)
+    task = ClusteringTimingTask(methods=methods, repeats=repeats, backend=backend, seed=seed, threads=threads,
+                                gpus=gpus)
     sweep = Sweep(task, task.make_points(sizes), path=path, mode=mode, scheduler=scheduler, workers=workers)
     if sweep_out is not None:
         sweep_out.append(sweep)

@@ -67,3 +67,12 @@ def flint_ws(main_window, qtbot):
     qtbot.waitExposed(w)
     yield w
     w.shutdown()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sweep_preference():
+    """The app-wide scheduler choice (explorer.sweep_panel.preference) starts unset in every test."""
+    yield
+    from explorer.sweep_panel import preference
+    pref = preference()
+    pref.scheduler, pref.workers = None, 0
