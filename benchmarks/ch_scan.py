@@ -22,6 +22,8 @@ def make(p, attrs):
     for k, v in attrs.items():
         if k == "march_shape":
             v = {**st.march_shape, p.dim: v}
+        elif k in ("wmarch_shape", "fused_march_shape"):
+            v = {**getattr(st, k), "float": v}
         setattr(st, k, v)
     return st
 
@@ -51,6 +53,26 @@ def timeit(v, dim, attrs, steps=20, reps=7):
         state["phi"] = st.step(state["phi"], k)
     return gpu_time(f, steps, reps)
 
+
+#: issue 26 §4 ("the floor"): kernel E's 2D warp march shapes (warps per block, rows in flight,
+#: rows per warp) next to the shared-tile E it replaces, and the 3D kernels' shapes
+FLOOR = [
+    ("E", 2, {"fused_impl": "sliding"}),
+    ("E", 2, {}),
+    ("E", 2, {"wmarch_shape": (1, 2, 64)}),
+    ("E", 2, {"wmarch_shape": (1, 6, 64)}),
+    ("E", 2, {"wmarch_shape": (1, 8, 64)}),
+    ("E", 2, {"wmarch_shape": (1, 4, 32)}),
+    ("E", 2, {"wmarch_shape": (1, 4, 128)}),
+    ("E", 2, {"wmarch_shape": (1, 6, 128)}),
+    ("E", 2, {"wmarch_shape": (2, 4, 64)}),
+    ("E", 2, {"wmarch_shape": (4, 4, 64)}),
+    ("E", 2, {"wmarch_shape": (1, 4, 256)}),
+    ("E", 3, {}),
+    ("E", 3, {"fused_march_shape": (32, 16, 128)}),
+    ("E", 3, {"fused_march_shape": (64, 8, 128)}),
+    ("D", 3, {}),
+]
 
 CANDS = [
     ("B", 2, {"tile_impl": "sweep", "sweep_minb": 1}),
@@ -86,9 +108,12 @@ def main():
     import argparse
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the first two candidates only (a smoke test)")
+    ap.add_argument("--set", choices=("v2", "floor"), default="v2",
+                    help="candidate set: v2 (the 2026-11-23 layout scan) or floor (issue 26 §4)")
     a = ap.parse_args()
+    cands = FLOOR if a.set == "floor" else CANDS
     lines = ["| variant | dim | attrs | max rel err (20 steps, 3 BCs) | ms/step |", "|---|---|---|---|---|"]
-    for v, dim, attrs in (CANDS[:2] if a.quick else CANDS):
+    for v, dim, attrs in (cands[:2] if a.quick else cands):
         try:
             err = check(v, dim, attrs)
             t = timeit(v, dim, attrs) * 1e3
@@ -96,6 +121,10 @@ def main():
         except Exception as exc:  # keep going
             lines.append(f"| {v} | {dim} | {attrs} | FAILED {exc!r} | — |")
         print(lines[-1], flush=True)
+    from kernels.cahn_hilliard.cuda_stepper import compiled_kernels
+    lines += ["", "| kernel | registers | local (spill/stack) bytes | static shared bytes |", "|---|---|---|---|"]
+    lines += [f"| `{e}` | {k.num_regs} | {k.local_size_bytes} | {k.shared_size_bytes} |"
+              for e, k in compiled_kernels() if "float" in e]
     text = "\n".join(lines)
     print("\n" + text)
     save_markdown("ch_scan.md", text)

@@ -132,18 +132,48 @@ def test_texture_paths():
         assert gs.last_read == want, (n, gs.last_read)
 
 
+@pytest.mark.parametrize("impl", ("generic", "sliding"))
 @pytest.mark.parametrize("boundary", BOUNDARIES)
-def test_fused_generic_tile_2d(boundary):
-    """The generic (tile-loop) 2D fused kernel, kept for comparison, also matches."""
+def test_fused_other_impls_2d(boundary, impl):
+    """The shared-tile 2D fused kernels (tile loops; register sweeps), kept for comparison, also match."""
     for n in (60, 50):
         p = CHParams(dim=2, size=n, dt=0.01, boundary=boundary, boundary_value=-0.8,
                      integrator="rk2", variant="E")
         phi0 = _field(p.shape)
         ref = ReferenceStepper(p, CPU).step(phi0.copy(), STEPS)
         gs = CudaStepper(p, _gpu())
-        gs.fused_impl = "generic"
+        gs.fused_impl = impl
         got = cp.asnumpy(gs.step(cp.asarray(phi0), STEPS))
         assert _rel(got.astype(np.float64), ref.astype(np.float64)) < TOL
+
+
+#: (warps per block, rows in flight, rows per warp) of the 2D warp march: the default, several warps
+#: per block (whole warps past the last strip return), short chunks (a partial last chunk)
+WMARCH_TEST_SHAPES = [None, (4, 2, 8), (2, 6, 16), (1, 1, 24)]
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+@pytest.mark.parametrize("boundary", BOUNDARIES)
+def test_fused_wmarch_shapes_2d(boundary, dtype):
+    """Kernel E's 2D warp march for several shapes, on fields whose width is (not) a multiple of 4
+    (scalar / 16-byte loads) and of the 120-column strip, against the reference; every element written."""
+    tol = TOL if dtype == "float32" else 1e-11
+    for ny, nx in ((200, 244), (37, 250), (64, 130)):
+        p = CHParams(dim=2, size=nx, dt=0.01, boundary=boundary, boundary_value=-0.7,
+                     integrator="rk2", variant="E", dtype=dtype)
+        phi0 = _field((ny, nx), np.dtype(dtype))
+        ref = ReferenceStepper(p, CPU).step(phi0.copy(), 20).astype(np.float64)
+        for shape in WMARCH_TEST_SHAPES:
+            gs = CudaStepper(p, _gpu())
+            if shape is not None:
+                gs.wmarch_shape = {"float": shape, "double": shape}
+            src = cp.asarray(phi0)
+            out = cp.full_like(src, cp.nan)
+            gs.fused_step(src, out)
+            assert bool(cp.isfinite(out).all()), (shape, ny, nx)
+            got = cp.asnumpy(gs.step(cp.asarray(phi0), 20)).astype(np.float64)
+            err = _rel(got, ref)
+            assert err < tol, f"shape {shape}, {ny}×{nx}: relative error {err:.3g}"
 
 
 PAPER_CASES = [(v, d, bc, i) for v in ("B", "D") for d in (2, 3) for bc in BOUNDARIES

@@ -10,10 +10,12 @@
 * C: texture-object reads (2D pitched texture over the array when its row pitch
   is aligned, else a 1D texture over linear memory; no copies).
 * D: texture reads into shared memory, then as B (same layouts).
-* E: fused RK2 (ours): one launch per RK2 step, φ with halo 4 and φ* with halo 2
-  in shared memory — one global read and one write per cell per step.  2D: a
-  register-sliding tile; 3D: a z-march with rings of φ, μ, φ* and μ* planes
-  (``fused_impl3d="march"``; ``"generic"``: the 3D tile kernel).
+* E: fused RK2 (ours): one launch per RK2 step — one global read and one write per
+  cell per step.  2D default: a warp march (``fused_impl="wmarch"``: each warp a strip of
+  128 columns marching down the rows with φ, μ, φ*, μ* windows in registers, x neighbours by
+  warp shuffles, no shared memory or barriers); also a shared tile with register sweeps
+  (``"sliding"``) and tile loops (``"generic"``).  3D: a z-march with rings of φ, μ, φ* and
+  μ* planes in shared memory (``fused_impl3d="march"``; ``"generic"``: the 3D tile kernel).
 
 All kernels use the single stencil/boundary definition in ``cuda/ch_stencil.cuh``.
 Parameters m, b, u, K, dx, dt and boundary_value are kernel arguments (read from
@@ -56,6 +58,9 @@ MARCH_SHAPE = {2: (256, 1, 32), 3: (32, 8, 32)}
 FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
 #: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
 FUSED2D_SHAPE = (60, 28)
+#: (warps per block, φ rows in flight, rows per warp) of the 2D warp-march fused kernel per dtype
+#: (each warp a strip of 120 output columns; rows per warp a multiple of 8)
+WMARCH_SHAPE = {"float": (1, 4, 64), "double": (1, 2, 64)}
 #: (TX, TY, chunk) of the 3D z-march fused kernel per dtype (TX·TY threads; its four plane rings
 #: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
 FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
@@ -156,8 +161,10 @@ class CudaStepper(Stepper):
         self._props = None
         #: how the last texture read was served ("tex2d", "tex1d" or "global" fallback)
         self.last_read = None
-        #: 2D fused kernel: "sliding" (register sweep, default) or "generic" (tile loops)
-        self.fused_impl = "sliding"
+        #: 2D fused kernel: "wmarch" (warp march in registers, default), "sliding" (shared tile with
+        #: register sweeps) or "generic" (tile loops)
+        self.fused_impl = "wmarch"
+        self.wmarch_shape = dict(WMARCH_SHAPE)
         #: 3D fused kernel: "march" (z-march with plane rings, default) or "generic" (3D tiles)
         self.fused_impl3d = "march"
         self.fused_march_shape = dict(FUSED_MARCH_SHAPE)
@@ -313,6 +320,17 @@ class CudaStepper(Stepper):
             chunk = min(chunk, nz)
             kern((_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (TX * TY, 1, 1),
                  (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk),
+                  t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            return out
+        if dim == 2 and self.fused_impl == "wmarch":
+            WPB, PD, chunk = self.wmarch_shape[T]
+            kern = get_kernel(f"ch_fused_wmarch2d<{T}, {bc}, {WPB}, {PD}>", 32 * WPB)
+            m, b, u, K, idx2, bval = self._coefs(dtype)
+            t = dtype.type
+            chunk = min(chunk, _cdiv(ny, 8) * 8)
+            vec = 1 if (self._vec_ok(src) and out.data.ptr % 16 == 0) else 0
+            kern((_cdiv(_cdiv(nx, 120), WPB), _cdiv(ny, chunk), 1), (32 * WPB, 1, 1),
+                 (src, out, np.int32(nx), np.int32(ny), np.int32(chunk), np.int32(vec),
                   t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
             return out
         if dim == 2 and self.fused_impl == "sliding":

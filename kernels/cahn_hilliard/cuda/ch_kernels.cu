@@ -324,6 +324,165 @@ ch_march(ch_ull src, const T* __restrict__ base, T* __restrict__ out, int nx, in
     }
 }
 
+// ---- E, 2D, warp march (ours; the default 2D E): one launch per RK2 step, no shared memory and
+// no barriers.  Each warp owns a strip of 128 columns (4 adjacent columns per lane, 16-byte loads)
+// and marches down `chunk` rows of it, keeping every intermediate in registers: a window of 5 φ rows,
+// 3 rows of μ = μ(φ), 3 of φ* = φ + c1·F(φ) (bval outside the domain for fixed), 3 of μ* = μ(φ*),
+// and the next PD φ rows in flight.  The x neighbours of a lane's first / last column come from the
+// lanes beside it (one shuffle each way per quantity and row).  Lanes 0 and 31 hold the strip's
+// x halo (4 columns each side): their results are wrong at the warp's edge, and only lanes 1…30
+// write, so a strip produces 120 output columns.  Step j loads φ row r = y0 − 4 + j and computes
+// μ(r − 1), φ*(r − 2), μ*(r − 3) and the output row r − 4 (written for j ≥ 8; earlier steps fill the
+// windows).  Each φ cell is read from global memory (128/120)·(chunk + 8)/chunk times, each output
+// written once.  Same arithmetic and summation order as ch_mu_at / ch_lapmu (x pair first).
+template <class T> __device__ __forceinline__ void ch_ld4(const T* p, T v[4]);
+template <> __device__ __forceinline__ void ch_ld4<float>(const float* p, float v[4]) {
+    const float4 a = __ldg(reinterpret_cast<const float4*>(p));
+    v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
+}
+template <> __device__ __forceinline__ void ch_ld4<double>(const double* p, double v[4]) {
+    const double2 a = __ldg(reinterpret_cast<const double2*>(p));
+    const double2 b = __ldg(reinterpret_cast<const double2*>(p) + 1);
+    v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
+}
+template <class T> __device__ __forceinline__ void ch_st4(T* p, const T v[4]);
+template <> __device__ __forceinline__ void ch_st4<float>(float* p, const float v[4]) {
+    float4 a; a.x = v[0]; a.y = v[1]; a.z = v[2]; a.w = v[3];
+    *reinterpret_cast<float4*>(p) = a;
+}
+template <> __device__ __forceinline__ void ch_st4<double>(double* p, const double v[4]) {
+    double2 a, b; a.x = v[0]; a.y = v[1]; b.x = v[2]; b.y = v[3];
+    reinterpret_cast<double2*>(p)[0] = a;
+    reinterpret_cast<double2*>(p)[1] = b;
+}
+
+// μ of the centre row c (x neighbours in-lane and from the lanes beside), rows up / dn above / below.
+template <class T>
+__device__ __forceinline__ void ch_mu_row4(const CHCoef<T>& k, const T up[4], const T c[4], const T dn[4],
+                                           T res[4]) {
+    const T lft = __shfl_up_sync(0xffffffffu, c[3], 1), rgt = __shfl_down_sync(0xffffffffu, c[0], 1);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const T l = q == 0 ? lft : c[q - 1], r = q == 3 ? rgt : c[q + 1];
+        res[q] = ch_mu<T>(k, c[q], (l + r) + (up[q] + dn[q]), T(4));
+    }
+}
+
+// base + coef·m·L(w) of the centre row w (rows wu / wd above / below).
+template <class T>
+__device__ __forceinline__ void ch_stage_row4(const CHCoef<T>& k, const T wu[4], const T w[4], const T wd[4],
+                                              const T base[4], T coef, T res[4]) {
+    const T lft = __shfl_up_sync(0xffffffffu, w[3], 1), rgt = __shfl_down_sync(0xffffffffu, w[0], 1);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const T l = q == 0 ? lft : w[q - 1], r = q == 3 ? rgt : w[q + 1];
+        res[q] = base[q] + coef * (k.mi * (((l + r) + (wu[q] + wd[q])) - T(4) * w[q]));
+    }
+}
+
+template <class T, int BC, int WPB, int PD>  // WPB warps (strips) per block, PD rows of φ in flight
+__global__ void __launch_bounds__(32 * WPB)
+ch_fused_wmarch2d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int chunk, int vec,
+                  T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int U = 8;  // rows per unrolled inner loop (chunk is a multiple of 8)
+    const int lane = threadIdx.x & 31;
+    const int strip = blockIdx.x * WPB + (threadIdx.x >> 5);
+    if (strip * 120 >= nx) return;  // the whole warp
+    const int x0 = strip * 120 - 4 + 4 * lane;  // this lane's first column
+    const int y0 = blockIdx.y * chunk;
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
+
+    int cx[4];
+    bool xin[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        cx[q] = ch_idx<BC>(x0 + q, nx);
+        xin[q] = x0 + q >= 0 && x0 + q < nx;
+    }
+    const bool vl = vec != 0 && x0 >= 0 && x0 + 4 <= nx;  // 16-byte loads / stores of 4 columns
+    const bool wlane = lane >= 1 && lane <= 30;
+    auto load = [&](int y, T v[4]) {
+        const int yy = ch_idx<BC>(y, ny);
+        if (BC == CH_FIXED && yy < 0) {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) v[q] = bval;
+            return;
+        }
+        const T* row = src + (size_t)yy * nx;
+        if (vl) {
+            ch_ld4<T>(row + x0, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
+        }
+    };
+
+    const int steps = chunk + 8;
+    const int yend = min(y0 + chunk, ny);
+    T f[5][4], mu[3][4], st[3][4], ms[3][4], pq[PD][4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+#pragma unroll
+        for (int r = 0; r < 5; ++r) f[r][q] = T(0);
+#pragma unroll
+        for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
+    }
+#pragma unroll
+    for (int i = 0; i < PD; ++i) load(y0 - 4 + i, pq[i]);
+
+    for (int j0 = 0; j0 < steps; j0 += U) {
+#pragma unroll
+        for (int jj = 0; jj < U; ++jj) {
+            const int j = j0 + jj;
+            // φ window ← the oldest row in flight; the next load goes out at once
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+#pragma unroll
+                for (int r = 0; r < 4; ++r) f[r][q] = f[r + 1][q];
+                f[4][q] = pq[0][q];
+#pragma unroll
+                for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
+            }
+            if (j + PD < steps) load(y0 - 4 + j + PD, pq[PD - 1]);
+            // μ(r − 1)
+            T nm[4];
+            ch_mu_row4<T>(k, f[2], f[3], f[4], nm);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) { mu[0][q] = mu[1][q]; mu[1][q] = mu[2][q]; mu[2][q] = nm[q]; }
+            // φ*(r − 2) = φ + c1·F(φ)
+            T ns[4];
+            ch_stage_row4<T>(k, mu[0], mu[1], mu[2], f[2], c1, ns);
+            if (BC == CH_FIXED) {
+                const int ys = y0 - 6 + j;
+                const bool yin = ys >= 0 && ys < ny;
+#pragma unroll
+                for (int q = 0; q < 4; ++q) ns[q] = (yin && xin[q]) ? ns[q] : bval;
+            }
+#pragma unroll
+            for (int q = 0; q < 4; ++q) { st[0][q] = st[1][q]; st[1][q] = st[2][q]; st[2][q] = ns[q]; }
+            // μ*(r − 3)
+            T nms[4];
+            ch_mu_row4<T>(k, st[0], st[1], st[2], nms);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) { ms[0][q] = ms[1][q]; ms[1][q] = ms[2][q]; ms[2][q] = nms[q]; }
+            // φⁿ⁺¹(r − 4) = φ + c2·F(φ*)
+            T o[4];
+            ch_stage_row4<T>(k, ms[0], ms[1], ms[2], f[0], c2, o);
+            const int yo = y0 - 8 + j;
+            if (j >= 8 && yo < yend && wlane) {
+                T* orow = out + (size_t)yo * nx + x0;
+                if (vl) {
+                    ch_st4<T>(orow, o);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        if (xin[q]) orow[q] = o[q];
+                }
+            }
+        }
+    }
+}
+
 // ---- E, 3D, z-march version (ours): one launch per RK2 step, each block a TX×TY column of
 // outputs marching along z through `chunk` planes.  Four rings of 3 planes in shared memory:
 // φ with halo 4 in x/y, μ = μ(φ) with halo 3, φ* = φ + c1·F(φ) with halo 2 (bval outside the domain
