@@ -22,7 +22,7 @@ def make(p, attrs):
     for k, v in attrs.items():
         if k == "march_shape":
             v = {**st.march_shape, p.dim: v}
-        elif k in ("wmarch_shape", "fused_march_shape"):
+        elif k in ("wmarch_shape", "fused_march_shape", "zreg_shape"):
             v = {**getattr(st, k), "float": v}
         setattr(st, k, v)
     return st
@@ -59,18 +59,25 @@ def timeit(v, dim, attrs, steps=20, reps=7):
 FLOOR = [
     ("E", 2, {"fused_impl": "sliding"}),
     ("E", 2, {}),
-    ("E", 2, {"wmarch_shape": (1, 2, 64)}),
-    ("E", 2, {"wmarch_shape": (1, 6, 64)}),
-    ("E", 2, {"wmarch_shape": (1, 8, 64)}),
-    ("E", 2, {"wmarch_shape": (1, 4, 32)}),
-    ("E", 2, {"wmarch_shape": (1, 4, 128)}),
-    ("E", 2, {"wmarch_shape": (1, 6, 128)}),
-    ("E", 2, {"wmarch_shape": (2, 4, 64)}),
-    ("E", 2, {"wmarch_shape": (4, 4, 64)}),
-    ("E", 2, {"wmarch_shape": (1, 4, 256)}),
+    ("E", 2, {"wmarch_shape": (1, 2, 56, 1)}),
+    ("E", 2, {"wmarch_shape": (1, 2, 48, 1)}),
+    ("E", 2, {"wmarch_shape": (1, 3, 64, 1)}),
+    ("E", 2, {"wmarch_shape": (1, 2, 64, 24)}),
+    ("E", 2, {"wmarch_shape": (1, 3, 64, 24)}),
+    ("E", 2, {"wmarch_shape": (1, 4, 64, 24)}),
+    ("E", 2, {"wmarch_shape": (1, 3, 48, 24)}),
+    ("E", 2, {"wmarch_shape": (1, 2, 40, 24)}),
+    ("E", 2, {"wmarch_shape": (1, 4, 48, 20)}),
+    ("E", 2, {"wmarch_shape": (1, 3, 40, 28)}),
+    ("E", 2, {"wmarch_shape": (1, 2, 32, 32)}),
+    ("E", 3, {"fused_impl3d": "march"}),
     ("E", 3, {}),
-    ("E", 3, {"fused_march_shape": (32, 16, 128)}),
-    ("E", 3, {"fused_march_shape": (64, 8, 128)}),
+    ("E", 3, {"zreg_shape": (32, 16, 64)}),
+    ("E", 3, {"zreg_shape": (32, 16, 256)}),
+    ("E", 3, {"zreg_shape": (32, 8, 128)}),
+    ("E", 3, {"zreg_shape": (32, 24, 128)}),
+    ("E", 3, {"zreg_shape": (64, 8, 128)}),
+    ("E", 3, {"zreg_shape": (32, 24, 256)}),
     ("D", 3, {}),
 ]
 

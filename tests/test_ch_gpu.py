@@ -147,9 +147,10 @@ def test_fused_other_impls_2d(boundary, impl):
         assert _rel(got.astype(np.float64), ref.astype(np.float64)) < TOL
 
 
-#: (warps per block, rows in flight, rows per warp) of the 2D warp march: the default, several warps
-#: per block (whole warps past the last strip return), short chunks (a partial last chunk)
-WMARCH_TEST_SHAPES = [None, (4, 2, 8), (2, 6, 16), (1, 1, 24)]
+#: (warps per block, rows in flight, rows per warp, min. blocks per SM) of the 2D warp march: the
+#: default, several warps per block (whole warps past the last strip return), short chunks (a partial
+#: last chunk), a register cap
+WMARCH_TEST_SHAPES = [None, (4, 2, 8, 1), (2, 6, 16, 1), (1, 1, 24, 1), (1, 3, 32, 20)]
 
 
 @pytest.mark.parametrize("dtype", ("float32", "float64"))
@@ -269,3 +270,31 @@ def test_march_float64(variant):
             gs.tile_impl = "march"
             got = cp.asnumpy(gs.step(cp.asarray(phi0), 50))
             assert _rel(got, ref) < 1e-11, (dim, boundary)
+
+
+#: (TX, TY, chunk) of the 3D register z-march: the default, small tiles with short chunks
+ZREG_TEST_SHAPES = [None, (8, 4, 5), (16, 8, 7)]
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+@pytest.mark.parametrize("boundary", BOUNDARIES)
+def test_fused_zreg_shapes_3d(boundary, dtype):
+    """Kernel E's 3D register z-march for several tile shapes and z chunks, on boxes whose width is
+    (not) a multiple of 4 (scalar / 16-byte loads), against the reference; every element written."""
+    tol = TOL if dtype == "float32" else 1e-11
+    for shape3 in ((21, 26, 36), (19, 23, 30)):
+        p = CHParams(dim=3, size=shape3[2], dt=0.005, boundary=boundary, boundary_value=-0.7,
+                     integrator="rk2", variant="E", dtype=dtype)
+        phi0 = _field(shape3, np.dtype(dtype))
+        ref = ReferenceStepper(p, CPU).step(phi0.copy(), 20).astype(np.float64)
+        for shape in ZREG_TEST_SHAPES:
+            gs = CudaStepper(p, _gpu())
+            if shape is not None:
+                gs.zreg_shape = {"float": shape, "double": shape}
+            src = cp.asarray(phi0)
+            out = cp.full_like(src, cp.nan)
+            gs.fused_step(src, out)
+            assert bool(cp.isfinite(out).all()), (shape, shape3)
+            got = cp.asnumpy(gs.step(cp.asarray(phi0), 20)).astype(np.float64)
+            err = _rel(got, ref)
+            assert err < tol, f"shape {shape}, {shape3}: relative error {err:.3g}"

@@ -15,7 +15,9 @@
   128 columns marching down the rows with φ, μ, φ*, μ* windows in registers, x neighbours by
   warp shuffles, no shared memory or barriers); also a shared tile with register sweeps
   (``"sliding"``) and tile loops (``"generic"``).  3D: a z-march with rings of φ, μ, φ* and
-  μ* planes in shared memory (``fused_impl3d="march"``; ``"generic"``: the 3D tile kernel).
+  μ* planes: default ``fused_impl3d="zreg"`` (each thread 4 x-adjacent cells with their z
+  windows in registers, only in-plane neighbours through shared memory, one barrier per plane);
+  ``"march"`` (plane rings in shared memory, four barriers per plane); ``"generic"`` (3D tiles).
 
 All kernels use the single stencil/boundary definition in ``cuda/ch_stencil.cuh``.
 Parameters m, b, u, K, dx, dt and boundary_value are kernel arguments (read from
@@ -58,9 +60,13 @@ MARCH_SHAPE = {2: (256, 1, 32), 3: (32, 8, 32)}
 FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
 #: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
 FUSED2D_SHAPE = (60, 28)
-#: (warps per block, φ rows in flight, rows per warp) of the 2D warp-march fused kernel per dtype
-#: (each warp a strip of 120 output columns; rows per warp a multiple of 8)
-WMARCH_SHAPE = {"float": (1, 4, 64), "double": (1, 2, 64)}
+#: (warps per block, φ rows in flight, rows per warp, min. blocks per SM) of the 2D warp-march fused
+#: kernel per dtype (each warp a strip of 120 output columns; rows per warp a multiple of 8; the last
+#: entry caps registers through __launch_bounds__, 1: no cap)
+WMARCH_SHAPE = {"float": (1, 2, 64, 1), "double": (1, 2, 64, 1)}
+#: (TX, TY, chunk) of the 3D register z-march fused kernel per dtype (a (TX+8)×(TY+8) frame, one thread
+#: per 4 x-adjacent cells; two sets of 4 plane buffers must fit 48 KiB of static shared memory)
+ZREG_SHAPE = {"float": (32, 16, 128), "double": (32, 8, 64)}
 #: (TX, TY, chunk) of the 3D z-march fused kernel per dtype (TX·TY threads; its four plane rings
 #: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
 FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
@@ -165,8 +171,10 @@ class CudaStepper(Stepper):
         #: register sweeps) or "generic" (tile loops)
         self.fused_impl = "wmarch"
         self.wmarch_shape = dict(WMARCH_SHAPE)
-        #: 3D fused kernel: "march" (z-march with plane rings, default) or "generic" (3D tiles)
-        self.fused_impl3d = "march"
+        #: 3D fused kernel: "zreg" (z-march with register z windows, default), "march" (z-march with
+        #: shared plane rings) or "generic" (3D tiles)
+        self.fused_impl3d = "zreg"
+        self.zreg_shape = dict(ZREG_SHAPE)
         self.fused_march_shape = dict(FUSED_MARCH_SHAPE)
         #: layout of B/D overriding ``params.tile`` (benchmarks): None, "sweep", "march" or "paper"
         self.tile_impl = None
@@ -312,6 +320,18 @@ class CudaStepper(Stepper):
         dim = src.ndim
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
+        if dim == 3 and self.fused_impl3d == "zreg":
+            TX, TY, chunk = self.zreg_shape[T]
+            NT = _cdiv((TX + 8) // 4 * (TY + 8), 32) * 32
+            kern = get_kernel(f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}>", NT)
+            m, b, u, K, idx2, bval = self._coefs(dtype)
+            t = dtype.type
+            chunk = min(chunk, nz)
+            vec = 1 if (self._vec_ok(src) and out.data.ptr % 16 == 0) else 0
+            kern((_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (NT, 1, 1),
+                 (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk), np.int32(vec),
+                  t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            return out
         if dim == 3 and self.fused_impl3d == "march":
             TX, TY, chunk = self.fused_march_shape[T]
             kern = get_kernel(f"ch_fused_march3d<{T}, {bc}, {TX}, {TY}>", TX * TY)
@@ -323,8 +343,8 @@ class CudaStepper(Stepper):
                   t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
             return out
         if dim == 2 and self.fused_impl == "wmarch":
-            WPB, PD, chunk = self.wmarch_shape[T]
-            kern = get_kernel(f"ch_fused_wmarch2d<{T}, {bc}, {WPB}, {PD}>", 32 * WPB)
+            WPB, PD, chunk, MINB = self.wmarch_shape[T]
+            kern = get_kernel(f"ch_fused_wmarch2d<{T}, {bc}, {WPB}, {PD}, {MINB}>", 32 * WPB)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type
             chunk = min(chunk, _cdiv(ny, 8) * 8)
