@@ -54,30 +54,25 @@ def timeit(v, dim, attrs, steps=20, reps=7):
     return gpu_time(f, steps, reps)
 
 
-#: issue 26 §4 ("the floor"): kernel E's 2D warp march shapes (warps per block, rows in flight,
-#: rows per warp) next to the shared-tile E it replaces, and the 3D kernels' shapes
+#: issue 26 §4 ("the floor"): kernel E's 2D warp-march shapes (warps per block, rows in flight, rows
+#: per warp, min. blocks per SM; rows 0 = one wave) next to the shared-tile E it replaces, and the 3D
+#: register z-march shapes (TX, TY, chunk, min. blocks per SM) next to the shared-ring march and D
 FLOOR = [
     ("E", 2, {"fused_impl": "sliding"}),
     ("E", 2, {}),
-    ("E", 2, {"wmarch_shape": (1, 2, 56, 1)}),
-    ("E", 2, {"wmarch_shape": (1, 2, 48, 1)}),
-    ("E", 2, {"wmarch_shape": (1, 3, 64, 1)}),
-    ("E", 2, {"wmarch_shape": (1, 2, 64, 24)}),
-    ("E", 2, {"wmarch_shape": (1, 3, 64, 24)}),
-    ("E", 2, {"wmarch_shape": (1, 4, 64, 24)}),
     ("E", 2, {"wmarch_shape": (1, 3, 48, 24)}),
-    ("E", 2, {"wmarch_shape": (1, 2, 40, 24)}),
-    ("E", 2, {"wmarch_shape": (1, 4, 48, 20)}),
-    ("E", 2, {"wmarch_shape": (1, 3, 40, 28)}),
-    ("E", 2, {"wmarch_shape": (1, 2, 32, 32)}),
+    ("E", 2, {"wmarch_shape": (1, 2, 0, 24)}),
+    ("E", 2, {"wmarch_shape": (1, 3, 0, 28)}),
+    ("E", 2, {"wmarch_shape": (1, 4, 0, 24)}),
+    ("E", 2, {"wmarch_shape": (2, 3, 0, 12)}),
     ("E", 3, {"fused_impl3d": "march"}),
     ("E", 3, {}),
-    ("E", 3, {"zreg_shape": (32, 16, 64)}),
-    ("E", 3, {"zreg_shape": (32, 16, 256)}),
-    ("E", 3, {"zreg_shape": (32, 8, 128)}),
-    ("E", 3, {"zreg_shape": (32, 24, 128)}),
-    ("E", 3, {"zreg_shape": (64, 8, 128)}),
-    ("E", 3, {"zreg_shape": (32, 24, 256)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 1)}),
+    ("E", 3, {"zreg_shape": (32, 16, 128, 1)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 2)}),
+    ("E", 3, {"zreg_shape": (32, 8, 0, 4)}),
+    ("E", 3, {"zreg_shape": (32, 8, 0, 5)}),
+    ("E", 3, {"zreg_shape": (32, 24, 0, 2)}),
     ("D", 3, {}),
 ]
 

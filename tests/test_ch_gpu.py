@@ -150,7 +150,7 @@ def test_fused_other_impls_2d(boundary, impl):
 #: (warps per block, rows in flight, rows per warp, min. blocks per SM) of the 2D warp march: the
 #: default, several warps per block (whole warps past the last strip return), short chunks (a partial
 #: last chunk), a register cap
-WMARCH_TEST_SHAPES = [None, (4, 2, 8, 1), (2, 6, 16, 1), (1, 1, 24, 1), (1, 3, 32, 20)]
+WMARCH_TEST_SHAPES = [None, (4, 2, 8, 1), (2, 6, 16, 1), (1, 1, 24, 1), (1, 3, 32, 20), (2, 2, 0, 1)]
 
 
 @pytest.mark.parametrize("dtype", ("float32", "float64"))
@@ -272,8 +272,9 @@ def test_march_float64(variant):
             assert _rel(got, ref) < 1e-11, (dim, boundary)
 
 
-#: (TX, TY, chunk) of the 3D register z-march: the default, small tiles with short chunks
-ZREG_TEST_SHAPES = [None, (8, 4, 5), (16, 8, 7)]
+#: (TX, TY, chunk, min. blocks per SM) of the 3D register z-march: the default, small tiles with
+#: short chunks, a register cap
+ZREG_TEST_SHAPES = [None, (8, 4, 5, 1), (16, 8, 7, 1), (16, 8, 0, 4)]
 
 
 @pytest.mark.parametrize("dtype", ("float32", "float64"))

@@ -90,11 +90,11 @@ def test_app_kernels_introspection_matches_the_driver():
     ch = {ln.name: ln for ln in launches.recorded("cahn_hilliard")}
     assert ch["CH ch_point<float, 0, 2, 0>"].block == 16 * 16
     assert ch["CH ch_point<float, 0, 3, 0>"].block == int(np.prod(POINT_BLOCK[3]))
-    fused2 = [ln for n, ln in ch.items() if n.startswith("CH ch_fused_wmarch2d<float, 0,")]
-    assert fused2 and all(ln.block == 32 * WMARCH_SHAPE["float"][0] for ln in fused2)
-    tx, ty, _chunk = ZREG_SHAPE["float"]
-    fused3 = [ln for n, ln in ch.items() if n.startswith("CH ch_fused_zreg3d<float, 0,")]
-    assert fused3 and all(ln.block == -(-((tx + 8) // 4 * (ty + 8)) // 32) * 32 for ln in fused3)
+    wpb, pd, _chunk, minb = WMARCH_SHAPE["float"]
+    assert ch[f"CH ch_fused_wmarch2d<float, 0, {wpb}, {pd}, {minb}>"].block == 32 * wpb
+    tx, ty, _chunk, minb = ZREG_SHAPE["float"]
+    nt = -(-((tx + 8) // 4 * (ty + 8)) // 32) * 32
+    assert ch[f"CH ch_fused_zreg3d<float, 0, {tx}, {ty}, {nt}, {minb}>"].block == nt
     assert {ln.block for ln in launches.recorded("rng")} == {64}
 
 

@@ -61,12 +61,14 @@ FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
 #: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
 FUSED2D_SHAPE = (60, 28)
 #: (warps per block, φ rows in flight, rows per warp, min. blocks per SM) of the 2D warp-march fused
-#: kernel per dtype (each warp a strip of 120 output columns; rows per warp a multiple of 8; the last
-#: entry caps registers through __launch_bounds__, 1: no cap)
-WMARCH_SHAPE = {"float": (1, 2, 64, 1), "double": (1, 2, 64, 1)}
-#: (TX, TY, chunk) of the 3D register z-march fused kernel per dtype (a (TX+8)×(TY+8) frame, one thread
-#: per 4 x-adjacent cells; two sets of 4 plane buffers must fit 48 KiB of static shared memory)
-ZREG_SHAPE = {"float": (32, 16, 128), "double": (32, 8, 64)}
+#: kernel per dtype: each warp a strip of 120 output columns; rows per warp a multiple of 8, 0 = as
+#: few as fill the GPU's resident warps once (one wave, at least 32); the last entry caps registers
+#: through __launch_bounds__ (1: no cap)
+WMARCH_SHAPE = {"float": (1, 3, 0, 24), "double": (1, 2, 0, 1)}
+#: (TX, TY, chunk, min. blocks per SM) of the 3D register z-march fused kernel per dtype: a
+#: (TX+8)×(TY+8) frame, one thread per 4 x-adjacent cells; two sets of 4 plane buffers must fit
+#: 48 KiB of static shared memory; chunk 0 = as few z chunks as fill the GPU once (at least 16 planes)
+ZREG_SHAPE = {"float": (32, 16, 0, 3), "double": (32, 8, 0, 1)}
 #: (TX, TY, chunk) of the 3D z-march fused kernel per dtype (TX·TY threads; its four plane rings
 #: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
 FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
@@ -175,6 +177,7 @@ class CudaStepper(Stepper):
         #: shared plane rings) or "generic" (3D tiles)
         self.fused_impl3d = "zreg"
         self.zreg_shape = dict(ZREG_SHAPE)
+        self._wave = {}         # (kernel name, block, blocks across, extent) -> rows / planes per block
         self.fused_march_shape = dict(FUSED_MARCH_SHAPE)
         #: layout of B/D overriding ``params.tile`` (benchmarks): None, "sweep", "march" or "paper"
         self.tile_impl = None
@@ -247,6 +250,19 @@ class CudaStepper(Stepper):
         self._tex[key] = (tobj, a)
         self.last_read = "tex2d" if mode == READ_TEX2D else "tex1d"
         return mode, tobj.ptr
+
+    def _wave_chunk(self, expr, kern, block, across, n, mult, least):
+        """Rows (2D) / planes (3D) per block so that ``across`` blocks per march position fill the
+        GPU's resident block slots once (occupancy API × multiprocessors): one wave, no tail."""
+        key = (expr, block, across, n)
+        hit = self._wave.get(key)
+        if hit is None:
+            import cupy as cp
+            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kern.kernel.ptr, block, 0)
+            slots = max(1, int(per_sm)) * int(self._device_props()["multiProcessorCount"])
+            chunk = _cdiv(n, max(1, slots // max(1, across)))
+            hit = self._wave[key] = max(least, _cdiv(chunk, mult) * mult)
+        return hit
 
     @staticmethod
     def _vec_ok(a) -> bool:
@@ -321,11 +337,14 @@ class CudaStepper(Stepper):
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
         if dim == 3 and self.fused_impl3d == "zreg":
-            TX, TY, chunk = self.zreg_shape[T]
+            TX, TY, chunk, MINB = self.zreg_shape[T]
             NT = _cdiv((TX + 8) // 4 * (TY + 8), 32) * 32
-            kern = get_kernel(f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}>", NT)
+            expr = f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}, {MINB}>"
+            kern = get_kernel(expr, NT)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type
+            if chunk <= 0:
+                chunk = self._wave_chunk(expr, kern, NT, _cdiv(nx, TX) * _cdiv(ny, TY), nz, 1, 16)
             chunk = min(chunk, nz)
             vec = 1 if (self._vec_ok(src) and out.data.ptr % 16 == 0) else 0
             kern((_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (NT, 1, 1),
@@ -344,9 +363,12 @@ class CudaStepper(Stepper):
             return out
         if dim == 2 and self.fused_impl == "wmarch":
             WPB, PD, chunk, MINB = self.wmarch_shape[T]
-            kern = get_kernel(f"ch_fused_wmarch2d<{T}, {bc}, {WPB}, {PD}, {MINB}>", 32 * WPB)
+            expr = f"ch_fused_wmarch2d<{T}, {bc}, {WPB}, {PD}, {MINB}>"
+            kern = get_kernel(expr, 32 * WPB)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type
+            if chunk <= 0:
+                chunk = self._wave_chunk(expr, kern, 32 * WPB, _cdiv(_cdiv(nx, 120), WPB), ny, 8, 32)
             chunk = min(chunk, _cdiv(ny, 8) * 8)
             vec = 1 if (self._vec_ok(src) and out.data.ptr % 16 == 0) else 0
             kern((_cdiv(_cdiv(nx, 120), WPB), _cdiv(ny, chunk), 1), (32 * WPB, 1, 1),

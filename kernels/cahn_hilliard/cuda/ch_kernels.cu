@@ -521,8 +521,8 @@ __device__ __forceinline__ void ch_nsum3d4(const T* s, const T c[4], const T zm[
     }
 }
 
-template <class T, int BC, int TX, int TY, int NT>
-__global__ void __launch_bounds__(NT)
+template <class T, int BC, int TX, int TY, int NT, int MINB>  // MINB: min. blocks per SM (register cap)
+__global__ void __launch_bounds__(NT, MINB)
 ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int nz, int chunk, int vec,
                 T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
     constexpr int SX = TX + 8, SY = TY + 8, GX = SX / 4, G = GX * SY;
