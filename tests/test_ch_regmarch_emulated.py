@@ -57,7 +57,7 @@ def _library():
         f'extern "C" void launch_{bc}(unsigned gx, unsigned gy, void** args) '
         f'{{ emu_invoke(&ch_fused_wmarch2d<double, {bc}, 1, {PD}, 1>, gx, gy, 1, 32, 1, 1, 0, args); }}\n'
         f'extern "C" void launch3_{bc}(unsigned gx, unsigned gy, unsigned gz, void** args) '
-        f'{{ emu_invoke(&ch_fused_zreg3d<double, {bc}, {TX}, {TY}, {NT}, 1>, gx, gy, gz, {NT}, 1, 1, 0, args); }}\n'
+        f'{{ emu_invoke(&ch_fused_zreg3d<double, {bc}, {TX}, {TY}, {NT}, 1, 2>, gx, gy, gz, {NT}, 1, 1, 0, args); }}\n'
         for bc in range(3))
     flags = ("-std=c++14", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-pthread")
     return hostcc.compile_library(src, what="the host emulation of the register-march kernels", kind="ch-emu",

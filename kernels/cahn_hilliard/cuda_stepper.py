@@ -65,10 +65,11 @@ FUSED2D_SHAPE = (60, 28)
 #: few as fill the GPU's resident warps once (one wave, at least 32); the last entry caps registers
 #: through __launch_bounds__ (1: no cap)
 WMARCH_SHAPE = {"float": (1, 3, 0, 24), "double": (1, 2, 0, 1)}
-#: (TX, TY, chunk, min. blocks per SM) of the 3D register z-march fused kernel per dtype: a
-#: (TX+8)×(TY+8) frame, one thread per 4 x-adjacent cells; two sets of 4 plane buffers must fit
-#: 48 KiB of static shared memory; chunk 0 = as few z chunks as fill the GPU once (at least 16 planes)
-ZREG_SHAPE = {"float": (32, 16, 0, 3), "double": (32, 8, 0, 1)}
+#: (TX, TY, chunk, min. blocks per SM, φ planes in flight) of the 3D register z-march fused kernel
+#: per dtype: a (TX+8)×(TY+8) frame, one thread per 4 x-adjacent cells; two sets of 4 plane buffers
+#: must fit 48 KiB of static shared memory; chunk 0 = as few z chunks as fill the GPU once (at least
+#: 16 planes)
+ZREG_SHAPE = {"float": (32, 16, 0, 3, 2), "double": (32, 8, 0, 1, 1)}
 #: (TX, TY, chunk) of the 3D z-march fused kernel per dtype (TX·TY threads; its four plane rings
 #: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
 FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
@@ -337,9 +338,9 @@ class CudaStepper(Stepper):
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
         if dim == 3 and self.fused_impl3d == "zreg":
-            TX, TY, chunk, MINB = self.zreg_shape[T]
+            TX, TY, chunk, MINB, PD = self.zreg_shape[T]
             NT = _cdiv((TX + 8) // 4 * (TY + 8), 32) * 32
-            expr = f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}, {MINB}>"
+            expr = f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}, {MINB}, {PD}>"
             kern = get_kernel(expr, NT)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type

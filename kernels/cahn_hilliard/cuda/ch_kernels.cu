@@ -488,7 +488,7 @@ ch_fused_wmarch2d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny
 // covers a frame of (TX+8)×(TY+8) cells of the xy plane (a TX×TY output tile with halo 4) and
 // marches along z through `chunk` planes; each thread owns a group of 4 x-adjacent frame cells
 // and keeps the z windows of its group in registers — 5 φ planes, 3 of μ, 3 of φ* (bval outside
-// the domain for fixed) and 3 of μ* — so z neighbours cost nothing and only the in-plane
+// the domain for fixed) and 3 of μ*, and the next PD φ planes in flight — so z neighbours cost nothing and only the in-plane
 // neighbours go through shared memory (two 16-byte row loads and two single loads per group and
 // stage).  Step t (φ plane p = m0 − 4 + t arrives) first stores the centre planes the stages need
 // from shared memory — φ(p−1), μ(p−2), φ*(p−3), μ*(p−4), all computed the step before — into one
@@ -521,7 +521,8 @@ __device__ __forceinline__ void ch_nsum3d4(const T* s, const T c[4], const T zm[
     }
 }
 
-template <class T, int BC, int TX, int TY, int NT, int MINB>  // MINB: min. blocks per SM (register cap)
+// NT threads (≥ one per group), MINB min. blocks per SM (register cap), PD φ planes in flight
+template <class T, int BC, int TX, int TY, int NT, int MINB, int PD>
 __global__ void __launch_bounds__(NT, MINB)
 ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int nz, int chunk, int vec,
                 T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
@@ -568,17 +569,18 @@ ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, 
     };
     const bool wr = act && gx >= 1 && gx <= TX / 4 && gy >= 4 && gy < TY + 4 && y < ny;
 
-    T f[5][4], mu[3][4], st[3][4], ms[3][4], nxt[4];
+    T f[5][4], mu[3][4], st[3][4], ms[3][4], pq[PD][4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
 #pragma unroll
         for (int r = 0; r < 5; ++r) f[r][q] = T(0);
 #pragma unroll
         for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
-        nxt[q] = T(0);
     }
-    if (act) load(m0 - 4, nxt);
     const int steps = L + 8;
+#pragma unroll
+    for (int i = 0; i < PD; ++i)
+        if (act) load(m0 - 4 + i, pq[i]);
     for (int t = 0; t < steps; ++t) {
         const int p = m0 - 4 + t;
         T* sb = sm + (t & 1) * 4 * PS + soff;
@@ -595,9 +597,11 @@ ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, 
                 sms[q] = ms[2][q];   // μ*(p − 4)
 #pragma unroll
                 for (int r = 0; r < 4; ++r) f[r][q] = f[r + 1][q];
-                f[4][q] = nxt[q];    // φ(p)
+                f[4][q] = pq[0][q];  // φ(p)
+#pragma unroll
+                for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
             }
-            if (t + 1 < steps) load(p + 1, nxt);
+            if (t + PD < steps) load(p + PD, pq[PD - 1]);
         }
         __syncthreads();
         if (!act) continue;
