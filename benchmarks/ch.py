@@ -14,6 +14,7 @@ Usage:  python benchmarks/ch.py [--quick]      (tables also to $OUT/ch_bench.md)
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -69,11 +70,24 @@ def field(shape, xp):
     return xp.asarray((rng.uniform(-0.1, 0.1, size=shape)).astype(np.float32))
 
 
+#: CudaStepper attributes holding one shape per dtype: a bare shape sets the float32 one
+PER_DTYPE = ("wmarch_shape", "zreg_shape", "fused_march_shape")
+
+
+def apply_attrs(st, attrs):
+    """Set CudaStepper attributes; a bare shape for a per-dtype attribute sets the float32 shape."""
+    for k, v in attrs.items():
+        if k in PER_DTYPE and isinstance(v, (list, tuple)):
+            v = {**getattr(st, k), "float": tuple(v)}
+        elif k == "march_shape" and isinstance(v, (list, tuple)):
+            v = {**st.march_shape, st.params.dim: tuple(v)}
+        setattr(st, k, v)
+    return st
+
+
 def time_variant(params, phi, steps, reps, **attrs):
     from kernels.cahn_hilliard.cuda_stepper import CudaStepper
-    st = CudaStepper(params, gpu_backend())
-    for k, v in attrs.items():
-        setattr(st, k, v)
+    st = apply_attrs(CudaStepper(params, gpu_backend()), attrs)
     state = {"phi": phi}
 
     def f(k):
@@ -229,7 +243,11 @@ def main(argv=None):
     ap.add_argument("--skip-paper", action="store_true", help="only the side-by-side table (no N sweep)")
     ap.add_argument("--dims", type=int, nargs="+", choices=(2, 3), default=(2, 3),
                     help="dimensions of the side-by-side table (default: 2 3)")
+    ap.add_argument("--e-attrs", default="{}",
+                    help='JSON {"2": {attr: value}, "3": {...}}: CudaStepper attributes for kernel E\'s row '
+                         '(e.g. the best shapes benchmarks/ch_scan.py --set floor found)')
     args = ap.parse_args(argv)
+    e_attrs = json.loads(args.e_attrs)
     import cupy as cp
     gb = gpu_backend()
     steps, reps = (20, 5) if args.quick else (50, 15)
@@ -252,7 +270,8 @@ def main(argv=None):
         for v in VARIANTS:
             phi = field(shape, cp)
             try:
-                res[v] = time_variant(p.with_changes(variant=v), phi, steps, reps)
+                res[v] = time_variant(p.with_changes(variant=v), phi, steps, reps,
+                                      **(e_attrs.get(str(dim), {}) if v == "E" else {}))
             except Exception as exc:  # keep going, report
                 print(f"variant {v} {dim}D failed: {exc!r}", flush=True)
                 res[v] = float("nan")
@@ -297,6 +316,8 @@ def main(argv=None):
                               "E shared tile", "E shared-ring march", "E generic tile",
                               "naive CuPy", "torch.compile", "jax.jit",
                               "floor two-pass (5 transfers)", "floor fused (2 transfers)"]
+    if e_attrs:
+        lines += [f"Kernel E's row ran with {json.dumps(e_attrs)}.", ""]
     lines += ["### RK2 step time, float32, periodic (ms per step, median)", "",
               "| method | 2D 4096² | 2D Gcell/s | 3D 256³ | 3D Gcell/s |",
               "|---|---|---|---|---|"]
