@@ -50,7 +50,7 @@ def timeit(v, dim, attrs, steps=20, reps=7):
 
 #: issue 26 §4 ("the floor"): kernel E's 2D warp-march shapes (warps per block, rows in flight, rows
 #: per warp, min. blocks per SM; rows 0 = one wave) next to the shared-tile E it replaces, and the 3D
-#: register z-march shapes (TX, TY, chunk, min. blocks per SM, planes in flight) next to the shared-ring march and D
+#: register z-march shapes (TX, TY, chunk, min. blocks per SM, planes in flight, cells per thread) next to the shared-ring march and D
 FLOOR = [
     ("E", 2, {"fused_impl": "sliding"}),
     ("E", 2, {}),
@@ -61,14 +61,17 @@ FLOOR = [
     ("E", 2, {"wmarch_shape": (2, 3, 0, 12)}),
     ("E", 3, {"fused_impl3d": "march"}),
     ("E", 3, {}),
-    ("E", 3, {"zreg_shape": (32, 16, 0, 1, 1)}),
-    ("E", 3, {"zreg_shape": (32, 16, 0, 3, 1)}),
-    ("E", 3, {"zreg_shape": (32, 16, 0, 2, 2)}),
-    ("E", 3, {"zreg_shape": (32, 16, 0, 2, 3)}),
-    ("E", 3, {"zreg_shape": (32, 16, 0, 1, 3)}),
-    ("E", 3, {"zreg_shape": (32, 8, 0, 4, 2)}),
-    ("E", 3, {"zreg_shape": (32, 8, 0, 5, 2)}),
-    ("E", 3, {"zreg_shape": (32, 24, 0, 2, 2)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 1, 1, 4)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 3, 1, 4)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 2, 2, 4)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 2, 3, 4)}),
+    ("E", 3, {"zreg_shape": (32, 8, 0, 4, 2, 4)}),
+    ("E", 3, {"zreg_shape": (32, 24, 0, 2, 2, 4)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 1, 2, 2)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 2, 2, 2)}),
+    ("E", 3, {"zreg_shape": (32, 16, 0, 2, 1, 2)}),
+    ("E", 3, {"zreg_shape": (32, 8, 0, 3, 2, 2)}),
+    ("E", 3, {"zreg_shape": (32, 8, 0, 4, 1, 2)}),
     ("D", 3, {}),
 ]
 

@@ -272,9 +272,9 @@ def test_march_float64(variant):
             assert _rel(got, ref) < 1e-11, (dim, boundary)
 
 
-#: (TX, TY, chunk, min. blocks per SM, planes in flight) of the 3D register z-march: the default,
-#: small tiles with short chunks, a register cap, deeper prefetch
-ZREG_TEST_SHAPES = [None, (8, 4, 5, 1, 1), (16, 8, 7, 1, 2), (16, 8, 0, 4, 3)]
+#: (TX, TY, chunk, min. blocks per SM, planes in flight, cells per thread) of the 3D register
+#: z-march: the default, small tiles with short chunks, a register cap, deeper prefetch, 2 cells
+ZREG_TEST_SHAPES = [None, (8, 4, 5, 1, 1, 4), (16, 8, 7, 1, 2, 2), (16, 8, 0, 4, 3, 4), (32, 8, 0, 2, 2, 2)]
 
 
 @pytest.mark.parametrize("dtype", ("float32", "float64"))

@@ -65,7 +65,7 @@ def test_fused_march_3d_several_chunks(boundary, dtype):
                  variant="E", dtype=dtype)
     phi0 = rng.uniform(-0.5, 0.5, p.shape).astype(dtype)
     ref = ReferenceStepper(p, CPU).step(phi0.copy(), 20).astype(np.float64)
-    for attrs in ({}, {"zreg_shape": {"float": (16, 8, 16, 1, 3), "double": (8, 4, 24, 1, 2)}},
+    for attrs in ({}, {"zreg_shape": {"float": (16, 8, 16, 1, 3, 2), "double": (8, 4, 24, 1, 2, 4)}},
                   {"fused_impl3d": "march"},
                   {"fused_impl3d": "march", "fused_march_shape": {"float": (32, 16, 16), "double": (32, 8, 16)}},
                   {"fused_impl3d": "generic"}):

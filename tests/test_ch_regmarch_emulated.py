@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(hostcc.find_compiler() is None, reason="needs a 
 CUDA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels", "cahn_hilliard",
                         "cuda")
 PD = 3                             # rows in flight (the GPU default differs: both are template arguments)
-TX, TY, NT = 8, 4, 64              # 3D: small tiles (a 16×12 frame, 48 groups of 4 cells)
+TX, TY, NT, NT2 = 8, 4, 64, 96     # 3D: small tiles (a 16×12 frame: 48 groups of 4 cells, 96 of 2)
 STUBS = r"""
 #define __align__(n) __attribute__((aligned(n)))
 typedef unsigned long long cudaTextureObject_t;
@@ -56,9 +56,10 @@ def _library():
     src = EMU_PRELUDE + STUBS + header + kernel + "".join(
         f'extern "C" void launch_{bc}(unsigned gx, unsigned gy, void** args) '
         f'{{ emu_invoke(&ch_fused_wmarch2d<double, {bc}, 1, {PD}, 1>, gx, gy, 1, 32, 1, 1, 0, args); }}\n'
-        f'extern "C" void launch3_{bc}(unsigned gx, unsigned gy, unsigned gz, void** args) '
-        f'{{ emu_invoke(&ch_fused_zreg3d<double, {bc}, {TX}, {TY}, {NT}, 1, 2>, gx, gy, gz, {NT}, 1, 1, 0, args); }}\n'
-        for bc in range(3))
+        for bc in range(3)) + "".join(
+        f'extern "C" void launch3_{vw}_{bc}(unsigned gx, unsigned gy, unsigned gz, void** args) '
+        f'{{ emu_invoke(&ch_fused_zreg3d<double, {bc}, {TX}, {TY}, {nt}, 1, 2, {vw}>, gx, gy, gz, {nt}, 1, 1, 0, args); }}\n'
+        for bc in range(3) for vw, nt in ((4, NT), (2, NT2)))
     flags = ("-std=c++14", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-pthread")
     return hostcc.compile_library(src, what="the host emulation of the register-march kernels", kind="ch-emu",
                                   prefix="regmarch", flags=flags)
@@ -104,9 +105,10 @@ def test_wmarch_equals_reference_rk2(lib, boundary, ny, nx, chunk, vec, rng):
 CASES3 = [(11, 9, 13, 4, 0), (10, 7, 16, 3, 1), (9, 10, 20, 16, 1)]
 
 
+@pytest.mark.parametrize("vw", [4, 2])                  # cells per thread
 @pytest.mark.parametrize("nz,ny,nx,chunk,vec", CASES3)
 @pytest.mark.parametrize("boundary", ["periodic", "mirror", "fixed"])
-def test_zreg3d_equals_reference_rk2(lib, boundary, nz, ny, nx, chunk, vec, rng):
+def test_zreg3d_equals_reference_rk2(lib, boundary, nz, ny, nx, chunk, vec, vw, rng):
     from kernels.backend import Backend
     from kernels.cahn_hilliard import CHParams
     from kernels.cahn_hilliard.steppers import ReferenceStepper
@@ -124,7 +126,7 @@ def test_zreg3d_equals_reference_rk2(lib, boundary, nz, ny, nx, chunk, vec, rng)
             ctypes.c_int(nz), ctypes.c_int(chunk), ctypes.c_int(vec)] + [ctypes.c_double(v) for v in (
                 0.5 * p.dt, p.dt, p.m, p.b, p.u, p.K, 1.0 / (p.dx * p.dx), p.boundary_value)]
     args = (ctypes.c_void_p * len(vals))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in vals])
-    fn = getattr(lib, f"launch3_{['periodic', 'mirror', 'fixed'].index(boundary)}")
+    fn = getattr(lib, f"launch3_{vw}_{['periodic', 'mirror', 'fixed'].index(boundary)}")
     fn.argtypes, fn.restype = (ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p), None
     fn(-(-nx // TX), -(-ny // TY), -(-nz // chunk), args)
     assert np.isfinite(out).all(), "some outputs were never written"

@@ -92,9 +92,9 @@ def test_app_kernels_introspection_matches_the_driver():
     assert ch["CH ch_point<float, 0, 3, 0>"].block == int(np.prod(POINT_BLOCK[3]))
     wpb, pd, _chunk, minb = WMARCH_SHAPE["float"]
     assert ch[f"CH ch_fused_wmarch2d<float, 0, {wpb}, {pd}, {minb}>"].block == 32 * wpb
-    tx, ty, _chunk, minb, pd = ZREG_SHAPE["float"]
-    nt = -(-((tx + 8) // 4 * (ty + 8)) // 32) * 32
-    assert ch[f"CH ch_fused_zreg3d<float, 0, {tx}, {ty}, {nt}, {minb}, {pd}>"].block == nt
+    tx, ty, _chunk, minb, pd, vw = ZREG_SHAPE["float"]
+    nt = -(-((tx + 8) // vw * (ty + 8)) // 32) * 32
+    assert ch[f"CH ch_fused_zreg3d<float, 0, {tx}, {ty}, {nt}, {minb}, {pd}, {vw}>"].block == nt
     assert {ln.block for ln in launches.recorded("rng")} == {64}
 
 

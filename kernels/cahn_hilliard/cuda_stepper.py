@@ -15,7 +15,7 @@
   128 columns marching down the rows with φ, μ, φ*, μ* windows in registers, x neighbours by
   warp shuffles, no shared memory or barriers); also a shared tile with register sweeps
   (``"sliding"``) and tile loops (``"generic"``).  3D: a z-march with rings of φ, μ, φ* and
-  μ* planes: default ``fused_impl3d="zreg"`` (each thread 4 x-adjacent cells with their z
+  μ* planes: default ``fused_impl3d="zreg"`` (each thread 2 or 4 x-adjacent cells with their z
   windows in registers, only in-plane neighbours through shared memory, one barrier per plane);
   ``"march"`` (plane rings in shared memory, four barriers per plane); ``"generic"`` (3D tiles).
 
@@ -65,11 +65,11 @@ FUSED2D_SHAPE = (60, 28)
 #: few as fill the GPU's resident warps once (one wave, at least 32); the last entry caps registers
 #: through __launch_bounds__ (1: no cap)
 WMARCH_SHAPE = {"float": (1, 3, 0, 24), "double": (1, 2, 0, 1)}
-#: (TX, TY, chunk, min. blocks per SM, φ planes in flight) of the 3D register z-march fused kernel
-#: per dtype: a (TX+8)×(TY+8) frame, one thread per 4 x-adjacent cells; two sets of 4 plane buffers
-#: must fit 48 KiB of static shared memory; chunk 0 = as few z chunks as fill the GPU once (at least
-#: 16 planes)
-ZREG_SHAPE = {"float": (32, 16, 0, 3, 2), "double": (32, 8, 0, 1, 1)}
+#: (TX, TY, chunk, min. blocks per SM, φ planes in flight, cells per thread VW) of the 3D register
+#: z-march fused kernel per dtype: a (TX+8)×(TY+8) frame, one thread per VW x-adjacent cells (2 or
+#: 4); two sets of 4 plane buffers must fit 48 KiB of static shared memory; chunk 0 = as few z
+#: chunks as fill the GPU once (at least 16 planes)
+ZREG_SHAPE = {"float": (32, 16, 0, 3, 2, 4), "double": (32, 8, 0, 1, 1, 4)}
 #: (TX, TY, chunk) of the 3D z-march fused kernel per dtype (TX·TY threads; its four plane rings
 #: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
 FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
@@ -338,9 +338,9 @@ class CudaStepper(Stepper):
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
         if dim == 3 and self.fused_impl3d == "zreg":
-            TX, TY, chunk, MINB, PD = self.zreg_shape[T]
-            NT = _cdiv((TX + 8) // 4 * (TY + 8), 32) * 32
-            expr = f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}, {MINB}, {PD}>"
+            TX, TY, chunk, MINB, PD, VW = self.zreg_shape[T]
+            NT = _cdiv((TX + 8) // VW * (TY + 8), 32) * 32
+            expr = f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}, {MINB}, {PD}, {VW}>"
             kern = get_kernel(expr, NT)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type
