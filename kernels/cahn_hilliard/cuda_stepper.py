@@ -69,7 +69,7 @@ WMARCH_SHAPE = {"float": (1, 3, 0, 24), "double": (1, 2, 0, 1)}
 #: z-march fused kernel per dtype: a (TX+8)×(TY+8) frame, one thread per VW x-adjacent cells (2 or
 #: 4); two sets of 4 plane buffers must fit 48 KiB of static shared memory; chunk 0 = as few z
 #: chunks as fill the GPU once (at least 16 planes)
-ZREG_SHAPE = {"float": (32, 16, 0, 3, 2, 4), "double": (32, 8, 0, 1, 1, 4)}
+ZREG_SHAPE = {"float": (32, 24, 0, 2, 2, 4), "double": (32, 8, 0, 1, 1, 4)}
 #: (TX, TY, chunk) of the 3D z-march fused kernel per dtype (TX·TY threads; its four plane rings
 #: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
 FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
