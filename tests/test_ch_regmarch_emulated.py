@@ -50,9 +50,8 @@ def _library():
     from tests.fw_cuda_emu import EMU_PRELUDE
     with open(os.path.join(CUDA_DIR, "ch_stencil.cuh")) as fh:
         header = fh.read()
-    with open(os.path.join(CUDA_DIR, "ch_kernels.cu")) as fh:
-        body = fh.read()
-    kernel = body[body.index("// ---- E, 2D, warp march"):body.index("// ---- E, 3D, z-march")]
+    with open(os.path.join(CUDA_DIR, "ch_regmarch.cuh")) as fh:
+        kernel = fh.read()
     src = EMU_PRELUDE + STUBS + header + kernel + "".join(
         f'extern "C" void launch_{bc}(unsigned gx, unsigned gy, void** args) '
         f'{{ emu_invoke(&ch_fused_wmarch2d<double, {bc}, 1, {PD}, 1>, gx, gy, 1, 32, 1, 1, 0, args); }}\n'

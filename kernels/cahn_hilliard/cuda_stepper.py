@@ -81,12 +81,14 @@ _source: str | None = None
 
 
 def _code() -> str:
-    """ch_kernels.cu with ch_stencil.cuh inlined (so CuPy's cache key covers both)."""
+    """ch_kernels.cu with its headers (ch_stencil.cuh, ch_regmarch.cuh) inlined, so CuPy's cache key
+    covers all of them."""
     global _source
     if _source is None:
-        header = (_CUDA_DIR / "ch_stencil.cuh").read_text(encoding="utf-8")
         body = (_CUDA_DIR / "ch_kernels.cu").read_text(encoding="utf-8")
-        _source = body.replace('#include "ch_stencil.cuh"', header)
+        for name in ("ch_stencil.cuh", "ch_regmarch.cuh"):
+            body = body.replace(f'#include "{name}"', (_CUDA_DIR / name).read_text(encoding="utf-8"))
+        _source = body
     return _source
 
 
