@@ -14,6 +14,7 @@ Usage:  python benchmarks/ch.py [--quick]      (tables also to $OUT/ch_bench.md)
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -69,11 +70,24 @@ def field(shape, xp):
     return xp.asarray((rng.uniform(-0.1, 0.1, size=shape)).astype(np.float32))
 
 
+#: CudaStepper attributes holding one shape per dtype: a bare shape sets the float32 one
+PER_DTYPE = ("wmarch_shape", "zreg_shape", "fused_march_shape")
+
+
+def apply_attrs(st, attrs):
+    """Set CudaStepper attributes; a bare shape for a per-dtype attribute sets the float32 shape."""
+    for k, v in attrs.items():
+        if k in PER_DTYPE and isinstance(v, (list, tuple)):
+            v = {**getattr(st, k), "float": tuple(v)}
+        elif k == "march_shape" and isinstance(v, (list, tuple)):
+            v = {**st.march_shape, st.params.dim: tuple(v)}
+        setattr(st, k, v)
+    return st
+
+
 def time_variant(params, phi, steps, reps, **attrs):
     from kernels.cahn_hilliard.cuda_stepper import CudaStepper
-    st = CudaStepper(params, gpu_backend())
-    for k, v in attrs.items():
-        setattr(st, k, v)
+    st = apply_attrs(CudaStepper(params, gpu_backend()), attrs)
     state = {"phi": phi}
 
     def f(k):
@@ -196,10 +210,13 @@ def tune(steps, reps):
                     ref = ReferenceStepper(p, cpu).step(x0.copy(), 20).astype(np.float64)
                     st = CudaStepper(p, gpu_backend())
                     setattr(st, attr, shp)
+                    if attr == "fused2d_shape":   # the shared-tile E (the warp march has no tile)
+                        st.fused_impl = "sliding"
                     got = cp.asnumpy(st.step(cp.asarray(x0), 20)).astype(np.float64)
                     errs.append(np.linalg.norm(got - ref) / np.linalg.norm(ref))
             p = CHParams(dim=2, size=4096, dt=0.01, integrator="rk2", variant=v)
-            t = time_variant(p, field(p.shape, cp), steps, reps, **{attr: shp})
+            extra = {"fused_impl": "sliding"} if attr == "fused2d_shape" else {}
+            t = time_variant(p, field(p.shape, cp), steps, reps, **{attr: shp}, **extra)
             out.append(f"| {v} | {shp} | {fmt_ms(t)} | {max(errs):.1e} |")
             print(out[-1], flush=True)
     return out + [""]
@@ -224,7 +241,13 @@ def main(argv=None):
                     help="also try other 2D sweep / fused tile shapes (checked against the reference)")
     ap.add_argument("--skip-frameworks", action="store_true", help="no torch / jax")
     ap.add_argument("--skip-paper", action="store_true", help="only the side-by-side table (no N sweep)")
+    ap.add_argument("--dims", type=int, nargs="+", choices=(2, 3), default=(2, 3),
+                    help="dimensions of the side-by-side table (default: 2 3)")
+    ap.add_argument("--e-attrs", default="{}",
+                    help='JSON {"2": {attr: value}, "3": {...}}: CudaStepper attributes for kernel E\'s row '
+                         '(e.g. the best shapes benchmarks/ch_scan.py --set floor found)')
     args = ap.parse_args(argv)
+    e_attrs = json.loads(args.e_attrs)
     import cupy as cp
     gb = gpu_backend()
     steps, reps = (20, 5) if args.quick else (50, 15)
@@ -237,7 +260,7 @@ def main(argv=None):
         lines += tune(steps, reps)
 
     # ---- 1. side by side ----
-    configs = [(2, 4096, 0.01), (3, 256, 0.005)]
+    configs = [c for c in ((2, 4096, 0.01), (3, 256, 0.005)) if c[0] in args.dims]
     rows = {}
     for dim, n, dt in configs:
         p = CHParams(dim=dim, size=n, dt=dt, integrator="rk2", boundary="periodic")
@@ -247,25 +270,21 @@ def main(argv=None):
         for v in VARIANTS:
             phi = field(shape, cp)
             try:
-                res[v] = time_variant(p.with_changes(variant=v), phi, steps, reps)
+                res[v] = time_variant(p.with_changes(variant=v), phi, steps, reps,
+                                      **(e_attrs.get(str(dim), {}) if v == "E" else {}))
             except Exception as exc:  # keep going, report
                 print(f"variant {v} {dim}D failed: {exc!r}", flush=True)
                 res[v] = float("nan")
             print(f"{dim}D N={n} {v}: {fmt_ms(res[v])} ms", flush=True)
             del phi
         phi = field(shape, cp)
-        if dim == 2:
-            res["E generic tile"] = time_variant(p.with_changes(variant="E"), phi, steps, reps,
-                                                 fused_impl="generic")
-            print(f"2D E generic: {fmt_ms(res['E generic tile'])} ms", flush=True)
-        if dim == 3:   # kernel E: the z-march (default) next to the 3D tile kernel and other march shapes
-            res["E generic tile"] = time_variant(p.with_changes(variant="E"), phi, steps, reps,
-                                                 fused_impl3d="generic")
-            print(f"3D E generic: {fmt_ms(res['E generic tile'])} ms", flush=True)
-            for key, shape in (("E march 32×8", (32, 8, 64)), ("E march chunk 32", (32, 16, 32)),
-                               ("E march chunk 128", (32, 16, 128))):
-                res[key] = time_variant(p.with_changes(variant="E"), phi, steps, reps,
-                                        fused_march_shape={"float": shape, "double": (32, 8, 64)})
+        if dim == 2:   # kernel E: the warp march (default) next to the shared-tile versions
+            for key, impl in (("E shared tile", "sliding"), ("E generic tile", "generic")):
+                res[key] = time_variant(p.with_changes(variant="E"), phi, steps, reps, fused_impl=impl)
+                print(f"2D {key}: {fmt_ms(res[key])} ms", flush=True)
+        if dim == 3:   # kernel E: the register z-march (default) next to the shared-ring march, 3D tiles
+            for key, impl in (("E shared-ring march", "march"), ("E generic tile", "generic")):
+                res[key] = time_variant(p.with_changes(variant="E"), phi, steps, reps, fused_impl3d=impl)
                 print(f"3D {key}: {fmt_ms(res[key])} ms", flush=True)
         # the non-default B/D layouts of this dimension
         others = ("paper", "march") if dim == 2 else ("paper",)
@@ -294,9 +313,11 @@ def main(argv=None):
         rows[(dim, n)] = res
 
     names = list(VARIANTS) + ["B paper layout", "D paper layout", "B march layout", "D march layout",
-                              "E generic tile", "E march 32×8", "E march chunk 32", "E march chunk 128",
+                              "E shared tile", "E shared-ring march", "E generic tile",
                               "naive CuPy", "torch.compile", "jax.jit",
                               "floor two-pass (5 transfers)", "floor fused (2 transfers)"]
+    if e_attrs:
+        lines += [f"Kernel E's row ran with {json.dumps(e_attrs)}.", ""]
     lines += ["### RK2 step time, float32, periodic (ms per step, median)", "",
               "| method | 2D 4096² | 2D Gcell/s | 3D 256³ | 3D Gcell/s |",
               "|---|---|---|---|---|"]
@@ -311,8 +332,10 @@ def main(argv=None):
                  "B paper layout": "B generic tile (2D: paper 16×16/12×12)",
                  "D paper layout": "D generic tile (2D: paper 16×16/12×12)",
                  "B march layout": "B y-march (2D)", "D march layout": "D y-march (2D)",
-                 "E": "E fused RK2 (2D: register sweep; 3D: z-march 32×16, chunk 64)",
-                 "E generic tile": "E generic tile (2D: tile loops; 3D: 3D tiles, the old default)"}.get(nm, nm)
+                 "E": "E fused RK2 (2D: warp march; 3D: register z-march)",
+                 "E shared tile": "E shared tile + register sweeps (2D, the previous default)",
+                 "E shared-ring march": "E z-march with shared plane rings (3D, the previous default)",
+                 "E generic tile": "E generic tile (2D: tile loops; 3D: 3D tiles)"}.get(nm, nm)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
 

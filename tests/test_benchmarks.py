@@ -45,7 +45,8 @@ BENCHMARKS = {
     "table2.py": (True, []),
     "unstructured.py": (False, []),
 }
-NOT_BENCHMARKS = {"report.py"}          # the shared markdown writer
+NOT_BENCHMARKS = {"report.py",          # the shared markdown writer
+                  "ch_ncu.py"}          # a few CH steps for Nsight Compute to profile (device only)
 
 
 def test_every_benchmark_is_listed_and_takes_quick():

@@ -132,18 +132,49 @@ def test_texture_paths():
         assert gs.last_read == want, (n, gs.last_read)
 
 
+@pytest.mark.parametrize("impl", ("generic", "sliding"))
 @pytest.mark.parametrize("boundary", BOUNDARIES)
-def test_fused_generic_tile_2d(boundary):
-    """The generic (tile-loop) 2D fused kernel, kept for comparison, also matches."""
+def test_fused_other_impls_2d(boundary, impl):
+    """The shared-tile 2D fused kernels (tile loops; register sweeps), kept for comparison, also match."""
     for n in (60, 50):
         p = CHParams(dim=2, size=n, dt=0.01, boundary=boundary, boundary_value=-0.8,
                      integrator="rk2", variant="E")
         phi0 = _field(p.shape)
         ref = ReferenceStepper(p, CPU).step(phi0.copy(), STEPS)
         gs = CudaStepper(p, _gpu())
-        gs.fused_impl = "generic"
+        gs.fused_impl = impl
         got = cp.asnumpy(gs.step(cp.asarray(phi0), STEPS))
         assert _rel(got.astype(np.float64), ref.astype(np.float64)) < TOL
+
+
+#: (warps per block, rows in flight, rows per warp, min. blocks per SM) of the 2D warp march: the
+#: default, several warps per block (whole warps past the last strip return), short chunks (a partial
+#: last chunk), a register cap
+WMARCH_TEST_SHAPES = [None, (4, 2, 8, 1), (2, 6, 16, 1), (1, 1, 24, 1), (1, 3, 32, 20), (2, 2, 0, 1)]
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+@pytest.mark.parametrize("boundary", BOUNDARIES)
+def test_fused_wmarch_shapes_2d(boundary, dtype):
+    """Kernel E's 2D warp march for several shapes, on fields whose width is (not) a multiple of 4
+    (scalar / 16-byte loads) and of the 120-column strip, against the reference; every element written."""
+    tol = TOL if dtype == "float32" else 1e-11
+    for ny, nx in ((200, 244), (37, 250), (64, 130)):
+        p = CHParams(dim=2, size=nx, dt=0.01, boundary=boundary, boundary_value=-0.7,
+                     integrator="rk2", variant="E", dtype=dtype)
+        phi0 = _field((ny, nx), np.dtype(dtype))
+        ref = ReferenceStepper(p, CPU).step(phi0.copy(), 20).astype(np.float64)
+        for shape in WMARCH_TEST_SHAPES:
+            gs = CudaStepper(p, _gpu())
+            if shape is not None:
+                gs.wmarch_shape = {"float": shape, "double": shape}
+            src = cp.asarray(phi0)
+            out = cp.full_like(src, cp.nan)
+            gs.fused_step(src, out)
+            assert bool(cp.isfinite(out).all()), (shape, ny, nx)
+            got = cp.asnumpy(gs.step(cp.asarray(phi0), 20)).astype(np.float64)
+            err = _rel(got, ref)
+            assert err < tol, f"shape {shape}, {ny}×{nx}: relative error {err:.3g}"
 
 
 PAPER_CASES = [(v, d, bc, i) for v in ("B", "D") for d in (2, 3) for bc in BOUNDARIES
@@ -239,3 +270,32 @@ def test_march_float64(variant):
             gs.tile_impl = "march"
             got = cp.asnumpy(gs.step(cp.asarray(phi0), 50))
             assert _rel(got, ref) < 1e-11, (dim, boundary)
+
+
+#: (TX, TY, chunk, min. blocks per SM, planes in flight, cells per thread) of the 3D register
+#: z-march: the default, small tiles with short chunks, a register cap, deeper prefetch, 2 cells
+ZREG_TEST_SHAPES = [None, (8, 4, 5, 1, 1, 4), (16, 8, 7, 1, 2, 2), (16, 8, 0, 4, 3, 4), (32, 8, 0, 2, 2, 2)]
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+@pytest.mark.parametrize("boundary", BOUNDARIES)
+def test_fused_zreg_shapes_3d(boundary, dtype):
+    """Kernel E's 3D register z-march for several tile shapes and z chunks, on boxes whose width is
+    (not) a multiple of 4 (scalar / 16-byte loads), against the reference; every element written."""
+    tol = TOL if dtype == "float32" else 1e-11
+    for shape3 in ((21, 26, 36), (19, 23, 30)):
+        p = CHParams(dim=3, size=shape3[2], dt=0.005, boundary=boundary, boundary_value=-0.7,
+                     integrator="rk2", variant="E", dtype=dtype)
+        phi0 = _field(shape3, np.dtype(dtype))
+        ref = ReferenceStepper(p, CPU).step(phi0.copy(), 20).astype(np.float64)
+        for shape in ZREG_TEST_SHAPES:
+            gs = CudaStepper(p, _gpu())
+            if shape is not None:
+                gs.zreg_shape = {"float": shape, "double": shape}
+            src = cp.asarray(phi0)
+            out = cp.full_like(src, cp.nan)
+            gs.fused_step(src, out)
+            assert bool(cp.isfinite(out).all()), (shape, shape3)
+            got = cp.asnumpy(gs.step(cp.asarray(phi0), 20)).astype(np.float64)
+            err = _rel(got, ref)
+            assert err < tol, f"shape {shape}, {shape3}: relative error {err:.3g}"

@@ -51,8 +51,9 @@ def test_layout_rows():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("boundary", ["periodic", "mirror", "fixed"])
 def test_fused_march_3d_several_chunks(boundary, dtype):
-    """Kernel E's 3D z-march with partial tiles and several z chunks (70 planes: 64 + 6; and chunks
-    of 16), against the reference and against the 3D tile kernel it replaced."""
+    """Kernel E's 3D z-marches (register z windows, the default; shared plane rings) with partial tiles
+    and several z chunks (70 planes: 64 + 6; chunks of 16 / 24), and the 3D tile kernel, against the
+    reference."""
     import cupy as cp
 
     from kernels.backend import make
@@ -64,7 +65,9 @@ def test_fused_march_3d_several_chunks(boundary, dtype):
                  variant="E", dtype=dtype)
     phi0 = rng.uniform(-0.5, 0.5, p.shape).astype(dtype)
     ref = ReferenceStepper(p, CPU).step(phi0.copy(), 20).astype(np.float64)
-    for attrs in ({}, {"fused_march_shape": {"float": (32, 16, 16), "double": (32, 8, 16)}},
+    for attrs in ({}, {"zreg_shape": {"float": (16, 8, 16, 1, 3, 2), "double": (8, 4, 24, 1, 2, 4)}},
+                  {"fused_impl3d": "march"},
+                  {"fused_impl3d": "march", "fused_march_shape": {"float": (32, 16, 16), "double": (32, 8, 16)}},
                   {"fused_impl3d": "generic"}):
         st = CudaStepper(p, make("gpu"))
         for k, v in attrs.items():

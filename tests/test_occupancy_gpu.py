@@ -86,12 +86,15 @@ def test_app_kernels_introspection_matches_the_driver():
         assert r["active_blocks_per_sm"] == r["driver_blocks_per_sm"], r
     # the launch registry holds the shapes the modules launch with (no name parsing)
     from kernels import launches
-    from kernels.cahn_hilliard.cuda_stepper import FUSED_SHAPE, POINT_BLOCK
+    from kernels.cahn_hilliard.cuda_stepper import POINT_BLOCK, WMARCH_SHAPE, ZREG_SHAPE
     ch = {ln.name: ln for ln in launches.recorded("cahn_hilliard")}
     assert ch["CH ch_point<float, 0, 2, 0>"].block == 16 * 16
     assert ch["CH ch_point<float, 0, 3, 0>"].block == int(np.prod(POINT_BLOCK[3]))
-    fused3 = [ln for n, ln in ch.items() if n.startswith("CH ch_fused<float, 0, 3,")]
-    assert fused3 and all(ln.block == FUSED_SHAPE[3][0] and ln.dynamic_smem > 0 for ln in fused3)
+    wpb, pd, _chunk, minb = WMARCH_SHAPE["float"]
+    assert ch[f"CH ch_fused_wmarch2d<float, 0, {wpb}, {pd}, {minb}>"].block == 32 * wpb
+    tx, ty, _chunk, minb, pd, vw = ZREG_SHAPE["float"]
+    nt = -(-((tx + 8) // vw * (ty + 8)) // 32) * 32
+    assert ch[f"CH ch_fused_zreg3d<float, 0, {tx}, {ty}, {nt}, {minb}, {pd}, {vw}>"].block == nt
     assert {ln.block for ln in launches.recorded("rng")} == {64}
 
 

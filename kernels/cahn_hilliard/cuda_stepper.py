@@ -10,10 +10,14 @@
 * C: texture-object reads (2D pitched texture over the array when its row pitch
   is aligned, else a 1D texture over linear memory; no copies).
 * D: texture reads into shared memory, then as B (same layouts).
-* E: fused RK2 (ours): one launch per RK2 step, φ with halo 4 and φ* with halo 2
-  in shared memory — one global read and one write per cell per step.  2D: a
-  register-sliding tile; 3D: a z-march with rings of φ, μ, φ* and μ* planes
-  (``fused_impl3d="march"``; ``"generic"``: the 3D tile kernel).
+* E: fused RK2 (ours): one launch per RK2 step — one global read and one write per
+  cell per step.  2D default: a warp march (``fused_impl="wmarch"``: each warp a strip of
+  128 columns marching down the rows with φ, μ, φ*, μ* windows in registers, x neighbours by
+  warp shuffles, no shared memory or barriers); also a shared tile with register sweeps
+  (``"sliding"``) and tile loops (``"generic"``).  3D: a z-march with rings of φ, μ, φ* and
+  μ* planes: default ``fused_impl3d="zreg"`` (each thread 2 or 4 x-adjacent cells with their z
+  windows in registers, only in-plane neighbours through shared memory, one barrier per plane);
+  ``"march"`` (plane rings in shared memory, four barriers per plane); ``"generic"`` (3D tiles).
 
 All kernels use the single stencil/boundary definition in ``cuda/ch_stencil.cuh``.
 Parameters m, b, u, K, dx, dt and boundary_value are kernel arguments (read from
@@ -56,6 +60,16 @@ MARCH_SHAPE = {2: (256, 1, 32), 3: (32, 8, 32)}
 FUSED_SHAPE = {2: (256, 64, 32, 1), 3: (256, 32, 8, 4)}
 #: outputs (OX, OY) of the 2D register-sliding fused kernel (4·(OX+4) threads)
 FUSED2D_SHAPE = (60, 28)
+#: (warps per block, φ rows in flight, rows per warp, min. blocks per SM) of the 2D warp-march fused
+#: kernel per dtype: each warp a strip of 120 output columns; rows per warp a multiple of 8, 0 = as
+#: few as fill the GPU's resident warps once (one wave, at least 32); the last entry caps registers
+#: through __launch_bounds__ (1: no cap)
+WMARCH_SHAPE = {"float": (1, 3, 0, 24), "double": (1, 2, 0, 1)}
+#: (TX, TY, chunk, min. blocks per SM, φ planes in flight, cells per thread VW) of the 3D register
+#: z-march fused kernel per dtype: a (TX+8)×(TY+8) frame, one thread per VW x-adjacent cells (2 or
+#: 4); two sets of 4 plane buffers must fit 48 KiB of static shared memory; chunk 0 = as few z
+#: chunks as fill the GPU once (at least 16 planes)
+ZREG_SHAPE = {"float": (32, 24, 0, 2, 2, 4), "double": (32, 8, 0, 1, 1, 4)}
 #: (TX, TY, chunk) of the 3D z-march fused kernel per dtype (TX·TY threads; its four plane rings
 #: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
 FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
@@ -67,12 +81,14 @@ _source: str | None = None
 
 
 def _code() -> str:
-    """ch_kernels.cu with ch_stencil.cuh inlined (so CuPy's cache key covers both)."""
+    """ch_kernels.cu with its headers (ch_stencil.cuh, ch_regmarch.cuh) inlined, so CuPy's cache key
+    covers all of them."""
     global _source
     if _source is None:
-        header = (_CUDA_DIR / "ch_stencil.cuh").read_text(encoding="utf-8")
         body = (_CUDA_DIR / "ch_kernels.cu").read_text(encoding="utf-8")
-        _source = body.replace('#include "ch_stencil.cuh"', header)
+        for name in ("ch_stencil.cuh", "ch_regmarch.cuh"):
+            body = body.replace(f'#include "{name}"', (_CUDA_DIR / name).read_text(encoding="utf-8"))
+        _source = body
     return _source
 
 
@@ -156,10 +172,15 @@ class CudaStepper(Stepper):
         self._props = None
         #: how the last texture read was served ("tex2d", "tex1d" or "global" fallback)
         self.last_read = None
-        #: 2D fused kernel: "sliding" (register sweep, default) or "generic" (tile loops)
-        self.fused_impl = "sliding"
-        #: 3D fused kernel: "march" (z-march with plane rings, default) or "generic" (3D tiles)
-        self.fused_impl3d = "march"
+        #: 2D fused kernel: "wmarch" (warp march in registers, default), "sliding" (shared tile with
+        #: register sweeps) or "generic" (tile loops)
+        self.fused_impl = "wmarch"
+        self.wmarch_shape = dict(WMARCH_SHAPE)
+        #: 3D fused kernel: "zreg" (z-march with register z windows, default), "march" (z-march with
+        #: shared plane rings) or "generic" (3D tiles)
+        self.fused_impl3d = "zreg"
+        self.zreg_shape = dict(ZREG_SHAPE)
+        self._wave = {}         # (kernel name, block, blocks across, extent) -> rows / planes per block
         self.fused_march_shape = dict(FUSED_MARCH_SHAPE)
         #: layout of B/D overriding ``params.tile`` (benchmarks): None, "sweep", "march" or "paper"
         self.tile_impl = None
@@ -233,6 +254,19 @@ class CudaStepper(Stepper):
         self.last_read = "tex2d" if mode == READ_TEX2D else "tex1d"
         return mode, tobj.ptr
 
+    def _wave_chunk(self, expr, kern, block, across, n, mult, least):
+        """Rows (2D) / planes (3D) per block so that ``across`` blocks per march position fill the
+        GPU's resident block slots once (occupancy API × multiprocessors): one wave, no tail."""
+        key = (expr, block, across, n)
+        hit = self._wave.get(key)
+        if hit is None:
+            import cupy as cp
+            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kern.kernel.ptr, block, 0)
+            slots = max(1, int(per_sm)) * int(self._device_props()["multiProcessorCount"])
+            chunk = _cdiv(n, max(1, slots // max(1, across)))
+            hit = self._wave[key] = max(least, _cdiv(chunk, mult) * mult)
+        return hit
+
     @staticmethod
     def _vec_ok(a) -> bool:
         """Vector (16-byte) tile loads allowed: nx % 4 == 0 and a 16-byte aligned field."""
@@ -305,6 +339,21 @@ class CudaStepper(Stepper):
         dim = src.ndim
         nx, ny, nz = _dims(src.shape)
         bc = _BC[p.boundary]
+        if dim == 3 and self.fused_impl3d == "zreg":
+            TX, TY, chunk, MINB, PD, VW = self.zreg_shape[T]
+            NT = _cdiv((TX + 8) // VW * (TY + 8), 32) * 32
+            expr = f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}, {MINB}, {PD}, {VW}>"
+            kern = get_kernel(expr, NT)
+            m, b, u, K, idx2, bval = self._coefs(dtype)
+            t = dtype.type
+            if chunk <= 0:
+                chunk = self._wave_chunk(expr, kern, NT, _cdiv(nx, TX) * _cdiv(ny, TY), nz, 1, 16)
+            chunk = min(chunk, nz)
+            vec = 1 if (self._vec_ok(src) and out.data.ptr % 16 == 0) else 0
+            kern((_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (NT, 1, 1),
+                 (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk), np.int32(vec),
+                  t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            return out
         if dim == 3 and self.fused_impl3d == "march":
             TX, TY, chunk = self.fused_march_shape[T]
             kern = get_kernel(f"ch_fused_march3d<{T}, {bc}, {TX}, {TY}>", TX * TY)
@@ -313,6 +362,20 @@ class CudaStepper(Stepper):
             chunk = min(chunk, nz)
             kern((_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (TX * TY, 1, 1),
                  (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk),
+                  t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            return out
+        if dim == 2 and self.fused_impl == "wmarch":
+            WPB, PD, chunk, MINB = self.wmarch_shape[T]
+            expr = f"ch_fused_wmarch2d<{T}, {bc}, {WPB}, {PD}, {MINB}>"
+            kern = get_kernel(expr, 32 * WPB)
+            m, b, u, K, idx2, bval = self._coefs(dtype)
+            t = dtype.type
+            if chunk <= 0:
+                chunk = self._wave_chunk(expr, kern, 32 * WPB, _cdiv(_cdiv(nx, 120), WPB), ny, 8, 32)
+            chunk = min(chunk, _cdiv(ny, 8) * 8)
+            vec = 1 if (self._vec_ok(src) and out.data.ptr % 16 == 0) else 0
+            kern((_cdiv(_cdiv(nx, 120), WPB), _cdiv(ny, chunk), 1), (32 * WPB, 1, 1),
+                 (src, out, np.int32(nx), np.int32(ny), np.int32(chunk), np.int32(vec),
                   t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
             return out
         if dim == 2 and self.fused_impl == "sliding":

@@ -324,6 +324,8 @@ ch_march(ch_ull src, const T* __restrict__ base, T* __restrict__ out, int nx, in
     }
 }
 
+#include "ch_regmarch.cuh"
+
 // ---- E, 3D, z-march version (ours): one launch per RK2 step, each block a TX×TY column of
 // outputs marching along z through `chunk` planes.  Four rings of 3 planes in shared memory:
 // φ with halo 4 in x/y, μ = μ(φ) with halo 3, φ* = φ + c1·F(φ) with halo 2 (bval outside the domain

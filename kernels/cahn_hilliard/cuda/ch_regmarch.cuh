@@ -1,0 +1,322 @@
+// Kernel E's register marches (included by ch_kernels.cu after ch_stencil.cuh): the 2D warp march
+// and the 3D register z-march, with the vector helpers they share.
+// ---- E, 2D, warp march (ours; the default 2D E): one launch per RK2 step, no shared memory and
+// no barriers.  Each warp owns a strip of 128 columns (4 adjacent columns per lane, 16-byte loads)
+// and marches down `chunk` rows of it, keeping every intermediate in registers: a window of 5 φ rows,
+// 3 rows of μ = μ(φ), 3 of φ* = φ + c1·F(φ) (bval outside the domain for fixed), 3 of μ* = μ(φ*),
+// and the next PD φ rows in flight.  The x neighbours of a lane's first / last column come from the
+// lanes beside it (one shuffle each way per quantity and row).  Lanes 0 and 31 hold the strip's
+// x halo (4 columns each side): their results are wrong at the warp's edge, and only lanes 1…30
+// write, so a strip produces 120 output columns.  Step j loads φ row r = y0 − 4 + j and computes
+// μ(r − 1), φ*(r − 2), μ*(r − 3) and the output row r − 4 (written for j ≥ 8; earlier steps fill the
+// windows).  Each φ cell is read from global memory (128/120)·(chunk + 8)/chunk times, each output
+// written once.  Same arithmetic and summation order as ch_mu_at / ch_lapmu (x pair first).
+// VW consecutive values (16-byte aligned in 16-byte pieces, or one 8-byte piece) to / from registers:
+// global loads through the read-only path (gld), shared / global loads plainly, stores plainly.
+template <class T, int VW>
+struct ChPack {
+    static constexpr int W = (int)sizeof(T) * VW >= 16 ? 16 / (int)sizeof(T) : VW;  // values per access
+    typedef typename ChVec<T, W>::type V;
+    template <bool GLD>
+    static __device__ __forceinline__ void load(const T* p, T* v) {
+#pragma unroll
+        for (int i = 0; i < VW / W; ++i) {
+            V a = GLD ? __ldg(reinterpret_cast<const V*>(p) + i) : reinterpret_cast<const V*>(p)[i];
+            const T* e = reinterpret_cast<const T*>(&a);
+#pragma unroll
+            for (int j = 0; j < W; ++j) v[i * W + j] = e[j];
+        }
+    }
+    static __device__ __forceinline__ void store(T* p, const T* v) {
+#pragma unroll
+        for (int i = 0; i < VW / W; ++i) {
+            V a;
+            T* e = reinterpret_cast<T*>(&a);
+#pragma unroll
+            for (int j = 0; j < W; ++j) e[j] = v[i * W + j];
+            reinterpret_cast<V*>(p)[i] = a;
+        }
+    }
+};
+
+// μ of the centre row c (x neighbours in-lane and from the lanes beside), rows up / dn above / below.
+template <class T>
+__device__ __forceinline__ void ch_mu_row4(const CHCoef<T>& k, const T up[4], const T c[4], const T dn[4],
+                                           T res[4]) {
+    const T lft = __shfl_up_sync(0xffffffffu, c[3], 1), rgt = __shfl_down_sync(0xffffffffu, c[0], 1);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const T l = q == 0 ? lft : c[q - 1], r = q == 3 ? rgt : c[q + 1];
+        res[q] = ch_mu<T>(k, c[q], (l + r) + (up[q] + dn[q]), T(4));
+    }
+}
+
+// base + coef·m·L(w) of the centre row w (rows wu / wd above / below).
+template <class T>
+__device__ __forceinline__ void ch_stage_row4(const CHCoef<T>& k, const T wu[4], const T w[4], const T wd[4],
+                                              const T base[4], T coef, T res[4]) {
+    const T lft = __shfl_up_sync(0xffffffffu, w[3], 1), rgt = __shfl_down_sync(0xffffffffu, w[0], 1);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const T l = q == 0 ? lft : w[q - 1], r = q == 3 ? rgt : w[q + 1];
+        res[q] = base[q] + coef * (k.mi * (((l + r) + (wu[q] + wd[q])) - T(4) * w[q]));
+    }
+}
+
+// WPB warps (strips) per block, PD rows of φ in flight, MINB min. blocks per SM (register cap; 1: none)
+template <class T, int BC, int WPB, int PD, int MINB>
+__global__ void __launch_bounds__(32 * WPB, MINB)
+ch_fused_wmarch2d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int chunk, int vec,
+                  T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int U = 8;  // rows per unrolled inner loop (chunk is a multiple of 8)
+    const int lane = threadIdx.x & 31;
+    const int strip = blockIdx.x * WPB + (threadIdx.x >> 5);
+    if (strip * 120 >= nx) return;  // the whole warp
+    const int x0 = strip * 120 - 4 + 4 * lane;  // this lane's first column
+    const int y0 = blockIdx.y * chunk;
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
+
+    int cx[4];
+    bool xin[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        cx[q] = ch_idx<BC>(x0 + q, nx);
+        xin[q] = x0 + q >= 0 && x0 + q < nx;
+    }
+    const bool vl = vec != 0 && x0 >= 0 && x0 + 4 <= nx;  // 16-byte loads / stores of 4 columns
+    const bool wlane = lane >= 1 && lane <= 30;
+    auto load = [&](int y, T v[4]) {
+        const int yy = ch_idx<BC>(y, ny);
+        if (BC == CH_FIXED && yy < 0) {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) v[q] = bval;
+            return;
+        }
+        const T* row = src + (size_t)yy * nx;
+        if (vl) {
+            ChPack<T, 4>::template load<true>(row + x0, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
+        }
+    };
+
+    const int steps = chunk + 8;
+    const int yend = min(y0 + chunk, ny);
+    T f[5][4], mu[3][4], st[3][4], ms[3][4], pq[PD][4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+#pragma unroll
+        for (int r = 0; r < 5; ++r) f[r][q] = T(0);
+#pragma unroll
+        for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
+    }
+#pragma unroll
+    for (int i = 0; i < PD; ++i) load(y0 - 4 + i, pq[i]);
+
+    for (int j0 = 0; j0 < steps; j0 += U) {
+#pragma unroll
+        for (int jj = 0; jj < U; ++jj) {
+            const int j = j0 + jj;
+            // φ window ← the oldest row in flight; the next load goes out at once
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+#pragma unroll
+                for (int r = 0; r < 4; ++r) f[r][q] = f[r + 1][q];
+                f[4][q] = pq[0][q];
+#pragma unroll
+                for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
+            }
+            if (j + PD < steps) load(y0 - 4 + j + PD, pq[PD - 1]);
+            // μ(r − 1)
+            T nm[4];
+            ch_mu_row4<T>(k, f[2], f[3], f[4], nm);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) { mu[0][q] = mu[1][q]; mu[1][q] = mu[2][q]; mu[2][q] = nm[q]; }
+            // φ*(r − 2) = φ + c1·F(φ)
+            T ns[4];
+            ch_stage_row4<T>(k, mu[0], mu[1], mu[2], f[2], c1, ns);
+            if (BC == CH_FIXED) {
+                const int ys = y0 - 6 + j;
+                const bool yin = ys >= 0 && ys < ny;
+#pragma unroll
+                for (int q = 0; q < 4; ++q) ns[q] = (yin && xin[q]) ? ns[q] : bval;
+            }
+#pragma unroll
+            for (int q = 0; q < 4; ++q) { st[0][q] = st[1][q]; st[1][q] = st[2][q]; st[2][q] = ns[q]; }
+            // μ*(r − 3)
+            T nms[4];
+            ch_mu_row4<T>(k, st[0], st[1], st[2], nms);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) { ms[0][q] = ms[1][q]; ms[1][q] = ms[2][q]; ms[2][q] = nms[q]; }
+            // φⁿ⁺¹(r − 4) = φ + c2·F(φ*)
+            T o[4];
+            ch_stage_row4<T>(k, ms[0], ms[1], ms[2], f[0], c2, o);
+            const int yo = y0 - 8 + j;
+            if (j >= 8 && yo < yend && wlane) {
+                T* orow = out + (size_t)yo * nx + x0;
+                if (vl) {
+                    ChPack<T, 4>::store(orow, o);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        if (xin[q]) orow[q] = o[q];
+                }
+            }
+        }
+    }
+}
+
+// ---- E, 3D, register z-march (ours; the default 3D E): one launch per RK2 step.  The block
+// covers a frame of (TX+8)×(TY+8) cells of the xy plane (a TX×TY output tile with halo 4) and
+// marches along z through `chunk` planes; each thread owns a group of VW x-adjacent frame cells
+// and keeps the z windows of its group in registers — 5 φ planes, 3 of μ, 3 of φ* (bval outside
+// the domain for fixed) and 3 of μ*, and the next PD φ planes in flight — so z neighbours cost nothing and only the in-plane
+// neighbours go through shared memory (two VW-wide row loads and two single loads per group and
+// stage).  Step t (φ plane p = m0 − 4 + t arrives) first stores the centre planes the stages need
+// from shared memory — φ(p−1), μ(p−2), φ*(p−3), μ*(p−4), all computed the step before — into one
+// of two buffer sets, one barrier, then computes μ(p−1), φ*(p−2), μ*(p−3) and the output plane
+// p−4 from registers and that buffer set (a set is rewritten two steps later, after the next
+// step's barrier).  Frame cells lose validity one cell per stage at the frame edge; only the
+// inner TX×TY write.  Same arithmetic and order as ch_mu_at / ch_lapmu <3>.
+// Sum of the 6 neighbours of each of the VW cells of a group: in-plane from the plane s (centre
+// group at s[0 … VW−1], row length SX), z from the registers zm / zp, x between the VW from c.
+template <class T, int SX, int VW>
+__device__ __forceinline__ void ch_nsum3dv(const T* s, const T* c, const T* zm, const T* zp, T* ns) {
+    T up[VW], dn[VW];
+    ChPack<T, VW>::template load<false>(s - SX, up);
+    ChPack<T, VW>::template load<false>(s + SX, dn);
+    const T lft = s[-1], rgt = s[VW];
+#pragma unroll
+    for (int q = 0; q < VW; ++q) {
+        const T l = q == 0 ? lft : c[q - 1], r = q == VW - 1 ? rgt : c[q + 1];
+        ns[q] = ((l + r) + (up[q] + dn[q])) + (zm[q] + zp[q]);
+    }
+}
+
+// NT threads (≥ one per group), MINB min. blocks per SM (register cap), PD φ planes in flight,
+// VW cells per group (2 or 4)
+template <class T, int BC, int TX, int TY, int NT, int MINB, int PD, int VW>
+__global__ void __launch_bounds__(NT, MINB)
+ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int nz, int chunk, int vec,
+                T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int SX = TX + 8, SY = TY + 8, GX = SX / VW, G = GX * SY;
+    constexpr int PS = (SY + 2) * SX + 8;  // a plane with one spare row above / below, 4 cells each end
+    static_assert(TX % 4 == 0 && (VW == 2 || VW == 4) && NT >= G, "TX a multiple of 4; one thread per group");
+    __shared__ __align__(16) T sm[2 * 4 * PS];
+
+    const int tid = threadIdx.x;
+    const bool act = tid < G;
+    const int gx = tid % GX, gy = tid / GX;
+    const int ox = blockIdx.x * TX, oy = blockIdx.y * TY;
+    const int m0 = blockIdx.z * chunk;
+    const int L = min(chunk, nz - m0);
+    const int x0 = ox - 4 + VW * gx, y = oy - 4 + gy;  // the group's first cell
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
+    const size_t plane = (size_t)nx * ny;
+    const int soff = 4 + (gy + 1) * SX + VW * gx;       // the group in a plane of the buffer
+
+    int cx[VW];
+    bool xin[VW];
+#pragma unroll
+    for (int q = 0; q < VW; ++q) {
+        cx[q] = ch_idx<BC>(x0 + q, nx);
+        xin[q] = x0 + q >= 0 && x0 + q < nx;
+    }
+    const int cy = ch_idx<BC>(y, ny);
+    const bool yin = y >= 0 && y < ny;
+    const bool vl = vec != 0 && x0 >= 0 && x0 + VW <= nx;
+    auto load = [&](int pz, T* v) {
+        const int zz = ch_idx<BC>(pz, nz);
+        if (BC == CH_FIXED && (zz < 0 || cy < 0)) {
+#pragma unroll
+            for (int q = 0; q < VW; ++q) v[q] = bval;
+            return;
+        }
+        const T* row = src + (size_t)zz * plane + (size_t)cy * nx;
+        if (vl) {
+            ChPack<T, VW>::template load<true>(row + x0, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < VW; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
+        }
+    };
+    const bool wr = act && gx >= 4 / VW && gx < (TX + 4) / VW && gy >= 4 && gy < TY + 4 && y < ny;
+
+    T f[5][VW], mu[3][VW], st[3][VW], ms[3][VW], pq[PD][VW];
+#pragma unroll
+    for (int q = 0; q < VW; ++q) {
+#pragma unroll
+        for (int r = 0; r < 5; ++r) f[r][q] = T(0);
+#pragma unroll
+        for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
+    }
+    const int steps = L + 8;
+#pragma unroll
+    for (int i = 0; i < PD; ++i)
+        if (act) load(m0 - 4 + i, pq[i]);
+    for (int t = 0; t < steps; ++t) {
+        const int p = m0 - 4 + t;
+        T* sb = sm + (t & 1) * 4 * PS + soff;
+        T* sphi = sb;
+        T* smu = sb + PS;
+        T* sst = sb + 2 * PS;
+        T* sms = sb + 3 * PS;
+        if (act) {
+#pragma unroll
+            for (int q = 0; q < VW; ++q) {
+                sphi[q] = f[4][q];   // φ(p − 1)
+                smu[q] = mu[2][q];   // μ(p − 2)
+                sst[q] = st[2][q];   // φ*(p − 3)
+                sms[q] = ms[2][q];   // μ*(p − 4)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) f[r][q] = f[r + 1][q];
+                f[4][q] = pq[0][q];  // φ(p)
+#pragma unroll
+                for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
+            }
+            if (t + PD < steps) load(p + PD, pq[PD - 1]);
+        }
+        __syncthreads();
+        if (!act) continue;
+        T ns[VW], v[VW];
+        // μ(p − 1)
+        ch_nsum3dv<T, SX, VW>(sphi, f[3], f[2], f[4], ns);
+#pragma unroll
+        for (int q = 0; q < VW; ++q) v[q] = ch_mu<T>(k, f[3][q], ns[q], T(6));
+#pragma unroll
+        for (int q = 0; q < VW; ++q) { mu[0][q] = mu[1][q]; mu[1][q] = mu[2][q]; mu[2][q] = v[q]; }
+        // φ*(p − 2) = φ + c1·F(φ)
+        ch_nsum3dv<T, SX, VW>(smu, mu[1], mu[0], mu[2], ns);
+        const int zs = p - 2;
+        const bool zin = zs >= 0 && zs < nz;
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+            v[q] = f[2][q] + c1 * (k.mi * (ns[q] - T(6) * mu[1][q]));
+            if (BC == CH_FIXED && !(zin && yin && xin[q])) v[q] = bval;
+        }
+#pragma unroll
+        for (int q = 0; q < VW; ++q) { st[0][q] = st[1][q]; st[1][q] = st[2][q]; st[2][q] = v[q]; }
+        // μ*(p − 3)
+        ch_nsum3dv<T, SX, VW>(sst, st[1], st[0], st[2], ns);
+#pragma unroll
+        for (int q = 0; q < VW; ++q) v[q] = ch_mu<T>(k, st[1][q], ns[q], T(6));
+#pragma unroll
+        for (int q = 0; q < VW; ++q) { ms[0][q] = ms[1][q]; ms[1][q] = ms[2][q]; ms[2][q] = v[q]; }
+        // φⁿ⁺¹(p − 4) = φ + c2·F(φ*)
+        if (t >= 8 && wr) {
+            ch_nsum3dv<T, SX, VW>(sms, ms[1], ms[0], ms[2], ns);
+#pragma unroll
+            for (int q = 0; q < VW; ++q) v[q] = f[0][q] + c2 * (k.mi * (ns[q] - T(6) * ms[1][q]));
+            T* orow = out + (size_t)(p - 4) * plane + (size_t)y * nx + x0;
+            if (vl) {
+                ChPack<T, VW>::store(orow, v);
+            } else {
+#pragma unroll
+                for (int q = 0; q < VW; ++q)
+                    if (xin[q]) orow[q] = v[q];
+            }
+        }
+    }
+}
+
