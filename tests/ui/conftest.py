@@ -70,6 +70,15 @@ def flint_ws(main_window, qtbot):
 
 
 @pytest.fixture(autouse=True)
+def _no_quit_dialog(monkeypatch):
+    """No modal quit question at teardown: pytest-qt closes the windows before fixtures end, and a
+    test that failed with a run going would otherwise wait forever on the dialog.  Tests of the
+    question itself patch ``confirm_quit`` on their window (an instance attribute wins)."""
+    from explorer.main_window import MainWindow
+    monkeypatch.setattr(MainWindow, "confirm_quit", lambda self, names: True)
+
+
+@pytest.fixture(autouse=True)
 def _fresh_sweep_preference():
     """The app-wide scheduler choice (explorer.sweep_panel.preference) starts unset in every test."""
     yield

@@ -68,8 +68,9 @@ def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
     # a long run streams in chunks and stops early
     ws._set_controls({"t_end": 50000.0, "dt": 0.1})
     ws.run()
-    qtbot.waitUntil(lambda: ws.samples.shape[0] > 50, timeout=30000)
-    assert ws.is_running() and ws.progress.value() > 0
+    # the bar counts per mille of 500 001 points: it moves once ~500 have streamed
+    qtbot.waitUntil(lambda: ws.samples.shape[0] > 50 and ws.progress.value() > 0, timeout=30000)
+    assert ws.is_running()
     ws.stop()
     _wait_done(qtbot, ws)
     n = ws.samples.shape[0]
