@@ -37,7 +37,7 @@ def test_mesh_connectivity(mesh):
     assert on(p).all()
     assert mesh.n_boundary_edges == (2 * E - 3 * C)
     # cells are counter-clockwise
-    assert np.all(U._signed_area(mesh.vertices, mesh.cells) > 0)
+    assert np.all(U.signed_area(mesh.vertices, mesh.cells) > 0)
 
 
 def test_mesh_sizes_span_and_bad_input():

@@ -41,11 +41,11 @@ CUDA graph and replays it.
 Without CuPy the same scheduling runs on "virtual GPUs" (NumPy slabs, the
 array reference stencil, synchronous copies): it demonstrates and tests the
 decomposition on machines without a GPU.
+
+This module is the stepper driver; the slabs and device operations live in
+:mod:`.slabs`, the three halo exchanges in :mod:`.halo`.
 """
 from __future__ import annotations
-
-import contextlib
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -54,18 +54,21 @@ from . import stencil
 
 from .. import devices as _devices
 from ..devices import VIRTUAL_ENV, gpu_count, gpus_text, offered_gpus, split_rows  # noqa: F401
+from .halo import (EXCHANGE_NAMES, check_nccl, enable_peer_access, exchange_host,
+                   exchange_nccl, exchange_p2p)
 from .params import EXCHANGES, MAX_GPUS  # noqa: F401  (MAX_GPUS: re-exported)
+from .slabs import CudaOps, HostOps, Slab, layout_slabs
 
-EXCHANGE_NAMES = {
-    "p2p": "peer-to-peer (cudaMemcpyPeerAsync)",
-    "host": "staged through host memory (paper 001)",
-    "nccl": "NCCL send/recv",
-}
+__all__ = ["MultiGPUStepper", "resolve_devices", "DEFAULT_GRAPH", "GRAPH_STEPS", "EXCHANGE_NAMES",
+           "Slab",
+           # re-exported from kernels.devices and .params (callers import them from here)
+           "VIRTUAL_ENV", "gpu_count", "gpus_text", "offered_gpus", "split_rows", "EXCHANGES",
+           "MAX_GPUS"]
+
 #: capture CUDA graphs by default (make_stepper; falls back to eager stepping if capture fails)
 DEFAULT_GRAPH = True
 #: steps per captured CUDA graph (even, so buffer roles return to their start)
 GRAPH_STEPS = 20
-_MEMCPY_DEFAULT = 4   # cudaMemcpyDefault: direction from the pointers (UVA)
 
 
 # --------------------------------------------------------------------- devices
@@ -74,166 +77,6 @@ def resolve_devices(requested, backend) -> tuple[list[int], list[str]]:
     """:func:`kernels.devices.resolve_devices` for slabs (notes name the halo exchange)."""
     return _devices.resolve_devices(requested, backend, "slabs",
                                     "same decomposition and halo exchange, NumPy arrays")
-
-
-# ------------------------------------------------------------------ array ops
-class _Ops:
-    """What both kinds of device share: free memory through the backend's own query."""
-
-    def __init__(self, backend):
-        self.backend = backend
-        self.xp = backend.xp
-
-    def free_bytes(self, dev) -> int:
-        with self.device(dev):
-            return self.backend.free_memory()
-
-
-class _HostOps(_Ops):
-    """Virtual GPUs: NumPy arrays, synchronous copies, no streams or events."""
-
-    gpu = False
-
-    def device(self, dev):
-        return contextlib.nullcontext()
-
-    def stream(self, s):
-        return contextlib.nullcontext()
-
-    def new_stream(self, dev):
-        return None
-
-    def new_event(self, dev):
-        return None
-
-    def record(self, ev, stream):
-        pass
-
-    def wait(self, stream, ev):
-        pass
-
-    def copy(self, dst, src, stream, peer=None):
-        dst[...] = src
-
-    def zeros(self, dev, shape, dtype):
-        return np.zeros(shape, dtype)
-
-    def pinned(self, shape, dtype):
-        return np.zeros(shape, dtype)
-
-
-class _CudaOps(_Ops):
-    """CuPy devices, streams, events and async copies."""
-
-    gpu = True
-
-    def __init__(self, backend):
-        super().__init__(backend)
-        self.cp = backend.xp
-
-    def device(self, dev):
-        return self.cp.cuda.Device(dev)
-
-    def stream(self, s):
-        return s
-
-    def new_stream(self, dev):
-        with self.cp.cuda.Device(dev):
-            return self.cp.cuda.Stream(non_blocking=True)
-
-    def new_event(self, dev):
-        with self.cp.cuda.Device(dev):
-            return self.cp.cuda.Event(disable_timing=True)
-
-    def record(self, ev, stream):
-        ev.record(stream)
-
-    def wait(self, stream, ev):
-        stream.wait_event(ev)
-
-    @staticmethod
-    def _ptr(a):
-        return a.data.ptr if hasattr(a.data, "ptr") else a.ctypes.data
-
-    def copy(self, dst, src, stream, peer=None):
-        rt = self.cp.cuda.runtime
-        n = dst.nbytes
-        if peer is not None and not stream.is_capturing():
-            rt.memcpyPeerAsync(self._ptr(dst), peer[0], self._ptr(src), peer[1], n, stream.ptr)
-        else:   # cudaMemcpyDefault: same device, peer (UVA), host↔device; capturable
-            rt.memcpyAsync(self._ptr(dst), self._ptr(src), n, _MEMCPY_DEFAULT, stream.ptr)
-
-    def zeros(self, dev, shape, dtype):
-        with self.cp.cuda.Device(dev):
-            return self.cp.zeros(shape, dtype)
-
-    def pinned(self, shape, dtype):
-        """Page-locked host array, *portable* (pinned for every GPU, not only the current
-        one: a slab's device writes it and its neighbour's device reads it)."""
-        from cupy.cuda import pinned_memory as pm
-        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        mem = pm.PinnedMemoryPointer(pm.PinnedMemory(nbytes, 1), 0)   # cudaHostAllocPortable
-        a = np.ndarray(shape, dtype, buffer=mem)
-        a[...] = 0
-        return a
-
-
-# ---------------------------------------------------------------------- slabs
-@dataclass
-class Slab:
-    """One device's share: global rows [y0, y1) with pt / pb halo rows above / below."""
-
-    rank: int
-    device: int
-    y0: int
-    y1: int
-    pt: int
-    pb: int
-    up: int | None = None      # rank of the slab holding rows y0−1, y0−2, … (None: edge)
-    down: int | None = None    # rank of the slab holding rows y1, y1+1, …
-    bufs: list = field(default_factory=list)
-    main: object = None
-    side: object = None
-    ev_border: object = None
-    ev_main: object = None
-    ev_sent: object = None
-    scr_top: object = None
-    scr_bot: object = None
-    host_buf: list = field(default_factory=list)   # host mode: [parity] -> (top, bot)
-    op: object = None          # the per-device stepper (CudaStepper / reference)
-    views: dict = field(default_factory=dict)
-
-    @property
-    def rows(self) -> int:
-        return self.y1 - self.y0
-
-    @property
-    def padded(self) -> int:
-        return self.pt + self.rows + self.pb
-
-    def halo_above(self, b: int):
-        """The pt halo rows of buffer b that the slab above fills."""
-        return self.bufs[b][:self.pt]
-
-    def halo_below(self, b: int):
-        """The pb halo rows of buffer b that the slab below fills."""
-        return self.bufs[b][self.pt + self.rows:]
-
-    def top_rows(self):
-        """The slab's first H interior rows, as computed by the top border launch."""
-        return self.scr_top[self.pt:2 * self.pt]
-
-    def bottom_rows(self):
-        """The slab's last H interior rows, as computed by the bottom border launch."""
-        return self.scr_bot[self.pb:2 * self.pb]
-
-    def view(self, b: int, lo: int, hi: int):
-        """Rows [lo, hi) of buffer b, the same object every call (texture caches key on it)."""
-        key = (b, lo, hi)
-        v = self.views.get(key)
-        if v is None:
-            v = self.views[key] = self.bufs[b][lo:hi]
-        return v
 
 
 class MultiGPUStepper:
@@ -261,12 +104,12 @@ class MultiGPUStepper:
         self.params = params
         self.backend = backend
         self.xp = backend.xp
-        self.ops = _CudaOps(backend) if backend.is_gpu else _HostOps(backend)
+        self.ops = CudaOps(backend) if backend.is_gpu else HostOps(backend)
         self.overlap = overlap
         self.notes: list[str] = []
         self.exchange = exchange
         if exchange == "nccl":
-            self.exchange = self._check_nccl(list(devices))
+            self.exchange = check_nccl(backend, list(devices), self.notes)
         # CUDA graphs: GPU kernels A–E only (the array reference allocates while it runs)
         self.graph = bool(graph) and backend.is_gpu and params.variant != "reference"
         self.devices = list(devices)
@@ -287,24 +130,6 @@ class MultiGPUStepper:
         """Stencil radius of one pass = halo width H (4 for fused kernel E, else 2)."""
         return 4 if self.params.variant == "E" else stencil.HALO
 
-    def _check_nccl(self, devices) -> str:
-        if not self.backend.is_gpu:
-            self.notes.append("NCCL needs GPUs; virtual GPUs exchange through host memory")
-            return "host"
-        if len(set(devices)) != len(devices):
-            self.notes.append("NCCL needs distinct GPUs; exchanging peer-to-peer instead")
-            return "p2p"
-        try:
-            from cupy.cuda import nccl
-            ok = bool(nccl.available)
-        except Exception:
-            ok = False
-        if not ok:
-            self.notes.append("NCCL is not available in this CuPy installation; "
-                              "exchanging peer-to-peer instead")
-            return "p2p"
-        return "nccl"
-
     def set_params(self, params) -> None:
         if params.variant != self.params.variant or params.integrator != self.params.integrator:
             raise InvalidParameter("changing the kernel variant or integrator needs a new stepper")
@@ -323,19 +148,6 @@ class MultiGPUStepper:
         op.tex_cache_size = 64
         return op
 
-    def _layout(self, shape, devices) -> list[Slab]:
-        n = shape[0]
-        H = self.radius
-        P = len(devices)
-        periodic = self.params.boundary == "periodic"
-        slabs = []
-        for r, ((y0, y1), dev) in enumerate(zip(split_rows(n, P), devices)):
-            up = r - 1 if r > 0 else (P - 1 if periodic and P > 1 else None)
-            down = r + 1 if r < P - 1 else (0 if periodic and P > 1 else None)
-            slabs.append(Slab(r, dev, y0, y1, H if up is not None else 0,
-                              H if down is not None else 0, up, down))
-        return slabs
-
     def _allocate(self, shape, dtype):
         """Build slabs on self.devices, dropping devices that lack memory (with a note)."""
         devices = list(self.devices)
@@ -346,7 +158,7 @@ class MultiGPUStepper:
                               f"{2 * self.radius} rows (twice the halo); running on "
                               f"{gpus_text(devices)}")
         while True:
-            slabs = self._layout(shape, devices)
+            slabs = layout_slabs(shape[0], devices, self.radius, self.params.boundary == "periodic")
             short = self._short_of_memory(slabs, shape, dtype)
             if short is None:
                 try:
@@ -384,7 +196,7 @@ class MultiGPUStepper:
         rest = tuple(shape[1:])
         nbuf = 2 if (self.params.variant == "E" or self.params.integrator == "euler") else 3
         if ops.gpu and len(set(s.device for s in slabs)) > 1:
-            self._enable_peer_access(sorted(set(s.device for s in slabs)))
+            enable_peer_access(self.xp, sorted(set(s.device for s in slabs)), self.exchange, self.notes)
         for s in slabs:
             try:
                 s.bufs = [ops.zeros(s.device, (s.padded,) + rest, dtype) for _ in range(nbuf)]
@@ -403,24 +215,6 @@ class MultiGPUStepper:
             s.op = self._make_op(s.device)
         while len(self._role) > nbuf:
             self._role.pop()
-
-    def _enable_peer_access(self, devs):
-        rt = self.xp.cuda.runtime
-        for a in devs:
-            for b in devs:
-                if a == b:
-                    continue
-                if not rt.deviceCanAccessPeer(a, b):
-                    if self.exchange == "p2p":
-                        self.notes.append(f"GPU {a} cannot access GPU {b} directly; "
-                                          "peer copies are staged by the driver")
-                    continue
-                with self.xp.cuda.Device(a):
-                    try:
-                        rt.deviceEnablePeerAccess(b)
-                    except rt.CUDARuntimeError as exc:  # already enabled
-                        if "PeerAccessAlreadyEnabled" not in str(exc):
-                            raise
 
     def _release(self, slabs):
         for s in slabs:
@@ -645,11 +439,11 @@ class MultiGPUStepper:
                     self._bulk(s, kind, src, base, coef, out)
         # B: halo exchange
         if self.exchange == "nccl" and len(slabs) > 1:
-            self._exchange_nccl(out)
+            exchange_nccl(ops, self._nccl, slabs, out, H, self._dtype, self._shape)
         elif self.exchange == "host":
-            self._exchange_host(out)
+            exchange_host(ops, slabs, out, self._parity)
         else:
-            self._exchange_p2p(out)
+            exchange_p2p(ops, slabs, out)
         # C: (bulk without overlap,) patch the border rows, mark the pass complete
         for s in slabs:
             with ops.device(s.device):
@@ -682,63 +476,6 @@ class MultiGPUStepper:
             self._launch(s, kind, s.view(src, pt, pt + L),
                          None if base is None else s.view(base, pt, pt + L),
                          coef, s.view(out, pt, pt + L))
-
-    def _exchange_p2p(self, out):
-        ops, slabs = self.ops, self.slabs
-        for s in slabs:
-            with ops.device(s.device):
-                if s.up is not None:
-                    u = slabs[s.up]
-                    ops.copy(u.halo_below(out), s.top_rows(), s.side, (u.device, s.device))
-                if s.down is not None:
-                    d = slabs[s.down]
-                    ops.copy(d.halo_above(out), s.bottom_rows(), s.side, (d.device, s.device))
-                ops.record(s.ev_sent, s.side)
-
-    def _exchange_host(self, out):
-        ops, slabs = self.ops, self.slabs
-        par = self._parity
-        for s in slabs:          # device → pinned host
-            if not s.host_buf:
-                continue
-            top, bot = s.host_buf[par]
-            with ops.device(s.device):
-                if s.up is not None:
-                    ops.copy(top, s.top_rows(), s.side)
-                if s.down is not None:
-                    ops.copy(bot, s.bottom_rows(), s.side)
-                ops.record(s.ev_sent, s.side)
-        for r in slabs:          # pinned host → neighbour's halo, on the receiver's side stream
-            with ops.device(r.device):
-                if r.down is not None:
-                    d = slabs[r.down]
-                    ops.wait(r.side, d.ev_sent)
-                    ops.copy(r.halo_below(out), d.host_buf[par][0], r.side)
-                if r.up is not None:
-                    u = slabs[r.up]
-                    ops.wait(r.side, u.ev_sent)
-                    ops.copy(r.halo_above(out), u.host_buf[par][1], r.side)
-
-    def _exchange_nccl(self, out):
-        from cupy.cuda import nccl
-        H, slabs = self.radius, self.slabs
-        dt = nccl.NCCL_FLOAT32 if self._dtype == np.float32 else nccl.NCCL_FLOAT64
-        count = H * int(np.prod(self._shape[1:]))
-        nccl.groupStart()
-        try:
-            for s in slabs:
-                comm, sp = self._nccl[s.rank], s.side.ptr
-                with self.ops.device(s.device):
-                    if s.up is not None:
-                        comm.send(s.top_rows().data.ptr, count, dt, s.up, sp)
-                    if s.down is not None:
-                        comm.send(s.bottom_rows().data.ptr, count, dt, s.down, sp)
-                    if s.down is not None:
-                        comm.recv(s.halo_below(out).data.ptr, count, dt, s.down, sp)
-                    if s.up is not None:
-                        comm.recv(s.halo_above(out).data.ptr, count, dt, s.up, sp)
-        finally:
-            nccl.groupEnd()
 
     # ------------------------------------------------------------ read access
     def describe(self) -> str:
