@@ -18,11 +18,18 @@
 CPU columns that would take minutes are measured over fewer steps and scaled linearly (marked).
 Every runtime's final state is checked against the NumPy runtime over a short run first.
 
+4. ``--only loop`` (issue 23): the same ensembles, TS taking many steps a launch (states in
+   registers, samples recorded by the kernel) next to TS one launch a step (as before issue 23) and
+   ``jax.jit`` with the whole loop in ``lax.fori_loop``; both TS paths checked against NumPy and
+   against each other (bit for bit) first.  Targets (H100): ≤ 0.85 s at 100k cells, ≤ 0.45 s at
+   1k–10k.
+
 Usage:  python benchmarks/flint.py [--quick] [--steps N]     (markdown also to $OUT/flint_bench.md)
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -135,6 +142,47 @@ def time_jax(model, n: int, steps: int, network=None):
     return time.perf_counter() - t0, run, y0
 
 
+@contextlib.contextmanager
+def ts_one_launch_a_step():
+    """Simulations built inside use TS's one-launch-a-step path (before issue 23)."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    TranslatorRuntime.loop_enabled = False
+    try:
+        yield
+    finally:
+        TranslatorRuntime.loop_enabled = True
+
+
+def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
+    """Section 4 (issue 23): TS many steps a launch vs one launch a step vs jax.jit fori_loop."""
+    n = 64
+    mp = {"g_Na": np.linspace(15, 25, n)}
+    ref = Simulation(model, "cpu", n=n, member_params=mp)
+    _, yr = ref.advance(2000, DT, record=[0, 1], every=10)
+    got = {}
+    for name in ("loop", "step"):
+        with (ts_one_launch_a_step() if name == "step" else contextlib.nullcontext()):
+            sim = Simulation(model, "ts", n=n, member_params=mp)
+        got[name] = sim.advance(2000, DT, record=[0, 1], every=10)[1]
+    rel = {k: float(np.max(np.abs(v - yr) / np.maximum(np.abs(yr), 1e-12))) for k, v in got.items()}
+    out("\n## 4. TS: many steps a launch (issue 23)\n")
+    out(f"Checked first (64 members, 2000 steps, V and m sampled every 10): max relative difference vs NumPy "
+        f"{rel['loop']:.1e} (many steps a launch) / {rel['step']:.1e} (one launch a step); the two TS paths "
+        f"{'identical bit for bit' if np.array_equal(got['loop'], got['step']) else 'DIFFER'}.\n")
+    out("| cells | TS, many steps a launch | TS, one launch a step | " + ("jax.jit fori_loop | " if have_jax else "")
+        + "speed-up | block size | target |")
+    out("|---" * (6 + bool(have_jax)) + "|")
+    for n in sizes:
+        t_loop, _, sim = time_runtime(model, "ts", n, steps)
+        with ts_one_launch_a_step():
+            t_step, scaled, _ = time_runtime(model, "ts", n, steps)
+        tj = f"{time_jax(model, n, steps)[0]:.3f} | " if have_jax else ""
+        target = 0.85 if n >= 100_000 else (0.45 if n >= 1000 else None)
+        verdict = "—" if target is None else f"≤ {target} s: **{'met' if t_loop <= target else 'NOT met'}**"
+        out(f"| {n:,} | {t_loop:.3f} | {t_step:.3f}{' (scaled)' if scaled else ''} | {tj}{t_step / t_loop:.1f}× | "
+            f"{sim.block_size} | {verdict} |")
+
+
 def check_against_numpy(model, runtimes, n=64, steps=2000, network=None) -> dict:
     """max relative difference of each runtime's final state vs the NumPy runtime."""
     mp = network_stimulus(model, n) if network is not None else None
@@ -162,8 +210,8 @@ def main() -> int:
     ap.add_argument("--flat-budget", type=float, default=8.0,
                     help="seconds per cell of the flattened-model table before it is measured over fewer "
                          "steps and scaled (default 8)")
-    ap.add_argument("--only", choices=["ensembles", "lines", "flat"], default=None,
-                    help="run one section only (ensembles: 1, lines: 2–3, flat: 3b)")
+    ap.add_argument("--only", choices=["ensembles", "lines", "flat", "loop"], default=None,
+                    help="run one section only (ensembles: 1, lines: 2–3, flat: 3b, loop: 4)")
     ap.add_argument("--flat-deadline", type=float, default=0.0,
                     help="seconds for the whole flattened-model table; cells after it are not run (0: none)")
     ap.add_argument("--flat-models", nargs="*", default=None, help="the flattened models to time")
@@ -200,6 +248,14 @@ def main() -> int:
     out(f"# Flint benchmark — {bk.select('gpu').describe() if gpu else 'CPU only: ' + why}")
     out(f"\nLR-1991 (8 ODEs), explicit Euler, dt = {DT} ms, {steps:,} steps ({steps * DT:g} ms), float64; "
         f"JAX device: {jdev}; compile/JIT time excluded.\n")
+
+    if a.only == "loop":
+        if "ts" not in gpu_rts:
+            out("Section 4 needs the GPU runtime ts.")
+        else:
+            loop_section(model, steps, [1, 1000, 10_000] + ([] if a.quick else [100_000]), have_jax)
+        save_markdown("flint_bench.md", "\n".join(LINES))
+        return 0
 
     # ---- correctness first
     rts = [r for r in cols13 if r not in ("cpu", "c8")]
