@@ -183,6 +183,31 @@ def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
             f"{sim.block_size} | {verdict} |")
 
 
+def streaming(model, n: int = 100_000, seconds: float = 3.0, every: int = 100, chunk_s: float = 1 / 30) -> str:
+    """The Flint workspace's streaming loop (explorer/flint/worker.py, without Qt): chunks of about
+    ``chunk_s`` seconds, V of every cell recorded every ``every`` steps; chunks a second, and the steps
+    a second against the same run recording once a chunk (the cost of recording)."""
+    res = {}
+    for ev in (every, None):
+        sim = Simulation(model, "ts", n=n)
+        sim.advance(300, DT, record=[0], every=300)
+        chunk, done, t0, updates = 1000, 0, time.perf_counter(), 0
+        while time.perf_counter() - t0 < seconds:
+            e = ev or chunk
+            t1 = time.perf_counter()
+            sim.advance(chunk, DT, record=[0], every=e)
+            took = time.perf_counter() - t1
+            done += chunk
+            updates += 1
+            chunk = max(every, int(chunk * min(4.0, max(0.25, chunk_s / took))) // every * every)
+        el = time.perf_counter() - t0
+        res[ev] = (updates / el, done / el)
+    (u, r), (_, r0) = res[every], res[None]
+    return (f"Streaming like the workspace ({n:,} cells, V of every cell every {every} steps, chunks of ~"
+            f"{chunk_s * 1000:.0f} ms): {u:.0f} updates a second, {r:,.0f} steps/s vs {r0:,.0f} steps/s recording "
+            f"once a chunk (recording costs {100 * (1 - r / r0):.0f} %).")
+
+
 def check_against_numpy(model, runtimes, n=64, steps=2000, network=None) -> dict:
     """max relative difference of each runtime's final state vs the NumPy runtime."""
     mp = network_stimulus(model, n) if network is not None else None
@@ -254,6 +279,7 @@ def main() -> int:
             out("Section 4 needs the GPU runtime ts.")
         else:
             loop_section(model, steps, [1, 1000, 10_000] + ([] if a.quick else [100_000]), have_jax)
+            out("\n" + streaming(model, 10_000 if a.quick else 100_000))
         save_markdown("flint_bench.md", "\n".join(LINES))
         return 0
 

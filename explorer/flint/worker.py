@@ -15,7 +15,7 @@ from kernels.flint.sbml.reference import run_reference
 from ..jobs import Job
 
 HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
-CHUNK_SECONDS = 0.1      # integration time per chunk streamed to the GUI
+CHUNK_SECONDS = 1 / 30   # integration time per chunk streamed to the GUI: ≥ 30 trace updates a second
 INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
 PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take more steps than a C int)
 RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in runtime_help().items())
@@ -74,7 +74,7 @@ class FlintWorker(_RunWorker):
             done += k
             self.chunk.emit(t, y)
             self.steps.emit(done, done / max(time.perf_counter() - t0, 1e-9))
-            # about CHUNK_SECONDS of integration per chunk: a long run streams a few chunks a
+            # about CHUNK_SECONDS of integration per chunk: a long run streams ~30 chunks a
             # second, not thousands of tiny ones (each a signal and a copy in the GUI thread)
             if k == chunk and took > 0:
                 want = chunk * min(4.0, max(0.25, CHUNK_SECONDS / took))

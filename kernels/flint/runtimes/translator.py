@@ -33,12 +33,16 @@ class TranslatorRuntime(GpuRuntime):
     OUT_MAX_BYTES = 1 << 28
     #: whether ensembles use the many-steps kernel (False: one launch a step, as before issue 23)
     loop_enabled = True
+    #: largest step body (functions × RK stages) compiled as a many-steps kernel: a flattened network
+    #: of thousands of equations in one thread keeps the one-step kernel (its compile time)
+    LOOP_MAX_FUNCTIONS = 6000
 
     def _compile(self, cp, real: str) -> None:
         prog = self.prog
         self._loop = None
         self.loop_source = None
-        if self.mapping == "cell" and self.loop_enabled and loopable(prog):
+        body = len(prog.order) * (4 if self.integrator == "rk4" else 1)
+        if self.mapping == "cell" and self.loop_enabled and loopable(prog) and body <= self.LOOP_MAX_FUNCTIONS:
             self._loop_const = len(prog.consts) <= self.CONST_MAX
             self.loop_source = ts_loop_source(prog, real, self.integrator, self._loop_const)
             self._loop_mod = cp.RawModule(code=self.loop_source, options=NVRTC_OPTIONS)
@@ -53,7 +57,9 @@ class TranslatorRuntime(GpuRuntime):
             self._update_kernel = mod.get_function("flint_update")
         else:
             self.source = ts_source(prog, real)
-            self._kernel = cp.RawKernel(self.source, "flint_ts_step", options=NVRTC_OPTIONS)
+            # compiled at build, or (with the many-steps kernel) lazily should a caller step it
+            self._step_kernel = cp.RawKernel(self.source, "flint_ts_step", options=NVRTC_OPTIONS)
+            self._kernel = None if self._loop is not None else self._step_kernel
         # the expression mapping keeps blocks of one warp (warp-parallel sums, redundant threads)
         self._tuning = self.mapping == "cell"
         self._tune_ev = None
@@ -62,6 +68,8 @@ class TranslatorRuntime(GpuRuntime):
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
+        if self.mapping == "cell":
+            self._kernel = self._step_kernel
         if self._loop is not None and self._loop_const and self.K.size:
             cp = self.cp
             kc = cp.ndarray((self.K.size,), dtype=self.dtype, memptr=self._loop_mod.get_global("K"))
