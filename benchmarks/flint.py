@@ -143,6 +143,31 @@ def time_jax(model, n: int, steps: int, network=None):
 
 
 @contextlib.contextmanager
+def ts_loop_fma():
+    """Simulations built inside compile TS's many-steps kernel with FMA contraction on (results then
+    differ from the NumPy runtime by rounding; for reference only)."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    before = TranslatorRuntime.loop_options
+    TranslatorRuntime.loop_options = ("--fmad=true", "-std=c++14")
+    try:
+        yield
+    finally:
+        TranslatorRuntime.loop_options = before
+
+
+@contextlib.contextmanager
+def ts_fit_one_wave(on: bool):
+    """Simulations built inside cap (or not) the many-steps kernel's registers to one wave."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    before = TranslatorRuntime.fit_one_wave
+    TranslatorRuntime.fit_one_wave = on
+    try:
+        yield
+    finally:
+        TranslatorRuntime.fit_one_wave = before
+
+
+@contextlib.contextmanager
 def ts_one_launch_a_step():
     """Simulations built inside use TS's one-launch-a-step path (before issue 23)."""
     from kernels.flint.runtimes.translator import TranslatorRuntime
@@ -155,6 +180,7 @@ def ts_one_launch_a_step():
 
 def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
     """Section 4 (issue 23): TS many steps a launch vs one launch a step vs jax.jit fori_loop."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
     n = 64
     mp = {"g_Na": np.linspace(15, 25, n)}
     ref = Simulation(model, "cpu", n=n, member_params=mp)
@@ -170,17 +196,24 @@ def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
         f"{rel['loop']:.1e} (many steps a launch) / {rel['step']:.1e} (one launch a step); the two TS paths "
         f"{'identical bit for bit' if np.array_equal(got['loop'], got['step']) else 'DIFFER'}.\n")
     out("| cells | TS, many steps a launch | TS, one launch a step | " + ("jax.jit fori_loop | " if have_jax else "")
-        + "speed-up | block size | target |")
-    out("|---" * (6 + bool(have_jax)) + "|")
+        + "speed-up | block size | registers | target | for reference: many steps, FMA on | many steps, "
+        + ("registers uncapped |" if TranslatorRuntime.fit_one_wave else "registers capped to one wave |"))
+    out("|---" * (9 + bool(have_jax)) + "|")
     for n in sizes:
         t_loop, _, sim = time_runtime(model, "ts", n, steps)
         with ts_one_launch_a_step():
             t_step, scaled, _ = time_runtime(model, "ts", n, steps)
+        with ts_loop_fma():
+            t_fma = time_runtime(model, "ts", n, steps)[0]
+        with ts_fit_one_wave(not TranslatorRuntime.fit_one_wave):
+            t_other, _, other = time_runtime(model, "ts", n, steps)
         tj = f"{time_jax(model, n, steps)[0]:.3f} | " if have_jax else ""
         target = 0.85 if n >= 100_000 else (0.45 if n >= 1000 else None)
         verdict = "—" if target is None else f"≤ {target} s: **{'met' if t_loop <= target else 'NOT met'}**"
+        regs = lambda s: "/".join(str(r) for r in s.engine.loop_registers if r)     # noqa: E731 (natural/capped)
         out(f"| {n:,} | {t_loop:.3f} | {t_step:.3f}{' (scaled)' if scaled else ''} | {tj}{t_step / t_loop:.1f}× | "
-            f"{sim.block_size} | {verdict} |")
+            f"{sim.block_size} | {regs(sim)} | {verdict} | {t_fma:.3f} | {t_other:.3f} ({regs(other)} registers, "
+            f"block {other.block_size}) |")
 
 
 def streaming(model, n: int = 100_000, seconds: float = 3.0, every: int = 100, chunk_s: float = 1 / 30) -> str:

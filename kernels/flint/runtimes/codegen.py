@@ -288,13 +288,35 @@ def loopable(prog: Program) -> bool:
     return prog.network is None and not any(op == "nb" for (op, _a, _v) in prog.nodes)
 
 
+def invariant_functions(prog: Program) -> set[str]:
+    """The functions whose value reads no state, neighbour or time (constants and per-member
+    parameters only): the same every step, so the many-steps kernel computes them once, before its
+    loop — the same operations on the same operands, so the same bits."""
+    memo: dict[int, bool] = {}
+
+    def varies(nid: int) -> bool:
+        if nid not in memo:
+            memo[nid] = False                       # DAG: no cycles; provisional value
+            op, args, value = prog.nodes[nid]
+            if op in ("state", "nb", "time"):
+                memo[nid] = True
+            elif op == "fvar":
+                memo[nid] = varies(prog.functions[value].root)
+            else:
+                memo[nid] = any(varies(a) for a in args)
+        return memo[nid]
+    return {name for name in prog.order if not varies(prog.functions[name].root)}
+
+
 def ts_loop_source(prog: Program, real: str = "double", integrator: str = "euler",
                    const_memory: bool = True) -> str:
     """CUDA C of the translator that takes many steps in one launch (issue 23): kernel
     ``flint_ts_loop`` integrates ``k`` steps from step number ``step0`` (t = step·dt) for one cell a
     thread, the states held in registers, and after every step whose number is a multiple of
     ``every`` writes the states ``rec[0..n_rec)`` of cell i to ``out[row][r][col[i]]`` (col[i] < 0:
-    cell i is not recorded; row = (step+1)/every − step0/every − 1, the sample's place in this launch).
+    cell i is not recorded; row: the sample's place in this launch, counted down without a division).
+    Functions of constants and per-member parameters alone (:func:`invariant_functions`) are
+    computed once, before the loop.
 
     The operations and their order are those of :func:`ts_source` with ``flint_integrate`` (Euler:
     y + (REAL)dt·f; RK4: stage values y + (REAL)cdt·k, acc = w·k1 (+ w·k2 + w·k3), y + (REAL)dt·(acc +
@@ -306,7 +328,10 @@ def ts_loop_source(prog: Program, real: str = "double", integrator: str = "euler
         raise ValueError("the many-steps-a-launch kernel needs cells without neighbour coupling")
     ns = prog.n_states
     used = sorted({v for (op, a, v) in prog.nodes if op == "state"})
-    exprs = expr_code(prog, "c")
+    fixed = {f"v{prog.slots[name]}" for name in invariant_functions(prog)}
+    code = expr_code(prog, "c")
+    hoisted = [f"    const REAL {v} = {e};" for v, e in code if v in fixed]
+    exprs = [(v, e) for v, e in code if v not in fixed]
     d = prog.deriv_slots
 
     def stage(kin: str | None, ind: str) -> list[str]:
@@ -353,16 +378,20 @@ typedef {real} REAL;
     if (i >= n) return;
     {load}
     const int c = col[i];
+    long long until = every - step0 % every;     // steps to the next sample
+    size_t row = 0;                              // its row in out
+{chr(10).join(hoisted)}
     for (int j = 0; j < k; ++j) {{
         const long long step = step0 + j;
 {chr(10).join(b)}
-        if (c >= 0 && (step + 1) % every == 0) {{
-            const size_t row = (size_t)((step + 1) / every - step0 / every - 1);
-            for (int r = 0; r < n_rec; ++r) {{
+        if (--until == 0) {{
+            until = every;
+            if (c >= 0) for (int r = 0; r < n_rec; ++r) {{
                 REAL v = 0;
                 switch (rec[r]) {{ {pick} default: break; }}
                 out[(row * n_rec + r) * n_col + c] = v;
             }}
+            ++row;
         }}
     }}
     {store}

@@ -33,6 +33,13 @@ class TranslatorRuntime(GpuRuntime):
     OUT_MAX_BYTES = 1 << 28
     #: whether ensembles use the many-steps kernel (False: one launch a step, as before issue 23)
     loop_enabled = True
+    #: NVRTC options of the many-steps kernel (benchmarks/flint.py also times FMA contraction on)
+    loop_options = NVRTC_OPTIONS
+    #: cap the many-steps kernel's registers so that every cell's thread is resident at once
+    #: (:meth:`one_wave_cap`; results unchanged: the same instructions, spills aside), at least
+    #: MIN_REGISTERS a thread
+    fit_one_wave = False
+    MIN_REGISTERS = 64
     #: largest step body (functions × RK stages) compiled as a many-steps kernel: a flattened network
     #: of thousands of equations in one thread keeps the one-step kernel (its compile time)
     LOOP_MAX_FUNCTIONS = 6000
@@ -45,8 +52,15 @@ class TranslatorRuntime(GpuRuntime):
         if self.mapping == "cell" and self.loop_enabled and loopable(prog) and body <= self.LOOP_MAX_FUNCTIONS:
             self._loop_const = len(prog.consts) <= self.CONST_MAX
             self.loop_source = ts_loop_source(prog, real, self.integrator, self._loop_const)
-            self._loop_mod = cp.RawModule(code=self.loop_source, options=NVRTC_OPTIONS)
+            self._loop_mod = cp.RawModule(code=self.loop_source, options=tuple(self.loop_options))
             self._loop = self._loop_mod.get_function("flint_ts_loop")
+            self.loop_registers = (self._registers(self._loop), None)
+            cap = self.one_wave_cap(self.loop_registers[0]) if self.fit_one_wave else None
+            if cap:
+                self._loop_mod = cp.RawModule(code=self.loop_source,
+                                              options=tuple(self.loop_options) + (f"--maxrregcount={cap}",))
+                self._loop = self._loop_mod.get_function("flint_ts_loop")
+                self.loop_registers = (self.loop_registers[0], self._registers(self._loop))
             self._loop_steps = self.TUNE_STEPS
             self._rec_key = None
         if self.mapping == "expression":
@@ -65,6 +79,31 @@ class TranslatorRuntime(GpuRuntime):
         self._tune_ev = None
         if self._loop is not None:
             self.block_size = 32                 # the first tuning launch
+
+    @staticmethod
+    def _registers(fn) -> int:
+        """Registers a thread of the compiled kernel ``fn`` uses."""
+        import cupy as cp
+        return int(cp.cuda.driver.funcGetAttribute(4, fn.ptr))      # CU_FUNC_ATTRIBUTE_NUM_REGS
+
+    def one_wave_cap(self, regs: int) -> int | None:
+        """The register cap that lets all ``n`` threads be resident at once, or None when they already
+        are, cannot be (more threads than the SMs hold), or the cap would be below
+        :attr:`MIN_REGISTERS`.  Each thread runs a whole launch, so threads that do not fit wait for
+        a second wave of the full launch time (100,000 cells at ~128 registers: 1.5 waves)."""
+        import cupy as cp
+        a = cp.cuda.Device().attributes
+        sms, regs_sm, thr_sm = a["MultiProcessorCount"], a["MaxRegistersPerMultiprocessor"], \
+            a["MaxThreadsPerMultiProcessor"]
+        per_sm = -(-self.n // sms)
+        per_sm = -(-per_sm // 64) * 64                 # whole warps, a little slack for the block size
+        if per_sm > thr_sm:
+            return None
+        resident = regs_sm // (-(-regs // 8) * 8 * 32) * 32
+        if resident >= per_sm:
+            return None
+        cap = regs_sm // per_sm // 8 * 8
+        return cap if cap >= self.MIN_REGISTERS else None
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
