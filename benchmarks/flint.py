@@ -197,8 +197,16 @@ def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
         f"{'identical bit for bit' if np.array_equal(got['loop'], got['step']) else 'DIFFER'}.\n")
     out("| cells | TS, many steps a launch | TS, one launch a step | " + ("jax.jit fori_loop | " if have_jax else "")
         + "speed-up | block size | registers | target | for reference: many steps, FMA on | many steps, "
-        + ("registers uncapped |" if TranslatorRuntime.fit_one_wave else "registers capped to one wave |"))
-    out("|---" * (9 + bool(have_jax)) + "|")
+        + ("registers uncapped |" if TranslatorRuntime.fit_one_wave else "registers capped to one wave |")
+        + " c (1 core) | auto picks |")
+    out("|---" * (11 + bool(have_jax)) + "|")
+    from kernels.flint.runtimes.auto import choose_runtime
+    def c_col(n):
+        if n > 1000 or not find_compiler():
+            return "—"
+        sec, scaled, _ = time_runtime(model, "c", n, steps, cpu_budget_s=6.0)
+        return f"{sec:.3f}{' (scaled)' if scaled else ''}"
+
     for n in sizes:
         t_loop, _, sim = time_runtime(model, "ts", n, steps)
         with ts_one_launch_a_step():
@@ -213,7 +221,7 @@ def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
         regs = lambda s: "/".join(str(r) for r in s.engine.loop_registers if r)     # noqa: E731 (natural/capped)
         out(f"| {n:,} | {t_loop:.3f} | {t_step:.3f}{' (scaled)' if scaled else ''} | {tj}{t_step / t_loop:.1f}× | "
             f"{sim.block_size} | {regs(sim)} | {verdict} | {t_fma:.3f} | {t_other:.3f} ({regs(other)} registers, "
-            f"block {other.block_size}) |")
+            f"block {other.block_size}) | {c_col(n)} | {choose_runtime(n).runtime} |")
 
 
 def streaming(model, n: int = 100_000, seconds: float = 3.0, every: int = 100, chunk_s: float = 1 / 30) -> str:
