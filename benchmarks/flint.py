@@ -218,7 +218,7 @@ def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
         tj = f"{time_jax(model, n, steps)[0]:.3f} | " if have_jax else ""
         target = 0.85 if n >= 100_000 else (0.45 if n >= 1000 else None)
         verdict = "—" if target is None else f"≤ {target} s: **{'met' if t_loop <= target else 'NOT met'}**"
-        regs = lambda s: "/".join(str(r) for r in s.engine.loop_registers if r)     # noqa: E731 (natural/capped)
+        regs = lambda s: "/".join(str(r) for r in s.engine.loop_registers if r) or "?"   # noqa: E731 (natural/capped)
         out(f"| {n:,} | {t_loop:.3f} | {t_step:.3f}{' (scaled)' if scaled else ''} | {tj}{t_step / t_loop:.1f}× | "
             f"{sim.block_size} | {regs(sim)} | {verdict} | {t_fma:.3f} | {t_other:.3f} ({regs(other)} registers, "
             f"block {other.block_size}) | {c_col(n)} | {choose_runtime(n).runtime} |")

@@ -55,7 +55,8 @@ class TranslatorRuntime(GpuRuntime):
             self._loop_mod = cp.RawModule(code=self.loop_source, options=tuple(self.loop_options))
             self._loop = self._loop_mod.get_function("flint_ts_loop")
             self.loop_registers = (self._registers(self._loop), None)
-            cap = self.one_wave_cap(self.loop_registers[0]) if self.fit_one_wave else None
+            natural = self.loop_registers[0]
+            cap = self.one_wave_cap(natural) if self.fit_one_wave and natural else None
             if cap:
                 self._loop_mod = cp.RawModule(code=self.loop_source,
                                               options=tuple(self.loop_options) + (f"--maxrregcount={cap}",))
@@ -81,10 +82,13 @@ class TranslatorRuntime(GpuRuntime):
             self.block_size = 32                 # the first tuning launch
 
     @staticmethod
-    def _registers(fn) -> int:
-        """Registers a thread of the compiled kernel ``fn`` uses."""
-        import cupy as cp
-        return int(cp.cuda.driver.funcGetAttribute(4, fn.ptr))      # CU_FUNC_ATTRIBUTE_NUM_REGS
+    def _registers(fn) -> int | None:
+        """Registers a thread of the compiled kernel ``fn`` uses (CuPy's ``RawKernel.num_regs``), or
+        None where this CuPy does not say."""
+        try:
+            return int(fn.num_regs)
+        except Exception:                    # noqa: BLE001 (an informational attribute only)
+            return None
 
     def one_wave_cap(self, regs: int) -> int | None:
         """The register cap that lets all ``n`` threads be resident at once, or None when they already
