@@ -5,9 +5,9 @@ C++ compiler for ``c``) — and one line saying why.
 The rule follows the measurements in benchmarks/RESULTS.md (LR-1991, 100,000 Euler steps):
 
 * a GPU thread is slower than a host core at one cell's sequential steps (TS many steps a launch
-  ≈ µs a step of latency; runtime ``c`` ≈ 1.2 µs a cell-step), so up to :data:`ENSEMBLE_CPU_MAX`
+  ≈ 5 µs a step of latency; runtime ``c`` ≈ 1 µs a cell-step), so up to :data:`ENSEMBLE_CPU_MAX`
   members go to ``c``; more members to ``ts``, whose cost stays flat while the GPU has idle lanes;
-* coupled cells (lines, rings) take one GPU launch a step (≈ 10 µs), so the host wins up to
+* coupled cells (lines, rings) take one GPU launch a step (≈ 12 µs), so the host wins up to
   :data:`NETWORK_CPU_MAX` cells;
 * the expression mapping is a GPU thread layout: ``ts`` (on the CPU only ``cpu`` emulates it);
 * without a GPU: ``c`` when a compiler exists, else ``cpu`` (NumPy, always there).
@@ -19,12 +19,15 @@ from dataclasses import dataclass
 from .base import runtime_class
 
 AUTO = "auto"
-AUTO_HELP = ("picked for the run: c for one or two cells (or a short line/ring), ts on a GPU for more, "
+AUTO_HELP = ("picked for the run: c for up to 4 members (or a line/ring of up to 12 cells), ts on a GPU for more, "
              "NumPy when neither a GPU nor a C++ compiler is here; the choice and why are shown")
-#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present
-ENSEMBLE_CPU_MAX = 2
-#: lines/rings of at most this many cells run on host cores (one GPU launch a step costs more)
-NETWORK_CPU_MAX = 16
+#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present:
+#: c takes ≈ 0.10 s a member for 100,000 LR-1991 steps, TS many steps a launch ≈ 0.5 s flat up to
+#: 10,000 members (H100, benchmarks/RESULTS.md)
+ENSEMBLE_CPU_MAX = 4
+#: lines/rings of at most this many cells run on a host core: TS takes one launch a step for coupled
+#: cells, ≈ 1.2 s for 100,000 steps of a short LR line, c ≈ 0.10 s a cell
+NETWORK_CPU_MAX = 12
 
 
 @dataclass(frozen=True)
