@@ -64,6 +64,10 @@ class TranslatorRuntime(GpuRuntime):
                 self.loop_registers = (self.loop_registers[0], self._registers(self._loop))
             self._loop_steps = self.TUNE_STEPS
             self._rec_key = None
+            try:                                     # the largest block its registers allow
+                self._loop_max_block = min(1024, int(self._loop.max_threads_per_block)) // 32 * 32
+            except Exception:                        # noqa: BLE001 (a CuPy that does not say: stay small)
+                self._loop_max_block = 256
         if self.mapping == "expression":
             self.source, lt = ts_phase_build(prog, real)
             self.d_ltab = cp.asarray(lt)
@@ -94,7 +98,7 @@ class TranslatorRuntime(GpuRuntime):
         """The register cap that lets all ``n`` threads be resident at once, or None when they already
         are, cannot be (more threads than the SMs hold), or the cap would be below
         :attr:`MIN_REGISTERS`.  Each thread runs a whole launch, so threads that do not fit wait for
-        a second wave of the full launch time (100,000 cells at ~128 registers: 1.5 waves)."""
+        a second wave of the full launch time (e.g. 100,000 cells at 128 registers: 1.5 waves)."""
         import cupy as cp
         a = cp.cuda.Device().attributes
         sms, regs_sm, thr_sm = a["MultiProcessorCount"], a["MaxRegistersPerMultiprocessor"], \
@@ -167,7 +171,7 @@ class TranslatorRuntime(GpuRuntime):
             if len(hist) >= 2 and per > hist[-2][1]:
                 self.block_size = hist[-2][0]
                 self._tuning = False
-            elif self.block_size + 32 > 1024:
+            elif self.block_size + 32 > self._loop_max_block:
                 self._tuning = False
             else:
                 self.block_size += 32
