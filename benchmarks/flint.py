@@ -18,11 +18,18 @@
 CPU columns that would take minutes are measured over fewer steps and scaled linearly (marked).
 Every runtime's final state is checked against the NumPy runtime over a short run first.
 
+4. ``--only loop`` (issue 23): the same ensembles, TS taking many steps a launch (states in
+   registers, samples recorded by the kernel) next to TS one launch a step (as before issue 23) and
+   ``jax.jit`` with the whole loop in ``lax.fori_loop``; both TS paths checked against NumPy and
+   against each other (bit for bit) first.  Targets (H100): ≤ 0.85 s at 100k cells, ≤ 0.45 s at
+   1k–10k.
+
 Usage:  python benchmarks/flint.py [--quick] [--steps N]     (markdown also to $OUT/flint_bench.md)
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -135,6 +142,113 @@ def time_jax(model, n: int, steps: int, network=None):
     return time.perf_counter() - t0, run, y0
 
 
+@contextlib.contextmanager
+def ts_loop_fma():
+    """Simulations built inside compile TS's many-steps kernel with FMA contraction on (results then
+    differ from the NumPy runtime by rounding; for reference only)."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    before = TranslatorRuntime.loop_options
+    TranslatorRuntime.loop_options = ("--fmad=true", "-std=c++14")
+    try:
+        yield
+    finally:
+        TranslatorRuntime.loop_options = before
+
+
+@contextlib.contextmanager
+def ts_fit_one_wave(on: bool):
+    """Simulations built inside cap (or not) the many-steps kernel's registers to one wave."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    before = TranslatorRuntime.fit_one_wave
+    TranslatorRuntime.fit_one_wave = on
+    try:
+        yield
+    finally:
+        TranslatorRuntime.fit_one_wave = before
+
+
+@contextlib.contextmanager
+def ts_one_launch_a_step():
+    """Simulations built inside use TS's one-launch-a-step path (before issue 23)."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    TranslatorRuntime.loop_enabled = False
+    try:
+        yield
+    finally:
+        TranslatorRuntime.loop_enabled = True
+
+
+def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
+    """Section 4 (issue 23): TS many steps a launch vs one launch a step vs jax.jit fori_loop."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    n = 64
+    mp = {"g_Na": np.linspace(15, 25, n)}
+    ref = Simulation(model, "cpu", n=n, member_params=mp)
+    _, yr = ref.advance(2000, DT, record=[0, 1], every=10)
+    got = {}
+    for name in ("loop", "step"):
+        with (ts_one_launch_a_step() if name == "step" else contextlib.nullcontext()):
+            sim = Simulation(model, "ts", n=n, member_params=mp)
+        got[name] = sim.advance(2000, DT, record=[0, 1], every=10)[1]
+    rel = {k: float(np.max(np.abs(v - yr) / np.maximum(np.abs(yr), 1e-12))) for k, v in got.items()}
+    out("\n## 4. TS: many steps a launch (issue 23)\n")
+    out(f"Checked first (64 members, 2000 steps, V and m sampled every 10): max relative difference vs NumPy "
+        f"{rel['loop']:.1e} (many steps a launch) / {rel['step']:.1e} (one launch a step); the two TS paths "
+        f"{'identical bit for bit' if np.array_equal(got['loop'], got['step']) else 'DIFFER'}.\n")
+    out("| cells | TS, many steps a launch | TS, one launch a step | " + ("jax.jit fori_loop | " if have_jax else "")
+        + "speed-up | block size | registers | target | for reference: many steps, FMA on | many steps, "
+        + ("registers uncapped |" if TranslatorRuntime.fit_one_wave else "registers capped to one wave |")
+        + " c (1 core) | auto picks |")
+    out("|---" * (11 + bool(have_jax)) + "|")
+    from kernels.flint.runtimes.auto import choose_runtime
+    def c_col(n):
+        if n > 1000 or not find_compiler():
+            return "—"
+        sec, scaled, _ = time_runtime(model, "c", n, steps, cpu_budget_s=6.0)
+        return f"{sec:.3f}{' (scaled)' if scaled else ''}"
+
+    for n in sizes:
+        t_loop, _, sim = time_runtime(model, "ts", n, steps)
+        with ts_one_launch_a_step():
+            t_step, scaled, _ = time_runtime(model, "ts", n, steps)
+        with ts_loop_fma():
+            t_fma = time_runtime(model, "ts", n, steps)[0]
+        with ts_fit_one_wave(not TranslatorRuntime.fit_one_wave):
+            t_other, _, other = time_runtime(model, "ts", n, steps)
+        tj = f"{time_jax(model, n, steps)[0]:.3f} | " if have_jax else ""
+        target = 0.85 if n >= 100_000 else (0.45 if n >= 1000 else None)
+        verdict = "—" if target is None else f"≤ {target} s: **{'met' if t_loop <= target else 'NOT met'}**"
+        regs = lambda s: "/".join(str(r) for r in s.engine.loop_registers if r) or "?"   # noqa: E731 (natural/capped)
+        out(f"| {n:,} | {t_loop:.3f} | {t_step:.3f}{' (scaled)' if scaled else ''} | {tj}{t_step / t_loop:.1f}× | "
+            f"{sim.block_size} | {regs(sim)} | {verdict} | {t_fma:.3f} | {t_other:.3f} ({regs(other)} registers, "
+            f"block {other.block_size}) | {c_col(n)} | {choose_runtime(n).runtime} |")
+
+
+def streaming(model, n: int = 100_000, seconds: float = 3.0, every: int = 100, chunk_s: float = 1 / 30) -> str:
+    """The Flint workspace's streaming loop (explorer/flint/worker.py, without Qt): chunks of about
+    ``chunk_s`` seconds, V of every cell recorded every ``every`` steps; chunks a second, and the steps
+    a second against the same run recording once a chunk (the cost of recording)."""
+    res = {}
+    for ev in (every, None):
+        sim = Simulation(model, "ts", n=n)
+        sim.advance(300, DT, record=[0], every=300)
+        chunk, done, t0, updates = 1000, 0, time.perf_counter(), 0
+        while time.perf_counter() - t0 < seconds:
+            e = ev or chunk
+            t1 = time.perf_counter()
+            sim.advance(chunk, DT, record=[0], every=e)
+            took = time.perf_counter() - t1
+            done += chunk
+            updates += 1
+            chunk = max(every, int(chunk * min(4.0, max(0.25, chunk_s / took))) // every * every)
+        el = time.perf_counter() - t0
+        res[ev] = (updates / el, done / el)
+    (u, r), (_, r0) = res[every], res[None]
+    return (f"Streaming like the workspace ({n:,} cells, V of every cell every {every} steps, chunks of ~"
+            f"{chunk_s * 1000:.0f} ms): {u:.0f} updates a second, {r:,.0f} steps/s vs {r0:,.0f} steps/s recording "
+            f"once a chunk (recording costs {100 * (1 - r / r0):.0f} %).")
+
+
 def check_against_numpy(model, runtimes, n=64, steps=2000, network=None) -> dict:
     """max relative difference of each runtime's final state vs the NumPy runtime."""
     mp = network_stimulus(model, n) if network is not None else None
@@ -162,8 +276,8 @@ def main() -> int:
     ap.add_argument("--flat-budget", type=float, default=8.0,
                     help="seconds per cell of the flattened-model table before it is measured over fewer "
                          "steps and scaled (default 8)")
-    ap.add_argument("--only", choices=["ensembles", "lines", "flat"], default=None,
-                    help="run one section only (ensembles: 1, lines: 2–3, flat: 3b)")
+    ap.add_argument("--only", choices=["ensembles", "lines", "flat", "loop"], default=None,
+                    help="run one section only (ensembles: 1, lines: 2–3, flat: 3b, loop: 4)")
     ap.add_argument("--flat-deadline", type=float, default=0.0,
                     help="seconds for the whole flattened-model table; cells after it are not run (0: none)")
     ap.add_argument("--flat-models", nargs="*", default=None, help="the flattened models to time")
@@ -200,6 +314,15 @@ def main() -> int:
     out(f"# Flint benchmark — {bk.select('gpu').describe() if gpu else 'CPU only: ' + why}")
     out(f"\nLR-1991 (8 ODEs), explicit Euler, dt = {DT} ms, {steps:,} steps ({steps * DT:g} ms), float64; "
         f"JAX device: {jdev}; compile/JIT time excluded.\n")
+
+    if a.only == "loop":
+        if "ts" not in gpu_rts:
+            out("Section 4 needs the GPU runtime ts.")
+        else:
+            loop_section(model, steps, [1, 1000, 10_000] + ([] if a.quick else [100_000]), have_jax)
+            out("\n" + streaming(model, 10_000 if a.quick else 100_000))
+        save_markdown("flint_bench.md", "\n".join(LINES))
+        return 0
 
     # ---- correctness first
     rts = [r for r in cols13 if r not in ("cpu", "c8")]

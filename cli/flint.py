@@ -29,8 +29,10 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--dt", default="0.01", help="time step; with --runtime sbml the output interval (the "
                    "reference simulator chooses its own adaptive steps)")
     from kernels.flint.runtimes import runtime_help
-    p.add_argument("--runtime", default="cpu",
-                   help="; ".join(f"{k}: {v}" for k, v in runtime_help().items())
+    p.add_argument("--runtime", default="auto",
+                   help="auto (default): picked by the number of cells, coupling and this machine (a GPU for ts, "
+                        "a C++ compiler for c), the choice and why printed; "
+                   + "; ".join(f"{k}: {v}" for k, v in runtime_help().items())
                    + " (host threads: --threads); or sbml: the SBML reference simulator on the CPU (LSODA with "
                      "root-found events, delays, algebraic rules, fast reactions; one model instance, SBML files "
                      "only)")
@@ -137,8 +139,8 @@ def run(a) -> int:
     from kernels.flint.model import select_states
     from kernels.flint.run import FlintRun, Vary
     from kernels.flint.runtimes import RUNTIMES, check_memory, samples_in
-    if a.runtime not in (*RUNTIMES, "sbml"):
-        raise UsageError(f"--runtime must be {', '.join(RUNTIMES)} or sbml (got {a.runtime!r})")
+    if a.runtime not in (*RUNTIMES, "sbml", "auto"):
+        raise UsageError(f"--runtime must be auto, {', '.join(RUNTIMES)} or sbml (got {a.runtime!r})")
     _common_checks(a)
     from .flint_sweep import SWEEP_ONLY, run as run_sweep
     if a.sweep:
@@ -178,6 +180,7 @@ def run(a) -> int:
                     record=tuple(rec), every=every)
     member = spec.member_params()
     itemsize = 4 if dtype == "float32" else 8
+    a.runtime = spec.runtime
     check_memory(model, n, len(member), a.runtime, mapping, itemsize, recorded=samples_in(0, steps, every) * len(rec) * n)
     t0 = time.perf_counter()
     sim = spec.simulation()
@@ -192,6 +195,7 @@ def run(a) -> int:
            "compile_seconds": round(t_compile, 4), "seconds": round(seconds, 4),
            "steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,
            "block_size": info["block_size"], "threads": info["threads"],
+           "runtime_choice": str(spec.choice) if spec.choice else None,
            "variables": {r: {"min": float(samples[:, i].min()) if samples.size else None,
                              "max": float(samples[:, i].max()) if samples.size else None,
                              "final": [float(v) for v in sim.state()[states.index(r)][:8]] if sim.n > 1
@@ -199,7 +203,8 @@ def run(a) -> int:
                          for i, r in enumerate(rec)}}
     return _report(a, out, times, samples, rec,
                    f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {integrator} steps "
-                   f"on {a.runtime} in {seconds:.3f} s ({out['steps_per_s']} steps/s)")
+                   f"on {a.runtime} in {seconds:.3f} s ({out['steps_per_s']} steps/s)"
+                   + (f"\n{spec.choice}" if spec.choice else ""))
 
 
 def _fmt(v) -> str:

@@ -98,6 +98,9 @@ def run(a) -> int:
         raise UsageError(f"--sweep: {members:,} members in slices of {size:,} are more than {MAX_POINTS:,} tasks; "
                          "raise --slice or sweep fewer values")
     n = min(size, members)
+    if a.runtime == "auto":
+        from kernels.flint.runtimes.auto import choose_runtime
+        a.runtime = choose_runtime(n).runtime
     check_memory(model, n, len(a.sweep), a.runtime, mapping, 4 if dtype == "float32" else 8,
                  recorded=samples_in(0, steps, every) * len(rec) * n)
     try:

@@ -92,3 +92,86 @@ def test_cli_gpu_runtimes():
         outs[rt] = json.loads(r.stdout)
     for rt in ("is", "ts"):
         assert abs(outs[rt]["variables"]["V"]["max"] - outs["cpu"]["variables"]["V"]["max"]) < 1e-8
+
+
+def _loop_pair(lr, monkeypatch, steps, every, cells, record, **kw):
+    """The same run twice on TS: many steps a launch, and one launch a step (issue 23)."""
+    from kernels.flint import Simulation
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    out = {}
+    for loop in (True, False):
+        monkeypatch.setattr(TranslatorRuntime, "loop_enabled", loop)
+        sim = Simulation(lr, runtime="ts", **kw)
+        assert sim.engine.loops() is loop
+        a = sim.advance(steps // 3, 0.01, record=record, every=every, cells=cells)
+        b = sim.advance(steps - steps // 3, 0.01, record=record, every=every, cells=cells)
+        out[loop] = (np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]]), sim.state(), sim)
+    return out[True], out[False]
+
+
+@pytest.mark.parametrize("integrator, dtype, steps", [("euler", "float64", 3000), ("rk4", "float64", 1300),
+                                                      ("euler", "float32", 2000), ("rk4", "float32", 1300)])
+def test_ts_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integrator, dtype, steps):
+    """Bit for bit: same operations in the same order, states in registers, samples from the kernel;
+    odd launch lengths (a short tuning window, a tiny launch target) and recorded cells with repeats."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
+    n = int(rng.integers(100, 3000))
+    monkeypatch.setattr(TranslatorRuntime, "TUNE_STEPS", int(rng.integers(3, 40)))
+    monkeypatch.setattr(TranslatorRuntime, "LAUNCH_S", 2e-4)
+    every = int(rng.integers(1, 50))
+    cells = rng.integers(0, n, size=7)
+    kw = dict(n=n, member_params={"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)},
+              integrator=integrator, dtype=dtype)
+    (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], **kw)
+    np.testing.assert_array_equal(ta, tb)
+    assert ya.shape == (steps // every, 3, 7)
+    np.testing.assert_array_equal(ya, yb)
+    np.testing.assert_array_equal(fa, fb)
+    assert len(sim.block_history) >= 2
+    assert ya[:, 0].max() > 0                       # the stimulus (a function of t) fired inside the loop
+    if dtype == "float64":
+        from kernels.flint import Simulation
+        ref = Simulation(lr, runtime="cpu", **kw)
+        r1 = ref.advance(steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
+        r2 = ref.advance(steps - steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
+        _close(ya, np.concatenate([r1, r2]))
+
+
+def test_ts_loop_constants_as_argument_and_all_cells(lr, monkeypatch):
+    """More constants than CONST_MAX: the table is a kernel argument; every cell recorded."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    monkeypatch.setattr(TranslatorRuntime, "CONST_MAX", 0)
+    kw = dict(n=500, member_params={"g_Na": np.linspace(15, 25, 500)})
+    (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, 2500, 100, None, None, **kw)
+    assert sim.engine.loops() and sim.engine.loop_source.count("__constant__") == 0
+    np.testing.assert_array_equal(ya, yb)
+    np.testing.assert_array_equal(fa, fb)
+    assert ya.shape == (25, lr.n_states, 500)
+
+
+def test_ts_rings_keep_one_launch_a_step(lr):
+    from kernels.flint import Network, Simulation
+    sim = Simulation(lr, runtime="ts", network=Network("ring", 10, "V", 1.0))
+    assert not sim.engine.loops()
+    sim = Simulation(lr, runtime="ts", n=10, mapping="expression")
+    assert not sim.engine.loops()
+
+
+@pytest.mark.parametrize("fit", [True, False])
+def test_ts_loop_register_cap_keeps_results(lr, monkeypatch, fit):
+    """100,000 members: with the registers capped so every thread is resident (or not), the same
+    bits as one launch a step."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    monkeypatch.setattr(TranslatorRuntime, "fit_one_wave", fit)
+    n = 100_000
+    cells = np.random.default_rng().integers(0, n, size=50)
+    kw = dict(n=n, member_params={"g_Na": np.linspace(15, 25, n)})
+    (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, 1200, 100, cells, [0, 2], **kw)
+    natural, capped = sim.engine.loop_registers
+    assert natural is not None, "this CuPy does not report RawKernel.num_regs"
+    assert (capped is not None) == (fit and sim.engine.one_wave_cap(natural) is not None)
+    if capped is not None:
+        assert capped <= sim.engine.one_wave_cap(natural) < natural
+    np.testing.assert_array_equal(ya, yb)
+    np.testing.assert_array_equal(fa, fb)

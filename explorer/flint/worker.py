@@ -10,15 +10,16 @@ from PyQt6.QtCore import pyqtSignal
 from kernels.flint import Simulation
 from kernels.flint.protocols import one_way_wave
 from kernels.flint.runtimes import runtime_class, runtime_help
+from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
 from kernels.flint.sbml.reference import run_reference
 
 from ..jobs import Job
 
 HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one (the GUI keeps one)
-CHUNK_SECONDS = 0.1      # integration time per chunk streamed to the GUI
+CHUNK_SECONDS = 1 / 30   # integration time per chunk streamed to the GUI: ≥ 30 trace updates a second
 INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
 PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take more steps than a C int)
-RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in runtime_help().items())
+RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in {AUTO: AUTO_HELP, **runtime_help()}.items())
 
 
 class _RunWorker(Job):
@@ -55,15 +56,19 @@ class FlintWorker(_RunWorker):
                            f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
                            f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
         what = runtime_class(c["runtime"]).compiler
+        choice = getattr(c.get("run"), "choice", None)       # runtime "auto": what it picked and why
+        said = f" — {choice}" if choice else ""
         if what:                                # compiles take seconds to a minute for the large models
             self.note.emit(f"compiling {c['model'].name} ({c['model'].n_states} states) for runtime "
-                           f"{c['runtime']} with {what}… (cached afterwards)")
+                           f"{c['runtime']} with {what}… (cached afterwards){said}")
+        elif choice:
+            self.note.emit(str(choice))
         self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
                               network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
                               y0=self.y0, threads=HOST_THREADS)
         if what:
             self.note.emit(f"{c['model'].name}: compiled for runtime {c['runtime']} in "
-                           f"{self.sim.compile_seconds:.1f} s")
+                           f"{self.sim.compile_seconds:.1f} s{said}")
         total, done, t0, every = c["steps"], 0, time.perf_counter(), c["every"]
         chunk = max(every, min(2000, max(every, total // 50)) // every * every)
         while done < total and not self.checkpoint():      # waits while paused
@@ -74,7 +79,7 @@ class FlintWorker(_RunWorker):
             done += k
             self.chunk.emit(t, y)
             self.steps.emit(done, done / max(time.perf_counter() - t0, 1e-9))
-            # about CHUNK_SECONDS of integration per chunk: a long run streams a few chunks a
+            # about CHUNK_SECONDS of integration per chunk: a long run streams ~30 chunks a
             # second, not thousands of tiny ones (each a signal and a copy in the GUI thread)
             if k == chunk and took > 0:
                 want = chunk * min(4.0, max(0.25, CHUNK_SECONDS / took))

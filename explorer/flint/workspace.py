@@ -24,6 +24,7 @@ from kernels.flint import Network, load_model, shipped_models
 from kernels.flint.model import select_states
 from kernels.flint.run import FlintRun, Vary
 from kernels.flint.runtimes import RUNTIMES
+from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
 from kernels.flint.sbml.reference import reference_fallback
 
 from ..colorbar import bar_axes, hover, plot_colorbar
@@ -49,9 +50,10 @@ INIT_TOOLTIP = ("Initial state of a ring.\n"
 
 def gui_runtimes(gpu: bool) -> list[str]:
     """The runtimes the Runtime box offers, from the registry: the GPU ones first when the app runs on
-    the GPU (the first is the default), then the CPU ones that can run here (a host compiler found)."""
+    the GPU, then the CPU ones that can run here (a host compiler found); first, and the default,
+    ``auto`` (:func:`kernels.flint.runtimes.auto.choose_runtime`: the choice is said when a run starts)."""
     on_gpu = [k for k, c in RUNTIMES.items() if c.device == "gpu"] if gpu else []
-    return on_gpu + [k for k, c in RUNTIMES.items() if c.device != "gpu" and c.unavailable() is None]
+    return [AUTO] + on_gpu + [k for k, c in RUNTIMES.items() if c.device != "gpu" and c.unavailable() is None]
 
 
 class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
@@ -104,7 +106,8 @@ class FlintWorkspace(SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
         self.cb_runtime = QComboBox()
         self.cb_runtime.addItems(gui_runtimes(backend.is_gpu))
         for i in range(self.cb_runtime.count()):          # each entry: its help line from the registry
-            self.cb_runtime.setItemData(i, RUNTIMES[self.cb_runtime.itemText(i)].help,
+            k = self.cb_runtime.itemText(i)
+            self.cb_runtime.setItemData(i, AUTO_HELP if k == AUTO else RUNTIMES[k].help,
                                         pg.QtCore.Qt.ItemDataRole.ToolTipRole)
         self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
         self.cb_dtype = QComboBox()

@@ -11,7 +11,7 @@ the two agree to rounding of the last bit.)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ..errors import InvalidParameter
 from .compiler import Network
 from .model import Model, select_states
 from .runtimes import INTEGRATORS, runtime_class
+from .runtimes.auto import AUTO, choose_runtime
 
 MEMBERS = ("ensemble", "line", "ring")
 PROTOCOLS = ("uniform", "one-way")      # a ring's initial state: rest + stimulus, or a one-way wave
@@ -89,9 +90,18 @@ class FlintRun:
     record: tuple = ()                   # state names; () = every state
     every: int = 100
     protocol: str = "uniform"
+    #: what ``runtime="auto"`` picked and why (:class:`~kernels.flint.runtimes.auto.Choice`), else None
+    choice: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         m = self.model
+        if self.runtime == AUTO:                 # resolved once, here: runtime is the name picked
+            if self.members not in MEMBERS:
+                raise InvalidParameter(f"members must be one of {', '.join(MEMBERS)} (got {self.members!r})")
+            ch = choose_runtime(self.n if isinstance(self.n, (int, np.integer)) else 1,
+                                self.members != "ensemble", self.mapping)
+            object.__setattr__(self, "runtime", ch.runtime)
+            object.__setattr__(self, "choice", ch)
         cls = runtime_class(self.runtime)
         if self.integrator not in INTEGRATORS:
             raise InvalidParameter(f"integrator must be {' or '.join(INTEGRATORS)} (got {self.integrator!r})")

@@ -102,6 +102,25 @@ class Runtime:
         """Take ``k`` steps of ``dt`` from step number ``step0`` (t = step·dt), in place."""
         raise NotImplementedError
 
+    def loops(self) -> bool:
+        """Whether :meth:`run_loop` takes many steps a call with the recording inside (the driver
+        then hands it whole chunks; issue 23).  Default False: the driver steps to each sample."""
+        return False
+
+    def run_loop(self, k: int, dt: float, step0: int, every: int, record: list, cells: np.ndarray) -> list:
+        """Take ``k`` steps from step number ``step0`` and return the samples taken after every step
+        whose number is a multiple of ``every``: a list of (len(record), len(cells)) arrays (``cells``
+        sorted distinct member indices).  This default steps to each sample with :meth:`advance` and
+        :meth:`sample` — the reference of a runtime whose kernel records inside its step loop."""
+        out, step, end = [], int(step0), int(step0) + int(k)
+        while step < end:
+            nxt = min(end, (step // every + 1) * every)
+            self.advance(nxt - step, dt, step)
+            step = nxt
+            if step % every == 0:
+                out.append(self.sample(record, cells))
+        return out
+
     def state(self) -> np.ndarray:
         """Current states, (n_states, n) NumPy."""
         return np.asarray(self.y)

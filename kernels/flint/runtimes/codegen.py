@@ -275,3 +275,125 @@ def is_source(prog: Program, real: str = "double") -> str:
     depth = max(prog.stack_depth, prog.layout.stack_depth if prog.layout is not None else 1)
     stack = 1 << max(0, (depth - 1)).bit_length()
     return interpreter_source(real, [f"#define NSLOT {max(nslot, 1)}", f"#define STACK {max(stack, 2)}"])
+
+
+#: RK4 stage constants as C text: (c, weight) of :data:`~.base.RK4_STAGES`, written so the compiler
+#: computes the same doubles Python does (``1.0 / 6.0`` is correctly rounded in both)
+_RK4_C = (("0.0", "1.0 / 6.0"), ("0.5", "1.0 / 3.0"), ("0.5", "1.0 / 3.0"), ("1.0", "1.0 / 6.0"))
+
+
+def loopable(prog: Program) -> bool:
+    """Whether :func:`ts_loop_source` applies: no neighbour coupling (a cell's step reads only its own
+    states, so many steps can run in one launch without a grid-wide barrier)."""
+    return prog.network is None and not any(op == "nb" for (op, _a, _v) in prog.nodes)
+
+
+def invariant_functions(prog: Program) -> set[str]:
+    """The functions whose value reads no state, neighbour or time (constants and per-member
+    parameters only): the same every step, so the many-steps kernel computes them once, before its
+    loop — the same operations on the same operands, so the same bits."""
+    memo: dict[int, bool] = {}
+
+    def varies(nid: int) -> bool:
+        if nid not in memo:
+            memo[nid] = False                       # DAG: no cycles; provisional value
+            op, args, value = prog.nodes[nid]
+            if op in ("state", "nb", "time"):
+                memo[nid] = True
+            elif op == "fvar":
+                memo[nid] = varies(prog.functions[value].root)
+            else:
+                memo[nid] = any(varies(a) for a in args)
+        return memo[nid]
+    return {name for name in prog.order if not varies(prog.functions[name].root)}
+
+
+def ts_loop_source(prog: Program, real: str = "double", integrator: str = "euler",
+                   const_memory: bool = True) -> str:
+    """CUDA C of the translator that takes many steps in one launch (issue 23): kernel
+    ``flint_ts_loop`` integrates ``k`` steps from step number ``step0`` (t = step·dt) for one cell a
+    thread, the states held in registers, and after every step whose number is a multiple of
+    ``every`` writes the states ``rec[0..n_rec)`` of cell i to ``out[row][r][col[i]]`` (col[i] < 0:
+    cell i is not recorded; row: the sample's place in this launch, counted down without a division).
+    Functions of constants and per-member parameters alone (:func:`invariant_functions`) are
+    computed once, before the loop.
+
+    The operations and their order are those of :func:`ts_source` with ``flint_integrate`` (Euler:
+    y + (REAL)dt·f; RK4: stage values y + (REAL)cdt·k, acc = w·k1 (+ w·k2 + w·k3), y + (REAL)dt·(acc +
+    w·k4), cdt = c·dt and t + c·dt in double), so with NVRTC's ``--fmad=false`` the states equal the
+    one-launch-a-step path bit for bit.  Ensembles only (:func:`loopable`).  ``const_memory``: the
+    constant table ``K`` is a ``__constant__`` array (filled by the runtime; broadcast reads), else a
+    kernel argument like :func:`ts_source`'s."""
+    if not loopable(prog):
+        raise ValueError("the many-steps-a-launch kernel needs cells without neighbour coupling")
+    ns = prog.n_states
+    used = sorted({v for (op, a, v) in prog.nodes if op == "state"})
+    fixed = {f"v{prog.slots[name]}" for name in invariant_functions(prog)}
+    code = expr_code(prog, "c")
+    hoisted = [f"    const REAL {v} = {e};" for v, e in code if v in fixed]
+    exprs = [(v, e) for v, e in code if v not in fixed]
+    d = prog.deriv_slots
+
+    def stage(kin: str | None, ind: str) -> list[str]:
+        out = []
+        for s in used:
+            out.append(f"{ind}const REAL s{s} = {f'y{s} + (REAL)cdt*{kin}{s}' if kin else f'y{s}'};")
+        out += [f"{ind}const REAL {v} = {e};" for v, e in exprs]
+        return out
+
+    b = []
+    if integrator == "euler":
+        b.append("        const double t = (double)step * dt;")
+        b += stage(None, "        ")
+        b += [f"        y{s} = y{s} + (REAL)dt * v{d[s]};" for s in range(ns)]
+    else:
+        b.append("        const double t0 = (double)step * dt;")
+        b.append("        " + " ".join(f"REAL q{s}, a{s};" for s in range(ns)))
+        for j, (c, w) in enumerate(_RK4_C):
+            b.append(f"        {{ const double cdt = {c} * dt; const double t = t0 + cdt; (void)cdt; (void)t;")
+            b += stage("q" if j else None, "          ")
+            for s in range(ns):
+                v = f"v{d[s]}"
+                if j == 0:
+                    b.append(f"          a{s} = (REAL)({w}) * {v}; q{s} = {v};")
+                elif j < 3:
+                    b.append(f"          a{s} = a{s} + (REAL)({w}) * {v}; q{s} = {v};")
+                else:
+                    b.append(f"          y{s} = y{s} + (REAL)dt * (a{s} + (REAL)({w}) * {v});")
+            b.append("        }")
+    load = " ".join(f"REAL y{s} = y[(size_t){s}*n+i];" for s in range(ns))
+    store = " ".join(f"y[(size_t){s}*n+i] = y{s};" for s in range(ns))
+    pick = " ".join(f"case {s}: v = y{s}; break;" for s in range(ns))
+    nk = max(1, len(prog.consts))
+    kdecl = f"__constant__ REAL K[{nk}];\n" if const_memory else ""
+    karg = "" if const_memory else "const REAL* __restrict__ K, "
+    return f"""// Generated by kernels/flint/runtimes/codegen.py (translator TS, many steps a launch, {integrator}) for model {prog.model.name}
+typedef {real} REAL;
+{kdecl}extern "C" __global__ void flint_ts_loop(
+    {karg}const REAL* __restrict__ P, REAL* __restrict__ y, long long step0, int k, double dt, int n,
+    long long every, const int* __restrict__ rec, int n_rec, const int* __restrict__ col, int n_col,
+    REAL* __restrict__ out)
+{{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    {load}
+    const int c = col[i];
+    long long until = every - step0 % every;     // steps to the next sample
+    size_t row = 0;                              // its row in out
+{chr(10).join(hoisted)}
+    for (int j = 0; j < k; ++j) {{
+        const long long step = step0 + j;
+{chr(10).join(b)}
+        if (--until == 0) {{
+            until = every;
+            if (c >= 0) for (int r = 0; r < n_rec; ++r) {{
+                REAL v = 0;
+                switch (rec[r]) {{ {pick} default: break; }}
+                out[(row * n_rec + r) * n_col + c] = v;
+            }}
+            ++row;
+        }}
+    }}
+    {store}
+}}
+"""

@@ -114,6 +114,21 @@ class Simulation:
                                f"{bk.host_available_memory() / 2**30:.1f} GiB are available: record less often")
         rt = self.engine
         rt.start()
+        if rt.loops():
+            times, out = self._advance_looped(int(n_steps), dt, record, every, cells)
+        else:
+            times, out = self._advance_stepped(int(n_steps), dt, record, every, cells)
+        self.t = self.steps * dt
+        if not rt.finite():
+            bad = np.where(~np.isfinite(self.state()).all(axis=1))[0]
+            names = [list(self.model.states)[b] for b in bad]
+            raise SimulationBlowUp(f"NaN/Inf in {', '.join(names)} by t = {self.t:g} {self.model.time_units} "
+                                   "(try a smaller dt)")
+        return np.array(times), out
+
+    def _advance_stepped(self, n_steps, dt, record, every, cells):
+        """The runtime steps up to each sample (one call at most to the next), then it is sampled."""
+        rt = self.engine
         times, samples = [], []
         left = int(n_steps)
         chunk = 64                                # steps a call: adapted to ~CALL_S each
@@ -128,14 +143,31 @@ class Simulation:
             if self.steps % every == 0:
                 times.append(self.steps * dt)
                 samples.append(rt.sample(record, cells))
-        self.t = self.steps * dt
+        return times, rt.collect(samples, len(record))
+
+    def _advance_looped(self, n_steps, dt, record, every, cells):
+        """Chunks of many steps a call (:meth:`Runtime.run_loop`, recording inside the runtime's step
+        loop), sized to about :data:`CALL_S` each; the distinct recorded cells are handed down sorted
+        and put back in the caller's order (and repeats) here."""
+        rt = self.engine
+        idx = np.arange(self.n)[cells]
+        uniq, inv = np.unique(idx, return_inverse=True)
+        s0 = self.steps
+        samples = []
+        left, chunk = n_steps, 256
+        while left > 0:
+            k = min(left, chunk)
+            t_call = _time.perf_counter()
+            samples += rt.run_loop(k, dt, self.steps, every, record, uniq)
+            el = _time.perf_counter() - t_call
+            chunk = max(1, min(4 * chunk, int(k * CALL_S / el))) if el > 0 else 4 * chunk
+            left -= k
+            self.steps += k
+        times = [s * dt for s in range((s0 // every + 1) * every, self.steps + 1, every)]
         out = rt.collect(samples, len(record))
-        if not rt.finite():
-            bad = np.where(~np.isfinite(self.state()).all(axis=1))[0]
-            names = [list(self.model.states)[b] for b in bad]
-            raise SimulationBlowUp(f"NaN/Inf in {', '.join(names)} by t = {self.t:g} {self.model.time_units} "
-                                   "(try a smaller dt)")
-        return np.array(times), out
+        if out.shape[0] and not np.array_equal(inv.ravel(), np.arange(out.shape[2])):
+            out = out[:, :, inv.ravel()]
+        return times, out
 
     def state(self) -> np.ndarray:
         """Current states, (n_states, n) NumPy."""

@@ -1,0 +1,68 @@
+"""``--runtime auto`` (issue 23): the runtime picked for the run — by the number of cells, whether
+they are coupled, the thread mapping, and what this machine has (a CUDA device for ``ts``, a host
+C++ compiler for ``c``) — and one line saying why.
+
+The rule follows the measurements in benchmarks/RESULTS.md (LR-1991, 100,000 Euler steps):
+
+* a GPU thread is slower than a host core at one cell's sequential steps (TS many steps a launch
+  ≈ 5 µs a step of latency; runtime ``c`` ≈ 1 µs a cell-step), so up to :data:`ENSEMBLE_CPU_MAX`
+  members go to ``c``; more members to ``ts``, whose cost stays flat while the GPU has idle lanes;
+* coupled cells (lines, rings) take one GPU launch a step (≈ 12 µs), so the host wins up to
+  :data:`NETWORK_CPU_MAX` cells;
+* the expression mapping is a GPU thread layout: ``ts`` (on the CPU only ``cpu`` emulates it);
+* without a GPU: ``c`` when a compiler exists, else ``cpu`` (NumPy, always there).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import runtime_class
+
+AUTO = "auto"
+AUTO_HELP = ("picked for the run: c for up to 4 members (or a line/ring of up to 12 cells), ts on a GPU for more, "
+             "NumPy when neither a GPU nor a C++ compiler is here; the choice and why are shown")
+#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present:
+#: c takes ≈ 0.10 s a member for 100,000 LR-1991 steps, TS many steps a launch ≈ 0.5 s flat up to
+#: 10,000 members (H100, benchmarks/RESULTS.md)
+ENSEMBLE_CPU_MAX = 4
+#: lines/rings of at most this many cells run on a host core: TS takes one launch a step for coupled
+#: cells, ≈ 1.2 s for 100,000 steps of a short LR line, c ≈ 0.10 s a cell
+NETWORK_CPU_MAX = 12
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The runtime ``auto`` picked and why (one line for the CLI's output and the GUI's note)."""
+    runtime: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"auto → {self.runtime}: {self.why}"
+
+
+def choose_runtime(cells: int, network: bool = False, mapping: str = "cell", gpu: bool | None = None,
+                   compiler: bool | None = None) -> Choice:
+    """The runtime for ``cells`` members (``network``: coupled cells of a line/ring) in ``mapping``.
+
+    ``gpu`` / ``compiler``: whether runtime ts / c can run here (default: asked of the runtimes,
+    :meth:`Runtime.unavailable`)."""
+    gpu = runtime_class("ts").unavailable() is None if gpu is None else bool(gpu)
+    compiler = runtime_class("c").unavailable() is None if compiler is None else bool(compiler)
+    cells = int(cells)
+    what = f"{cells:,} {'coupled cells' if network else ('member' if cells == 1 else 'members')}"
+    if mapping == "expression":
+        if gpu:
+            return Choice("ts", f"the expression mapping is a GPU thread layout; {what} on the GPU")
+        return Choice("cpu", "the expression mapping without a GPU: NumPy emulates it")
+    limit = NETWORK_CPU_MAX if network else ENSEMBLE_CPU_MAX
+    if gpu and cells > limit:
+        how = "one launch a step (neighbours' states)" if network else "one thread a member, many steps a launch"
+        return Choice("ts", f"{what} (> {limit}) on the GPU: the translator, {how}")
+    if gpu and not compiler:
+        return Choice("ts", f"{what} on the GPU (no host C++ compiler for runtime c)")
+    if compiler:
+        why = f"{what} (≤ {limit}): a host core steps them faster than GPU launches" if gpu else \
+            f"no GPU here; {what} as compiled C on host cores"
+        return Choice("c", why)
+    return Choice("cpu", f"{'no host C++ compiler' if gpu else 'no GPU and no host C++ compiler'}; "
+                         f"{what} with NumPy")
