@@ -76,8 +76,9 @@ def test_bad_input_cancel_and_settings(qtbot, ws, main_window, tmp_path):
     tab.ed_axes["mean"].setText("-0.3:0.3:3")
     tab.panel.cb_sched.setCurrentText("tcp://nowhere")
     assert not tab.panel.run() and "scheduler" in ws.message_bar.text()
-    # cancel a long serial sweep after its first rows
-    _small(tab, "none", mean="-0.4:0.4:30", seed="1..2", steps=200)
+    # cancel a long serial sweep after its first rows (points long enough that the rows cannot all
+    # arrive while the GUI thread is busy elsewhere, as on a loaded CI machine)
+    _small(tab, "none", mean="-0.4:0.4:30", seed="1..2", steps=1500)
     assert tab.panel.run()
     qtbot.waitUntil(lambda: len(tab.panel.rows) >= 1, timeout=TIMEOUT)
     tab.panel.cancel()
@@ -92,5 +93,5 @@ def test_bad_input_cancel_and_settings(qtbot, ws, main_window, tmp_path):
     tab.sp_steps.setValue(7)
     ws.restore_settings(main_window.settings)
     main_window.settings.endGroup()
-    assert tab.ed_more.text() == "dt=0.005,0.01" and tab.sp_steps.value() == 200
+    assert tab.ed_more.text() == "dt=0.005,0.01" and tab.sp_steps.value() == 1500
     assert tab.panel.cb_sched.currentText() == "none"

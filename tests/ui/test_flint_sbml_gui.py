@@ -82,7 +82,7 @@ def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
     # a shipped model brings the Flint mode back
     ws.cb_model.setCurrentIndex(ws.cb_model.findText("luo_rudy_1991.flint"))
     assert not ws.in_sbml_mode() and ws.model is not None
-    assert ws.cb_runtime.findText(LABEL) < 0 and ws.cb_runtime.currentText() == "cpu"
+    assert ws.cb_runtime.findText(LABEL) < 0 and ws.cb_runtime.currentText() == "auto"   # the default
     assert ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler)) and ws.cb_integ.isEnabled()
 
 
