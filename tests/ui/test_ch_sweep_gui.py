@@ -76,14 +76,13 @@ def test_bad_input_cancel_and_settings(qtbot, ws, main_window, tmp_path):
     tab.ed_axes["mean"].setText("-0.3:0.3:3")
     tab.panel.cb_sched.setCurrentText("tcp://nowhere")
     assert not tab.panel.run() and "scheduler" in ws.message_bar.text()
-    # cancel a long serial sweep after its first rows (points long enough that the rows cannot all
-    # arrive while the GUI thread is busy elsewhere, as on a loaded CI machine)
+    # cancel a long serial sweep while it runs: right after Run, so that the check does not depend on
+    # how fast the GUI thread takes the rows (on a loaded machine it took none before all 60 were done)
     _small(tab, "none", mean="-0.4:0.4:30", seed="1..2", steps=1500)
     assert tab.panel.run()
-    qtbot.waitUntil(lambda: len(tab.panel.rows) >= 1, timeout=TIMEOUT)
     tab.panel.cancel()
     _wait(qtbot, tab.panel)
-    assert 1 <= len(tab.panel.rows) < 60 and "cancelled" in tab.panel.lbl.text()
+    assert len(tab.panel.rows) < 60 and "cancelled" in tab.panel.lbl.text()
     assert tab.panel.bt_run.isEnabled() and not tab.panel.bt_cancel.isEnabled()
     # settings: saved with the workspace, restored into a fresh tab
     tab.ed_more.setText("dt=0.005,0.01")
