@@ -9,7 +9,8 @@ workers and the dashboard link, and Cancel cancels the sweep's futures (an embed
 stopped, an existing one keeps running with none of the sweep's tasks)."""
 from __future__ import annotations
 
-from PyQt6.QtWidgets import QFileDialog
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton
 
 from .export import Figure, guarded, save_figure, write_file
 from .jobs import GeneratorJob
@@ -47,6 +48,41 @@ class SweepRunner:
     ``job`` (None when idle), ``message``, ``rows``, ``bt_run``, ``bt_cancel``, ``progress``, ``lbl``,
     ``_on_row(row)``, ``_summary()`` and a ``finished`` signal; for :meth:`_start_sweep` also
     ``where`` (an :class:`explorer.sweep_panel.SchedulerChoice`)."""
+
+    def run_row(self, lay, run_text: str, run_tip: str, csv_tip: str = "Save every timed point as CSV",
+                png_tip: str = "Save the plots as one PNG image", png_text: str = "Export plots…",
+                progress_tip: str = "") -> None:
+        """Add the tab's Run / Cancel / Export CSV / Export plots row, its progress bar (points done of
+        the total) and its summary label to ``lay``; wired to ``run``, :meth:`cancel`, ``export_csv``
+        and ``export_plots``."""
+        row = QHBoxLayout()
+        self.bt_run = QPushButton(run_text)
+        self.bt_run.setToolTip(run_tip)
+        self.bt_run.clicked.connect(self.run)
+        self.bt_cancel = QPushButton("Cancel")
+        self.bt_cancel.setEnabled(False)
+        self.bt_cancel.setToolTip("Stop after the point being timed")
+        self.bt_cancel.clicked.connect(self.cancel)
+        self.bt_csv = QPushButton("Export CSV…")
+        self.bt_csv.setToolTip(csv_tip)
+        self.bt_csv.clicked.connect(lambda: self.export_csv())
+        self.bt_png = QPushButton(png_text)
+        self.bt_png.setToolTip(png_tip)
+        self.bt_png.clicked.connect(lambda: self.export_plots())
+        for b in (self.bt_run, self.bt_cancel, self.bt_csv, self.bt_png):
+            row.addWidget(b)
+        lay.addLayout(row)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("%v / %m points")
+        if progress_tip:
+            self.progress.setToolTip(progress_tip)
+        lay.addWidget(self.progress)
+        self.lbl = QLabel("")
+        self.lbl.setWordWrap(True)
+        self.lbl.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.lbl)
 
     def _say(self, text, level="error"):
         if self.message is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, QFormLayout, QGridLayout,
-                             QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
+                             QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
                              QWidget)
 
 from kernels.cahn_hilliard import fig10
@@ -137,35 +137,11 @@ class CHReproduceTab(SweepRunner, QWidget):
         opts.addStretch(1)
         form.addRow("runs", opts)
         lay.addLayout(form)
-        row = QHBoxLayout()
-        self.bt_run = QPushButton("Run timings")
-        self.bt_run.setToolTip("Time every chosen method at every N, off the GUI thread (the simulation pauses)")
-        self.bt_run.clicked.connect(self.run)
-        self.bt_cancel = QPushButton("Cancel")
-        self.bt_cancel.setEnabled(False)
-        self.bt_cancel.setToolTip("Stop after the point being timed")
-        self.bt_cancel.clicked.connect(self.cancel)
-        self.bt_csv = QPushButton("Export CSV…")
-        self.bt_csv.setToolTip("Save every timed point (method, N, threads, GPUs, steps timed, seconds per 1024 "
-                               "steps, device) as CSV")
-        self.bt_csv.clicked.connect(lambda: self.export_csv())
-        self.bt_png = QPushButton("Export plots…")
-        self.bt_png.setToolTip("Save both plots as one PNG (or SVG) image")
-        self.bt_png.clicked.connect(lambda: self.export_plots())
-        for b in (self.bt_run, self.bt_cancel, self.bt_csv, self.bt_png):
-            row.addWidget(b)
-        lay.addLayout(row)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setFormat("%v / %m points")
-        self.progress.setToolTip("Finished (N, method) points")
-        lay.addWidget(self.progress)
-        self.lbl = QLabel("")
-        self.lbl.setWordWrap(True)
-        self.lbl.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.run_row(lay, "Run timings", "Time every chosen method at every N, off the GUI thread (the simulation "
+                     "pauses)", csv_tip="Save every timed point (method, N, threads, GPUs, steps timed, seconds per "
+                     "1024 steps, device) as CSV", png_tip="Save both plots as one PNG (or SVG) image",
+                     progress_tip="Finished (N, method) points")
         self.lbl.setToolTip("The paper's claims checked against the timed points")
-        lay.addWidget(self.lbl)
         self.plots = pg.GraphicsLayoutWidget()
         self.p_time = self.plots.addPlot(row=0, col=0, axisItems=log_axes())
         self.p_up = self.plots.addPlot(row=1, col=0, axisItems=log_axes())

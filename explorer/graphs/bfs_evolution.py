@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
-                             QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+                             QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
 from kernels.graphs import bfs_evolution as E
@@ -68,34 +68,6 @@ class _Panel(SweepRunner, QWidget):
                 grid.addWidget(ed, i, 1)
         grid.setColumnStretch(1, 1)
         form.addRow("graph types", grid)
-
-    def _run_row(self, lay, run_text, run_tip):
-        row = QHBoxLayout()
-        self.bt_run = QPushButton(run_text)
-        self.bt_run.setToolTip(run_tip)
-        self.bt_run.clicked.connect(self.run)
-        self.bt_cancel = QPushButton("Cancel")
-        self.bt_cancel.setEnabled(False)
-        self.bt_cancel.setToolTip("Stop after the point being timed")
-        self.bt_cancel.clicked.connect(self.cancel)
-        self.bt_csv = QPushButton("Export CSV…")
-        self.bt_csv.setToolTip("Save every timed point as CSV")
-        self.bt_csv.clicked.connect(lambda: self.export_csv())
-        self.bt_png = QPushButton("Export plots…")
-        self.bt_png.setToolTip("Save the plots as one PNG image")
-        self.bt_png.clicked.connect(lambda: self.export_plots())
-        for b in (self.bt_run, self.bt_cancel, self.bt_csv, self.bt_png):
-            row.addWidget(b)
-        lay.addLayout(row)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setFormat("%v / %m points")
-        lay.addWidget(self.progress)
-        self.lbl = QLabel("")
-        self.lbl.setWordWrap(True)
-        self.lbl.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay.addWidget(self.lbl)
 
     def types(self) -> list[str]:
         return [t for t, ck in self.ck_type.items() if ck.isChecked()]
@@ -167,7 +139,7 @@ class BFSEvolutionPanel(_Panel):
         nums.addStretch(1)
         form.addRow("runs", nums)
         lay.addLayout(form)
-        self._run_row(lay, "Run kernels", "Time every chosen kernel on every chosen (type, N) off the GUI thread")
+        self.run_row(lay, "Run kernels", "Time every chosen kernel on every chosen (type, N) off the GUI thread")
         self.lbl.setText("Paper 000 Figs. 11–13: time ∝ N^slope, type (1) 2.04–2.45, (2) 1.49–1.94, (3) 1.51–1.71.")
         self.plots = pg.GraphicsLayoutWidget()
         self.p = {}
@@ -301,7 +273,7 @@ class BlockSweepPanel(_Panel):
         nums.addStretch(1)
         form.addRow("runs", nums)
         lay.addLayout(form)
-        self._run_row(lay, "Run sweep", "Blocks 32 … 512 in steps of 32 on one instance per (type, N)")
+        self.run_row(lay, "Run sweep", "Blocks 32 … 512 in steps of 32 on one instance per (type, N)")
         self.lbl.setText("Paper 000 Fig. 15: 256 is a good block size overall; the best one differs by graph type.")
         self.plots = pg.GraphicsLayoutWidget()
         self.p_time = self.plots.addPlot(row=0, col=0, title="time / mean path vs block (Fig. 15)")

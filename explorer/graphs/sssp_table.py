@@ -4,9 +4,9 @@ cancel / end cycle is reproduce.SweepRunner)."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                             QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                             QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
                              QWidget)
 
 from kernels.errors import InvalidParameter
@@ -78,29 +78,8 @@ class SSSPTablePanel(SweepRunner, QWidget):
         nums.addStretch(1)
         form.addRow("runs", nums)
         lay.addLayout(form)
-        buttons = QHBoxLayout()
-        self.bt_run = QPushButton("Run")
-        self.bt_run.setToolTip("Run the chosen experiment off the GUI thread")
-        self.bt_run.clicked.connect(self.run)
-        self.bt_cancel = QPushButton("Cancel")
-        self.bt_cancel.setEnabled(False)
-        self.bt_cancel.clicked.connect(self.cancel)
-        self.bt_csv = QPushButton("Export CSV…")
-        self.bt_csv.clicked.connect(lambda: self.export_csv())
-        self.bt_png = QPushButton("Export plot…")
-        self.bt_png.clicked.connect(lambda: self.export_plots())
-        for b in (self.bt_run, self.bt_cancel, self.bt_csv, self.bt_png):
-            buttons.addWidget(b)
-        lay.addLayout(buttons)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setFormat("%v / %m points")
-        lay.addWidget(self.progress)
-        self.lbl = QLabel("")
-        self.lbl.setWordWrap(True)
-        self.lbl.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay.addWidget(self.lbl)
+        self.run_row(lay, "Run", "Run the chosen experiment off the GUI thread", png_text="Export plot…",
+                     png_tip="Save the plot as one PNG image")
         self.table = QTableWidget(len(T.METHODS), len(T.TOPOLOGIES))
         self.table.setHorizontalHeaderLabels(list(T.TOPOLOGIES))
         self.table.setVerticalHeaderLabels([T.LABELS[m] for m in T.METHODS])
