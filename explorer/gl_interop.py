@@ -23,64 +23,82 @@ class HostUploadFallback(Exception):
     """Raised when interop cannot be set up; the caller switches to host upload."""
 
 
-class InteropUploader:
-    """Uploads 2D CuPy float32 frames to a VisPy ImageVisual through a CUDA-registered PBO."""
+class _DrawHookUploader:
+    """What both uploaders share: the interop check, the hook on the visual's own draw preparation
+    (it runs for on-screen paints and for ``canvas.render()`` exports alike, after VisPy queued any
+    host upload), the GL id of the visual's texture, and release.  Subclasses write the queued
+    frame in :meth:`_on_draw` and free their GL/CUDA objects in :meth:`_release_gl`."""
 
-    mode = "CUDA–GL interop (zero-copy)"
-
-    def __init__(self, image_visual, canvas):
+    def __init__(self, visual, canvas):
         from kernels.cuda_gl import interop_available
         ok, why = interop_available()
         if not ok:
             raise HostUploadFallback(why)
-        self.image = image_visual
+        self.visual = visual
         self.canvas = canvas
         self._frame = None
-        self._pbo = None
-        self._buf = None
         self._shape = None
         self.frames = 0
-        self.error = ""
-        # Hook the visual's own draw preparation: it runs for on-screen paints and
-        # for canvas.render() (exports) alike, after VisPy queued any host upload.
-        self._orig_prepare = image_visual._prepare_draw
-        image_visual._prepare_draw = self._prepare_draw
+        self._orig_prepare = visual._prepare_draw
+        visual._prepare_draw = self._prepare_draw
 
-    # -- public -------------------------------------------------------------
-    def upload(self, field2d, backend=None) -> None:
-        """Queue a device frame (kept by reference: pass a copy if it will change)."""
+    @staticmethod
+    def _as_float32(field):
         import cupy as cp
-        f = field2d if field2d.dtype == cp.float32 else field2d.astype(cp.float32)
-        f = cp.ascontiguousarray(f)
-        if self._shape != f.shape:
-            # (re)allocate the texture at the new size once through VisPy
-            self.image.set_data(np.zeros(f.shape, np.float32))
-            self._release_pbo()
-            self._shape = f.shape
-        self._frame = f
-        self.canvas.update()
+        f = field if field.dtype == cp.float32 else field.astype(cp.float32)
+        return cp.ascontiguousarray(f)
 
     def release(self) -> None:
-        self._release_pbo()
+        self._release_gl()
         if getattr(self, "_orig_prepare", None) is not None:
-            self.image._prepare_draw = self._orig_prepare
+            self.visual._prepare_draw = self._orig_prepare
             self._orig_prepare = None
+
+    def _release_gl(self):
+        raise NotImplementedError
+
+    def _on_draw(self, event=None):
+        raise NotImplementedError
 
     def _prepare_draw(self, view):
         result = self._orig_prepare(view)
         self._on_draw()
         return result
 
-    # -- GL side ------------------------------------------------------------
     def _texture_handle(self):
         ctx = self.canvas.context
-        ctx.flush_commands()  # run VisPy's queued texture creation / host upload first
-        tex = self.image._texture
-        ob = ctx.shared.parser._objects.get(tex.id)
+        ctx.flush_commands()  # run VisPy's queued texture creation / resize / host upload first
+        ob = ctx.shared.parser._objects.get(self.visual._texture.id)
         h = getattr(ob, "handle", -1)
         return h if isinstance(h, int) and h > 0 else None
 
-    def _release_pbo(self):
+
+class InteropUploader(_DrawHookUploader):
+    """Uploads 2D CuPy float32 frames to a VisPy ImageVisual through a CUDA-registered PBO."""
+
+    mode = "CUDA–GL interop (zero-copy)"
+
+    def __init__(self, image_visual, canvas):
+        self._pbo = None
+        self._buf = None
+        self.error = ""
+        super().__init__(image_visual, canvas)
+        self.image = image_visual
+
+    # -- public -------------------------------------------------------------
+    def upload(self, field2d, backend=None) -> None:
+        """Queue a device frame (kept by reference: pass a copy if it will change)."""
+        f = self._as_float32(field2d)
+        if self._shape != f.shape:
+            # (re)allocate the texture at the new size once through VisPy
+            self.image.set_data(np.zeros(f.shape, np.float32))
+            self._release_gl()
+            self._shape = f.shape
+        self._frame = f
+        self.canvas.update()
+
+    # -- GL side ------------------------------------------------------------
+    def _release_gl(self):
         if self._buf is not None:
             try:
                 self._buf.release()
@@ -124,7 +142,7 @@ class InteropUploader:
         self.frames += 1
 
 
-class VolumeInteropUploader:
+class VolumeInteropUploader(_DrawHookUploader):
     """Uploads 3D CuPy float32 frames into a VisPy Volume's 3D texture with no host copy: the
     texture is registered with CUDA (``cudaGraphicsGLRegisterImage``) and each frame is a
     device-to-array copy into it (``kernels.cuda_gl.GLTexture``), inside the canvas's GL context
@@ -134,29 +152,18 @@ class VolumeInteropUploader:
     mode = "CUDA–GL interop (3D texture, zero-copy)"
 
     def __init__(self, volume_visual, canvas):
-        from kernels.cuda_gl import interop_available
-        ok, why = interop_available()
-        if not ok:
-            raise HostUploadFallback(why)
-        self.volume = volume_visual
-        self.canvas = canvas
-        self._frame = None
-        self._shape = None
         self._tex = None            # the GLTexture registration
         self._handle = None         # the GL texture id it registered
-        self.frames = 0
-        self._orig_prepare = volume_visual._prepare_draw
-        volume_visual._prepare_draw = self._prepare_draw
+        super().__init__(volume_visual, canvas)
+        self.volume = volume_visual
 
     def upload(self, field3d, backend=None, clim=None) -> None:
         """Queue a device frame (kept by reference: pass a copy if it will change); ``clim`` sets the
         shader's contrast limits (no data moves)."""
-        import cupy as cp
-        f = field3d if field3d.dtype == cp.float32 else field3d.astype(cp.float32)
-        f = cp.ascontiguousarray(f)
+        f = self._as_float32(field3d)
         if self._shape != f.shape:
             # (re)allocate the texture at the new size once through VisPy
-            self._release_tex()
+            self._release_gl()
             self.volume.set_data(np.zeros(f.shape, np.float32), clim=clim)
             self._shape = f.shape
         elif clim is not None:
@@ -164,31 +171,13 @@ class VolumeInteropUploader:
         self._frame = f
         self.canvas.update()
 
-    def release(self) -> None:
-        self._release_tex()
-        if getattr(self, "_orig_prepare", None) is not None:
-            self.volume._prepare_draw = self._orig_prepare
-            self._orig_prepare = None
-
-    def _release_tex(self):
+    def _release_gl(self):
         if self._tex is not None:
             try:
                 self._tex.release()
             except Exception:
                 pass
             self._tex = self._handle = None
-
-    def _prepare_draw(self, view):
-        result = self._orig_prepare(view)
-        self._on_draw()
-        return result
-
-    def _texture_handle(self):
-        ctx = self.canvas.context
-        ctx.flush_commands()  # run VisPy's queued texture creation / resize first
-        ob = ctx.shared.parser._objects.get(self.volume._texture.id)
-        h = getattr(ob, "handle", -1)
-        return h if isinstance(h, int) and h > 0 else None
 
     def _on_draw(self, event=None):
         frame = self._frame
@@ -200,7 +189,7 @@ class VolumeInteropUploader:
             return
         from kernels.cuda_gl import GL_TEXTURE_3D, GLTexture
         if self._tex is None or self._handle != handle:
-            self._release_tex()
+            self._release_gl()
             self._tex = GLTexture(handle, GL_TEXTURE_3D)
             self._handle = handle
         self._tex.write(frame)          # device → the texture's CUDA array, on the GPU
