@@ -28,7 +28,7 @@ extern "C" void flint_loop_launch(const REAL* K, const REAL* P, REAL* y, long lo
                                   REAL* out) {
     blockIdx.x = 0; blockDim.x = (unsigned)n;
     for (int i = 0; i < n; ++i) { threadIdx.x = (unsigned)i;
-        flint_ts_loop(K, P, y, step0, k, dt, n, every, rec, n_rec, col, n_col, out); }
+        flint_ts_loop(KARG P, y, step0, k, dt, n, every, rec, n_rec, col, n_col, out); }
 }
 """
 
@@ -37,13 +37,17 @@ class HostLoopRuntime(HostTranslatorRuntime):
     """The loop kernel on the host: ``run_loop`` launches it in chunks of random lengths."""
     name = "test-c-loop"
     help = "tests only: the many-steps kernel compiled for the host"
+    #: constants written as literals (the GPU default) instead of read from the table K
+    literal = False
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
         real = "double" if self.dtype == np.float64 else "float"
-        src = ts_loop_source(prog, real, self.integrator, const_memory=False)
+        src = ts_loop_source(prog, real, self.integrator, const_memory=False, literal=self.literal)
+        assert ("K[" in src) != self.literal
+        launch = _HOST_LAUNCH.replace("KARG", "" if self.literal else "K,")
         lib = hostcc.compile_library(hostcc.CUDA_HOST_PRELUDE + src.replace('extern "C" __global__', "static")
-                                     + _HOST_LAUNCH, kind="flint-c", prefix="flint-loop-test")
+                                     + launch, kind="flint-c", prefix="flint-loop-test")
         self._fn = lib.flint_loop_launch
         self.rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
 
@@ -81,9 +85,12 @@ def lr():
     return load_model("luo_rudy_1991.flint")
 
 
-@pytest.mark.parametrize("integrator, dtype, steps", [("euler", "float64", 2300), ("rk4", "float64", 1100),
-                                                      ("euler", "float32", 1700)])
-def test_loop_kernel_equals_one_step_kernel(lr, host_loop, integrator, dtype, steps):
+@pytest.mark.parametrize("integrator, dtype, steps, literal", [
+    ("euler", "float64", 2300, True), ("rk4", "float64", 1100, False), ("rk4", "float64", 900, True),
+    ("euler", "float32", 1700, True), ("euler", "float64", 1300, False)])
+def test_loop_kernel_equals_one_step_kernel(lr, host_loop, integrator, dtype, steps, literal, monkeypatch):
+    """…also with the constants written as literals (bit-identical: only IEEE-exact folding)."""
+    monkeypatch.setattr(host_loop, "literal", literal)
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
     n = int(rng.integers(5, 40))
     member = {"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)}

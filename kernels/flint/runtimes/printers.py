@@ -3,6 +3,11 @@
 read as that function's variable; leaves as the target's arrays) and each subclass says how a leaf
 reads; every operation is written from the one operator table, :data:`kernels.flint.expr.OPERATORS`.
 
+A power with a small whole constant exponent of a plain operand (a state, a parameter, a function's
+variable), ``pow(x, 2|3|4)``, is written as the product ``x*x*x`` in every target (issue 23): the
+GPU's double ``pow`` is a long instruction sequence on the step's critical path (LR-1991's m³), and one
+spelling for every printer keeps the NumPy, C and CUDA runtimes on the same roundings.
+
 * :class:`NumpyPrinter` — NumPy, vectorised over members (runtime ``cpu``, the adaptive twin);
 * :class:`PythonPrinter` — Python floats and ``math`` (one member);
 * :class:`CPrinter` — C / CUDA (the translator TS, host runtime ``c``, the adaptive kernel).
@@ -12,6 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..expr import print_op
+
+
+#: exponents :meth:`DagPrinter.small_power` writes as products
+SMALL_POWERS = (2.0, 3.0, 4.0)
 
 
 class DagPrinter:
@@ -42,6 +51,17 @@ class DagPrinter:
     def op(self, op: str, args: list) -> str:
         return print_op(op, args, self.target)
 
+    def small_power(self, args, cur, subst) -> str | None:
+        """``x*x…`` for ``pow(x, k)`` with ``k`` in :data:`SMALL_POWERS` and ``x`` a leaf or a
+        materialised function (printed as one name, so the product repeats no work), else None."""
+        base, ex = (self.nodes[a] for a in args)
+        if ex[0] != "const" or float(ex[2]) not in SMALL_POWERS:
+            return None
+        if not (base[0] in ("state", "pvar", "fvar", "const", "time") or args[0] in self.mat):
+            return None
+        x = self(args[0], False, cur, subst)
+        return "(" + "*".join([x] * int(ex[2])) + ")"
+
     def __call__(self, nid, top=False, cur=None, subst=None) -> str:
         if subst and nid in subst:
             return subst[nid]
@@ -63,6 +83,10 @@ class DagPrinter:
             return self.nb(*value)
         if op == "time":
             return "t"
+        if op == "pow":
+            prod = self.small_power(args, cur, subst)
+            if prod is not None:
+                return prod
         return self.op(op, [self(x, False, cur, subst) for x in args])
 
 
@@ -84,4 +108,18 @@ class CPrinter(DagPrinter):
         return f"NB({s}, {off})"
 
 
-PRINTERS = {"np": NumpyPrinter, "py": PythonPrinter, "c": CPrinter}
+class LiteralCPrinter(CPrinter):
+    """C / CUDA with the constants written as literals instead of reads of the table ``K`` (the
+    many-steps translator kernel, issue 23): ``repr`` of a float64 round-trips, so each literal is
+    the table's value, and the compiler folds what IEEE arithmetic allows (``x / 1.0``, ``1.0 * x``)
+    and keeps the constants in instructions.  Finite constants only (:meth:`applies`)."""
+
+    @staticmethod
+    def applies(consts) -> bool:
+        return bool(np.all(np.isfinite(np.asarray(consts, dtype=np.float64))))
+
+    def const(self, value) -> str:
+        return f"((REAL){float(value)!r})"
+
+
+PRINTERS = {"np": NumpyPrinter, "py": PythonPrinter, "c": CPrinter, "c-literal": LiteralCPrinter}

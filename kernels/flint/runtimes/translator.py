@@ -16,6 +16,7 @@ import numpy as np
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
 from .gpu import GpuRuntime
 from .memory import samples_in
+from .printers import LiteralCPrinter
 
 
 class TranslatorRuntime(GpuRuntime):
@@ -38,7 +39,10 @@ class TranslatorRuntime(GpuRuntime):
     #: cap the many-steps kernel's registers so that every cell's thread is resident at once
     #: (:meth:`one_wave_cap`; results unchanged: the same instructions, spills aside), at least
     #: MIN_REGISTERS a thread
-    fit_one_wave = False
+    fit_one_wave = True
+    #: the many-steps kernel writes the model's constants as literals (when at most CONST_MAX, all
+    #: finite) instead of reading a ``__constant__`` table: the compiler folds them (bit-identical)
+    literal_constants = True
     MIN_REGISTERS = 64
     #: largest step body (functions × RK stages) compiled as a many-steps kernel: a flattened network
     #: of thousands of equations in one thread keeps the one-step kernel (its compile time)
@@ -51,7 +55,8 @@ class TranslatorRuntime(GpuRuntime):
         body = len(prog.order) * (4 if self.integrator == "rk4" else 1)
         if self.mapping == "cell" and self.loop_enabled and loopable(prog) and body <= self.LOOP_MAX_FUNCTIONS:
             self._loop_const = len(prog.consts) <= self.CONST_MAX
-            self.loop_source = ts_loop_source(prog, real, self.integrator, self._loop_const)
+            self._loop_literal = self._loop_const and self.literal_constants and LiteralCPrinter.applies(prog.consts)
+            self.loop_source = ts_loop_source(prog, real, self.integrator, self._loop_const, self._loop_literal)
             self._loop_mod = cp.RawModule(code=self.loop_source, options=tuple(self.loop_options))
             self._loop = self._loop_mod.get_function("flint_ts_loop")
             self.loop_registers = (self._registers(self._loop), None)
@@ -117,7 +122,7 @@ class TranslatorRuntime(GpuRuntime):
         super().build(prog, dtype)
         if self.mapping == "cell":
             self._kernel = self._step_kernel
-        if self._loop is not None and self._loop_const and self.K.size:
+        if self._loop is not None and self._loop_const and not self._loop_literal and self.K.size:
             cp = self.cp
             kc = cp.ndarray((self.K.size,), dtype=self.dtype, memptr=self._loop_mod.get_global("K"))
             kc[...] = self.K
