@@ -182,16 +182,18 @@ def ts_one_launch_a_step():
 
 
 @contextlib.contextmanager
-def ts_coupled(mode: str):
+def ts_coupled(mode: str, barrier: str | None = None):
     """Simulations built inside take coupled cells (lines, rings) by ``mode``: "sync" (the
-    grid-synchronised many-steps kernels), "step" (one launch a step) or "auto"."""
+    grid-synchronised many-steps kernels), "step" (one launch a step) or "auto"; ``barrier``: the
+    sync kernels' barrier ("grid" or "neighbours"; None: the runtime's default)."""
     from kernels.flint.runtimes.translator import TranslatorRuntime
-    before = TranslatorRuntime.coupled_mode
+    before = TranslatorRuntime.coupled_mode, TranslatorRuntime.coupled_barrier
     TranslatorRuntime.coupled_mode = mode
+    TranslatorRuntime.coupled_barrier = barrier or before[1]
     try:
         yield
     finally:
-        TranslatorRuntime.coupled_mode = before
+        TranslatorRuntime.coupled_mode, TranslatorRuntime.coupled_barrier = before
 
 
 def check_grid_sync(model, n: int = 50, steps: int = 2000) -> str:
@@ -200,15 +202,15 @@ def check_grid_sync(model, n: int = 50, steps: int = 2000) -> str:
     net, mp = Network("line", n, "V", 1.0), network_stimulus(model, n)
     ref = Simulation(model, "cpu", n=n, network=net, member_params=mp).advance(steps, DT, record=[0, 1], every=10)[1]
     got = {}
-    for mode in ("sync", "step"):
-        with ts_coupled(mode):
-            got[mode] = Simulation(model, "ts", n=n, network=net, member_params=mp).advance(
+    for mode, barrier in (("sync", "grid"), ("sync", "neighbours"), ("step", None)):
+        with ts_coupled(mode, barrier):
+            got[barrier or mode] = Simulation(model, "ts", n=n, network=net, member_params=mp).advance(
                 steps, DT, record=[0, 1], every=10)[1]
     rel = max(float(np.max(np.abs(v - ref) / np.maximum(np.abs(ref), 1e-12))) for v in got.values())
-    return (f"TS on lines (issue 23): grid-synchronised many steps a launch vs one launch a step, checked first "
-            f"({n} cells, {steps} steps, V and m every 10 steps): "
-            f"{'identical bit for bit' if np.array_equal(got['sync'], got['step']) else 'DIFFER'}; "
-            f"max relative difference vs NumPy {rel:.1e}.")
+    same = all(np.array_equal(got[b], got["step"]) for b in ("grid", "neighbours"))
+    return (f"TS on lines (issue 23): many steps a launch (grid-wide barrier, or barrier with the neighbouring "
+            f"blocks) vs one launch a step, checked first ({n} cells, {steps} steps, V and m every 10 steps): "
+            f"{'identical bit for bit' if same else 'DIFFER'}; max relative difference vs NumPy {rel:.1e}.")
 
 
 def grid_sync_columns(model, n: int, steps: int, net) -> list[str]:
@@ -216,13 +218,16 @@ def grid_sync_columns(model, n: int, steps: int, net) -> list[str]:
     last and the tuned block size), and the path ``auto`` picks for this line."""
     with ts_coupled("step"):
         t_step, scaled, _ = time_runtime(model, "ts", n, steps, network=net)
-    with ts_coupled("sync"):
-        t_sync, _, sim = time_runtime(model, "ts", n, steps, network=net)
-    kern = {"flint_ts_coupled": "registers", "flint_ts_coupled_stride": "stride"}.get(sim.info()["coupled_kernel"], "?")
+    cols = [f"{t_step:.3f}{' (scaled)' if scaled else ''}"]
+    for barrier in ("grid", "neighbours"):
+        with ts_coupled("sync", barrier):
+            t_sync, _, sim = time_runtime(model, "ts", n, steps, network=net)
+        kern = {"flint_ts_coupled": "registers", "flint_ts_coupled_stride": "stride"}.get(
+            sim.info()["coupled_kernel"], "?")
+        cols.append(f"{t_sync:.3f} [{kern}, {sim.block_size}]")
     with ts_coupled("auto"):
         auto = Simulation(model, "ts", n=n, network=net, member_params=network_stimulus(model, n))
-    return [f"{t_step:.3f}{' (scaled)' if scaled else ''}", f"{t_sync:.3f} [{kern}, {sim.block_size}]",
-            "grid-sync" if auto.engine.loops() else "one launch a step"]
+    return cols + ["grid-sync" if auto.engine.loops() else "one launch a step"]
 
 
 def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
@@ -413,7 +418,8 @@ def main() -> int:
         if sync_cols:
             out(check_grid_sync(model) + "\n")
         pairs = [(c, g) for c in ("cpu", "c-is", "c", "c8") for g in gpu_rts if c in cpu_rts]
-        extra = ["TS one launch a step", "TS grid-sync [kernel, block]", "TS picks"] if sync_cols else []
+        extra = ["TS one launch a step", "TS grid-sync [kernel, block]", "TS neighbour-block sync [kernel, block]",
+                 "TS picks"] if sync_cols else []
         out("| cells | " + " | ".join(names[r] for r in cols13) + "".join(f" | {e}" for e in extra)
             + "".join(f" | {names[c].split(' (')[0]} / {g.upper()}" for c, g in pairs) + " |")
         out("|---" * (1 + len(cols13) + len(extra) + len(pairs)) + "|")

@@ -104,6 +104,7 @@ def _fixed_step(out: dict) -> None:
             else:
                 for integ in ("euler", "rk4"):
                     out[f"{key}/ts-coupled-{integ}-{real}"] = _h(coupled_source(prog, real, integ))
+                    out[f"{key}/ts-coupled-nbsync-{integ}-{real}"] = _h(coupled_source(prog, real, integ, "neighbours"))
         out[f"{key}/code"] = _h(prog.code)
         out[f"{key}/index"] = _h(prog.index if prog.index is not None else np.zeros(0, np.int32))
         out[f"{key}/consts"] = _h(prog.consts)

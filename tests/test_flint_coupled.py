@@ -41,13 +41,15 @@ static inline void __syncthreads() {
 }
 static inline void __threadfence() {}
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
+static inline unsigned atomicExch(unsigned* p, unsigned v) { unsigned o = *p; *p = v; return o; }
 """
 
 _HOST_LAUNCH = r"""
 // One block of `threads` OpenMP threads runs kernel `stride` (0: registers, 1: grid-stride); returns the
 // threads it got (the kernel runs only with all of them), or -1 without OpenMP.
 extern "C" int flint_coupled_launch(int stride, int threads, const REAL* K, const REAL* P, REAL* y, REAL* B0,
-                                    REAL* B1, REAL* B2, REAL* B3, unsigned* bar, long long step0, int k, double dt,
+                                    REAL* B1, REAL* B2, REAL* B3, unsigned* bar, int reach, long long step0, int k,
+                                    double dt,
                                     int n, int net, long long every, const int* rec, int n_rec, const int* col,
                                     int n_col, REAL* out) {
 #ifdef _OPENMP
@@ -60,10 +62,10 @@ extern "C" int flint_coupled_launch(int stride, int threads, const REAL* K, cons
         #pragma omp single
         got = omp_get_num_threads();
         if (got == threads) {
-            if (stride) flint_ts_coupled_stride(K, P, y, B0, B1, B2, B3, bar, step0, k, dt, n, net, every, rec, n_rec,
-                                                col, n_col, out);
-            else flint_ts_coupled(K, P, y, B0, B1, B2, B3, bar, step0, k, dt, n, net, every, rec, n_rec, col, n_col,
-                                  out);
+            if (stride) flint_ts_coupled_stride(K, P, y, B0, B1, B2, B3, bar, reach, step0, k, dt, n, net, every, rec,
+                                                n_rec, col, n_col, out);
+            else flint_ts_coupled(K, P, y, B0, B1, B2, B3, bar, reach, step0, k, dt, n, net, every, rec, n_rec, col,
+                                  n_col, out);
         }
     }
     return got;
@@ -79,11 +81,12 @@ class HostCoupledRuntime(HostTranslatorRuntime):
     name = "test-c-coupled"
     help = "tests only: the grid-synchronised coupled-cells kernels compiled for the host"
     stride = False
+    barrier = "grid"
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
         real = "double" if self.dtype == np.float64 else "float"
-        src = coupled_source(prog, real, self.integrator)
+        src = coupled_source(prog, real, self.integrator, self.barrier)
         lib = hostcc.compile_library(hostcc.CUDA_HOST_PRELUDE + _HOST_CUDA
                                      + src.replace('extern "C" __global__', "static") + _HOST_LAUNCH,
                                      kind="flint-c", prefix="flint-coupled-test")
@@ -109,7 +112,8 @@ class HostCoupledRuntime(HostTranslatorRuntime):
             threads = int(self.rng.integers(2, max(3, self.n // 2))) if self.stride else \
                 self.n + int(self.rng.integers(0, 5))
             got = self._fn(ctypes.c_int(int(self.stride)), ctypes.c_int(threads), p(self.K), p(self.P), p(self.y),
-                           *[p(a) for a in self.scratch], p(self.bar), ctypes.c_longlong(step), ctypes.c_int(kl),
+                           *[p(a) for a in self.scratch], p(self.bar), ctypes.c_int(1), ctypes.c_longlong(step),
+                           ctypes.c_int(kl),
                            ctypes.c_double(dt), ctypes.c_int(self.n), ctypes.c_int(self.net_code),
                            ctypes.c_longlong(every), p(rec), ctypes.c_int(len(rec)), p(col), ctypes.c_int(len(cells)),
                            p(buf))
@@ -120,9 +124,12 @@ class HostCoupledRuntime(HostTranslatorRuntime):
         return out
 
 
-class HostCoupledStrideRuntime(HostCoupledRuntime):
-    name = "test-c-coupled-stride"
-    stride = True
+def _host_class(kernel: str) -> type:
+    """The host runtime of ``kernel``: "registers", "stride" or "registers-neighbours" (the barrier with
+    the neighbouring blocks; one block here, so its code is compiled and run as ``__syncthreads``)."""
+    return type(f"HostCoupled_{kernel}", (HostCoupledRuntime,),
+                {"name": f"test-c-coupled-{kernel}", "stride": kernel == "stride",
+                 "barrier": "neighbours" if kernel.endswith("neighbours") else "grid"})
 
 
 @pytest.fixture(scope="module")
@@ -175,13 +182,13 @@ def test_coupled_plan_rule():
 
 
 @pytest.mark.skipif(not HAVE_CXX, reason="no host C++ compiler (g++/clang++)")
-@pytest.mark.parametrize("kernel", ["registers", "stride"])
+@pytest.mark.parametrize("kernel", ["registers", "stride", "registers-neighbours"])
 @pytest.mark.parametrize("integrator, dtype, steps", [("euler", "float64", 1700), ("rk4", "float64", 700),
                                                       ("euler", "float32", 900)])
 def test_coupled_kernel_equals_one_step_kernel_on_host(lr, tmp_path_factory, monkeypatch, kernel, integrator, dtype,
                                                        steps):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg"))
-    cls = HostCoupledStrideRuntime if kernel == "stride" else HostCoupledRuntime
+    cls = _host_class(kernel)
     register(cls)
     try:
         rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
@@ -214,26 +221,28 @@ def ts_mode(monkeypatch):
     """Set TranslatorRuntime's coupled mode ("sync" / "step") and the stride kernel's block cap."""
     from kernels.flint.runtimes.translator import TranslatorRuntime
 
-    def set_mode(mode, max_blocks=None):
+    def set_mode(mode, max_blocks=None, barrier="grid"):
         monkeypatch.setattr(TranslatorRuntime, "coupled_mode", mode)
         monkeypatch.setattr(TranslatorRuntime, "coupled_max_blocks", max_blocks)
+        monkeypatch.setattr(TranslatorRuntime, "coupled_barrier", barrier)
     return set_mode
 
 
 @pytest.mark.gpu
 @on_gpu
 @pytest.mark.parametrize("integrator, steps", [("euler", 2100), ("rk4", 900)])
-@pytest.mark.parametrize("kernel", ["registers", "stride"])
+@pytest.mark.parametrize("kernel", ["registers", "stride", "registers-neighbours"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_grid_sync_equals_one_launch_a_step(lr, ts_mode, integrator, steps, kernel, dtype):
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
     net, member, y0 = _random_line(lr, rng, 40, 700)
     every, record, cells = _sampling(lr, rng, net.n_cells)
     args = (steps, net, member, y0, integrator, dtype, every, record, cells)
-    ts_mode("sync", 2 if kernel == "stride" else None)
+    ts_mode("sync", 2 if kernel == "stride" else None, "neighbours" if kernel.endswith("neighbours") else "grid")
     ta, sa, ya, sim = _run(lr, "ts", *args)
     assert sim.engine.loops() and sim.engine.info()["coupled_kernel"] == (
         "flint_ts_coupled_stride" if kernel == "stride" else "flint_ts_coupled")
+    assert sim.engine.coupled.barrier == ("neighbours" if kernel.endswith("neighbours") else "grid")
     ts_mode("step")
     tb, sb, yb, ref = _run(lr, "ts", *args)
     assert not ref.engine.loops()

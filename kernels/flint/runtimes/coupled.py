@@ -61,6 +61,27 @@ __device__ __forceinline__ void flint_grid_sync(unsigned int* bar) {
     __syncthreads();
 }
 
+// Barrier with the neighbouring blocks only (blocks within `reach` of this one, wrapped when `wrap`):
+// publish this block's sequence number `seq` in flags[blockIdx.x], wait until theirs reach it.  A block
+// is then at most one barrier ahead of a neighbour, which double-buffered exchanges allow; flags are
+// zeroed before the launch.
+__device__ __forceinline__ void flint_block_sync(unsigned int* flags, unsigned int seq, int reach, bool wrap) {
+    if (gridDim.x == 1) { __syncthreads(); return; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const int nb = (int)gridDim.x;
+        __threadfence();
+        atomicExch(&flags[blockIdx.x], seq);
+        for (int d = -reach; d <= reach; ++d) {
+            int b = (int)blockIdx.x + d;
+            if (wrap) { b %= nb; if (b < 0) b += nb; } else if (b < 0 || b >= nb) continue;
+            while (*(volatile unsigned int*)&flags[b] < seq) { }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
 // State s of cell j (wrapped on a ring, net 2; clamped at a line's ends otherwise) at the stage point
 // Y + cdt*KI (KI null: Y itself) — flint_nb's arithmetic, with plain loads of buffers this launch writes.
 __device__ __forceinline__ REAL flint_cnb(const REAL* Y, const REAL* KI, double cdt, int s, int j, int n, int net) {
@@ -73,7 +94,7 @@ __device__ __forceinline__ REAL flint_cnb(const REAL* Y, const REAL* KI, double 
 """
 
 _ARGS = """const REAL* __restrict__ K, const REAL* __restrict__ P, REAL* y, REAL* B0, REAL* B1, REAL* B2, REAL* B3,
-    unsigned int* bar, long long step0, int k, double dt, int n, int net, long long every,
+    unsigned int* bar, int reach, long long step0, int k, double dt, int n, int net, long long every,
     const int* __restrict__ rec, int n_rec, const int* __restrict__ col, int n_col, REAL* __restrict__ out"""
 
 
@@ -82,16 +103,28 @@ def coupled_states(prog: Program) -> list[int]:
     return sorted({v[0] for (op, _a, v) in prog.nodes if op == "nb"})
 
 
-def coupled_source(prog: Program, real: str = "double", integrator: str = "euler") -> str:
+#: the barriers between steps / stages: name → (C call in the register kernel, in the stride kernel)
+BARRIERS = {"grid": ("flint_grid_sync(bar);", "flint_grid_sync(bar);"),
+            "neighbours": ("flint_block_sync(bar, ++seq, reach, net == 2);", "flint_grid_sync(bar);")}
+
+
+def coupled_source(prog: Program, real: str = "double", integrator: str = "euler", barrier: str = "grid") -> str:
     """CUDA C of the coupled-cells kernels ``flint_ts_coupled`` (states in registers) and
     ``flint_ts_coupled_stride`` (grid-stride loop, states in global memory), both with the argument
-    list ``(K, P, y, B0, B1, B2, B3, bar, step0, k, dt, n, net, every, rec, n_rec, col, n_col, out)``:
+    list ``(K, P, y, B0, B1, B2, B3, bar, reach, step0, k, dt, n, net, every, rec, n_rec, col, n_col, out)``:
     ``k`` steps from step number ``step0`` (t = step·dt) of the ``n`` cells whose states are ``y``
     (n_states × n, updated in place), ``net`` 1 line / 2 ring, ``bar`` a zeroed barrier word kept
     between launches, B0–B3 scratch arrays of n_states × n (the runtime's y2, k1, k2, acc).  After
     every step whose number is a multiple of ``every`` the states ``rec[0..n_rec)`` of cell i go to
     ``out[row][r][col[i]]`` (col[i] < 0: not recorded), as :func:`.codegen.ts_loop_source` records.
-    Launch cooperatively; the first kernel only with every cell's thread in the grid."""
+    Launch cooperatively; the first kernel only with every cell's thread in the grid.
+
+    ``barrier`` (:data:`BARRIERS`): "grid", a grid-wide barrier on the word ``bar``; or "neighbours":
+    in the register kernel each block waits only for the blocks within ``reach`` of it (the largest
+    neighbour offset ÷ block size, rounded up; wrapped on a ring) on the flags ``bar[0..blocks)``,
+    zeroed before each launch (the stride kernel, whose passes make far blocks neighbours on a
+    ring, keeps the grid barrier on ``bar[0]``)."""
+    sync_reg, sync_stride = BARRIERS[barrier]
     ns = prog.n_states
     used = sorted({v for (op, _a, v) in prog.nodes if op == "state"})
     cs = coupled_states(prog)
@@ -126,7 +159,7 @@ def coupled_source(prog: Program, real: str = "double", integrator: str = "euler
                  " (void)t; (void)cdt; (void)Kc;")
         b += stage(ind + "  ", None, exprs)
         b += [f"          y{s} = y{s} + (REAL)dt * v{d[s]};" for s in range(ns)]
-        b += put("Yn", ind + "  ") + ["        }", "        flint_grid_sync(bar);"]
+        b += put("Yn", ind + "  ") + ["        }", f"        {sync_reg}"]
     else:
         b.append("        const double t0 = (double)step * dt;")
         b.append("        " + " ".join(f"REAL q{s}, a{s};" for s in range(ns)))
@@ -148,7 +181,7 @@ def coupled_source(prog: Program, real: str = "double", integrator: str = "euler
                 b.append("          if (live) { " + " ".join(f"{kw}[(size_t){s}*n+i] = v{d[s]};" for s in cs) + " }")
             if j == 3:
                 b += put("Yn", ind + "  ")
-            b += ["        }", "        flint_grid_sync(bar);"]
+            b += ["        }", f"        {sync_reg}"]
     load = " ".join(f"REAL y{s} = y[(size_t){s}*n+i];" for s in range(ns))
     store = " ".join(f"y[(size_t){s}*n+i] = y{s};" for s in range(ns))
     reg = f"""extern "C" __global__ void flint_ts_coupled(
@@ -159,7 +192,8 @@ def coupled_source(prog: Program, real: str = "double", integrator: str = "euler
     const int i = live ? g : n - 1;
     {load}
     {f'if (live) {{ {" ".join(f"B0[(size_t){s}*n+i] = y{s};" for s in cs)} }}' if cs else ''}
-    flint_grid_sync(bar);
+    unsigned int seq = 0; (void)seq; (void)reach;
+    {sync_reg}
     const int c = live ? col[i] : -1;
     long long until = every - step0 % every;     // steps to the next sample
     size_t row = 0;                              // its row in out
@@ -185,7 +219,7 @@ def coupled_source(prog: Program, real: str = "double", integrator: str = "euler
         sb += [f"          y{s} = y{s} + (REAL)dt * v{d[s]};" for s in range(ns)]
         sb += ["          " + " ".join(f"Yn[(size_t){s}*n+i] = y{s};" for s in range(ns)),
                "          const int c = col[i];", record("          "),
-               "        }", "        flint_grid_sync(bar);"]
+               "        }", f"        {sync_stride}"]
     else:
         sb.append("        const double t0 = (double)step * dt;")
         for j, (c, w) in enumerate(RK4_C):
@@ -208,11 +242,12 @@ def coupled_source(prog: Program, real: str = "double", integrator: str = "euler
             if j == 3:
                 sb += ["          " + " ".join(f"Yn[(size_t){s}*n+i] = y{s};" for s in range(ns)),
                        "          const int c = col[i];", record("          ")]
-            sb += ["        }", "        flint_grid_sync(bar);"]
+            sb += ["        }", f"        {sync_stride}"]
     stride = f"""extern "C" __global__ void flint_ts_coupled_stride(
     {_ARGS})
 {{
     const int g = blockIdx.x * blockDim.x + threadIdx.x, G = gridDim.x * blockDim.x;
+    unsigned int seq = 0; (void)seq; (void)reach;
     long long until = every - step0 % every;
     size_t row = 0;
     for (int j = 0; j < k; ++j) {{
@@ -245,13 +280,15 @@ class CoupledLoop:
     #: the two kernels' names in :func:`coupled_source`
     KERNELS = ("flint_ts_coupled", "flint_ts_coupled_stride")
 
-    def __init__(self, cp, prog: Program, real: str, integrator: str, options: tuple):
-        self.cp = cp
-        self.source = coupled_source(prog, real, integrator)
+    def __init__(self, cp, prog: Program, real: str, integrator: str, options: tuple, barrier: str = "grid"):
+        self.cp, self.barrier = cp, barrier
+        self.source = coupled_source(prog, real, integrator, barrier)
         self.module = cp.RawModule(code=self.source, options=tuple(options))
         self.kernels = {name: self.module.get_function(name) for name in self.KERNELS}
         self.sms = int(cp.cuda.Device().attributes["MultiProcessorCount"])
-        self.bar = cp.zeros(1, dtype=np.uint32)
+        self.bar = cp.zeros(1, dtype=np.uint32)   # the grid barrier's word, or the blocks' flags
+        #: the largest neighbour offset (cells)
+        self.reach_cells = max([abs(v[1]) for (op, _a, v) in prog.nodes if op == "nb"] or [1])
         self.max_blocks: int | None = None
         self.last: str | None = None
         self._occupancy: dict = {}
@@ -295,7 +332,13 @@ class CoupledLoop:
         ``buf`` as :meth:`~.translator.TranslatorRuntime.run_loop` lays it out."""
         n, bs = rt.n, rt.block_size
         name, blocks = self.grid(n, bs)
-        args = (rt.K, rt.P, rt.y, rt.y2, rt.k1, rt.k2, rt.acc, self.bar, np.int64(step), np.int32(k),
+        if self.barrier == "neighbours":
+            if self.bar.size < blocks:
+                self.bar = self.cp.zeros(blocks, dtype=np.uint32)
+            else:
+                self.bar[:blocks].fill(0)
+        reach = -(-self.reach_cells // bs)
+        args = (rt.K, rt.P, rt.y, rt.y2, rt.k1, rt.k2, rt.acc, self.bar, np.int32(reach), np.int64(step), np.int32(k),
                 np.float64(dt), np.int32(n), np.int32(rt.net_code), np.int64(every), rec, np.int32(n_rec), col,
                 np.int32(n_col), buf)
         self.kernels[name].kernel((blocks,), (bs,), args, enable_cooperative_groups=True)

@@ -52,6 +52,9 @@ class TranslatorRuntime(GpuRuntime):
     #: the stride kernel's grid at most this many blocks (None: the co-resident grid; tests force the
     #: grid-stride path with a small value)
     coupled_max_blocks: int | None = None
+    #: the barrier between the coupled kernels' steps (:data:`.coupled.BARRIERS`): "grid" (grid-wide)
+    #: or "neighbours" (each block waits for its neighbouring blocks only)
+    coupled_barrier = "grid"
     #: the block size at which :meth:`coupled_plan` counts the co-resident threads
     COUPLED_RULE_BLOCK = 128
 
@@ -64,7 +67,7 @@ class TranslatorRuntime(GpuRuntime):
         coupled = self.mapping == "cell" and self.loop_enabled and not loopable(prog) and \
             body <= self.LOOP_MAX_FUNCTIONS and self.coupled_mode != "step"
         if coupled:                              # lines and rings: grid-synchronised, many steps a launch
-            self.coupled = CoupledLoop(cp, prog, real, self.integrator, self.loop_options)
+            self.coupled = CoupledLoop(cp, prog, real, self.integrator, self.loop_options, self.coupled_barrier)
             self.coupled.max_blocks = self.coupled_max_blocks
             resident = self.coupled.resident_threads(self.COUPLED_RULE_BLOCK)
             if self.coupled_mode == "auto" and self.coupled_plan(self.n, resident) == "step":
