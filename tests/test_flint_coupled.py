@@ -291,6 +291,9 @@ def test_auto_follows_the_rule(lr, ts_mode):
     resident = Simulation(lr, runtime="ts", network=Network("line", 8, "V", 1.0)).engine.coupled.resident_threads(
         TranslatorRuntime.COUPLED_RULE_BLOCK)
     ts_mode("auto")
-    for n in (2, 300, resident + 1000):
+    for n in (2, 100, 300, resident + 1000):
         sim = Simulation(lr, runtime="ts", network=Network("ring", n, "V", 1.0))
         assert sim.engine.loops() == (TranslatorRuntime.coupled_plan(n, resident) == "sync"), n
+        if n <= TranslatorRuntime.COUPLED_ONE_BLOCK:                # one block, untuned
+            sim.advance(600, 0.01, every=100)
+            assert sim.block_size == -(-n // 32) * 32 and not sim.block_history
