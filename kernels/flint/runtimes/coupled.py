@@ -269,6 +269,15 @@ typedef {real} REAL;
 {stride}"""
 
 
+def cooperative_launch_supported(cp) -> bool:
+    """Whether this device takes cooperative launches (CUDA's CooperativeLaunch attribute; assumed
+    when this CuPy does not list it)."""
+    try:
+        return bool(cp.cuda.Device().attributes.get("CooperativeLaunch", 1))
+    except Exception:                            # noqa: BLE001 (no attributes: let the launch say)
+        return True
+
+
 class CoupledLoop:
     """The translator's coupled-cells kernels for one program: compiled, sized and launched.
 

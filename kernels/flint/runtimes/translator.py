@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
-from .coupled import CoupledLoop
+from .coupled import CoupledLoop, cooperative_launch_supported
 from .gpu import GpuRuntime
 from .memory import samples_in
 
@@ -69,7 +69,7 @@ class TranslatorRuntime(GpuRuntime):
         self.loop_source = None
         body = len(prog.order) * (4 if self.integrator == "rk4" else 1)
         coupled = self.mapping == "cell" and self.loop_enabled and not loopable(prog) and \
-            body <= self.LOOP_MAX_FUNCTIONS and self.coupled_mode != "step"
+            body <= self.LOOP_MAX_FUNCTIONS and self.coupled_mode != "step" and cooperative_launch_supported(cp)
         if coupled:                              # lines and rings: grid-synchronised, many steps a launch
             self.coupled = CoupledLoop(cp, prog, real, self.integrator, self.loop_options, self.coupled_barrier)
             self.coupled.max_blocks = self.coupled_max_blocks
