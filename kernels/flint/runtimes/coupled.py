@@ -24,6 +24,9 @@ Two kernels, one source (:func:`coupled_source`):
   (the runtime's y / y2 / k1 / k2 / acc, as the one-launch path keeps them), one barrier a step or
   stage, the final states copied back into y when the launch took an odd number of steps.
 
+The barrier may instead be one with the neighbouring blocks only (``barrier="neighbours"``:
+sequence-number flags; measured no faster, so not the default).
+
 Both read exactly what the one-launch-a-step path reads — a neighbour's state of the previous step,
 or ``y + (REAL)cdt·k`` of the previous stage — and evaluate the same generated expressions with the
 same operations in the same order (Euler ``y + (REAL)dt·f``; RK4 ``acc = w·k1 (+ w·k2 + w·k3)``,
@@ -124,6 +127,8 @@ def coupled_source(prog: Program, real: str = "double", integrator: str = "euler
     neighbour offset ÷ block size, rounded up; wrapped on a ring) on the flags ``bar[0..blocks)``,
     zeroed before each launch (the stride kernel, whose passes make far blocks neighbours on a
     ring, keeps the grid barrier on ``bar[0]``)."""
+    if barrier not in BARRIERS:
+        raise ValueError(f"barrier must be one of {', '.join(BARRIERS)}, got {barrier!r}")
     sync_reg, sync_stride = BARRIERS[barrier]
     ns = prog.n_states
     used = sorted({v for (op, _a, v) in prog.nodes if op == "state"})
