@@ -5,7 +5,10 @@
    ``jax.jit(vmap(...))`` Euler of the same model (its right-hand side is the same generated code,
    traced by JAX).  Target on H100: TS at least as fast as JAX; 100k cells × 100k steps < 5 s.
 2. The LR line of 5000 cells (diffusive coupling on V, stimulus in the first 5 cells), same
-   runtimes (JAX: the vectorised right-hand side with a clipped-index neighbour gather).
+   runtimes (JAX: the vectorised right-hand side with a clipped-index neighbour gather); with TS
+   also one launch a step and many steps a launch with a grid-wide barrier between steps (issue 23;
+   checked bit for bit against each other first), up to a 100,000-cell line whose threads no longer
+   fit the GPU at once (the grid-stride kernel).
 3. Thesis Table 5.4 style (Tesla C2070 vs one i7 930 core: interpreter 24× over the CPU,
    translator a further 2.4×; one LR cell slower on the GPU, the 5000-cell line ~250× faster):
    seconds for 100,000 steps of LR lines of 1 … 5000 cells (and the flattened catalog models when
@@ -176,6 +179,55 @@ def ts_one_launch_a_step():
         yield
     finally:
         TranslatorRuntime.loop_enabled = True
+
+
+@contextlib.contextmanager
+def ts_coupled(mode: str, barrier: str | None = None):
+    """Simulations built inside take coupled cells (lines, rings) by ``mode``: "sync" (the
+    grid-synchronised many-steps kernels), "step" (one launch a step) or "auto"; ``barrier``: the
+    sync kernels' barrier ("grid" or "neighbours"; None: the runtime's default)."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    before = TranslatorRuntime.coupled_mode, TranslatorRuntime.coupled_barrier
+    TranslatorRuntime.coupled_mode = mode
+    TranslatorRuntime.coupled_barrier = barrier or before[1]
+    try:
+        yield
+    finally:
+        TranslatorRuntime.coupled_mode, TranslatorRuntime.coupled_barrier = before
+
+
+def check_grid_sync(model, n: int = 50, steps: int = 2000) -> str:
+    """TS grid-synchronised vs one launch a step on a line of ``n`` cells (Euler, V and m sampled every
+    10 steps): bit for bit, and against NumPy."""
+    net, mp = Network("line", n, "V", 1.0), network_stimulus(model, n)
+    ref = Simulation(model, "cpu", n=n, network=net, member_params=mp).advance(steps, DT, record=[0, 1], every=10)[1]
+    got = {}
+    for mode, barrier in (("sync", "grid"), ("sync", "neighbours"), ("step", None)):
+        with ts_coupled(mode, barrier):
+            got[barrier or mode] = Simulation(model, "ts", n=n, network=net, member_params=mp).advance(
+                steps, DT, record=[0, 1], every=10)[1]
+    rel = max(float(np.max(np.abs(v - ref) / np.maximum(np.abs(ref), 1e-12))) for v in got.values())
+    same = all(np.array_equal(got[b], got["step"]) for b in ("grid", "neighbours"))
+    return (f"TS on lines (issue 23): many steps a launch (grid-wide barrier, or barrier with the neighbouring "
+            f"blocks) vs one launch a step, checked first ({n} cells, {steps} steps, V and m every 10 steps): "
+            f"{'identical bit for bit' if same else 'DIFFER'}; max relative difference vs NumPy {rel:.1e}.")
+
+
+def grid_sync_columns(model, n: int, steps: int, net) -> list[str]:
+    """The lines table's TS columns: one launch a step, the grid-synchronised kernels (which one ran
+    last and the tuned block size), and the path ``auto`` picks for this line."""
+    with ts_coupled("step"):
+        t_step, scaled, _ = time_runtime(model, "ts", n, steps, network=net)
+    cols = [f"{t_step:.3f}{' (scaled)' if scaled else ''}"]
+    for barrier in ("grid", "neighbours"):
+        with ts_coupled("sync", barrier):
+            t_sync, _, sim = time_runtime(model, "ts", n, steps, network=net)
+        kern = {"flint_ts_coupled": "registers", "flint_ts_coupled_stride": "stride"}.get(
+            sim.info()["coupled_kernel"], "?")
+        cols.append(f"{t_sync:.3f} [{kern}, {sim.block_size}]")
+    with ts_coupled("auto"):
+        auto = Simulation(model, "ts", n=n, network=net, member_params=network_stimulus(model, n))
+    return cols + ["grid-sync" if auto.engine.loops() else "one launch a step"]
 
 
 def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
@@ -359,13 +411,18 @@ def main() -> int:
         out(f"\nTarget 100k cells × 100k steps < 5 s: TS {t:.2f} s → **{'met' if t < 5 else 'NOT met'}**.")
 
     # ---- 2/3. lines: where the GPU starts to pay
-    lens = ([2, 10, 100, 1000] + ([] if a.quick else [5000])) if want("lines") else []
+    lens = ([2, 10, 100, 1000] + ([] if a.quick else [5000, 100_000])) if want("lines") else []
+    sync_cols = "ts" in gpu_rts
     if lens:
         out("\n## 2–3. LR lines (thesis LR-100 … LR-5000; our layout: one thread per cell)\n")
+        if sync_cols:
+            out(check_grid_sync(model) + "\n")
         pairs = [(c, g) for c in ("cpu", "c-is", "c", "c8") for g in gpu_rts if c in cpu_rts]
-        out("| cells | " + " | ".join(names[r] for r in cols13)
+        extra = ["TS one launch a step", "TS grid-sync [kernel, block]", "TS neighbour-block sync [kernel, block]",
+                 "TS picks"] if sync_cols else []
+        out("| cells | " + " | ".join(names[r] for r in cols13) + "".join(f" | {e}" for e in extra)
             + "".join(f" | {names[c].split(' (')[0]} / {g.upper()}" for c, g in pairs) + " |")
-        out("|---" * (1 + len(cols13) + len(pairs)) + "|")
+        out("|---" * (1 + len(cols13) + len(extra) + len(pairs)) + "|")
     for n in lens:
         net = Network("line", n, "V", 1.0)
         cells, t = [], {}
@@ -376,6 +433,8 @@ def main() -> int:
         if have_jax:
             t["jax"] = time_jax(model, n, steps, network=net)[0]
             cells.append(f"{t['jax']:.3f}")
+        if sync_cols:
+            cells += grid_sync_columns(model, n, steps, net)
         out(f"| {n:,} | " + " | ".join(cells) + "".join(f" | {t[c] / t[g]:.1f}×" for c, g in pairs) + " |")
 
     out("\nThesis (Tesla C2070 vs one i7 930 core, Table 5.4, seconds for 100,000 steps): Luo-Rudy "

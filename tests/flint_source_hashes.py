@@ -67,6 +67,7 @@ def _capture_exec(module, sink: list):
 def _fixed_step(out: dict) -> None:
     from kernels.flint import CompileOptions, Network, compile_model, load_model
     from kernels.flint.runtimes.codegen import is_source, loopable, numpy_source, ts_loop_source, ts_phase_build, ts_source
+    from kernels.flint.runtimes.coupled import coupled_source
     from kernels.flint.runtimes.host_c import host_source
     cases = []
     for name in MODELS:
@@ -100,6 +101,10 @@ def _fixed_step(out: dict) -> None:
             if loopable(prog):
                 for integ in ("euler", "rk4"):
                     out[f"{key}/ts-loop-{integ}-{real}"] = _h(ts_loop_source(prog, real, integ))
+            else:
+                for integ in ("euler", "rk4"):
+                    out[f"{key}/ts-coupled-{integ}-{real}"] = _h(coupled_source(prog, real, integ))
+                    out[f"{key}/ts-coupled-nbsync-{integ}-{real}"] = _h(coupled_source(prog, real, integ, "neighbours"))
         out[f"{key}/code"] = _h(prog.code)
         out[f"{key}/index"] = _h(prog.index if prog.index is not None else np.zeros(0, np.int32))
         out[f"{key}/consts"] = _h(prog.consts)

@@ -150,8 +150,14 @@ def test_ts_loop_constants_as_argument_and_all_cells(lr, monkeypatch):
     assert ya.shape == (25, lr.n_states, 500)
 
 
-def test_ts_rings_keep_one_launch_a_step(lr):
+def test_ts_rings_loop_grid_synchronised_expression_mapping_steps(lr, monkeypatch):
+    """A short ring takes many steps a launch (grid-synchronised, tests/test_flint_coupled.py) unless
+    told one launch a step; the expression mapping keeps one launch a phase."""
     from kernels.flint import Network, Simulation
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    sim = Simulation(lr, runtime="ts", network=Network("ring", 10, "V", 1.0))
+    assert sim.engine.loops() and sim.engine.coupled is not None
+    monkeypatch.setattr(TranslatorRuntime, "coupled_mode", "step")
     sim = Simulation(lr, runtime="ts", network=Network("ring", 10, "V", 1.0))
     assert not sim.engine.loops()
     sim = Simulation(lr, runtime="ts", n=10, mapping="expression")

@@ -7,7 +7,8 @@ The rule follows the measurements in benchmarks/RESULTS.md (LR-1991, 100,000 Eul
 * a GPU thread is slower than a host core at one cell's sequential steps (TS many steps a launch
   ≈ 5 µs a step of latency; runtime ``c`` ≈ 1 µs a cell-step), so up to :data:`ENSEMBLE_CPU_MAX`
   members go to ``c``; more members to ``ts``, whose cost stays flat while the GPU has idle lanes;
-* coupled cells (lines, rings) take one GPU launch a step (≈ 12 µs), so the host wins up to
+* coupled cells (lines, rings) that fit the GPU at once take many steps a launch with a grid-wide
+  barrier between steps (≈ 4.2 µs a step up to one block, ≈ 7–9 µs beyond), so the host wins up to
   :data:`NETWORK_CPU_MAX` cells;
 * the expression mapping is a GPU thread layout: ``ts`` (on the CPU only ``cpu`` emulates it);
 * without a GPU: ``c`` when a compiler exists, else ``cpu`` (NumPy, always there).
@@ -19,15 +20,15 @@ from dataclasses import dataclass
 from .base import runtime_class
 
 AUTO = "auto"
-AUTO_HELP = ("picked for the run: c for up to 4 members (or a line/ring of up to 12 cells), ts on a GPU for more, "
+AUTO_HELP = ("picked for the run: c for up to 4 members (or a line/ring of up to 4 cells), ts on a GPU for more, "
              "NumPy when neither a GPU nor a C++ compiler is here; the choice and why are shown")
 #: ensembles of at most this many members run on a host core (runtime c) even with a GPU present:
 #: c takes ≈ 0.10 s a member for 100,000 LR-1991 steps, TS many steps a launch ≈ 0.5 s flat up to
 #: 10,000 members (H100, benchmarks/RESULTS.md)
 ENSEMBLE_CPU_MAX = 4
-#: lines/rings of at most this many cells run on a host core: TS takes one launch a step for coupled
-#: cells, ≈ 1.2 s for 100,000 steps of a short LR line, c ≈ 0.10 s a cell
-NETWORK_CPU_MAX = 12
+#: lines/rings of at most this many cells run on a host core: TS grid-synchronised takes ≈ 0.42 s for
+#: 100,000 steps of a short LR line (H200; one launch a step took ≈ 1.05 s), c ≈ 0.10 s a cell
+NETWORK_CPU_MAX = 4
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ def choose_runtime(cells: int, network: bool = False, mapping: str = "cell", gpu
         return Choice("cpu", "the expression mapping without a GPU: NumPy emulates it")
     limit = NETWORK_CPU_MAX if network else ENSEMBLE_CPU_MAX
     if gpu and cells > limit:
-        how = "one launch a step (neighbours' states)" if network else "one thread a member, many steps a launch"
+        how = "neighbours' states each step (grid-synchronised or one launch a step)" if network else \
+            "one thread a member, many steps a launch"
         return Choice("ts", f"{what} (> {limit}) on the GPU: the translator, {how}")
     if gpu and not compiler:
         return Choice("ts", f"{what} on the GPU (no host C++ compiler for runtime c)")

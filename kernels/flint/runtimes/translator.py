@@ -8,12 +8,15 @@ kernel of :func:`.codegen.ts_loop_source` takes a whole chunk of steps with the 
 and records the samples itself (:meth:`TranslatorRuntime.run_loop`); each launch is timed with CUDA
 events and the next one sized to about :attr:`LAUNCH_S` seconds, so a caller streaming chunks still
 gets its updates; the block size is tuned between launches of :attr:`TUNE_STEPS` steps.  Lines and
-rings read their neighbours' states every step and keep one launch a step (a stage)."""
+rings read their neighbours' states every step (every RK4 stage): they take many steps a launch with a
+grid-wide barrier between steps/stages (:mod:`.coupled`, a cooperative launch) where
+:meth:`TranslatorRuntime.coupled_plan` says it pays, else one launch a step (a stage)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
+from .coupled import CoupledLoop, cooperative_launch_supported
 from .gpu import GpuRuntime
 from .memory import samples_in
 from .printers import LiteralCPrinter
@@ -47,12 +50,40 @@ class TranslatorRuntime(GpuRuntime):
     #: largest step body (functions × RK stages) compiled as a many-steps kernel: a flattened network
     #: of thousands of equations in one thread keeps the one-step kernel (its compile time)
     LOOP_MAX_FUNCTIONS = 6000
+    #: coupled cells (lines, rings): "auto" (:meth:`coupled_plan`), "sync" (always the grid-synchronised
+    #: kernels of :mod:`.coupled`) or "step" (one launch a step); with ``loop_enabled`` False: "step"
+    coupled_mode = "auto"
+    #: the stride kernel's grid at most this many blocks (None: the co-resident grid; tests force the
+    #: grid-stride path with a small value)
+    coupled_max_blocks: int | None = None
+    #: the barrier between the coupled kernels' steps (:data:`.coupled.BARRIERS`): "grid" (grid-wide)
+    #: or "neighbours" (each block waits for its neighbouring blocks only)
+    coupled_barrier = "grid"
+    #: coupled cells up to this many run as one block, untuned: the grid barrier becomes a
+    #: ``__syncthreads`` (LR line of 100 cells, H200: 0.43 s per 100,000 steps in one block of 128
+    #: against 0.69–0.72 s in the 2–4 blocks the +32 tuning settled on)
+    COUPLED_ONE_BLOCK = 128
+    #: the block size at which :meth:`coupled_plan` counts the co-resident threads
+    COUPLED_RULE_BLOCK = 128
 
     def _compile(self, cp, real: str) -> None:
         prog = self.prog
         self._loop = None
+        self.coupled = None
         self.loop_source = None
         body = len(prog.order) * (4 if self.integrator == "rk4" else 1)
+        coupled = self.mapping == "cell" and self.loop_enabled and not loopable(prog) and \
+            body <= self.LOOP_MAX_FUNCTIONS and self.coupled_mode != "step" and cooperative_launch_supported(cp)
+        if coupled:                              # lines and rings: grid-synchronised, many steps a launch
+            self.coupled = CoupledLoop(cp, prog, real, self.integrator, self.loop_options, self.coupled_barrier)
+            self.coupled.max_blocks = self.coupled_max_blocks
+            resident = self.coupled.resident_threads(self.COUPLED_RULE_BLOCK)
+            if self.coupled_mode == "auto" and self.coupled_plan(self.n, resident) == "step":
+                self.coupled = None
+            else:
+                self.loop_source = self.coupled.source
+                self._loop_steps, self._rec_key = self.TUNE_STEPS, None
+                self._loop_max_block = self.coupled.max_block()
         if self.mapping == "cell" and self.loop_enabled and loopable(prog) and body <= self.LOOP_MAX_FUNCTIONS:
             self._loop_const = len(prog.consts) <= self.CONST_MAX
             self._loop_literal = self._loop_const and self.literal_constants and LiteralCPrinter.applies(prog.consts)
@@ -83,12 +114,15 @@ class TranslatorRuntime(GpuRuntime):
             self.source = ts_source(prog, real)
             # compiled at build, or (with the many-steps kernel) lazily should a caller step it
             self._step_kernel = cp.RawKernel(self.source, "flint_ts_step", options=NVRTC_OPTIONS)
-            self._kernel = None if self._loop is not None else self._step_kernel
+            self._kernel = None if self.loops() else self._step_kernel
         # the expression mapping keeps blocks of one warp (warp-parallel sums, redundant threads)
         self._tuning = self.mapping == "cell"
         self._tune_ev = None
-        if self._loop is not None:
+        if self.loops():
             self.block_size = 32                 # the first tuning launch
+        if self.coupled is not None and self.n <= self.COUPLED_ONE_BLOCK:
+            self.block_size = -(-self.n // 32) * 32   # one block: the barrier is a __syncthreads
+            self._tuning = False
 
     @staticmethod
     def _registers(fn) -> int | None:
@@ -128,7 +162,18 @@ class TranslatorRuntime(GpuRuntime):
             kc[...] = self.K
 
     def loops(self) -> bool:
-        return self._loop is not None
+        return self._loop is not None or self.coupled is not None
+
+    @staticmethod
+    def coupled_plan(n: int, resident: int) -> str:
+        """"sync" (the grid-synchronised kernels of :mod:`.coupled`) or "step" (one launch a step) for
+        ``n`` coupled cells when ``resident`` threads of the register kernel (one cell a thread) fit
+        the device at once at :attr:`COUPLED_RULE_BLOCK` threads a block.  The measured rule
+        (docs/flint.md; numbers in benchmarks/RESULTS.md): while every cell has its resident thread
+        the grid barrier (a few µs) beats a launch a step; past that the grid-stride kernel runs
+        several cells a thread one after another and loses to one launch a step, whose cells all
+        run in parallel."""
+        return "sync" if n <= resident else "step"
 
     def run_loop(self, k, dt, step0, every, record, cells) -> list:
         """``k`` steps in launches of the many-steps kernel; the samples are views of device buffers."""
@@ -149,12 +194,15 @@ class TranslatorRuntime(GpuRuntime):
             m = samples_in(step, kl, every)
             buf = cp.empty((max(m, 1), max(n_rec, 1), max(n_col, 1)), dtype=self.dtype)
             bs = self.block_size
-            args = ([] if self._loop_const else [self.K]) + [
-                self.P, self.y, np.int64(step), np.int32(kl), np.float64(dt), np.int32(n), np.int64(every),
-                self._d_rec, np.int32(n_rec), self._d_col, np.int32(n_col), buf]
             ev0 = cp.cuda.Event()
             ev0.record()
-            self._loop(((n + bs - 1) // bs,), (bs,), tuple(args))
+            if self.coupled is not None:        # lines and rings: the grid-synchronised kernels
+                self.coupled.launch(self, step, kl, dt, every, self._d_rec, n_rec, self._d_col, n_col, buf)
+            else:
+                args = ([] if self._loop_const else [self.K]) + [
+                    self.P, self.y, np.int64(step), np.int32(kl), np.float64(dt), np.int32(n), np.int64(every),
+                    self._d_rec, np.int32(n_rec), self._d_col, np.int32(n_col), buf]
+                self._loop(((n + bs - 1) // bs,), (bs,), tuple(args))
             ev1 = cp.cuda.Event()
             ev1.record()
             ev1.synchronize()
@@ -222,4 +270,5 @@ class TranslatorRuntime(GpuRuntime):
         return now
 
     def info(self) -> dict:
-        return {**super().info(), "block_size": self.block_size}
+        return {**super().info(), "block_size": self.block_size,
+                "coupled_kernel": getattr(getattr(self, "coupled", None), "last", None)}
