@@ -15,22 +15,15 @@ import numpy as np
 
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
 from .gpu import GpuRuntime
-from .memory import samples_in
 
 
 class TranslatorRuntime(GpuRuntime):
     name = "ts"
     help = "the translator: the model as generated CUDA C on the GPU (compiled per model)"
     compiler = "NVRTC"
-    #: steps a block size is timed over while tuning
-    TUNE_WINDOW = 100
-    #: the many-steps kernel: seconds a launch aims at (≥ 30 launches a second, each a chance to
-    #: stream), steps a launch while the block size is tuned, constants kept in __constant__ memory
-    #: at most (more: read from a kernel argument), device bytes of recorded samples a launch at most
-    LAUNCH_S = 1.0 / 30.0
-    TUNE_STEPS = 256
+    #: the many-steps kernel: constants kept in __constant__ memory at most (more: read from a kernel
+    #: argument); launches sized and tuned by :meth:`GpuRuntime.run_loop`
     CONST_MAX = 4096
-    OUT_MAX_BYTES = 1 << 28
     #: whether ensembles use the many-steps kernel (False: one launch a step, as before issue 23)
     loop_enabled = True
     #: NVRTC options of the many-steps kernel (benchmarks/flint.py also times FMA contraction on)
@@ -53,21 +46,16 @@ class TranslatorRuntime(GpuRuntime):
             self._loop_const = len(prog.consts) <= self.CONST_MAX
             self.loop_source = ts_loop_source(prog, real, self.integrator, self._loop_const)
             self._loop_mod = cp.RawModule(code=self.loop_source, options=tuple(self.loop_options))
-            self._loop = self._loop_mod.get_function("flint_ts_loop")
-            self.loop_registers = (self._registers(self._loop), None)
+            loop = self._loop_mod.get_function("flint_ts_loop")
+            self.loop_registers = (self._registers(loop), None)
             natural = self.loop_registers[0]
             cap = self.one_wave_cap(natural) if self.fit_one_wave and natural else None
             if cap:
                 self._loop_mod = cp.RawModule(code=self.loop_source,
                                               options=tuple(self.loop_options) + (f"--maxrregcount={cap}",))
-                self._loop = self._loop_mod.get_function("flint_ts_loop")
-                self.loop_registers = (self.loop_registers[0], self._registers(self._loop))
-            self._loop_steps = self.TUNE_STEPS
-            self._rec_key = None
-            try:                                     # the largest block its registers allow
-                self._loop_max_block = min(1024, int(self._loop.max_threads_per_block)) // 32 * 32
-            except Exception:                        # noqa: BLE001 (a CuPy that does not say: stay small)
-                self._loop_max_block = 256
+                loop = self._loop_mod.get_function("flint_ts_loop")
+                self.loop_registers = (self.loop_registers[0], self._registers(loop))
+            self._loop_ready(loop)
         if self.mapping == "expression":
             self.source, lt = ts_phase_build(prog, real)
             self.d_ltab = cp.asarray(lt)
@@ -82,8 +70,6 @@ class TranslatorRuntime(GpuRuntime):
         # the expression mapping keeps blocks of one warp (warp-parallel sums, redundant threads)
         self._tuning = self.mapping == "cell"
         self._tune_ev = None
-        if self._loop is not None:
-            self.block_size = 32                 # the first tuning launch
 
     @staticmethod
     def _registers(fn) -> int | None:
@@ -122,62 +108,8 @@ class TranslatorRuntime(GpuRuntime):
             kc = cp.ndarray((self.K.size,), dtype=self.dtype, memptr=self._loop_mod.get_global("K"))
             kc[...] = self.K
 
-    def loops(self) -> bool:
-        return self._loop is not None
-
-    def run_loop(self, k, dt, step0, every, record, cells) -> list:
-        """``k`` steps in launches of the many-steps kernel; the samples are views of device buffers."""
-        cp, n = self.cp, self.n
-        key = (tuple(record), np.asarray(cells).tobytes())
-        if key != self._rec_key:
-            col = np.full(n, -1, dtype=np.int32)
-            col[np.asarray(cells, dtype=np.int64)] = np.arange(len(cells), dtype=np.int32)
-            self._d_rec = cp.asarray(np.asarray(record, dtype=np.int32).reshape(-1))
-            self._d_col = cp.asarray(col)
-            self._rec_key = key
-        n_rec, n_col = len(record), len(cells)
-        per_sample = max(1, n_rec * n_col * self.dtype.itemsize)
-        max_steps = max(1, self.OUT_MAX_BYTES // per_sample) * every
-        out, step, end = [], int(step0), int(step0) + int(k)
-        while step < end:
-            kl = min(end - step, self._loop_steps, max_steps)
-            m = samples_in(step, kl, every)
-            buf = cp.empty((max(m, 1), max(n_rec, 1), max(n_col, 1)), dtype=self.dtype)
-            bs = self.block_size
-            args = ([] if self._loop_const else [self.K]) + [
-                self.P, self.y, np.int64(step), np.int32(kl), np.float64(dt), np.int32(n), np.int64(every),
-                self._d_rec, np.int32(n_rec), self._d_col, np.int32(n_col), buf]
-            ev0 = cp.cuda.Event()
-            ev0.record()
-            self._loop(((n + bs - 1) // bs,), (bs,), tuple(args))
-            ev1 = cp.cuda.Event()
-            ev1.record()
-            ev1.synchronize()
-            self._adapt(kl, cp.cuda.get_elapsed_time(ev0, ev1))
-            out.extend(buf[j, :n_rec, :n_col] for j in range(m))
-            step += kl
-        return out
-
-    def _adapt(self, kl: int, ms: float) -> None:
-        """After a launch of ``kl`` steps that took ``ms``: while tuning, the next block size (+32)
-        until a launch gets slower per step (thesis §5.6, one launch a window); then the next launch's
-        length, about :attr:`LAUNCH_S` seconds (at most 4× the last)."""
-        if self._tuning:
-            if kl < self.TUNE_STEPS:             # the tail of a chunk: too short to judge
-                return
-            per = ms * self.TUNE_WINDOW / kl     # ms per TUNE_WINDOW steps, as the stepped tuning records
-            hist = self.block_history
-            hist.append((self.block_size, per))
-            if len(hist) >= 2 and per > hist[-2][1]:
-                self.block_size = hist[-2][0]
-                self._tuning = False
-            elif self.block_size + 32 > self._loop_max_block:
-                self._tuning = False
-            else:
-                self.block_size += 32
-            return
-        want = int(kl * self.LAUNCH_S * 1000.0 / ms) if ms > 0 else 4 * kl
-        self._loop_steps = max(1, min(4 * kl, want))
+    def _loop_args(self, common: list) -> tuple:
+        return tuple(([] if self._loop_const else [self.K]) + common)
 
     def _cell_args(self, y, kin, cdt, t, dt, mode, w, kout, yout):
         f64 = np.float64
