@@ -39,16 +39,17 @@ class HostIsLoopRuntime(HostInterpreterRuntime):
     """The IS loop kernel on the host: ``run_loop`` launches it in chunks of random lengths."""
     name = "test-c-is-loop"
     help = "tests only: the interpreter's many-steps kernel compiled for the host"
+    fuse_pairs = reuse_slots = True
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
         real = "double" if self.dtype == np.float64 else "float"
-        src = is_loop_source(prog, real, self.integrator)
+        self.packed = pack(prog, self.dtype, self.fuse_pairs, self.reuse_slots)
+        src = is_loop_source(prog, self.packed.n_slots, real, self.integrator)
         lib = hostcc.compile_library(hostcc.CUDA_HOST_PRELUDE + src.replace('extern "C" __global__', "static")
                                      + _HOST_LAUNCH, kind="flint-c", prefix="flint-is-loop-test")
         self._fn = lib.flint_is_loop_launch
-        self.code, self.imm = pack(prog, self.dtype)
-        self.dslot = np.asarray(prog.deriv_slots, dtype=np.int32)
+        self.code, self.imm, self.dslot = self.packed.code, self.packed.imm, self.packed.dslot
         self.rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
 
     def loops(self) -> bool:
@@ -87,9 +88,13 @@ def lr():
 
 
 @needs_cxx
-@pytest.mark.parametrize("integrator, dtype, steps", [("euler", "float64", 2300), ("rk4", "float64", 1100),
-                                                      ("euler", "float32", 1700), ("rk4", "float32", 700)])
-def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, integrator, dtype, steps):
+@pytest.mark.parametrize("integrator, dtype, steps, packing", [
+    ("euler", "float64", 2300, (True, True)), ("rk4", "float64", 1100, (True, True)),
+    ("euler", "float32", 1700, (True, True)), ("rk4", "float32", 700, (True, True)),
+    ("euler", "float64", 900, (False, False)), ("rk4", "float64", 500, (True, False))])
+def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatch, integrator, dtype, steps, packing):
+    monkeypatch.setattr(host_is_loop, "fuse_pairs", packing[0])
+    monkeypatch.setattr(host_is_loop, "reuse_slots", packing[1])
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
     n = int(rng.integers(5, 40))
     member = {"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)}
@@ -117,24 +122,35 @@ def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, integrator
         assert sa[:, record.index(0)].max() > 0          # the stimulus (a function of t) fired inside the loop
 
 
-def test_pack_fuses_leaves_and_keeps_every_operation(lr):
-    """The packed program: one word an instruction, END tripled, a CONST's value beside it, leaves
-    fused into the binary operation after them — and no operation lost: unpacked again it counts the
-    bytecode's instructions."""
+@pytest.mark.parametrize("pairs, reuse", [(False, False), (True, False), (True, True)])
+def test_pack_fuses_and_keeps_every_operation(lr, pairs, reuse):
+    """The packed program: one word an instruction, END tripled, a constant's value beside it, leaves
+    (and constant-leaf pairs) fused into the binary operation after them — and no operation lost:
+    each word stands for 1, 2 or 3 of the bytecode's instructions, which add up; reused slots stay
+    below ``n_slots``, fewer than the bytecode's."""
     prog = compile_model(lr, 3, {"g_Na": np.array([15.0, 20.0, 25.0])})
-    code, imm = pack(prog, np.float64)
+    pk = pack(prog, np.float64, fuse_pairs=pairs, reuse_slots=reuse)
+    code, imm = pk.code, pk.imm
     assert code[-1] == code[-2] == code[-3] == OPCODES["END"] and code.size == imm.size
     ops, args = code & 255, code >> 8
-    fused = {v for k, v in OPX.items() if "_" in k}
-    assert np.isin(ops, list(fused)).sum() > 20                       # LR has many x*K, x+VAR, …
-    is_const = (ops == OPCODES["CONST"]) | np.isin(ops, [OPX[k] for k in OPX if k.endswith("_CONST")])
-    np.testing.assert_array_equal(imm[is_const], prog.consts[args[is_const]])
-    assert not imm[~is_const].any()
+    name = {**{v: k for k, v in OPCODES.items()}, **{v: k for k, v in OPX.items()}}
+    names = [name[int(o)] for o in ops]
+    pair = np.array(["_K" in x or x.endswith(("VARK", "STATEK")) for x in names])
+    fused = np.array(["_" in x and x != "CONST_IND" for x in names]) & ~pair
+    assert fused.sum() > 20 and (pair.sum() > 20) == pairs             # LR has many x*K, x+VAR, K*VAR, …
+    with_k = np.array([x == "CONST" or x.endswith("_CONST") for x in names]) | pair
+    np.testing.assert_array_equal(imm[with_k & ~pair], prog.consts[args[with_k & ~pair]])
+    assert set(imm[pair].tolist()) <= set(prog.consts.tolist()) and not imm[~with_k].any()
     words, pc, n_ins = prog.code, 0, 0
     while pc < words.size:
         n_ins += 1
         pc += 1 + N_ARGS.get(OPNAMES[int(words[pc])], 0)
-    assert code.size - 2 + np.isin(ops, list(fused)).sum() == n_ins
+    assert code.size - 2 + fused.sum() + 2 * pair.sum() == n_ins
+    slot_ops = np.array([x in ("VAR", "ASSIGN") or x.endswith("_VAR") or "KVAR" in x or "VARK" in x
+                         for x in names])
+    assert args[slot_ops].max() < pk.n_slots and pk.dslot.max() < pk.n_slots
+    assert (pk.n_slots < prog.n_slots / 2) == reuse                     # LR: 52 slots, far fewer live at once
+    assert len(set(pk.dslot.tolist())) == prog.n_states
 
 
 def test_packable_needs_one_shared_bytecode(lr):

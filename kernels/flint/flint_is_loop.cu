@@ -11,7 +11,8 @@
 // long before its value is needed.  Every operation is the one of
 // flint_exec on the same operands in the same order (n-ary sums and products left to right), the
 // integrator that of flint_integrate — so the states equal IS one-launch-a-step bit for bit (NVRTC
-// --fmad=false).  Defines prepended by the runtime: NSLOT, STACK, NSTATE, RK4 (0/1), and the storage
+// --fmad=false).  Defines prepended by the runtime: FLINT_LOOP_NSLOT (slots of the packed program),
+// STACK, NSTATE, RK4 (0/1), and the storage
 // choices FLINT_LOOP_SLOTS_SHARED / FLINT_LOOP_STACK_SHARED (per-thread columns of dynamic shared
 // memory instead of local arrays).
 
@@ -31,6 +32,11 @@
 #define FLINT_LEAVES(X, OP, E) X(OP, CONST, E, cur) X(OP, VAR, E, SLOT(arg)) X(OP, STATE, E, STATEV(arg))
 #define FLINT_FUSED(X) FLINT_LEAVES(X, SUB, a - b) FLINT_LEAVES(X, DIV, a / b) FLINT_LEAVES(X, ADD2, a + b) \
     FLINT_LEAVES(X, MUL2, a * b)
+// a constant and a leaf, then a binary operation: push (K op leaf) or (leaf op K)
+#define FLINT_PAIR(X, OP, E) X(OP, KVAR, E, cur, SLOT(arg)) X(OP, KSTATE, E, cur, STATEV(arg)) \
+    X(OP, VARK, E, SLOT(arg), cur) X(OP, STATEK, E, STATEV(arg), cur)
+#define FLINT_PAIRS(X) FLINT_PAIR(X, SUB, a - b) FLINT_PAIR(X, DIV, a / b) FLINT_PAIR(X, ADD2, a + b) \
+    FLINT_PAIR(X, MUL2, a * b)
 
 template <bool CODE_SHARED>
 __device__ __forceinline__ void flint_is_loop_body(
@@ -62,11 +68,11 @@ __device__ __forceinline__ void flint_is_loop_body(
 #if FLINT_LOOP_SLOTS_SHARED
 #define SLOT(q) cols[(size_t)(q) * blockDim.x + threadIdx.x]
 #else
-    REAL slot[NSLOT];
+    REAL slot[FLINT_LOOP_NSLOT];
 #define SLOT(q) slot[q]
 #endif
 #if FLINT_LOOP_STACK_SHARED
-#define STK(q) cols[(size_t)(NSLOT * FLINT_LOOP_SLOTS_SHARED + (q)) * blockDim.x + threadIdx.x]
+#define STK(q) cols[(size_t)(FLINT_LOOP_NSLOT * FLINT_LOOP_SLOTS_SHARED + (q)) * blockDim.x + threadIdx.x]
 #else
     REAL st[STACK];
 #define STK(q) st[q]
@@ -156,6 +162,9 @@ __device__ __forceinline__ void flint_is_loop_body(
                 FLINT_BINARY(FLINT_LCASE2)
                 FLINT_UNARY(FLINT_LCASE1)
                 FLINT_FUSED(FLINT_LCASEF)
+#define FLINT_LCASEP(OP, KIND, E, A, B) case OPX_##OP##_##KIND: { const REAL a = (A), b = (B); FLINT_PUSH(E) break; }
+                FLINT_PAIRS(FLINT_LCASEP)
+#undef FLINT_LCASEP
 #undef FLINT_LCASE2
 #undef FLINT_LCASE1
 #undef FLINT_LCASEF

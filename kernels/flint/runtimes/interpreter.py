@@ -30,6 +30,9 @@ class InterpreterRuntime(GpuRuntime):
     #: the dispatch: the most frequent instructions tested before the switch; instructions fetched ahead
     loop_hot_first = False
     loop_ahead = 1
+    #: the packing (:func:`.is_loop.pack`): constant-and-leaf pairs fused, slots reused
+    loop_fuse_pairs = True
+    loop_reuse_slots = True
     #: dynamic shared memory a block may use (the packed program, shared columns); more: the packed
     #: program is read from global memory
     SHARED_MAX = 48 * 1024
@@ -53,9 +56,9 @@ class InterpreterRuntime(GpuRuntime):
         self._kernel = self._step_kernel
         self._tuning = False
         if self.loop_enabled and packable(prog):
-            code, imm = pack(prog, self.dtype)
-            self.d_pcode, self.d_imm = cp.asarray(code), cp.asarray(imm)
-            self.loop_source = is_loop_source(prog, real, self.integrator, self.loop_slots_shared,
+            self.packed = pk = pack(prog, self.dtype, self.loop_fuse_pairs, self.loop_reuse_slots)
+            self.d_pcode, self.d_imm, self.d_pdslot = cp.asarray(pk.code), cp.asarray(pk.imm), cp.asarray(pk.dslot)
+            self.loop_source = is_loop_source(prog, pk.n_slots, real, self.integrator, self.loop_slots_shared,
                                               self.loop_stack_shared, self.loop_hot_first, self.loop_ahead)
             mod = cp.RawModule(code=self.loop_source, options=NVRTC_OPTIONS)
             self.loop_code_shared = self._loop_shared_bytes(0, True) <= self.SHARED_MAX // 2
@@ -76,11 +79,11 @@ class InterpreterRuntime(GpuRuntime):
 
     def _loop_shared_bytes(self, block: int, code_shared: bool | None = None) -> int:
         code_shared = self.loop_code_shared if code_shared is None else code_shared
-        return shared_bytes(self.prog, int(self.d_pcode.size), self.dtype.itemsize, block, self.loop_slots_shared,
+        return shared_bytes(self.prog, self.packed, self.dtype.itemsize, block, self.loop_slots_shared,
                             self.loop_stack_shared, code_shared)
 
     def _loop_args(self, common: list) -> tuple:
-        return (self.d_pcode, self.d_imm, np.int32(self.d_pcode.size), *common, self.d_dslot,
+        return (self.d_pcode, self.d_imm, np.int32(self.d_pcode.size), *common, self.d_pdslot,
                 np.int32(self.prog.n_states))
 
     def _cell_args(self, y, kin, cdt, t, dt, mode, w, kout, yout):
