@@ -19,7 +19,7 @@ from kernels.flint.bytecode import N_ARGS, OPCODES, OPNAMES
 from kernels.flint.compiler import compile_model
 from kernels.flint.runtimes import register, unregister
 from kernels.flint.runtimes.host_is import HostInterpreterRuntime
-from kernels.flint.runtimes.is_loop import OPX, is_loop_source, pack, packable
+from kernels.flint.runtimes.is_loop import OPX, is_loop_source, pack, packable, shared_bytes
 
 needs_cxx = pytest.mark.skipif(shutil.which("g++") is None and shutil.which("clang++") is None,
                                reason="no host C++ compiler (g++/clang++)")
@@ -27,8 +27,9 @@ needs_cxx = pytest.mark.skipif(shutil.which("g++") is None and shutil.which("cla
 _HOST_LAUNCH = r"""
 extern "C" void flint_is_loop_launch(const int* code, const REAL* imm, int ncode, const REAL* P, REAL* y,
                                      long long step0, int k, double dt, int n, long long every, const int* rec,
-                                     int n_rec, const int* col, int n_col, REAL* out, const int* dslot, int ns) {
-    blockIdx.x = 0; blockDim.x = (unsigned)n;
+                                     int n_rec, const int* col, int n_col, REAL* out, const int* dslot, int ns,
+                                     REAL* cols) {
+    flint_host_cols = cols; blockIdx.x = 0; blockDim.x = (unsigned)n;
     for (int i = 0; i < n; ++i) { threadIdx.x = (unsigned)i;
         flint_is_loop_global(code, imm, ncode, P, y, step0, k, dt, n, every, rec, n_rec, col, n_col, out, dslot, ns); }
 }
@@ -40,12 +41,15 @@ class HostIsLoopRuntime(HostInterpreterRuntime):
     name = "test-c-is-loop"
     help = "tests only: the interpreter's many-steps kernel compiled for the host"
     fuse_pairs = reuse_slots = True
+    slots_shared = stack_shared = False
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
         real = "double" if self.dtype == np.float64 else "float"
         self.packed = pack(prog, self.dtype, self.fuse_pairs, self.reuse_slots)
-        src = is_loop_source(prog, self.packed.n_slots, real, self.integrator)
+        src = is_loop_source(prog, self.packed.n_slots, real, self.integrator, self.slots_shared, self.stack_shared)
+        # the shared-memory columns' stand-in: one column a cell (blockDim.x = n on the host)
+        self.cols = np.full((shared_bytes(prog, self.packed, 8, self.n, True, True, False) // 8), np.nan, self.dtype)
         lib = hostcc.compile_library(hostcc.CUDA_HOST_PRELUDE + src.replace('extern "C" __global__', "static")
                                      + _HOST_LAUNCH, kind="flint-c", prefix="flint-is-loop-test")
         self._fn = lib.flint_is_loop_launch
@@ -68,7 +72,7 @@ class HostIsLoopRuntime(HostInterpreterRuntime):
             buf = np.full((max(m, 1), len(rec), len(cells)), np.nan, dtype=self.dtype)
             self._fn(p(self.code), p(self.imm), i32(self.code.size), p(self.P), p(self.y), ctypes.c_longlong(step),
                      i32(kl), ctypes.c_double(dt), i32(self.n), ctypes.c_longlong(every), p(rec), i32(len(rec)),
-                     p(col), i32(len(cells)), p(buf), p(self.dslot), i32(self.prog.n_states))
+                     p(col), i32(len(cells)), p(buf), p(self.dslot), i32(self.prog.n_states), p(self.cols))
             out.extend(buf[j].copy() for j in range(m))
             step += kl
         return out
@@ -88,13 +92,20 @@ def lr():
 
 
 @needs_cxx
-@pytest.mark.parametrize("integrator, dtype, steps, packing", [
-    ("euler", "float64", 2300, (True, True)), ("rk4", "float64", 1100, (True, True)),
-    ("euler", "float32", 1700, (True, True)), ("rk4", "float32", 700, (True, True)),
-    ("euler", "float64", 900, (False, False)), ("rk4", "float64", 500, (True, False))])
-def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatch, integrator, dtype, steps, packing):
+@pytest.mark.parametrize("integrator, dtype, steps, packing, storage", [
+    ("euler", "float64", 2300, (True, True), (False, False)), ("rk4", "float64", 1100, (True, True), (False, False)),
+    ("euler", "float32", 1700, (True, True), (False, False)), ("rk4", "float32", 700, (True, True), (False, False)),
+    ("euler", "float64", 900, (False, False), (False, False)), ("rk4", "float64", 500, (True, False), (False, False)),
+    ("euler", "float64", 900, (True, True), (True, False)), ("rk4", "float64", 500, (True, True), (False, True)),
+    ("rk4", "float32", 500, (True, True), (True, True))])
+def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatch, integrator, dtype, steps, packing,
+                                                    storage):
+    """packing: (constant-leaf pairs fused, slots reused); storage: (slots, stack) in the shared-memory
+    columns (on the host: a buffer of one column a cell) instead of local arrays."""
     monkeypatch.setattr(host_is_loop, "fuse_pairs", packing[0])
     monkeypatch.setattr(host_is_loop, "reuse_slots", packing[1])
+    monkeypatch.setattr(host_is_loop, "slots_shared", storage[0])
+    monkeypatch.setattr(host_is_loop, "stack_shared", storage[1])
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
     n = int(rng.integers(5, 40))
     member = {"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)}

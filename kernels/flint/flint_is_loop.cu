@@ -38,6 +38,10 @@
 #define FLINT_PAIRS(X) FLINT_PAIR(X, SUB, a - b) FLINT_PAIR(X, DIV, a / b) FLINT_PAIR(X, ADD2, a + b) \
     FLINT_PAIR(X, MUL2, a * b)
 
+#if !defined(__CUDA_ARCH__)
+static REAL* flint_host_cols = nullptr;         // host build: (FLINT_LOOP_NSLOT + STACK) × blockDim.x REALs
+#endif
+
 template <bool CODE_SHARED>
 __device__ __forceinline__ void flint_is_loop_body(
     const int* __restrict__ gcode, const REAL* __restrict__ gimm, int ncode,
@@ -62,6 +66,8 @@ __device__ __forceinline__ void flint_is_loop_body(
 #else
     const int* __restrict__ code = gcode;
     const REAL* __restrict__ imm = gimm;
+    REAL* cols = flint_host_cols;               // the host build's stand-in for the shared columns
+    (void)cols;
 #endif
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
