@@ -177,21 +177,28 @@ def test_ts_loop_register_cap_keeps_results(lr, monkeypatch, fit):
     np.testing.assert_array_equal(fa, fb)
 
 
-@pytest.mark.parametrize("integrator, dtype, steps, storage", [
-    ("euler", "float64", 3000, (False, False)), ("rk4", "float64", 1300, (False, False)),
-    ("euler", "float32", 2000, (False, False)), ("rk4", "float32", 1300, (False, False)),
-    ("euler", "float64", 1500, (True, False)), ("rk4", "float64", 700, (True, True)),
-    ("euler", "float64", 1500, (False, True))])
-def test_is_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integrator, dtype, steps, storage):
-    """IS's loop kernel (packed bytecode, top of stack in a register, slots/stack local or in shared
-    memory) against the one-step interpreter ``flint_exec``, bit for bit; ≈ NumPy in float64."""
+_LOCAL = dict(loop_slots_shared=False, loop_stack_shared=False)
+
+
+@pytest.mark.parametrize("integrator, dtype, steps, choice", [
+    ("euler", "float64", 3000, {}), ("rk4", "float64", 1300, {}), ("euler", "float32", 2000, {}),
+    ("rk4", "float32", 1300, {}), ("euler", "float64", 1500, _LOCAL), ("euler", "float64", 1500,
+                                                                        dict(loop_slots_shared=True)),
+    ("rk4", "float64", 1300, dict(loop_slots_shared=True, loop_stack_shared=True)),
+    ("euler", "float64", 1500, dict(loop_code="constant")), ("rk4", "float64", 1300, dict(loop_code="constant")),
+    ("euler", "float64", 1500, dict(loop_hot_first=True)), ("rk4", "float32", 1300, dict(loop_hot_first=True)),
+    ("euler", "float64", 1500, dict(loop_code="constant", loop_hot_first=True))])
+def test_is_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integrator, dtype, steps, choice):
+    """IS's loop kernel (packed bytecode, stack top in registers; the default and each storage,
+    program placement and dispatch choice) against the one-step interpreter ``flint_exec``, bit for
+    bit; ≈ NumPy in float64."""
     from kernels.flint.runtimes.interpreter import InterpreterRuntime
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
     n = int(rng.integers(100, 3000))
     monkeypatch.setattr(InterpreterRuntime, "TUNE_STEPS", int(rng.integers(3, 40)))
     monkeypatch.setattr(InterpreterRuntime, "LAUNCH_S", 2e-4)
-    monkeypatch.setattr(InterpreterRuntime, "loop_slots_shared", storage[0])
-    monkeypatch.setattr(InterpreterRuntime, "loop_stack_shared", storage[1])
+    for k, v in choice.items():
+        monkeypatch.setattr(InterpreterRuntime, k, v)
     every = int(rng.integers(1, 50))
     cells = rng.integers(0, n, size=7)
     kw = dict(n=n, member_params={"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)},
@@ -217,7 +224,7 @@ def test_is_loop_program_from_global_memory_and_all_cells(lr, monkeypatch):
     monkeypatch.setattr(InterpreterRuntime, "SHARED_MAX", 0)
     kw = dict(n=500, member_params={"g_Na": np.linspace(15, 25, 500)})
     (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, 2500, 100, None, None, "is", **kw)
-    assert sim.engine.loops() and not sim.engine.loop_code_shared
+    assert sim.engine.loops() and not sim.engine.loop_code_shared and not sim.engine.loop_code_const
     np.testing.assert_array_equal(ya, yb)
     np.testing.assert_array_equal(fa, fb)
     assert ya.shape == (25, lr.n_states, 500)

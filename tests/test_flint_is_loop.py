@@ -41,13 +41,14 @@ class HostIsLoopRuntime(HostInterpreterRuntime):
     name = "test-c-is-loop"
     help = "tests only: the interpreter's many-steps kernel compiled for the host"
     fuse_pairs = reuse_slots = True
-    slots_shared = stack_shared = False
+    slots_shared = stack_shared = hot_first = False
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
         real = "double" if self.dtype == np.float64 else "float"
         self.packed = pack(prog, self.dtype, self.fuse_pairs, self.reuse_slots)
-        src = is_loop_source(prog, self.packed.n_slots, real, self.integrator, self.slots_shared, self.stack_shared)
+        src = is_loop_source(prog, self.packed.n_slots, real, self.integrator, self.slots_shared, self.stack_shared,
+                             self.hot_first)
         # the shared-memory columns' stand-in: one column a cell (blockDim.x = n on the host)
         self.cols = np.full((shared_bytes(prog, self.packed, 8, self.n, True, True, False) // 8), np.nan, self.dtype)
         lib = hostcc.compile_library(hostcc.CUDA_HOST_PRELUDE + src.replace('extern "C" __global__', "static")
@@ -97,15 +98,18 @@ def lr():
     ("euler", "float32", 1700, (True, True), (False, False)), ("rk4", "float32", 700, (True, True), (False, False)),
     ("euler", "float64", 900, (False, False), (False, False)), ("rk4", "float64", 500, (True, False), (False, False)),
     ("euler", "float64", 900, (True, True), (True, False)), ("rk4", "float64", 500, (True, True), (False, True)),
-    ("rk4", "float32", 500, (True, True), (True, True))])
+    ("rk4", "float32", 500, (True, True), (True, True)), ("rk4", "float64", 500, (True, True), (False, True, True)),
+    ("euler", "float64", 900, (True, True), (False, False, True))])
 def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatch, integrator, dtype, steps, packing,
                                                     storage):
     """packing: (constant-leaf pairs fused, slots reused); storage: (slots, stack) in the shared-memory
-    columns (on the host: a buffer of one column a cell) instead of local arrays."""
+    columns (on the host: a buffer of one column a cell) instead of local arrays (, hot instructions
+    dispatched first)."""
     monkeypatch.setattr(host_is_loop, "fuse_pairs", packing[0])
     monkeypatch.setattr(host_is_loop, "reuse_slots", packing[1])
     monkeypatch.setattr(host_is_loop, "slots_shared", storage[0])
     monkeypatch.setattr(host_is_loop, "stack_shared", storage[1])
+    monkeypatch.setattr(host_is_loop, "hot_first", storage[2] if len(storage) > 2 else False)
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
     n = int(rng.integers(5, 40))
     member = {"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)}
@@ -120,7 +124,7 @@ def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatc
         t1, s1 = sim.advance(steps // 2 + 3, 0.01, record=record, every=every, cells=cells)
         t2, s2 = sim.advance(steps - steps // 2 - 3, 0.01, record=record, every=every, cells=cells)
         res[rt] = (np.concatenate([t1, t2]), np.concatenate([s1, s2]), sim.state())
-    (ta, sa, ya), (tb, sb, yb), (tc, sc, yc) = res["test-c-is-loop"], res["c-is"], res["cpu"]
+    (ta, sa, ya), (tb, sb, yb), (tc, sc, _) = res["test-c-is-loop"], res["c-is"], res["cpu"]
     np.testing.assert_array_equal(ta, tb)
     assert sa.shape == sb.shape == (steps // every, len(record), len(cells))
     np.testing.assert_array_equal(sa, sb)              # same operations in the same order: bit for bit

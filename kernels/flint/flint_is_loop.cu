@@ -42,7 +42,16 @@
 static REAL* flint_host_cols = nullptr;         // host build: (FLINT_LOOP_NSLOT + STACK) × blockDim.x REALs
 #endif
 
-template <bool CODE_SHARED>
+#if defined(__CUDA_ARCH__)
+// the packed program in constant memory (filled by the runtime): every thread reads the same word, so
+// the instruction, its operand and the stack pointer are warp-uniform values to the compiler
+__constant__ int flint_ccode[FLINT_LOOP_CODE];
+__constant__ REAL flint_cimm[FLINT_LOOP_CODE];
+#endif
+
+// CODE: where the packed program is read from — 0 global memory, 1 shared memory (copied by each
+// block at its start), 2 constant memory
+template <int CODE>
 __device__ __forceinline__ void flint_is_loop_body(
     const int* __restrict__ gcode, const REAL* __restrict__ gimm, int ncode,
     const REAL* __restrict__ P, REAL* __restrict__ y, long long step0, int k, double dt, int n,
@@ -54,13 +63,13 @@ __device__ __forceinline__ void flint_is_loop_body(
     REAL* sh_imm = (REAL*)flint_shared;
     int* sh_code = (int*)(sh_imm + ncode);
     int shared_words = 0;                       // REALs of shared memory before the per-thread columns
-    if (CODE_SHARED) {
+    if (CODE == 1) {
         for (int q = threadIdx.x; q < ncode; q += blockDim.x) { sh_code[q] = gcode[q]; sh_imm[q] = gimm[q]; }
         __syncthreads();
         shared_words = ncode + (ncode * (int)sizeof(int) + (int)sizeof(REAL) - 1) / (int)sizeof(REAL);
     }
-    const int* __restrict__ code = CODE_SHARED ? sh_code : gcode;
-    const REAL* __restrict__ imm = CODE_SHARED ? sh_imm : gimm;
+    const int* __restrict__ code = CODE == 1 ? sh_code : (CODE == 2 ? flint_ccode : gcode);
+    const REAL* __restrict__ imm = CODE == 1 ? sh_imm : (CODE == 2 ? flint_cimm : gimm);
     REAL* cols = (REAL*)flint_shared + shared_words;
     (void)cols;
 #else
@@ -136,13 +145,21 @@ __device__ __forceinline__ void flint_is_loop_body(
 #define FLINT_DO_MUL2 { tos = nos * tos; FLINT_POP_NOS }
 #define FLINT_DO_EXP { tos = exp(tos); }
 #if FLINT_LOOP_HOT
-                // the most frequent instructions first (a switch is a tree of compares on the GPU)
-                if (op == OP_CONST) { FLINT_DO_CONST continue; }
-                if (op == OP_ASSIGN) { FLINT_DO_ASSIGN continue; }
-                if (op == OP_VAR) { FLINT_DO_VAR continue; }
-                if (op == OPX_MUL2) { FLINT_DO_MUL2 continue; }
-                if (op == OP_EXP) { FLINT_DO_EXP continue; }
-                if (op == OP_STATE) { FLINT_DO_STATE continue; }
+                // the most frequent instructions (FLINT_HOT_LO/HI: bit op, or op − 64, set) get a small
+                // switch of their own: a switch is a tree of compares on the GPU, 3 deep here, not 6–7
+                if ((op < 64 ? (FLINT_HOT_LO >> op) : (FLINT_HOT_HI >> (op - 64))) & 1ull) {
+                    switch (op) {
+                    case OP_CONST: FLINT_DO_CONST break;
+                    case OP_VAR: FLINT_DO_VAR break;
+                    case OP_STATE: FLINT_DO_STATE break;
+                    case OP_ASSIGN: FLINT_DO_ASSIGN break;
+                    case OPX_ADD2: FLINT_DO_ADD2 break;
+                    case OPX_MUL2: FLINT_DO_MUL2 break;
+                    case OP_DIV: { tos = nos / tos; FLINT_POP_NOS break; }
+                    default: FLINT_DO_EXP break;
+                    }
+                    continue;
+                }
 #endif
                 switch (op) {
                 case OP_CONST: FLINT_DO_CONST break;
@@ -210,6 +227,7 @@ __device__ __forceinline__ void flint_is_loop_body(
     REAL* __restrict__ out, const int* __restrict__ dslot, int ns
 #define FLINT_LOOP_ARGS code, imm, ncode, P, y, step0, k, dt, n, every, rec, n_rec, col, n_col, out, dslot, ns
 
-// the packed program in shared memory (copied by each block at its start) or read from global memory
-extern "C" __global__ void flint_is_loop(FLINT_LOOP_PARAMS) { flint_is_loop_body<true>(FLINT_LOOP_ARGS); }
-extern "C" __global__ void flint_is_loop_global(FLINT_LOOP_PARAMS) { flint_is_loop_body<false>(FLINT_LOOP_ARGS); }
+// the packed program in shared memory, global memory or constant memory (code/imm then unused)
+extern "C" __global__ void flint_is_loop(FLINT_LOOP_PARAMS) { flint_is_loop_body<1>(FLINT_LOOP_ARGS); }
+extern "C" __global__ void flint_is_loop_global(FLINT_LOOP_PARAMS) { flint_is_loop_body<0>(FLINT_LOOP_ARGS); }
+extern "C" __global__ void flint_is_loop_const(FLINT_LOOP_PARAMS) { flint_is_loop_body<2>(FLINT_LOOP_ARGS); }

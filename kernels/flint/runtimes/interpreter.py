@@ -24,15 +24,21 @@ class InterpreterRuntime(GpuRuntime):
     #: whether ensembles use the many-steps kernel (False: one launch a step, as before issue 23)
     loop_enabled = True
     #: the many-steps kernel's storage: each thread's slots / stack in columns of shared memory
-    #: (True) or in local arrays (False; benchmarks/flint.py times the choices)
+    #: (True) or in local arrays (False).  Measured (benchmarks/RESULTS.md): the stack in shared
+    #: memory wins at every ensemble size; slots there too gain a little up to 10,000 cells and lose
+    #: at 100,000 (fewer threads resident)
     loop_slots_shared = False
-    loop_stack_shared = False
+    loop_stack_shared = True
     #: the dispatch: the most frequent instructions tested before the switch; instructions fetched ahead
     loop_hot_first = False
     loop_ahead = 1
     #: the packing (:func:`.is_loop.pack`): constant-and-leaf pairs fused, slots reused
     loop_fuse_pairs = True
     loop_reuse_slots = True
+    #: where the loop kernel reads the packed program: "shared" (copied by each block) or "constant"
+    #: (constant memory, at most CONST_WORDS instructions); either falls back to global memory
+    loop_code = "shared"
+    CONST_WORDS = 4096
     #: dynamic shared memory a block may use (the packed program, shared columns); more: the packed
     #: program is read from global memory
     SHARED_MAX = 48 * 1024
@@ -58,11 +64,18 @@ class InterpreterRuntime(GpuRuntime):
         if self.loop_enabled and packable(prog):
             self.packed = pk = pack(prog, self.dtype, self.loop_fuse_pairs, self.loop_reuse_slots)
             self.d_pcode, self.d_imm, self.d_pdslot = cp.asarray(pk.code), cp.asarray(pk.imm), cp.asarray(pk.dslot)
+            # the choices as this build made them (a later change of the class attributes is not this kernel's)
+            for k in ("loop_slots_shared", "loop_stack_shared", "loop_hot_first", "loop_ahead", "loop_code"):
+                setattr(self, k, getattr(self, k))
             self.loop_source = is_loop_source(prog, pk.n_slots, real, self.integrator, self.loop_slots_shared,
-                                              self.loop_stack_shared, self.loop_hot_first, self.loop_ahead)
-            mod = cp.RawModule(code=self.loop_source, options=NVRTC_OPTIONS)
-            self.loop_code_shared = self._loop_shared_bytes(0, True) <= self.SHARED_MAX // 2
-            loop = mod.get_function("flint_is_loop" if self.loop_code_shared else "flint_is_loop_global")
+                                              self.loop_stack_shared, self.loop_hot_first, self.loop_ahead,
+                                              pk.code.size)
+            self._loop_mod = mod = cp.RawModule(code=self.loop_source, options=NVRTC_OPTIONS)
+            self.loop_code_shared = self.loop_code == "shared" and \
+                self._loop_shared_bytes(0, True) <= self.SHARED_MAX // 2
+            self.loop_code_const = self.loop_code == "constant" and pk.code.size <= self.CONST_WORDS
+            loop = mod.get_function("flint_is_loop" if self.loop_code_shared else
+                                    "flint_is_loop_const" if self.loop_code_const else "flint_is_loop_global")
             self._loop_ready(loop)
             while self._loop_max_block > 32 and self._loop_shared_bytes(self._loop_max_block) > self.SHARED_MAX:
                 self._loop_max_block -= 32           # shared columns: the blocks that fit
@@ -76,6 +89,11 @@ class InterpreterRuntime(GpuRuntime):
         super().build(prog, dtype)
         if self.mapping == "cell":
             self._kernel = self._step_kernel
+        if self._loop is not None and self.loop_code_const:
+            cp, pk = self.cp, self.packed
+            for name, a in (("flint_ccode", pk.code), ("flint_cimm", pk.imm)):
+                dst = cp.ndarray((a.size,), dtype=a.dtype, memptr=self._loop_mod.get_global(name))
+                dst[...] = cp.asarray(a)
 
     def _loop_shared_bytes(self, block: int, code_shared: bool | None = None) -> int:
         code_shared = self.loop_code_shared if code_shared is None else code_shared
