@@ -187,7 +187,10 @@ _LOCAL = dict(loop_slots_shared=False, loop_stack_shared=False)
     ("rk4", "float64", 1300, dict(loop_slots_shared=True, loop_stack_shared=True)),
     ("euler", "float64", 1500, dict(loop_code="constant")), ("rk4", "float64", 1300, dict(loop_code="constant")),
     ("euler", "float64", 1500, dict(loop_hot_first=True)), ("rk4", "float32", 1300, dict(loop_hot_first=True)),
-    ("euler", "float64", 1500, dict(loop_code="constant", loop_hot_first=True))])
+    ("euler", "float64", 1500, dict(loop_code="constant", loop_hot_first=True)),
+    ("euler", "float64", 3000, dict(loop_form="registers")), ("rk4", "float64", 1300, dict(loop_form="registers")),
+    ("euler", "float32", 2000, dict(loop_form="registers", loop_slots_shared=True)),
+    ("rk4", "float32", 1300, dict(loop_form="registers", loop_code="constant"))])
 def test_is_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integrator, dtype, steps, choice):
     """IS's loop kernel (packed bytecode, stack top in registers; the default and each storage,
     program placement and dispatch choice) against the one-step interpreter ``flint_exec``, bit for

@@ -20,6 +20,7 @@ from kernels.flint.compiler import compile_model
 from kernels.flint.runtimes import register, unregister
 from kernels.flint.runtimes.host_is import HostInterpreterRuntime
 from kernels.flint.runtimes.is_loop import OPX, is_loop_source, pack, packable, shared_bytes
+from kernels.flint.runtimes.is_regs import pack_registers
 
 needs_cxx = pytest.mark.skipif(shutil.which("g++") is None and shutil.which("clang++") is None,
                                reason="no host C++ compiler (g++/clang++)")
@@ -41,14 +42,15 @@ class HostIsLoopRuntime(HostInterpreterRuntime):
     name = "test-c-is-loop"
     help = "tests only: the interpreter's many-steps kernel compiled for the host"
     fuse_pairs = reuse_slots = True
-    slots_shared = stack_shared = hot_first = False
+    slots_shared = stack_shared = hot_first = registers = False
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
         real = "double" if self.dtype == np.float64 else "float"
-        self.packed = pack(prog, self.dtype, self.fuse_pairs, self.reuse_slots)
+        self.packed = pack_registers(prog, self.dtype) if self.registers else \
+            pack(prog, self.dtype, self.fuse_pairs, self.reuse_slots)
         src = is_loop_source(prog, self.packed.n_slots, real, self.integrator, self.slots_shared, self.stack_shared,
-                             self.hot_first)
+                             self.hot_first, registers=self.registers)
         # the shared-memory columns' stand-in: one column a cell (blockDim.x = n on the host)
         self.cols = np.full((shared_bytes(prog, self.packed, 8, self.n, True, True, False) // 8), np.nan, self.dtype)
         lib = hostcc.compile_library(hostcc.CUDA_HOST_PRELUDE + src.replace('extern "C" __global__', "static")
@@ -99,14 +101,19 @@ def lr():
     ("euler", "float64", 900, (False, False), (False, False)), ("rk4", "float64", 500, (True, False), (False, False)),
     ("euler", "float64", 900, (True, True), (True, False)), ("rk4", "float64", 500, (True, True), (False, True)),
     ("rk4", "float32", 500, (True, True), (True, True)), ("rk4", "float64", 500, (True, True), (False, True, True)),
-    ("euler", "float64", 900, (True, True), (False, False, True))])
+    ("euler", "float64", 900, (True, True), (False, False, True)),
+    ("euler", "float64", 2300, "registers", (False, False)), ("rk4", "float64", 1100, "registers", (False, False)),
+    ("euler", "float32", 1700, "registers", (True, False)), ("rk4", "float32", 700, "registers", (False, False))])
 def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatch, integrator, dtype, steps, packing,
                                                     storage):
-    """packing: (constant-leaf pairs fused, slots reused); storage: (slots, stack) in the shared-memory
+    """packing: (constant-leaf pairs fused, slots reused) or the register form; storage: (slots, stack) in the shared-memory
     columns (on the host: a buffer of one column a cell) instead of local arrays (, hot instructions
     dispatched first)."""
-    monkeypatch.setattr(host_is_loop, "fuse_pairs", packing[0])
-    monkeypatch.setattr(host_is_loop, "reuse_slots", packing[1])
+    if packing == "registers":
+        monkeypatch.setattr(host_is_loop, "registers", True)
+    else:
+        monkeypatch.setattr(host_is_loop, "fuse_pairs", packing[0])
+        monkeypatch.setattr(host_is_loop, "reuse_slots", packing[1])
     monkeypatch.setattr(host_is_loop, "slots_shared", storage[0])
     monkeypatch.setattr(host_is_loop, "stack_shared", storage[1])
     monkeypatch.setattr(host_is_loop, "hot_first", storage[2] if len(storage) > 2 else False)

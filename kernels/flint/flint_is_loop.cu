@@ -28,6 +28,9 @@
 #ifndef FLINT_LOOP_AHEAD
 #define FLINT_LOOP_AHEAD 1
 #endif
+#ifndef FLINT_LOOP_REGS
+#define FLINT_LOOP_REGS 0
+#endif
 
 #define FLINT_LEAVES(X, OP, E) X(OP, CONST, E, cur) X(OP, VAR, E, SLOT(arg)) X(OP, STATE, E, STATEV(arg))
 #define FLINT_FUSED(X) FLINT_LEAVES(X, SUB, a - b) FLINT_LEAVES(X, DIV, a / b) FLINT_LEAVES(X, ADD2, a + b) \
@@ -115,6 +118,36 @@ __device__ __forceinline__ void flint_is_loop_body(
         {
             const double t = (double)step * dt;
 #endif
+#if FLINT_LOOP_REGS
+            // --- the interpreter, register form (is_regs.py): R = the slots, states first ---
+            for (int s = 0; s < ns; ++s) SLOT(s) = STATEV(s);
+            int pc = 0, w0 = code[0], w1 = code[1];
+            REAL im = imm[0];
+            for (;;) {
+                const int op = w0 & 255, d = w0 >> 8, s1 = w1 & 0xFFFF, s2 = (int)((unsigned)w1 >> 16);
+                const REAL cur = im;
+                ++pc;
+                w0 = code[2 * pc];              // the next instruction, fetched ahead (END is doubled)
+                w1 = code[2 * pc + 1];
+                im = imm[pc];
+                const REAL a = s1 == FLINT_IMM ? cur : (s1 == FLINT_TIME ? (REAL)t : SLOT(s1 & (FLINT_LOOP_NSLOT - 1)));
+                const REAL b = s2 == FLINT_IMM ? cur : (s2 == FLINT_TIME ? (REAL)t : SLOT(s2 & (FLINT_LOOP_NSLOT - 1)));
+                REAL r;
+                switch (op) {
+                case OPR_MOV: r = a; break;
+                case OPR_LOADP: r = P[(size_t)s1 * n + i]; break;
+                case OP_ADD: r = a + b; break;
+                case OP_MUL: r = a * b; break;
+                case OP_SELECT: r = a != 0 ? b : SLOT(d); break;
+#define FLINT_RCASE(OP, E) case OP_##OP: r = (E); break;
+                FLINT_BINARY(FLINT_RCASE)
+                FLINT_UNARY(FLINT_RCASE)
+#undef FLINT_RCASE
+                default: goto done;             // OP_END
+                }
+                SLOT(d) = r;
+            }
+#else
             // --- the interpreter: one pass over the packed bytecode ---
             REAL tos = 0, nos = 0;              // the stack's top two; below them STK(0 .. sp)
             int sp = 0, pc = 0;
@@ -194,6 +227,7 @@ __device__ __forceinline__ void flint_is_loop_body(
                 default: goto done;             // OP_END
                 }
             }
+#endif
         done:
             // --- the integrator, as flint_integrate: Euler, or RK4 stage `stage` ---
 #if RK4

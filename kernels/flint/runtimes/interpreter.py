@@ -16,6 +16,7 @@ import numpy as np
 from .codegen import NVRTC_OPTIONS, is_source
 from .gpu import GpuRuntime
 from .is_loop import is_loop_source, pack, packable, shared_bytes
+from .is_regs import pack_registers
 
 
 class InterpreterRuntime(GpuRuntime):
@@ -35,6 +36,9 @@ class InterpreterRuntime(GpuRuntime):
     #: the packing (:func:`.is_loop.pack`): constant-and-leaf pairs fused, slots reused
     loop_fuse_pairs = True
     loop_reuse_slots = True
+    #: the loop kernel's program: "stack" (:func:`.is_loop.pack`) or "registers" (three-address
+    #: instructions, :func:`.is_regs.pack_registers`; no stack, so no stack storage)
+    loop_form = "stack"
     #: where the loop kernel reads the packed program: "shared" (copied by each block) or "constant"
     #: (constant memory, at most CONST_WORDS instructions); either falls back to global memory
     loop_code = "shared"
@@ -62,14 +66,18 @@ class InterpreterRuntime(GpuRuntime):
         self._kernel = self._step_kernel
         self._tuning = False
         if self.loop_enabled and packable(prog):
-            self.packed = pk = pack(prog, self.dtype, self.loop_fuse_pairs, self.loop_reuse_slots)
+            regs = self.loop_form == "registers"
+            self.packed = pk = pack_registers(prog, self.dtype) if regs else \
+                pack(prog, self.dtype, self.loop_fuse_pairs, self.loop_reuse_slots)
             self.d_pcode, self.d_imm, self.d_pdslot = cp.asarray(pk.code), cp.asarray(pk.imm), cp.asarray(pk.dslot)
             # the choices as this build made them (a later change of the class attributes is not this kernel's)
             for k in ("loop_slots_shared", "loop_stack_shared", "loop_hot_first", "loop_ahead", "loop_code"):
                 setattr(self, k, getattr(self, k))
+            if regs:
+                self.loop_stack_shared, self.loop_hot_first, self.loop_ahead = False, False, 1
             self.loop_source = is_loop_source(prog, pk.n_slots, real, self.integrator, self.loop_slots_shared,
                                               self.loop_stack_shared, self.loop_hot_first, self.loop_ahead,
-                                              pk.code.size)
+                                              pk.code.size, regs)
             self._loop_mod = mod = cp.RawModule(code=self.loop_source, options=NVRTC_OPTIONS)
             self.loop_code_shared = self.loop_code == "shared" and \
                 self._loop_shared_bytes(0, True) <= self.SHARED_MAX // 2

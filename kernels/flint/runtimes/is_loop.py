@@ -27,6 +27,7 @@ import numpy as np
 from ..bytecode import N_ARGS, OPCODES, OPNAMES
 from ..compiler import Program
 from .codegen import CUDA_DIR, is_source, loopable
+from .is_regs import IMM, OPR, TIME
 
 IS_LOOP_SOURCE = CUDA_DIR / "flint_is_loop.cu"
 
@@ -163,7 +164,7 @@ def _reuse_slots(ins: list, dslot: np.ndarray) -> tuple[list, np.ndarray, int]:
 
 def is_loop_source(prog: Program, n_slots: int, real: str = "double", integrator: str = "euler",
                    slots_shared: bool = False, stack_shared: bool = False, hot_first: bool = False,
-                   ahead: int = 1, code_words: int = 1) -> str:
+                   ahead: int = 1, code_words: int = 1, registers: bool = False) -> str:
     """CUDA source of kernels ``flint_is_loop`` (packed program in shared memory),
     ``flint_is_loop_global`` (read from global memory) and ``flint_is_loop_const`` (read from constant
     memory): the interpreter (``flint_is.cu``, with
@@ -173,7 +174,8 @@ def is_loop_source(prog: Program, n_slots: int, real: str = "double", integrator
     arrays; ``hot_first``: the eight most frequent instructions (pushes, ASSIGN, ADD 2, MUL 2, DIV, EXP)
     dispatched by a small switch of their own before the full one; ``ahead``:
     instructions fetched ahead (1 or 2); ``code_words``: the packed program's length, for the size of
-    kernel ``flint_is_loop_const``'s constant-memory copy (``flint_ccode`` / ``flint_cimm``)."""
+    kernel ``flint_is_loop_const``'s constant-memory copy (``flint_ccode`` / ``flint_cimm``);
+    ``registers``: the program is the register form of :mod:`.is_regs` (``n_slots`` registers)."""
     base = is_source(prog, real)
     defs = [f"#define OPX_{k} {v}" for k, v in OPX.items()]
     defs += [f"#define NSTATE {_pow2(prog.n_states)}", f"#define FLINT_LOOP_NSLOT {_pow2(n_slots)}",
@@ -181,6 +183,8 @@ def is_loop_source(prog: Program, n_slots: int, real: str = "double", integrator
              f"#define FLINT_LOOP_SLOTS_SHARED {int(slots_shared)}",
              f"#define FLINT_LOOP_STACK_SHARED {int(stack_shared)}", f"#define FLINT_LOOP_HOT {int(hot_first)}",
              f"#define FLINT_LOOP_AHEAD {int(ahead)}", f"#define FLINT_LOOP_CODE {_pow2(code_words)}"]
+    defs += [f"#define FLINT_LOOP_REGS {int(registers)}", f"#define FLINT_IMM {IMM}", f"#define FLINT_TIME {TIME}"]
+    defs += [f"#define OPR_{k} {v}" for k, v in OPR.items()]
     hot = [OPCODES[k] for k in ("CONST", "VAR", "STATE", "ASSIGN", "DIV", "EXP")] + [OPX["ADD2"], OPX["MUL2"]]
     defs += [f"#define FLINT_HOT_LO {sum(1 << h for h in hot if h < 64)}ull",
              f"#define FLINT_HOT_HI {sum(1 << (h - 64) for h in hot if h >= 64)}ull"]
