@@ -177,20 +177,17 @@ def test_ts_loop_register_cap_keeps_results(lr, monkeypatch, fit):
     np.testing.assert_array_equal(fa, fb)
 
 
-_LOCAL = dict(loop_slots_shared=False, loop_stack_shared=False)
+_STACK = dict(loop_form="stack")
 
 
 @pytest.mark.parametrize("integrator, dtype, steps, choice", [
     ("euler", "float64", 3000, {}), ("rk4", "float64", 1300, {}), ("euler", "float32", 2000, {}),
-    ("rk4", "float32", 1300, {}), ("euler", "float64", 1500, _LOCAL), ("euler", "float64", 1500,
-                                                                        dict(loop_slots_shared=True)),
-    ("rk4", "float64", 1300, dict(loop_slots_shared=True, loop_stack_shared=True)),
-    ("euler", "float64", 1500, dict(loop_code="constant")), ("rk4", "float64", 1300, dict(loop_code="constant")),
-    ("euler", "float64", 1500, dict(loop_hot_first=True)), ("rk4", "float32", 1300, dict(loop_hot_first=True)),
-    ("euler", "float64", 1500, dict(loop_code="constant", loop_hot_first=True)),
-    ("euler", "float64", 3000, dict(loop_form="registers")), ("rk4", "float64", 1300, dict(loop_form="registers")),
-    ("euler", "float32", 2000, dict(loop_form="registers", loop_slots_shared=True)),
-    ("rk4", "float32", 1300, dict(loop_form="registers", loop_code="constant"))])
+    ("rk4", "float32", 1300, {}), ("euler", "float64", 1500, dict(loop_slots_shared=False)),
+    ("rk4", "float32", 1300, dict(loop_slots_shared=False)), ("euler", "float64", 1500, dict(loop_code="constant")),
+    ("euler", "float64", 1500, _STACK), ("rk4", "float64", 1300, _STACK), ("euler", "float32", 2000, _STACK),
+    ("euler", "float64", 1500, dict(_STACK, loop_slots_shared=False, loop_stack_shared=False)),
+    ("rk4", "float64", 1300, dict(_STACK, loop_slots_shared=True, loop_stack_shared=True)),
+    ("rk4", "float64", 1300, dict(_STACK, loop_code="constant"))])
 def test_is_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integrator, dtype, steps, choice):
     """IS's loop kernel (packed bytecode, stack top in registers; the default and each storage,
     program placement and dispatch choice) against the one-step interpreter ``flint_exec``, bit for
@@ -225,6 +222,7 @@ def test_is_loop_program_from_global_memory_and_all_cells(lr, monkeypatch):
     """A packed program too large for shared memory is read from global memory: the same bits."""
     from kernels.flint.runtimes.interpreter import InterpreterRuntime
     monkeypatch.setattr(InterpreterRuntime, "SHARED_MAX", 0)
+    monkeypatch.setattr(InterpreterRuntime, "loop_slots_shared", False)
     kw = dict(n=500, member_params={"g_Na": np.linspace(15, 25, 500)})
     (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, 2500, 100, None, None, "is", **kw)
     assert sim.engine.loops() and not sim.engine.loop_code_shared and not sim.engine.loop_code_const

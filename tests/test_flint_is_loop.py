@@ -42,7 +42,7 @@ class HostIsLoopRuntime(HostInterpreterRuntime):
     name = "test-c-is-loop"
     help = "tests only: the interpreter's many-steps kernel compiled for the host"
     fuse_pairs = reuse_slots = True
-    slots_shared = stack_shared = hot_first = registers = False
+    slots_shared = stack_shared = registers = False
 
     def build(self, prog, dtype) -> None:
         super().build(prog, dtype)
@@ -50,7 +50,7 @@ class HostIsLoopRuntime(HostInterpreterRuntime):
         self.packed = pack_registers(prog, self.dtype) if self.registers else \
             pack(prog, self.dtype, self.fuse_pairs, self.reuse_slots)
         src = is_loop_source(prog, self.packed.n_slots, real, self.integrator, self.slots_shared, self.stack_shared,
-                             self.hot_first, registers=self.registers)
+                             registers=self.registers)
         # the shared-memory columns' stand-in: one column a cell (blockDim.x = n on the host)
         self.cols = np.full((shared_bytes(prog, self.packed, 8, self.n, True, True, False) // 8), np.nan, self.dtype)
         lib = hostcc.compile_library(hostcc.CUDA_HOST_PRELUDE + src.replace('extern "C" __global__', "static")
@@ -100,15 +100,13 @@ def lr():
     ("euler", "float32", 1700, (True, True), (False, False)), ("rk4", "float32", 700, (True, True), (False, False)),
     ("euler", "float64", 900, (False, False), (False, False)), ("rk4", "float64", 500, (True, False), (False, False)),
     ("euler", "float64", 900, (True, True), (True, False)), ("rk4", "float64", 500, (True, True), (False, True)),
-    ("rk4", "float32", 500, (True, True), (True, True)), ("rk4", "float64", 500, (True, True), (False, True, True)),
-    ("euler", "float64", 900, (True, True), (False, False, True)),
+    ("rk4", "float32", 500, (True, True), (True, True)),
     ("euler", "float64", 2300, "registers", (False, False)), ("rk4", "float64", 1100, "registers", (False, False)),
     ("euler", "float32", 1700, "registers", (True, False)), ("rk4", "float32", 700, "registers", (False, False))])
 def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatch, integrator, dtype, steps, packing,
                                                     storage):
     """packing: (constant-leaf pairs fused, slots reused) or the register form; storage: (slots, stack) in the shared-memory
-    columns (on the host: a buffer of one column a cell) instead of local arrays (, hot instructions
-    dispatched first)."""
+    columns (on the host: a buffer of one column a cell) instead of local arrays."""
     if packing == "registers":
         monkeypatch.setattr(host_is_loop, "registers", True)
     else:
@@ -116,7 +114,6 @@ def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatc
         monkeypatch.setattr(host_is_loop, "reuse_slots", packing[1])
     monkeypatch.setattr(host_is_loop, "slots_shared", storage[0])
     monkeypatch.setattr(host_is_loop, "stack_shared", storage[1])
-    monkeypatch.setattr(host_is_loop, "hot_first", storage[2] if len(storage) > 2 else False)
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
     n = int(rng.integers(5, 40))
     member = {"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)}
@@ -146,14 +143,14 @@ def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatc
 
 @pytest.mark.parametrize("pairs, reuse", [(False, False), (True, False), (True, True)])
 def test_pack_fuses_and_keeps_every_operation(lr, pairs, reuse):
-    """The packed program: one word an instruction, END tripled, a constant's value beside it, leaves
+    """The packed program: one word an instruction, END doubled, a constant's value beside it, leaves
     (and constant-leaf pairs) fused into the binary operation after them — and no operation lost:
     each word stands for 1, 2 or 3 of the bytecode's instructions, which add up; reused slots stay
     below ``n_slots``, fewer than the bytecode's."""
     prog = compile_model(lr, 3, {"g_Na": np.array([15.0, 20.0, 25.0])})
     pk = pack(prog, np.float64, fuse_pairs=pairs, reuse_slots=reuse)
     code, imm = pk.code, pk.imm
-    assert code[-1] == code[-2] == code[-3] == OPCODES["END"] and code.size == imm.size
+    assert code[-1] == code[-2] == OPCODES["END"] and code.size == imm.size
     ops, args = code & 255, code >> 8
     name = {**{v: k for k, v in OPCODES.items()}, **{v: k for k, v in OPX.items()}}
     names = [name[int(o)] for o in ops]
@@ -167,7 +164,7 @@ def test_pack_fuses_and_keeps_every_operation(lr, pairs, reuse):
     while pc < words.size:
         n_ins += 1
         pc += 1 + N_ARGS.get(OPNAMES[int(words[pc])], 0)
-    assert code.size - 2 + fused.sum() + 2 * pair.sum() == n_ins
+    assert code.size - 1 + fused.sum() + 2 * pair.sum() == n_ins
     slot_ops = np.array([x in ("VAR", "ASSIGN") or x.endswith("_VAR") or "KVAR" in x or "VARK" in x
                          for x in names])
     assert args[slot_ops].max() < pk.n_slots and pk.dslot.max() < pk.n_slots

@@ -22,12 +22,6 @@
 #ifndef FLINT_LOOP_STACK_SHARED
 #define FLINT_LOOP_STACK_SHARED 0
 #endif
-#ifndef FLINT_LOOP_HOT
-#define FLINT_LOOP_HOT 0
-#endif
-#ifndef FLINT_LOOP_AHEAD
-#define FLINT_LOOP_AHEAD 1
-#endif
 #ifndef FLINT_LOOP_REGS
 #define FLINT_LOOP_REGS 0
 #endif
@@ -153,56 +147,23 @@ __device__ __forceinline__ void flint_is_loop_body(
             int sp = 0, pc = 0;
             int w = code[0];
             REAL im = imm[0];
-#if FLINT_LOOP_AHEAD == 2
-            int w2 = code[1];
-            REAL im2 = imm[1];
-#endif
             for (;;) {
                 const int op = w & 255, arg = w >> 8;
                 const REAL cur = im;
                 ++pc;
-#if FLINT_LOOP_AHEAD == 2
-                w = w2; im = im2;               // fetched two instructions ahead (END is tripled)
-                w2 = code[pc + 1]; im2 = imm[pc + 1];
-#else
-                w = code[pc];                   // the next instruction, fetched ahead (END is tripled)
+                w = code[pc];                   // the next instruction, fetched ahead (END is doubled)
                 im = imm[pc];
-#endif
 #define FLINT_PUSH(x) { STK(sp) = nos; ++sp; nos = tos; tos = (x); }
 #define FLINT_POP_NOS { --sp; nos = STK(sp); }
-#define FLINT_DO_CONST FLINT_PUSH(cur)
-#define FLINT_DO_VAR FLINT_PUSH(SLOT(arg))
-#define FLINT_DO_STATE FLINT_PUSH(STATEV(arg))
-#define FLINT_DO_ASSIGN { SLOT(arg) = tos; tos = nos; FLINT_POP_NOS }
-#define FLINT_DO_ADD2 { tos = nos + tos; FLINT_POP_NOS }
-#define FLINT_DO_MUL2 { tos = nos * tos; FLINT_POP_NOS }
-#define FLINT_DO_EXP { tos = exp(tos); }
-#if FLINT_LOOP_HOT
-                // the most frequent instructions (FLINT_HOT_LO/HI: bit op, or op − 64, set) get a small
-                // switch of their own: a switch is a tree of compares on the GPU, 3 deep here, not 6–7
-                if ((op < 64 ? (FLINT_HOT_LO >> op) : (FLINT_HOT_HI >> (op - 64))) & 1ull) {
-                    switch (op) {
-                    case OP_CONST: FLINT_DO_CONST break;
-                    case OP_VAR: FLINT_DO_VAR break;
-                    case OP_STATE: FLINT_DO_STATE break;
-                    case OP_ASSIGN: FLINT_DO_ASSIGN break;
-                    case OPX_ADD2: FLINT_DO_ADD2 break;
-                    case OPX_MUL2: FLINT_DO_MUL2 break;
-                    case OP_DIV: { tos = nos / tos; FLINT_POP_NOS break; }
-                    default: FLINT_DO_EXP break;
-                    }
-                    continue;
-                }
-#endif
                 switch (op) {
-                case OP_CONST: FLINT_DO_CONST break;
+                case OP_CONST: FLINT_PUSH(cur) break;
                 case OP_CONST_IND: FLINT_PUSH(P[(size_t)arg * n + i]) break;
-                case OP_STATE: FLINT_DO_STATE break;
+                case OP_STATE: FLINT_PUSH(STATEV(arg)) break;
                 case OP_TIME: FLINT_PUSH((REAL)t) break;
-                case OP_VAR: FLINT_DO_VAR break;
-                case OP_ASSIGN: FLINT_DO_ASSIGN break;
-                case OPX_ADD2: FLINT_DO_ADD2 break;
-                case OPX_MUL2: FLINT_DO_MUL2 break;
+                case OP_VAR: FLINT_PUSH(SLOT(arg)) break;
+                case OP_ASSIGN: { SLOT(arg) = tos; tos = nos; FLINT_POP_NOS break; }
+                case OPX_ADD2: { tos = nos + tos; FLINT_POP_NOS break; }
+                case OPX_MUL2: { tos = nos * tos; FLINT_POP_NOS break; }
                 // n-ary (arg ≥ 3 operands: x0 … at STK(sp − arg + 2 …), then nos, tos), left to right
                 case OP_ADD: { const int b0 = sp - arg + 2; REAL r = STK(b0);
                     for (int q = b0 + 1; q < sp; ++q) r = r + STK(q);

@@ -24,21 +24,20 @@ class InterpreterRuntime(GpuRuntime):
     help = "the bytecode interpreter on the GPU (one compiled kernel for every model)"
     #: whether ensembles use the many-steps kernel (False: one launch a step, as before issue 23)
     loop_enabled = True
-    #: the many-steps kernel's storage: each thread's slots / stack in columns of shared memory
-    #: (True) or in local arrays (False).  Measured (benchmarks/RESULTS.md): the stack in shared
-    #: memory wins at every ensemble size; slots there too gain a little up to 10,000 cells and lose
-    #: at 100,000 (fewer threads resident)
-    loop_slots_shared = False
+    #: the loop kernel's program: "registers" (three-address instructions,
+    #: :func:`.is_regs.pack_registers`) or "stack" (the packed stack bytecode, :func:`.is_loop.pack`).
+    #: Measured on an H200 (issue 23): the register form takes 0.65–0.8× the stack form's time
+    loop_form = "registers"
+    #: the loop kernel's storage: each thread's slots (registers) / stack in columns of shared memory
+    #: (True) or in local arrays (False); None: in shared memory for ensembles of at most
+    #: SHARED_SLOTS_CELLS members (measured faster there, slower at 100,000).  The stack (stack
+    #: form only) in shared memory was faster at every size measured.
+    loop_slots_shared: bool | None = None
     loop_stack_shared = True
-    #: the dispatch: the most frequent instructions tested before the switch; instructions fetched ahead
-    loop_hot_first = False
-    loop_ahead = 1
-    #: the packing (:func:`.is_loop.pack`): constant-and-leaf pairs fused, slots reused
+    SHARED_SLOTS_CELLS = 10_000
+    #: the stack form's packing (:func:`.is_loop.pack`): constant-and-leaf pairs fused, slots reused
     loop_fuse_pairs = True
     loop_reuse_slots = True
-    #: the loop kernel's program: "stack" (:func:`.is_loop.pack`) or "registers" (three-address
-    #: instructions, :func:`.is_regs.pack_registers`; no stack, so no stack storage)
-    loop_form = "stack"
     #: where the loop kernel reads the packed program: "shared" (copied by each block) or "constant"
     #: (constant memory, at most CONST_WORDS instructions); either falls back to global memory
     loop_code = "shared"
@@ -71,13 +70,15 @@ class InterpreterRuntime(GpuRuntime):
                 pack(prog, self.dtype, self.loop_fuse_pairs, self.loop_reuse_slots)
             self.d_pcode, self.d_imm, self.d_pdslot = cp.asarray(pk.code), cp.asarray(pk.imm), cp.asarray(pk.dslot)
             # the choices as this build made them (a later change of the class attributes is not this kernel's)
-            for k in ("loop_slots_shared", "loop_stack_shared", "loop_hot_first", "loop_ahead", "loop_code"):
+            for k in ("loop_slots_shared", "loop_stack_shared", "loop_code"):
                 setattr(self, k, getattr(self, k))
             if regs:
-                self.loop_stack_shared, self.loop_hot_first, self.loop_ahead = False, False, 1
+                self.loop_stack_shared = False           # no stack
+            if self.loop_slots_shared is None:           # auto: small ensembles, and blocks of 64 fit
+                self.loop_slots_shared = self.n <= self.SHARED_SLOTS_CELLS and shared_bytes(
+                    prog, pk, self.dtype.itemsize, 64, True, self.loop_stack_shared) <= self.SHARED_MAX
             self.loop_source = is_loop_source(prog, pk.n_slots, real, self.integrator, self.loop_slots_shared,
-                                              self.loop_stack_shared, self.loop_hot_first, self.loop_ahead,
-                                              pk.code.size, regs)
+                                              self.loop_stack_shared, pk.code.size, regs)
             self._loop_mod = mod = cp.RawModule(code=self.loop_source, options=NVRTC_OPTIONS)
             self.loop_code_shared = self.loop_code == "shared" and \
                 self._loop_shared_bytes(0, True) <= self.SHARED_MAX // 2

@@ -63,8 +63,8 @@ def _reads_slot(name: str) -> bool:
 
 
 def pack(prog: Program, dtype, fuse_pairs: bool = True, reuse_slots: bool = True) -> Packed:
-    """The packed program of :func:`packable` ``prog`` (module docstring), ``END`` three times at the
-    end (the kernel fetches up to two words ahead); constants in ``dtype``.  ``fuse_pairs``: also a
+    """The packed program of :func:`packable` ``prog`` (module docstring), ``END`` twice at the end
+    (the kernel fetches one word ahead); constants in ``dtype``.  ``fuse_pairs``: also a
     constant and a leaf with the binary operation after them, one instruction that pushes
     ``K op leaf`` or ``leaf op K``.  ``reuse_slots``: slots renumbered so that a slot whose value is
     no longer read (within the step; the derivative slots are read at its end) is reused — fewer
@@ -126,8 +126,8 @@ def pack(prog: Program, dtype, fuse_pairs: bool = True, reuse_slots: bool = True
         if not -ARG_MAX <= a <= ARG_MAX:
             raise ValueError(f"operand {a} does not fit a packed instruction")
         words.append((OPX[name] if name in OPX else OPCODES[name]) | (a << 8))
-    words += [OPCODES["END"]] * 2
-    imm = [v for (_n, _a, v) in out] + [0.0, 0.0]
+    words.append(OPCODES["END"])
+    imm = [v for (_n, _a, v) in out] + [0.0]
     return Packed(np.array(words, dtype=np.int32), np.array(imm, dtype=dtype), dslot, n_slots)
 
 
@@ -163,17 +163,15 @@ def _reuse_slots(ins: list, dslot: np.ndarray) -> tuple[list, np.ndarray, int]:
 
 
 def is_loop_source(prog: Program, n_slots: int, real: str = "double", integrator: str = "euler",
-                   slots_shared: bool = False, stack_shared: bool = False, hot_first: bool = False,
-                   ahead: int = 1, code_words: int = 1, registers: bool = False) -> str:
+                   slots_shared: bool = False, stack_shared: bool = False, code_words: int = 1,
+                   registers: bool = False) -> str:
     """CUDA source of kernels ``flint_is_loop`` (packed program in shared memory),
     ``flint_is_loop_global`` (read from global memory) and ``flint_is_loop_const`` (read from constant
     memory): the interpreter (``flint_is.cu``, with
     ``flint_is_step``) and ``flint_is_loop.cu`` for ``prog``'s size class and a packed program of
     ``n_slots`` slots (:attr:`Packed.n_slots`).  ``slots_shared`` / ``stack_shared``: each thread's
     slots / stack in a column of dynamic shared memory (after the packed program) instead of local
-    arrays; ``hot_first``: the eight most frequent instructions (pushes, ASSIGN, ADD 2, MUL 2, DIV, EXP)
-    dispatched by a small switch of their own before the full one; ``ahead``:
-    instructions fetched ahead (1 or 2); ``code_words``: the packed program's length, for the size of
+    arrays; ``code_words``: the packed program's length, for the size of
     kernel ``flint_is_loop_const``'s constant-memory copy (``flint_ccode`` / ``flint_cimm``);
     ``registers``: the program is the register form of :mod:`.is_regs` (``n_slots`` registers)."""
     base = is_source(prog, real)
@@ -181,13 +179,9 @@ def is_loop_source(prog: Program, n_slots: int, real: str = "double", integrator
     defs += [f"#define NSTATE {_pow2(prog.n_states)}", f"#define FLINT_LOOP_NSLOT {_pow2(n_slots)}",
              f"#define RK4 {int(integrator == 'rk4')}",
              f"#define FLINT_LOOP_SLOTS_SHARED {int(slots_shared)}",
-             f"#define FLINT_LOOP_STACK_SHARED {int(stack_shared)}", f"#define FLINT_LOOP_HOT {int(hot_first)}",
-             f"#define FLINT_LOOP_AHEAD {int(ahead)}", f"#define FLINT_LOOP_CODE {_pow2(code_words)}"]
+             f"#define FLINT_LOOP_STACK_SHARED {int(stack_shared)}", f"#define FLINT_LOOP_CODE {_pow2(code_words)}"]
     defs += [f"#define FLINT_LOOP_REGS {int(registers)}", f"#define FLINT_IMM {IMM}", f"#define FLINT_TIME {TIME}"]
     defs += [f"#define OPR_{k} {v}" for k, v in OPR.items()]
-    hot = [OPCODES[k] for k in ("CONST", "VAR", "STATE", "ASSIGN", "DIV", "EXP")] + [OPX["ADD2"], OPX["MUL2"]]
-    defs += [f"#define FLINT_HOT_LO {sum(1 << h for h in hot if h < 64)}ull",
-             f"#define FLINT_HOT_HI {sum(1 << (h - 64) for h in hot if h >= 64)}ull"]
     return base + "\n" + "\n".join(defs) + "\n" + IS_LOOP_SOURCE.read_text()
 
 
