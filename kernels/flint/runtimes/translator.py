@@ -5,10 +5,11 @@ every 100 steps the next block size (+32) is tried until a window gets slower.
 
 Many steps a launch (issue 23): for cells without neighbour coupling (ensembles, cell mapping) the
 kernel of :func:`.codegen.ts_loop_source` takes a whole chunk of steps with the states in registers
-and records the samples itself (:meth:`TranslatorRuntime.run_loop`); each launch is timed with CUDA
-events and the next one sized to about :attr:`LAUNCH_S` seconds, so a caller streaming chunks still
-gets its updates; the block size is tuned between launches of :attr:`TUNE_STEPS` steps.  Lines and
-rings read their neighbours' states every step and keep one launch a step (a stage)."""
+and records the samples itself; the driver is the one TS shares with IS (:meth:`.gpu.GpuRuntime.run_loop`:
+each launch timed with CUDA events and the next one sized to about ``LAUNCH_S`` seconds, so a caller
+streaming chunks still gets its updates; the block size tuned between launches of ``TUNE_STEPS``
+steps), this class supplies the kernel and its arguments.  Lines and rings read their neighbours'
+states every step and keep one launch a step (a stage)."""
 from __future__ import annotations
 
 import numpy as np
