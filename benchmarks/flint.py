@@ -25,7 +25,8 @@ Every runtime's final state is checked against the NumPy runtime over a short ru
    registers, samples recorded by the kernel) next to TS one launch a step (as before issue 23) and
    ``jax.jit`` with the whole loop in ``lax.fori_loop``; both TS paths checked against NumPy and
    against each other (bit for bit) first.  Targets (H100): ≤ 0.85 s at 100k cells, ≤ 0.45 s at
-   1k–10k.
+   1k–10k.  Beside them IS many steps a launch (the interpreter's loop kernel) and IS one launch a
+   step, checked the same way; target IS ≤ 3× TS at every size.
 
 Usage:  python benchmarks/flint.py [--quick] [--steps N]     (markdown also to $OUT/flint_bench.md)
 """
@@ -171,14 +172,14 @@ def ts_fit_one_wave(on: bool):
 
 
 @contextlib.contextmanager
-def ts_one_launch_a_step():
-    """Simulations built inside use TS's one-launch-a-step path (before issue 23)."""
-    from kernels.flint.runtimes.translator import TranslatorRuntime
-    TranslatorRuntime.loop_enabled = False
+def ts_one_launch_a_step(runtime: str = "ts"):
+    """Simulations built inside use TS's (or IS's) one-launch-a-step path (before issue 23)."""
+    cls = RUNTIMES[runtime]
+    cls.loop_enabled = False
     try:
         yield
     finally:
-        TranslatorRuntime.loop_enabled = True
+        cls.loop_enabled = True
 
 
 @contextlib.contextmanager
@@ -238,20 +239,24 @@ def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
     ref = Simulation(model, "cpu", n=n, member_params=mp)
     _, yr = ref.advance(2000, DT, record=[0, 1], every=10)
     got = {}
-    for name in ("loop", "step"):
-        with (ts_one_launch_a_step() if name == "step" else contextlib.nullcontext()):
-            sim = Simulation(model, "ts", n=n, member_params=mp)
-        got[name] = sim.advance(2000, DT, record=[0, 1], every=10)[1]
+    for rt in ("ts", "is"):
+        for name in ("loop", "step"):
+            with (ts_one_launch_a_step(rt) if name == "step" else contextlib.nullcontext()):
+                sim = Simulation(model, rt, n=n, member_params=mp)
+            got[rt, name] = sim.advance(2000, DT, record=[0, 1], every=10)[1]
     rel = {k: float(np.max(np.abs(v - yr) / np.maximum(np.abs(yr), 1e-12))) for k, v in got.items()}
-    out("\n## 4. TS: many steps a launch (issue 23)\n")
-    out(f"Checked first (64 members, 2000 steps, V and m sampled every 10): max relative difference vs NumPy "
-        f"{rel['loop']:.1e} (many steps a launch) / {rel['step']:.1e} (one launch a step); the two TS paths "
-        f"{'identical bit for bit' if np.array_equal(got['loop'], got['step']) else 'DIFFER'}.\n")
+    out("\n## 4. TS and IS: many steps a launch (issue 23)\n")
+    out("Checked first (64 members, 2000 steps, V and m sampled every 10): max relative difference vs NumPy "
+        + "; ".join(f"{rt.upper()} {rel[rt, 'loop']:.1e} (many steps a launch) / {rel[rt, 'step']:.1e} (one launch "
+                    f"a step), the two {rt.upper()} paths "
+                    f"{'identical bit for bit' if np.array_equal(got[rt, 'loop'], got[rt, 'step']) else 'DIFFER'}"
+                    for rt in ("ts", "is")) + ".\n")
     out("| cells | TS, many steps a launch | TS, one launch a step | " + ("jax.jit fori_loop | " if have_jax else "")
         + "speed-up | block size | registers | target | for reference: many steps, FMA on | many steps, "
         + ("registers uncapped |" if TranslatorRuntime.fit_one_wave else "registers capped to one wave |")
-        + " c (1 core) | auto picks |")
-    out("|---" * (11 + bool(have_jax)) + "|")
+        + " c (1 core) | auto picks | IS, many steps a launch | IS, one launch a step | IS / TS (many steps) "
+        "| IS target |")
+    out("|---" * (15 + bool(have_jax)) + "|")
     from kernels.flint.runtimes.auto import choose_runtime
     def c_col(n):
         if n > 1000 or not find_compiler():
@@ -268,12 +273,17 @@ def loop_section(model, steps: int, sizes, have_jax: bool) -> None:
         with ts_fit_one_wave(not TranslatorRuntime.fit_one_wave):
             t_other, _, other = time_runtime(model, "ts", n, steps)
         tj = f"{time_jax(model, n, steps)[0]:.3f} | " if have_jax else ""
+        t_is, _, is_sim = time_runtime(model, "is", n, steps)
+        with ts_one_launch_a_step("is"):
+            t_is_step, is_scaled, _ = time_runtime(model, "is", n, steps)
+        is_cols = (f" {t_is:.3f} (block {is_sim.block_size}) | {t_is_step:.3f}{' (scaled)' if is_scaled else ''} | "
+                   f"{t_is / t_loop:.2f}× | ≤ 3× TS: **{'met' if t_is <= 3 * t_loop else 'NOT met'}** |")
         target = 0.85 if n >= 100_000 else (0.45 if n >= 1000 else None)
         verdict = "—" if target is None else f"≤ {target} s: **{'met' if t_loop <= target else 'NOT met'}**"
         regs = lambda s: "/".join(str(r) for r in s.engine.loop_registers if r) or "?"   # noqa: E731 (natural/capped)
         out(f"| {n:,} | {t_loop:.3f} | {t_step:.3f}{' (scaled)' if scaled else ''} | {tj}{t_step / t_loop:.1f}× | "
             f"{sim.block_size} | {regs(sim)} | {verdict} | {t_fma:.3f} | {t_other:.3f} ({regs(other)} registers, "
-            f"block {other.block_size}) | {c_col(n)} | {choose_runtime(n).runtime} |")
+            f"block {other.block_size}) | {c_col(n)} | {choose_runtime(n).runtime} |{is_cols}")
 
 
 def streaming(model, n: int = 100_000, seconds: float = 3.0, every: int = 100, chunk_s: float = 1 / 30) -> str:

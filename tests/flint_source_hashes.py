@@ -69,6 +69,8 @@ def _fixed_step(out: dict) -> None:
     from kernels.flint.runtimes.codegen import is_source, loopable, numpy_source, ts_loop_source, ts_phase_build, ts_source
     from kernels.flint.runtimes.coupled import coupled_source
     from kernels.flint.runtimes.host_c import host_source
+    from kernels.flint.runtimes.is_loop import is_loop_source, pack, packable
+    from kernels.flint.runtimes.is_regs import pack_registers
     cases = []
     for name in MODELS:
         m = load_model(name)
@@ -105,6 +107,13 @@ def _fixed_step(out: dict) -> None:
                 for integ in ("euler", "rk4"):
                     out[f"{key}/ts-coupled-{integ}-{real}"] = _h(coupled_source(prog, real, integ))
                     out[f"{key}/ts-coupled-nbsync-{integ}-{real}"] = _h(coupled_source(prog, real, integ, "neighbours"))
+            if packable(prog):                  # the interpreter's loop kernel and its packed programs
+                for form, pk in (("stack", pack(prog, np.float64 if real == "double" else np.float32)),
+                                 ("regs", pack_registers(prog, np.float64 if real == "double" else np.float32))):
+                    out[f"{key}/is-loop-{form}-{real}"] = _h(is_loop_source(prog, pk.n_slots, real, "rk4", True, True,
+                                                                             pk.code.size, form == "regs"))
+                    for part in ("code", "imm", "dslot"):
+                        out[f"{key}/is-loop-{form}-{part}-{real}"] = _h(getattr(pk, part))
         out[f"{key}/code"] = _h(prog.code)
         out[f"{key}/index"] = _h(prog.index if prog.index is not None else np.zeros(0, np.int32))
         out[f"{key}/consts"] = _h(prog.consts)

@@ -94,14 +94,14 @@ def test_cli_gpu_runtimes():
         assert abs(outs[rt]["variables"]["V"]["max"] - outs["cpu"]["variables"]["V"]["max"]) < 1e-8
 
 
-def _loop_pair(lr, monkeypatch, steps, every, cells, record, **kw):
-    """The same run twice on TS: many steps a launch, and one launch a step (issue 23)."""
+def _loop_pair(lr, monkeypatch, steps, every, cells, record, runtime="ts", **kw):
+    """The same run twice on TS (or IS): many steps a launch, and one launch a step (issue 23)."""
     from kernels.flint import Simulation
-    from kernels.flint.runtimes.translator import TranslatorRuntime
+    from kernels.flint.runtimes import RUNTIMES
     out = {}
     for loop in (True, False):
-        monkeypatch.setattr(TranslatorRuntime, "loop_enabled", loop)
-        sim = Simulation(lr, runtime="ts", **kw)
+        monkeypatch.setattr(RUNTIMES[runtime], "loop_enabled", loop)
+        sim = Simulation(lr, runtime=runtime, **kw)
         assert sim.engine.loops() is loop
         a = sim.advance(steps // 3, 0.01, record=record, every=every, cells=cells)
         b = sim.advance(steps - steps // 3, 0.01, record=record, every=every, cells=cells)
@@ -181,3 +181,67 @@ def test_ts_loop_register_cap_keeps_results(lr, monkeypatch, fit):
         assert capped <= sim.engine.one_wave_cap(natural) < natural
     np.testing.assert_array_equal(ya, yb)
     np.testing.assert_array_equal(fa, fb)
+
+
+_STACK = dict(loop_form="stack")
+
+
+@pytest.mark.parametrize("integrator, dtype, steps, choice", [
+    ("euler", "float64", 3000, {}), ("rk4", "float64", 1300, {}), ("euler", "float32", 2000, {}),
+    ("rk4", "float32", 1300, {}), ("euler", "float64", 1500, dict(loop_slots_shared=False)),
+    ("rk4", "float32", 1300, dict(loop_slots_shared=False)), ("euler", "float64", 1500, dict(loop_code="constant")),
+    ("euler", "float64", 1500, _STACK), ("rk4", "float64", 1300, _STACK), ("euler", "float32", 2000, _STACK),
+    ("euler", "float64", 1500, dict(_STACK, loop_slots_shared=False, loop_stack_shared=False)),
+    ("rk4", "float64", 1300, dict(_STACK, loop_slots_shared=True, loop_stack_shared=True)),
+    ("rk4", "float64", 1300, dict(_STACK, loop_code="constant"))])
+def test_is_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integrator, dtype, steps, choice):
+    """IS's loop kernel (packed bytecode, stack top in registers; the default and each storage,
+    program placement and dispatch choice) against the one-step interpreter ``flint_exec``, bit for
+    bit; ≈ NumPy in float64."""
+    from kernels.flint.runtimes.interpreter import InterpreterRuntime
+    rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
+    n = int(rng.integers(100, 3000))
+    monkeypatch.setattr(InterpreterRuntime, "TUNE_STEPS", int(rng.integers(3, 40)))
+    monkeypatch.setattr(InterpreterRuntime, "LAUNCH_S", 2e-4)
+    for k, v in choice.items():
+        monkeypatch.setattr(InterpreterRuntime, k, v)
+    every = int(rng.integers(1, 50))
+    cells = rng.integers(0, n, size=7)
+    kw = dict(n=n, member_params={"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)},
+              integrator=integrator, dtype=dtype)
+    (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], "is", **kw)
+    np.testing.assert_array_equal(ta, tb)
+    assert ya.shape == (steps // every, 3, 7)
+    np.testing.assert_array_equal(ya, yb)
+    np.testing.assert_array_equal(fa, fb)
+    assert len(sim.block_history) >= 2
+    assert ya[:, 0].max() > 0                       # the stimulus (a function of t) fired inside the loop
+    if dtype == "float64":
+        from kernels.flint import Simulation
+        ref = Simulation(lr, runtime="cpu", **kw)
+        r1 = ref.advance(steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
+        r2 = ref.advance(steps - steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
+        _close(ya, np.concatenate([r1, r2]))
+
+
+def test_is_loop_program_from_global_memory_and_all_cells(lr, monkeypatch):
+    """A packed program too large for shared memory is read from global memory: the same bits."""
+    from kernels.flint.runtimes.interpreter import InterpreterRuntime
+    monkeypatch.setattr(InterpreterRuntime, "SHARED_MAX", 0)
+    monkeypatch.setattr(InterpreterRuntime, "loop_slots_shared", False)
+    kw = dict(n=500, member_params={"g_Na": np.linspace(15, 25, 500)})
+    (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, 2500, 100, None, None, "is", **kw)
+    assert sim.engine.loops() and not sim.engine.loop_code_shared and not sim.engine.loop_code_const
+    np.testing.assert_array_equal(ya, yb)
+    np.testing.assert_array_equal(fa, fb)
+    assert ya.shape == (25, lr.n_states, 500)
+
+
+def test_is_rings_and_unify_off_keep_one_launch_a_step(lr):
+    from kernels.flint import CompileOptions, Network, Simulation
+    assert Simulation(lr, runtime="is", n=10).engine.loops()
+    assert not Simulation(lr, runtime="is", network=Network("ring", 10, "V", 1.0)).engine.loops()
+    assert not Simulation(lr, runtime="is", n=10, mapping="expression").engine.loops()
+    off = Simulation(lr, runtime="is", n=10, member_params={"g_Na": np.linspace(15, 25, 10)},
+                     options=CompileOptions(unify=False))
+    assert not off.engine.loops()

@@ -14,6 +14,40 @@
 // The opcode #defines (OP_*), LANE_STRIDE, REAL, NSLOT and STACK are prepended by runtimes.py.
 
 
+// The operations on the stack's top, one list for every interpreter loop (flint_exec here, the
+// many-steps kernel of flint_is_loop.cu): X(opcode name, value from the operands a (, b)).  The math
+// functions that LR-type models rarely use are out of line (__noinline__), so the dispatch loop
+// stays small in the instruction cache; the results are the same functions' either way.
+#if defined(__CUDA_ARCH__)
+#define FLINT_NOINLINE __noinline__
+#else
+#define FLINT_NOINLINE                  // a host build (runtime c-is, tests) lets its compiler choose
+#endif
+__device__ FLINT_NOINLINE REAL flint_pow(REAL a, REAL b) { return pow(a, b); }
+__device__ FLINT_NOINLINE REAL flint_rare(int op, REAL a) {
+    switch (op) {
+    case OP_LOG10: return log10(a);
+    case OP_SIN: return sin(a);
+    case OP_COS: return cos(a);
+    case OP_TAN: return tan(a);
+    case OP_TANH: return tanh(a);
+    case OP_SINH: return sinh(a);
+    case OP_COSH: return cosh(a);
+    case OP_ASIN: return asin(a);
+    case OP_ACOS: return acos(a);
+    default: return atan(a);
+    }
+}
+#define FLINT_BINARY(X) X(SUB, a - b) X(DIV, a / b) X(POW, flint_pow(a, b)) X(MIN, fmin(a, b)) \
+    X(MAX, fmax(a, b)) X(LT, a < b ? 1.0 : 0.0) X(LE, a <= b ? 1.0 : 0.0) X(GT, a > b ? 1.0 : 0.0) \
+    X(GE, a >= b ? 1.0 : 0.0) X(EQ, a == b ? 1.0 : 0.0) X(NE, a != b ? 1.0 : 0.0) \
+    X(AND, (a != 0 && b != 0) ? 1.0 : 0.0) X(OR, (a != 0 || b != 0) ? 1.0 : 0.0)
+#define FLINT_UNARY(X) X(NOT, a == 0 ? 1.0 : 0.0) X(NEG, -a) X(EXP, exp(a)) X(LOG, log(a)) X(SQRT, sqrt(a)) \
+    X(ABS, fabs(a)) X(FLOOR, floor(a)) X(CEIL, ceil(a)) X(LOG10, flint_rare(OP_LOG10, a)) \
+    X(SIN, flint_rare(OP_SIN, a)) X(COS, flint_rare(OP_COS, a)) X(TAN, flint_rare(OP_TAN, a)) \
+    X(TANH, flint_rare(OP_TANH, a)) X(SINH, flint_rare(OP_SINH, a)) X(COSH, flint_rare(OP_COSH, a)) \
+    X(ASIN, flint_rare(OP_ASIN, a)) X(ACOS, flint_rare(OP_ACOS, a)) X(ATAN, flint_rare(OP_ATAN, a))
+
 struct LocalSlots {            // thread-per-cell: the thread's own slot array
     REAL* s;
     __device__ __forceinline__ REAL& operator[](int k) const { return s[k]; }
@@ -55,40 +89,15 @@ __device__ __forceinline__ void flint_exec(
         case OP_MUL: { int k = arg[0]; pc += 1; REAL r = st[sp - k];
             for (int q = sp - k + 1; q < sp; ++q) r = r * st[q];
             sp -= k; st[sp++] = r; break; }
-        case OP_SUB: sp--; st[sp - 1] = st[sp - 1] - st[sp]; break;
-        case OP_DIV: sp--; st[sp - 1] = st[sp - 1] / st[sp]; break;
-        case OP_POW: sp--; st[sp - 1] = pow(st[sp - 1], st[sp]); break;
-        case OP_MIN: sp--; st[sp - 1] = fmin(st[sp - 1], st[sp]); break;
-        case OP_MAX: sp--; st[sp - 1] = fmax(st[sp - 1], st[sp]); break;
-        case OP_LT: sp--; st[sp - 1] = st[sp - 1] < st[sp] ? 1.0 : 0.0; break;
-        case OP_LE: sp--; st[sp - 1] = st[sp - 1] <= st[sp] ? 1.0 : 0.0; break;
-        case OP_GT: sp--; st[sp - 1] = st[sp - 1] > st[sp] ? 1.0 : 0.0; break;
-        case OP_GE: sp--; st[sp - 1] = st[sp - 1] >= st[sp] ? 1.0 : 0.0; break;
-        case OP_EQ: sp--; st[sp - 1] = st[sp - 1] == st[sp] ? 1.0 : 0.0; break;
-        case OP_NE: sp--; st[sp - 1] = st[sp - 1] != st[sp] ? 1.0 : 0.0; break;
-        case OP_AND: sp--; st[sp - 1] = (st[sp - 1] != 0 && st[sp] != 0) ? 1.0 : 0.0; break;
-        case OP_OR: sp--; st[sp - 1] = (st[sp - 1] != 0 || st[sp] != 0) ? 1.0 : 0.0; break;
-        case OP_NOT: st[sp - 1] = st[sp - 1] == 0 ? 1.0 : 0.0; break;
         case OP_SELECT: sp -= 2; st[sp - 1] = st[sp - 1] != 0 ? st[sp] : st[sp + 1]; break;
         case OP_WARP_SUM: {                   // butterfly: after 5 rounds every lane holds the total
             st[sp - 1] = flint_warp_sum(st[sp - 1]); break; }
-        case OP_NEG: st[sp - 1] = -st[sp - 1]; break;
-        case OP_EXP: st[sp - 1] = exp(st[sp - 1]); break;
-        case OP_LOG: st[sp - 1] = log(st[sp - 1]); break;
-        case OP_LOG10: st[sp - 1] = log10(st[sp - 1]); break;
-        case OP_SQRT: st[sp - 1] = sqrt(st[sp - 1]); break;
-        case OP_ABS: st[sp - 1] = fabs(st[sp - 1]); break;
-        case OP_FLOOR: st[sp - 1] = floor(st[sp - 1]); break;
-        case OP_CEIL: st[sp - 1] = ceil(st[sp - 1]); break;
-        case OP_SIN: st[sp - 1] = sin(st[sp - 1]); break;
-        case OP_COS: st[sp - 1] = cos(st[sp - 1]); break;
-        case OP_TAN: st[sp - 1] = tan(st[sp - 1]); break;
-        case OP_TANH: st[sp - 1] = tanh(st[sp - 1]); break;
-        case OP_SINH: st[sp - 1] = sinh(st[sp - 1]); break;
-        case OP_COSH: st[sp - 1] = cosh(st[sp - 1]); break;
-        case OP_ASIN: st[sp - 1] = asin(st[sp - 1]); break;
-        case OP_ACOS: st[sp - 1] = acos(st[sp - 1]); break;
-        case OP_ATAN: st[sp - 1] = atan(st[sp - 1]); break;
+#define FLINT_CASE2(OP, E) case OP_##OP: { sp--; const REAL a = st[sp - 1], b = st[sp]; st[sp - 1] = (E); break; }
+#define FLINT_CASE1(OP, E) case OP_##OP: { const REAL a = st[sp - 1]; st[sp - 1] = (E); break; }
+        FLINT_BINARY(FLINT_CASE2)
+        FLINT_UNARY(FLINT_CASE1)
+#undef FLINT_CASE2
+#undef FLINT_CASE1
         default: return;                          // OP_END
         }
     }

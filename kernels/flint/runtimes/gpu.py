@@ -4,19 +4,36 @@ with NVRTC through CuPy with :data:`~.codegen.NVRTC_OPTIONS` (no FMA contraction
 
 Cell mapping: one thread integrates one member/cell (blocks of :attr:`block_size`).  Expression
 mapping (thesis §5.5.2, Fig. 5.8): one launch a phase, grid (members, warps), 32 threads a block,
-then ``flint_update`` (flint_common.cuh) applies the integrator."""
+then ``flint_update`` (flint_common.cuh) applies the integrator.
+
+Many steps a launch (issue 23): a runtime whose kernel takes a whole chunk of steps for cells without
+neighbour coupling (TS: :func:`.codegen.ts_loop_source`; IS: :func:`.is_loop.is_loop_source`) sets
+:attr:`GpuRuntime._loop` and supplies its arguments (:meth:`GpuRuntime._loop_args`); the driver here
+(:meth:`GpuRuntime.run_loop`) is shared: it times each launch with CUDA events and sizes the next to
+about :attr:`~GpuRuntime.LAUNCH_S` seconds (a caller streaming chunks still gets ≥ 30 updates a
+second), tunes the block size between launches of :attr:`~GpuRuntime.TUNE_STEPS` steps, and hands
+back the samples the kernel recorded (views of device buffers)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...errors import BackendUnavailable
 from .base import RK4_STAGES, Runtime
+from .memory import samples_in
 
 
 class GpuRuntime(Runtime):
     """Base of the CUDA runtimes: subclasses set :meth:`_compile` (kernels, sources) and the
     argument lists :meth:`_cell_args` / :meth:`_phase_args`."""
     device = "gpu"
+    #: steps a block size is timed over while tuning
+    TUNE_WINDOW = 100
+    #: the many-steps kernel: seconds a launch aims at (≥ 30 launches a second, each a chance to
+    #: stream), steps a launch while the block size is tuned, device bytes of recorded samples a
+    #: launch at most
+    LAUNCH_S = 1.0 / 30.0
+    TUNE_STEPS = 256
+    OUT_MAX_BYTES = 1 << 28
 
     @classmethod
     def unavailable(cls) -> str | None:
@@ -38,6 +55,7 @@ class GpuRuntime(Runtime):
         real = "double" if self.dtype == np.float64 else "float"
         self.d_dslot = cp.asarray(np.array(prog.deriv_slots, dtype=np.int32))
         self._kernel = None
+        self._loop = None
         self._compile(cp, real)
         if self.mapping == "expression":
             self.V = cp.zeros((max(prog.n_slots, 1), self.n), dtype=self.dtype)
@@ -54,6 +72,91 @@ class GpuRuntime(Runtime):
 
     def _compile(self, cp, real: str) -> None:
         raise NotImplementedError
+
+    # --- many steps a launch (issue 23) -----------------------------------------------------------
+    def _loop_ready(self, fn) -> None:
+        """Set up the shared driver for the compiled many-steps kernel ``fn`` (:attr:`_loop`): the
+        first launches tune the block size from 32 up to the largest its registers allow."""
+        self._loop = fn
+        self._loop_steps = self.TUNE_STEPS
+        self._rec_key = None
+        try:
+            self._loop_max_block = min(1024, int(fn.max_threads_per_block)) // 32 * 32
+        except Exception:                        # noqa: BLE001 (a CuPy that does not say: stay small)
+            self._loop_max_block = 256
+        self.block_size = 32
+
+    def _loop_args(self, common: list) -> tuple:
+        """The many-steps kernel's arguments around ``common`` (P, y, step0, k, dt, n, every, rec,
+        n_rec, col, n_col, out — the layout of ``flint_ts_loop`` and ``flint_is_loop``)."""
+        raise NotImplementedError
+
+    def _loop_shared_bytes(self, block: int) -> int:
+        """Dynamic shared memory a launch of the many-steps kernel needs for blocks of ``block``."""
+        return 0
+
+    def loops(self) -> bool:
+        return self._loop is not None
+
+    def run_loop(self, k, dt, step0, every, record, cells) -> list:
+        """``k`` steps in launches of the many-steps kernel; the samples are views of device buffers."""
+        cp, n = self.cp, self.n
+        key = (tuple(record), np.asarray(cells).tobytes())
+        if key != self._rec_key:
+            col = np.full(n, -1, dtype=np.int32)
+            col[np.asarray(cells, dtype=np.int64)] = np.arange(len(cells), dtype=np.int32)
+            self._d_rec = cp.asarray(np.asarray(record, dtype=np.int32).reshape(-1))
+            self._d_col = cp.asarray(col)
+            self._rec_key = key
+        n_rec, n_col = len(record), len(cells)
+        per_sample = max(1, n_rec * n_col * self.dtype.itemsize)
+        max_steps = max(1, self.OUT_MAX_BYTES // per_sample) * every
+        out, step, end = [], int(step0), int(step0) + int(k)
+        while step < end:
+            kl = min(end - step, self._loop_steps, max_steps)
+            m = samples_in(step, kl, every)
+            buf = cp.empty((max(m, 1), max(n_rec, 1), max(n_col, 1)), dtype=self.dtype)
+            bs = self.block_size
+            args = self._loop_args([self.P, self.y, np.int64(step), np.int32(kl), np.float64(dt), np.int32(n),
+                                    np.int64(every), self._d_rec, np.int32(n_rec), self._d_col, np.int32(n_col),
+                                    buf])
+            ev0 = cp.cuda.Event()
+            ev0.record()
+            self._loop_launch(((n + bs - 1) // bs,), (bs,), args, self._loop_shared_bytes(bs), step, kl, dt, every,
+                              n_rec, n_col, buf)
+            ev1 = cp.cuda.Event()
+            ev1.record()
+            ev1.synchronize()
+            self._adapt(kl, cp.cuda.get_elapsed_time(ev0, ev1))
+            out.extend(buf[j, :n_rec, :n_col] for j in range(m))
+            step += kl
+        return out
+
+    def _loop_launch(self, grid, block, args, shared, step, kl, dt, every, n_rec, n_col, buf) -> None:
+        """One launch of the many-steps kernel (a runtime with other kernels for some cases, e.g. the
+        translator's grid-synchronised lines, dispatches here on the chunk's ``step``/``kl``)."""
+        self._loop(grid, block, args, shared_mem=shared)
+
+    def _adapt(self, kl: int, ms: float) -> None:
+        """After a launch of ``kl`` steps that took ``ms``: while tuning, the next block size (+32)
+        until a launch gets slower per step (thesis §5.6, one launch a window); then the next launch's
+        length, about :attr:`LAUNCH_S` seconds (at most 4× the last)."""
+        if self._tuning:
+            if kl < self.TUNE_STEPS:             # the tail of a chunk: too short to judge
+                return
+            per = ms * self.TUNE_WINDOW / kl     # ms per TUNE_WINDOW steps, as the stepped tuning records
+            hist = self.block_history
+            hist.append((self.block_size, per))
+            if len(hist) >= 2 and per > hist[-2][1]:
+                self.block_size = hist[-2][0]
+                self._tuning = False
+            elif self.block_size + 32 > self._loop_max_block:
+                self._tuning = False
+            else:
+                self.block_size += 32
+            return
+        want = int(kl * self.LAUNCH_S * 1000.0 / ms) if ms > 0 else 4 * kl
+        self._loop_steps = max(1, min(4 * kl, want))
 
     # --- launches ------------------------------------------------------------------------------
     def _launch(self, y, kin, cdt, t, dt, mode, w, kout, yout):

@@ -5,12 +5,13 @@ every 100 steps the next block size (+32) is tried until a window gets slower.
 
 Many steps a launch (issue 23): for cells without neighbour coupling (ensembles, cell mapping) the
 kernel of :func:`.codegen.ts_loop_source` takes a whole chunk of steps with the states in registers
-and records the samples itself (:meth:`TranslatorRuntime.run_loop`); each launch is timed with CUDA
-events and the next one sized to about :attr:`LAUNCH_S` seconds, so a caller streaming chunks still
-gets its updates; the block size is tuned between launches of :attr:`TUNE_STEPS` steps.  Lines and
-rings read their neighbours' states every step (every RK4 stage): they take many steps a launch with a
-grid-wide barrier between steps/stages (:mod:`.coupled`, a cooperative launch) where
-:meth:`TranslatorRuntime.coupled_plan` says it pays, else one launch a step (a stage)."""
+and records the samples itself; the driver is the one TS shares with IS (:meth:`.gpu.GpuRuntime.run_loop`:
+each launch timed with CUDA events and the next one sized to about ``LAUNCH_S`` seconds, so a caller
+streaming chunks still gets its updates; the block size tuned between launches of ``TUNE_STEPS``
+steps), this class supplies the kernel and its arguments.  Lines and rings read their neighbours'
+states every step (every RK4 stage): they take many steps a launch with a grid-wide barrier between
+steps/stages (:mod:`.coupled`, a cooperative launch) where :meth:`TranslatorRuntime.coupled_plan`
+says it pays, else one launch a step (a stage)."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,7 +19,6 @@ import numpy as np
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
 from .coupled import CoupledLoop, cooperative_launch_supported
 from .gpu import GpuRuntime
-from .memory import samples_in
 from .printers import LiteralCPrinter
 
 
@@ -26,15 +26,9 @@ class TranslatorRuntime(GpuRuntime):
     name = "ts"
     help = "the translator: the model as generated CUDA C on the GPU (compiled per model)"
     compiler = "NVRTC"
-    #: steps a block size is timed over while tuning
-    TUNE_WINDOW = 100
-    #: the many-steps kernel: seconds a launch aims at (≥ 30 launches a second, each a chance to
-    #: stream), steps a launch while the block size is tuned, constants kept in __constant__ memory
-    #: at most (more: read from a kernel argument), device bytes of recorded samples a launch at most
-    LAUNCH_S = 1.0 / 30.0
-    TUNE_STEPS = 256
+    #: the many-steps kernel: constants kept in __constant__ memory at most (more: read from a kernel
+    #: argument); launches sized and tuned by :meth:`GpuRuntime.run_loop`
     CONST_MAX = 4096
-    OUT_MAX_BYTES = 1 << 28
     #: whether ensembles use the many-steps kernel (False: one launch a step, as before issue 23)
     loop_enabled = True
     #: NVRTC options of the many-steps kernel (benchmarks/flint.py also times FMA contraction on)
@@ -89,21 +83,16 @@ class TranslatorRuntime(GpuRuntime):
             self._loop_literal = self._loop_const and self.literal_constants and LiteralCPrinter.applies(prog.consts)
             self.loop_source = ts_loop_source(prog, real, self.integrator, self._loop_const, self._loop_literal)
             self._loop_mod = cp.RawModule(code=self.loop_source, options=tuple(self.loop_options))
-            self._loop = self._loop_mod.get_function("flint_ts_loop")
-            self.loop_registers = (self._registers(self._loop), None)
+            loop = self._loop_mod.get_function("flint_ts_loop")
+            self.loop_registers = (self._registers(loop), None)
             natural = self.loop_registers[0]
             cap = self.one_wave_cap(natural) if self.fit_one_wave and natural else None
             if cap:
                 self._loop_mod = cp.RawModule(code=self.loop_source,
                                               options=tuple(self.loop_options) + (f"--maxrregcount={cap}",))
-                self._loop = self._loop_mod.get_function("flint_ts_loop")
-                self.loop_registers = (self.loop_registers[0], self._registers(self._loop))
-            self._loop_steps = self.TUNE_STEPS
-            self._rec_key = None
-            try:                                     # the largest block its registers allow
-                self._loop_max_block = min(1024, int(self._loop.max_threads_per_block)) // 32 * 32
-            except Exception:                        # noqa: BLE001 (a CuPy that does not say: stay small)
-                self._loop_max_block = 256
+                loop = self._loop_mod.get_function("flint_ts_loop")
+                self.loop_registers = (self.loop_registers[0], self._registers(loop))
+            self._loop_ready(loop)
         if self.mapping == "expression":
             self.source, lt = ts_phase_build(prog, real)
             self.d_ltab = cp.asarray(lt)
@@ -175,62 +164,16 @@ class TranslatorRuntime(GpuRuntime):
         run in parallel."""
         return "sync" if n <= resident else "step"
 
-    def run_loop(self, k, dt, step0, every, record, cells) -> list:
-        """``k`` steps in launches of the many-steps kernel; the samples are views of device buffers."""
-        cp, n = self.cp, self.n
-        key = (tuple(record), np.asarray(cells).tobytes())
-        if key != self._rec_key:
-            col = np.full(n, -1, dtype=np.int32)
-            col[np.asarray(cells, dtype=np.int64)] = np.arange(len(cells), dtype=np.int32)
-            self._d_rec = cp.asarray(np.asarray(record, dtype=np.int32).reshape(-1))
-            self._d_col = cp.asarray(col)
-            self._rec_key = key
-        n_rec, n_col = len(record), len(cells)
-        per_sample = max(1, n_rec * n_col * self.dtype.itemsize)
-        max_steps = max(1, self.OUT_MAX_BYTES // per_sample) * every
-        out, step, end = [], int(step0), int(step0) + int(k)
-        while step < end:
-            kl = min(end - step, self._loop_steps, max_steps)
-            m = samples_in(step, kl, every)
-            buf = cp.empty((max(m, 1), max(n_rec, 1), max(n_col, 1)), dtype=self.dtype)
-            bs = self.block_size
-            ev0 = cp.cuda.Event()
-            ev0.record()
-            if self.coupled is not None:        # lines and rings: the grid-synchronised kernels
-                self.coupled.launch(self, step, kl, dt, every, self._d_rec, n_rec, self._d_col, n_col, buf)
-            else:
-                args = ([] if self._loop_const else [self.K]) + [
-                    self.P, self.y, np.int64(step), np.int32(kl), np.float64(dt), np.int32(n), np.int64(every),
-                    self._d_rec, np.int32(n_rec), self._d_col, np.int32(n_col), buf]
-                self._loop(((n + bs - 1) // bs,), (bs,), tuple(args))
-            ev1 = cp.cuda.Event()
-            ev1.record()
-            ev1.synchronize()
-            self._adapt(kl, cp.cuda.get_elapsed_time(ev0, ev1))
-            out.extend(buf[j, :n_rec, :n_col] for j in range(m))
-            step += kl
-        return out
+    def _loop_args(self, common: list) -> tuple:
+        return tuple(([] if self._loop_const else [self.K]) + common)
 
-    def _adapt(self, kl: int, ms: float) -> None:
-        """After a launch of ``kl`` steps that took ``ms``: while tuning, the next block size (+32)
-        until a launch gets slower per step (thesis §5.6, one launch a window); then the next launch's
-        length, about :attr:`LAUNCH_S` seconds (at most 4× the last)."""
-        if self._tuning:
-            if kl < self.TUNE_STEPS:             # the tail of a chunk: too short to judge
-                return
-            per = ms * self.TUNE_WINDOW / kl     # ms per TUNE_WINDOW steps, as the stepped tuning records
-            hist = self.block_history
-            hist.append((self.block_size, per))
-            if len(hist) >= 2 and per > hist[-2][1]:
-                self.block_size = hist[-2][0]
-                self._tuning = False
-            elif self.block_size + 32 > self._loop_max_block:
-                self._tuning = False
-            else:
-                self.block_size += 32
-            return
-        want = int(kl * self.LAUNCH_S * 1000.0 / ms) if ms > 0 else 4 * kl
-        self._loop_steps = max(1, min(4 * kl, want))
+    def _loop_launch(self, grid, block, args, shared, step, kl, dt, every, n_rec, n_col, buf) -> None:
+        """Lines and rings: the grid-synchronised kernels of :mod:`.coupled` (their own grid and
+        arguments); ensembles: the shared driver's launch."""
+        if self.coupled is not None:
+            self.coupled.launch(self, step, kl, dt, every, self._d_rec, n_rec, self._d_col, n_col, buf)
+        else:
+            super()._loop_launch(grid, block, args, shared, step, kl, dt, every, n_rec, n_col, buf)
 
     def _cell_args(self, y, kin, cdt, t, dt, mode, w, kout, yout):
         f64 = np.float64
