@@ -183,6 +183,36 @@ def test_ts_loop_register_cap_keeps_results(lr, monkeypatch, fit):
     np.testing.assert_array_equal(fa, fb)
 
 
+@pytest.mark.parametrize("runtime", ["ts", "is"])
+def test_loop_samples_copied_async_into_pinned_memory(lr, monkeypatch, runtime):
+    """The many-steps driver copies each launch's samples on a second stream into page-locked host
+    memory while the next launch runs (issue 23): the same samples as the device-buffer path, and
+    the call's one page-locked array handed on without a copy; past PINNED_MAX_BYTES, device buffers."""
+    import cupy
+    from kernels.flint import Simulation
+    from kernels.flint.runtimes.gpu import GpuRuntime
+    rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
+    n = int(rng.integers(200, 3000))
+    kw = dict(n=n, member_params={"g_Na": rng.uniform(15, 25, n)})
+    every = int(rng.integers(1, 30))
+    monkeypatch.setattr(GpuRuntime, "LAUNCH_S", 2e-4)           # many launches a call
+    monkeypatch.setattr("kernels.flint.runtimes.simulation.CALL_S", 1e3)   # calls grow 4× (256 … 16,384)
+    res = {}
+    for mode in ("pinned", "device", "too-big"):
+        monkeypatch.setattr(GpuRuntime, "async_copies", mode != "device")
+        monkeypatch.setattr(GpuRuntime, "PINNED_MAX_BYTES", 0 if mode == "too-big" else 1 << 26)
+        sim = Simulation(lr, runtime=runtime, **kw)
+        assert sim.engine.loops()
+        parts = [sim.advance(k, 0.01, record=[0, 1], every=every) for k in (6000, 1700, 900)]
+        for _, y in parts[1:]:                                      # one many-steps call each
+            assert isinstance(y.base, cupy.cuda.pinned_memory.PinnedMemoryPointer) == (mode == "pinned")
+        res[mode] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), sim.state())
+    for mode in ("device", "too-big"):
+        for a, b in zip(res["pinned"], res[mode]):
+            np.testing.assert_array_equal(a, b)
+    assert res["pinned"][1].shape == (8600 // every, 2, n)
+
+
 _STACK = dict(loop_form="stack")
 
 

@@ -12,7 +12,10 @@ neighbour coupling (TS: :func:`.codegen.ts_loop_source`; IS: :func:`.is_loop.is_
 (:meth:`GpuRuntime.run_loop`) is shared: it times each launch with CUDA events and sizes the next to
 about :attr:`~GpuRuntime.LAUNCH_S` seconds (a caller streaming chunks still gets ≥ 30 updates a
 second), tunes the block size between launches of :attr:`~GpuRuntime.TUNE_STEPS` steps, and hands
-back the samples the kernel recorded (views of device buffers)."""
+back the samples the kernel recorded.  Those are copied to the host asynchronously: each launch's
+samples go on a second stream into page-locked host memory while the next launch runs, and one
+array holds a call's samples, so :meth:`GpuRuntime.collect` hands it on without a copy (up to
+:attr:`~GpuRuntime.PINNED_MAX_BYTES` a call; more stays in device buffers, copied at the end)."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,6 +37,11 @@ class GpuRuntime(Runtime):
     LAUNCH_S = 1.0 / 30.0
     TUNE_STEPS = 256
     OUT_MAX_BYTES = 1 << 28
+    #: the many-steps driver copies a call's samples asynchronously into page-locked host memory
+    #: (a second stream) when they take at most this many bytes; page-locked memory is scarce, so a
+    #: larger recording keeps device buffers, copied once at the end
+    PINNED_MAX_BYTES = 1 << 26
+    async_copies = True
 
     @classmethod
     def unavailable(cls) -> str | None:
@@ -112,6 +120,10 @@ class GpuRuntime(Runtime):
         per_sample = max(1, n_rec * n_col * self.dtype.itemsize)
         max_steps = max(1, self.OUT_MAX_BYTES // per_sample) * every
         out, step, end = [], int(step0), int(step0) + int(k)
+        total = samples_in(step, int(k), every)
+        host = self._pinned((total, n_rec, n_col)) if total and n_rec and n_col and \
+            total * per_sample <= self.PINNED_MAX_BYTES else None
+        held, row = [], 0                        # device buffers until their copies are done
         while step < end:
             kl = min(end - step, self._loop_steps, max_steps)
             m = samples_in(step, kl, every)
@@ -126,11 +138,30 @@ class GpuRuntime(Runtime):
                               n_rec, n_col, buf)
             ev1 = cp.cuda.Event()
             ev1.record()
+            if host is not None and m:            # this launch's samples, while the next one runs
+                self._copy_stream.wait_event(ev1)
+                buf.get(stream=self._copy_stream, out=host[row:row + m], blocking=False)
+                held.append(buf)
+                row += m
             ev1.synchronize()
             self._adapt(kl, cp.cuda.get_elapsed_time(ev0, ev1))
-            out.extend(buf[j, :n_rec, :n_col] for j in range(m))
+            if host is None:
+                out.extend(buf[j, :n_rec, :n_col] for j in range(m))
             step += kl
+        if host is not None:
+            self._copy_stream.synchronize()
+            self._block = host
+            return list(host)
         return out
+
+    def _pinned(self, shape):
+        """A page-locked host array for a call's samples (None: asynchronous copies off)."""
+        if not self.async_copies:
+            return None
+        import cupyx
+        if getattr(self, "_copy_stream", None) is None:
+            self._copy_stream = self.cp.cuda.Stream(non_blocking=True)
+        return cupyx.empty_pinned(shape, dtype=self.dtype)
 
     def _loop_launch(self, grid, block, args, shared, step, kl, dt, every, n_rec, n_col, buf) -> None:
         """One launch of the many-steps kernel (a runtime with other kernels for some cases, e.g. the
@@ -207,8 +238,19 @@ class GpuRuntime(Runtime):
         self.y = self.cp.asarray(y)
 
     def collect(self, samples: list, n_record: int) -> np.ndarray:
+        """The samples stacked on the host: the page-locked array of the last many-steps call as it
+        is when the samples are exactly its rows (no copy), else stacked (host rows, or device rows
+        copied once)."""
         cp = self.cp
-        return cp.asnumpy(cp.stack(samples)) if samples else np.zeros((0, n_record, 0))
+        if not samples:
+            return np.zeros((0, n_record, 0))
+        block = getattr(self, "_block", None)
+        self._block = None
+        if isinstance(samples[0], np.ndarray):
+            if block is not None and len(samples) == len(block) and all(a.base is block for a in samples):
+                return block
+            return np.stack(samples)
+        return cp.asnumpy(cp.stack(samples))
 
     def finite(self) -> bool:
         return bool(self.cp.all(self.cp.isfinite(self.y)))

@@ -66,6 +66,7 @@ class Simulation:
             y0 = np.asarray(y0, dtype=np.float64)
             y = np.broadcast_to(y0.reshape(y0.shape[0], -1), y.shape).copy() if y0.ndim else y
         self.steps = 0
+        self._loop_chunk = 256                   # steps a many-steps call (adapted to ~CALL_S)
         self.t = 0.0
         self.engine.build(self.prog, self.dtype)
         self.engine.set_state(y)
@@ -154,15 +155,17 @@ class Simulation:
         uniq, inv = np.unique(idx, return_inverse=True)
         s0 = self.steps
         samples = []
-        left, chunk = n_steps, 256
+        left, chunk = n_steps, self._loop_chunk  # kept across calls: a streaming caller's chunk is one call
         while left > 0:
             k = min(left, chunk)
             t_call = _time.perf_counter()
             samples += rt.run_loop(k, dt, self.steps, every, record, uniq)
             el = _time.perf_counter() - t_call
-            chunk = max(1, min(4 * chunk, int(k * CALL_S / el))) if el > 0 else 4 * chunk
+            if k == chunk:                        # a full call: adapt to ~CALL_S
+                chunk = max(1, min(4 * chunk, int(k * CALL_S / el))) if el > 0 else 4 * chunk
             left -= k
             self.steps += k
+        self._loop_chunk = chunk
         times = [s * dt for s in range((s0 // every + 1) * every, self.steps + 1, every)]
         out = rt.collect(samples, len(record))
         if out.shape[0] and not np.array_equal(inv.ravel(), np.arange(out.shape[2])):
