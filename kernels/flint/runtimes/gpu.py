@@ -4,7 +4,9 @@ with NVRTC through CuPy with :data:`~.codegen.NVRTC_OPTIONS` (no FMA contraction
 
 Cell mapping: one thread integrates one member/cell (blocks of :attr:`block_size`).  Expression
 mapping (thesis §5.5.2, Fig. 5.8): one launch a phase, grid (members, warps), 32 threads a block,
-then ``flint_update`` (flint_common.cuh) applies the integrator."""
+then ``flint_update`` (flint_common.cuh) applies the integrator — or, by default (issue 23), the
+fused kernel of :mod:`.fused`: a chunk of steps in one launch, barriers between the phases, the same
+bits."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,6 +19,13 @@ class GpuRuntime(Runtime):
     """Base of the CUDA runtimes: subclasses set :meth:`_compile` (kernels, sources) and the
     argument lists :meth:`_cell_args` / :meth:`_phase_args`."""
     device = "gpu"
+    #: expression mapping: run chunks of steps through the fused kernel (:mod:`.fused`; False: one
+    #: launch a phase and an update launch a stage, the thesis's own scheme); its barrier: "block",
+    #: "grid" or None (:func:`.fused.choose`: grid for coupled cells); the slots in shared memory
+    #: where they fit (None) or not (False)
+    fused_enabled = True
+    fused_mode: str | None = None
+    fused_shared: bool | None = None
 
     @classmethod
     def unavailable(cls) -> str | None:
@@ -51,6 +60,19 @@ class GpuRuntime(Runtime):
         self.k1 = cp.zeros_like(self.y)
         self.k2 = cp.zeros_like(self.y)
         self.acc = cp.zeros_like(self.y)
+        self._fused = None
+        if self.mapping == "expression" and self.fused_enabled:
+            from .fused import FusedPhases
+            self._fused = FusedPhases(self, self._fused_source, *self._fused_code(), mode=self.fused_mode,
+                                      shared_v=self.fused_shared)
+
+    def _fused_source(self, mode: str, threads: int, shared_v: bool) -> str:
+        """The CUDA source holding ``flint_fused`` (:mod:`.fused`) for this runtime."""
+        raise NotImplementedError
+
+    def _fused_code(self) -> tuple:
+        """(bytecode, lane index) device arrays the fused kernel reads (the interpreter's), or Nones."""
+        return None, None
 
     def _compile(self, cp, real: str) -> None:
         raise NotImplementedError
@@ -91,9 +113,22 @@ class GpuRuntime(Runtime):
         """Hook before each step (the translator's block-size tuning)."""
 
     def advance(self, k: int, dt: float, step0: int) -> None:
+        if self._fused is not None:
+            return self._fused.advance(k, dt, step0)
         for step in range(int(step0), int(step0) + int(k)):
             self.before_step(step)
             self._step(dt, step * dt)
+
+    def loops(self) -> bool:
+        return self._fused is not None
+
+    def run_loop(self, k, dt, step0, every, record, cells) -> list:
+        if self._fused is not None:
+            return self._fused.run_loop(k, dt, step0, every, record, cells)
+        return super().run_loop(k, dt, step0, every, record, cells)
+
+    def info(self) -> dict:
+        return {**super().info(), **(self._fused.info() if self._fused is not None else {})}
 
     # --- states --------------------------------------------------------------------------------
     def state(self) -> np.ndarray:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .codegen import NVRTC_OPTIONS, is_source
+from .fused import fused_is_source
 from .gpu import GpuRuntime
 
 
@@ -28,6 +29,12 @@ class InterpreterRuntime(GpuRuntime):
             self._kernel = cp.RawKernel(self.source, "flint_is_step", options=NVRTC_OPTIONS)
             self.d_code = cp.asarray(prog.code)
             self.d_index = cp.asarray(prog.index) if prog.index is not None else None
+
+    def _fused_source(self, mode: str, threads: int, shared_v: bool) -> str:
+        return fused_is_source(self.prog, "double" if self.dtype == np.float64 else "float", mode, threads, shared_v)
+
+    def _fused_code(self) -> tuple:
+        return self.d_code, self.d_index
 
     def _cell_args(self, y, kin, cdt, t, dt, mode, w, kout, yout):
         f64 = np.float64

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
+from .fused import fused_ts_source
 from .gpu import GpuRuntime
 from .memory import samples_in
 
@@ -123,10 +124,15 @@ class TranslatorRuntime(GpuRuntime):
             kc[...] = self.K
 
     def loops(self) -> bool:
-        return self._loop is not None
+        return self._loop is not None or super().loops()
+
+    def _fused_source(self, mode: str, threads: int, shared_v: bool) -> str:
+        return fused_ts_source(self.prog, "double" if self.dtype == np.float64 else "float", mode, threads, shared_v)
 
     def run_loop(self, k, dt, step0, every, record, cells) -> list:
         """``k`` steps in launches of the many-steps kernel; the samples are views of device buffers."""
+        if self._loop is None:                   # the expression mapping's fused kernel (GpuRuntime)
+            return super().run_loop(k, dt, step0, every, record, cells)
         cp, n = self.cp, self.n
         key = (tuple(record), np.asarray(cells).tobytes())
         if key != self._rec_key:
