@@ -2,7 +2,8 @@
 launch with barriers between the phases.  GPU tests: bit for bit equal to the one-launch-a-phase path
 (IS and TS, Euler and RK4, float64 and float32, block and grid barriers, slots in shared or global
 memory, odd launch lengths, recorded cells with repeats) on fresh random inputs, and within rounding
-of the NumPy emulation of the expression mapping (runtime ``cpu``).  CPU tests: the generated sources."""
+of the NumPy runtime ``cpu``.  CPU tests: the generated sources, and ``flint_fused`` itself run on
+the host (g++, a thread per CUDA thread) against the NumPy emulation of the expression mapping."""
 from __future__ import annotations
 
 import numpy as np
@@ -66,7 +67,8 @@ def _same(f, p):
     ("rk4", "float32", None, None)])
 def test_fused_lr_ensemble_equals_per_phase(lr, monkeypatch, runtime, integrator, dtype, mode, shared):
     """A small LR ensemble in the expression mapping, fresh random parameters: fused == per phase, bit
-    for bit; float64 also within 1e-10 of the NumPy emulation of the expression mapping."""
+    for bit; float64 also within 1e-10 of the NumPy runtime (GPU libm; the host test below checks
+    the kernel against the NumPy emulation of the expression mapping)."""
     rng = _rng()
     n = int(rng.integers(3, 40))
     every = int(rng.integers(1, 40))
@@ -80,7 +82,7 @@ def test_fused_lr_ensemble_equals_per_phase(lr, monkeypatch, runtime, integrator
     assert info["fused_mode"] == (mode or "block")
     assert f[1].shape == (len(f[0]), 3, 5) and f[1][:, 0].max() > 0      # the stimulus fired
     if dtype == "float64":
-        ref = Simulation(lr, runtime="cpu", mapping="expression", bytecode_on_cpu=True, **kw)
+        ref = Simulation(lr, runtime="cpu", **kw)
         r1 = ref.advance(steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
         ref.advance(7, 0.01, record=[0], every=10**9)
         r2 = ref.advance(steps - steps // 3 - 7, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
