@@ -90,14 +90,12 @@ def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budg
     number was scaled from a shorter run.  V is sampled every 1000 steps (as little output as
     possible: thesis Table 5.4 is 'without output').  ``mapping``: cell, or a name of
     :data:`FLAT_VARIANTS` (the expression mapping, fused or one launch a phase)."""
-    if mapping in FLAT_VARIANTS:
-        with expression_variant(mapping) as mp_:
-            return time_runtime(model, runtime, n, steps, network, cpu_budget_s, mp_, gpu_budget_s)
     mp = network_stimulus(model, n) if network is not None else None
     t_c = time.perf_counter()
     threads = 8 if runtime == "c8" else 1             # "c8": runtime c on 8 threads (thesis CPU-8)
     runtime = "c" if runtime == "c8" else runtime
-    sim = Simulation(model, runtime, n=n, network=network, member_params=mp, mapping=mapping, threads=threads)
+    with (expression_variant(mapping) if mapping in FLAT_VARIANTS else contextlib.nullcontext(mapping)) as mapping:
+        sim = Simulation(model, runtime, n=n, network=network, member_params=mp, mapping=mapping, threads=threads)
     sim.advance(100, DT, record=[0], every=1000)
     _sync(sim)
     sim.setup_seconds = time.perf_counter() - t_c          # compile (NVRTC) + 100 warm-up steps
