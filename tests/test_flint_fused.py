@@ -64,7 +64,7 @@ def _same(f, p):
 @pytest.mark.parametrize("runtime", ["is", "ts"])
 @pytest.mark.parametrize("integrator, dtype, mode, shared", [
     ("euler", "float64", None, None), ("rk4", "float64", "block", False), ("euler", "float32", "grid", None),
-    ("rk4", "float32", None, None)])
+    ("rk4", "float32", None, None), ("rk4", "float64", None, "states"), ("euler", "float32", None, "states")])
 def test_fused_lr_ensemble_equals_per_phase(lr, monkeypatch, runtime, integrator, dtype, mode, shared):
     """A small LR ensemble in the expression mapping, fresh random parameters: fused == per phase, bit
     for bit; float64 also within 1e-10 of the NumPy runtime (GPU libm; the host test below checks
@@ -95,7 +95,7 @@ def test_fused_lr_ensemble_equals_per_phase(lr, monkeypatch, runtime, integrator
 @needs_gpu
 @pytest.mark.parametrize("runtime", ["is", "ts"])
 @pytest.mark.parametrize("integrator, mode, shared", [("euler", None, None), ("rk4", "block", False),
-                                                      ("euler", "grid", None)])
+                                                      ("euler", "grid", None), ("rk4", None, "states")])
 def test_fused_flat_model_equals_per_phase(wang, monkeypatch, runtime, integrator, mode, shared):
     """The flattened Wang network (one member, phases up to 34 warps, a warp-parallel sum) from random
     initial states: fused == per phase bit for bit, and close to the NumPy runtime."""
@@ -110,7 +110,8 @@ def test_fused_flat_model_equals_per_phase(wang, monkeypatch, runtime, integrato
     info = f[3].info()
     assert info["fused_mode"] == (mode or "block")
     if (mode or "block") == "block":
-        assert info["fused_threads"] == block_threads(f[3].prog) and info["fused_shared_slots"] == (shared is not False)
+        assert info["fused_threads"] == block_threads(f[3].prog)
+        assert info["fused_shared"] == {None: "slots"}.get(shared, shared)
     ref = Simulation(wang, runtime="cpu", **kw)
     r1 = ref.advance(steps // 3 + 7, 0.01, record=record, every=every)
     r2 = ref.advance(steps - steps // 3 - 7, 0.01, record=record, every=every)
@@ -149,6 +150,7 @@ def test_choose_and_sources(lr, wang):
     assert choose(compile_model(lr, 4)) == "block"
     ring = compile_model(lr, network=Network("ring", 6, "V", 1.0))
     assert choose(ring) == "grid"
+    assert choose(compile_model(lr, 4), grid_warps=5) == "grid" and choose(compile_model(lr, 4), grid_warps=12) == "block"
     p = compile_model(wang, 1)
     assert block_threads(p) == 32 * min(32, max(p.layout.phase_warps))
     for mode in MODES:
@@ -203,8 +205,8 @@ inline grid_group this_grid() { return grid_group(); } }
 _HOST_MAIN = r"""
 template <class T> vector<T> rd(const char* f) { FILE* fp = fopen(f, "rb"); vector<T> v; T x; while (fread(&x, sizeof(T), 1, fp) == 1) v.push_back(x); fclose(fp); return v; }
 int main() {
-    FILE* fm = fopen("meta.txt", "r"); int n, ns, nslot, nphase, net, rk4, k, blocks, threads, every;
-    fscanf(fm, "%d %d %d %d %d %d %d %d %d %d", &n, &ns, &nslot, &nphase, &net, &rk4, &k, &blocks, &threads, &every);
+    FILE* fm = fopen("meta.txt", "r"); int n, ns, nslot, nphase, net, rk4, k, blocks, threads, every, npv;
+    fscanf(fm, "%d %d %d %d %d %d %d %d %d %d %d", &n, &ns, &nslot, &nphase, &net, &rk4, &k, &blocks, &threads, &every, &npv);
     auto code = rd<int>("code.bin"); auto index = rd<int>("index.bin"); auto ltab = rd<int>("ltab.bin");
     auto ps = rd<int>("pstart.bin"); auto pw = rd<int>("pwarps.bin"); auto dslot = rd<int>("dslot.bin");
     auto K = rd<double>("consts.bin"); auto P = rd<double>("pvar.bin"); auto y = rd<double>("y.bin");
@@ -220,7 +222,7 @@ int main() {
     // shared memory is the one static array), the same threads taking each block in turn
     auto run = [&](int b, int t) {
         threadIdx = {(unsigned)t, 0, 0}; blockIdx = {(unsigned)b, 0, 0}; block_bar = bars[b]; warp = warps[(b * threads + t) / 32];
-        flint_fused(code.data(), index.data(), ps.data(), pw.data(), nphase, K.data(), P.data(), V.data(), nslot,
+        flint_fused(code.data(), index.data(), ps.data(), pw.data(), nphase, K.data(), P.data(), npv, V.data(), nslot,
                     ltab.data(), dslot.data(), ns, n, net, y.data(), y2.data(), k1.data(), k2.data(), acc.data(),
                     0LL, k, 0.01, rk4, (long long)every, rec.data(), ns, col.data(), n, out.data()); };
     vector<std::thread> th;
@@ -234,11 +236,13 @@ int main() {
 
 
 @pytest.mark.parametrize("runtime", ["is", "ts"])
-@pytest.mark.parametrize("case", ["lr-block-euler", "lr-ring-grid-rk4", "sums-block-rk4"])
+@pytest.mark.parametrize("case", ["lr-block-euler", "lr-ring-grid-rk4", "sums-block-rk4", "lr-states-rk4",
+                                  "sums-global-euler"])
 def test_fused_kernel_runs_on_host(lr, runtime, case, tmp_path):
     """flint_fused (IS and TS) on the host — g++, one std::thread a CUDA thread, real barriers and a
-    32-lane shuffle — with blocks of 2 warps (so a warp takes several phase warps): its recorded
-    samples and final states equal the NumPy emulation of the expression mapping to 1e-12."""
+    32-lane shuffle — with blocks of 2 warps (so a warp takes several phase warps), each barrier and
+    each shared-memory level: its recorded samples and final states equal the NumPy emulation of the
+    expression mapping to 1e-12."""
     import shutil
     import subprocess
     from kernels.flint import parse_text
@@ -259,9 +263,10 @@ def test_fused_kernel_runs_on_host(lr, runtime, case, tmp_path):
         model, kw = lr, dict(n=2, member_params={"g_Na": rng.uniform(15, 25, 2)})
     p = compile_model(model, kw.get("n", 1), kw.get("member_params"), kw.get("network"))
     mode = "grid" if "grid" in case else "block"
+    level = 2 if "states" in case else (0 if "global" in case else 1)
     threads, k, every = 64, 12, 4
     blocks = p.n_members if mode == "block" else 2
-    src = (fused_is_source if runtime == "is" else fused_ts_source)(p, "double", mode, threads, mode == "block")
+    src = (fused_is_source if runtime == "is" else fused_ts_source)(p, "double", mode, threads, level)
     lay = p.layout
     if mode == "block":
         assert max(lay.phase_warps) > threads // 32          # the warp loop is exercised
@@ -277,7 +282,7 @@ def test_fused_kernel_runs_on_host(lr, runtime, case, tmp_path):
                            ("pvar", P, np.float64), ("y", y, np.float64)):
         np.ascontiguousarray(arr, dtype=dtp).tofile(tmp_path / f"{name}.bin")
     meta = [p.n_members, model.n_states, max(p.n_slots, 1), len(lay.phase_warps), {None: 0, "ring": 2}[
-        p.network.kind if p.network else None], int(integrator == "rk4"), k, blocks, threads, every]
+        p.network.kind if p.network else None], int(integrator == "rk4"), k, blocks, threads, every, P.shape[0]]
     (tmp_path / "meta.txt").write_text(" ".join(map(str, meta)))
     (tmp_path / "main.cpp").write_text(_HOST_PRE + src + _HOST_MAIN)
     (tmp_path / "cooperative_groups.h").write_text("// the prelude's grid barrier stands in\n")

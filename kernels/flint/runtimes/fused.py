@@ -17,8 +17,9 @@ Two barriers (:data:`MODES`):
            (member, phase warp) pairs: needed where members are coupled (a line or ring reads its
            neighbours' states every stage), and an alternative for a single very wide member.
 
-:func:`choose` picks ``grid`` for coupled cells and ``block`` otherwise (``GpuRuntime.fused_mode``
-overrides it).  :class:`FusedPhases` is the driver: launches sized to about :attr:`LAUNCH_S` seconds
+:func:`choose` picks ``grid`` for coupled cells and ``block`` otherwise — except that the interpreter
+takes ``grid`` for a phase of more than ``InterpreterRuntime.fused_grid_warps`` warps (measured:
+benchmarks/flint.py, section 3b) — and ``GpuRuntime.fused_mode`` overrides it.  :class:`FusedPhases` is the driver: launches sized to about :attr:`LAUNCH_S` seconds
 with CUDA events, recording inside the kernel (the interface of :meth:`Runtime.run_loop`)."""
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ from .memory import samples_in
 
 FUSED_SOURCE = CUDA_DIR / "flint_fused.cuh"
 MODES = ("block", "grid")
+#: what block mode keeps in shared memory: nothing (global V), the member's slots V, or also its states,
+#: RK4 stage arrays and parameters (``GpuRuntime.fused_shared``: None = "slots" where they fit)
+SHARED = {False: 0, "slots": 1, "states": 2}
 MAX_BLOCK = 1024          # threads a block (block mode: one member's warps)
 GRID_BLOCK = 256          # threads a block of a cooperative (grid-mode) launch
 
@@ -40,9 +44,12 @@ _ARGS = ("int p, int i, int w, int lane, const int* __restrict__ code, const int
          "int vi, const REAL* y, const REAL* kin, double cdt, double t, int n, int net, const int* __restrict__ LT")
 
 
-def choose(prog) -> str:
-    """``grid`` where members are coupled (a network: neighbours' states every stage), else ``block``."""
-    return "block" if loopable(prog) else "grid"
+def choose(prog, grid_warps: int | None = None) -> str:
+    """``grid`` where members are coupled (a network: neighbours' states every stage) or where a phase
+    has more than ``grid_warps`` warps (the interpreter: spread over SMs rather than a block's rounds),
+    else ``block``."""
+    wide = grid_warps is not None and max(prog.layout.phase_warps or [0]) > grid_warps
+    return "grid" if wide or not loopable(prog) else "block"
 
 
 def block_threads(prog) -> int:
@@ -50,14 +57,14 @@ def block_threads(prog) -> int:
     return max(32, min(MAX_BLOCK, 32 * max(prog.layout.phase_warps or [1])))
 
 
-def _defines(mode: str, threads: int, shared_v: bool) -> str:
+def _defines(mode: str, threads: int, shared_v: int) -> str:
     if mode not in MODES:
         raise InvalidParameter(f"fused mode must be one of {', '.join(MODES)}, got {mode!r}")
-    return (f"#define FLINT_GRID {int(mode == 'grid')}\n#define FLINT_SHARED_V {int(shared_v and mode == 'block')}\n"
+    return (f"#define FLINT_GRID {int(mode == 'grid')}\n#define FLINT_SHARED_V {int(shared_v) if mode == 'block' else 0}\n"
             f"#define FLINT_THREADS {int(threads)}\n")
 
 
-def fused_is_source(prog, real: str, mode: str, threads: int, shared_v: bool) -> str:
+def fused_is_source(prog, real: str, mode: str, threads: int, shared_v: int) -> str:
     """The interpreter (``flint_is.cu``) plus ``flint_fused``: a lane runs its bytecode (index −1: idle)."""
     phase = f"""__device__ __forceinline__ void flint_fused_phase({_ARGS})
 {{
@@ -68,7 +75,7 @@ def fused_is_source(prog, real: str, mode: str, threads: int, shared_v: bool) ->
     return is_source(prog, real) + "\n" + _defines(mode, threads, shared_v) + phase + FUSED_SOURCE.read_text()
 
 
-def fused_ts_source(prog, real: str, mode: str, threads: int, shared_v: bool) -> str:
+def fused_ts_source(prog, real: str, mode: str, threads: int, shared_v: int) -> str:
     """The translator's phase statements (:func:`~.codegen.ts_phase_bodies`) as device functions
     ``flint_tsf_p<k>`` (the sum warps test the phase warp ``wy``) plus ``flint_fused``."""
     bodies, _table = ts_phase_bodies(prog, warp="wy")
@@ -111,7 +118,7 @@ def cuda_include() -> tuple[str, ...]:
 class FusedPhases:
     """Many steps a launch for a built :class:`~.gpu.GpuRuntime` in the expression mapping.
 
-    ``source(mode, threads, shared_v)`` gives the runtime's CUDA source holding ``flint_fused``;
+    ``source(mode, threads, shared level)`` gives the runtime's CUDA source holding ``flint_fused``;
     ``code``/``index``: the IS bytecode and lane index (None for TS).  The runtime's arrays (y, y2,
     k1, k2, acc, V, K, P, its lane table) are used in place; after a chunk of odd length the runtime's
     y and y2 are swapped, as its one-step path swaps them every step."""
@@ -119,19 +126,25 @@ class FusedPhases:
     LAUNCH_S = 1.0 / 30.0
     FIRST_STEPS = 128
 
-    def __init__(self, rt, source, code=None, index=None, mode: str | None = None, shared_v: bool | None = None):
+    def __init__(self, rt, source, code=None, index=None, mode: str | None = None, shared_v=None):
         cp = rt.cp
         self.rt, self.cp = rt, cp
         prog = rt.prog
         lay = prog.layout
-        self.mode = mode or choose(prog)
+        self.mode = mode or choose(prog, rt.fused_grid_warps)
         if self.mode == "block" and not loopable(prog):
             raise InvalidParameter("the fused block mode needs independent members (no neighbour coupling)")
         item = rt.dtype.itemsize
         self.nslot = max(prog.n_slots, 1)
+        self.npv = int(rt.P.shape[0])
+        if shared_v not in (None, *SHARED):
+            raise InvalidParameter(f"fused_shared must be None or one of {', '.join(map(str, SHARED))}, got {shared_v!r}")
+        level = SHARED["slots" if shared_v is None else shared_v] if self.mode == "block" else 0
+        words = (self.nslot, self.nslot + 5 * prog.n_states + self.npv)
         smem_max = int(cp.cuda.Device().attributes.get("MaxSharedMemoryPerBlockOptin", 48 * 1024))
-        fits = self.nslot * item <= smem_max
-        self.shared_v = bool(fits if shared_v is None else shared_v and fits) and self.mode == "block"
+        while level and words[level - 1] * item > smem_max:
+            level -= 1                          # what fits
+        self.shared_v = level
         self.threads = block_threads(prog) if self.mode == "block" else GRID_BLOCK
         self.source = source(self.mode, self.threads, self.shared_v)
         coop = self.mode == "grid"
@@ -139,7 +152,7 @@ class FusedPhases:
         opts = tuple(o.replace("c++14", "c++17") if coop else o for o in NVRTC_OPTIONS) + (cuda_include() if coop else ())
         self._mod = cp.RawModule(code=self.source, options=opts, enable_cooperative_groups=coop)
         self._kernel = self._mod.get_function("flint_fused")
-        self.smem = self.nslot * item if self.shared_v else 0
+        self.smem = words[level - 1] * item if level else 0
         if self.smem > 48 * 1024:
             self._kernel.max_dynamic_shared_size_bytes = self.smem
         self.blocks = prog.n_members if self.mode == "block" else self._grid_blocks(max(lay.phase_warps or [1]))
@@ -163,14 +176,14 @@ class FusedPhases:
 
     def info(self) -> dict:
         return {"fused_mode": self.mode, "fused_threads": self.threads, "fused_blocks": self.blocks,
-                "fused_shared_slots": self.shared_v}
+                "fused_shared": {v: k for k, v in SHARED.items()}[self.shared_v]}
 
     def launch(self, k: int, dt: float, step0: int, every: int, rec, n_rec: int, col, n_col: int, out) -> None:
         """One launch of ``k`` steps from step number ``step0``."""
         rt, i32, f64 = self.rt, np.int32, np.float64
         prog = rt.prog
         args = (self.code, self.index, self.d_pstart, self.d_pwarps, i32(len(prog.layout.phase_warps)), rt.K, rt.P,
-                rt.V, i32(self.nslot), rt.d_ltab, rt.d_dslot, i32(prog.n_states), i32(rt.n), i32(rt.net_code),
+                i32(self.npv), rt.V, i32(self.nslot), rt.d_ltab, rt.d_dslot, i32(prog.n_states), i32(rt.n), i32(rt.net_code),
                 rt.y, rt.y2, rt.k1, rt.k2, rt.acc, np.int64(step0), i32(k), f64(dt), i32(rt.integrator == "rk4"),
                 np.int64(every), rec, i32(n_rec), col, i32(n_col), out)
         self._kernel((self.blocks,), (self.threads,), args, shared_mem=self.smem)

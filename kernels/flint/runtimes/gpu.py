@@ -21,11 +21,13 @@ class GpuRuntime(Runtime):
     device = "gpu"
     #: expression mapping: run chunks of steps through the fused kernel (:mod:`.fused`; False: one
     #: launch a phase and an update launch a stage, the thesis's own scheme); its barrier: "block",
-    #: "grid" or None (:func:`.fused.choose`: grid for coupled cells); the slots in shared memory
-    #: where they fit (None) or not (False)
+    #: "grid" or None (:func:`.fused.choose`: grid for coupled cells); what its blocks keep in shared
+    #: memory (:data:`.fused.SHARED`; None: the slots, where they fit)
     fused_enabled = True
     fused_mode: str | None = None
-    fused_shared: bool | None = None
+    fused_shared: str | bool | None = None
+    #: take the grid barrier for a member whose widest phase has more warps than this (None: never)
+    fused_grid_warps: int | None = None
 
     @classmethod
     def unavailable(cls) -> str | None:
@@ -66,7 +68,7 @@ class GpuRuntime(Runtime):
             self._fused = FusedPhases(self, self._fused_source, *self._fused_code(), mode=self.fused_mode,
                                       shared_v=self.fused_shared)
 
-    def _fused_source(self, mode: str, threads: int, shared_v: bool) -> str:
+    def _fused_source(self, mode: str, threads: int, shared_v: int) -> str:
         """The CUDA source holding ``flint_fused`` (:mod:`.fused`) for this runtime."""
         raise NotImplementedError
 

@@ -13,6 +13,9 @@ from .gpu import GpuRuntime
 class InterpreterRuntime(GpuRuntime):
     name = "is"
     help = "the bytecode interpreter on the GPU (one compiled kernel for every model)"
+    #: fused expression mapping: the grid barrier beyond 3 rounds of a 1024-thread block (Mix's 127-warp
+    #: phase ran faster spread over SMs; TS's compiled phases did not, see benchmarks/RESULTS.md)
+    fused_grid_warps = 96
 
     def _compile(self, cp, real: str) -> None:
         prog = self.prog
@@ -30,7 +33,7 @@ class InterpreterRuntime(GpuRuntime):
             self.d_code = cp.asarray(prog.code)
             self.d_index = cp.asarray(prog.index) if prog.index is not None else None
 
-    def _fused_source(self, mode: str, threads: int, shared_v: bool) -> str:
+    def _fused_source(self, mode: str, threads: int, shared_v: int) -> str:
         return fused_is_source(self.prog, "double" if self.dtype == np.float64 else "float", mode, threads, shared_v)
 
     def _fused_code(self) -> tuple:

@@ -126,7 +126,7 @@ class TranslatorRuntime(GpuRuntime):
     def loops(self) -> bool:
         return self._loop is not None or super().loops()
 
-    def _fused_source(self, mode: str, threads: int, shared_v: bool) -> str:
+    def _fused_source(self, mode: str, threads: int, shared_v: int) -> str:
         return fused_ts_source(self.prog, "double" if self.dtype == np.float64 else "float", mode, threads, shared_v)
 
     def run_loop(self, k, dt, step0, every, record, cells) -> list:
