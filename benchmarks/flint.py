@@ -65,7 +65,8 @@ COLUMN_NAMES = {"is": "IS (GPU)", "ts": "TS (GPU)", "cpu": "NumPy (CPU)", "c-is"
 #: expression-mapping variants of the flattened-model table (issue 23): column suffix → GpuRuntime
 #: settings (fused_enabled, fused_mode, fused_shared); "expression" is the default (fused kernel)
 FLAT_VARIANTS = {"phases": (False, None, None), "expression": (True, None, None), "global": (True, "block", False),
-                 "grid": (True, "grid", None), "block": (True, "block", None), "states": (True, "block", "states")}
+                 "grid": (True, "grid", None), "block": (True, "block", None), "slots": (True, "block", "slots"),
+                 "states": (True, "block", "states")}
 
 
 @contextlib.contextmanager
@@ -435,7 +436,8 @@ def main() -> int:
             "kernel (issue 23: a chunk of steps in one launch, a block barrier between phases; both checked "
             "bit for bit against each other first); --flat-cols adds our cell mapping (one thread runs the "
             "whole model) and the fused variants block / grid (that barrier), global (block, slots in global "
-            "memory) and states (block, slots, states and parameters in shared memory).\n")
+            "memory), slots (block, slots in shared memory) and states (block, slots, states and parameters in "
+            "shared memory).\n")
         out("Each GPU cell also gives, in brackets, the set-up seconds (NVRTC compile + 100 warm-up steps); "
             "cells not reached within --flat-deadline say so.\n")
         # default: the thesis's mapping only — one thread running a whole flattened model (our cell

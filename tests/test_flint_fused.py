@@ -64,7 +64,7 @@ def _same(f, p):
 @pytest.mark.parametrize("runtime", ["is", "ts"])
 @pytest.mark.parametrize("integrator, dtype, mode, shared", [
     ("euler", "float64", None, None), ("rk4", "float64", "block", False), ("euler", "float32", "grid", None),
-    ("rk4", "float32", None, None), ("rk4", "float64", None, "states"), ("euler", "float32", None, "states")])
+    ("rk4", "float32", None, None), ("rk4", "float64", None, "slots"), ("euler", "float32", None, "states")])
 def test_fused_lr_ensemble_equals_per_phase(lr, monkeypatch, runtime, integrator, dtype, mode, shared):
     """A small LR ensemble in the expression mapping, fresh random parameters: fused == per phase, bit
     for bit; float64 also within 1e-10 of the NumPy runtime (GPU libm; the host test below checks
@@ -95,7 +95,7 @@ def test_fused_lr_ensemble_equals_per_phase(lr, monkeypatch, runtime, integrator
 @needs_gpu
 @pytest.mark.parametrize("runtime", ["is", "ts"])
 @pytest.mark.parametrize("integrator, mode, shared", [("euler", None, None), ("rk4", "block", False),
-                                                      ("euler", "grid", None), ("rk4", None, "states")])
+                                                      ("euler", "grid", None), ("rk4", None, "slots")])
 def test_fused_flat_model_equals_per_phase(wang, monkeypatch, runtime, integrator, mode, shared):
     """The flattened Wang network (one member, phases up to 34 warps, a warp-parallel sum) from random
     initial states: fused == per phase bit for bit, and close to the NumPy runtime."""
@@ -111,7 +111,7 @@ def test_fused_flat_model_equals_per_phase(wang, monkeypatch, runtime, integrato
     assert info["fused_mode"] == (mode or "block")
     if (mode or "block") == "block":
         assert info["fused_threads"] == block_threads(f[3].prog)
-        assert info["fused_shared"] == {None: "slots"}.get(shared, shared)
+        assert info["fused_shared"] == {None: "states"}.get(shared, shared)
     ref = Simulation(wang, runtime="cpu", **kw)
     r1 = ref.advance(steps // 3 + 7, 0.01, record=record, every=every)
     r2 = ref.advance(steps - steps // 3 - 7, 0.01, record=record, every=every)

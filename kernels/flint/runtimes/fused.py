@@ -12,7 +12,8 @@ Two barriers (:data:`MODES`):
 
 ``block``  one block per member (ensembles, a flattened network: independent members): up to 1024
            threads whose warps take the phase's warps w, w + 32, …; ``__syncthreads()`` between
-           phases — far cheaper than a grid barrier.  The member's slots may live in shared memory.
+           phases — far cheaper than a grid barrier.  The member's slots, states, stage arrays and
+           parameters live in shared memory where they fit (:data:`SHARED`).
 ``grid``   a cooperative launch (``cooperative_groups::this_grid().sync()``) whose warps take the
            (member, phase warp) pairs: needed where members are coupled (a line or ring reads its
            neighbours' states every stage), and an alternative for a single very wide member.
@@ -34,7 +35,8 @@ from .memory import samples_in
 FUSED_SOURCE = CUDA_DIR / "flint_fused.cuh"
 MODES = ("block", "grid")
 #: what block mode keeps in shared memory: nothing (global V), the member's slots V, or also its states,
-#: RK4 stage arrays and parameters (``GpuRuntime.fused_shared``: None = "slots" where they fit)
+#: RK4 stage arrays and parameters (``GpuRuntime.fused_shared``: None = as much as fits, "states" first;
+#: measured 0–22 % faster than "slots", which ran like global V: benchmarks/flint.py section 3b)
 SHARED = {False: 0, "slots": 1, "states": 2}
 MAX_BLOCK = 1024          # threads a block (block mode: one member's warps)
 GRID_BLOCK = 256          # threads a block of a cooperative (grid-mode) launch
@@ -139,7 +141,7 @@ class FusedPhases:
         self.npv = int(rt.P.shape[0])
         if shared_v not in (None, *SHARED):
             raise InvalidParameter(f"fused_shared must be None or one of {', '.join(map(str, SHARED))}, got {shared_v!r}")
-        level = SHARED["slots" if shared_v is None else shared_v] if self.mode == "block" else 0
+        level = SHARED["states" if shared_v is None else shared_v] if self.mode == "block" else 0
         words = (self.nslot, self.nslot + 5 * prog.n_states + self.npv)
         smem_max = int(cp.cuda.Device().attributes.get("MaxSharedMemoryPerBlockOptin", 48 * 1024))
         while level and words[level - 1] * item > smem_max:

@@ -22,7 +22,7 @@ class GpuRuntime(Runtime):
     #: expression mapping: run chunks of steps through the fused kernel (:mod:`.fused`; False: one
     #: launch a phase and an update launch a stage, the thesis's own scheme); its barrier: "block",
     #: "grid" or None (:func:`.fused.choose`: grid for coupled cells); what its blocks keep in shared
-    #: memory (:data:`.fused.SHARED`; None: the slots, where they fit)
+    #: memory (:data:`.fused.SHARED`; None: as much as fits)
     fused_enabled = True
     fused_mode: str | None = None
     fused_shared: str | bool | None = None
