@@ -66,16 +66,41 @@ COLUMN_NAMES = {"is": "IS (GPU)", "ts": "TS (GPU)", "cpu": "NumPy (CPU)", "c-is"
                 "c": "TS CPU-1 (C)", "c8": "TS CPU-8 (C, OpenMP)", "jax": "jax.jit"}
 
 
+#: expression-mapping variants of the flattened-model table (issue 23): column suffix → GpuRuntime
+#: settings (fused_enabled, fused_mode, fused_shared); "expression" is the default (fused kernel)
+FLAT_VARIANTS = {"phases": (False, None, None), "expression": (True, None, None), "global": (True, "block", False),
+                 "grid": (True, "grid", None), "block": (True, "block", None), "slots": (True, "block", "slots"),
+                 "states": (True, "block", "states")}
+
+
+@contextlib.contextmanager
+def expression_variant(name: str):
+    """Simulations built inside run the expression mapping as ``name`` of :data:`FLAT_VARIANTS`:
+    one launch a phase, or the fused kernel (its barrier, slots in shared or global memory)."""
+    from kernels.flint.runtimes.gpu import GpuRuntime
+    keys = ("fused_enabled", "fused_mode", "fused_shared")
+    before = [getattr(GpuRuntime, k) for k in keys]
+    for k, v in zip(keys, FLAT_VARIANTS[name]):
+        setattr(GpuRuntime, k, v)
+    try:
+        yield "expression"
+    finally:
+        for k, v in zip(keys, before):
+            setattr(GpuRuntime, k, v)
+
+
 def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budget_s: float = 20.0,
                  mapping: str = "cell", gpu_budget_s: float = 60.0):
     """Seconds for ``steps`` Euler steps (compile excluded; warm-up of 100 steps), and whether the
     number was scaled from a shorter run.  V is sampled every 1000 steps (as little output as
-    possible: thesis Table 5.4 is 'without output')."""
+    possible: thesis Table 5.4 is 'without output').  ``mapping``: cell, or a name of
+    :data:`FLAT_VARIANTS` (the expression mapping, fused or one launch a phase)."""
     mp = network_stimulus(model, n) if network is not None else None
     t_c = time.perf_counter()
     threads = 8 if runtime == "c8" else 1             # "c8": runtime c on 8 threads (thesis CPU-8)
     runtime = "c" if runtime == "c8" else runtime
-    sim = Simulation(model, runtime, n=n, network=network, member_params=mp, mapping=mapping, threads=threads)
+    with (expression_variant(mapping) if mapping in FLAT_VARIANTS else contextlib.nullcontext(mapping)) as mapping:
+        sim = Simulation(model, runtime, n=n, network=network, member_params=mp, mapping=mapping, threads=threads)
     sim.advance(100, DT, record=[0], every=1000)
     _sync(sim)
     sim.setup_seconds = time.perf_counter() - t_c          # compile (NVRTC) + 100 warm-up steps
@@ -311,6 +336,25 @@ def streaming(model, n: int = 100_000, seconds: float = 3.0, every: int = 100, c
             f"once a chunk (recording costs {100 * (1 - r / r0):.0f} %).")
 
 
+def fused_check(model, runtimes, steps: int = 300) -> str:
+    """The fused expression-mapping kernel vs one launch a phase over ``steps`` steps (every state
+    recorded every 10): '' when bit-identical for every runtime, else a note naming the runtime."""
+    bad = []
+    for rt in runtimes:
+        got = []
+        try:
+            for v in ("expression", "phases"):
+                with expression_variant(v) as mp:
+                    sim = Simulation(model, rt, mapping=mp)
+                got.append(sim.advance(steps, DT, every=10)[1])
+        except Exception as exc:                           # report, keep going
+            bad.append(f"{rt}: {type(exc).__name__}: {str(exc)[:80]}")
+            continue
+        if not np.array_equal(got[0], got[1]):
+            bad.append(f"{rt}: fused ≠ per phase (max {np.abs(got[0] - got[1]).max():.1e})")
+    return (" " + "; ".join(bad)) if bad else ""
+
+
 def check_against_numpy(model, runtimes, n=64, steps=2000, network=None) -> dict:
     """max relative difference of each runtime's final state vs the NumPy runtime."""
     mp = network_stimulus(model, n) if network is not None else None
@@ -456,19 +500,27 @@ def main() -> int:
         catalog = None
     if catalog is not None and hasattr(catalog, "CATALOG") and want("flat"):
         out("\n## 3b. Flattened thesis models (Table 5.4: one model holding every cell's equations)\n")
-        out("GPU columns: the thesis's expression mapping (one launch a phase, one thread a bytecode, "
-            "all six optimizations); --flat-cols adds our cell mapping (one thread runs the whole model).\n")
+        out("GPU columns: the thesis's expression mapping (one thread a bytecode, all six optimizations), "
+            "\"phases\": one launch a phase plus an update launch (the thesis's scheme), \"fused\": the fused "
+            "kernel (issue 23: a chunk of steps in one launch, a block barrier between phases; both checked "
+            "bit for bit against each other first); --flat-cols adds our cell mapping (one thread runs the "
+            "whole model) and the fused variants block / grid (that barrier), global (block, slots in global "
+            "memory), slots (block, slots in shared memory) and states (block, slots, states and parameters in "
+            "shared memory).\n")
         out("Each GPU cell also gives, in brackets, the set-up seconds (NVRTC compile + 100 warm-up steps); "
             "cells not reached within --flat-deadline say so.\n")
         # default: the thesis's mapping only — one thread running a whole flattened model (our cell
         # mapping) took 384 s (IS) / 43 s + 84 s compile (TS) for Wang on an H100; ask with --flat-cols
         # (one cell: c8's threads have nothing to share)
-        cols = [(rt, "expression") for rt in gpu_rts] + [(rt, "cell") for rt in cpu_rts if rt != "c8"]
+        cols = ([(rt, v) for rt in gpu_rts for v in ("phases", "expression")]
+                + [(rt, "cell") for rt in cpu_rts if rt != "c8"])
         if a.flat_cols:
             cols = [tuple(c.rsplit("-", 1)) for c in a.flat_cols.split(",")]
         t_flat = time.perf_counter()
-        out("| model | ODEs | " + " | ".join(f"{rt.upper()} {mp}" if rt in RUNTIMES and RUNTIMES[rt].device == "gpu" else names[rt]
-                                           for rt, mp in cols) + " |")
+        checks: list = []
+        head = {"expression": "fused", "phases": "per phase"}
+        out("| model | ODEs | " + " | ".join(f"{rt.upper()} {head.get(mp, mp)}" if rt in RUNTIMES and RUNTIMES[rt].device == "gpu"
+                                           else names[rt] for rt, mp in cols) + " |")
         out("|---" * (2 + len(cols)) + "|")
         names = a.flat_models or (["luo_rudy_1991", "wang", "rybak", "lr-ring", "lr-100", "mix"]
                                   + (["lr-1000"] if a.lr1000_flat else []))
@@ -477,6 +529,9 @@ def main() -> int:
                 continue
             m = load_model(name)
             cells = []
+            fused_rts = [rt for rt in gpu_rts if any(r == rt and mp in FLAT_VARIANTS for r, mp in cols)]
+            if fused_rts:
+                checks.append((name, fused_check(m, fused_rts)))
             for rt, mp in cols:
                 if a.flat_deadline and time.perf_counter() - t_flat > a.flat_deadline:
                     cells.append("not run (deadline)")
@@ -490,6 +545,10 @@ def main() -> int:
                     cells.append(f"error: {type(exc).__name__}: {str(exc)[:60]}")
                 print(f"  {name} {rt} {mp}: {cells[-1]}", file=sys.stderr, flush=True)
             out(f"| {name} | {m.n_states} | " + " | ".join(cells) + " |")
+        bad = [f"{nm}:{c}" for nm, c in checks if c]
+        if checks:
+            out("\nChecked first (300 steps, every state every 10): fused kernel vs one launch a phase "
+                + ("bit for bit identical on every model." if not bad else "DIFFER — " + "; ".join(bad)))
     save_markdown("flint_bench.md", "\n".join(LINES))
     return 0
 

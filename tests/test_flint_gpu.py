@@ -152,7 +152,7 @@ def test_ts_loop_constants_as_argument_and_all_cells(lr, monkeypatch):
 
 def test_ts_rings_loop_grid_synchronised_expression_mapping_steps(lr, monkeypatch):
     """A short ring takes many steps a launch (grid-synchronised, tests/test_flint_coupled.py) unless
-    told one launch a step; the expression mapping keeps one launch a phase."""
+    told one launch a step; the expression mapping takes the fused kernel."""
     from kernels.flint import Network, Simulation
     from kernels.flint.runtimes.translator import TranslatorRuntime
     sim = Simulation(lr, runtime="ts", network=Network("ring", 10, "V", 1.0))
@@ -161,7 +161,7 @@ def test_ts_rings_loop_grid_synchronised_expression_mapping_steps(lr, monkeypatc
     sim = Simulation(lr, runtime="ts", network=Network("ring", 10, "V", 1.0))
     assert not sim.engine.loops()
     sim = Simulation(lr, runtime="ts", n=10, mapping="expression")
-    assert not sim.engine.loops()
+    assert sim.engine.loops() and sim.info()["fused_mode"] == "block"     # the fused kernel (test_flint_fused.py)
 
 
 @pytest.mark.parametrize("fit", [True, False])
@@ -271,7 +271,8 @@ def test_is_rings_and_unify_off_keep_one_launch_a_step(lr):
     from kernels.flint import CompileOptions, Network, Simulation
     assert Simulation(lr, runtime="is", n=10).engine.loops()
     assert not Simulation(lr, runtime="is", network=Network("ring", 10, "V", 1.0)).engine.loops()
-    assert not Simulation(lr, runtime="is", n=10, mapping="expression").engine.loops()
+    expr = Simulation(lr, runtime="is", n=10, mapping="expression")      # the fused kernel (test_flint_fused.py)
+    assert expr.engine.loops() and expr.engine.loop_source is None and expr.info()["fused_mode"] is not None
     off = Simulation(lr, runtime="is", n=10, member_params={"g_Na": np.linspace(15, 25, 10)},
                      options=CompileOptions(unify=False))
     assert not off.engine.loops()

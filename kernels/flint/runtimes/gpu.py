@@ -4,7 +4,9 @@ with NVRTC through CuPy with :data:`~.codegen.NVRTC_OPTIONS` (no FMA contraction
 
 Cell mapping: one thread integrates one member/cell (blocks of :attr:`block_size`).  Expression
 mapping (thesis §5.5.2, Fig. 5.8): one launch a phase, grid (members, warps), 32 threads a block,
-then ``flint_update`` (flint_common.cuh) applies the integrator.
+then ``flint_update`` (flint_common.cuh) applies the integrator — or, by default (issue 23), the
+fused kernel of :mod:`.fused`: a chunk of steps in one launch, barriers between the phases, the same
+bits.
 
 Many steps a launch (issue 23): a runtime whose kernel takes a whole chunk of steps for cells without
 neighbour coupling (TS: :func:`.codegen.ts_loop_source`; IS: :func:`.is_loop.is_loop_source`) sets
@@ -42,6 +44,15 @@ class GpuRuntime(Runtime):
     #: larger recording keeps device buffers, copied once at the end
     PINNED_MAX_BYTES = 1 << 26
     async_copies = True
+    #: expression mapping: run chunks of steps through the fused kernel (:mod:`.fused`; False: one
+    #: launch a phase and an update launch a stage, the thesis's own scheme); its barrier: "block",
+    #: "grid" or None (:func:`.fused.choose`: grid for coupled cells); what its blocks keep in shared
+    #: memory (:data:`.fused.SHARED`; None: as much as fits)
+    fused_enabled = True
+    fused_mode: str | None = None
+    fused_shared: str | bool | None = None
+    #: take the grid barrier for a member whose widest phase has more warps than this (None: never)
+    fused_grid_warps: int | None = None
 
     @classmethod
     def unavailable(cls) -> str | None:
@@ -77,6 +88,19 @@ class GpuRuntime(Runtime):
         self.k1 = cp.zeros_like(self.y)
         self.k2 = cp.zeros_like(self.y)
         self.acc = cp.zeros_like(self.y)
+        self._fused = None
+        if self.mapping == "expression" and self.fused_enabled:
+            from .fused import FusedPhases
+            self._fused = FusedPhases(self, self._fused_source, *self._fused_code(), mode=self.fused_mode,
+                                      shared_v=self.fused_shared)
+
+    def _fused_source(self, mode: str, threads: int, shared_v: int) -> str:
+        """The CUDA source holding ``flint_fused`` (:mod:`.fused`) for this runtime."""
+        raise NotImplementedError
+
+    def _fused_code(self) -> tuple:
+        """(bytecode, lane index) device arrays the fused kernel reads (the interpreter's), or Nones."""
+        return None, None
 
     def _compile(self, cp, real: str) -> None:
         raise NotImplementedError
@@ -104,10 +128,13 @@ class GpuRuntime(Runtime):
         return 0
 
     def loops(self) -> bool:
-        return self._loop is not None
+        return self._loop is not None or getattr(self, "_fused", None) is not None
 
     def run_loop(self, k, dt, step0, every, record, cells) -> list:
-        """``k`` steps in launches of the many-steps kernel; the samples are views of device buffers."""
+        """``k`` steps in launches of the many-steps kernel (the expression mapping: the fused kernel's
+        own driver, :mod:`.fused`); the samples are host arrays (page-locked) or device buffers."""
+        if self._fused is not None:
+            return self._fused.run_loop(k, dt, step0, every, record, cells)
         cp, n = self.cp, self.n
         key = (tuple(record), np.asarray(cells).tobytes())
         if key != self._rec_key:
@@ -225,9 +252,14 @@ class GpuRuntime(Runtime):
         """Hook before each step (the translator's block-size tuning)."""
 
     def advance(self, k: int, dt: float, step0: int) -> None:
+        if self._fused is not None:
+            return self._fused.advance(k, dt, step0)
         for step in range(int(step0), int(step0) + int(k)):
             self.before_step(step)
             self._step(dt, step * dt)
+
+    def info(self) -> dict:
+        return {**super().info(), **(self._fused.info() if self._fused is not None else {})}
 
     # --- states --------------------------------------------------------------------------------
     def state(self) -> np.ndarray:

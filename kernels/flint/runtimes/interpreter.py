@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .codegen import NVRTC_OPTIONS, is_source
+from .fused import fused_is_source
 from .gpu import GpuRuntime
 from .is_loop import is_loop_source, pack, packable, shared_bytes
 from .is_regs import pack_registers
@@ -45,6 +46,9 @@ class InterpreterRuntime(GpuRuntime):
     #: dynamic shared memory a block may use (the packed program, shared columns); more: the packed
     #: program is read from global memory
     SHARED_MAX = 48 * 1024
+    #: fused expression mapping: the grid barrier beyond 3 rounds of a 1024-thread block (Mix's 127-warp
+    #: phase ran faster spread over SMs; TS's compiled phases did not, see benchmarks/RESULTS.md)
+    fused_grid_warps = 96
 
     def _compile(self, cp, real: str) -> None:
         prog = self.prog
@@ -112,6 +116,12 @@ class InterpreterRuntime(GpuRuntime):
     def _loop_args(self, common: list) -> tuple:
         return (self.d_pcode, self.d_imm, np.int32(self.d_pcode.size), *common, self.d_pdslot,
                 np.int32(self.prog.n_states))
+
+    def _fused_source(self, mode: str, threads: int, shared_v: int) -> str:
+        return fused_is_source(self.prog, "double" if self.dtype == np.float64 else "float", mode, threads, shared_v)
+
+    def _fused_code(self) -> tuple:
+        return self.d_code, self.d_index
 
     def _cell_args(self, y, kin, cdt, t, dt, mode, w, kout, yout):
         f64 = np.float64

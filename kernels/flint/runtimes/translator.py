@@ -18,6 +18,7 @@ import numpy as np
 
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
 from .coupled import CoupledLoop, cooperative_launch_supported
+from .fused import fused_ts_source
 from .gpu import GpuRuntime
 from .printers import LiteralCPrinter
 
@@ -151,7 +152,7 @@ class TranslatorRuntime(GpuRuntime):
             kc[...] = self.K
 
     def loops(self) -> bool:
-        return self._loop is not None or self.coupled is not None
+        return self._loop is not None or self.coupled is not None or super().loops()
 
     @staticmethod
     def coupled_plan(n: int, resident: int) -> str:
@@ -163,6 +164,9 @@ class TranslatorRuntime(GpuRuntime):
         several cells a thread one after another and loses to one launch a step, whose cells all
         run in parallel."""
         return "sync" if n <= resident else "step"
+
+    def _fused_source(self, mode: str, threads: int, shared_v: int) -> str:
+        return fused_ts_source(self.prog, "double" if self.dtype == np.float64 else "float", mode, threads, shared_v)
 
     def _loop_args(self, common: list) -> tuple:
         return tuple(([] if self._loop_const else [self.K]) + common)
