@@ -122,10 +122,13 @@ def test_quick_cpu_sections_are_sane(tmp_path):
 @pytest.mark.skipif(not GPU_OK, reason=f"no GPU: {GPU_WHY}")
 def test_quick_gpu_sections(tmp_path):
     t = _run(tmp_path, "--quick")
-    for r in t["Table 5.3"]:                                 # real allocation against the estimate
-        if r["runtime"] in ("is", "ts") and "(" in r["measured GPU (CuPy pool; / estimate)"]:
-            ratio = float(r["measured GPU (CuPy pool; / estimate)"].split("(")[1].rstrip("×)"))
-            assert 0.5 <= ratio <= 3.0, r
+    checked = 0
+    for r in t["Table 5.3"]:                                 # real allocation against the computed rows
+        if r["runtime"] in ("is", "ts") and r["measured / sum"] != "—" \
+                and float(r["sum at build"].replace(",", "")) >= 100:     # 512 B rounding negligible
+            assert 0.8 <= float(r["measured / sum"]) <= 1.5, r
+            checked += 1
+    assert checked >= 4
     bw = t["Table 5.5"]
     assert {(r["runtime"], r["mapping"]) for r in bw} >= {("is", "cell"), ("ts", "expression")}
     for r in bw:
