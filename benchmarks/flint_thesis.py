@@ -199,7 +199,7 @@ def memory_section(rep: Report, cases: list, gpu: list, hosts: list, deadline: f
             if rt in gpu and not heavy:
                 pool.free_all_blocks()
                 before = pool.used_bytes()
-                sim = simulation(c, rt, mapping)
+                sim = simulation(c, rt, mapping)  # noqa: F841 (held while the pool is read)
                 got = pool.used_bytes() - before
                 measured, ratio = kb(got), f"{got / max(built, 1):.2f}"
                 del sim
