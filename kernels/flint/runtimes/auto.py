@@ -5,9 +5,10 @@ C++ compiler for ``c``) — and one line saying why.
 The rule follows the measurements in benchmarks/RESULTS.md (LR-1991, 100,000 Euler steps):
 
 * a GPU thread is slower than a host core at one cell's sequential steps (TS many steps a launch
-  ≈ 5 µs a step of latency; runtime ``c`` ≈ 1 µs a cell-step), so up to :data:`ENSEMBLE_CPU_MAX`
-  members go to ``c``; more members to ``ts``, whose cost stays flat while the GPU has idle lanes;
-* coupled cells (lines, rings) take one GPU launch a step (≈ 12 µs), so the host wins up to
+  ≈ 4.4 µs a step of latency; runtime ``c`` ≈ 0.5 µs a step plus ≈ 0.25 µs a further member), so up
+  to :data:`ENSEMBLE_CPU_MAX` members go to ``c``; more members to ``ts``, whose cost stays flat
+  while the GPU has idle lanes;
+* coupled cells (lines, rings) take one GPU launch a step (≈ 10 µs), so the host wins up to
   :data:`NETWORK_CPU_MAX` cells;
 * the expression mapping is a GPU thread layout: ``ts`` (on the CPU only ``cpu`` emulates it);
 * without a GPU: ``c`` when a compiler exists, else ``cpu`` (NumPy, always there).
@@ -19,15 +20,21 @@ from dataclasses import dataclass
 from .base import runtime_class
 
 AUTO = "auto"
-AUTO_HELP = ("picked for the run: c for up to 4 members (or a line/ring of up to 12 cells), ts on a GPU for more, "
-             "NumPy when neither a GPU nor a C++ compiler is here; the choice and why are shown")
-#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present:
-#: c takes ≈ 0.10 s a member for 100,000 LR-1991 steps, TS many steps a launch ≈ 0.5 s flat up to
-#: 10,000 members (H100, benchmarks/RESULTS.md)
-ENSEMBLE_CPU_MAX = 4
+#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present.
+#: Measured by ``benchmarks/flint_thesis.py --sections auto`` (LR-1991, 100,000 Euler steps, one
+#: H200 with its host's core, 2026-11-26, benchmarks/RESULTS.md): c ≈ 0.05 s + 0.025 s a member,
+#: TS many steps a launch ≈ 0.44 s flat up to 10,000 members, so they cross at ≈ 16 members; 12–16
+#: keeps auto within 1.2× of the faster on both sides for TS between 0.37 and 0.45 s (4, the rule
+#: before, put 8 members on TS at 1.3× c).  Re-measure when TS's loop gets faster.
+ENSEMBLE_CPU_MAX = 14
 #: lines/rings of at most this many cells run on a host core: TS takes one launch a step for coupled
-#: cells, ≈ 1.2 s for 100,000 steps of a short LR line, c ≈ 0.10 s a cell
-NETWORK_CPU_MAX = 12
+#: cells (≈ 0.9–1.3 s for 100,000 steps of a short LR line, same run), c ≈ 0.03–0.04 s a cell, so they
+#: cross between 16 (c 0.37–0.87 s) and 32 cells (c 1.06–1.18 s, TS 0.96–1.05 s); 12, the rule before,
+#: put 16 cells on TS at 3.5× c.  Lower it once coupled cells take many steps a launch on the GPU.
+NETWORK_CPU_MAX = 24
+AUTO_HELP = (f"picked for the run: c for up to {ENSEMBLE_CPU_MAX} members (or a line/ring of up to "
+             f"{NETWORK_CPU_MAX} cells), ts on a GPU for more, NumPy when neither a GPU nor a C++ compiler is "
+             "here; the choice and why are shown")
 
 
 @dataclass(frozen=True)
