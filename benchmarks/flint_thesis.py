@@ -365,11 +365,13 @@ def accuracy_section(rep: Report, models: list, dts: tuple, gpu: list, hosts: li
         if time.perf_counter() > deadline:
             rows.append([name, "not run (deadline)"] + [""] * 7)
             continue
-        v = list(model.states).index("V") if "V" in model.states else 0
+        names = list(model.states)                       # V, else the first cell's (V_0, wang_V_0, …)
+        v = next((i for i, s in enumerate(names) if s == "V" or s.startswith("V_") or "_V_" in s), 0)
+        label = name if names[v] == "V" else f"{name} ({names[v]})"
         times = np.arange(1, round(t_end / sample) + 1) * sample
         t0 = time.perf_counter()
         ref = radau_reference(model, times)
-        rows.append([name, "Radau rtol 1e-10 (reference)", "adaptive", "float64", "scipy",
+        rows.append([label, "Radau rtol 1e-10 (reference)", "adaptive", "float64", "scipy",
                      f"({time.perf_counter() - t0:.1f} s)", "0", "0", ""])
         runs = [(fixed, i, "float64", dt) for i in ("euler", "rk4") for dt in dts]
         runs += [(rt, i, p, 0.01) for rt in gpu for i in ("euler", "rk4") for p in ("float64", "float32")]
@@ -380,12 +382,12 @@ def accuracy_section(rep: Report, models: list, dts: tuple, gpu: list, hosts: li
             try:
                 y = got[rt, integ, dtype, dt] = trajectory(model, rt, integ, dtype, dt, t_end, sample, mapping)
             except SimulationBlowUp as exc:
-                rows.append([name, integ, f"{dt:g}", dtype, rt, f"blew up ({exc})", "", "", ""])
+                rows.append([label, integ, f"{dt:g}", dtype, rt, f"blew up ({exc})", "", "", ""])
                 continue
             e = errors(y, ref, v)
             y64 = got.get((rt, integ, "float64", dt), got.get((fixed, integ, "float64", dt)))
             vs64 = f"{errors(y, y64, v)[0]:.3g}" if dtype == "float32" and y64 is not None else ""
-            rows.append([name, integ, f"{dt:g}", dtype, f"{rt} ({mapping})" if rt in gpu else rt,
+            rows.append([label, integ, f"{dt:g}", dtype, f"{rt} ({mapping})" if rt in gpu else rt,
                          f"{e[0]:.3g}", f"{e[1]:.3g}", f"{e[2]:.3g}", vs64])
             print(f"  accuracy {name} {rows[-1][1:]}", file=sys.stderr, flush=True)
         if "c-is" in hosts:                                      # the thesis's Table 5.9
