@@ -142,13 +142,17 @@ def timed(sim: Simulation, k: int) -> float:
 
 def per_step(sim: Simulation, min_s: float, warm_s: float, max_steps: int = PER) -> tuple[float, int]:
     """(seconds a step, steps timed): steps ×4 until ``warm_s`` is spent (compiles lazily, tunes the
-    block size), then one run of about ``min_s`` seconds."""
+    block size), then runs sized from the last until one lasts ``min_s`` seconds (or ``max_steps``):
+    a short probe's per-call overhead would otherwise size the timed run too short."""
     k, el = 1, timed(sim, 1)
     while el < warm_s and k < max_steps:
         k = min(max_steps, 4 * k)
         el = timed(sim, k)
-    k = max(1, min(max_steps, int(min_s * k / max(el, 1e-9))))
-    return timed(sim, k) / k, k
+    while True:
+        k = max(1, min(max_steps, int(1.1 * min_s * k / max(el, 1e-9))))
+        el = timed(sim, k)
+        if el >= min_s or k >= max_steps:
+            return el / k, k
 
 
 def gpu_runtimes() -> list:
