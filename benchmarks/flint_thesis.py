@@ -284,8 +284,8 @@ def bandwidth_section(rep: Report, cases: list, gpu: list, min_s: float, warm_s:
                 print(f"  bandwidth {label} {rt} {mapping}: {rows[-1][4:]}", file=sys.stderr, flush=True)
                 del sim
     rep.table("Table 5.5: achieved bandwidth (GB/s, float64, Euler)",
-              ["model", "cells", "runtime", "mapping", "s / 100k steps (scaled)", "compulsory GB/s", "of peak",
-               "bytecode-count GB/s (thesis)", "of peak"], rows)
+              ["model", "cells", "runtime", "mapping", "s / 100k steps (scaled)", "compulsory GB/s", "compulsory / peak",
+               "bytecode-count GB/s (thesis)", "bytecode count / peak"], rows)
     rep.text(f"Peak: {how}.  Counting model in the module docstring.  The bytecode count describes the "
              "interpreter (every operand a memory access); the translator keeps the bytecode's variables in "
              "registers (and the many-steps kernel its states too), so for ts its figure can pass the peak.\n")
