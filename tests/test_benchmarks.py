@@ -32,6 +32,7 @@ BENCHMARKS = {
     "clustering001.py": (True, ["--cpu-repeats", "1"]),
     "flint.py": (True, ["--no-gpu", "--steps", "500", "--only", "ensembles", "--runtimes", "cpu"]),
     "flint_compile.py": (True, []),
+    "flint_thesis.py": (True, ["--no-gpu", "--sections", "accuracy,memory"]),
     "fw.py": (False, []),
     "fw_ncu.py": (False, []),
     "graphs.py": (False, []),

@@ -8,7 +8,7 @@ import pytest
 
 from kernels.flint import load_model
 from kernels.flint.run import FlintRun
-from kernels.flint.runtimes.auto import ENSEMBLE_CPU_MAX, NETWORK_CPU_MAX, choose_runtime
+from kernels.flint.runtimes.auto import AUTO_HELP, ENSEMBLE_CPU_MAX, NETWORK_CPU_MAX, choose_runtime
 
 
 @pytest.mark.parametrize("cells, network, mapping, gpu, cc, want", [
@@ -29,6 +29,15 @@ def test_choice(cells, network, mapping, gpu, cc, want):
     assert ch.runtime == want
     assert f"{cells:,}" in ch.why or mapping == "expression" and not gpu
     assert str(ch).startswith(f"auto → {want}: ")
+
+
+def test_help_states_the_thresholds():
+    """The GUI tooltip and --help say the limits the rule uses (they move with the measurements)."""
+    assert f"up to {ENSEMBLE_CPU_MAX} members" in AUTO_HELP and f"up to {NETWORK_CPU_MAX} cells" in AUTO_HELP
+    assert 1 <= ENSEMBLE_CPU_MAX and 1 <= NETWORK_CPU_MAX
+    for cells, network, limit in ((ENSEMBLE_CPU_MAX, False, ENSEMBLE_CPU_MAX), (NETWORK_CPU_MAX, True, NETWORK_CPU_MAX)):
+        assert f"(≤ {limit})" in choose_runtime(cells, network, gpu=True, compiler=True).why
+        assert f"(> {limit})" in choose_runtime(cells + 1, network, gpu=True, compiler=True).why
 
 
 def test_flint_run_resolves_auto():

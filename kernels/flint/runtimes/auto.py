@@ -5,8 +5,9 @@ C++ compiler for ``c``) — and one line saying why.
 The rule follows the measurements in benchmarks/RESULTS.md (LR-1991, 100,000 Euler steps):
 
 * a GPU thread is slower than a host core at one cell's sequential steps (TS many steps a launch
-  ≈ 5 µs a step of latency; runtime ``c`` ≈ 1 µs a cell-step), so up to :data:`ENSEMBLE_CPU_MAX`
-  members go to ``c``; more members to ``ts``, whose cost stays flat while the GPU has idle lanes;
+  ≈ 3.8–4.4 µs a step of latency; runtime ``c`` ≈ 0.5 µs a step plus ≈ 0.25 µs a further member), so up
+  to :data:`ENSEMBLE_CPU_MAX` members go to ``c``; more members to ``ts``, whose cost stays flat
+  while the GPU has idle lanes;
 * coupled cells (lines, rings) that fit the GPU at once take many steps a launch with a grid-wide
   barrier between steps (≈ 4.2 µs a step up to one block, ≈ 7–9 µs beyond), so the host wins up to
   :data:`NETWORK_CPU_MAX` cells;
@@ -20,15 +21,19 @@ from dataclasses import dataclass
 from .base import runtime_class
 
 AUTO = "auto"
-AUTO_HELP = ("picked for the run: c for up to 4 members (or a line/ring of up to 4 cells), ts on a GPU for more, "
-             "NumPy when neither a GPU nor a C++ compiler is here; the choice and why are shown")
-#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present:
-#: c takes ≈ 0.10 s a member for 100,000 LR-1991 steps, TS many steps a launch ≈ 0.5 s flat up to
-#: 10,000 members (H100, benchmarks/RESULTS.md)
-ENSEMBLE_CPU_MAX = 4
-#: lines/rings of at most this many cells run on a host core: TS grid-synchronised takes ≈ 0.42 s for
-#: 100,000 steps of a short LR line (H200; one launch a step took ≈ 1.05 s), c ≈ 0.10 s a cell
-NETWORK_CPU_MAX = 4
+#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present.
+#: Measured by ``benchmarks/flint_thesis.py --sections auto`` (LR-1991, 100,000 Euler steps, with the
+#: GPU machine's host core; benchmarks/RESULTS.md): c ≈ 0.05 s + 0.025 s a member against TS many
+#: steps a launch flat up to 10,000 members (≈ 0.38 s on the H100 with the literal-constant loop), so
+#: they cross near 13 members, and 10–16 keeps auto within 1.2× of the faster on both sides.
+ENSEMBLE_CPU_MAX = 12
+#: lines/rings of at most this many cells run on a host core: TS takes many steps a launch with a
+#: barrier between steps (≈ 0.43 s for 100,000 steps of a line in one block), c ≈ 0.03–0.04 s a cell,
+#: so they cross near 12 cells.
+NETWORK_CPU_MAX = 12
+AUTO_HELP = (f"picked for the run: c for up to {ENSEMBLE_CPU_MAX} members (or a line/ring of up to "
+             f"{NETWORK_CPU_MAX} cells), ts on a GPU for more, NumPy when neither a GPU nor a C++ compiler is "
+             "here; the choice and why are shown")
 
 
 @dataclass(frozen=True)
