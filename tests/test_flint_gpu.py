@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from kernels.backend import gpu_available
+from kernels.errors import SimulationBlowUp
 
 OK, WHY = gpu_available()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not OK, reason=f"no GPU: {WHY}")]
@@ -103,10 +104,24 @@ def _loop_pair(lr, monkeypatch, steps, every, cells, record, runtime="ts", **kw)
         monkeypatch.setattr(RUNTIMES[runtime], "loop_enabled", loop)
         sim = Simulation(lr, runtime=runtime, **kw)
         assert sim.engine.loops() is loop
-        a = sim.advance(steps // 3, 0.01, record=record, every=every, cells=cells)
-        b = sim.advance(steps - steps // 3, 0.01, record=record, every=every, cells=cells)
+        try:
+            a = sim.advance(steps // 3, 0.01, record=record, every=every, cells=cells)
+            b = sim.advance(steps - steps // 3, 0.01, record=record, every=every, cells=cells)
+        except SimulationBlowUp as e:            # float32 LR: a cell's V can land on a removable
+            out[loop] = (None, str(e), sim.state(), sim)       # singularity (0/0, e.g. V = -47.13)
+            continue
         out[loop] = (np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]]), sim.state(), sim)
     return out[True], out[False]
+
+
+def _same_blow_up(a, b) -> bool:
+    """Whether one of the pair blew up; then both must have, at the same time, with the same states
+    (NaNs included): bit-identical paths fail identically."""
+    if a[0] is not None and b[0] is not None:
+        return False
+    assert a[0] is None and b[0] is None and a[1] == b[1], (a[1], b[1])
+    np.testing.assert_array_equal(a[2], b[2])
+    return True
 
 
 @pytest.mark.parametrize("integrator, dtype, steps", [("euler", "float64", 3000), ("rk4", "float64", 1300),
@@ -116,14 +131,17 @@ def test_ts_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integr
     odd launch lengths (a short tuning window, a tiny launch target) and recorded cells with repeats."""
     from kernels.flint.runtimes.translator import TranslatorRuntime
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
-    n = int(rng.integers(100, 3000))
+    n = int(rng.integers(100, 3000 if dtype == "float64" else 300))   # float32: fewer cells near 0/0
     monkeypatch.setattr(TranslatorRuntime, "TUNE_STEPS", int(rng.integers(3, 40)))
     monkeypatch.setattr(TranslatorRuntime, "LAUNCH_S", 2e-4)
     every = int(rng.integers(1, 50))
     cells = rng.integers(0, n, size=7)
     kw = dict(n=n, member_params={"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)},
               integrator=integrator, dtype=dtype)
-    (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], **kw)
+    pair = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], **kw)
+    if _same_blow_up(*pair):
+        return
+    (ta, ya, fa, sim), (tb, yb, fb, _) = pair
     np.testing.assert_array_equal(ta, tb)
     assert ya.shape == (steps // every, 3, 7)
     np.testing.assert_array_equal(ya, yb)
@@ -230,7 +248,7 @@ def test_is_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integr
     bit; ≈ NumPy in float64."""
     from kernels.flint.runtimes.interpreter import InterpreterRuntime
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
-    n = int(rng.integers(100, 3000))
+    n = int(rng.integers(100, 3000 if dtype == "float64" else 300))   # float32: fewer cells near 0/0
     monkeypatch.setattr(InterpreterRuntime, "TUNE_STEPS", int(rng.integers(3, 40)))
     monkeypatch.setattr(InterpreterRuntime, "LAUNCH_S", 2e-4)
     for k, v in choice.items():
@@ -239,7 +257,10 @@ def test_is_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integr
     cells = rng.integers(0, n, size=7)
     kw = dict(n=n, member_params={"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)},
               integrator=integrator, dtype=dtype)
-    (ta, ya, fa, sim), (tb, yb, fb, _) = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], "is", **kw)
+    pair = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], "is", **kw)
+    if _same_blow_up(*pair):
+        return
+    (ta, ya, fa, sim), (tb, yb, fb, _) = pair
     np.testing.assert_array_equal(ta, tb)
     assert ya.shape == (steps // every, 3, 7)
     np.testing.assert_array_equal(ya, yb)

@@ -221,6 +221,7 @@ def ts_phase_bodies(prog: Program, warp: str = "blockIdx.y") -> tuple[list[str],
     def var(name):
         return f"VS({prog.slots[name]})"
     c = CPrinter(prog, var, state=lambda v: f"ST({v})")
+    c.powers_as_products = False                # as the unified bytecode's POW: unify on/off, same bits
     kern = []
     for p in range(len(lay.phase_warps)):
         lanes = lay.phase_lanes(p)

@@ -16,7 +16,7 @@ import numpy as np
 from .codegen import NVRTC_OPTIONS, is_source
 from .fused import fused_is_source
 from .gpu import GpuRuntime
-from .is_loop import is_loop_source, pack, packable, shared_bytes
+from .is_loop import CONST_WORDS, is_loop_source, pack, packable, shared_bytes
 from .is_regs import pack_registers
 
 
@@ -42,7 +42,7 @@ class InterpreterRuntime(GpuRuntime):
     #: where the loop kernel reads the packed program: "shared" (copied by each block) or "constant"
     #: (constant memory, at most CONST_WORDS instructions); either falls back to global memory
     loop_code = "shared"
-    CONST_WORDS = 4096
+    CONST_WORDS = CONST_WORDS
     #: dynamic shared memory a block may use (the packed program, shared columns); more: the packed
     #: program is read from global memory
     SHARED_MAX = 48 * 1024

@@ -41,6 +41,11 @@ OPX = {name: 64 + j for j, name in enumerate(["ADD2", "MUL2"] + [f"{b}_{lf}" for
 ARG_MAX = (1 << 23) - 1
 
 
+#: the constant-memory copy of the packed program holds at most this many instructions (code and
+#: immediates must fit the 64 KiB of __constant__ data); a longer program is read from shared or
+#: global memory only
+CONST_WORDS = 4096
+
 def packable(prog: Program) -> bool:
     """Whether the many-steps interpreter applies: an ensemble (:func:`.codegen.loopable`) whose members
     share one bytecode (``index`` None: option ``unify`` on, or no per-member parameters)."""
@@ -179,7 +184,7 @@ def is_loop_source(prog: Program, n_slots: int, real: str = "double", integrator
     defs += [f"#define NSTATE {_pow2(prog.n_states)}", f"#define FLINT_LOOP_NSLOT {_pow2(n_slots)}",
              f"#define RK4 {int(integrator == 'rk4')}",
              f"#define FLINT_LOOP_SLOTS_SHARED {int(slots_shared)}",
-             f"#define FLINT_LOOP_STACK_SHARED {int(stack_shared)}", f"#define FLINT_LOOP_CODE {_pow2(code_words)}"]
+             f"#define FLINT_LOOP_STACK_SHARED {int(stack_shared)}", f"#define FLINT_LOOP_CODE {_pow2(min(code_words, CONST_WORDS))}"]
     defs += [f"#define FLINT_LOOP_REGS {int(registers)}", f"#define FLINT_IMM {IMM}", f"#define FLINT_TIME {TIME}"]
     defs += [f"#define OPR_{k} {v}" for k, v in OPR.items()]
     return base + "\n" + "\n".join(defs) + "\n" + IS_LOOP_SOURCE.read_text()

@@ -29,6 +29,9 @@ class DagPrinter:
     warp-parallel sum's total).  ``var(name)``: how a function's value is read; ``state(s)``: how
     state s is read (default ``s<s>``)."""
     target = ""
+    #: write ``pow(x, 2|3|4)`` as a product (:meth:`small_power`); the translator's expression
+    #: mapping turns it off, to print the same operations as its unified bytecode (``POW``)
+    powers_as_products = True
 
     def __init__(self, prog, var, state=None):
         self.nodes, self.functions, self.var = prog.nodes, prog.functions, var
@@ -83,7 +86,7 @@ class DagPrinter:
             return self.nb(*value)
         if op == "time":
             return "t"
-        if op == "pow":
+        if op == "pow" and self.powers_as_products:
             prod = self.small_power(args, cur, subst)
             if prod is not None:
                 return prod

@@ -66,6 +66,7 @@ class TranslatorRuntime(GpuRuntime):
         self._loop = None
         self.coupled = None
         self.loop_source = None
+        self._loop_const = self._loop_literal = False
         body = len(prog.order) * (4 if self.integrator == "rk4" else 1)
         coupled = self.mapping == "cell" and self.loop_enabled and not loopable(prog) and \
             body <= self.LOOP_MAX_FUNCTIONS and self.coupled_mode != "step" and cooperative_launch_supported(cp)
