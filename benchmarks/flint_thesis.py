@@ -64,6 +64,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import gc  # noqa: E402
 import csv  # noqa: E402
 import io  # noqa: E402
 import math  # noqa: E402
@@ -206,6 +207,7 @@ def memory_section(rep: Report, cases: list, gpu: list, hosts: list, deadline: f
             measured, ratio = "—", "—"
             heavy = flat and ((rt == "c") or (rt == "ts" and mapping == "cell"))
             if rt in gpu and not heavy:
+                gc.collect()                      # earlier simulations freed now, not during this build
                 pool.free_all_blocks()
                 before = pool.used_bytes()
                 sim = simulation(c, rt, mapping)  # noqa: F841 (held while the pool is read)

@@ -23,14 +23,14 @@ from .base import runtime_class
 AUTO = "auto"
 #: ensembles of at most this many members run on a host core (runtime c) even with a GPU present.
 #: Measured by ``benchmarks/flint_thesis.py --sections auto`` (LR-1991, 100,000 Euler steps, with the
-#: GPU machine's host core; benchmarks/RESULTS.md): c ≈ 0.05 s + 0.025 s a member against TS many
-#: steps a launch flat up to 10,000 members (≈ 0.38 s on the H100 with the literal-constant loop), so
-#: they cross near 13 members, and 10–16 keeps auto within 1.2× of the faster on both sides.
+#: GPU machine's host core; benchmarks/RESULTS.md): c ≈ 0.1 s + 0.025 s a member against TS many
+#: steps a launch flat up to 10,000 members (≈ 0.37 s on the H100 with the literal-constant loop), so
+#: they cross near 14 members (12: c 0.35 s; 16: c 0.43 s, TS 0.37 s).
 ENSEMBLE_CPU_MAX = 12
 #: lines/rings of at most this many cells run on a host core: TS takes many steps a launch with a
-#: barrier between steps (≈ 0.43 s for 100,000 steps of a line in one block), c ≈ 0.03–0.04 s a cell,
-#: so they cross near 12 cells.
-NETWORK_CPU_MAX = 12
+#: barrier between steps (≈ 0.38–0.39 s for 100,000 steps of a line of up to 100 cells, H100), c ≈
+#: 0.04 s a cell (its host), so they cross near 9 cells: 8 → c 0.35 s, 12 → TS (c 0.52 s, 1.36×).
+NETWORK_CPU_MAX = 8
 AUTO_HELP = (f"picked for the run: c for up to {ENSEMBLE_CPU_MAX} members (or a line/ring of up to "
              f"{NETWORK_CPU_MAX} cells), ts on a GPU for more, NumPy when neither a GPU nor a C++ compiler is "
              "here; the choice and why are shown")
