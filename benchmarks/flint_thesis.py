@@ -81,6 +81,8 @@ from kernels.flint import CompileOptions, Network, Simulation, compile_model, lo
 from kernels.flint.compiler import N_ARGS, OPNAMES  # noqa: E402
 from kernels.flint.runtimes import RUNTIMES, memory_estimate, network_stimulus, numpy_source, ts_phase_build  # noqa: E402
 from kernels.flint.runtimes.auto import choose_runtime  # noqa: E402
+from kernels.flint.runtimes.is_loop import packable  # noqa: E402
+from kernels.flint.runtimes.is_regs import pack_registers  # noqa: E402
 
 SECTIONS = ("memory", "bandwidth", "accuracy", "optimizations", "auto")
 GPU_SECTIONS = ("bandwidth", "optimizations")
@@ -199,6 +201,9 @@ def memory_section(rep: Report, cases: list, gpu: list, hosts: list, deadline: f
             prog = progs["prog"]
             item = 8
             b = breakdown(prog, mapping, item)
+            if (rt, mapping) == ("is", "cell") and packable(prog):   # + the many-steps kernel's register form
+                pk = pack_registers(prog, np.float64)
+                b["bytecode"] += pk.code.nbytes + pk.imm.nbytes + pk.dslot.nbytes
             if rt in ("cpu", "c", "ts"):            # no bytecode: generated code (ts expression: its operand table)
                 b["bytecode"] = np.asarray(ts_phase_build(prog, "double")[1]).nbytes \
                     if (rt, mapping) == ("ts", "expression") else 0
@@ -227,7 +232,7 @@ def memory_section(rep: Report, cases: list, gpu: list, hosts: list, deadline: f
                "states (5 arrays)", "slots", "sum at build", "results (1 sample)", "results of 1000 samples",
                "estimate host", "estimate GPU", "measured GPU", "measured / sum"], rows)
     rep.text("bytecode … results: the thesis's rows from the compiled program (bytecode: IS's bytecode and index or "
-             "expression layout; TS expression: its operand table; none for the generated code of cpu/c/ts cell); "
+             "expression layout, and for IS cell mapping of an ensemble also the many-steps kernel's packed register-form program; TS expression: its operand table; none for the generated code of cpu/c/ts cell); "
              "estimate: `memory_estimate` (what a run checks before allocating); measured: CuPy pool bytes held "
              "after the build (each allocation rounded up to 512 B; the TS many-steps kernel's constants live in "
              "__constant__ memory, outside the pool).\n")
