@@ -28,9 +28,10 @@ AUTO = "auto"
 #: they cross near 14 members (12: c 0.35 s; 16: c 0.43 s, TS 0.37 s).
 ENSEMBLE_CPU_MAX = 12
 #: lines/rings of at most this many cells run on a host core: TS takes many steps a launch with a
-#: barrier between steps (≈ 0.38–0.39 s for 100,000 steps of a line of up to 100 cells, H100), c ≈
-#: 0.04 s a cell (its host), so they cross near 9 cells: 8 → c 0.35 s, 12 → TS (c 0.52 s, 1.36×).
-NETWORK_CPU_MAX = 8
+#: barrier between steps (≈ 0.385 s for 100,000 steps of a line of up to 100 cells, H100), c 0.026–
+#: 0.043 s a cell on the two H100 hosts measured (benchmarks/RESULTS.md), so the crossover is 9–15
+#: cells depending on the host's core; 11 bounds the worse ratio near ≈ 1.2× on both hosts.
+NETWORK_CPU_MAX = 11
 AUTO_HELP = (f"picked for the run: c for up to {ENSEMBLE_CPU_MAX} members (or a line/ring of up to "
              f"{NETWORK_CPU_MAX} cells), ts on a GPU for more, NumPy when neither a GPU nor a C++ compiler is "
              "here; the choice and why are shown")
