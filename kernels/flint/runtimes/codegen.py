@@ -291,7 +291,26 @@ def is_source(prog: Program, real: str = "double") -> str:
 
 #: RK4 stage constants as C text: (c, weight) of :data:`~.base.RK4_STAGES`, written so the compiler
 #: computes the same doubles Python does (``1.0 / 6.0`` is correctly rounded in both)
-_RK4_C = (("0.0", "1.0 / 6.0"), ("0.5", "1.0 / 3.0"), ("0.5", "1.0 / 3.0"), ("1.0", "1.0 / 6.0"))
+RK4_C = (("0.0", "1.0 / 6.0"), ("0.5", "1.0 / 3.0"), ("0.5", "1.0 / 3.0"), ("1.0", "1.0 / 6.0"))
+
+
+def rk4_stage_lines(ns: int, deriv_slots, j: int, w: str, acc=lambda s: f"a{s}",
+                    keep=lambda s, v: f"q{s} = {v};", ind: str = "          ") -> list[str]:
+    """C lines of the RK4 bookkeeping after stage ``j`` (weight text ``w``) of the many-steps kernels:
+    ``acc = w·k1`` (``+ w·k2``, ``+ w·k3``) with the stage's value kept for the next stage
+    (``keep``), and after the fourth ``y + (REAL)dt·(acc + w·k4)`` — the operations and order of
+    ``flint_integrate``, so every kernel that uses them gives the one-launch-a-step bits.
+    ``acc(s)``: where state s's sum lives (a register, or a global buffer)."""
+    out = []
+    for s in range(ns):
+        v, a = f"v{deriv_slots[s]}", acc(s)
+        if j == 0:
+            out.append(f"{ind}{a} = (REAL)({w}) * {v}; {keep(s, v)}")
+        elif j < 3:
+            out.append(f"{ind}{a} = {a} + (REAL)({w}) * {v}; {keep(s, v)}")
+        else:
+            out.append(f"{ind}y{s} = y{s} + (REAL)dt * ({a} + (REAL)({w}) * {v});")
+    return out
 
 
 def loopable(prog: Program) -> bool:
@@ -365,17 +384,10 @@ def ts_loop_source(prog: Program, real: str = "double", integrator: str = "euler
     else:
         b.append("        const double t0 = (double)step * dt;")
         b.append("        " + " ".join(f"REAL q{s}, a{s};" for s in range(ns)))
-        for j, (c, w) in enumerate(_RK4_C):
+        for j, (c, w) in enumerate(RK4_C):
             b.append(f"        {{ const double cdt = {c} * dt; const double t = t0 + cdt; (void)cdt; (void)t;")
             b += stage("q" if j else None, "          ")
-            for s in range(ns):
-                v = f"v{d[s]}"
-                if j == 0:
-                    b.append(f"          a{s} = (REAL)({w}) * {v}; q{s} = {v};")
-                elif j < 3:
-                    b.append(f"          a{s} = a{s} + (REAL)({w}) * {v}; q{s} = {v};")
-                else:
-                    b.append(f"          y{s} = y{s} + (REAL)dt * (a{s} + (REAL)({w}) * {v});")
+            b += rk4_stage_lines(ns, d, j, w)
             b.append("        }")
     load = " ".join(f"REAL y{s} = y[(size_t){s}*n+i];" for s in range(ns))
     store = " ".join(f"y[(size_t){s}*n+i] = y{s};" for s in range(ns))

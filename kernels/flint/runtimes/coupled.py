@@ -41,11 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import Program
-from .codegen import expr_code, invariant_functions
-
-#: RK4 stage constants as C text, as :func:`.codegen.ts_loop_source` writes them (the same doubles
-#: Python's ``RK4_STAGES`` hold)
-RK4_C = (("0.0", "1.0 / 6.0"), ("0.5", "1.0 / 3.0"), ("0.5", "1.0 / 3.0"), ("1.0", "1.0 / 6.0"))
+from .codegen import RK4_C, expr_code, invariant_functions, rk4_stage_lines
 
 #: the grid barrier and the coherent neighbour read, shared by both kernels
 GRID_SYNC = r"""// Grid-wide barrier of a cooperative launch (all blocks resident): block masters fence, count in on
@@ -174,14 +170,7 @@ def coupled_source(prog: Program, real: str = "double", integrator: str = "euler
             b.append(f"        {{ const double cdt = {c} * dt; const double t = t0 + cdt; const REAL* Kc = {kc};"
                      " (void)cdt; (void)t; (void)Kc;")
             b += stage(ind + "  ", "q" if j else None, exprs)
-            for s in range(ns):
-                v = f"v{d[s]}"
-                if j == 0:
-                    b.append(f"          a{s} = (REAL)({w}) * {v}; q{s} = {v};")
-                elif j < 3:
-                    b.append(f"          a{s} = a{s} + (REAL)({w}) * {v}; q{s} = {v};")
-                else:
-                    b.append(f"          y{s} = y{s} + (REAL)dt * (a{s} + (REAL)({w}) * {v});")
+            b += rk4_stage_lines(ns, d, j, w)
             if j < 3 and cs:
                 b.append("          if (live) { " + " ".join(f"{kw}[(size_t){s}*n+i] = v{d[s]};" for s in cs) + " }")
             if j == 3:
@@ -236,14 +225,8 @@ def coupled_source(prog: Program, real: str = "double", integrator: str = "euler
             if j:
                 sb.append("          " + " ".join(f"const REAL q{s} = Kc[(size_t){s}*n+i];" for s in used))
             sb += stage("          ", "q" if j else None, code)
-            for s in range(ns):
-                v, at = f"v{d[s]}", f"(size_t){s}*n+i"
-                if j == 0:
-                    sb.append(f"          B3[{at}] = (REAL)({w}) * {v}; {kw}[{at}] = {v};")
-                elif j < 3:
-                    sb.append(f"          B3[{at}] = B3[{at}] + (REAL)({w}) * {v}; {kw}[{at}] = {v};")
-                else:
-                    sb.append(f"          y{s} = y{s} + (REAL)dt * (B3[{at}] + (REAL)({w}) * {v});")
+            sb += rk4_stage_lines(ns, d, j, w, acc=lambda s: f"B3[(size_t){s}*n+i]",
+                                  keep=lambda s, v, kw=kw: f"{kw}[(size_t){s}*n+i] = {v};")
             if j == 3:
                 sb += ["          " + " ".join(f"Yn[(size_t){s}*n+i] = y{s};" for s in range(ns)),
                        "          const int c = col[i];", record("          ")]
