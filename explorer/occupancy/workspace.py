@@ -1,4 +1,5 @@
-"""The Occupancy workspace: NVIDIA-style occupancy calculator, the app's own kernels, the papers' choosers.
+"""The Occupancy workspace: NVIDIA-style occupancy calculator, the app's own kernels (the *My kernels*
+tab, :mod:`.kernels_tab`), the papers' choosers.
 
 Views only: every number comes from ``kernels.occupancy`` (calculator, per-CC tables, paper 000 /
 003 / 004 models) and, on a GPU, ``kernels.occupancy.gpu`` (real kernels, the driver's answer).
@@ -8,12 +9,11 @@ from __future__ import annotations
 import csv
 
 import numpy as np
-import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtGui import QBrush, QColor, QFont
-from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormLayout,
+from PyQt6.QtGui import QColor, QFont
+from PyQt6.QtWidgets import (QComboBox, QFileDialog, QFormLayout,
                              QGroupBox, QHBoxLayout, QHeaderView, QLabel, QMainWindow, QPushButton,
-                             QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+                             QSpinBox, QTableWidget, QTabWidget, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError
 from kernels.occupancy import choosers
@@ -21,30 +21,15 @@ from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis,
 from kernels.occupancy.specs import get_spec, known_ccs
 
 from ..export import Figure, guarded, save_figure, write_file
-from ..widgets import MessageBar, add_dock, plot_panel
+from ..widgets import MessageBar, add_dock
 from ..workspace_api import Workspace
-from .charts import AXES, CURVE_PEN, OccupancyCharts
+from .charts import AXES, OccupancyCharts
+from .kernels_tab import DEVICE, KernelsTabMixin, table_item
 
 LIMITER_BG = QColor("#ffe08a")
-DEVICE = "device"
 
 
-def _item(text, tip: str = "", bold: bool = False, bg: QColor | None = None) -> QTableWidgetItem:
-    it = QTableWidgetItem(str(text))
-    it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
-    if tip:
-        it.setToolTip(tip)
-    if bold:
-        f = QFont()
-        f.setBold(True)
-        it.setFont(f)
-    if bg is not None:
-        it.setBackground(QBrush(bg))
-        it.setForeground(QBrush(QColor("black")))   # readable on the highlight in every theme
-    return it
-
-
-class OccupancyWorkspace(Workspace, QMainWindow):
+class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
     """Workspace widget: inputs dock on the left; calculator, my kernels and papers as tabs."""
 
     CAPABILITIES = frozenset({"export_plots", "set_controls_visible", "apply_preset", "figures", "sessions"})
@@ -275,8 +260,8 @@ class OccupancyWorkspace(Workspace, QMainWindow):
             bg = LIMITER_BG if is_lim else None
             if is_lim:
                 self._limiter_rows.append(i)
-            self.table.setItem(i, 0, _item(name, tip, bold=hi, bg=bg))
-            self.table.setItem(i, 1, _item(val, tip, bold=hi, bg=bg))
+            self.table.setItem(i, 0, table_item(name, tip, bold=hi, bg=bg))
+            self.table.setItem(i, 1, table_item(val, tip, bold=hi, bg=bg))
 
     def _update_charts(self, spec, inp, r) -> None:
         cur = {"threads": inp["threads_per_block"], "regs": inp["regs_per_thread"],
@@ -300,110 +285,6 @@ class OccupancyWorkspace(Workspace, QMainWindow):
             txt += "<br>Paper 000's maxOccupancy (Listing 1) is written for CC 1.x; pick a 1.x CC to compare."
         self.suggest.setText(txt)
 
-    # --------------------------------------------------------------------- my kernels
-    def _build_kernels_tab(self) -> QWidget:
-        w = QWidget()
-        v = QVBoxLayout(w)
-        self.kernels_note = QLabel()
-        self.kernels_note.setWordWrap(True)
-        v.addWidget(self.kernels_note)
-        hl = QHBoxLayout()
-        self.btn_refresh = QPushButton("Refresh")
-        self.btn_refresh.setToolTip("List every app kernel compiled so far with its resources and occupancy")
-        self.btn_refresh.clicked.connect(self.refresh_kernels)
-        self.btn_compile = QPushButton("Compile the app's kernels")
-        self.btn_compile.setToolTip("Run two steps of every Cahn–Hilliard variant (A–E, 2D and 3D) so that "
-                                    "their kernels are compiled and listed")
-        self.btn_compile.clicked.connect(self.compile_kernels)
-        self.btn_measure = QPushButton("Measure block sizes")
-        self.btn_measure.setToolTip("Time the Cahn–Hilliard variant A kernel at every block size and plot "
-                                    "its throughput beside the theoretical occupancy (paper 003's argument)")
-        self.btn_measure.clicked.connect(self.measure_block_sizes)
-        for b in (self.btn_refresh, self.btn_compile, self.btn_measure):
-            hl.addWidget(b)
-        hl.addStretch(1)
-        v.addLayout(hl)
-        cols = ["kernel", "registers", "static smem (B)", "local (B)", "max threads/block", "launch block",
-                "blocks/SM", "occupancy", "limiter", "driver blocks/SM"]
-        self.kernels = QTableWidget(0, len(cols))
-        self.kernels.setHorizontalHeaderLabels(cols)
-        self.kernels.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.kernels.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.kernels.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.kernels.setToolTip("Select a kernel to load it into the calculator")
-        self.kernels.itemSelectionChanged.connect(self._on_kernel_selected)
-        v.addWidget(self.kernels, 2)
-        self.measure_plot = plot_panel("Measured throughput vs theoretical occupancy", "threads per block",
-                                       "relative throughput / occupancy", units={"left": "%"}, background="w",
-                                       legend=True, min_height=180)
-        v.addWidget(self.measure_plot, 1)
-        gpu = self._device_spec is not None
-        for b in (self.btn_refresh, self.btn_compile, self.btn_measure):
-            b.setEnabled(gpu)
-        if gpu:
-            self.kernels_note.setText(f"The app's compiled kernels on {self._device_spec.examples} "
-                                      f"(CC {self._device_spec.cc}); 'driver' is cudaOccupancyMaxActiveBlocks"
-                                      "PerMultiprocessor's answer.")
-        else:
-            why = getattr(self.backend, "notice", "") or "the CPU backend is selected"
-            self.kernels_note.setText("<b>No kernels to show:</b> this table lists the app's compiled CUDA "
-                                      "kernels (registers, shared memory, occupancy on the current GPU), and the "
-                                      f"app is running without a GPU ({why}). The calculator works for every "
-                                      "compute capability without one.")
-        return w
-
-    def refresh_kernels(self) -> list[dict]:
-        if self._device_spec is None:
-            return []
-        from kernels.occupancy.gpu import app_kernel_table
-        self.kernel_rows = app_kernel_table()
-        self.kernels.setRowCount(len(self.kernel_rows))
-        for i, r in enumerate(self.kernel_rows):
-            vals = [r["name"], r["registers"], r["static_smem"], r["local_bytes"], r["max_threads_per_block"],
-                    r["block"], r["active_blocks_per_sm"], f"{r['occupancy']:.0%}", r["limiter"],
-                    r["driver_blocks_per_sm"]]
-            for j, val in enumerate(vals):
-                self.kernels.setItem(i, j, _item(val))
-        return self.kernel_rows
-
-    def compile_kernels(self) -> None:
-        from PyQt6.QtWidgets import QApplication
-        from kernels.app_kernels import compile_app_kernels
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            compile_app_kernels()
-        finally:
-            QApplication.restoreOverrideCursor()
-        self.refresh_kernels()
-
-    def _on_kernel_selected(self) -> None:
-        rows = self.kernels.selectionModel().selectedRows()
-        if not rows or not self.kernel_rows:
-            return
-        r = self.kernel_rows[rows[0].row()]
-        self.set_inputs(cc=DEVICE, threads=r["block"], regs=r["registers"], smem_static=r["static_smem"],
-                        smem_dynamic=r.get("dynamic_smem", 0))
-        self.message_bar.show_message(f"Loaded {r['name']} into the calculator", "info")
-
-    def measure_block_sizes(self, kind: str = "ch_point", size: int = 2048) -> list[dict]:
-        if self._device_spec is None:
-            return []
-        from PyQt6.QtWidgets import QApplication
-        from kernels.app_kernels import block_size_sweep
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            rows = block_size_sweep(kind, size, repeats=5)
-        finally:
-            QApplication.restoreOverrideCursor()
-        best = max(r["throughput"] for r in rows)
-        self.measure_plot.clear()
-        xs = [r["block"] for r in rows]
-        self.measure_plot.plot(xs, [100 * r["throughput"] / best for r in rows], pen=pg.mkPen("#d1495b", width=2),
-                               symbol="o", symbolSize=5, name=f"{kind}: measured (relative)")
-        self.measure_plot.plot(xs, [100 * r["occupancy"] for r in rows], pen=CURVE_PEN,
-                               name="theoretical occupancy")
-        return rows
-
     # ------------------------------------------------------------------ papers' tab
     def _build_papers_tab(self) -> QWidget:
         w = QWidget()
@@ -419,12 +300,12 @@ class OccupancyWorkspace(Workspace, QMainWindow):
         t.verticalHeader().setVisible(False)
         self.table45_matches = 0
         for i, (n, row) in enumerate(choosers.TABLE_4_5_MM.items()):
-            t.setItem(i, 0, _item(n))
+            t.setItem(i, 0, table_item(n))
             for j, tt in enumerate((16, 32, 64)):
                 got = choosers.bfw_autotune(n, tt)
                 ok = got == row[j]
                 self.table45_matches += ok
-                t.setItem(i, j + 1, _item(f"{got} / {row[j]}", bg=None if ok else QColor("#fde7e9")))
+                t.setItem(i, j + 1, table_item(f"{got} / {row[j]}", bg=None if ok else QColor("#fde7e9")))
         t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         gl.addWidget(t)
         ys = ", ".join(f"{m} t={tt}: Y={choosers.bfw_warps_per_sm(tt, '1.3', m)}" for m, tt in choosers.TABLE_4_4)
