@@ -25,6 +25,7 @@ from kernels.flint import Network, Simulation, load_model
 from kernels.flint.runtimes import register, unregister
 from kernels.flint.runtimes.coupled import coupled_source, coupled_states
 from kernels.flint.runtimes.host_ts import HostTranslatorRuntime
+from tests.flint_host_loop import HostChunks, ptr
 
 HAVE_CXX = shutil.which("g++") is not None or shutil.which("clang++") is not None
 GPU, WHY = gpu_available()
@@ -76,7 +77,7 @@ extern "C" int flint_coupled_launch(int stride, int threads, const REAL* K, cons
 """
 
 
-class HostCoupledRuntime(HostTranslatorRuntime):
+class HostCoupledRuntime(HostChunks, HostTranslatorRuntime):
     """The coupled-cells kernels on the host: ``run_loop`` launches them in chunks of random lengths."""
     name = "test-c-coupled"
     help = "tests only: the grid-synchronised coupled-cells kernels compiled for the host"
@@ -92,36 +93,20 @@ class HostCoupledRuntime(HostTranslatorRuntime):
                                      kind="flint-c", prefix="flint-coupled-test")
         self._fn = lib.flint_coupled_launch
         self._fn.restype = ctypes.c_int
-        self.rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
         self.scratch = [np.full_like(self.y, np.nan) for _ in range(4)]
         self.bar = np.zeros(1, dtype=np.uint32)
 
-    def loops(self) -> bool:
-        return True
-
-    def run_loop(self, k, dt, step0, every, record, cells) -> list:
-        col = np.full(self.n, -1, dtype=np.int32)
-        col[cells] = np.arange(len(cells), dtype=np.int32)
-        rec = np.asarray(record, dtype=np.int32)
-        out, step, end = [], step0, step0 + k
-        p = lambda a: a.ctypes.data_as(ctypes.c_void_p)        # noqa: E731
-        while step < end:
-            kl = int(min(end - step, self.rng.integers(1, 3 * every + 2)))
-            m = (step + kl) // every - step // every
-            buf = np.full((max(m, 1), len(rec), len(cells)), np.nan, dtype=self.dtype)
-            threads = int(self.rng.integers(2, max(3, self.n // 2))) if self.stride else \
-                self.n + int(self.rng.integers(0, 5))
-            got = self._fn(ctypes.c_int(int(self.stride)), ctypes.c_int(threads), p(self.K), p(self.P), p(self.y),
-                           *[p(a) for a in self.scratch], p(self.bar), ctypes.c_int(1), ctypes.c_longlong(step),
-                           ctypes.c_int(kl),
-                           ctypes.c_double(dt), ctypes.c_int(self.n), ctypes.c_int(self.net_code),
-                           ctypes.c_longlong(every), p(rec), ctypes.c_int(len(rec)), p(col), ctypes.c_int(len(cells)),
-                           p(buf))
-            if got != threads:
-                pytest.skip(f"the host compiler's OpenMP gave {got} of {threads} threads")
-            out.extend(buf[j].copy() for j in range(m))
-            step += kl
-        return out
+    def launch(self, step, kl, dt, every, rec, col, n_cells, buf) -> None:
+        threads = int(self.rng.integers(2, max(3, self.n // 2))) if self.stride else \
+            self.n + int(self.rng.integers(0, 5))
+        got = self._fn(ctypes.c_int(int(self.stride)), ctypes.c_int(threads), ptr(self.K), ptr(self.P), ptr(self.y),
+                       *[ptr(a) for a in self.scratch], ptr(self.bar), ctypes.c_int(1), ctypes.c_longlong(step),
+                       ctypes.c_int(kl),
+                       ctypes.c_double(dt), ctypes.c_int(self.n), ctypes.c_int(self.net_code),
+                       ctypes.c_longlong(every), ptr(rec), ctypes.c_int(len(rec)), ptr(col), ctypes.c_int(n_cells),
+                       ptr(buf))
+        if got != threads:
+            pytest.skip(f"the host compiler's OpenMP gave {got} of {threads} threads")
 
 
 def _host_class(kernel: str) -> type:

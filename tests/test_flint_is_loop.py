@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 
 from kernels import hostcc
-from kernels.flint import CompileOptions, Simulation, load_model
+from kernels.flint import CompileOptions, load_model
 from kernels.flint.bytecode import N_ARGS, OPCODES, OPNAMES
 from kernels.flint.compiler import compile_model
 from kernels.flint.runtimes import register, unregister
 from kernels.flint.runtimes.host_is import HostInterpreterRuntime
 from kernels.flint.runtimes.is_loop import OPX, is_loop_source, pack, packable, shared_bytes
 from kernels.flint.runtimes.is_regs import pack_registers
+from tests.flint_host_loop import HostChunks, check_loop_equals_reference, ptr
 
 needs_cxx = pytest.mark.skipif(shutil.which("g++") is None and shutil.which("clang++") is None,
                                reason="no host C++ compiler (g++/clang++)")
@@ -37,7 +38,7 @@ extern "C" void flint_is_loop_launch(const int* code, const REAL* imm, int ncode
 """
 
 
-class HostIsLoopRuntime(HostInterpreterRuntime):
+class HostIsLoopRuntime(HostChunks, HostInterpreterRuntime):
     """The IS loop kernel on the host: ``run_loop`` launches it in chunks of random lengths."""
     name = "test-c-is-loop"
     help = "tests only: the interpreter's many-steps kernel compiled for the host"
@@ -57,28 +58,12 @@ class HostIsLoopRuntime(HostInterpreterRuntime):
                                      + _HOST_LAUNCH, kind="flint-c", prefix="flint-is-loop-test")
         self._fn = lib.flint_is_loop_launch
         self.code, self.imm, self.dslot = self.packed.code, self.packed.imm, self.packed.dslot
-        self.rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
 
-    def loops(self) -> bool:
-        return True
-
-    def run_loop(self, k, dt, step0, every, record, cells) -> list:
-        col = np.full(self.n, -1, dtype=np.int32)
-        col[cells] = np.arange(len(cells), dtype=np.int32)
-        rec = np.asarray(record, dtype=np.int32)
-        out, step, end = [], step0, step0 + k
-        p = lambda a: a.ctypes.data_as(ctypes.c_void_p)        # noqa: E731
+    def launch(self, step, kl, dt, every, rec, col, n_cells, buf) -> None:
         i32 = ctypes.c_int
-        while step < end:
-            kl = int(min(end - step, self.rng.integers(1, 3 * every + 2)))
-            m = (step + kl) // every - step // every
-            buf = np.full((max(m, 1), len(rec), len(cells)), np.nan, dtype=self.dtype)
-            self._fn(p(self.code), p(self.imm), i32(self.code.size), p(self.P), p(self.y), ctypes.c_longlong(step),
-                     i32(kl), ctypes.c_double(dt), i32(self.n), ctypes.c_longlong(every), p(rec), i32(len(rec)),
-                     p(col), i32(len(cells)), p(buf), p(self.dslot), i32(self.prog.n_states), p(self.cols))
-            out.extend(buf[j].copy() for j in range(m))
-            step += kl
-        return out
+        self._fn(ptr(self.code), ptr(self.imm), i32(self.code.size), ptr(self.P), ptr(self.y), ctypes.c_longlong(step),
+                 i32(kl), ctypes.c_double(dt), i32(self.n), ctypes.c_longlong(every), ptr(rec), i32(len(rec)),
+                 ptr(col), i32(n_cells), ptr(buf), ptr(self.dslot), i32(self.prog.n_states), ptr(self.cols))
 
 
 @pytest.fixture
@@ -114,31 +99,7 @@ def test_is_loop_kernel_equals_one_step_interpreter(lr, host_is_loop, monkeypatc
         monkeypatch.setattr(host_is_loop, "reuse_slots", packing[1])
     monkeypatch.setattr(host_is_loop, "slots_shared", storage[0])
     monkeypatch.setattr(host_is_loop, "stack_shared", storage[1])
-    rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
-    n = int(rng.integers(5, 40))
-    member = {"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)}
-    every = int(rng.integers(1, 60))
-    record = sorted(rng.choice(lr.n_states, size=int(rng.integers(1, lr.n_states + 1)), replace=False).tolist())
-    record = record[::-1] if rng.random() < 0.5 else record
-    cells = rng.integers(0, n, size=int(rng.integers(1, 2 * n)))        # repeats, any order
-    y0 = np.array([lr.states[s] for s in lr.states])[:, None] * rng.uniform(0.99, 1.01, (lr.n_states, n))
-    res = {}
-    for rt in ("test-c-is-loop", "c-is", "cpu"):
-        sim = Simulation(lr, runtime=rt, n=n, member_params=member, integrator=integrator, dtype=dtype, y0=y0)
-        t1, s1 = sim.advance(steps // 2 + 3, 0.01, record=record, every=every, cells=cells)
-        t2, s2 = sim.advance(steps - steps // 2 - 3, 0.01, record=record, every=every, cells=cells)
-        res[rt] = (np.concatenate([t1, t2]), np.concatenate([s1, s2]), sim.state())
-    (ta, sa, ya), (tb, sb, yb), (tc, sc, _) = res["test-c-is-loop"], res["c-is"], res["cpu"]
-    np.testing.assert_array_equal(ta, tb)
-    assert sa.shape == sb.shape == (steps // every, len(record), len(cells))
-    np.testing.assert_array_equal(sa, sb)              # same operations in the same order: bit for bit
-    np.testing.assert_array_equal(ya, yb)
-    np.testing.assert_array_equal(ta, tc)
-    if dtype == "float64":
-        scale = np.abs(sc).max(axis=(0, 2), keepdims=True)
-        assert (np.abs(sa - sc) / np.maximum(scale, 1e-300)).max() <= 1e-10
-    if 0 in record and steps * 0.01 > 20:
-        assert sa[:, record.index(0)].max() > 0          # the stimulus (a function of t) fired inside the loop
+    check_loop_equals_reference(lr, "test-c-is-loop", "c-is", integrator, dtype, steps)
 
 
 @pytest.mark.parametrize("pairs, reuse", [(False, False), (True, False), (True, True)])

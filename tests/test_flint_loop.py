@@ -18,6 +18,7 @@ from kernels.flint import Simulation, load_model
 from kernels.flint.runtimes import register, unregister
 from kernels.flint.runtimes.codegen import loopable, ts_loop_source
 from kernels.flint.runtimes.host_ts import HostTranslatorRuntime
+from tests.flint_host_loop import HostChunks, check_loop_equals_reference, ptr
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None and shutil.which("clang++") is None,
                                 reason="no host C++ compiler (g++/clang++)")
@@ -33,7 +34,7 @@ extern "C" void flint_loop_launch(const REAL* K, const REAL* P, REAL* y, long lo
 """
 
 
-class HostLoopRuntime(HostTranslatorRuntime):
+class HostLoopRuntime(HostChunks, HostTranslatorRuntime):
     """The loop kernel on the host: ``run_loop`` launches it in chunks of random lengths."""
     name = "test-c-loop"
     help = "tests only: the many-steps kernel compiled for the host"
@@ -49,27 +50,11 @@ class HostLoopRuntime(HostTranslatorRuntime):
         lib = hostcc.compile_library(hostcc.CUDA_HOST_PRELUDE + src.replace('extern "C" __global__', "static")
                                      + launch, kind="flint-c", prefix="flint-loop-test")
         self._fn = lib.flint_loop_launch
-        self.rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
 
-    def loops(self) -> bool:
-        return True
-
-    def run_loop(self, k, dt, step0, every, record, cells) -> list:
-        col = np.full(self.n, -1, dtype=np.int32)
-        col[cells] = np.arange(len(cells), dtype=np.int32)
-        rec = np.asarray(record, dtype=np.int32)
-        out, step, end = [], step0, step0 + k
-        p = lambda a: a.ctypes.data_as(ctypes.c_void_p)        # noqa: E731
-        while step < end:
-            kl = int(min(end - step, self.rng.integers(1, 3 * every + 2)))
-            m = (step + kl) // every - step // every
-            buf = np.full((max(m, 1), len(rec), len(cells)), np.nan, dtype=self.dtype)
-            self._fn(p(self.K), p(self.P), p(self.y), ctypes.c_longlong(step), ctypes.c_int(kl),
-                     ctypes.c_double(dt), ctypes.c_int(self.n), ctypes.c_longlong(every), p(rec),
-                     ctypes.c_int(len(rec)), p(col), ctypes.c_int(len(cells)), p(buf))
-            out.extend(buf[j].copy() for j in range(m))
-            step += kl
-        return out
+    def launch(self, step, kl, dt, every, rec, col, n_cells, buf) -> None:
+        self._fn(ptr(self.K), ptr(self.P), ptr(self.y), ctypes.c_longlong(step), ctypes.c_int(kl),
+                 ctypes.c_double(dt), ctypes.c_int(self.n), ctypes.c_longlong(every), ptr(rec),
+                 ctypes.c_int(len(rec)), ptr(col), ctypes.c_int(n_cells), ptr(buf))
 
 
 @pytest.fixture
@@ -91,32 +76,7 @@ def lr():
 def test_loop_kernel_equals_one_step_kernel(lr, host_loop, integrator, dtype, steps, literal, monkeypatch):
     """…also with the constants written as literals (bit-identical: only IEEE-exact folding)."""
     monkeypatch.setattr(host_loop, "literal", literal)
-    rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
-    n = int(rng.integers(5, 40))
-    member = {"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)}
-    every = int(rng.integers(1, 60))
-    record = sorted(rng.choice(lr.n_states, size=int(rng.integers(1, lr.n_states + 1)), replace=False).tolist())
-    record = record[::-1] if rng.random() < 0.5 else record
-    cells = rng.integers(0, n, size=int(rng.integers(1, 2 * n)))        # repeats, any order
-    y0 = np.array([lr.states[s] for s in lr.states])[:, None] * rng.uniform(0.99, 1.01, (lr.n_states, n))
-    res = {}
-    for rt in ("test-c-loop", "c", "cpu"):
-        sim = Simulation(lr, runtime=rt, n=n, member_params=member, integrator=integrator, dtype=dtype, y0=y0)
-        t1, s1 = sim.advance(steps // 2 + 3, 0.01, record=record, every=every, cells=cells)
-        t2, s2 = sim.advance(steps - steps // 2 - 3, 0.01, record=record, every=every, cells=cells)
-        res[rt] = (np.concatenate([t1, t2]), np.concatenate([s1, s2]), sim.state())
-    (ta, sa, ya), (tb, sb, yb), (tc, sc, yc) = res["test-c-loop"], res["c"], res["cpu"]
-    np.testing.assert_array_equal(ta, tb)
-    assert sa.shape == sb.shape == (steps // every, len(record), len(cells))
-    np.testing.assert_array_equal(sa, sb)              # same operations in the same order: bit for bit
-    np.testing.assert_array_equal(ya, yb)
-    np.testing.assert_array_equal(ta, tc)
-    if dtype == "float64":
-        scale = np.abs(sc).max(axis=(0, 2), keepdims=True)
-        assert (np.abs(sa - sc) / np.maximum(scale, 1e-300)).max() <= 1e-10
-    if 0 in record and steps * 0.01 > 20:
-        assert sa[:, record.index(0)].max() > 0          # the stimulus (a function of t) fired inside the loop
-
+    check_loop_equals_reference(lr, "test-c-loop", "c", integrator, dtype, steps)
 
 
 def test_default_run_loop_matches_stepped_driver(lr):
