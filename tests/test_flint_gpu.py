@@ -124,21 +124,21 @@ def _same_blow_up(a, b) -> bool:
     return True
 
 
-@pytest.mark.parametrize("integrator, dtype, steps", [("euler", "float64", 3000), ("rk4", "float64", 1300),
-                                                      ("euler", "float32", 2000), ("rk4", "float32", 1300)])
-def test_ts_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integrator, dtype, steps):
-    """Bit for bit: same operations in the same order, states in registers, samples from the kernel;
-    odd launch lengths (a short tuning window, a tiny launch target) and recorded cells with repeats."""
-    from kernels.flint.runtimes.translator import TranslatorRuntime
+def _check_loop_equals_step(lr, monkeypatch, cls, integrator, dtype, steps, choice=None):
+    """Runtime ``cls`` many steps a launch against one launch a step, bit for bit (odd launch lengths:
+    a short tuning window, a tiny launch target; recorded cells with repeats; the class settings in
+    ``choice``), the stimulus firing inside the loop, ≈ NumPy in float64; or the same blow-up."""
     rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
     n = int(rng.integers(100, 3000 if dtype == "float64" else 300))   # float32: fewer cells near 0/0
-    monkeypatch.setattr(TranslatorRuntime, "TUNE_STEPS", int(rng.integers(3, 40)))
-    monkeypatch.setattr(TranslatorRuntime, "LAUNCH_S", 2e-4)
+    monkeypatch.setattr(cls, "TUNE_STEPS", int(rng.integers(3, 40)))
+    monkeypatch.setattr(cls, "LAUNCH_S", 2e-4)
+    for k, v in (choice or {}).items():
+        monkeypatch.setattr(cls, k, v)
     every = int(rng.integers(1, 50))
     cells = rng.integers(0, n, size=7)
     kw = dict(n=n, member_params={"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)},
               integrator=integrator, dtype=dtype)
-    pair = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], **kw)
+    pair = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], cls.name, **kw)
     if _same_blow_up(*pair):
         return
     (ta, ya, fa, sim), (tb, yb, fb, _) = pair
@@ -154,6 +154,15 @@ def test_ts_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integr
         r1 = ref.advance(steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
         r2 = ref.advance(steps - steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
         _close(ya, np.concatenate([r1, r2]))
+
+
+@pytest.mark.parametrize("integrator, dtype, steps", [("euler", "float64", 3000), ("rk4", "float64", 1300),
+                                                      ("euler", "float32", 2000), ("rk4", "float32", 1300)])
+def test_ts_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integrator, dtype, steps):
+    """Bit for bit: same operations in the same order, states in registers, samples from the kernel;
+    odd launch lengths (a short tuning window, a tiny launch target) and recorded cells with repeats."""
+    from kernels.flint.runtimes.translator import TranslatorRuntime
+    _check_loop_equals_step(lr, monkeypatch, TranslatorRuntime, integrator, dtype, steps)
 
 
 def test_ts_loop_constants_as_argument_and_all_cells(lr, monkeypatch):
@@ -247,32 +256,7 @@ def test_is_many_steps_a_launch_equals_one_step_a_launch(lr, monkeypatch, integr
     program placement and dispatch choice) against the one-step interpreter ``flint_exec``, bit for
     bit; ≈ NumPy in float64."""
     from kernels.flint.runtimes.interpreter import InterpreterRuntime
-    rng = np.random.default_rng(int(np.random.SeedSequence().entropy % 2**32))
-    n = int(rng.integers(100, 3000 if dtype == "float64" else 300))   # float32: fewer cells near 0/0
-    monkeypatch.setattr(InterpreterRuntime, "TUNE_STEPS", int(rng.integers(3, 40)))
-    monkeypatch.setattr(InterpreterRuntime, "LAUNCH_S", 2e-4)
-    for k, v in choice.items():
-        monkeypatch.setattr(InterpreterRuntime, k, v)
-    every = int(rng.integers(1, 50))
-    cells = rng.integers(0, n, size=7)
-    kw = dict(n=n, member_params={"g_Na": rng.uniform(15, 25, n), "g_si": rng.uniform(0.06, 0.1, n)},
-              integrator=integrator, dtype=dtype)
-    pair = _loop_pair(lr, monkeypatch, steps, every, cells, [0, 7, 3], "is", **kw)
-    if _same_blow_up(*pair):
-        return
-    (ta, ya, fa, sim), (tb, yb, fb, _) = pair
-    np.testing.assert_array_equal(ta, tb)
-    assert ya.shape == (steps // every, 3, 7)
-    np.testing.assert_array_equal(ya, yb)
-    np.testing.assert_array_equal(fa, fb)
-    assert len(sim.block_history) >= 2
-    assert ya[:, 0].max() > 0                       # the stimulus (a function of t) fired inside the loop
-    if dtype == "float64":
-        from kernels.flint import Simulation
-        ref = Simulation(lr, runtime="cpu", **kw)
-        r1 = ref.advance(steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
-        r2 = ref.advance(steps - steps // 3, 0.01, record=[0, 7, 3], every=every, cells=cells)[1]
-        _close(ya, np.concatenate([r1, r2]))
+    _check_loop_equals_step(lr, monkeypatch, InterpreterRuntime, integrator, dtype, steps, choice)
 
 
 def test_is_loop_program_from_global_memory_and_all_cells(lr, monkeypatch):
