@@ -45,6 +45,21 @@ class HostChunks:
         return out
 
 
+def assert_same_bits(loop, reference, numpy, dtype: str, shape: tuple) -> None:
+    """(times, samples, final state) of a many-steps runtime against its one-step ``reference``: equal
+    bit for bit, samples of ``shape``; times equal to the NumPy runtime's, and in float64 its samples
+    within 1e-10 of NumPy's (relative to each state's range)."""
+    (ta, sa, ya), (tb, sb, yb), (tc, sc) = loop[:3], reference[:3], numpy[:2]
+    np.testing.assert_array_equal(ta, tb)
+    assert sa.shape == sb.shape == shape
+    np.testing.assert_array_equal(sa, sb)              # same operations in the same order: bit for bit
+    np.testing.assert_array_equal(ya, yb)
+    np.testing.assert_array_equal(ta, tc)
+    if dtype == "float64":
+        scale = np.abs(sc).max(axis=(0, 2), keepdims=True)
+        assert (np.abs(sa - sc) / np.maximum(scale, 1e-300)).max() <= 1e-10
+
+
 def check_loop_equals_reference(model, loop_runtime: str, reference: str, integrator: str, dtype: str,
                                 steps: int) -> None:
     """``loop_runtime`` (a :class:`HostChunks` runtime) against ``reference`` (the one-step kernel on
@@ -66,14 +81,7 @@ def check_loop_equals_reference(model, loop_runtime: str, reference: str, integr
         t1, s1 = sim.advance(steps // 2 + 3, 0.01, record=record, every=every, cells=cells)
         t2, s2 = sim.advance(steps - steps // 2 - 3, 0.01, record=record, every=every, cells=cells)
         res[rt] = (np.concatenate([t1, t2]), np.concatenate([s1, s2]), sim.state())
-    (ta, sa, ya), (tb, sb, yb), (tc, sc, _) = res[loop_runtime], res[reference], res["cpu"]
-    np.testing.assert_array_equal(ta, tb)
-    assert sa.shape == sb.shape == (steps // every, len(record), len(cells))
-    np.testing.assert_array_equal(sa, sb)              # same operations in the same order: bit for bit
-    np.testing.assert_array_equal(ya, yb)
-    np.testing.assert_array_equal(ta, tc)
-    if dtype == "float64":
-        scale = np.abs(sc).max(axis=(0, 2), keepdims=True)
-        assert (np.abs(sa - sc) / np.maximum(scale, 1e-300)).max() <= 1e-10
+    assert_same_bits(res[loop_runtime], res[reference], res["cpu"], dtype, (steps // every, len(record), len(cells)))
+    sa = res[loop_runtime][1]
     if 0 in record and steps * 0.01 > 20:
         assert sa[:, record.index(0)].max() > 0          # the stimulus (a function of t) fired inside the loop

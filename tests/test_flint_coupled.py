@@ -25,7 +25,7 @@ from kernels.flint import Network, Simulation, load_model
 from kernels.flint.runtimes import register, unregister
 from kernels.flint.runtimes.coupled import coupled_source, coupled_states
 from kernels.flint.runtimes.host_ts import HostTranslatorRuntime
-from tests.flint_host_loop import HostChunks, ptr
+from tests.flint_host_loop import HostChunks, assert_same_bits, ptr
 
 HAVE_CXX = shutil.which("g++") is not None or shutil.which("clang++") is not None
 GPU, WHY = gpu_available()
@@ -180,19 +180,12 @@ def test_coupled_kernel_equals_one_step_kernel_on_host(lr, tmp_path_factory, mon
         net, member, y0 = _random_line(lr, rng)
         every, record, cells = _sampling(lr, rng, net.n_cells)
         args = (steps, net, member, y0, integrator, dtype, every, record, cells)
-        ta, sa, ya, _ = _run(lr, cls.name, *args)
-        tb, sb, yb, _ = _run(lr, "c", *args)
-        tc, sc, _, _ = _run(lr, "cpu", *args)
+        got = _run(lr, cls.name, *args)
+        ref, numpy = _run(lr, "c", *args), _run(lr, "cpu", *args)
     finally:
         unregister(cls.name)
-    np.testing.assert_array_equal(ta, tb)
-    assert sa.shape == sb.shape == (steps // every, len(record), len(cells))
-    np.testing.assert_array_equal(sa, sb)              # same operations in the same order: bit for bit
-    np.testing.assert_array_equal(ya, yb)
-    np.testing.assert_array_equal(ta, tc)
-    if dtype == "float64":
-        scale = np.abs(sc).max(axis=(0, 2), keepdims=True)
-        assert (np.abs(sa - sc) / np.maximum(scale, 1e-300)).max() <= 1e-10
+    assert_same_bits(got, ref, numpy, dtype, (steps // every, len(record), len(cells)))
+    ya = got[2]
     if steps * 0.01 > 14:
         assert ya[0].max() > -20                         # the stimulus (a function of t) fired inside the loop
 
