@@ -135,6 +135,17 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
         if stop is not None and stop():
             raise Stopped
 
+    def settle(t, y, oi):
+        """At the end of an integration segment: the events due at ``t`` fired, the delay history's
+        last state kept, every output time up to ``t`` recorded; (state, next output index)."""
+        y = process(t, y)
+        if hist is not None:
+            hist.y_last = unwrap(y).copy()
+        while oi < len(times) and times[oi] <= t:
+            record(oi, t, y)
+            oi += 1
+        return y, oi
+
     y = process(t, y)
     oi = 0
     while oi < len(times) and times[oi] <= t:
@@ -186,13 +197,8 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
                         oi += 1
                 while oi < len(times) and times[oi] < hi:
                     oi += 1
-                t, y = hi, y_hi
-                y = process(t, y)
-                if hist is not None:
-                    hist.y_last = unwrap(y).copy()
-                while oi < len(times) and times[oi] <= t:
-                    record(oi, t, y)
-                    oi += 1
+                t = hi
+                y, oi = settle(t, y_hi, oi)
                 break
             dense = None
             while oi < len(times) and times[oi] < t_new:
@@ -201,13 +207,8 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
                 record(oi, times[oi], dense(times[oi]))
                 oi += 1
             if solver.status == "finished" or t_new >= t_stop:
-                t, y = t_stop, y_new.copy()
-                y = process(t, y)
-                if hist is not None:
-                    hist.y_last = unwrap(y).copy()
-                while oi < len(times) and times[oi] <= t:
-                    record(oi, t, y)
-                    oi += 1
+                t = t_stop
+                y, oi = settle(t, y_new.copy(), oi)
                 break
     return {nm: out[:, j] for j, nm in enumerate(c.out_names)}
 
