@@ -153,7 +153,7 @@ class TranslatorRuntime(GpuRuntime):
             kc[...] = self.K
 
     def loops(self) -> bool:
-        return self._loop is not None or self.coupled is not None or super().loops()
+        return self.coupled is not None or super().loops()
 
     @staticmethod
     def coupled_plan(n: int, resident: int) -> str:
