@@ -1,0 +1,193 @@
+"""Graph view benchmark (issue 32), peers in the same run; one function per section.
+
+Sections (``--only`` picks some; all by default), each a function ``bench_<name>(args) -> dict``
+registered in :data:`SECTIONS`; it prints its own markdown through :func:`out` and returns its
+numbers (JSON-serialisable) for ``--json``:
+
+* ``layout`` — the force layout (ForceAtlas2-style, particle-mesh repulsion) on Barabási–Albert
+  100 000 vertices, m = 10 (≈ 1 000 000 edges), 500 iterations on the GPU (target ≤ 2 s on the
+  H100): the inner loop (``ForceLayout.step``) and the public ``compute_layout`` call, cold
+  (first call: kernel compilation, FFT plans) and warm.  Peers on the CPU: networkx
+  ``forceatlas2_layout`` and ``spring_layout`` measured on smaller BA graphs and scaled to
+  100 000 vertices × 500 iterations by their per-iteration cost per (n + m); our CPU force
+  layout at 100 000 vertices (a few iterations, per-iteration time).  Layout quality
+  (edge ratio, neighbourhood preservation) beside each.
+* ``frame`` — frame time with 1 000 000 vertices / 10 000 000 edges (added by the renderer's author).
+* ``click`` — from a click to the distance colours drawn at 1 000 000 vertices (added by the
+  overlays' author).
+
+Usage:  python benchmarks/graph_view.py [--quick] [--only layout,frame,click] [--no-gpu] [--json FILE]
+        (markdown also to $OUT/graph_view_bench.md)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.report import save_markdown  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from kernels.backend import cpu_backend, gpu_available, gpu_backend  # noqa: E402
+from kernels.graphs import generators as G  # noqa: E402
+
+LINES: list[str] = []
+
+
+def out(s=""):
+    print(s, flush=True)
+    LINES.append(s)
+
+
+def timed(fn, sync=None):
+    """Seconds one call of ``fn`` takes (``sync`` before and after: the device's queue drained)."""
+    if sync:
+        sync()
+    t0 = time.perf_counter()
+    fn()
+    if sync:
+        sync()
+    return time.perf_counter() - t0
+
+
+# ------------------------------------------------------------------ layout
+def _gpu(args):
+    """The GPU backend, or None (``--no-gpu`` or no device)."""
+    if args.no_gpu:
+        return None
+    ok, why = gpu_available()
+    if not ok:
+        out(f"(no GPU: {why}; GPU rows skipped)")
+        return None
+    return gpu_backend()
+
+
+def _peer_rows(args, quality):
+    """networkx forceatlas2_layout and spring_layout measured on small BA graphs (m = 10), scaled
+    to 100 000 vertices × 500 iterations by their seconds per iteration per (n + m)."""
+    import networkx as nx
+
+    from kernels.graphs.graph import to_networkx
+    sizes = (1000, 2000) if args.quick else (2000, 5000)
+    iters = {"forceatlas2_layout": 20 if args.quick else 50, "spring_layout": 20 if args.quick else 50}
+    rows = []
+    for n in sizes:
+        g = G.barabasi_albert(n, 10, seed=1)
+        Gx = to_networkx(g)
+        for peer, it in iters.items():
+            if peer == "spring_layout":
+                fn = lambda: nx.spring_layout(Gx, iterations=it, seed=1, threshold=0.0)  # noqa: E731
+            else:
+                fn = lambda: nx.forceatlas2_layout(Gx, max_iter=it, seed=1)  # noqa: E731
+            t0 = time.perf_counter()
+            pd = fn()
+            sec = time.perf_counter() - t0
+            pos = np.array([pd[i] for i in range(g.n)], dtype=np.float32)
+            per = sec / it / (g.n + g.m)
+            rows.append(dict(impl=f"networkx {peer} (CPU)", n=g.n, m=g.m, iterations=it, seconds=sec,
+                             per_iteration=sec / it, scaled_100k_500=per * 500 * (100_000 + 1_000_000),
+                             **quality(g, pos)))
+    return rows
+
+
+def bench_layout(args) -> dict:
+    from kernels.graphs.layout import ForceLayout, compute_layout, layout_quality
+
+    def quality(g, pos):
+        q = layout_quality(g, pos)
+        return {"edge_ratio": q["edge_ratio"], "neighbourhood_preservation": q["neighbourhood_preservation"]}
+
+    n_big = 20_000 if args.quick else 100_000
+    it_big = 100 if args.quick else 500
+    out(f"## Force layout, Barabási–Albert n = {n_big:,}, m = 10, {it_big} iterations (target ≤ 2 s on the H100 "
+        "at 100 000 / 500)")
+    out()
+    t0 = time.perf_counter()
+    g = G.barabasi_albert(n_big, 10, seed=1)
+    out(f"{g.describe()} (generated in {time.perf_counter() - t0:.1f} s)")
+    out()
+    rows = []
+    gpu = _gpu(args)
+    if gpu is not None:
+        sync = gpu.synchronize
+        # cold: the first public call in this process (kernel compilation, FFT plans, uploads)
+        t_cold = timed(lambda: compute_layout(g, "force", backend=gpu, iterations=it_big, seed=1), sync)
+        pos = None
+
+        def public():
+            nonlocal pos
+            pos = compute_layout(g, "force", backend=gpu, iterations=it_big, seed=1)
+        t_warm = min(timed(public, sync) for _ in range(2))
+        lay = ForceLayout(g, backend=gpu, seed=1)
+        lay.step(5)                                   # warm-up of this object's buffers
+        t_loop = timed(lambda: lay.step(it_big), sync)
+        rows.append(dict(impl="ours, GPU: ForceLayout.step (inner loop)", n=g.n, m=g.m, iterations=it_big,
+                         seconds=t_loop, per_iteration=t_loop / it_big, **quality(g, lay.positions_host())))
+        rows.append(dict(impl="ours, GPU: compute_layout (warm, incl. upload + copy back)", n=g.n, m=g.m,
+                         iterations=it_big, seconds=t_warm, per_iteration=t_warm / it_big, **quality(g, pos)))
+        rows.append(dict(impl="ours, GPU: compute_layout (cold, first call in the process)", n=g.n, m=g.m,
+                         iterations=it_big, seconds=t_cold, per_iteration=t_cold / it_big))
+    # our CPU force layout at the big size: a few iterations, per-iteration time
+    it_cpu = 3 if args.quick else 10
+    lay = ForceLayout(g, backend=cpu_backend(), seed=1)
+    lay.step(1)
+    t_cpu = timed(lambda: lay.step(it_cpu))
+    rows.append(dict(impl="ours, CPU (NumPy/SciPy): ForceLayout.step", n=g.n, m=g.m, iterations=it_cpu,
+                     seconds=t_cpu, per_iteration=t_cpu / it_cpu,
+                     scaled_100k_500=t_cpu / it_cpu * 500 * (100_000 + 1_000_000) / (g.n + g.m)))
+    rows += _peer_rows(args, quality)
+    out("| implementation | n | m | iterations | seconds | per iteration (ms) | scaled to 100k × 500 it (s) "
+        "| edge ratio | neighb. pres. |")
+    out("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        sc = r.get("scaled_100k_500")
+        er, npres = r.get("edge_ratio"), r.get("neighbourhood_preservation")
+        out(f"| {r['impl']} | {r['n']:,} | {r['m']:,} | {r['iterations']} | {r['seconds']:.3f} | "
+            f"{1e3 * r['per_iteration']:.2f} | {'' if sc is None else f'{sc:.1f}'} | "
+            f"{'' if er is None else f'{er:.4f}'} | {'' if npres is None else f'{npres:.3f}'} |")
+    out()
+    out("Peers (networkx, CPU) are measured on the small graphs and scaled linearly to 100 000 vertices "
+        "× 500 iterations by their seconds per iteration per (n + m): an estimate, not a run. "
+        "networkx spring_layout at n ≥ 500 uses its sparse Fruchterman–Reingold/energy method (its default "
+        "method='auto'). Edge ratio: mean edge length / mean distance of random vertex pairs (lower is "
+        "better); neighbourhood preservation: mean share of a vertex's graph neighbours among its deg "
+        "nearest vertices in the layout.")
+    out()
+    return {"rows": rows}
+
+
+#: section name → function(args) -> dict; other sections register here
+SECTIONS = {"layout": bench_layout}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
+    ap.add_argument("--only", default=None,
+                    help=f"comma-separated sections to run, of {', '.join(SECTIONS)} (default: all)")
+    ap.add_argument("--no-gpu", action="store_true", help="CPU rows only (no CuPy needed)")
+    ap.add_argument("--json", default=None, metavar="FILE", help="write every section's numbers as JSON here")
+    args = ap.parse_args(argv)
+    names = list(SECTIONS) if not args.only else [s.strip() for s in args.only.split(",") if s.strip()]
+    bad = [s for s in names if s not in SECTIONS]
+    if bad:
+        ap.error(f"unknown section(s) {', '.join(bad)}: choose from {', '.join(SECTIONS)}")
+    ok, why = gpu_available()
+    device = gpu_backend().describe() if (ok and not args.no_gpu) else f"CPU only ({why or '--no-gpu'})"
+    out(f"# Graph view benchmark — {device}")
+    out()
+    results = {"device": device, "quick": args.quick}
+    for name in names:
+        results[name] = SECTIONS[name](args)
+    save_markdown("graph_view_bench.md", "\n".join(LINES))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(results, fh, indent=1, default=float)
+
+
+if __name__ == "__main__":
+    main()
