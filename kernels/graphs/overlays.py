@@ -74,13 +74,26 @@ class Overlay:
     needs_apsp: ClassVar[bool] = False
     integer: ClassVar[bool] = True
 
-    @classmethod
-    def label_for(cls, g, source=None, apsp=None) -> str:
-        return cls.label
+    #: distance overlays: the labels of hop counts and of weight sums (``{source}``: the vertex)
+    label_hops: ClassVar[str] = ""
+    label_weights: ClassVar[str] = ""
 
     @classmethod
-    def is_integer(cls, g, apsp=None) -> bool:
-        return cls.integer
+    def weighted_values(cls, g, source=None, apsp=None) -> bool | None:
+        """Distance overlays: whether the values are sums of weights (False: hop counts; None: not
+        known yet, e.g. no source given).  Other overlays: None."""
+        return None
+
+    @classmethod
+    def label_for(cls, g, source=None, apsp=None) -> str:
+        """The colour-bar label for this graph, source and APSP result."""
+        w = cls.weighted_values(g, source, apsp)
+        return cls.label if w is None else (cls.label_weights if w else cls.label_hops).format(source=source)
+
+    @classmethod
+    def is_integer(cls, g, source=None, apsp=None) -> bool:
+        w = cls.weighted_values(g, source, apsp)
+        return cls.integer if w is None else not w
 
     def compute(self, g, backend, source=None, apsp=None, local_cc=None):
         """(values (n,) float64 host array, predecessors or None, "gpu"/"cpu")."""
@@ -89,9 +102,8 @@ class Overlay:
 
 def register(cls: type[Overlay]) -> type[Overlay]:
     """Class decorator: add ``cls`` to :data:`OVERLAYS` under ``cls.name``."""
-    if not cls.name or cls.name in OVERLAYS:
+    if not cls.name or OVERLAYS.setdefault(cls.name, cls) is not cls:
         raise ValueError(f"overlay name {cls.name!r} is empty or taken")
-    OVERLAYS[cls.name] = cls
     return cls
 
 
@@ -183,16 +195,12 @@ class DistanceOverlay(Overlay):
             "row, on the GPU where there is one; grey: unreachable")
     needs_source = True
 
-    @classmethod
-    def label_for(cls, g, source=None, apsp=None) -> str:
-        if source is None:
-            return cls.label
-        weighted = prepared(g).weighted
-        return f"distance (weights) from vertex {int(source)}" if weighted else f"hops from vertex {int(source)}"
+    label_hops = "hops from vertex {source}"
+    label_weights = "distance (weights) from vertex {source}"
 
     @classmethod
-    def is_integer(cls, g, apsp=None) -> bool:
-        return not prepared(g).weighted
+    def weighted_values(cls, g, source=None, apsp=None) -> bool | None:
+        return None if source is None else prepared(g).weighted
 
     def compute(self, g, backend, source=None, apsp=None, local_cc=None):
         row = distance_from(g, source, backend)
@@ -230,15 +238,12 @@ class EccentricityOverlay(Overlay):
             "from the all-pairs shortest paths — run APSP first")
     needs_apsp = True
 
-    @classmethod
-    def label_for(cls, g, source=None, apsp=None) -> str:
-        if apsp is None:
-            return cls.label
-        return "eccentricity (weights)" if apsp.dist.dtype.kind == "f" and apsp.weighted else "eccentricity (hops)"
+    label_hops = "eccentricity (hops)"
+    label_weights = "eccentricity (weights)"
 
     @classmethod
-    def is_integer(cls, g, apsp=None) -> bool:
-        return apsp is None or apsp.dist.dtype.kind != "f" or not apsp.weighted
+    def weighted_values(cls, g, source=None, apsp=None) -> bool | None:
+        return None if apsp is None else bool(apsp.weighted and apsp.dist.dtype.kind == "f")
 
     def compute(self, g, backend, source=None, apsp=None, local_cc=None):
         return eccentricity(apsp), None, "cpu"
@@ -273,5 +278,5 @@ def overlay_values(g, name: str, *, source=None, apsp=None, backend=None, local_
     t0 = time.perf_counter()
     vals, pred, where = cls().compute(g, backend, source=source, apsp=apsp, local_cc=local_cc)
     sec = time.perf_counter() - t0
-    return OverlayValues(vals, cls.label_for(g, source, apsp), name, cls.is_integer(g, apsp), sec, pred,
+    return OverlayValues(vals, cls.label_for(g, source, apsp), name, cls.is_integer(g, source, apsp), sec, pred,
                          source if cls.needs_source else None, where)

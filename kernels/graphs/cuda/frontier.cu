@@ -26,14 +26,18 @@ __device__ __forceinline__ void warp_append(bool found, int v, int lane, int* ne
     if (found) next[base + __popc(mask & ((1u << lane) - 1u))] = v;
 }
 
-extern "C" __global__ void frontier_bfs_level(const int* __restrict__ indptr, const int* __restrict__ indices,
-                                              const int* __restrict__ frontier, int count, int* level_of,
-                                              int level, int* __restrict__ next, int* count_out)
+// One warp per frontier vertex u: each lane takes every 32nd arc u -> v and asks ``claim``
+// whether v joins the next frontier; the lanes that say yes are appended together.
+template <class Claim>
+__device__ __forceinline__ void expand(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                       const int* __restrict__ frontier, int count, int* __restrict__ next,
+                                       int* count_out, Claim claim)
 {
     long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (w >= count) return;                       // whole warps leave together (blockDim % 32 == 0)
     int u = frontier[w];
+    claim.begin(u);
     int lo = indptr[u], hi = indptr[u + 1];
     for (int base = lo; base < hi; base += 32) {
         int a = base + lane;
@@ -41,10 +45,41 @@ extern "C" __global__ void frontier_bfs_level(const int* __restrict__ indptr, co
         int v = 0;
         if (a < hi) {
             v = indices[a];
-            found = level_of[v] < 0 && atomicCAS(&level_of[v], -1, level + 1) == -1;
+            found = claim(a, v);
         }
         warp_append(found, v, lane, next, count_out);
     }
+}
+
+struct BFSClaim {                                 // v unvisited: the first warp to set its level wins
+    int* level_of;
+    int level;
+    __device__ void begin(int) {}
+    __device__ bool operator()(int, int v) {
+        return level_of[v] < 0 && atomicCAS(&level_of[v], -1, level + 1) == -1;
+    }
+};
+
+struct RelaxClaim {                               // d(u) + w(u, v) < d(v): lower d(v); append once a round
+    const float* weights;
+    unsigned long long* dist_bits;
+    int* stamp;
+    int round;
+    double du;
+    __device__ void begin(int u) { du = __longlong_as_double((long long)atomicAdd(&dist_bits[u], 0ull)); }
+    __device__ bool operator()(int a, int v) {
+        unsigned long long nd = (unsigned long long)__double_as_longlong(du + (double)weights[a]);
+        if (nd >= dist_bits[v]) return false;
+        unsigned long long old = atomicMin(&dist_bits[v], nd);
+        return nd < old && atomicExch(&stamp[v], round) != round;
+    }
+};
+
+extern "C" __global__ void frontier_bfs_level(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                              const int* __restrict__ frontier, int count, int* level_of,
+                                              int level, int* __restrict__ next, int* count_out)
+{
+    expand(indptr, indices, frontier, count, next, count_out, BFSClaim{level_of, level});
 }
 
 extern "C" __global__ void frontier_sssp_round(const int* __restrict__ indptr, const int* __restrict__ indices,
@@ -52,26 +87,7 @@ extern "C" __global__ void frontier_sssp_round(const int* __restrict__ indptr, c
                                                int count, unsigned long long* dist_bits, int* stamp, int round,
                                                int* __restrict__ next, int* count_out)
 {
-    long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
-    int lane = threadIdx.x & 31;
-    if (w >= count) return;
-    int u = frontier[w];
-    double du = __longlong_as_double((long long)atomicAdd(&dist_bits[u], 0ull));
-    int lo = indptr[u], hi = indptr[u + 1];
-    for (int base = lo; base < hi; base += 32) {
-        int a = base + lane;
-        bool found = false;
-        int v = 0;
-        if (a < hi) {
-            v = indices[a];
-            unsigned long long nd = (unsigned long long)__double_as_longlong(du + (double)weights[a]);
-            if (nd < dist_bits[v]) {
-                unsigned long long old = atomicMin(&dist_bits[v], nd);
-                found = nd < old && atomicExch(&stamp[v], round) != round;
-            }
-        }
-        warp_append(found, v, lane, next, count_out);
-    }
+    expand(indptr, indices, frontier, count, next, count_out, RelaxClaim{weights, dist_bits, stamp, round, 0.0});
 }
 
 extern "C" __global__ void frontier_pred(const int* __restrict__ indptr, const int* __restrict__ indices,
