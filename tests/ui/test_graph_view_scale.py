@@ -1,0 +1,146 @@
+"""Issue 32, the view: every vertex and every edge of a 200 000-vertex graph is drawn (no density
+image instead), vertices take the colours of their values, the value under the mouse is right, the
+level of detail draws a subset while the camera moves and all edges when it stops, and picking
+is exact at 200 000 vertices.  Real OpenGL (Mesa llvmpipe) under Xvfb."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+N_BIG = 200_000
+
+
+@pytest.fixture
+def graph_canvas(qtbot):
+    from PyQt6.QtWidgets import QWidget
+
+    from explorer.app import create_app
+    from explorer.graphs.canvas import GraphCanvas
+    create_app()
+    host = QWidget()
+    host.resize(640, 480)
+    gc = GraphCanvas(parent=host)
+    gc.native.resize(640, 480)
+    qtbot.addWidget(host)
+    host.show()
+    qtbot.waitExposed(gc.native)
+    yield gc
+    gc.scene.release()
+
+
+def local_graph(rng, n, per_vertex=4, reach=40):
+    """Random positions, sorted along x within 200 horizontal strips; each vertex joined to
+    ``per_vertex`` random later vertices up to ``reach`` places on in that order: short edges,
+    spread over the whole square (m ≈ per_vertex · n, u < v, no repeats needed)."""
+    pos = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
+    strip = np.floor((pos[:, 1] + 1) * 100).astype(np.int64)
+    order = np.lexsort((pos[:, 0] * np.where(strip % 2, -1, 1), strip))
+    pos = pos[order]
+    u = np.repeat(np.arange(n), per_vertex)
+    v = u + rng.integers(1, reach, u.size)
+    keep = v < n
+    edges = np.stack([u[keep], v[keep]], 1).astype(np.int32)
+    return pos, edges
+
+
+def brute_nearest(pos, x, y):
+    d = (pos[:, 0].astype(np.float64) - x) ** 2 + (pos[:, 1].astype(np.float64) - y) ** 2
+    return int(np.argmin(d)), float(np.sqrt(d.min()))
+
+
+def test_200k_vertices_draw_every_edge_and_vertex(graph_canvas, qtbot, rng):
+    gc = graph_canvas
+    pos, edges = local_graph(rng, N_BIG)
+    gc.set_graph(pos, edges)
+    assert gc.mode == "graph" and gc.nodes.visible and gc.edges.visible and not gc.density.visible
+    assert gc.scene.edge_indices == 2 * len(edges) and gc.scene.edges_drawn == len(edges)
+    assert gc.shown_text().startswith("all ") and "edges" in gc.shown_text()
+    assert gc.upload_path == "host"
+    (x0, y0), (x1, y1) = gc.screen_of(int(np.argmin(pos.sum(1)))), gc.screen_of(int(np.argmax(pos.sum(1))))
+    box = np.s_[int(min(y0, y1)) + 2:int(max(y0, y1)) - 2, int(min(x0, x1)) + 2:int(max(x0, x1)) - 2]
+
+    def covered():
+        return (gc.render()[box][..., :3].astype(int) < 245).any(axis=2).mean()
+    assert covered() > 0.95
+    # the edges alone (vertices hidden) cover most of the graph's square: every edge is drawn
+    gc.nodes.visible = False
+    assert covered() > 0.8
+    gc.nodes.visible = True
+    # the GL index buffer holds every edge once (in the level-of-detail order)
+    from tests.gl_buffers import read_gl_buffer
+    idx = read_gl_buffer(gc.canvas, gc.scene.index_buffer, np.uint32).reshape(-1, 2)
+    assert len(idx) == len(edges)
+    got = np.sort(idx[:, 0].astype(np.int64) * N_BIG + idx[:, 1])
+    np.testing.assert_array_equal(got, np.sort(edges[:, 0].astype(np.int64) * N_BIG + edges[:, 1]))
+    xy = read_gl_buffer(gc.canvas, gc.scene.position_buffer, np.float32).reshape(-1, 2)
+    np.testing.assert_array_equal(xy, pos)
+    # the density image is only an overlay
+    gc.set_graph(pos, edges)
+    gc.set_density_overlay(True)
+    assert gc.density.visible and gc.nodes.visible and gc.edges.visible
+    qx, qy = gc.screen_of(int(rng.integers(N_BIG)))
+    x, y, count = gc.density_at((qx, qy))
+    assert count >= 1
+    gc.set_density_overlay(False)
+    assert gc.density_at((qx, qy)) is None
+
+
+def test_values_colour_vertices_and_value_under_the_mouse(graph_canvas, qtbot, rng):
+    gc = graph_canvas
+    n = 2000
+    pos = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
+    gc.set_graph(pos, np.zeros((0, 2), np.int32))
+    vals = rng.uniform(-5, 7, n)
+    vals[rng.integers(n, size=50)] = np.nan
+    gc.set_values(vals, label="hops from vertex 3")
+    fin = vals[np.isfinite(vals)]
+    assert gc.color_range == pytest.approx((fin.min(), fin.max()), rel=1e-6)
+    assert gc.scene.label == "hops from vertex 3"
+    # a vertex with no close neighbour: its pixel has the colormap's colour of its value
+    from scipy.spatial import cKDTree
+    d, _ = cKDTree(pos).query(pos, k=2)
+    order = np.argsort(-d[:, 1])
+    img = gc.render()
+    for i in order[:5]:
+        x, y = gc.screen_of(int(i))
+        got = img[int(y), int(x), :3].astype(int)
+        want = (gc.scene.vertex_colors([i])[0, :3] * 255).round().astype(int)
+        assert np.abs(got - want).max() <= 12, (i, vals[i], got, want)
+        hit = gc.value_at((x + 1.0, y - 1.0))
+        assert hit is not None and hit[0] == i
+        assert (np.isnan(hit[1]) and np.isnan(vals[i])) or hit[1] == pytest.approx(vals[i], rel=1e-6)
+    gc.clear_values()
+    assert gc.color_range is None
+
+
+def test_edge_level_of_detail_while_moving(graph_canvas, qtbot, rng):
+    gc = graph_canvas
+    pos, edges = local_graph(rng, 50_000)
+    gc.set_graph(pos, edges)
+    m = len(edges)
+    gc.scene.lod_edges = m // 4
+    seen = []
+    gc.on_camera_change = lambda: seen.append(gc.shown_text())
+    gc.view.camera.zoom(1.2)
+    assert gc.scene.moving and gc.scene.edges_drawn == m // 4
+    assert "while moving" in gc.shown_text() and seen
+    gc.render()
+    qtbot.waitUntil(lambda: not gc.scene.moving, timeout=3000)
+    assert gc.scene.edges_drawn == m and gc.shown_text().startswith("all")
+    assert seen[-1].startswith("all")
+
+
+def test_pick_is_exact_at_200k_vertices(graph_canvas, rng):
+    gc = graph_canvas
+    pos, edges = local_graph(rng, N_BIG, per_vertex=1)
+    gc.set_graph(pos, edges)
+    ppu = gc.scene.pixels_per_unit()
+    for _ in range(8):
+        cx, cy = rng.uniform(20, 620), rng.uniform(20, 460)
+        x, y = gc.scene.data_of((cx, cy))
+        want, dist = brute_nearest(pos, x, y)
+        got = gc.pick((cx, cy), radius_px=12)
+        if dist * ppu <= 11.9:
+            assert got == want
+        elif dist * ppu > 12.1:
+            assert got is None
