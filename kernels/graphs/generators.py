@@ -29,6 +29,12 @@ none loops over vertices in Python, so N ≥ 1e5 builds in about a second.
   defaults a, b, c, d = 0.45, 0.15, 0.15, 0.25), paper 004's power-law graphs; n·k/2 edges.
 * ``complete(n)`` — every pair (paper 004 Table 3.1's worst case).
 
+Cancellation: every random generator (and ``generate``) takes ``cancel``, a callable polled
+between its phases and chunks (the GUI passes its job's ``cancelled``); when it returns True the
+generator raises ``InterruptedError``.  The chunks are bounded by ``CHUNK`` elements, so the time
+from ``cancel()`` becoming true to the raise is one chunk's work (tens of milliseconds), not the whole
+graph's.  Chunking changes no result: the same seed gives the same graph with or without ``cancel``.
+
 Paper 000's parameter sets (1) and (2) are not given in the paper; ``ALPHA_SETS`` holds ours.
 The directed versions paper 004 uses (arcs, not edges) are in :mod:`.digraphs`.
 """
@@ -70,8 +76,73 @@ RMAT_ABC = (0.45, 0.15, 0.15)
 COMPLETE_MAX_N = 20_000
 
 
+#: elements per chunk between two cancellation checks (``checked_unique``, the chunked steps)
+CHUNK = 1 << 19
+
+
 def _rng(seed):
     return np.random.default_rng(seed)
+
+
+def check_cancel(cancel) -> None:
+    """Raise ``InterruptedError`` when ``cancel`` (a callable or None) says the work should stop."""
+    if cancel is not None and cancel():
+        raise InterruptedError("generation cancelled")
+
+
+def checked_unique(keys: np.ndarray, cancel=None) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_index=True)`` (sorted keys, index of each one's first occurrence)
+    with ``cancel`` polled between chunks: the keys are split into ranges of key values of about
+    ``CHUNK`` keys each (a stable radix sort of the 16-bit range number keeps each range's keys in
+    their original order), and each range is made unique on its own.  Same result as ``np.unique``."""
+    keys = np.asarray(keys, dtype=np.int64).ravel()
+    if cancel is None or keys.size <= CHUNK:
+        return np.unique(keys, return_index=True)
+    lo, hi = int(keys.min()), int(keys.max())
+    nb = min(1 << 16, -(-keys.size // CHUNK))
+    width = -(-(hi - lo + 1) // nb)
+    b = ((keys - lo) // width).astype(np.uint16)
+    check_cancel(cancel)
+    order = np.argsort(b, kind="stable")
+    ends = np.cumsum(np.bincount(b, minlength=nb))
+    ks, out_k, out_i, start = keys[order], [], [], 0
+    for end in ends:
+        check_cancel(cancel)
+        k, i = np.unique(ks[start:end], return_index=True)
+        out_k.append(k)
+        out_i.append(order[start + i])
+        start = end
+    return np.concatenate(out_k), np.concatenate(out_i)
+
+
+def _canonical(u, v, n: int, cancel=None) -> np.ndarray:
+    """``graph.canonical_edges`` (no weights) with ``cancel`` polled between chunks."""
+    if cancel is None:
+        return canonical_edges(u, v, n)[0]
+    u = np.asarray(u, dtype=np.int64).ravel()
+    v = np.asarray(v, dtype=np.int64).ravel()
+    keep = u != v
+    key, _ = checked_unique(np.minimum(u, v)[keep] * n + np.maximum(u, v)[keep], cancel)
+    check_cancel(cancel)
+    e = np.empty((key.size, 2), dtype=np.int32)
+    e[:, 0] = key // n
+    e[:, 1] = key % n
+    return e
+
+
+def checked_isin(a: np.ndarray, b: np.ndarray, cancel=None) -> np.ndarray:
+    """``np.isin(a, b)`` with ``cancel`` polled between chunks of ``a`` (b is sorted once)."""
+    if cancel is None or a.size + b.size <= CHUNK:
+        return np.isin(a, b)
+    bs = np.sort(b)
+    check_cancel(cancel)
+    out = np.empty(a.size, bool)
+    for s in range(0, a.size, CHUNK):
+        check_cancel(cancel)
+        c = a[s:s + CHUNK]
+        j = np.minimum(np.searchsorted(bs, c), max(bs.size - 1, 0))
+        out[s:s + CHUNK] = (bs[j] == c) if bs.size else False
+    return out
 
 
 def _check_n(n: int, minimum: int = 2) -> int:
@@ -111,7 +182,7 @@ def ring_lattice(n: int, k: int = 4) -> Graph:
     return Graph(n, e, positions=_ring_positions(n), name="ring lattice", params=dict(n=n, k=k))
 
 
-def watts_strogatz(n: int, k: int = 10, p: float = 0.1, seed=None) -> Graph:
+def watts_strogatz(n: int, k: int = 10, p: float = 0.1, seed=None, cancel=None) -> Graph:
     n = _check_n(n, 3)
     k = _check_k(n, k)
     p = _check_p(p)
@@ -122,6 +193,7 @@ def watts_strogatz(n: int, k: int = 10, p: float = 0.1, seed=None) -> Graph:
     # rewire the far end to a uniform vertex; a pick that would be a self-loop or a duplicate
     # is redrawn (a few rounds), and left unrewired if it still collides (as networkx does)
     for _ in range(8):
+        check_cancel(cancel)
         idx = np.flatnonzero(rew)
         if idx.size == 0:
             break
@@ -129,20 +201,20 @@ def watts_strogatz(n: int, k: int = 10, p: float = 0.1, seed=None) -> Graph:
         a, b = np.minimum(u[idx], cand), np.maximum(u[idx], cand)
         fixed = np.minimum(u[~rew], v[~rew]) * n + np.maximum(u[~rew], v[~rew])
         ck = a * n + b
-        ok = (cand != u[idx]) & ~np.isin(ck, fixed)
+        ok = (cand != u[idx]) & ~checked_isin(ck, fixed, cancel)
         # within the batch, the first occurrence of a key wins
-        _, first = np.unique(np.where(ok, ck, -1 - np.arange(ck.size)), return_index=True)
+        _, first = checked_unique(np.where(ok, ck, -1 - np.arange(ck.size)), cancel)
         firstmask = np.zeros(ck.size, bool)
         firstmask[first] = True
         ok &= firstmask
         v[idx[ok]] = cand[ok]
         rew[idx[ok]] = False
-    e, _ = canonical_edges(u, v, n)
+    e = _canonical(u, v, n, cancel)
     return Graph(n, e, positions=_ring_positions(n), name="Watts–Strogatz",
                  params=dict(n=n, k=k, p=p, seed=seed))
 
 
-def erdos_renyi(n: int, p: float = 0.01, seed=None) -> Graph:
+def erdos_renyi(n: int, p: float = 0.01, seed=None, cancel=None) -> Graph:
     n = _check_n(n, 2)
     p = _check_p(p)
     rng = _rng(seed)
@@ -154,17 +226,21 @@ def erdos_renyi(n: int, p: float = 0.01, seed=None) -> Graph:
     else:
         lin = np.empty(0, dtype=np.int64)
         while lin.size < m:
-            lin = np.unique(np.concatenate([lin, rng.integers(0, pairs, int((m - lin.size) * 1.05) + 16)]))
+            check_cancel(cancel)
+            lin = checked_unique(np.concatenate([lin, rng.integers(0, pairs, int((m - lin.size) * 1.05) + 16)]),
+                                 cancel)[0]
+        check_cancel(cancel)
         lin = rng.permutation(lin)[:m]
     lin = np.asarray(lin, dtype=np.int64)
     # invert the linear index of the strict upper triangle (row-major)
     i = (n - 2 - np.floor(np.sqrt(-8.0 * lin + 4.0 * n * (n - 1) - 7) / 2.0 - 0.5)).astype(np.int64)
     j = lin + i + 1 - n * (n - 1) // 2 + (n - i) * ((n - i) - 1) // 2
-    e, _ = canonical_edges(i, j, n)
+    check_cancel(cancel)
+    e = _canonical(i, j, n, cancel)
     return Graph(n, e, name="Erdős–Rényi", params=dict(n=n, p=p, seed=seed))
 
 
-def barabasi_albert(n: int, m: int = 5, seed=None) -> Graph:
+def barabasi_albert(n: int, m: int = 5, seed=None, cancel=None) -> Graph:
     n = _check_n(n, 2)
     m = int(m)
     if m < 1 or m >= n:
@@ -179,26 +255,40 @@ def barabasi_albert(n: int, m: int = 5, seed=None) -> Graph:
     M = np.empty(L, dtype=np.int64)
     M[0:2 * e0:2], M[1:2 * e0:2] = cu, cv
     src = np.repeat(newv, m)
+    check_cancel(cancel)
     pos_new = 2 * e0 + 2 * np.arange(src.size, dtype=np.int64)
     M[pos_new] = src
     # vertex v may pick any arc end that existed before it arrived: [0, 2·(e0 + m·(v − m0)))
     limit = 2 * (e0 + m * (src - m0))
+    check_cancel(cancel)
     r = (rng.random(src.size) * limit).astype(np.int64)
+    check_cancel(cancel)
     # resolve r → vertex: even/seed positions are known; odd new positions point further back
     ptr = np.arange(L, dtype=np.int64)
     known = np.ones(L, bool)
     ptr[pos_new + 1] = r
     known[pos_new + 1] = False
-    while not known[ptr].all():
-        unresolved = ~known[ptr]
-        ptr[unresolved] = ptr[ptr[unresolved]]
+    check_cancel(cancel)
+    # pointer jumping in chunks (a chunk may read pointers already advanced in this pass: every
+    # chain still ends at its first known position, so the result is the same)
+    resolved = False
+    while not resolved:
+        resolved = True
+        for s in range(0, L, CHUNK):
+            check_cancel(cancel)
+            p = ptr[s:s + CHUNK]
+            un = ~known[p]
+            if un.any():
+                resolved = False
+                p[un] = ptr[p[un]]
+    check_cancel(cancel)
     M = M[ptr]
     tgt = M[pos_new + 1]
-    e, _ = canonical_edges(np.concatenate([cu, src]), np.concatenate([cv, tgt]), n)
+    e = _canonical(np.concatenate([cu, src]), np.concatenate([cv, tgt]), n, cancel)
     return Graph(n, e, name="Barabási–Albert", params=dict(n=n, m=m, seed=seed))
 
 
-def spatial(n: int, k: float | None = 8.0, radius: float | None = None, seed=None) -> Graph:
+def spatial(n: int, k: float | None = 8.0, radius: float | None = None, seed=None, cancel=None) -> Graph:
     """Random geometric graph in the unit square (paper 000 Fig. 8)."""
     from scipy.spatial import cKDTree
     n = _check_n(n, 2)
@@ -210,14 +300,16 @@ def spatial(n: int, k: float | None = 8.0, radius: float | None = None, seed=Non
         raise InvalidParameter(f"radius must be in (0, 1.5] (got {radius})")
     rng = _rng(seed)
     pts = rng.random((n, 2))
+    check_cancel(cancel)
     pairs = cKDTree(pts).query_pairs(radius, output_type="ndarray")
-    e, _ = canonical_edges(pairs[:, 0], pairs[:, 1], n)
+    check_cancel(cancel)
+    e = _canonical(pairs[:, 0], pairs[:, 1], n, cancel)
     return Graph(n, e, positions=(pts * 2 - 1).astype(np.float32), name="spatial",
                  params=dict(n=n, radius=radius, seed=seed))
 
 
 def watts_alpha(n: int, k: int = 10, alpha: float = 1.0, p: float = 1e-4, ring: bool = True,
-                seed=None, batch: int | None = None) -> Graph:
+                seed=None, batch: int | None = None, cancel=None) -> Graph:
     """Watts' α-model, vectorised in rounds (see module docstring)."""
     import scipy.sparse as sp
     n = _check_n(n, 4)
@@ -236,6 +328,7 @@ def watts_alpha(n: int, k: int = 10, alpha: float = 1.0, p: float = 1e-4, ring: 
     batch = int(batch or max(1, n // 8))
     stall = 0
     while keys.size < target:
+        check_cancel(cancel)
         a, b = keys // n, keys % n
         A = sp.csr_matrix((np.ones(2 * a.size, np.float32), (np.concatenate([a, b]), np.concatenate([b, a]))),
                           shape=(n, n))
@@ -336,7 +429,7 @@ def rmat_arcs(n: int, count: int, rng, abc=RMAT_ABC) -> tuple[np.ndarray, np.nda
     return np.concatenate(us)[:count], np.concatenate(vs)[:count]
 
 
-def _edges_upto(n: int, m: int, draw, rng, base=None) -> np.ndarray:
+def _edges_upto(n: int, m: int, draw, rng, base=None, cancel=None) -> np.ndarray:
     """Canonical edges: ``base`` (kept) plus distinct pairs from ``draw(count)`` until m in all (the
     extra pairs chosen at random among the distinct ones drawn)."""
     keys = np.empty(0, dtype=np.int64) if base is None else base[:, 0].astype(np.int64) * n + base[:, 1]
@@ -345,13 +438,15 @@ def _edges_upto(n: int, m: int, draw, rng, base=None) -> np.ndarray:
     for _ in range(64):
         if need <= 0 or extra.size >= need:
             break
+        check_cancel(cancel)
         u, v = draw(int((need - extra.size) * 1.2) + 16)
-        e, _ = canonical_edges(u, v, n)
+        e = _canonical(u, v, n, cancel)
         k2 = e[:, 0].astype(np.int64) * n + e[:, 1]
-        extra = np.union1d(extra, k2[~np.isin(k2, keys)])
+        extra = np.union1d(extra, k2[~checked_isin(k2, keys, cancel)])
+    check_cancel(cancel)
     extra = rng.permutation(extra)[:max(0, need)]
     keys = np.concatenate([keys, extra])
-    e, _ = canonical_edges(keys // n, keys % n, n)
+    e = _canonical(keys // n, keys % n, n, cancel)
     return e
 
 
@@ -362,7 +457,7 @@ def _check_edges(n: int, k) -> int:
     return m
 
 
-def dimacs_random(n: int, k: float = 8, cycle: bool = True, seed=None) -> Graph:
+def dimacs_random(n: int, k: float = 8, cycle: bool = True, seed=None, cancel=None) -> Graph:
     """Random graph with n·k/2 edges, DIMACS style (module docstring); ``cycle``: Hamiltonian cycle first."""
     n = _check_n(n, 3)
     m = _check_edges(n, k)
@@ -373,18 +468,18 @@ def dimacs_random(n: int, k: float = 8, cycle: bool = True, seed=None) -> Graph:
         base, _ = canonical_edges(i, (i + 1) % n, n)
         if m < base.shape[0]:
             raise InvalidParameter(f"with the cycle the graph has at least n edges: k must be ≥ 2 (got {k})")
-    e = _edges_upto(n, m, lambda c: random_pairs(n, c, rng), rng, base)
+    e = _edges_upto(n, m, lambda c: random_pairs(n, c, rng), rng, base, cancel)
     return Graph(n, e, positions=_ring_positions(n) if cycle else None,
                  name="random (DIMACS style" + (", Hamiltonian cycle)" if cycle else ")"),
                  params=dict(n=n, k=k, cycle=cycle, seed=seed))
 
 
-def rmat(n: int, k: float = 8, seed=None, abc=RMAT_ABC) -> Graph:
+def rmat(n: int, k: float = 8, seed=None, abc=RMAT_ABC, cancel=None) -> Graph:
     """R-MAT power-law graph with n·k/2 distinct edges (module docstring)."""
     n = _check_n(n, 2)
     m = _check_edges(n, k)
     rng = _rng(seed)
-    e = _edges_upto(n, m, lambda c: rmat_arcs(n, c, rng, abc), rng)
+    e = _edges_upto(n, m, lambda c: rmat_arcs(n, c, rng, abc), rng, cancel=cancel)
     return Graph(n, e, name="R-MAT", params=dict(n=n, k=k, seed=seed, abc=tuple(abc)))
 
 
@@ -400,25 +495,27 @@ def complete(n: int) -> Graph:
 
 
 def generate(kind: str, n: int, k: int = 10, p: float = 0.1, alpha: float = 1.0, ring: bool = True,
-             seed=None, radius: float | None = None) -> Graph:
+             seed=None, radius: float | None = None, cancel=None) -> Graph:
     """One entry point for the CLI and the GUI.  ``k``: mean degree (BA: m = k/2 per new vertex
-    when k is even, the CLI's ``--k`` follows networkx and means m for BA)."""
+    when k is even, the CLI's ``--k`` follows networkx and means m for BA).  ``cancel``: a callable
+    polled between chunks (``InterruptedError`` when it returns True; module docstring)."""
+    check_cancel(cancel)
     if kind == "ring":
         return ring_lattice(n, k)
     if kind == "ws":
-        return watts_strogatz(n, k, p, seed)
+        return watts_strogatz(n, k, p, seed, cancel=cancel)
     if kind == "er":
-        return erdos_renyi(n, p, seed)
+        return erdos_renyi(n, p, seed, cancel=cancel)
     if kind == "ba":
-        return barabasi_albert(n, k, seed)
+        return barabasi_albert(n, k, seed, cancel=cancel)
     if kind == "spatial":
-        return spatial(n, k, radius, seed)
+        return spatial(n, k, radius, seed, cancel=cancel)
     if kind == "alpha":
-        return watts_alpha(n, k, alpha, p, ring, seed)
+        return watts_alpha(n, k, alpha, p, ring, seed, cancel=cancel)
     if kind == "random":
-        return dimacs_random(n, k, ring, seed)
+        return dimacs_random(n, k, ring, seed, cancel=cancel)
     if kind == "rmat":
-        return rmat(n, k, seed)
+        return rmat(n, k, seed, cancel=cancel)
     if kind == "complete":
         return complete(n)
     raise InvalidParameter(f"unknown generator {kind!r}: use one of {', '.join(GENERATORS)}")
