@@ -1,0 +1,40 @@
+"""Graph layouts (issue 32), Qt-free: a registry of layout classes and the force layout's streaming API.
+
+:data:`LAYOUTS` maps a name to a :class:`Layout` subclass (``generator``, ``circle``, ``spectral``,
+``force``, ``auto``), each with ``help`` text and flags; :func:`compute_layout` runs one and returns
+host positions; :class:`ForceLayout` is the ForceAtlas2-style layout advanced step by step (the
+Graphs workspace streams it); :func:`layout_quality` measures a drawing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# registration: LAYOUTS lists generator, circle, spectral, force, auto in this order
+from . import simple  # noqa: F401,I001
+from . import spectral  # noqa: F401
+from . import force  # noqa: F401
+from . import auto  # noqa: F401
+from .auto import auto_layout_name
+from .base import LAYOUTS, Layout, layout_class
+from .force import ForceLayout
+from .quality import layout_quality
+from ...errors import InvalidParameter
+
+__all__ = ["LAYOUTS", "Layout", "ForceLayout", "compute_layout", "auto_layout_name", "layout_quality"]
+
+
+def compute_layout(g, method: str = "auto", *, backend=None, iterations=None, seed=0,
+                   progress=None, cancel=None) -> np.ndarray:
+    """Positions (n, 2) float32 on the host for graph ``g`` by the layout ``method`` (a key of
+    :data:`LAYOUTS`; InvalidParameter naming the choices otherwise, or the reason a layout does not
+    apply, e.g. ``generator`` without generator positions).  ``backend``: None for the selected one;
+    ``iterations``: for iterative layouts (None: the layout's default); ``seed``: initial positions
+    and solver start vectors (same seed → same layout on the same backend); ``progress(fraction)``
+    is called and ``cancel()`` checked between chunks of work (InterruptedError when cancelled)."""
+    from ...backend import current
+    cls = layout_class(method)
+    if not cls.available(g):
+        raise InvalidParameter(cls.why_unavailable(g) or f"the {method} layout does not apply to this graph")
+    if iterations is not None and int(iterations) < 0:
+        raise InvalidParameter(f"layout iterations must be ≥ 0 (got {iterations})")
+    return cls().run(g, backend if backend is not None else current(), iterations, seed, progress, cancel)
