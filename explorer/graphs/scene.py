@@ -47,6 +47,49 @@ DENSITY_BINS = 256
 LOD_SEED = 20261127      # the fixed edge order (any seed; fixed so the subset is stable)
 
 
+def point_diameter(width: int, height: int, n: int, lecture: bool = False) -> float:
+    """Vertex diameter in pixels on a width × height canvas: clip(0.5 √(width·height / n), 2, 9),
+    × 1.6 in lecture mode (a few vertices get big dots, a million stay apart)."""
+    s = float(np.clip(0.5 * np.sqrt(width * height / max(n, 1)), 2.0, 9.0))
+    return s * (1.6 if lecture else 1.0)
+
+
+def edge_alpha(drawn: int, mean_length_px: float, width: int, height: int, lecture: bool = False) -> float:
+    """The density rule of the module docstring: clip(EDGE_INK · area / (drawn · L), ALPHA_MIN, max)."""
+    ink = drawn * mean_length_px
+    a_max = 0.85 if lecture else 0.6
+    return float(np.clip(EDGE_INK * width * height / ink, ALPHA_MIN, a_max)) if ink > 0 else a_max
+
+
+def fit_rect(bounds_xy) -> tuple[float, float, float, float]:
+    """(x0, x1, y0, y1): the positions' bounds ((x0, x1), (y0, y1)) with a 5 % margin (what the
+    camera shows after :meth:`GraphScene.fit`, centred at aspect 1)."""
+    (x0, x1), (y0, y1) = bounds_xy
+    pad = 0.05 * max(x1 - x0, y1 - y0) + 1e-6
+    return x0 - pad, x1 + pad, y0 - pad, y1 + pad
+
+
+NAN_RGBA = (0.75, 0.75, 0.75, 1.0)    # vertices without a value
+PLAIN_RGBA = (0.2, 0.4, 0.7, 1.0)     # vertices when no values are set
+
+
+def value_colors(values, lo: float, hi: float, cmap: str) -> np.ndarray:
+    """(k, 4) RGBA of host ``values`` as the vertex shader colours them: the colormap's entry of
+    (v − lo) / (hi − lo) clipped to [0, 1], :data:`NAN_RGBA` for NaN / ±inf, :data:`PLAIN_RGBA`
+    when ``values`` is None (then ``lo`` is the count)."""
+    if values is None:
+        return np.tile(np.asarray(PLAIN_RGBA, np.float32), (int(lo), 1))
+    v = np.asarray(values, np.float64).reshape(-1)
+    t = np.clip((v - lo) / (hi - lo if hi > lo else 1.0), 0, 1)
+    out = colormap_lut(cmap)[np.round(np.nan_to_num(t) * 255).astype(int)]
+    out[~np.isfinite(v)] = NAN_RGBA
+    return out
+
+
+def edge_rgb(lecture: bool) -> tuple[float, float, float]:
+    return (0.85, 0.85, 0.9) if lecture else (0.25, 0.25, 0.3)
+
+
 def is_device_array(a) -> bool:
     """True for a CuPy array (anything with ``__cuda_array_interface__``)."""
     return hasattr(a, "__cuda_array_interface__")
@@ -78,9 +121,9 @@ class GraphScene:
     #: seconds after the last camera change before all edges are drawn again
     settle_s = 0.2
 
-    def __init__(self, scene_canvas, interop: bool = True):
+    def __init__(self, scene_canvas, interop: bool = True, view=None):
         self.canvas = scene_canvas
-        self.view = scene_canvas.central_widget.add_view()
+        self.view = view if view is not None else scene_canvas.central_widget.add_view()
         self.view.camera = scene.PanZoomCamera(aspect=1)
         self.interop = bool(interop)
         self._writer = DeviceBufferWriter()
@@ -89,7 +132,7 @@ class GraphScene:
         self._val_buf = gloo.VertexBuffer(np.zeros(1, np.float32))
         self._idx_buf = PrefixIndexBuffer(np.zeros(2, np.uint32))
         self.edges = Edges(self._pos_buf, self._idx_buf, parent=self.view.scene)
-        self.nodes = Nodes(self._pos_buf, self._val_buf, parent=self.view.scene)
+        self.nodes = Nodes(self._pos_buf, self._val_buf, PLAIN_RGBA, NAN_RGBA, parent=self.view.scene)
         self.edges.before_draw = self._before_draw
         self.nodes.before_draw = self._before_draw
         self.path = scene.visuals.Line(pos=np.zeros((2, 2), np.float32), connect="strip",
@@ -273,16 +316,9 @@ class GraphScene:
     def vertex_colors(self, idx) -> np.ndarray:
         """(len(idx), 4) RGBA of vertices ``idx`` as the shader colours them."""
         idx = np.asarray(idx, dtype=np.int64)
-        prog = self.nodes.shared_program
         if self._values is None:
-            return np.tile(np.asarray(prog["u_plain"], np.float32), (len(idx), 1))
-        v = self.values_host()[idx].astype(np.float64)
-        lo, hi = self.color_range
-        t = np.clip((v - lo) / (hi - lo if hi > lo else 1.0), 0, 1)
-        lut = colormap_lut(self.cmap)
-        out = lut[np.round(np.nan_to_num(t) * 255).astype(int)]
-        out[~np.isfinite(v)] = np.asarray(prog["u_nan"], np.float32)
-        return out
+            return value_colors(None, len(idx), 0, self.cmap)
+        return value_colors(self.values_host()[idx], *self.color_range, self.cmap)
 
     # ------------------------------------------------------------------ overlays
     def set_selected(self, vertices) -> None:
@@ -360,11 +396,10 @@ class GraphScene:
         """Camera on every vertex with a 5 % margin."""
         if not self.n:
             return
-        (x0, x1), (y0, y1) = self.nodes.bounds_xy
-        pad = 0.05 * max(x1 - x0, y1 - y0) + 1e-6
+        x0, x1, y0, y1 = fit_rect(self.nodes.bounds_xy)
         self._quiet = True
         try:
-            self.view.camera.set_range(x=(x0 - pad, x1 + pad), y=(y0 - pad, y1 + pad), z=(-1, 1), margin=0)
+            self.view.camera.set_range(x=(x0, x1), y=(y0, y1), z=(-1, 1), margin=0)
         finally:
             self._quiet = False
 
@@ -373,8 +408,7 @@ class GraphScene:
             if self.on_camera_change is not None:
                 self.on_camera_change()
             return
-        self.moving = True
-        self._idx_buf.draw_count = 2 * self.lod_edges
+        self.set_moving(True)
         if self._timer is None:
             from vispy import app
             self._timer = app.Timer(interval=self.settle_s, connect=self.camera_stopped, iterations=1,
@@ -388,11 +422,17 @@ class GraphScene:
         """Draw every edge again (the camera has not changed for :attr:`settle_s`)."""
         if self._timer is not None:
             self._timer.stop()
-        self.moving = False
-        self._idx_buf.draw_count = None if self.m else 0
-        self.canvas.update()
+        self.set_moving(False)
         if self.on_camera_change is not None:
             self.on_camera_change()
+
+    def set_moving(self, on: bool) -> None:
+        """Draw the level-of-detail subset (the first :attr:`lod_edges` edges of the index buffer)
+        while ``on`` and the graph has more edges than that; all edges otherwise.  Camera changes
+        call it; the benchmark and tests may too."""
+        self.moving = bool(on) and self.m > self.lod_edges
+        self._idx_buf.draw_count = 2 * self.lod_edges if self.moving else (None if self.m else 0)
+        self.canvas.update()
 
     @property
     def edges_drawn(self) -> int:
@@ -414,6 +454,11 @@ class GraphScene:
     def index_buffer(self):
         """The gloo index buffer of the edges (2 m uint32, in the level-of-detail order)."""
         return self._idx_buf
+
+    @property
+    def device_writes(self) -> int:
+        """Buffers written from CuPy arrays through CUDA–GL interop so far."""
+        return self._writer.writes
 
     @property
     def edge_indices(self) -> int:
@@ -448,17 +493,14 @@ class GraphScene:
         return self._mean_len
 
     def point_size(self) -> float:
-        """Vertex diameter in pixels: clip(0.5 √(canvas area / n), 2, 9), × 1.6 in lecture mode."""
+        """Vertex diameter in physical pixels (:func:`point_diameter`)."""
         w, h = self.canvas.size
-        s = float(np.clip(0.5 * np.sqrt(w * h / max(self.n, 1)), 2.0, 9.0))
-        return s * (1.6 if self.lecture else 1.0) * float(self.canvas.pixel_scale)
+        return point_diameter(w, h, self.n, self.lecture) * float(self.canvas.pixel_scale)
 
     def edge_alpha(self) -> float:
-        """The density rule of the module docstring."""
+        """The edge alpha of the next frame (:func:`edge_alpha`)."""
         w, h = self.canvas.size
-        ink = self.edges_drawn * self.mean_edge_length() * self.pixels_per_unit()
-        a_max = 0.85 if self.lecture else 0.6
-        return float(np.clip(EDGE_INK * w * h / ink, ALPHA_MIN, a_max)) if ink > 0 else a_max
+        return edge_alpha(self.edges_drawn, self.mean_edge_length() * self.pixels_per_unit(), w, h, self.lecture)
 
     def _before_draw(self, visual) -> bool:
         if self._writer.pending():
@@ -467,8 +509,7 @@ class GraphScene:
                 self.upload_path = f"host (CUDA–GL interop failed: {self._writer.error})"
             self.canvas.context.flush_commands()
         if visual is self.edges:
-            rgb = (0.85, 0.85, 0.9) if self.lecture else (0.25, 0.25, 0.3)
-            visual.shared_program["u_color"] = (*rgb, self.edge_alpha())
+            visual.shared_program["u_color"] = (*edge_rgb(self.lecture), self.edge_alpha())
         else:
             visual.shared_program["u_size"] = self.point_size()
         return True

@@ -142,7 +142,7 @@ class NodesVisual(_GraphVisualBase):
     through a 256-entry colormap texture and the ``clim`` uniforms, grey where the value is
     :data:`NO_VALUE`, or one plain colour when no values are set."""
 
-    def __init__(self, positions, values):
+    def __init__(self, positions, values, plain_rgba=(0.2, 0.4, 0.7, 1.0), nan_rgba=(0.75, 0.75, 0.75, 1.0)):
         super().__init__(NODE_VERT, NODE_FRAG, positions, "points")
         self.shared_program["a_value"] = values
         self._cmap_tex = gloo.Texture2D(np.zeros((1, 256, 4), np.float32), interpolation="linear",
@@ -150,8 +150,8 @@ class NodesVisual(_GraphVisualBase):
         self.shared_program["u_cmap"] = self._cmap_tex
         self.shared_program["u_has_values"] = 0.0
         self.shared_program["u_clim"] = (0.0, 1.0)
-        self.shared_program["u_plain"] = (0.2, 0.4, 0.7, 1.0)
-        self.shared_program["u_nan"] = (0.75, 0.75, 0.75, 1.0)
+        self.shared_program["u_plain"] = plain_rgba
+        self.shared_program["u_nan"] = nan_rgba
         self.shared_program["u_outline"] = (0.1, 0.1, 0.1, 0.6)
         self.shared_program["u_size"] = 5.0
         self.cmap_name = None
