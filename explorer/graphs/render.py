@@ -50,13 +50,11 @@ def _app_chosen() -> bool:
     return _default_app.default_app is not None
 
 
-def _qt_application() -> None:
-    """PyQt6 canvases need a QApplication (made once)."""
+def _native_app() -> None:
+    """Make the backend's native application if it needs one (a QApplication under PyQt6; made
+    through VisPy, so this module imports no Qt)."""
     import vispy.app
-    if vispy.app.use_app().backend_name.lower().startswith("pyqt"):
-        from PyQt6.QtWidgets import QApplication
-        if QApplication.instance() is None:
-            QApplication([])
+    vispy.app.use_app().create()
 
 
 def _ticks(lo: float, hi: float) -> list[tuple[float, str]]:
@@ -76,7 +74,7 @@ def render_view(pos, edges, *, values=None, label=None, size=(1600, 1000), lectu
     from vispy import scene
 
     from .scene import GraphScene
-    _qt_application()
+    _native_app()
     w, h = int(size[0]), int(size[1])
     bar = colorbar and values is not None
     canvas = scene.SceneCanvas(show=False, size=(w, h), bgcolor="black" if lecture else "white")
