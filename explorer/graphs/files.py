@@ -1,16 +1,20 @@
 """Files, sessions, figures and the mouse readout of the Graphs workspace: open / save graphs
-(GraphML, edge lists), the distance matrix (.npy), the view and plots (PNG/SVG), sessions (controls,
-graph, distances, clicked vertices), the figure targets of *Export figure*, and what lies under the
-mouse (vertex, density bin, d(i → j), histogram bar).  Every
+(GraphML, edge lists), the distance matrix (.npy), the view and plots (PNG/SVG), settings and sessions
+(controls, graph, distances, clicked vertices), the figure targets of *Export figure*, the mouse on
+the view (click, drag a vertex of the live layout) and what lies under it (vertex and overlay value,
+density bin, d(i → j), histogram bar), and presets.  Every
 write goes through ``explorer.export`` (checked path, temporary file, rename).  A mixin of
 :class:`explorer.graphs.workspace.GraphsWorkspace`."""
 from __future__ import annotations
+
+import json
 
 import numpy as np
 from PyQt6.QtWidgets import QFileDialog
 
 from kernels.errors import InvalidParameter
-from kernels.graphs.apsp import sentinel
+from kernels.graphs.apsp import METHODS, sentinel
+from kernels.graphs.generators import GENERATORS
 from kernels.graphs.graph import load_graph, save_graph
 
 from ..colorbar import with_colorbar
@@ -29,29 +33,63 @@ class GraphFilesMixin:
             self._cursor_text = text
             self.status_changed.emit({"cursor": text})
 
-    def describe_vertex(self, i: int) -> str:
-        """Vertex id, degree, local clustering and hops from the clicked vertex (status bar)."""
+    def describe_vertex(self, i: int, value: float | None = None) -> str:
+        """Vertex id, degree, local clustering and the shown overlay's ``value`` (status bar)."""
         g = self.graph
         parts = [f"vertex {i}", f"degree {int(g.degrees()[i])}"]
         if self.local_cc is not None:
             parts.append(f"clustering {float(self.local_cc[i]):.3g}")
-        if self._src_row is not None and self.selected:
-            d = self._src_row[i]
-            parts.append(f"{int(d)} hops from {self.selected[0]}" if d != sentinel(self._src_row.dtype)
-                         else f"not reachable from {self.selected[0]}")
+        ov = self._overlay
+        if ov is not None and value is not None:
+            if not np.isfinite(value):
+                parts.append(f"{ov.label}: none (unreachable)" if ov.source is not None else f"{ov.label}: none")
+            else:
+                parts.append(f"{ov.label}: {int(round(value)) if ov.integer else f'{value:.6g}'}")
         return ", ".join(parts)
 
     def _on_mouse_move(self, ev):
+        """Drag a pressed vertex (live layout), else report what lies under the mouse: the vertex and
+        the value of the overlay shown (``canvas.value_at``), or the density bin."""
+        if self._drag(ev):
+            return
         text = ""
         if self.graph is not None:
-            i = self.canvas.pick(ev.pos)
-            if i is not None:
-                text = self.describe_vertex(i)
+            hit = self.canvas.value_at(ev.pos)
+            if hit is not None:
+                text = self.describe_vertex(hit[0], hit[1])
             else:
                 hit = self.canvas.density_at(ev.pos)
                 if hit is not None:
                     text = f"x = {hit[0]:.3g}, y = {hit[1]:.3g}: {hit[2]:,} vertices in this bin"
         self._report_cursor(text)
+
+    def _on_mouse_press(self, ev) -> None:
+        """A left press on a vertex: a click (on release) or, while the force layout runs or is
+        paused, the start of a drag (the camera does not pan meanwhile)."""
+        if ev.button != 1 or self.graph is None:
+            return
+        i = self.canvas.pick(ev.pos)
+        self._press = None if i is None else [i, False]
+        if i is not None and self.layout_panel.can_drag():
+            self.canvas.view.camera.interactive = False
+
+    def _on_mouse_release(self, ev) -> None:
+        press, self._press = self._press, None
+        self.canvas.view.camera.interactive = True
+        if press is None or ev.button != 1:
+            return
+        if press[1]:
+            self.layout_panel.drag_end(press[0])
+        else:
+            self.click_node(press[0])
+
+    def _drag(self, ev) -> bool:
+        """Move the pressed vertex with the mouse (the layout follows); True when dragging."""
+        if self._press is None or not self.layout_panel.can_drag() or 1 not in (ev.buttons or ()):
+            return False
+        self._press[1] = True
+        self.layout_panel.drag_to(self._press[0], self.canvas.scene.data_of(ev.pos))
+        return True
 
     def _describe_distance(self, x: float, y: float) -> str:
         if self.result is None:
@@ -163,9 +201,47 @@ class GraphFilesMixin:
             self.message_bar.show_message(ok_text.format(out), "info")
         return out
 
+    def save_settings(self, s):
+        """Generator controls, the Reproduce and Clustering timings tabs, as JSON under this workspace's group."""
+        s.setValue("params_json", json.dumps(self.control_params()))
+        for key, w in self._sweeps.items():
+            s.setValue(f"{key}_json", json.dumps(w.state()))
+
+    def restore_settings(self, s):
+        try:
+            self.set_parameters(**self._check_params(json.loads(s.value("params_json") or "null")))
+        except (InvalidParameter, TypeError, ValueError):
+            pass
+        for key, w in self._sweeps.items():
+            try:
+                w.restore(json.loads(s.value(f"{key}_json") or "{}"))
+            except (TypeError, ValueError):
+                pass
+
+    def apply_preset(self, preset: dict) -> None:
+        """Set the generator controls from ``preset["params"]`` (generator, n, k, p, alpha, ring,
+        weights, seed, method, color_by, apsp) and generate; ``apsp``: then compute APSP."""
+        prm = dict(preset["params"])
+        if self.job is not None:               # finish with the running job first
+            self._queued_preset = preset
+            self.job.cancel()
+            return
+        if prm.get("generator", self.cb_gen.currentData()) not in GENERATORS:
+            raise InvalidParameter(f"unknown generator {prm.get('generator')!r}")
+        if "method" in prm and prm["method"] not in METHODS:
+            raise InvalidParameter(f"unknown APSP method {prm['method']!r}")
+        self.preset = preset
+        self.set_parameters(**{k: v for k, v in prm.items() if k in
+                               ("generator", "n", "k", "p", "alpha", "ring", "weights", "seed", "method", "layout",
+                                "iterations", "color_by", "density")})
+        if "tab" in prm:
+            self.tabs.setCurrentIndex(int(prm["tab"]))
+        self._then = self.compute if prm.get("apsp") else None
+        self.generate()
+
     def session_state(self) -> dict:
         return {"params": self.control_params(),
-                "color_by": self.cb_color.currentText(), "selected": [int(i) for i in self.selected],
+                "color_by": self.overlay.name(), "selected": [int(i) for i in self.selected],
                 "tab": self.tabs.currentIndex(), "has_graph": self.graph is not None,
                 "graph_name": self.graph.name if self.graph is not None else "",
                 "graph_params": jsonable(self.graph.params) if self.graph is not None else {},
@@ -206,8 +282,8 @@ class GraphFilesMixin:
             self.job.cancel()
             self.job.wait(5000)
         self.set_parameters(**prm)
-        if isinstance(state.get("color_by"), str) and self.cb_color.findText(state["color_by"]) >= 0:
-            self.cb_color.setCurrentText(state["color_by"])
+        if isinstance(state.get("color_by"), str):     # older sessions: the list's text
+            self.overlay.set_name(state["color_by"])
         for key, w in self._sweeps.items():
             w.restore(state.get(key))
         pre = state.get("preset")

@@ -1,12 +1,13 @@
 """The Graphs workspace: generator dock, VisPy graph view, distance heatmap and histograms.
 
-Views only: graphs, shortest paths and clustering come from ``kernels.graphs``; generation, layout
-and APSP run as :class:`explorer.jobs.FunctionJob` off the GUI thread with a progress bar and a Cancel button.
-Click a vertex: colour by hop distance from it; click a second: its shortest path is drawn.
+Views only: graphs, layouts, overlays, shortest paths and clustering come from ``kernels.graphs``;
+generation, layout and APSP run as :class:`explorer.jobs.FunctionJob` off the GUI thread with a
+progress bar and a Cancel button (Esc); the force layout streams live (:mod:`.layout_panel`).
+Every vertex and edge is drawn at any size (:mod:`.canvas`).  Click a vertex: colour by its
+distance row (one BFS / SSSP, :mod:`kernels.graphs.overlays`); click a second: the shortest path from
+that row's predecessors.  Drag a vertex while the force layout runs or is paused: it is pinned there.
 """
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pyqtgraph as pg
@@ -17,20 +18,21 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
 
 from kernels.errors import InvalidParameter
 from kernels.graphs import generators as gen
-from kernels.graphs.apsp import METHODS, apsp, path_between, sentinel
-from kernels.graphs.clustering import global_clustering, local_clustering
+from kernels.graphs.apsp import METHODS, apsp, sentinel
+from kernels.graphs.overlays import overlay_values
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..colorbar import ColorBar, bar_axes, hover, plot_colorbar, set_bar_label
-from ..widgets import MessageBar, add_dock, page_of, plot_panel, scrolled
+from ..widgets import MessageBar, add_dock, busy_cursor, page_of, plot_panel, scrolled
 from ..workspace_api import Workspace
-from .canvas import AGGREGATE_N, GraphCanvas
+from .canvas import GraphCanvas
 from .files import GraphFilesMixin
+from .layout_panel import LayoutPanel
+from .overlay_panel import COLOR_BY, OverlayPanel  # noqa: F401  (COLOR_BY: the colour-by texts)
+from .prepare import prepare_graph, run_abandonable
 from ..jobs import FunctionJob
 
 GEN_LABELS = {k: gen.LABELS.get(k, k) for k in gen.GENERATORS}
-COLOR_BY = ("degree", "local clustering", "distance from clicked")
-LAYOUT_MAX_N = 1500          # force layout only below this
 
 
 class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
@@ -50,7 +52,9 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.selected: list[int] = []
         self.highlighted_path: list[int] = []
         self.job: FunctionJob | None = None
-        self._src_row = None
+        self._src_row = None                # OverlayValues of the distance from the clicked vertex
+        self._overlay = None                # the OverlayValues shown
+        self._press = None                  # (vertex, moved) of a left press on a vertex
         self.preset: dict | None = None          # last preset applied (named in the caption)
         self._queued_preset: dict | None = None  # applied when the running job ends
         self._then = None                        # run after the next successful job (preset: APSP)
@@ -63,7 +67,8 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.message_bar = MessageBar()
         cl.addWidget(self.message_bar)
         self.canvas = GraphCanvas(parent=central)
-        self.canvas.on_pick = self.click_node
+        self.canvas.on_pick = None          # clicks and drags: _on_mouse_press / _on_mouse_release
+        self.canvas.on_camera_change = self._report_shown
         self.colorbar = ColorBar()
         self.colorbar.hide()
         row = QHBoxLayout()
@@ -71,9 +76,13 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         row.addWidget(self.canvas.native, 1)
         row.addWidget(self.colorbar)
         cl.addLayout(row, 1)
-        self.canvas.canvas.events.mouse_move.connect(self._on_mouse_move)
+        ev = self.canvas.canvas.events
+        ev.mouse_move.connect(self._on_mouse_move)
+        ev.mouse_press.connect(self._on_mouse_press)
+        ev.mouse_release.connect(self._on_mouse_release)
         self.info = QLabel("Generate a graph to start.")
         self.info.setWordWrap(True)          # long descriptions must not widen the window
+        self.info.setMinimumWidth(1)         # … nor hold the view's width (lecture fonts)
         cl.addWidget(self.info)
         self.setCentralWidget(central)
         self._build_controls(n)
@@ -91,7 +100,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.cb_gen = tip(QComboBox(), "Graph generator (paper 000 §4.1, paper 001 §5.7)")
         for k, v in GEN_LABELS.items():
             self.cb_gen.addItem(v, k)
-        self.sp_n = tip(QSpinBox(), "Number of vertices N. Above 5 000 the view shows aggregates.")
+        self.sp_n = tip(QSpinBox(), "Number of vertices N (every vertex and edge is drawn at any size)")
         self.sp_n.setRange(3, 2_000_000)
         self.sp_n.setValue(n)
         self.sp_k = tip(QSpinBox(), "Mean degree k (ring, WS, α-model, spatial); BA: edges per new vertex m")
@@ -118,18 +127,24 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
             self.cb_method.setItemData(self.cb_method.count() - 1, cls.help, Qt.ItemDataRole.ToolTipRole)
             if not cls.available(self.backend):
                 self.cb_method.model().item(self.cb_method.count() - 1).setEnabled(False)
-        self.cb_color = tip(QComboBox(), "Node colour")
-        self.cb_color.addItems(COLOR_BY)
-        self.cb_color.currentTextChanged.connect(lambda _t: self._recolor())
+        self.overlay = OverlayPanel()
+        self.cb_color = self.overlay.cb_color
+        self.overlay.changed.connect(self._recolor)
+        self.layout_panel = LayoutPanel(self.backend, message=self.message_bar.show_message)
+        self.layout_panel.positions.connect(self._on_positions)
+        self.layout_panel.state_changed.connect(self._on_layout_state)
         for label, wid in (("generator", self.cb_gen), ("N", self.sp_n), ("k / m", self.sp_k), ("p", self.sp_p),
                            ("α", self.sp_alpha), ("", self.ck_ring), ("weights", self.cb_weights),
-                           ("seed", self.sp_seed), ("APSP", self.cb_method), ("colour by", self.cb_color)):
+                           ("seed", self.sp_seed), ("APSP", self.cb_method)):
             form.addRow(label, wid)
+        form.addRow(self.overlay)
+        form.addRow(self.layout_panel)
         self._form = form
         self._tips = {w: w.toolTip() for w in (self.sp_k, self.sp_p, self.sp_alpha, self.ck_ring, self.sp_seed)}
         self.cb_gen.currentIndexChanged.connect(lambda _i: self._update_generator_controls())
         self._update_generator_controls()
-        self._nonessential = (self.sp_alpha, self.ck_ring, self.cb_weights, self.sp_seed, self.cb_method)
+        self._nonessential = (self.sp_alpha, self.ck_ring, self.cb_weights, self.sp_seed, self.cb_method,
+                              self.layout_panel.sp_iter)
         self.bt_gen = tip(QPushButton("Generate"), "Build the graph (Ctrl+R)")
         self.bt_apsp = tip(QPushButton("Compute APSP"), "All-pairs shortest paths with the chosen method (Space)")
         self.bt_cancel = tip(QPushButton("Cancel"), "Stop the running computation")
@@ -146,6 +161,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         form.addRow(self.progress)
         self.stats = QLabel("")
         self.stats.setWordWrap(True)
+        self.stats.setMinimumWidth(1)
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow(self.stats)
         self.controls = add_dock(self, "Graph", "graphControls", w, "left", closable=True)
@@ -221,11 +237,13 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
                     alpha=self.sp_alpha.value(), ring=self.ck_ring.isChecked(), seed=self.sp_seed.value())
 
     def control_params(self) -> dict:
-        """The generator controls by ``set_parameters``' names (sessions and settings store this)."""
+        """The controls by ``set_parameters``' names (sessions and settings store this)."""
         prm = self._params()
         return {"generator": prm["kind"], "n": prm["n"], "k": prm["k"], "p": prm["p"], "alpha": prm["alpha"],
                 "ring": prm["ring"], "weights": self.cb_weights.currentText(), "seed": prm["seed"],
-                "method": self.cb_method.currentText()}
+                "method": self.cb_method.currentText(), "layout": self.layout_panel.name(),
+                "iterations": self.layout_panel.sp_iter.value(), "color_by": self.overlay.name(),
+                "density": self.overlay.density()}
 
     @staticmethod
     def _check_params(prm) -> dict:
@@ -236,7 +254,8 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         return prm
 
     def set_parameters(self, **kw):
-        """Set generator controls by name (generator, n, k, p, alpha, ring, weights, seed, method)."""
+        """Set controls by name (generator, n, k, p, alpha, ring, weights, seed, method, layout,
+        iterations, color_by, density); an unknown layout or colour-by (a newer session) is skipped."""
         if "generator" in kw:
             self.cb_gen.setCurrentIndex(self.cb_gen.findData(kw["generator"]))
         for key, wid in (("n", self.sp_n), ("k", self.sp_k), ("p", self.sp_p), ("alpha", self.sp_alpha),
@@ -249,10 +268,19 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
             self.cb_weights.setCurrentText(kw["weights"])
         if "method" in kw:
             self.cb_method.setCurrentText(kw["method"])
+        if isinstance(kw.get("layout"), str):
+            self.layout_panel.set_name(kw["layout"])
+        if isinstance(kw.get("iterations"), int):
+            self.layout_panel.sp_iter.setValue(kw["iterations"])
+        if isinstance(kw.get("color_by"), str):
+            self.overlay.set_name(kw["color_by"])
+        if "density" in kw:
+            self.overlay.ck_density.setChecked(bool(kw["density"]))
 
     def _jobs(self) -> list:
-        """The running jobs: the workspace's own and the sweep tabs' (Reproduce, Clustering timings)."""
-        return [j for j in (self.job, *(w.job for w in self._sweeps.values())) if j is not None]
+        """The running jobs: the workspace's own, the live layout's and the sweep tabs'."""
+        return [j for j in (self.job, self.layout_panel.job, *(w.job for w in self._sweeps.values()))
+                if j is not None]
 
     def busy(self) -> bool:
         return bool(self._jobs())
@@ -304,7 +332,8 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
             then()
 
     def cancel(self):
-        """Stop every running computation of the workspace (Esc), the sweep tabs' included."""
+        """Stop every running computation of the workspace (Esc): the live layout, the sweep tabs'."""
+        self.layout_panel.cancel()
         for job in self._jobs():
             job.cancel()
 
@@ -321,8 +350,10 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
             return
 
         def work(progress, cancelled):
-            g = gen.generate(prm["kind"], prm["n"], k=prm["k"], p=prm["p"], alpha=prm["alpha"], ring=prm["ring"],
-                             seed=prm["seed"])
+            # the generators poll ``cancelled``; run_abandonable ends the job at once even inside a chunk
+            g = run_abandonable(lambda: gen.generate(
+                prm["kind"], prm["n"], k=prm["k"], p=prm["p"], alpha=prm["alpha"], ring=prm["ring"],
+                seed=prm["seed"], cancel=cancelled), cancelled)
             if weights != "none":
                 g = gen.with_weights(g, weights, seed=prm["seed"])
             progress(0.3)
@@ -331,46 +362,54 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self._start("Generate", work, self._show_graph)
 
     def _prepare(self, g, progress, cancelled):
-        """Layout + local clustering (worker thread)."""
-        pos = g.positions
-        if pos is None or g.name.startswith("Watts α") and g.n <= LAYOUT_MAX_N and not g.params.get("ring"):
-            if g.n <= LAYOUT_MAX_N:
-                import networkx as nx
-                from kernels.graphs.graph import to_networkx
-                d = nx.spring_layout(to_networkx(g), seed=1, iterations=50)
-                pos = np.array([d[i] for i in range(g.n)], np.float32)
-            else:
-                rng = np.random.default_rng(0)
-                pos = rng.uniform(-1, 1, (g.n, 2)).astype(np.float32)
-        if cancelled():
-            raise InterruptedError
-        progress(0.8)
-        be = self.backend if self.backend.is_gpu else None
-        lc = local_clustering(g, be)
-        return g, pos, lc, global_clustering(g, be)
+        """Layout start positions + local clustering (worker thread; :func:`.prepare.prepare_graph`)."""
+        return prepare_graph(g, self.layout_panel, self.backend, progress, cancelled)
 
     def _show_graph(self, payload):
-        g, pos, lc, gc = payload
+        g, pos, lc, gc = payload.graph, payload.pos, payload.local_cc, payload.global_cc
+        self.layout_panel.forget()
         self.graph, self.pos, self.local_cc = g, pos, lc
         self.result, self.selected, self.highlighted_path, self._src_row = None, [], [], None
+        self.overlay.set_apsp_available(False)
         self.global_cc = gc
-        self.canvas.set_graph(pos, g.edges if g.n <= AGGREGATE_N else np.zeros((0, 2), np.int32))
+        self.canvas.set_graph(pos, g.edges)
+        self.canvas.set_path([])
         self._recolor()
-        if self.canvas.mode == "aggregate":                 # the density of vertex positions
-            self.colorbar.set_range(*self.canvas.density.clim)
-            self.colorbar.set_label("ln(1 + vertices per bin)")
-            self.colorbar.show()
+        if payload.layout is not None:
+            self.layout_panel.stream(payload.layout)
         deg = degree_histogram(g.degrees())
         self.deg_plot.clear()
         self.deg_plot.plot(np.arange(deg.size + 1), deg, stepMode="center", fillLevel=0, brush=(60, 110, 170, 150))
         self.path_plot.clear()
         self.heat_img.clear()
         self.heat_bar.setVisible(False)      # shown again with the next APSP
-        agg = " — aggregate view (density of vertex positions)" if g.n > AGGREGATE_N else ""
-        self.info.setText(f"{g.describe()}{agg}. Click a vertex, then another for the shortest path.")
+        lay = self.layout_panel.resolved(g).name
+        self.info.setText(f"{g.describe()}, layout {lay}. Click a vertex, then another for the shortest path.")
         self.stats.setText(f"global clustering {gc:.4f}\naverage clustering {float(lc.mean()):.4f}")
         self.message_bar.hide() if self.message_bar.level == "error" else None
         self.status_changed.emit({"info": f"graph: N = {g.n:,}, m = {g.m:,}"})
+        self._report_shown()
+
+    def _report_shown(self) -> None:
+        """The status bar's display field: what the view draws ("all 3 M edges", "… while moving")."""
+        if self.graph is not None:
+            self.status_changed.emit({"display": self.canvas.shown_text()})
+
+    def _on_positions(self, pos) -> None:
+        """New positions from the live layout."""
+        if self.graph is not None and len(pos) == self.graph.n:
+            self.canvas.set_positions(pos)
+            if self.highlighted_path:
+                self.canvas.set_path(self.highlighted_path)
+
+    def _on_layout_state(self, state: str) -> None:
+        lay = self.layout_panel.layout_obj
+        if lay is not None and state != "running":
+            with self.layout_panel.lock:
+                self.pos = lay.positions_host()
+        if lay is not None and state in ("paused", "done", "stopped"):
+            self.info.setText(f"force layout {state} after {lay.iteration} iterations"
+                              + (" (drag a vertex to move it, Continue to go on)" if state == "paused" else ""))
 
     def compute(self):
         if self.graph is None:
@@ -385,6 +424,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
 
     def _show_apsp(self, res):
         self.result = res
+        self.overlay.set_apsp_available(True)
         s = summary(res.dist)
         self._apsp_summary = s
         dist = res.dist
@@ -423,68 +463,69 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         if self.selected:
             self.click_node(self.selected[0], reset=True)
 
-    # ------------------------------------------------------------------ value under the mouse
     # ------------------------------------------------------------------ interaction
-    def _row(self, s: int) -> np.ndarray:
-        """Hop counts from s: the APSP row when computed, else one BFS (scipy)."""
-        if self.result is not None and self.result.dist.dtype.kind == "u":
-            return self.result.dist[s]
-        from scipy.sparse.csgraph import shortest_path as sp
-        from kernels.graphs.graph import Graph
-        csr = Graph(self.graph.n, self.graph.edges).csr()
-        d = sp(csr.to_scipy(weighted=False), method="D", unweighted=True, indices=[s])[0]
-        out = np.full(csr.n, 65535 if csr.n > 255 else 255, np.uint16 if csr.n > 255 else np.uint8)
-        out[np.isfinite(d)] = d[np.isfinite(d)]
-        return out
-
     def click_node(self, i: int, reset: bool = False):
-        """First click: source (colour by distance); second: target (shortest path drawn)."""
+        """First click: source (colour by its distance row); second: target (the shortest path from
+        the row's predecessors)."""
         if self.graph is None:
             return
+        i = int(i)
         if reset or len(self.selected) != 1:
-            self.selected = [int(i)]
+            try:
+                with busy_cursor():
+                    self._src_row = overlay_values(self.graph, "distance", source=i, backend=self.backend)
+            except InvalidParameter as exc:
+                self.message_bar.show_message(str(exc), "error")
+                return
+            self.selected = [i]
             self.highlighted_path = []
-            self._src_row = self._row(int(i))
             self.canvas.set_path([])
             if not reset:
-                self.cb_color.setCurrentText("distance from clicked")
-            self.info.setText(f"source {i}: click another vertex for the shortest path")
+                self.overlay.set_name("distance")
+            self.info.setText(f"source {i}: click another vertex for the shortest path "
+                              f"(distance row on the {self._src_row.backend.upper()} in "
+                              f"{1e3 * self._src_row.seconds:.1f} ms)")
         else:
-            s, t = self.selected[0], int(i)
+            s, t = self.selected[0], i
             self.selected = [s, t]
-            self.highlighted_path = path_between(self.graph, s, t, self.result)
+            self.highlighted_path = self._src_row.path_to(t)
             self.canvas.set_path(self.highlighted_path)
             if self.highlighted_path:
-                r = self.result
-                length = (f", length {float(r.dist[s, t]):.6g} (predecessors of {r.method})"
-                          if r is not None and r.pred is not None and r.weighted else "")
+                d = float(self._src_row.values[t])
+                length = "" if self._src_row.integer else f", length {d:.6g}"
                 self.info.setText(f"shortest path {s} → {t}: {len(self.highlighted_path) - 1} hops{length}")
             else:
                 self.info.setText(f"{t} is not reachable from {s}")
         self._recolor()
 
     def _recolor(self):
+        """Colour the vertices by the chosen overlay (its colour bar beside the view), or one colour
+        while the overlay lacks its input (no vertex clicked yet, no APSP)."""
         if self.graph is None or self.canvas.mode != "graph":
             return
-        mode = self.cb_color.currentText()
-        if mode == "degree":
-            v = self.graph.degrees().astype(float)
-        elif mode == "local clustering":
-            v = self.local_cc
-        elif self._src_row is not None:
-            row = self._src_row
-            v = row.astype(float)
-            v[row == sentinel(row.dtype)] = np.nan
+        cls = self.overlay.overlay()
+        ov = None
+        try:
+            if cls.needs_source:
+                ov = self._src_row
+            elif not (cls.needs_apsp and self.result is None):
+                ov = overlay_values(self.graph, cls.name, apsp=self.result, backend=self.backend,
+                                    local_cc=self.local_cc)
+        except InvalidParameter as exc:
+            self.message_bar.show_message(str(exc), "error")
+        self._overlay = ov
+        if ov is None:
+            self.canvas.clear_values()
         else:
-            v = None
-        self.canvas.set_colors(v, selected=self.selected)
+            self.canvas.set_values(ov.values, label=ov.label, cmap=cls.cmap)
+        self.canvas.set_selected(self.selected)
+        self.canvas.set_density_overlay(self.overlay.density())
         rng = self.canvas.color_range
         self.colorbar.setVisible(rng is not None)
         if rng is not None:
-            label = f"hops from vertex {self.selected[0]}" if mode == "distance from clicked" and self.selected \
-                else mode
+            self.colorbar.set_colormap(cls.cmap)
             self.colorbar.set_range(*rng)
-            self.colorbar.set_label(label)
+            self.colorbar.set_label(ov.label)
 
     # ------------------------------------------------------------------ menus / files
     MENU_TEXT = {"toggle_run": "&Compute APSP", "reset": "&Generate graph", "step_once": None,
@@ -496,29 +537,6 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         return [("Export &distances (.npy)…", "export_distances", "Ctrl+D",
                  "Save the all-pairs hop/weight matrix as a NumPy file"),
                 ("&Cancel running job", "cancel", "Esc", "Stop the running generation / APSP")]
-
-    # ------------------------------------------------------------------ presets
-    def apply_preset(self, preset: dict) -> None:
-        """Set the generator controls from ``preset["params"]`` (generator, n, k, p, alpha, ring,
-        weights, seed, method, color_by, apsp) and generate; ``apsp``: then compute APSP."""
-        prm = dict(preset["params"])
-        if self.job is not None:               # finish with the running job first
-            self._queued_preset = preset
-            self.job.cancel()
-            return
-        if prm.get("generator", self.cb_gen.currentData()) not in GEN_LABELS:
-            raise InvalidParameter(f"unknown generator {prm.get('generator')!r}")
-        if "method" in prm and prm["method"] not in METHODS:
-            raise InvalidParameter(f"unknown APSP method {prm['method']!r}")
-        self.preset = preset
-        self.set_parameters(**{k: v for k, v in prm.items() if k in
-                               ("generator", "n", "k", "p", "alpha", "ring", "weights", "seed", "method")})
-        if "color_by" in prm and prm["color_by"] in COLOR_BY:
-            self.cb_color.setCurrentText(prm["color_by"])
-        if "tab" in prm:
-            self.tabs.setCurrentIndex(int(prm["tab"]))
-        self._then = self.compute if prm.get("apsp") else None
-        self.generate()
 
     # ----------------------------------------------------- caption / lecture
     def caption(self) -> str:
@@ -543,7 +561,8 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         from ..theme import style_axis, style_plot
         self._lecture = bool(on)
         for w in self._nonessential:
-            self._form.setRowVisible(w, not on)
+            form = self._form if self._form.indexOf(w) >= 0 else w.parentWidget().layout()
+            form.setRowVisible(w, not on)
         self.canvas.set_lecture(on)
         for pw in (self.heat, self.deg_plot, self.path_plot):
             pw.setBackground("k" if on else "w")
@@ -551,24 +570,6 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         for ax in bar_axes(self.heat_bar):
             style_axis(ax, on)
         self._recolor()
-
-    # --------------------------------------------------------------- settings
-    def save_settings(self, s):
-        """Generator controls, the Reproduce and Clustering timings tabs, as JSON under this workspace's group."""
-        s.setValue("params_json", json.dumps(self.control_params()))
-        for key, w in self._sweeps.items():
-            s.setValue(f"{key}_json", json.dumps(w.state()))
-
-    def restore_settings(self, s):
-        try:
-            self.set_parameters(**self._check_params(json.loads(s.value("params_json") or "null")))
-        except (InvalidParameter, TypeError, ValueError):
-            pass
-        for key, w in self._sweeps.items():
-            try:
-                w.restore(json.loads(s.value(f"{key}_json") or "{}"))
-            except (TypeError, ValueError):
-                pass
 
     # --------------------------------------------------------------- sessions
     # ----------------------------------------------------------------- figures
@@ -588,6 +589,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.controls.setVisible(on)
 
     def shutdown(self):
+        self.layout_panel.shutdown()
         for job in self._jobs():
             job.cancel()
             job.wait(10000)
