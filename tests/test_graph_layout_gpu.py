@@ -32,6 +32,8 @@ def test_gpu_ops_equal_the_cpu_ops(rng, gpu):
     a = cp.asnumpy(ops.attraction(cp.asarray(x)))
     b = ref.attraction(x)
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4 * np.abs(b).max())
+    ops.fused = False                                                # the generic path's prefix sums
+    np.testing.assert_allclose(cp.asnumpy(ops.attraction(cp.asarray(x))), b, rtol=1e-4, atol=1e-4 * np.abs(b).max())
     size = int(rng.integers(100, 5000))
     idx = rng.integers(0, size, 40_000)
     w = (rng.random(40_000) * 50).astype(np.float32)
@@ -46,6 +48,7 @@ def test_gpu_forces_and_first_steps_equal_the_cpu(rng, gpu, cpu):
     x0 = rng.normal(size=(g.n, 2)) * 30
     lc = ForceLayout(g, backend=cpu, pos0=x0)
     lg = ForceLayout(g, backend=gpu, pos0=x0)
+    assert lg.ops.fused, lg.ops.fallback_reason            # the fused kernels compiled
     fc = lc.forces()
     fg = lg.forces().get()
     np.testing.assert_allclose(fg, fc, rtol=1e-3, atol=1e-4 * np.abs(fc).max())

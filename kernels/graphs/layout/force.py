@@ -82,6 +82,7 @@ class CpuOps:
     """NumPy/SciPy parts of an iteration: the edge sums, the mass deposit and the FFTs."""
 
     xp = np
+    fused = False            # no fused forces()/iterate(): ForceLayout's array code runs
 
     def __init__(self, g):
         import scipy.fft
@@ -187,6 +188,8 @@ class ForceLayout:
     def forces(self, x=None):
         """The total force (n, 2) float32 on every vertex at positions ``x`` (default: current)."""
         x = self.x if x is None else x
+        if self.ops.fused:
+            return self.ops.forces(self, x)
         xp, P, p = self.xp, 2 * self.G, self.params
         idx, w, h = cic_mesh(xp, self.G, x)
         rh = self._density_hat(idx, w)
@@ -203,6 +206,10 @@ class ForceLayout:
 
     # ------------------------------------------------------------------ iterations
     def _iterate(self):
+        if self.ops.fused:
+            self.ops.iterate(self)
+            self.iteration += 1
+            return
         xp, n = self.xp, self.g.n
         f = self.forces()
         d, s = f - self.f_prev, f + self.f_prev
