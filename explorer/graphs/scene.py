@@ -116,8 +116,10 @@ def _xp(a):
 class GraphScene:
     """The graph drawing inside ``scene_canvas`` (see the module docstring for the rules)."""
 
-    #: edges drawn while the camera moves (the frame budget, in edges); all when it stops
-    lod_edges = 2_000_000
+    #: edges drawn while the camera moves (the frame budget, in edges) on a GPU; all when it stops
+    LOD_EDGES = 2_000_000
+    #: the same on software OpenGL (Mesa llvmpipe draws about 5 M lines a second)
+    LOD_EDGES_SOFTWARE = 200_000
     #: seconds after the last camera change before all edges are drawn again
     settle_s = 0.2
 
@@ -158,6 +160,8 @@ class GraphScene:
         self.density_on = False
         self.moving = False
         self._timer = None
+        self._lod_edges = None          # set explicitly, or None: by the GL renderer
+        self.gl_renderer = None         # GL_RENDERER, read at the first draw
         self._pos = None                # the positions as given (numpy or cupy, not copied)
         self._pos_host = None           # host copy, made when needed
         self._values = None             # float32 values as given (numpy or cupy), NaN = none
@@ -426,6 +430,19 @@ class GraphScene:
         if self.on_camera_change is not None:
             self.on_camera_change()
 
+    @property
+    def lod_edges(self) -> int:
+        """Edges drawn while the camera moves: :attr:`LOD_EDGES`, or :attr:`LOD_EDGES_SOFTWARE` on a
+        software renderer (llvmpipe, softpipe, swrast), unless set."""
+        if self._lod_edges is not None:
+            return self._lod_edges
+        soft = any(w in (self.gl_renderer or "").lower() for w in ("llvmpipe", "softpipe", "swrast", "software"))
+        return self.LOD_EDGES_SOFTWARE if soft else self.LOD_EDGES
+
+    @lod_edges.setter
+    def lod_edges(self, k: int | None) -> None:
+        self._lod_edges = None if k is None else int(k)
+
     def set_moving(self, on: bool) -> None:
         """Draw the level-of-detail subset (the first :attr:`lod_edges` edges of the index buffer)
         while ``on`` and the graph has more edges than that; all edges otherwise.  Camera changes
@@ -503,6 +520,9 @@ class GraphScene:
         return edge_alpha(self.edges_drawn, self.mean_edge_length() * self.pixels_per_unit(), w, h, self.lecture)
 
     def _before_draw(self, visual) -> bool:
+        if self.gl_renderer is None:
+            from vispy.gloo import gl
+            self.gl_renderer = str(gl.glGetParameter(gl.GL_RENDERER))
         if self._writer.pending():
             for buffer, array in self._writer.flush(self.canvas):
                 buffer.set_data(to_host(array))           # interop failed: from the host
