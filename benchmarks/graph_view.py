@@ -160,8 +160,118 @@ def bench_layout(args) -> dict:
     return {"rows": rows}
 
 
+# ------------------------------------------------------------------ frame
+def bench_frame(args) -> dict:
+    """Frame time of the graph view (explorer.graphs.scene.GraphScene: every edge a GL line from one
+    index buffer into one position buffer, every vertex a GL point) on a random geometric graph
+    (kernels.graphs.generators.spatial, k = 20: short edges everywhere, like a good layout) in a
+    1600 × 1000 offscreen framebuffer.  With a GPU: EGL, 1 000 000 vertices / ≈ 10 000 000 edges,
+    positions, edges and values handed over as CuPy arrays (CUDA–GL interop).  Without one
+    (``--no-gpu``): the active GL (Mesa llvmpipe under Xvfb), 100 000 vertices / ≈ 1 000 000 edges,
+    host upload.  A frame = clear + draw the scene + ``glFinish`` (median of ≥ 20); all edges, and
+    the level-of-detail subset drawn while the camera moves; also ``canvas.render()`` (the same plus
+    a framebuffer and the read-back), a new value colouring (``set_values`` + frame: the draw part
+    of a click) and a streaming layout step (``set_positions`` + frame)."""
+    import vispy
+    from vispy import gloo, scene
+
+    from explorer.graphs.render import use_headless_app
+    from explorer.graphs.scene import GraphScene
+    gpu = _gpu(args)
+    if gpu is not None:
+        vispy.use(app="egl")
+    else:
+        use_headless_app()
+    vispy.app.use_app().create()
+    big = gpu is not None
+    n = (200_000 if args.quick else 1_000_000) if big else (20_000 if args.quick else 100_000)
+    reps = 10 if args.quick else 25
+    t0 = time.perf_counter()
+    g = G.spatial(n, k=20.0, seed=1)
+    out(f"## Frame time of the graph view, {g.n:,} vertices, {g.m:,} edges, 1600 × 1000 "
+        f"({'EGL on the GPU' if big else 'the active GL: ' + vispy.app.use_app().backend_name}; target ≤ 33 ms "
+        "on the H100 at 1 M / 10 M)")
+    out()
+    out(f"{g.describe()} (generated in {time.perf_counter() - t0:.1f} s)")
+    deg = g.degrees().astype(np.float32)
+    if big:
+        import cupy as cp
+        pos, edges, vals = cp.asarray(g.positions), cp.asarray(g.edges), cp.asarray(deg)
+        sync = gpu.synchronize
+    else:
+        pos, edges, vals, sync = g.positions, g.edges, deg, None
+    w, h = 1600, 1000
+    canvas = scene.SceneCanvas(size=(w, h), show=False, bgcolor="white")
+    gs = GraphScene(canvas)
+    fbo = gloo.FrameBuffer(color=gloo.RenderBuffer((h, w)), depth=gloo.RenderBuffer((h, w)))
+
+    def frame():
+        canvas.context.clear(color=canvas.bgcolor, depth=True)
+        canvas.draw_visual(canvas.scene)
+        gloo.gl.glFinish()
+
+    def frames(count):
+        ts = []
+        for _ in range(count):
+            t = time.perf_counter()
+            frame()
+            ts.append(time.perf_counter() - t)
+        return 1e3 * float(np.median(ts)), 1e3 * float(np.max(ts))
+
+    canvas.set_current()
+    canvas.push_fbo(fbo, (0, 0), (w, h))
+    rows = []
+    try:
+        t_up = timed(lambda: (gs.set_graph(pos, edges), gs.set_values(vals, label="degree"), frame()), sync)
+        drawn = float((fbo.read()[..., :3] < 245).any(axis=2).mean())
+        out(f"upload path: {gs.upload_path}; set_graph + set_values + first frame: {t_up:.2f} s; "
+            f"{100 * drawn:.0f} % of the pixels drawn on")
+        out()
+        frames(3)
+        med, mx = frames(reps)
+        rows.append(("all edges: clear + draw + glFinish", gs.edges_drawn, med, mx))
+        gs.lod_edges = lod = min(gs.lod_edges, g.m // 5)     # a subset even where m is below the budget
+        gs.set_moving(True)
+        med, mx = frames(reps)
+        rows.append((f"moving: level-of-detail subset (lod_edges = {lod:,})", gs.edges_drawn, med, mx))
+        gs.set_moving(False)
+        vals2 = vals * 2 + 1
+
+        def recolor():
+            gs.set_values(vals2, label="degree")
+            frame()
+        ts = [timed(recolor, sync) for _ in range(max(5, reps // 2))]
+        rows.append(("set_values (new colours) + frame", gs.edges_drawn, 1e3 * float(np.median(ts)), 1e3 * max(ts)))
+
+        def step():
+            gs.set_positions(pos)
+            frame()
+        ts = [timed(step, sync) for _ in range(max(5, reps // 2))]
+        rows.append(("set_positions (a layout step) + frame", gs.edges_drawn, 1e3 * float(np.median(ts)),
+                     1e3 * max(ts)))
+    finally:
+        canvas.pop_fbo()
+    ts = [timed(canvas.render) for _ in range(max(5, reps // 2))]
+    rows.append(("canvas.render() (framebuffer + draw + read-back)", gs.edges_drawn, 1e3 * float(np.median(ts)),
+                 1e3 * max(ts)))
+    out("| what | edges drawn | median (ms) | max (ms) |")
+    out("|---|---|---|---|")
+    for what, k, med, mx in rows:
+        out(f"| {what} | {k:,} | {med:.1f} | {mx:.1f} |")
+    out()
+    out(f"GPU memory of the view: positions {8 * g.n / 1e6:.0f} MB, values {4 * g.n / 1e6:.0f} MB, edge indices "
+        f"{8 * g.m / 1e6:.0f} MB; {gs.device_writes} buffer writes by CUDA–GL interop.")
+    out()
+    gs.release()
+    canvas.close()
+    return {"n": g.n, "m": g.m, "upload_path": gs.upload_path, "upload_s": t_up, "drawn_fraction": drawn,
+            "gl": "egl" if big else "host GL",
+            "rows": [dict(what=r[0], edges=r[1], median_ms=r[2], max_ms=r[3]) for r in rows]}
+
+
 #: section name → function(args) -> dict; other sections register here
 SECTIONS = {"layout": bench_layout}
+SECTIONS["frame"] = bench_frame
 
 
 def main(argv=None):
