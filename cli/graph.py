@@ -1,15 +1,18 @@
 """``graph``: generate (or load) a graph, all-pairs shortest paths and clustering headless
-(papers 000, 001, 002, 004).  Every APSP method of the registry (:data:`kernels.graphs.apsp.METHODS`)
-runs where its class says it can (``available(backend)``); its own options (:mod:`.apsp_options`)
-go only to the methods that take them.  Vertex ids (``--sources``, ``--path``) are checked against
-the graph before any work; outputs (``--export-graph``, ``--export-distances``, ``--export-paths``)
-are checked before any work and written after the results exist."""
+(papers 000, 001, 002, 004), and its layout and view (:mod:`.graph_view`: ``--layout``,
+``--export-positions``, ``--export-view`` with ``--color-by``).  Every APSP method of the registry
+(:data:`kernels.graphs.apsp.METHODS`) runs where its class says it can (``available(backend)``);
+its own options (:mod:`.apsp_options`) go only to the methods that take them.  Vertex ids
+(``--sources``, ``--path``) are checked against the graph before any work; outputs
+(``--export-graph``, ``--export-distances``, ``--export-paths``, ``--export-positions``,
+``--export-view``) are checked before any work and written after the results exist."""
 from __future__ import annotations
 
 import argparse
 import time
 
 from . import apsp_options as mo
+from . import graph_view as gv
 from .common import (GRAPH_EXTS, NPY_EXTS, UsageError, check_output, finish, note, num_type, number,
                      print_result, raise_failed, write_outputs)
 
@@ -53,6 +56,7 @@ def add_parser(sub, parents) -> None:
                                                           ".edges, .txt)")
     p.add_argument("--export-distances", metavar="NPY", help="write the distance matrix (.npy; rows × n with "
                                                              "--sources)")
+    gv.add_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
 
 
@@ -97,6 +101,7 @@ def run(a) -> int:
     check_output(a.export_graph, GRAPH_EXTS, "--export-graph")
     check_output(a.export_distances, NPY_EXTS, "--export-distances")
     check_output(a.export_paths, NPY_EXTS, "--export-paths")
+    view = gv.check(a)
     for flag, given in (("--export-distances", a.export_distances), ("--export-paths", a.export_paths)):
         if given and a.apsp == "none":
             raise UsageError(f"{flag} needs an APSP method (not --apsp none)")
@@ -114,6 +119,7 @@ def run(a) -> int:
     if a.weights != "none":
         g = gen.with_weights(g, a.weights, seed=a.seed)
     mo.check_vertices(g.n, sources, a.path)
+    gv.check_graph(view, g)
     if a.apsp != "none":
         ap.check_memory(g.n, a.apsp, be, 4 if g.weighted else 2, None if sources is None else len(sources))
         if g.weighted:
@@ -125,7 +131,8 @@ def run(a) -> int:
     cc_be = be if use_gpu_cc else None
     cc_variant = "arc" if a.clustering in ("auto", "cpu") else a.clustering
     out["global_clustering"] = global_clustering(g, cc_be, cc_variant)
-    out["average_clustering"] = float(local_clustering(g, cc_be, cc_variant).mean())
+    local_cc = local_clustering(g, cc_be, cc_variant)
+    out["average_clustering"] = float(local_cc.mean())
     out["clustering_method"] = cc_variant if use_gpu_cc else "cpu"
     out["apsp_method"] = a.apsp
     r = None
@@ -151,6 +158,7 @@ def run(a) -> int:
         out.update(mo.path_report(g, r, a.path[0], a.path[1], sources))
     be.synchronize()
     out["seconds"] = time.perf_counter() - t0
+    pos, overlay = gv.compute(view, g, be, r, local_cc, out)
     outputs = []
     if a.export_graph:
         outputs.append(("export_graph", lambda: (save_graph(g, a.export_graph), a.export_graph)[1]))
@@ -158,6 +166,7 @@ def run(a) -> int:
         outputs.append(("export_distances", lambda: _save_npy(a.export_distances, r.dist)))
     if a.export_paths:
         outputs.append(("export_paths", lambda: _save_paths(a.export_paths, r)))
+    outputs += gv.outputs(view, g, pos, overlay, out)
     failed = write_outputs(out, outputs)
     if a.path and not a.json:
         print_result({k: v for k, v in out.items() if k not in ("path", "path_length")}, False)

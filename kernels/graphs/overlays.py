@@ -65,11 +65,13 @@ class Overlay:
     """One per-vertex quantity.  Class attributes: ``name`` (registry key), ``label`` (colour-bar
     label with units; :meth:`label_for` gives the one for a given source), ``help`` (one line for
     tooltips and ``--help``), ``needs_source`` (a vertex must be given), ``needs_apsp`` (an
-    all-pairs result must be given) and ``integer`` (the values are whole numbers)."""
+    all-pairs result must be given), ``integer`` (the values are whole numbers) and ``cmap`` (the
+    VisPy colormap the view and the CLI's ``--export-view`` draw it with)."""
 
     name: ClassVar[str] = ""
     label: ClassVar[str] = ""
     help: ClassVar[str] = ""
+    cmap: ClassVar[str] = "viridis"
     needs_source: ClassVar[bool] = False
     needs_apsp: ClassVar[bool] = False
     integer: ClassVar[bool] = True
@@ -175,6 +177,7 @@ class ComponentOverlay(Overlay):
     name = "component"
     label = "component"
     help = "connected component, numbered 0, 1, … in the order of each component's smallest vertex"
+    cmap = "husl"                                  # hues around the circle: neighbouring numbers differ
 
     def compute(self, g, backend, source=None, apsp=None, local_cc=None):
         from scipy.sparse.csgraph import connected_components
