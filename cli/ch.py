@@ -13,13 +13,18 @@ from __future__ import annotations
 import time
 from dataclasses import MISSING, fields
 
-from .common import NPZ_EXTS, PNG_EXTS, UsageError, check_output, finish, note, num_type, write_outputs
+import argparse
+
+from .common import (CSV_EXTS, NPZ_EXTS, PNG_EXTS, UsageError, check_output, finish, note, num_type,
+                     write_outputs)
 
 NAME = "ch"
 USES_BACKEND = True
 
 #: CHParams fields that are not command-line options (``initial="file"`` comes from --load)
 _NOT_OPTIONS = ()
+#: the PFHub benchmark 1 presets of --preset
+PFHUB_PRESETS = ("pfhub-1a", "pfhub-1b", "pfhub-1c", "pfhub-1d")
 
 
 def _option(name: str) -> str:
@@ -40,7 +45,9 @@ def add_model_options(p) -> None:
         if default is not None:
             help_text += f" (default {default})"
         kw = dict(default=None, help=help_text, dest=f.name)
-        if md["choices"]:
+        if kind is bool:
+            kw["action"] = argparse.BooleanOptionalAction
+        elif md["choices"]:
             kw["choices"] = md["choices"]
             kw["type"] = kind
         elif kind is float:
@@ -71,12 +78,31 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--save-field", metavar="NPZ", help="write the final field + parameters (.npz); after a "
                                                        "blow-up, the last good field")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+    p.add_argument("--preset", choices=PFHUB_PRESETS, help="PFHub benchmark 1 set-up (kernels.cahn_hilliard.pfhub): "
+                   "1a periodic, 1b no-flux, 1c T-shaped mask (explicit RK2), 1d sphere (not built); other "
+                   "options apply on top (--dx keeps the benchmark's lengths: cells = length/dx)")
+    p.add_argument("--t-end", type=num_type(float, above=0), metavar="T",
+                   help="run to time T (instead of --steps), landing exactly on T; with a PFHub preset also "
+                        "stopped by the benchmark's rule |dF/dt|/V < --stop-rate")
+    p.add_argument("--stop-rate", type=num_type(float, minimum=0), metavar="R",
+                   help="stop when |dF/dt| per unit volume < R (default 1e-14 with a PFHub preset, else off; "
+                        "0: off); needs --t-end")
+    p.add_argument("--energy-csv", metavar="F.csv", help="write time,free_energy (PFHub's format; F in the "
+                   "benchmark's units for PFHub runs) for every accepted step; needs --t-end")
+    p.add_argument("--energy-every", type=num_type(float, minimum=0), default=0.0, metavar="DT",
+                   help="--energy-csv: one row per DT time units (default 0: every step)")
 
 
 def _params(a, header):
     """CHParams from the options (unset ones: the dataclass defaults; --load: the field's shape)."""
     from kernels.cahn_hilliard.params import CHParams
     given = given_params(a)
+    if getattr(a, "preset", None):
+        from kernels.cahn_hilliard.pfhub import preset_params
+        dx = given.pop("dx", 1.0)
+        if header is not None:
+            raise UsageError("--preset and --load exclude each other")
+        return preset_params(a.preset, dx=dx, **given)
     if header is not None:
         for key, val in (("dim", header.dim), ("size", header.size)):
             if key in given and given[key] != val:
@@ -96,7 +122,11 @@ def run(a) -> int:
     # --- everything checked before any work
     check_output(a.export, PNG_EXTS, "--export")
     check_output(a.save_field, NPZ_EXTS, "--save-field")
+    check_output(a.energy_csv, CSV_EXTS, "--energy-csv")
     check_colormap(a.colormap)
+    for opt, val in (("--energy-csv", a.energy_csv), ("--stop-rate", a.stop_rate)):
+        if val is not None and a.t_end is None:
+            raise UsageError(f"{opt} needs --t-end (a run to a time, not a step count)")
     steps, every = a.steps, a.record_every
     header = read_field_header(a.load) if a.load else None
     params = _params(a, header)
@@ -116,6 +146,8 @@ def run(a) -> int:
     if not a.json:
         for text in ([be.notice] if be.notice else []) + sim.notes:
             note(text)
+    if a.t_end is not None:
+        return _run_to_time(a, sim, be)
     # --- the run
     t0 = time.perf_counter()
     done = 0
@@ -155,3 +187,40 @@ def _png(path, field, cmap):
     from kernels.field_png import save_field_png
     save_field_png(path, field, cmap=cmap)
     return path
+
+
+def _run_to_time(a, sim, be) -> int:
+    """``--t-end``: adaptive (or fixed-dt) steps to T with the optional stopping rule, the energy CSV
+    and the field with snapshots at t = 10³ … 10⁶ (kernels.cahn_hilliard.pfhub)."""
+    from kernels.cahn_hilliard import pfhub
+    from kernels.errors import SimulationBlowUp
+    p = sim.params
+    rate = a.stop_rate if a.stop_rate is not None else (pfhub.EQUILIBRIUM_RATE if pfhub.is_pfhub(p) else 0.0)
+    snaps = pfhub.SNAPSHOT_TIMES if a.save_field else ()
+    try:
+        res = pfhub.run(sim, t_end=a.t_end, stop_rate=rate or None, snapshot_times=snaps)
+    except SimulationBlowUp as exc:
+        if a.save_field:
+            from kernels.cahn_hilliard.io import save_field
+            path = save_field(a.save_field, sim.field_numpy(), sim.params, t=sim.t, steps=sim.step_count)
+            raise SimulationBlowUp(f"{exc} The last good field (t = {sim.t:g}) was saved to {path}.") from None
+        raise
+    out = {"preset": pfhub.preset_name(p), "t": sim.t, "stopped": res.reason,
+           "steps": res.steps, "rejected_steps": res.rejected, "seconds": res.seconds,
+           "adaptive": p.adaptive, "integrator": p.integrator, "variant": p.variant, "boundary": p.boundary,
+           "domain": p.domain, "grid": "×".join(map(str, p.shape[::-1])), "dx": p.dx,
+           "dt_min": min(res.dt[1:], default=None), "dt_max": max(res.dt[1:], default=None),
+           "free_energy_initial": res.free_energy[0], "free_energy_final": res.free_energy[-1],
+           "backend": be.name, "device": be.device_name}
+    out.update({f"F(t={t:g})": res.energy_at(t) for t in pfhub.REPORT_TIMES if t <= sim.t})
+    outputs = []
+    if a.energy_csv:
+        outputs.append(("energy_csv", lambda: (pfhub.write_energy_csv(a.energy_csv, res, a.energy_every),
+                                               a.energy_csv)[1]))
+    if a.save_field:
+        field = sim.field_numpy()
+        outputs.append(("saved_field", lambda: (pfhub.write_fields(a.save_field, field, p, res, sim.t,
+                                                                   sim.step_count), a.save_field)[1]))
+    if a.export:
+        outputs.append(("export", lambda: _png(a.export, sim.field_numpy(), a.colormap)))
+    return finish(out, a.json, write_outputs(out, outputs))

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..backend import array_module
+from .domains import domain_mask, masked_free_energy
 from .stencil import pad
 
 
@@ -23,7 +24,12 @@ def mean(phi) -> float:
 
 
 def free_energy(phi, p) -> float:
+    """E of the module docstring; on a masked domain (kernels.cahn_hilliard.domains) the region's
+    cells and internal links only."""
     xp = array_module(phi)
+    mask = domain_mask(p, xp)
+    if mask is not None:
+        return masked_free_energy(phi, p, mask)
     f = phi.astype(xp.float64)
     bulk = xp.sum(-0.5 * p.b * f * f + 0.25 * p.u * f ** 4) * p.dx ** p.dim
     grad = 0.0

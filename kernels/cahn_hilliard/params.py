@@ -14,7 +14,10 @@ from ..devices import MAX_GPUS
 from ..errors import InvalidParameter
 
 BOUNDARIES = ("periodic", "mirror", "fixed")
-INITIALS = ("spinodal", "droplets", "file")
+#: initial conditions: pfhub = PFHub benchmark 1's cosine field (kernels.cahn_hilliard.pfhub); file = a loaded field
+INITIALS = ("spinodal", "droplets", "pfhub", "file")
+#: domain shapes (kernels.cahn_hilliard.domains): the whole box, or PFHub 1c's T inside the box
+DOMAINS = ("box", "t-shape")
 INTEGRATORS = ("euler", "rk2", "spectral")
 VARIANTS = ("reference", "cpu-threads", "A", "B", "C", "D", "E")
 #: variants that run on host arrays (the CPU backend) / that are CUDA kernels (the GPU backend)
@@ -41,11 +44,12 @@ INITIAL_MEAN = {"spinodal": 0.0, "droplets": -0.5}
 MAX_CELLS = {2: 32768 ** 2, 3: 1024 ** 3}
 
 # Which parameters can change while a simulation runs, and which need a reset.
-LIVE = ("m", "b", "u", "K", "dt", "integrator", "variant", "threads", "block_layout", "tile", "boundary_value",
+LIVE = ("m", "b", "u", "K", "dt", "adaptive", "tolerance", "dt_floor", "dt_ceiling", "integrator", "variant", "threads", "block_layout", "tile", "boundary_value",
         "gpus", "exchange")
 MAX_THREADS = 1024
 EXCHANGES = ("p2p", "host", "nccl")
-NEEDS_RESET = ("dim", "size", "boundary", "initial", "mean", "noise", "seed", "noise_source", "dx", "dtype")
+NEEDS_RESET = ("dim", "size", "size_y", "size_z", "domain", "boundary", "initial", "mean", "noise", "seed",
+               "noise_source", "dx", "dtype")
 
 
 def _f(default, help: str, units: str = "", choices: tuple | None = None, kind=None):
@@ -67,11 +71,16 @@ class CHParams:
     dt: float = _f(0.01, "time step (explicit Euler/RK2 are stable below dt_max = 2/(m(2bΛ + KΛ²)), "
                          "Λ = 4·dim/dx²)", "time units")
     dim: int = _f(2, "dimensions", choices=(2, 3))
-    size: int = _f(256, "cells per side", "cells")
+    size: int = _f(256, "cells per side (along x; y and z too unless size_y / size_z are set)", "cells")
+    size_y: int = _f(0, "cells along y for a rectangle (0: size, a square/cube)", "cells")
+    size_z: int = _f(0, "cells along z in 3D for a box (0: size)", "cells")
+    domain: str = _f("box", "domain shape: box (the whole grid) or t-shape (PFHub 1c's T in a 100×120 box at "
+                            "dx = 1; cells outside take no part, no flux through the T's edges)", choices=DOMAINS)
     boundary: str = _f("periodic", "boundary condition", choices=BOUNDARIES)
     boundary_value: float = _f(-1.0, "φ held in the ghost cells with the fixed boundary", "φ")
     initial: str = _f("spinodal", "initial condition: spinodal = mean + uniform noise, droplets = a random "
-                                  "±1 mixture", choices=INITIALS[:2])
+                                  "±1 mixture, pfhub = PFHub benchmark 1's cosine field mapped by c = 0.5 + 0.2φ",
+                     choices=INITIALS[:3])
     mean: float | None = _f(None, "initial mean φ (default: 0 for spinodal, −0.5 for droplets)", "φ", kind=float)
     noise: float = _f(0.1, "spinodal noise amplitude (uniform in ±noise)", "φ")
     seed: int = _f(1, "seed of the initial noise's generator")
@@ -91,6 +100,13 @@ class CHParams:
     tile: str = _f("auto", "shared-memory layout of kernels B and D: auto (2D sweep, 3D march), paper (2D: "
                            "16×16 threads writing the inner 12×12, paper 000 Listing 7), sweep (2D only) or "
                            "march", choices=TILES)
+    adaptive: bool = _f(False, "adaptive time step (kernels.cahn_hilliard.adaptive): step doubling, each accepted "
+                               "step lowers the free energy; dt is then the first step")
+    tolerance: float = _f(1e-3, "adaptive step: largest local error allowed per step (max |φ| difference of one "
+                                "step vs two half steps)", "φ")
+    dt_floor: float = _f(1e-6, "adaptive step: smallest dt (a step that fails there ends the run)", "time units")
+    dt_ceiling: float = _f(1e4, "adaptive step: largest dt (explicit integrators: also the stability limit)",
+                           "time units")
     dtype: str = _f("float32", "floating-point precision", choices=("float32", "float64"))
     gpus: int = _f(1, "split the field over N GPUs (slabs with halo exchange, paper 001); fewer are used if "
                       "fewer exist; without a GPU, N virtual GPUs on the CPU", "GPUs")
@@ -99,7 +115,20 @@ class CHParams:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return (self.size,) * self.dim
+        """Array shape: 2D (ny, nx), 3D (nz, ny, nx); nx = size."""
+        ny = self.size_y or self.size
+        if self.dim == 2:
+            return (ny, self.size)
+        return (self.size_z or self.size, ny, self.size)
+
+    @property
+    def cells(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def rectangular(self) -> bool:
+        """Not a square / cube (some kernel variants need one)."""
+        return len(set(self.shape)) > 1
 
     @property
     def initial_mean(self) -> float:
@@ -128,9 +157,25 @@ class CHParams:
             bad(f"dim must be 2 or 3 (got {self.dim!r})")
         if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size < 8:
             bad(f"size must be an integer ≥ 8 cells per side (got {self.size!r})")
-        if self.size ** self.dim > MAX_CELLS[self.dim]:
-            bad(f"size {self.size}^{self.dim} exceeds the supported maximum of "
+        for name in ("size_y", "size_z"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or not (v == 0 or v >= 8):
+                bad(f"{name} must be 0 (= size) or an integer ≥ 8 cells (got {v!r})")
+        if self.size_z and self.dim == 2:
+            bad("size_z applies to 3D grids only: leave it 0 in 2D")
+        if self.cells > MAX_CELLS[self.dim]:
+            bad(f"a {'×'.join(map(str, self.shape))} grid exceeds the supported maximum of "
                 f"{MAX_CELLS[self.dim]:,} cells")
+        if self.domain not in DOMAINS:
+            bad(f"domain must be one of {', '.join(DOMAINS)} (got {self.domain!r})")
+        if not isinstance(self.adaptive, bool):
+            bad(f"adaptive must be true or false (got {self.adaptive!r})")
+        for name in ("tolerance", "dt_floor", "dt_ceiling"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf):
+                bad(f"{name} must be a positive finite number (got {v!r})")
+        if self.dt_floor > self.dt_ceiling:
+            bad(f"dt_floor {self.dt_floor:g} exceeds dt_ceiling {self.dt_ceiling:g}")
         if self.boundary not in BOUNDARIES:
             bad(f"boundary must be one of {', '.join(BOUNDARIES)} (got {self.boundary!r})")
         if self.initial not in INITIALS:
@@ -148,8 +193,9 @@ class CHParams:
             bad(f"tile must be one of {', '.join(TILES)} (got {self.tile!r})")
         if self.tile == "sweep" and self.dim == 3:
             bad("the sweep tile is 2D only: choose auto, paper or march in 3D")
-        if self.integrator == "spectral" and self.boundary != "periodic":
-            bad("the semi-implicit spectral stepper needs periodic boundaries")
+        if self.integrator == "spectral" and self.boundary == "fixed":
+            bad("the semi-implicit spectral stepper needs periodic boundaries (Fourier modes) or mirror ones "
+                "(cosine modes)")
         if self.variant == "E" and self.integrator != "rk2":
             bad("kernel E fuses the two RK2 stages: choose the rk2 integrator")
         if not (isinstance(self.noise, (int, float)) and 0 <= self.noise <= 10):

@@ -115,7 +115,7 @@ class History:
 def estimate_bytes(p: CHParams, stepper_buffers: int = 10) -> int:
     """Device/host bytes a run needs: field + stepper buffers + last-good snapshot."""
     itemsize = 4 if p.dtype == "float32" else 8
-    cells = p.size ** p.dim
+    cells = p.cells
     # field, snapshot, stepper work arrays (padded arrays are ~ the same size)
     return int(cells * itemsize * (2 + stepper_buffers) * 1.1)
 
@@ -166,6 +166,7 @@ class CahnHilliard:
         self.phi = self.xp.asarray(self._initial_field(p))
         self._distribute()
         self._good = None
+        self._adaptive = None
         self.t = 0.0
         self.step_count = 0
         self.compute_seconds = 0.0
@@ -178,6 +179,16 @@ class CahnHilliard:
             if not np.isfinite(f).all():
                 raise InvalidParameter("the loaded field contains NaN or Inf values")
             return f
+        from .domains import domain_mask
+        f = self._generated_field(p)
+        mask = domain_mask(p, self.xp)
+        # a masked domain: cells outside hold φ = 0 and never change (they take no part)
+        return f if mask is None else self.xp.where(mask, f, self.dtype(0)).astype(self.dtype, copy=False)
+
+    def _generated_field(self, p: CHParams):
+        if p.initial == "pfhub":
+            from .pfhub import initial_phi
+            return initial_phi(p.shape, p.dx, self.xp, self.dtype)
         from .. import rng
         if p.noise_source == "xp":          # the array library's generator (PCG64 / CuPy's default_rng)
             r = self.xp.random.default_rng(p.seed).random(p.shape, dtype=self.dtype)
@@ -199,6 +210,7 @@ class CahnHilliard:
             raise InvalidParameter("the field contains NaN or Inf values")
         self.phi[...] = self.xp.asarray(a, dtype=self.dtype)
         self.stepper.field_changed()
+        self._adaptive = None
         self.history.clear()
         self.record()
 
@@ -273,6 +285,7 @@ class CahnHilliard:
         if rebuild:
             stepper = make_stepper(newp, self.backend)
         self.params = newp
+        self._adaptive = None
         if rebuild:
             self.stepper = stepper
             self._distribute()
@@ -296,9 +309,13 @@ class CahnHilliard:
         return stability_limit(self.params)
 
     def step(self, n: int = 1, record: bool = True) -> None:
-        """Advance n steps.  On NaN/Inf or |φ| > 1e3 the last good field is restored
+        """Advance n steps (``params.adaptive``: n accepted adaptive steps,
+        kernels.cahn_hilliard.adaptive).  On NaN/Inf or |φ| > 1e3 the last good field is restored
         and SimulationBlowUp is raised with advice."""
         if n <= 0:
+            return
+        if self.params.adaptive:
+            self._adaptive_steps(n, record)
             return
         xp = self.xp
         if self._good is None or self._good.shape != self.phi.shape:
@@ -325,6 +342,24 @@ class CahnHilliard:
         self.t += n * self.params.dt
         if record:
             self.record()
+
+    def _adaptive_steps(self, n: int, record: bool) -> None:
+        from .adaptive import AdaptiveController
+        if self._adaptive is None:
+            self._adaptive = AdaptiveController(self)
+        t0 = time.perf_counter()
+        try:
+            for _ in range(n):
+                self._adaptive.advance()
+        finally:
+            self.compute_seconds += time.perf_counter() - t0
+        if record:
+            self.record()
+
+    @property
+    def adaptive_log(self):
+        """The accepted adaptive steps since the last reset or parameter change (a StepLog), or None."""
+        return None if self._adaptive is None else self._adaptive.log
 
     def record(self) -> None:
         self.history.append(self.t, self.step_count, diagnostics.mean(self.phi),

@@ -3,8 +3,13 @@
 * ``euler``: φⁿ⁺¹ = φⁿ + dt F(φⁿ).
 * ``rk2``: explicit midpoint, two stencil passes per step as in paper 000
   §3.1.3 (Fig. 3): φ* = φⁿ + dt/2 F(φⁿ), then φⁿ⁺¹ = φⁿ + dt F(φ*).
-* ``spectral``: semi-implicit, linearly stabilised Fourier stepper (periodic
-  only; beyond the papers, which mention but do not use a Fourier route).
+* ``spectral``: semi-implicit, linearly stabilised Fourier stepper (periodic;
+  beyond the papers, which mention but do not use a Fourier route), or its cosine
+  twin for mirror (no-flux) boundaries (the DCT-II diagonalises the mirror Laplacian).
+
+Class flags say what each stepper supports (read by :func:`make_stepper`, never by name):
+``rectangles`` (nx ≠ ny grids), ``masks`` (a masked domain, kernels.cahn_hilliard.domains),
+``boundaries`` (of the spectral steppers) and ``order`` (local error order, for adaptive steps).
 
 Every stepper exposes ``update(src, base, coef, out)`` (out = base + coef·F(src))
 so that kernel variants only implement that one stage; the integrator logic
@@ -13,10 +18,11 @@ lives here once.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
-from . import stencil
+from . import domains, stencil
 from .params import GPU_VARIANTS, CHParams
 
 
@@ -26,6 +32,10 @@ class Stepper:
     name = "base"
     #: arrays of the field's size it needs, for the memory estimate
     buffers = 3
+    #: runs non-square / non-cubic grids
+    rectangles = False
+    #: runs a masked domain (cells outside take no part)
+    masks = False
 
     def __init__(self, params: CHParams, backend):
         self.params = params
@@ -44,6 +54,11 @@ class Stepper:
 
     def update(self, src, base, coef, out):
         raise NotImplementedError
+
+    @property
+    def order(self) -> int:
+        """Order of accuracy in time (Euler 1, RK2 2): the local error of one step is O(dt^(order+1))."""
+        return 1 if self.params.integrator == "euler" else 2
 
     def _buffers(self, phi):
         if self._tmp is None or self._tmp.shape != phi.shape or self._tmp.dtype != phi.dtype:
@@ -67,12 +82,22 @@ class Stepper:
 
 
 class ReferenceStepper(Stepper):
-    """Whole-array NumPy/CuPy reference (pads, slices, no custom kernels)."""
+    """Whole-array NumPy/CuPy reference (pads, slices, no custom kernels); on a masked domain the
+    no-flux operator of :mod:`.domains`."""
 
     name = "reference"
     buffers = 10
+    rectangles = True
+    masks = True
+
+    def __init__(self, params, backend):
+        super().__init__(params, backend)
+        mask = domains.domain_mask(params, self.xp)
+        self._weights = None if mask is None else domains.link_weights(mask)
 
     def update(self, src, base, coef, out):
+        if self._weights is not None:
+            return domains.masked_update(src, base, coef, self.params, self._weights, out=out)
         return stencil.update(src, base, coef, self.params, out=out)
 
 
@@ -91,6 +116,28 @@ def laplacian_symbol(shape, dx: float, xp=np, dtype=np.float64):
     return lam
 
 
+def cosine_symbol(shape, dx: float, xp=np, dtype=np.float64):
+    """Eigenvalues Λ(k) ≥ 0 of −L with mirror boundaries (reflection about the cell face): the
+    DCT-II basis cos(πk(i + ½)/n) has Λ = Σ_axes (4/dx²) sin²(πk/(2n)), k = 0 … n−1."""
+    lam = None
+    for ax, n in enumerate(shape):
+        k = xp.arange(n, dtype=dtype)
+        term = (4.0 / dx ** 2) * xp.sin(math.pi * k / (2 * n)) ** 2
+        sh = [1] * len(shape); sh[ax] = n
+        term = term.reshape(sh)
+        lam = term if lam is None else lam + term
+    return lam
+
+
+def _scipy_fft(xp):
+    """scipy.fft for NumPy arrays, cupyx.scipy.fft for CuPy arrays (both have dctn / idctn)."""
+    if xp is np:
+        import scipy.fft as sf
+    else:
+        import cupyx.scipy.fft as sf
+    return sf
+
+
 class SpectralStepper(Stepper):
     """Semi-implicit Fourier stepper, unconditionally energy stable for S ≥ max f''/2.
 
@@ -98,22 +145,39 @@ class SpectralStepper(Stepper):
     discrete operator as the finite-difference steppers):
         (1 + dt m Λ S + dt m K Λ²) φ̂ⁿ⁺¹ = (1 + dt m Λ S) φ̂ⁿ − dt m Λ N̂(φⁿ),
     N(φ) = uφ³ − bφ explicit, the stiff K∇⁴ term implicit, S = 2b stabilising.
-    Stable at dt far beyond the explicit limit (tested at 50×).
+    Stable at dt far beyond the explicit limit (tested at 50×).  First order in time.
     """
 
     name = "spectral"
     buffers = 8
+    rectangles = True
+    order = 1
+    #: the boundary rules this transform diagonalises
+    boundaries = ("periodic",)
 
     def __init__(self, params, backend):
         super().__init__(params, backend)
         self._key = None
+        self._lam_key = None
+
+    def symbol(self, shape, dx):
+        return laplacian_symbol(shape, dx, self.xp, np.float64)
+
+    def forward(self, a):
+        return self.xp.fft.rfftn(a)
+
+    def inverse(self, a, shape):
+        return self.xp.fft.irfftn(a, s=shape, axes=tuple(range(len(shape))))
 
     def _coeffs(self, shape, dtype):
         p = self.params
+        lam_key = (shape, p.dx)
+        if lam_key != self._lam_key:
+            self._lam = self.symbol(shape, p.dx)
+            self._lam_key = lam_key
         key = (shape, p.dt, p.m, p.K, p.b, p.dx, dtype)
         if key != self._key:
-            xp = self.xp
-            lam = laplacian_symbol(shape, p.dx, xp, np.float64)
+            lam = self._lam
             S = 2.0 * p.b
             denom = 1.0 + p.dt * p.m * lam * S + p.dt * p.m * p.K * lam ** 2
             self._a = ((1.0 + p.dt * p.m * lam * S) / denom).astype(dtype)
@@ -122,22 +186,42 @@ class SpectralStepper(Stepper):
         return self._a, self._c
 
     def step(self, phi, n: int = 1):
-        xp, p = self.xp, self.params
+        p = self.params
         rdt = np.float32 if phi.dtype == np.float32 else np.float64
         a, c = self._coeffs(phi.shape, rdt)
-        fft, ifft = xp.fft.rfftn, xp.fft.irfftn
         k0, dc = (0,) * phi.ndim, None
         for _ in range(n):
             nl = rdt(p.u) * phi * phi * phi - rdt(p.b) * phi
-            f = fft(phi)
+            f = self.forward(phi)
             if dc is None:
                 dc = f[k0].copy()
-            ph = a * f + c * fft(nl)
+            ph = a * f + c * self.forward(nl)
             # the scheme keeps the k = 0 mode (the mean) exactly (a(0) = 1, c(0) = 0): pin it, so
-            # that float32 FFT round-off cannot make the mean drift over many steps
+            # that float32 round-off cannot make the mean drift over many steps
             ph[k0] = dc
-            phi = ifft(ph, s=phi.shape, axes=tuple(range(phi.ndim))).astype(phi.dtype, copy=False)
+            phi = self.inverse(ph, phi.shape).astype(phi.dtype, copy=False)
         return phi
+
+
+class CosineStepper(SpectralStepper):
+    """The same semi-implicit scheme in the cosine (DCT-II, orthonormal) basis, which diagonalises
+    the mirror-boundary (no-flux) Laplacian exactly: mirror boundaries, e.g. PFHub 1b."""
+
+    name = "spectral-cosine"
+    boundaries = ("mirror",)
+
+    def symbol(self, shape, dx):
+        return cosine_symbol(shape, dx, self.xp, np.float64)
+
+    def forward(self, a):
+        return _scipy_fft(self.xp).dctn(a, type=2, norm="ortho")
+
+    def inverse(self, a, shape):
+        return _scipy_fft(self.xp).idctn(a, type=2, norm="ortho")
+
+
+#: the semi-implicit spectral steppers; the one whose ``boundaries`` hold the run's boundary is used
+SPECTRAL_STEPPERS = (SpectralStepper, CosineStepper)
 
 
 def make_stepper(params: CHParams, backend) -> Stepper:
@@ -148,6 +232,9 @@ def make_stepper(params: CHParams, backend) -> Stepper:
     explained in the stepper's ``notes`` and run on fewer GPUs.
     """
     notes = []
+    if params.gpus > 1 and (params.rectangular or domains.DOMAINS[params.domain].masked):
+        notes.append("rectangles and masked domains run on one GPU")
+        params = replace(params, gpus=1)
     if params.gpus > 1:
         if params.variant == "cpu-threads":
             notes.append("cpu-threads runs on host cores, not split over GPUs")
@@ -189,9 +276,25 @@ def stepper_class(variant: str):
 
 def _single_stepper(params: CHParams, backend) -> Stepper:
     if params.integrator == "spectral":
-        return SpectralStepper(params, backend)
-    if params.variant in GPU_VARIANTS and not backend.is_gpu:
-        from ..errors import BackendUnavailable
-        raise BackendUnavailable(f"kernel variant {params.variant} is a CUDA kernel and needs the "
-                                 "GPU backend; use the array reference or cpu-threads on CPU")
-    return stepper_class(params.variant)(params, backend)
+        cls = next(c for c in SPECTRAL_STEPPERS if params.boundary in c.boundaries)
+    else:
+        if params.variant in GPU_VARIANTS and not backend.is_gpu:
+            from ..errors import BackendUnavailable
+            raise BackendUnavailable(f"kernel variant {params.variant} is a CUDA kernel and needs the "
+                                     "GPU backend; use the array reference or cpu-threads on CPU")
+        cls = stepper_class(params.variant)
+    check_support(cls, params)
+    return cls(params, backend)
+
+
+def check_support(cls, params: CHParams) -> None:
+    """Refuse (InvalidParameter) a rectangle or a masked domain that stepper class ``cls`` cannot run
+    (its class flags ``rectangles`` / ``masks``)."""
+    from ..errors import InvalidParameter
+    what = f"the {cls.name} stepper" if params.integrator == "spectral" else f"kernel variant {params.variant}"
+    if domains.DOMAINS[params.domain].masked and not getattr(cls, "masks", False):
+        raise InvalidParameter(f"{what} cannot run the masked {params.domain} domain; use the array "
+                               "reference with the euler or rk2 integrator")
+    if params.rectangular and not getattr(cls, "rectangles", False):
+        raise InvalidParameter(f"{what} needs a square/cubic grid (got {'×'.join(map(str, params.shape))}); "
+                               "use the array reference or the spectral integrator for rectangles")
