@@ -32,40 +32,51 @@ def buffers(canvas, gs):
             read_gl_buffer(canvas, gs.value_buffer, np.float32))
 
 
+def run_view(pos, edges, values, moved, interop, wrap=lambda a: a):
+    """Draw a graph on a fresh EGL canvas, then a layout step to ``moved``; returns what the GL
+    buffers held and the images after each, the upload path and the interop writes.  One canvas
+    at a time (``wrap``: cp.asarray for the device path)."""
+    canvas, gs = draw_graph(wrap(pos), wrap(edges), wrap(values), interop)
+    first = canvas.render()
+    held = buffers(canvas, gs)
+    writes = gs.device_writes
+    gs.set_positions(wrap(moved))
+    second = canvas.render()
+    moved_held = buffers(canvas, gs)[0]
+    out = dict(path=gs.upload_path, writes=(writes, gs.device_writes), images=(first, second), held=held,
+               moved_held=moved_held, color_range=gs.color_range)
+    gs.release()
+    canvas.close()
+    return out
+
+
+def assert_same_image(a, b):
+    """The edge alpha comes from a mean edge length computed on each backend: equal up to rounding."""
+    diff = np.abs(a.astype(int) - b.astype(int))
+    assert diff.max() <= 2 and (diff > 0).mean() < 0.01, (diff.max(), (diff > 0).mean())
+
+
 def test_interop_upload_equals_host_upload(rng):
     import cupy as cp
 
     from kernels.graphs import generators as G
     g = G.spatial(30_000, k=6.0, seed=int(rng.integers(1 << 30)))
-    pos, edges = g.positions, g.edges
     vals = rng.uniform(-3, 5, g.n)
     vals[rng.integers(g.n, size=100)] = np.nan
-    c_host, gs_host = draw_graph(pos, edges, vals, interop=False)
-    img_host = c_host.render()
-    assert gs_host.upload_path == "host" and gs_host.device_writes == 0
-    c_dev, gs_dev = draw_graph(cp.asarray(pos), cp.asarray(edges), cp.asarray(vals), interop=True)
-    img_dev = c_dev.render()
-    assert gs_dev.upload_path == "CUDA–GL interop", gs_dev.upload_path
-    assert gs_dev.device_writes == 3                 # positions, edge indices, values
-    for a, b in zip(buffers(c_dev, gs_dev), buffers(c_host, gs_host)):
+    moved = g.positions * np.float32(0.5) + rng.normal(0, 0.01, g.positions.shape).astype(np.float32)
+    host = run_view(g.positions, g.edges, vals, moved, interop=False)
+    assert host["path"] == "host" and host["writes"] == (0, 0)
+    dev = run_view(g.positions, g.edges, vals, moved, interop=True, wrap=cp.asarray)
+    assert dev["path"] == "CUDA–GL interop", dev["path"]
+    assert dev["writes"] == (3, 4)                  # positions, edge indices, values; then positions
+    for a, b in zip(dev["held"], host["held"]):
         np.testing.assert_array_equal(a, b)
-    assert gs_dev.color_range == pytest.approx(gs_host.color_range)
-    # the edge alpha comes from a mean length computed on each backend: equal up to rounding
-    diff = np.abs(img_dev.astype(int) - img_host.astype(int))
-    assert diff.max() <= 2 and (diff > 0).mean() < 0.01
-    assert (img_host[..., :3] < 245).any(axis=2).mean() > 0.2      # something was drawn
-    # a streaming layout step: new positions straight from the device
-    moved = pos * np.float32(0.5) + rng.normal(0, 0.01, pos.shape).astype(np.float32)
-    gs_dev.set_positions(cp.asarray(moved))
-    gs_host.set_positions(moved)
-    img_dev, img_host = c_dev.render(), c_host.render()
-    assert gs_dev.device_writes == 4
-    np.testing.assert_array_equal(buffers(c_dev, gs_dev)[0], moved.reshape(-1))
-    diff = np.abs(img_dev.astype(int) - img_host.astype(int))
-    assert diff.max() <= 2 and (diff > 0).mean() < 0.01
-    gs_dev.release()
-    c_dev.close()
-    c_host.close()
+    np.testing.assert_array_equal(dev["moved_held"], moved.reshape(-1))
+    np.testing.assert_array_equal(host["moved_held"], moved.reshape(-1))
+    assert dev["color_range"] == pytest.approx(host["color_range"])
+    assert (host["images"][0][..., :3] < 245).any(axis=2).mean() > 0.2      # something was drawn
+    for a, b in zip(dev["images"], host["images"]):
+        assert_same_image(a, b)
 
 
 def test_render_view_headless_on_egl(rng, tmp_path):

@@ -129,6 +129,7 @@ class GraphScene:
         self.view.camera = scene.PanZoomCamera(aspect=1)
         self.interop = bool(interop)
         self._writer = DeviceBufferWriter()
+        self._interop_failed = False
         from vispy import gloo
         self._pos_buf = gloo.VertexBuffer(np.zeros((1, 2), np.float32))
         self._val_buf = gloo.VertexBuffer(np.zeros(1, np.float32))
@@ -211,7 +212,7 @@ class GraphScene:
         self.canvas.update()
 
     def _device_path(self, a) -> bool:
-        if not (self.interop and is_device_array(a)):
+        if not (self.interop and is_device_array(a)) or self._interop_failed:
             return False
         from kernels.cuda_gl import interop_available
         ok, why = interop_available()
@@ -525,8 +526,9 @@ class GraphScene:
             self.gl_renderer = str(gl.glGetParameter(gl.GL_RENDERER))
         if self._writer.pending():
             for buffer, array in self._writer.flush(self.canvas):
-                buffer.set_data(to_host(array))           # interop failed: from the host
+                buffer.set_data(to_host(array))           # interop failed: from the host, from now on
                 self.upload_path = f"host (CUDA–GL interop failed: {self._writer.error})"
+                self._interop_failed = True
             self.canvas.context.flush_commands()
         if visual is self.edges:
             visual.shared_program["u_color"] = (*edge_rgb(self.lecture), self.edge_alpha())

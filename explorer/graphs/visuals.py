@@ -196,6 +196,8 @@ class DeviceBufferWriter:
         if not self._pending:
             return []
         ctx = canvas.context
+        for buffer, _ in self._pending.values():
+            ctx.glir.associate(buffer.glir)  # a buffer no draw has used yet: its queue joins the context's
         ctx.flush_commands()               # VisPy's queued buffer creation and SIZE first
         failed = []
         for key, (buffer, array) in list(self._pending.items()):

@@ -178,3 +178,94 @@ def test_save_view_png_with_colour_bar_and_svg_limit(qtbot, rng, tmp_path):
     assert not (tmp_path / "big.svg").exists()
     with pytest.raises(InvalidParameter):
         render.save_view(tmp_path / "v.jpg", pos, edges)
+
+
+class _StandInDeviceArray(np.ndarray):
+    """A host array that the scene takes for a CuPy array (it has ``__cuda_array_interface__``)."""
+
+    @property
+    def __cuda_array_interface__(self):
+        return {}
+
+    def get(self):
+        return np.asarray(self).copy()
+
+
+def _stand_in_cupy():
+    import types
+
+    def wrap(f):
+        def g(*a, **k):
+            r = f(*[np.asarray(x) if isinstance(x, _StandInDeviceArray) else x for x in a], **k)
+            return r.view(_StandInDeviceArray) if isinstance(r, np.ndarray) else r
+        return g
+    cp = types.ModuleType("cupy")
+    for name in ("ascontiguousarray", "asarray", "where", "isfinite", "min", "max", "sqrt"):
+        setattr(cp, name, wrap(getattr(np, name)))
+    cp.uint32, cp.float32 = np.uint32, np.float32
+    return cp
+
+
+class _StandInGLBuffer:
+    """kernels.cuda_gl.GLBuffer without CUDA: writes the array's bytes with glBufferSubData."""
+
+    def __init__(self, handle, nbytes):
+        self.handle, self.nbytes = handle, nbytes
+
+    def write(self, array):
+        import ctypes
+
+        from OpenGL import GL
+        a = np.ascontiguousarray(np.asarray(array))
+        assert a.nbytes <= self.nbytes
+        GL.glBindBuffer(GL.GL_COPY_WRITE_BUFFER, self.handle)
+        GL.glBufferSubData(GL.GL_COPY_WRITE_BUFFER, 0, a.nbytes, a.ctypes.data_as(ctypes.c_void_p))
+        GL.glBindBuffer(GL.GL_COPY_WRITE_BUFFER, 0)
+
+    def release(self):
+        pass
+
+
+def test_device_upload_path_fills_the_buffers_the_host_path_fills(graph_canvas, qtbot, rng, monkeypatch):
+    """The interop code path (queue, buffer creation, registration by GL id, write before the draw)
+    with CUDA stood in for: the GL buffers hold what the host path puts there, and the picture is the
+    same.  The real CUDA–GL copy is tests/test_graph_render_gpu.py's (GPU machine)."""
+    import sys
+
+    import kernels.cuda_gl as cuda_gl
+    from explorer.graphs.canvas import GraphCanvas
+    from tests.gl_buffers import read_gl_buffer
+    monkeypatch.setitem(sys.modules, "cupy", _stand_in_cupy())
+    monkeypatch.setattr(cuda_gl, "interop_available", lambda: (True, ""))
+    monkeypatch.setattr(cuda_gl, "GLBuffer", _StandInGLBuffer)
+    pos, edges = spatial_graph(rng, 20_000, k=6.0)
+    vals = rng.uniform(-3, 5, len(pos))
+    vals[rng.integers(len(pos), size=50)] = np.nan
+    moved = pos * np.float32(0.5) + rng.normal(0, 0.01, pos.shape).astype(np.float32)
+    seen = []
+    for device in (False, True):
+        gc = graph_canvas if not device else GraphCanvas(parent=graph_canvas.native.parent())
+        if device:
+            gc.native.resize(640, 480)
+            gc.native.show()
+            qtbot.waitExposed(gc.native)
+        dev = (lambda a: np.asarray(a).view(_StandInDeviceArray)) if device else (lambda a: a)
+        gc.set_graph(dev(pos), dev(edges))
+        gc.set_values(dev(vals), label="v")
+        img = gc.render()
+        held = [read_gl_buffer(gc.canvas, b, t) for b, t in ((gc.scene.position_buffer, np.float32),
+                                                             (gc.scene.index_buffer, np.uint32),
+                                                             (gc.scene.value_buffer, np.float32))]
+        writes = gc.scene.device_writes
+        gc.set_positions(dev(moved))
+        img2 = gc.render()
+        held.append(read_gl_buffer(gc.canvas, gc.scene.position_buffer, np.float32))
+        seen.append((gc.upload_path, (writes, gc.scene.device_writes), img, img2, held))
+    (p0, w0, a0, b0, h0), (p1, w1, a1, b1, h1) = seen
+    assert p0 == "host" and w0 == (0, 0)
+    assert p1 == "CUDA–GL interop" and w1 == (3, 4)
+    for x, y in zip(h0, h1):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(h1[3], moved.reshape(-1))
+    np.testing.assert_array_equal(a0, a1)
+    np.testing.assert_array_equal(b0, b1)
