@@ -175,3 +175,16 @@ def test_view_size_parser_accepts(text):
     from cli.graph_view import parse_size
     w, h = parse_size(text)
     assert f"{w}x{h}" == text.strip().replace("×", "x")
+
+
+@pytest.mark.gpu
+def test_gpu_view_through_egl(tmp_path):
+    """On the GPU machine: the GPU backend's layout and distance overlay, drawn through EGL."""
+    import imageio.v3 as iio
+    png, npy = tmp_path / "g.png", tmp_path / "g.npy"
+    r = cli("--generator", "ba", "--n", 20000, "--k", 5, "--apsp", "none", "--layout", "force", "--export-positions",
+            npy, "--export-view", png, "--color-by", "distance:0", "--view-size", "640x400", "--json", backend="gpu")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["backend"] == "gpu" and out["gl"].startswith("EGL") and out["color_label"] == "hops from vertex 0"
+    assert iio.imread(png).shape[:2] == (400, 640) and np.load(npy).shape == (20000, 2)
