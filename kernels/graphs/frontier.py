@@ -84,8 +84,11 @@ class PreparedGraph:
         return self.csr.n
 
     def scipy(self):
+        """The scipy CSR matrix, float64 data: scipy.sparse.csgraph takes it without a copy."""
         if self._scipy is None:
-            self._scipy = self.csr.to_scipy(weighted=self.weighted)
+            A = self.csr.to_scipy(weighted=self.weighted)
+            A.data = A.data.astype(np.float64)
+            self._scipy = A
         return self._scipy
 
     def device(self, backend):
