@@ -290,7 +290,9 @@ def bench_frame(args) -> dict:
     out()
     gs.release()
     canvas.close()
+    shot = _frame_screenshot(g, gpu) if big or os.environ.get("OUT") else None
     return {"n": g.n, "m": g.m, "upload_path": gs.upload_path, "upload_s": t_up, "drawn_fraction": drawn,
+            "screenshot": shot,
             "gl": "egl" if big else "host GL",
             "rows": [dict(what=r[0], edges=r[1], median_ms=r[2], max_ms=r[3]) for r in rows]}
 
@@ -365,6 +367,21 @@ def bench_click(args) -> dict:
         "unreachable → nan; the colours' draw is measured in the frame section.")
     out()
     return {"rows": rows, "prepare_s": t_prep, "grid_build_s": t_build, "pick_median_s": float(np.median(picks))}
+
+
+def _frame_screenshot(g, gpu):
+    """The README's picture: the graph coloured by the hop distance from its middle vertex (the
+    distance overlay), 1600 × 1000, saved to $OUT/graph_view_<n>.png by explorer.graphs.render."""
+    from explorer.graphs.render import save_view
+    from kernels.graphs.overlays import overlay_values
+    src = int(np.argmin(np.hypot(*g.positions.T)))          # the vertex nearest the centre
+    ov = overlay_values(g, "distance", source=src, backend=gpu)
+    path = os.path.join(os.environ.get("OUT", "/tmp"), f"graph_view_{g.n}.png")
+    t = timed(lambda: save_view(path, g.positions, g.edges, values=ov.values, label=ov.label, size=(1600, 1000),
+                                selected=(src,)))
+    out(f"Screenshot: {path} ({ov.label}; save_view {t:.2f} s).")
+    out()
+    return path
 
 
 #: section name → function(args) -> dict; other sections register here
