@@ -184,11 +184,11 @@ class GraphScene:
         m = int(len(edges)) if edges is not None else 0
         self.n, self.m = n, m
         self.mode = "graph" if n else "empty"
+        self.selected, self.path_vertices = [], []
+        self.selected_markers.visible = self.path.visible = False
         self._set_pos_buffer(pos, resize=True)
         self._set_edges(edges, pos)
         self.clear_values()
-        self.selected, self.path_vertices = [], []
-        self.selected_markers.visible = self.path.visible = False
         if self.density_on:
             self._update_density()
         self.edges.visible = m > 0

@@ -104,6 +104,12 @@ def test_values_colour_vertices_and_value_under_the_mouse(graph_canvas, qtbot, r
         assert (np.isnan(hit[1]) and np.isnan(vals[i])) or hit[1] == pytest.approx(vals[i], rel=1e-6)
     gc.clear_values()
     assert gc.color_range is None
+    # a new, smaller graph drops the selection and path of the old one
+    gc.set_selected([n - 1])
+    gc.set_path([0, n - 1])
+    gc.set_graph(pos[:10], np.zeros((0, 2), np.int32))
+    assert gc.scene.selected == [] and not gc.scene.path.visible
+    assert gc.shown_text() == "10 vertices, no edges"
 
 
 def test_edge_level_of_detail_while_moving(graph_canvas, qtbot, rng):
