@@ -115,6 +115,8 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self.fig10 = add_reproduce_dock(self)       # Reproduce: paper 001 Fig. 10 / paper 000 layouts timings
         from ..rng.panel import add_rng_dock
         self.rng_panel = add_rng_dock(self)    # paper 001's RNG: Table 1 and quality checks, beside Diagnostics
+        from .pfhub_tab import add_pfhub_dock
+        self.pfhub = add_pfhub_dock(self)      # PFHub benchmark 1: F(t) on log–log axes, posted curves
 
         self._plot_timer = QTimer(self)
         self._plot_timer.setInterval(200)
@@ -441,12 +443,14 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         s.setValue("sweep_json", json.dumps(self.sweep.state()))
         s.setValue("reproduce_json", json.dumps(self.fig10.state()))
         s.setValue("rng_json", json.dumps(self.rng_panel.state()))
+        s.setValue("pfhub_json", json.dumps(self.pfhub.state()))
 
     def restore_settings(self, s):
         try:
             self.sweep.restore(json.loads(s.value("sweep_json") or "{}"))
             self.fig10.restore(json.loads(s.value("reproduce_json") or "{}"))
             self.rng_panel.restore(json.loads(s.value("rng_json") or "{}"))
+            self.pfhub.restore(json.loads(s.value("pfhub_json") or "{}"))
         except ValueError:
             pass
         cmap = s.value("colormap")
@@ -515,12 +519,22 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         if "show_slabs" in view:
             self.set_show_slabs(bool(view["show_slabs"]))
 
+    def load_run(self, state: dict, preset: dict | None = None) -> None:
+        """Show a finished run (a CahnHilliard ``state_dict``, e.g. the PFHub tab's) in the view and
+        the diagnostics: checked first, then loaded bit for bit; the live run is paused."""
+        run = self.sim.check_state_dict(state)
+        self.worker.pause()
+        with holding(self.worker.lock):
+            self.sim.load_state_dict(run)
+        self.preset = preset
+        self._after_rebuild()
+
     # ----------------------------------------------------- caption / lecture
     def caption(self) -> str:
         p = self.sim.params
-        grid = f"{p.size}{'²' if p.dim == 2 else '³'}"
+        grid = f"{p.size}{'²' if p.dim == 2 else '³'}" if not p.rectangular else "×".join(map(str, p.shape[::-1]))
         start = {"spinodal": "spinodal decomposition", "droplets": "droplet coarsening",
-                 "file": "a loaded field"}[p.initial]
+                 "pfhub": "PFHub benchmark 1", "file": "a loaded field"}[p.initial]
         lead = f"{self.preset['name']}: " if self.preset else ""
         paper = f"paper {self.preset['paper']}" if self.preset else "paper 000 §3.1 (Leist, Playne & Hawick 2009)"
         return (f"{lead}Cahn–Hilliard {start}, {p.dim}D {grid} grid, {p.integrator}, t = {self.sim.t:.4g} "
@@ -550,4 +564,5 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self._plot_timer.stop()
         self.sweep.panel.shutdown()
         self.fig10.shutdown()
+        self.pfhub.shutdown()
         self.worker.stop()

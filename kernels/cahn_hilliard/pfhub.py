@@ -240,52 +240,60 @@ class PFHubResult:
         return float(np.interp(t, self.t, self.free_energy, left=np.nan, right=np.nan))
 
 
-def run(sim, t_end: float = T_END, stop_rate: float | None = EQUILIBRIUM_RATE, snapshot_times=(),
-        progress=None, cancelled=None, progress_every: float = 0.25) -> PFHubResult:
-    """Run ``sim`` (a CahnHilliard with ``params.adaptive``; else fixed steps of params.dt) until
-    ``t_end`` or until |ΔF/Δt|/V < ``stop_rate`` (None: no rule).  Snapshots of φ are kept at
-    ``snapshot_times`` (steps land on them).  ``progress(result, t)`` is called at most every
-    ``progress_every`` seconds; ``cancelled()`` returning True stops the run (reason "cancelled")."""
+def steps(sim, t_end: float = T_END, stop_rate: float | None = EQUILIBRIUM_RATE, snapshot_times=(),
+          result: PFHubResult | None = None):
+    """Advance ``sim`` (a CahnHilliard; ``params.adaptive``: accepted adaptive steps, else fixed steps
+    of params.dt) step by step until ``t_end`` or until |ΔF/Δt|/V < ``stop_rate`` (None: no rule),
+    yielding the growing :class:`PFHubResult` after every step (``reason`` set on the last one).
+    Steps land on ``t_end`` and the ``snapshot_times`` (φ kept there).  F is in the benchmark's units
+    when ``sim.params`` is a PFHub set-up (:func:`is_pfhub`), else our E."""
     from .adaptive import AdaptiveController
     p = sim.params
     vol = volume(p)
+    offset = F_OFFSET_DENSITY * vol if is_pfhub(p) else 0.0
     ctl = AdaptiveController(sim)
-    res = PFHubResult(t=[sim.t], free_energy=[ctl.e_now + F_OFFSET_DENSITY * vol], dt=[0.0])
+    res = result if result is not None else PFHubResult()
+    res.t[:], res.free_energy[:], res.dt[:] = [sim.t], [ctl.e_now + offset], [0.0]
     stops = sorted({float(s) for s in snapshot_times if sim.t < s <= t_end} | {float(t_end)})
-    t0 = last = time.perf_counter()
-    while True:
-        if cancelled is not None and cancelled():
-            res.reason = "cancelled"
-            break
+    t0 = time.perf_counter()
+    while sim.t < t_end:
         target = next(s for s in stops if s > sim.t)
         e_old = ctl.e_now
         if p.adaptive:
             h = ctl.advance(target)
         else:
             h = min(p.dt, target - sim.t)
-            sim.stepper.set_params(p.with_changes(dt=h)) if h != p.dt else None
-            sim.step(1, record=False)
-            sim.stepper.set_params(p)
-            if h != p.dt:
-                sim.t = target if abs(sim.t - target) < 1e-9 * max(1.0, target) else sim.t
+            sim.stepper.set_params(p.with_changes(dt=h))
+            try:
+                sim.step(1, record=False)
+            finally:
+                sim.stepper.set_params(p)
+            if h != p.dt:                  # the last, shortened step lands on the stop time
+                sim.t = target
             ctl.e_now = ctl.energy(sim.phi)
-        res.t.append(sim.t); res.free_energy.append(ctl.e_now + F_OFFSET_DENSITY * vol); res.dt.append(h)
-        if sim.t in stops and sim.t in snapshot_times:
+        res.t.append(sim.t); res.free_energy.append(ctl.e_now + offset); res.dt.append(h)
+        if sim.t in snapshot_times:
             res.snapshots[sim.t] = sim.field_numpy().copy()
         rate = abs(e_old - ctl.e_now) / h / vol
+        res.seconds, res.rejected = time.perf_counter() - t0, ctl.log.rejected
         if stop_rate is not None and rate < stop_rate:
             res.reason = f"equilibrium: |dF/dt|/V = {rate:.3g} < {stop_rate:g}"
-            break
-        if sim.t >= t_end:
+        elif sim.t >= t_end:
             res.reason = f"t_end = {t_end:g}"
+        yield res
+        if res.reason:
+            return
+
+
+def run(sim, t_end: float = T_END, stop_rate: float | None = EQUILIBRIUM_RATE, snapshot_times=(),
+        cancelled=None) -> PFHubResult:
+    """:func:`steps` to the end; ``cancelled()`` returning True stops it early (reason "cancelled")."""
+    res = PFHubResult()
+    for res in steps(sim, t_end, stop_rate, snapshot_times, res):
+        if cancelled is not None and cancelled() and not res.reason:
+            res.reason = "cancelled"
             break
-        now = time.perf_counter()
-        if progress is not None and now - last >= progress_every:
-            last = now
-            progress(res, sim.t)
     sim.backend.synchronize()
-    res.seconds = time.perf_counter() - t0
-    res.rejected = ctl.log.rejected
     sim.record()
     return res
 
