@@ -70,13 +70,15 @@ class DistanceRow:
 
 
 class PreparedGraph:
-    """A graph's CSR, scipy matrix and (on first GPU use) device arrays, built once."""
+    """A graph's CSR, scipy matrix and (on first GPU use) device arrays, built once; safe to share
+    between threads (GPU searches on one graph take turns: they share the device work buffers)."""
 
     def __init__(self, g: Graph | CSR):
         self.csr = g.csr() if isinstance(g, Graph) else g
         self.weighted = self.csr.weights is not None
         self._scipy = None
         self._device = None
+        self.lock = threading.Lock()              # one search at a time uses the device work buffers
         self.positive = (not self.weighted) or bool(self.csr.weights.size == 0 or self.csr.weights.min() > 0)
 
     @property
@@ -152,7 +154,8 @@ def distance_from(g, source: int, backend=None) -> DistanceRow:
             raise InvalidParameter("distances from a vertex need finite edge weights ≥ 0")
     t0 = time.perf_counter()
     if backend is not None and backend.is_gpu and p.positive:
-        dist, pred, levels = _gpu_row(p, s, backend)
+        with p.lock:                              # clicks from several worker threads take turns
+            dist, pred, levels = _gpu_row(p, s, backend)
         where = "gpu"
     else:
         dist, pred, levels = _cpu_row(p, s)
