@@ -2,12 +2,12 @@
 drawn into an offscreen ``vispy.scene.SceneCanvas``, with a colour bar for the values; saved as
 PNG (atomically, through :mod:`kernels.fileio`) or as SVG (vector; refused above a size).
 
-**Getting a GL context.**  The offscreen canvas uses whatever VisPy app backend is active.  Call
-:func:`use_headless_app` before the first canvas when there is no Qt application: it keeps a
-backend already chosen (``vispy.use(app=…)``, e.g. the GUI's PyQt6), else picks ``egl`` when
-there is no ``$DISPLAY`` (the GPU machine: ``source .gpukit/setup.sh`` first) and PyQt6 (which
-needs a QApplication: :func:`render_view` makes one) when there is a display (Xvfb, as
-``run.sh`` starts it).
+**Getting a GL context.**  :func:`render_view` (and so :func:`save_view`) calls
+:func:`use_headless_app`, which keeps a VisPy app backend already chosen (``vispy.use(app=…)``,
+e.g. the GUI's PyQt6), else picks ``egl`` when there is no ``$DISPLAY`` (the GPU machine:
+``source .gpukit/setup.sh`` first) and PyQt6 when there is one (Xvfb, as ``run.sh`` starts it);
+the native application (a QApplication) is made through VisPy when the backend needs one.  A
+caller that wants another backend chooses it with ``vispy.use(app=…)`` before the first call.
 
 **SVG.**  Every edge is a path segment and every vertex a circle, so the file grows with the
 graph: above :data:`SVG_MAX_VERTICES` vertices or :data:`SVG_MAX_EDGES` edges ``save_view`` raises
@@ -51,9 +51,10 @@ def _app_chosen() -> bool:
 
 
 def _native_app() -> None:
-    """Make the backend's native application if it needs one (a QApplication under PyQt6; made
-    through VisPy, so this module imports no Qt)."""
+    """Choose the app backend (:func:`use_headless_app`) and make its native application if it
+    needs one (a QApplication under PyQt6; made through VisPy, so this module imports no Qt)."""
     import vispy.app
+    use_headless_app()
     vispy.app.use_app().create()
 
 
