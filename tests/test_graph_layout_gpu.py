@@ -27,7 +27,7 @@ def test_gpu_ops_equal_the_cpu_ops(rng, gpu):
 
     from kernels.graphs.layout.force_gpu import GpuOps
     g = G.barabasi_albert(int(rng.integers(500, 3000)), int(rng.integers(1, 8)), seed=seed_of(rng))
-    ops, ref = GpuOps(g, gpu), CpuOps(g)
+    ops, ref = GpuOps(g, gpu, 1e7), CpuOps(g)         # 1e7: bounds the deposits below
     x = (rng.normal(size=(g.n, 2)) * rng.uniform(1, 1000)).astype(np.float32)
     a = cp.asnumpy(ops.attraction(cp.asarray(x)))
     b = ref.attraction(x)

@@ -2,7 +2,9 @@
 
 Forces on vertex i (Jacomy, Venturini, Heymann & Bastian 2014, "ForceAtlas2, a continuous graph
 layout algorithm for handy network visualization", PLoS ONE 9(6): e98679, §"Forces"), with masses
-M_i = deg_i + 1:
+M_i = (deg_i + 1)^β (``mass_exponent`` β: the paper's degree-weighted repulsion is β = 1; our default
+β = 0, uniform masses, draws hub-and-spoke graphs such as Barabási–Albert with shorter edges
+relative to the drawing, i.e. a lower edge ratio, :func:`~kernels.graphs.layout.layout_quality`):
 
 * attraction along each edge, linear in the distance: F_a(i) = Σ_{j ∈ N(i)} (x_j − x_i)
   (edge weights are ignored: in this project they are distances, not affinities);
@@ -34,7 +36,7 @@ from ...errors import InvalidParameter
 from .base import Layout, check_cancel, host_positions, register
 
 #: FA2 parameters (networkx forceatlas2_layout's defaults for scaling, gravity and tolerance)
-DEFAULTS = dict(scaling=2.0, gravity=1.0, jitter_tolerance=1.0, softening=1.0)
+DEFAULTS = dict(scaling=2.0, gravity=1.0, jitter_tolerance=1.0, softening=1.0, mass_exponent=0.0)
 #: the repulsion energy is summed over all pairs exactly up to this many vertices, by the grid above
 EXACT_ENERGY_N = 5000
 
@@ -115,10 +117,10 @@ class CpuOps:
         return np.float64(v)
 
 
-def make_ops(g, backend):
+def make_ops(g, backend, total_mass: float):
     if backend.is_gpu:
         from .force_gpu import GpuOps
-        return GpuOps(g, backend)
+        return GpuOps(g, backend, total_mass)
     return CpuOps(g)
 
 
@@ -127,8 +129,8 @@ class ForceLayout:
 
     ``backend``: a :class:`kernels.backend.Backend` (None: the selected one); ``seed`` fixes the
     initial positions (uniform in a disc) unless ``pos0`` (n, 2) is given; keyword parameters:
-    ``scaling`` (k_r), ``gravity`` (k_g), ``jitter_tolerance``, ``softening`` (cells) and ``grid``
-    (G; default :func:`grid_size`).  :meth:`step` does no host synchronisation on the GPU, so a
+    ``scaling`` (k_r), ``gravity`` (k_g), ``jitter_tolerance``, ``softening`` (cells),
+    ``mass_exponent`` (β, 0 … 2) and ``grid`` (G; default :func:`grid_size`).  :meth:`step` does no host synchronisation on the GPU, so a
     caller may call it in small chunks (``step(1)`` … ``step(10)``) to stay responsive.
     """
 
@@ -142,6 +144,8 @@ class ForceLayout:
         for k in ("scaling", "jitter_tolerance", "softening"):
             if not self.params[k] > 0:
                 raise InvalidParameter(f"force layout: {k} must be > 0 (got {self.params[k]})")
+        if not 0 <= self.params["mass_exponent"] <= 2:
+            raise InvalidParameter(f"force layout: mass_exponent must be 0 … 2 (got {self.params['mass_exponent']})")
         if not self.params["gravity"] >= 0:
             raise InvalidParameter(f"force layout: gravity must be ≥ 0 (got {self.params['gravity']})")
         self.G = int(params.get("grid") or grid_size(g.n))
@@ -149,12 +153,12 @@ class ForceLayout:
             raise InvalidParameter(f"force layout: grid must be 8 … 4096 cells (got {self.G})")
         self.g = g
         self.backend = backend if backend is not None else current()
-        self.ops = make_ops(g, self.backend)
-        xp = self.xp = self.ops.xp
         n = g.n
-        deg = g.degrees()
-        self.mass = xp.asarray((deg + 1).astype(np.float32))
-        self.total_mass = float(deg.sum() + n)
+        mass = self.masses()
+        self.total_mass = float(mass.sum())
+        self.ops = make_ops(g, self.backend, self.total_mass)
+        xp = self.xp = self.ops.xp
+        self.mass = xp.asarray(mass.astype(np.float32))
         kx, ky, kl = kernel_grids(self.G, self.params["softening"])
         self.khat_x = self.ops.rfft2(xp.asarray(kx))
         self.khat_y = self.ops.rfft2(xp.asarray(ky))
@@ -174,6 +178,10 @@ class ForceLayout:
         self.speed = self.ops.scalar(1.0)
         self.speed_eff = self.ops.scalar(1.0)
         self.iteration = 0
+
+    def masses(self) -> np.ndarray:
+        """M_i = (deg_i + 1)^β, float64 on the host."""
+        return (self.g.degrees() + 1).astype(np.float64) ** self.params["mass_exponent"]
 
     # ------------------------------------------------------------------ the grid
     def _density_hat(self, idx, w):
@@ -299,7 +307,7 @@ class ForceLayout:
         the particle-mesh estimate (½ Σ_i M_i φ(x_i) with the softened log kernel on the grid, own
         cell included).  Synchronises the GPU (a float is returned)."""
         x = self.positions_host().astype(np.float64)
-        m = (self.g.degrees() + 1).astype(np.float64)
+        m = self.masses()
         p = self.params
         e = self.g.edges
         d = x[e[:, 0]] - x[e[:, 1]]
@@ -333,9 +341,9 @@ class ForceLayout:
 @register
 class ForceMethod(Layout):
     name = "force"
-    help = ("ForceAtlas2-style force layout (Jacomy et al. 2014): linear attraction along edges, "
-            "degree-weighted 1/d repulsion by a particle-mesh FFT, gravity, adaptive speed; GPU (CuPy) "
-            "or CPU (NumPy)")
+    help = ("ForceAtlas2-style force layout (Jacomy et al. 2014): linear attraction along edges, 1/d "
+            "repulsion between all pairs by a particle-mesh FFT, gravity, adaptive speed; seeded; GPU (CuPy) "
+            "or CPU (NumPy/SciPy)")
     iterative = True
     gpu = True
     default_iterations = 500

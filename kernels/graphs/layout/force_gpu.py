@@ -185,7 +185,7 @@ class GpuOps:
     """CuPy versions of :class:`~kernels.graphs.layout.force.CpuOps`'s operations, plus the fused
     :meth:`forces` and :meth:`iterate` (``fused`` is False when the kernels did not compile)."""
 
-    def __init__(self, g, backend):
+    def __init__(self, g, backend, total_mass: float):
         import cupy as cp
         import cupy.fft
         self.xp = cp
@@ -194,7 +194,7 @@ class GpuOps:
         self.indptr = cp.asarray(csr.indptr.astype(np.int64))
         self.indices = cp.asarray(csr.indices.astype(np.int32))
         self.src = cp.asarray(csr.sources().astype(np.int64))
-        self.scale = fixed_point_scale(float(g.degrees().sum() + g.n))
+        self.scale = fixed_point_scale(total_mass)
         self.rfft2, self.irfft2 = cupy.fft.rfft2, cupy.fft.irfft2
         self.fallback_reason = ""
         try:

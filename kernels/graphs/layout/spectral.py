@@ -42,26 +42,36 @@ def fix_signs(v: np.ndarray) -> np.ndarray:
     return v * sgn
 
 
-def top_eigenvectors(M, k: int, backend, seed) -> np.ndarray:
-    """The k top eigenvectors (columns, descending eigenvalue) of the symmetric PSD matrix M."""
+#: Lanczos restarts before the eigensolver gives up (then the layout is refused, naming the force layout)
+MAX_RESTARTS = 2000
+
+
+def top_eigenvectors(M, k: int, backend, seed, cancel=None) -> np.ndarray:
+    """The k top eigenvectors (columns, descending eigenvalue) of the symmetric PSD matrix M;
+    on the CPU ``cancel()`` is checked at every matrix–vector product (InterruptedError)."""
     s = M.shape[0]
     if s <= DENSE_MAX:
         _w, v = np.linalg.eigh(M.toarray())
         return v[:, ::-1][:, :k]
     v0 = np.random.default_rng(seed).random(s) + 0.5
     ncv = min(s, max(2 * k + 1, 24))
-    maxiter = 20 * s
+    maxiter = MAX_RESTARTS
     if backend is not None and backend.is_gpu:
         import cupy as cp
         import cupyx.scipy.sparse as csp
         from cupyx.scipy.sparse.linalg import eigsh as ceigsh
         w, v = ceigsh(csp.csr_matrix(M.astype(np.float64)), k=k, which="LA", v0=cp.asarray(v0),
-                      ncv=ncv, maxiter=maxiter, tol=1e-8)
+                      ncv=ncv, maxiter=maxiter, tol=1e-6)
         w, v = cp.asnumpy(w), cp.asnumpy(v)
     else:
-        from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+        from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+
+        def matvec(x):
+            check_cancel(cancel)
+            return M @ x
+        op = LinearOperator(M.shape, matvec=matvec, dtype=np.float64)
         try:
-            w, v = eigsh(M, k=k, which="LA", v0=v0, ncv=ncv, maxiter=maxiter, tol=1e-8)
+            w, v = eigsh(op, k=k, which="LA", v0=v0, ncv=ncv, maxiter=maxiter, tol=1e-6)
         except ArpackNoConvergence:
             raise InvalidParameter(f"spectral layout: the eigensolver did not converge for a component of {s:,} "
                                    "vertices (near-degenerate spectrum, e.g. a long ring): use the force or "
@@ -70,9 +80,9 @@ def top_eigenvectors(M, k: int, backend, seed) -> np.ndarray:
     return v[:, order]
 
 
-def component_layout(M, dinv_sqrt, backend, seed) -> np.ndarray:
+def component_layout(M, dinv_sqrt, backend, seed, cancel=None) -> np.ndarray:
     """(s, 2) coordinates of one connected component of ≥ 3 vertices, each axis with unit RMS."""
-    v = top_eigenvectors(M, 3, backend, seed)
+    v = top_eigenvectors(M, 3, backend, seed, cancel)
     u = fix_signs(v[:, 1:3] * dinv_sqrt[:, None])
     u = u - u.mean(axis=0)
     rms = np.sqrt((u * u).mean(axis=0))
@@ -114,7 +124,7 @@ def spectral_positions(g, backend=None, seed=0, progress=None, cancel=None) -> n
             local = np.array([[-1.0, 0.0], [1.0, 0.0]])
         else:
             M, dis = lazy_walk(A[vs][:, vs].tocsr())
-            local = component_layout(M, dis, backend, seed)
+            local = component_layout(M, dis, backend, seed, cancel)
         parts.append(local * math.sqrt(s))
         members.append(vs)
         done += s
