@@ -15,10 +15,6 @@ from vispy import scene
 
 from .scene import GraphScene
 
-#: kept only so that older callers keep importing it: the view no longer switches to a density
-#: image at any size (``mode`` is "graph" whenever a graph is shown); callers should stop using it
-AGGREGATE_N = 1 << 62
-
 
 def _from_scene(name: str, doc: str) -> property:
     """A read-only attribute of the canvas that is the scene's attribute ``name``."""
