@@ -89,7 +89,7 @@ def _peer_rows(args, target_n: int, target_it: int):
     import networkx as nx
 
     from kernels.graphs.graph import to_networkx
-    sizes = (1000, 2000) if args.quick else (2000, 5000)
+    sizes = (600, 1200) if args.quick else (2000, 5000)
     peers = {"forceatlas2_layout": lambda Gx, it: nx.forceatlas2_layout(Gx, max_iter=it, seed=1),
              "spring_layout": lambda Gx, it: nx.spring_layout(Gx, iterations=it, seed=1)}
     defaults = {"forceatlas2_layout": 100, "spring_layout": 50}

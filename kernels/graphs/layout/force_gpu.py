@@ -25,7 +25,8 @@ import math
 import numpy as np
 
 SOURCE = r"""
-__device__ __forceinline__ void cic(const float* x, int i, const float* box, int G, long long* base, float* w)
+// cloud-in-cell: the 4 cells (indices into the padded 2G x 2G grid) and weights of vertex i
+__device__ __forceinline__ void cic(const float* x, int i, const float* box, int G, long long* idx, float* w)
 {
     const float h = box[2];
     const float ux = (x[2 * i] - box[0]) / h - 0.5f;
@@ -35,7 +36,8 @@ __device__ __forceinline__ void cic(const float* x, int i, const float* box, int
     const float fx = fminf(fmaxf(ux - ix, 0.0f), 1.0f);
     const float fy = fminf(fmaxf(uy - iy, 0.0f), 1.0f);
     const float gx = 1.0f - fx, gy = 1.0f - fy;
-    *base = (long long)iy * (2LL * G) + (long long)ix;
+    const long long P = 2LL * G, base = (long long)iy * P + (long long)ix;
+    idx[0] = base; idx[1] = base + 1; idx[2] = base + P; idx[3] = base + P + 1;
     w[0] = gx * gy; w[1] = fx * gy; w[2] = gx * fy; w[3] = fx * fy;
 }
 
@@ -52,12 +54,10 @@ extern "C" __global__ void fa2_deposit(const float* x, const float* mass, const 
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    long long b; float w[4];
-    cic(x, i, box, G, &b, w);
-    const long long P = 2LL * G;
-    const long long off[4] = {0, 1, P, P + 1};
+    long long idx[4]; float w[4];
+    cic(x, i, box, G, idx, w);
     for (int c = 0; c < 4; ++c)
-        atomicAdd(grid + b + off[c], (unsigned long long)llrint((double)(w[c] * mass[i]) * scale));
+        atomicAdd(grid + idx[c], (unsigned long long)llrint((double)(w[c] * mass[i]) * scale));
 }
 
 extern "C" __global__ void fa2_to_float(const unsigned long long* grid, float* rho, long long size, double inv)
@@ -92,12 +92,10 @@ extern "C" __global__ void fa2_force(const float* x, const float* mass, const fl
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    long long b; float w[4];
-    cic(x, i, box, G, &b, w);
-    const long long P = 2LL * G;
-    const long long off[4] = {0, 1, P, P + 1};
-    float sx = ex[b] * w[0], sy = ey[b] * w[0];
-    for (int c = 1; c < 4; ++c) { sx += ex[b + off[c]] * w[c]; sy += ey[b + off[c]] * w[c]; }
+    long long idx[4]; float w[4];
+    cic(x, i, box, G, idx, w);
+    float sx = ex[idx[0]] * w[0], sy = ey[idx[0]] * w[0];
+    for (int c = 1; c < 4; ++c) { sx += ex[idx[c]] * w[c]; sy += ey[idx[c]] * w[c]; }
     const float coef = (scaling / box[2]) * mass[i];
     float fx = att[2 * i] + coef * sx, fy = att[2 * i + 1] + coef * sy;
     if (gravity > 0.0f) {
