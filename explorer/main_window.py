@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PyQt6.QtGui import QAction, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap
-from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
+from PyQt6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
                              QProgressBar, QStackedWidget, QVBoxLayout, QWidget)
 
 from . import jobs
@@ -18,6 +18,22 @@ from .widgets import ElidedLabel
 from .window_files import WindowFilesMixin
 from .window_menus import WindowMenusMixin
 from .workspace_api import COMMANDS
+
+
+def dock_sizes(win: QMainWindow) -> dict:
+    """The docked, visible dock widgets of ``win``: {Horizontal: {dock: width} for the left and right
+    areas, Vertical: {dock: height} for the top and bottom ones}."""
+    A = Qt.DockWidgetArea
+    out = {Qt.Orientation.Horizontal: {}, Qt.Orientation.Vertical: {}}
+    for d in win.findChildren(QDockWidget):
+        if d.parent() is not win or d.isFloating() or not d.isVisible():
+            continue
+        area = win.dockWidgetArea(d)
+        if area in (A.LeftDockWidgetArea, A.RightDockWidgetArea):
+            out[Qt.Orientation.Horizontal][d] = d.width()
+        elif area in (A.TopDockWidgetArea, A.BottomDockWidgetArea):
+            out[Qt.Orientation.Vertical][d] = d.height()
+    return out
 
 
 def _badge_icon(text: str, color: str, size: int = 40, running: bool = False) -> QIcon:
@@ -79,6 +95,9 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         self._lecture_look = theme_mod.LectureLook()
         self._pre_lecture_state = None
         self._pre_lecture_geometry = None
+        self._pre_lecture_docks = None       # workspace → dock sizes before lecture mode
+        self._dock_restore = (None, 0)       # (window rect to wait for, tries left)
+        self._dock_timer = None
         self._recorder = None                # ScreenRecorder of a workspace without its own movie export
         self.presets: list[dict] = []        # the current workspace's presets
         self.last_message = ""               # last notice shown (tests read it)
@@ -228,6 +247,9 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             self.act_lecture.blockSignals(True)
             self.act_lecture.setChecked(on)
             self.act_lecture.blockSignals(False)
+        if on:      # the workspaces' dock layouts, put back exactly when lecture mode ends
+            self._pre_lecture_docks = {k: dock_sizes(w) for k, w in self._workspaces.items()
+                                       if isinstance(w, QMainWindow)}
         # workspaces first (reduced controls), so the window fits the screen when it goes full screen
         for w in self._workspaces.values():
             w.set_lecture_mode(on)
@@ -239,15 +261,47 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             self.showFullScreen()
         else:
             self._lecture_look.leave(self.theme)
+            rect = None
             if self._pre_lecture_state is not None and self._pre_lecture_state & Qt.WindowState.WindowMaximized:
                 self.showMaximized()
             else:
                 self.showNormal()
-                if self._pre_lecture_geometry is not None:     # where and as large as before, once the
-                    rect = self._pre_lecture_geometry          # layouts have shrunk to normal fonts
+                rect = self._pre_lecture_geometry              # where and as large as before, once the
+                if rect is not None:                           # layouts have shrunk to normal fonts
                     QTimer.singleShot(100, lambda: None if self._lecture else self.setGeometry(rect))
+            self._dock_restore = (rect, 40)
+            self._restore_docks()
         self.caption.setVisible(on)
         self._refresh_caption()
+
+    def _restore_docks(self) -> None:
+        """After lecture mode: each workspace's dock sizes as they were (:func:`dock_sizes` taken on
+        entering), once the window is back at ``rect`` (None: maximised; waits for the geometry to
+        settle, at most 40 × 25 ms: ``_dock_restore`` holds (rect, tries left)), so that the dock widths come back to the pixel.
+        (``restoreState`` would do it too, but it re-creates the tab bars of tabified docks.)"""
+        rect, tries = self._dock_restore
+        if self._lecture:
+            return
+        if tries > 0 and (rect is not None and self.geometry() != rect or self._resize_pending()):
+            self._dock_restore = (rect, tries - 1)
+            if self._dock_timer is None:      # a child: it dies with the window (no call after close)
+                self._dock_timer = QTimer(self)
+                self._dock_timer.setSingleShot(True)
+                self._dock_timer.setInterval(25)
+                self._dock_timer.timeout.connect(self._restore_docks)
+            self._dock_timer.start()
+            return
+        for key, sizes in (self._pre_lecture_docks or {}).items():
+            w = self._workspaces.get(key)
+            if w is not None and dock_sizes(w) != sizes:
+                for orient, docks in sizes.items():
+                    w.resizeDocks(list(docks), list(docks.values()), orient)
+        self._pre_lecture_docks = None
+
+    def _resize_pending(self) -> bool:
+        """The window's size differs from the one its layouts last saw (a resize still queued)."""
+        ws = self.stack.currentWidget()
+        return ws is not None and ws.size() != self.stack.size()
 
     def _refresh_caption(self) -> None:
         ws = self.workspace()

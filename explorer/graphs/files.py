@@ -66,6 +66,7 @@ class GraphFilesMixin:
     def _on_mouse_press(self, ev) -> None:
         """A left press on a vertex: a click (on release) or, while the force layout runs or is
         paused, the start of a drag (the camera does not pan meanwhile)."""
+        self._camera_touched = True
         if ev.button != 1 or self.graph is None:
             return
         i = self.canvas.pick(ev.pos)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel,
                              QLineEdit, QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
                              QVBoxLayout, QWidget)
 
@@ -14,6 +14,7 @@ from kernels.errors import InvalidParameter
 from kernels.graphs import fw_sweep as fs
 from kernels.graphs.fw_core import fw_versions
 
+from ..flow_layout import FlowLayout
 from ..log_axis import log_axes
 from ..sweep_runner import SweepRunner
 
@@ -25,6 +26,8 @@ PALETTE = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 1
            (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207), (0, 0, 128), (128, 0, 0),
            (0, 128, 128), (128, 128, 0)]
 SYMBOLS = "osdt+xph"
+#: pixels of height the two plots (stacked) keep; the tab scrolls vertically below that
+PLOTS_MIN_HEIGHT = 620
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -51,7 +54,11 @@ class FWFamilyPanel(SweepRunner, QWidget):
         self.job = None
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        grid = QGridLayout()
+        # check boxes, option pairs and buttons wrap onto more rows in a narrow dock (issue 32: at
+        # 1440 × 900 the tab scrolled sideways and cut off its last button and second plot)
+        versions = QWidget()
+        grid = FlowLayout(versions)
+        grid.setContentsMargins(0, 0, 0, 0)
         self.ck_versions = {}
         for i, (name, cls) in enumerate(fw_versions().items()):
             ck = QCheckBox(f"{cls.label} ({name})")
@@ -61,10 +68,10 @@ class FWFamilyPanel(SweepRunner, QWidget):
                 tip += ". Needs a CUDA GPU (this backend is the CPU)"
             ck.setToolTip(tip)
             self.ck_versions[name] = ck
-            grid.addWidget(ck, i // 4, i % 4)
+            grid.addWidget(ck)
         for name in self.default_versions():
             self.ck_versions[name].setChecked(True)
-        form.addRow("versions", grid)
+        form.addRow("versions", versions)
         self.ed_specs = QLineEdit()
         self.ed_specs.setPlaceholderText("more: e.g. fw-mm:tile=16,l=auto, fw-recursive:t_r=64")
         self.ed_specs.setToolTip("Extra versions with options, comma-separated as name:key=value,… — fw-mm / "
@@ -76,7 +83,9 @@ class FWFamilyPanel(SweepRunner, QWidget):
                                  "random graph per n (paper 004: m = 4n arcs, weights 1 … n − 1), shared by every "
                                  "version. Paper 002 used n = 2048; paper 004 n = 128 … 11264")
         form.addRow("sizes n", self.ed_sizes)
-        nums = QHBoxLayout()
+        runs = QWidget()
+        nums = FlowLayout(runs)
+        nums.setContentsMargins(0, 0, 0, 0)
         self.cb_arith = QComboBox()
         for a, tip in ARITH_TIPS.items():
             self.cb_arith.addItem(a)
@@ -89,14 +98,19 @@ class FWFamilyPanel(SweepRunner, QWidget):
         self.ck_pred = QCheckBox("predecessors")
         self.ck_pred.setToolTip("Also keep the predecessor matrix (path recording; slower kernels)")
         for text, w in (("arithmetic", self.cb_arith), ("repeats", self.sp_repeats), ("seed", self.sp_seed)):
+            pair = QWidget()                      # a label stays with its field when the row wraps
+            pl = QHBoxLayout(pair)
+            pl.setContentsMargins(0, 0, 0, 0)
             lab = QLabel(text); lab.setToolTip(w.toolTip())
-            nums.addWidget(lab)
-            nums.addWidget(w)
+            pl.addWidget(lab)
+            pl.addWidget(w)
+            nums.addWidget(pair)
         nums.addWidget(self.ck_pred)
-        nums.addStretch(1)
-        form.addRow("runs", nums)
+        form.addRow("runs", runs)
         lay.addLayout(form)
-        row = QHBoxLayout()
+        buttons = QWidget()
+        row = FlowLayout(buttons)
+        row.setContentsMargins(0, 0, 0, 0)
         self.bt_run = QPushButton("Run timings")
         self.bt_run.setToolTip("Time every chosen version at every n, off the GUI thread")
         self.bt_run.clicked.connect(self.run)
@@ -121,7 +135,7 @@ class FWFamilyPanel(SweepRunner, QWidget):
         self.bt_png.setToolTip("Save both plots as one PNG image")
         for b in (self.bt_run, self.bt_cancel, self.bt_t2, self.bt_t46, self.bt_t47, self.bt_csv, self.bt_png):
             row.addWidget(b)
-        lay.addLayout(row)
+        lay.addWidget(buttons)
         self.progress = QProgressBar(); self.progress.setRange(0, 1); self.progress.setValue(0)
         self.progress.setFormat("%v / %m points")
         self.progress.setToolTip("Finished (n, version) points of the sweep")
@@ -136,7 +150,7 @@ class FWFamilyPanel(SweepRunner, QWidget):
         lay.addWidget(self.lbl)
         self.plots = pg.GraphicsLayoutWidget()
         self.p_time = self.plots.addPlot(row=0, col=0, title="computation time vs n", axisItems=log_axes())
-        self.p_peak = self.plots.addPlot(row=0, col=1, title="share of the min-plus peak (%)" if self.gpu else
+        self.p_peak = self.plots.addPlot(row=1, col=0, title="share of the min-plus peak (%)" if self.gpu else
                                          "updates per second (n³ / time)", axisItems={"bottom": log_axes()["bottom"]})
         for p, ylab in ((self.p_time, "seconds (mean of repeats)"),
                         (self.p_peak, "% of peak" if self.gpu else "updates / s")):
@@ -149,7 +163,8 @@ class FWFamilyPanel(SweepRunner, QWidget):
                                "no copies)")
         self.p_peak.setToolTip("n³ updates / time over the min-plus peak (" + formula + ")")
         self.legend = pg.LegendItem(labelTextSize="8pt", verSpacing=-6, colCount=4)
-        self.plots.addItem(self.legend, row=1, col=0, colspan=2)
+        self.plots.addItem(self.legend, row=2, col=0)
+        self.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)          # the two plots one above the other
         self.curves: dict[str, pg.PlotDataItem] = {}
         lay.addWidget(self.plots, 1)
         trow = QHBoxLayout()

@@ -58,6 +58,9 @@ class LayoutPanel(QWidget):
         self._pins: list[tuple[int, tuple[float, float] | None]] = []   # (vertex, xy | None = unpin)
         self._latest = None
         self._flush_queued = False
+        self._flush_timer = QTimer(self)      # a child: no call after the panel is gone
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.timeout.connect(self._flush)
         self.state = "idle"
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
@@ -72,10 +75,10 @@ class LayoutPanel(QWidget):
         self.sp_iter.setRange(1, 1_000_000)
         self.sp_iter.setValue(DEFAULT_ITERATIONS)
         self.sp_iter.setToolTip("Force layout: iterations streamed to the view (Continue runs as many again)")
-        self.bt_pause = QPushButton("Pause layout")
+        self.bt_pause = QPushButton("Pause")
         self.bt_pause.setToolTip("Pause the live force layout, or continue it (drag a vertex to pin it "
                                  "while it runs or is paused)")
-        self.bt_stop = QPushButton("Stop layout")
+        self.bt_stop = QPushButton("Stop")
         self.bt_stop.setToolTip("Stop the live force layout where it is")
         self.bt_pause.clicked.connect(self.toggle_pause)
         self.bt_stop.clicked.connect(self.cancel)
@@ -84,7 +87,7 @@ class LayoutPanel(QWidget):
         row.addWidget(self.bt_stop)
         form.addRow("layout", self.cb_layout)
         form.addRow("iterations", self.sp_iter)
-        form.addRow(row)
+        form.addRow("live", row)
         self._update_buttons()
 
     # ------------------------------------------------------------ the choice
@@ -172,7 +175,7 @@ class LayoutPanel(QWidget):
         self._latest = pos
         if not self._flush_queued:
             self._flush_queued = True
-            QTimer.singleShot(0, self._flush)
+            self._flush_timer.start(0)
 
     def _flush(self) -> None:
         self._flush_queued = False
@@ -260,5 +263,5 @@ class LayoutPanel(QWidget):
     def _update_buttons(self) -> None:
         has = self.layout_obj is not None
         self.bt_pause.setEnabled(has)
-        self.bt_pause.setText("Pause layout" if self.state == "running" else "Continue layout")
+        self.bt_pause.setText("Pause" if self.state == "running" else "Continue")
         self.bt_stop.setEnabled(self.job is not None)

@@ -23,11 +23,12 @@ from kernels.graphs.overlays import overlay_values
 from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
 
 from ..colorbar import ColorBar, bar_axes, hover, plot_colorbar, set_bar_label
-from ..widgets import MessageBar, add_dock, busy_cursor, page_of, plot_panel, scrolled
+from ..widgets import ElidedLabel, MessageBar, add_dock, busy_cursor, page_of, plot_panel, scrolled
 from ..workspace_api import Workspace
 from .canvas import GraphCanvas
 from .files import GraphFilesMixin
 from .layout_panel import LayoutPanel
+from .lecture_docks import LectureDocks, shrinkable_combos
 from .overlay_panel import COLOR_BY, OverlayPanel  # noqa: F401  (COLOR_BY: the colour-by texts)
 from .prepare import prepare_graph, run_abandonable
 from ..jobs import FunctionJob
@@ -55,6 +56,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self._src_row = None                # OverlayValues of the distance from the clicked vertex
         self._overlay = None                # the OverlayValues shown
         self._press = None                  # (vertex, moved) of a left press on a vertex
+        self._camera_touched = False        # the user moved the camera since the graph was shown
         self.preset: dict | None = None          # last preset applied (named in the caption)
         self._queued_preset: dict | None = None  # applied when the running job ends
         self._then = None                        # run after the next successful job (preset: APSP)
@@ -80,13 +82,15 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         ev.mouse_move.connect(self._on_mouse_move)
         ev.mouse_press.connect(self._on_mouse_press)
         ev.mouse_release.connect(self._on_mouse_release)
-        self.info = QLabel("Generate a graph to start.")
-        self.info.setWordWrap(True)          # long descriptions must not widen the window
-        self.info.setMinimumWidth(1)         # … nor hold the view's width (lecture fonts)
+        ev.mouse_wheel.connect(lambda _e: setattr(self, "_camera_touched", True))
+        # one line, cut with "…" (the whole text in its tooltip): a wrapped hint took the view's
+        # height, and its width held the view narrow in lecture mode
+        self.info = ElidedLabel("Generate a graph to start.")
         cl.addWidget(self.info)
         self.setCentralWidget(central)
         self._build_controls(n)
         self._build_plots()
+        self.lecture_docks = LectureDocks(self, self.controls, self.plots)
 
     # ------------------------------------------------------------------ UI
     def _build_controls(self, n):
@@ -164,6 +168,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.stats.setMinimumWidth(1)
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow(self.stats)
+        shrinkable_combos(w)
         self.controls = add_dock(self, "Graph", "graphControls", w, "left", closable=True)
 
     def _build_plots(self):
@@ -374,6 +379,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.global_cc = gc
         self.canvas.set_graph(pos, g.edges)
         self.canvas.set_path([])
+        self._camera_touched = False
         self._recolor()
         if payload.layout is not None:
             self.layout_panel.stream(payload.layout)
@@ -399,6 +405,8 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         """New positions from the live layout."""
         if self.graph is not None and len(pos) == self.graph.n:
             self.canvas.set_positions(pos)
+            if not self._camera_touched:     # follow the unfolding graph until the user pans or zooms
+                self.canvas.scene.fit()
             if self.highlighted_path:
                 self.canvas.set_path(self.highlighted_path)
 
@@ -569,6 +577,8 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
             style_plot(pw.getPlotItem(), on)
         for ax in bar_axes(self.heat_bar):
             style_axis(ax, on)
+        self.bt_apsp.setText("APSP" if on else "Compute APSP")     # the row fits the lecture dock
+        (self.lecture_docks.enter if on else self.lecture_docks.leave)()
         self._recolor()
 
     # --------------------------------------------------------------- sessions
