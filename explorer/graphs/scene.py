@@ -318,6 +318,13 @@ class GraphScene:
             self._pos_host = to_host(self._pos) if self.n else np.zeros((0, 2), np.float32)
         return self._pos_host
 
+    def positions_of(self, idx) -> np.ndarray:
+        """Host (k, 2) positions of vertices ``idx``, gathered on the positions' backend first (a
+        streaming layout on the GPU copies k positions per step, not n)."""
+        if self._pos_host is not None or not is_device_array(self._pos):
+            return self.positions_host()[np.asarray(idx, dtype=np.int64)]
+        return to_host(self._pos[_xp(self._pos).asarray(np.asarray(idx, dtype=np.int64))])
+
     def vertex_colors(self, idx) -> np.ndarray:
         """(len(idx), 4) RGBA of vertices ``idx`` as the shader colours them."""
         idx = np.asarray(idx, dtype=np.int64)
@@ -335,7 +342,7 @@ class GraphScene:
             return
         idx = np.asarray(self.selected)
         big = 1.6 if self.lecture else 1.0
-        self.selected_markers.set_data(self.positions_host()[idx], face_color=self.vertex_colors(idx),
+        self.selected_markers.set_data(self.positions_of(idx), face_color=self.vertex_colors(idx),
                                        edge_color=(0.85, 0.1, 0.1, 1.0), size=16.0 * big, edge_width=2.0)
         self.selected_markers.visible = True
         self.canvas.update()
@@ -344,7 +351,7 @@ class GraphScene:
         """The highlighted path: a thick line strip through ``vertices`` (fewer than two: none)."""
         self.path_vertices = [int(i) for i in vertices]
         if len(self.path_vertices) >= 2:
-            self.path.set_data(pos=self.positions_host()[np.asarray(self.path_vertices)])
+            self.path.set_data(pos=self.positions_of(self.path_vertices))
             self.path.visible = True
         else:
             self.path.visible = False
@@ -546,7 +553,7 @@ class GraphScene:
     def screen_of(self, i: int) -> tuple[float, float]:
         """Canvas pixel position of vertex ``i``."""
         tr = self.view.scene.node_transform(self.canvas.scene)
-        x, y = tr.map(np.array([[*self.positions_host()[i], 0, 1]], np.float32))[0][:2]
+        x, y = tr.map(np.array([[*self.positions_of([i])[0], 0, 1]], np.float32))[0][:2]
         return float(x), float(y)
 
     def spatial_index(self):

@@ -263,7 +263,9 @@ def test_device_upload_path_fills_the_buffers_the_host_path_fills(graph_canvas, 
                                                              (gc.scene.index_buffer, np.uint32),
                                                              (gc.scene.value_buffer, np.float32))]
         writes = gc.scene.device_writes
-        gc.set_positions(dev(moved))
+        gc.set_selected([0, 5])
+        gc.set_path([0, 1, 2])
+        gc.set_positions(dev(moved))            # selection and path follow the moved vertices
         img2 = gc.render()
         held.append(read_gl_buffer(gc.canvas, gc.scene.position_buffer, np.float32))
         seen.append((gc.upload_path, (writes, gc.scene.device_writes), img, img2, held))
