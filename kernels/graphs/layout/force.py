@@ -28,6 +28,7 @@ deterministic, so two runs on the same device agree bit for bit.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -46,9 +47,11 @@ def grid_size(n: int) -> int:
     return int(min(512, max(64, 2 ** math.ceil(math.log2(max(2.0, 2.0 * math.sqrt(n)))))))
 
 
+@functools.lru_cache(maxsize=8)
 def kernel_grids(G: int, softening: float):
     """The repulsion kernel Δ/(|Δ|² + ε²) (x and y parts) and the energy kernel ½ ln(|Δ|² + ε²) on
-    the padded 2G × 2G grid in wrap-around order (offset a at index a mod 2G), as float32 host arrays."""
+    the padded 2G × 2G grid in wrap-around order (offset a at index a mod 2G), as float32 host arrays
+    (cached: callers must not modify them)."""
     P = 2 * G
     a = np.arange(P, dtype=np.float64)
     a[a >= G] -= P
