@@ -71,11 +71,12 @@ def test_bad_parameters_show_message_and_keep_running(graphs_ws, qtbot):
     assert "cannot read" in ws.message_bar.text()
 
 
-def test_aggregate_view_for_large_graphs(graphs_ws, qtbot):
+def test_large_graphs_draw_every_vertex_and_edge(graphs_ws, qtbot):
     ws = graphs_ws
     ws.set_parameters(generator="ba", n=8000, k=3, seed=1)
     run_job(qtbot, ws, ws.generate)
-    assert ws.canvas.mode == "aggregate"
+    assert ws.canvas.mode == "graph" and ws.canvas.nodes.visible and ws.canvas.edges.visible
+    assert ws.canvas.scene.edge_indices == 2 * ws.graph.m
     assert ws.canvas.render().std() > 1
 
 
