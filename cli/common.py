@@ -39,9 +39,25 @@ class UsageError(ExplorerError):
     """A bad command line: printed as one ``error:`` line, exit status 2."""
 
 
+class _RangeHelp:
+    """Help formatter mix-in: a number option's help ends with its range (``num_type``)."""
+
+    def _get_help_string(self, action):
+        text = super()._get_help_string(action) or ""
+        rng = getattr(action.type, "range_text", None)
+        return f"{text} [{rng}]" if rng and "%(" not in rng else text
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with the error contract: a parse error raises :class:`UsageError` (one line naming
-    the command) instead of printing the usage block and exiting."""
+    the command) instead of printing the usage block and exiting.  ``--help`` shows each number
+    option's range."""
+
+    def __init__(self, *args, **kw):
+        fmt = kw.get("formatter_class", argparse.HelpFormatter)
+        if not issubclass(fmt, _RangeHelp):
+            kw["formatter_class"] = type(f"Range{fmt.__name__}", (_RangeHelp, fmt), {})
+        super().__init__(*args, **kw)
 
     def error(self, message: str):
         words = self.prog.split()
@@ -50,13 +66,22 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 # ------------------------------------------------------------------ parsing
+#: every number option lies in ±FLOAT_LIMIT (floats) / ±INT_LIMIT (integers) unless its own range
+#: is narrower: a float beyond 1e15 is never a sensible length, time or rate here, and products of
+#: such values (dx³, t_end/dt) must not overflow a float
+FLOAT_LIMIT = 1e15
+INT_LIMIT = 2 ** 63 - 1
+
+
 def number(name: str, value, kind=float, *, minimum=None, above=None, maximum=None):
-    """``value`` (text or number) as ``kind`` (int or float): finite, and ≥ ``minimum`` / > ``above``
-    / ≤ ``maximum`` when given; else :class:`UsageError` naming the option."""
+    """``value`` (text or number) as ``kind`` (int or float): finite, in ±:data:`FLOAT_LIMIT`
+    (floats) or ±:data:`INT_LIMIT` (integers), and ≥ ``minimum`` / > ``above`` / ≤ ``maximum``
+    when given; else :class:`UsageError` naming the option and the range.  The one parser of every
+    number on the command line (argparse options through :func:`num_type`)."""
     text = str(value).strip()
     try:
         x = kind(text)
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError, TypeError):
         what = "an integer" if kind is int else "a number"
         raise UsageError(f"{name} must be {what}, got {_show(value)}") from None
     if kind is float and not math.isfinite(x):
@@ -67,18 +92,84 @@ def number(name: str, value, kind=float, *, minimum=None, above=None, maximum=No
         raise UsageError(f"{name} must be > {above}, got {_show(value)}")
     if maximum is not None and x > maximum:
         raise UsageError(f"{name} must be ≤ {maximum}, got {_show(value)}")
+    lo, hi = _bounds(kind, minimum, above, maximum)
+    if not lo <= x <= hi:
+        raise UsageError(f"{name} must be {range_text(kind, minimum=minimum, above=above, maximum=maximum)}, "
+                         f"got {_show(value)}")
     return x
 
 
+def _bounds(kind, minimum, above, maximum):
+    limit = INT_LIMIT if kind is int else FLOAT_LIMIT
+    lo = -limit if minimum is None and above is None else max(-limit, minimum if minimum is not None else above)
+    return lo, limit if maximum is None else min(limit, maximum)
+
+
+def range_text(kind=float, *, minimum=None, above=None, maximum=None) -> str:
+    """The documented range of a number option, e.g. ``an integer in 1 … 64`` or ``a number > 0 and ≤ 1e+15``."""
+    what = "an integer" if kind is int else "a number"
+    limit = INT_LIMIT if kind is int else FLOAT_LIMIT
+    hi = limit if maximum is None else min(limit, maximum)
+    top = f"{hi:,}" if kind is int and hi < 10 ** 12 else f"{hi:g}"
+    if above is not None:
+        return f"{what} > {above:g} and ≤ {top}"
+    lo = -limit if minimum is None else minimum
+    bottom = f"{lo:,}" if kind is int and abs(lo) < 10 ** 12 else f"{lo:g}"
+    return f"{what} in {bottom} … {top}"
+
+
 def num_type(kind=float, **limits):
-    """An argparse ``type=`` that parses with :func:`number` (argparse prefixes the option name)."""
+    """An argparse ``type=`` that parses with :func:`number` (argparse prefixes the option name).
+    The parser carries its range: ``.number_kind``, ``.limits``, ``.range_text`` (shown by
+    ``--help``, and read by the option-range tests)."""
     def parse(text):
         try:
             return number("the value", text, kind, **limits)
         except UsageError as exc:
             raise argparse.ArgumentTypeError(str(exc)[len("the value "):]) from None
     parse.__name__ = kind.__name__
+    parse.number_kind, parse.limits = kind, dict(limits)
+    parse.range_text = range_text(kind, **limits)
     return parse
+
+
+def threads_type():
+    """The one ``--threads`` type of the host-threaded commands: an integer in 1 … cores ×
+    :data:`kernels.limits.HOST_THREADS_PER_CORE` (more threads only add overhead, and a huge
+    number makes the C++ runtime abort)."""
+    from kernels.limits import max_host_threads
+    return num_type(int, minimum=1, maximum=max_host_threads())
+
+
+def threads_value(name: str, value, default=None):
+    """A ``--threads``-like value given as text (or None → ``default``) in 1 … cores × the factor."""
+    from kernels.limits import max_host_threads
+    if value is None:
+        return default
+    return number(name, value, int, minimum=1, maximum=max_host_threads())
+
+
+def add_limit_options(p) -> None:
+    """The expansion-limit flags of the model commands (``flint``, ``flint-suite``): each raises
+    one documented limit of :mod:`kernels.limits` for this run."""
+    from kernels import limits as L
+    p.add_argument("--max-expression-nodes", type=num_type(int, minimum=1), default=None, metavar="N",
+                   help=f"most nodes of one expression after inlining function definitions "
+                        f"(default {L.MAX_EXPRESSION_NODES:,})")
+    p.add_argument("--max-events-per-instant", type=num_type(int, minimum=1), default=None, metavar="N",
+                   help=f"most event firings at one model time before the run stops, naming the events "
+                        f"(default {L.MAX_EVENTS_PER_INSTANT:,})")
+    p.add_argument("--max-expression-depth", type=num_type(int, minimum=1, maximum=100_000), default=None,
+                   metavar="N", help=f"deepest nesting of one expression (default {L.MAX_EXPRESSION_DEPTH})")
+
+
+def apply_limit_options(a) -> None:
+    """Put the run's expansion limits in force: the flags given, the defaults for the others
+    (so one process running several commands never inherits an earlier run's limits)."""
+    from kernels import limits as L
+    L.set_limits(expression_nodes=getattr(a, "max_expression_nodes", None) or L.MAX_EXPRESSION_NODES,
+                 events_per_instant=getattr(a, "max_events_per_instant", None) or L.MAX_EVENTS_PER_INSTANT,
+                 expression_depth=getattr(a, "max_expression_depth", None) or L.MAX_EXPRESSION_DEPTH)
 
 
 def parse_list(name: str, text) -> list[str]:
@@ -100,6 +191,28 @@ def check_output(path, extensions, what: str):
     if path is None:
         return None
     return check_output_path(path, extensions, what)
+
+
+def check_distinct_outputs(*pairs) -> None:
+    """Two output options naming one file are refused before any work: ``pairs`` are
+    ``(option, path)``, None paths skipped; the same file is found through ``~``, relative parts,
+    symbolic links and hard links (an existing file's device and inode)."""
+    seen: dict = {}
+    for flag, path in pairs:
+        if path is None or str(path) in ("", "-"):
+            continue
+        p = Path(os.path.expanduser(str(path)))
+        keys = {("path", os.path.realpath(p))}
+        try:
+            st = p.stat()
+            keys.add(("inode", st.st_dev, st.st_ino))
+        except OSError:
+            pass
+        for key in keys:
+            if key in seen and seen[key] != flag:
+                raise UsageError(f"{seen[key]} and {flag} name the same file ({path}); give each output its own path")
+        for key in keys:
+            seen.setdefault(key, flag)
 
 
 def check_out_dir(path, what: str = "--out-dir"):
@@ -238,6 +351,9 @@ def message(exc: BaseException) -> str:
         return "the input is nested too deeply to process (Python's recursion limit)"
     if isinstance(exc, MemoryError):
         return "out of memory: the input or the requested run is too large for this machine"
+    if isinstance(exc, (OverflowError, FloatingPointError)):
+        return one_line(f"a number went out of the floating-point range ({one_line(exc) or type(exc).__name__}): "
+                        "an option or model value is too large or too small for this run")
     if isinstance(exc, OSError):
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
         return one_line(f"{exc.strerror or exc}{where}")

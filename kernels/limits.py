@@ -1,0 +1,106 @@
+"""The documented limits that bad or hostile input meets, in one place.
+
+Host threads: at most :data:`HOST_THREADS_PER_CORE` × the cores (``os.cpu_count()``) — more
+threads than that only add scheduling overhead, and a very large number makes the C++ runtime
+abort (``std::system_error``) instead of failing cleanly.
+
+Expansion limits (the model compilers and simulators, :mod:`kernels.flint`): each one names the
+model element that reaches it and can be raised with the flag in brackets.
+
+* :data:`MAX_EXPRESSION_NODES` — nodes of one expression after inlining function definitions
+  (a 5 KB SBML file whose function definitions call each other twice per level expands to 2^k
+  nodes) [``--max-expression-nodes``];
+* :data:`MAX_EVENTS_PER_INSTANT` — event firings at one model time (Zeno events, events that
+  re-trigger each other) [``--max-events-per-instant``];
+* :data:`MAX_EXPRESSION_DEPTH` — nesting depth of one expression (deep MathML), refused before
+  Python's own recursion limit is reached [``--max-expression-depth``].
+
+The values live in a :class:`contextvars.ContextVar` so a command line (or a test) can raise them
+for one run (:func:`raised`) without touching the module.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from dataclasses import dataclass, replace
+
+from .errors import InvalidParameter
+
+#: host threads per core allowed for any CPU-threaded kernel
+HOST_THREADS_PER_CORE = 4
+#: default limits (see the module docstring)
+MAX_EXPRESSION_NODES = 1_000_000
+MAX_EVENTS_PER_INSTANT = 1_000
+MAX_EXPRESSION_DEPTH = 200
+
+
+def max_host_threads() -> int:
+    """The most host threads a command may ask for: cores × :data:`HOST_THREADS_PER_CORE`."""
+    return max(1, os.cpu_count() or 1) * HOST_THREADS_PER_CORE
+
+
+def check_host_threads(threads, what: str = "threads") -> int:
+    """``threads`` as an int in 1 … :func:`max_host_threads`, else :class:`InvalidParameter`."""
+    top = max_host_threads()
+    t = int(threads)
+    if not 1 <= t <= top:
+        raise InvalidParameter(f"{what} must be in 1 … {top} ({HOST_THREADS_PER_CORE} per core on "
+                               f"{os.cpu_count() or 1} cores), got {threads}")
+    return t
+
+
+class ExpansionLimit(InvalidParameter):
+    """A model expands beyond a documented limit; the message names the element and the flag."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The expansion limits of one run."""
+    expression_nodes: int = MAX_EXPRESSION_NODES
+    events_per_instant: int = MAX_EVENTS_PER_INSTANT
+    expression_depth: int = MAX_EXPRESSION_DEPTH
+
+
+_CURRENT: contextvars.ContextVar[Limits] = contextvars.ContextVar("gse_limits", default=Limits())
+
+
+def current() -> Limits:
+    """The limits in force (the defaults unless :func:`raised` / :func:`set_limits` changed them)."""
+    return _CURRENT.get()
+
+
+def set_limits(**changes) -> Limits:
+    """Change the limits for the rest of this context (a command's run); None values are ignored."""
+    lim = replace(current(), **{k: int(v) for k, v in changes.items() if v is not None})
+    _CURRENT.set(lim)
+    return lim
+
+
+@contextlib.contextmanager
+def raised(**changes):
+    """``with raised(expression_nodes=10**7): …`` — the limits changed inside the block only."""
+    token = _CURRENT.set(replace(current(), **{k: int(v) for k, v in changes.items() if v is not None}))
+    try:
+        yield current()
+    finally:
+        _CURRENT.reset(token)
+
+
+def too_many_nodes(element: str, count: int) -> ExpansionLimit:
+    lim = current().expression_nodes
+    return ExpansionLimit(f"{element} expands to more than {lim:,} expression nodes when inlined "
+                          f"(reached {count:,}); raise the limit with --max-expression-nodes")
+
+
+def too_deep(element: str) -> ExpansionLimit:
+    lim = current().expression_depth
+    return ExpansionLimit(f"{element} is nested more than {lim} levels deep; raise the limit with "
+                          f"--max-expression-depth")
+
+
+def too_many_events(names, t: float) -> ExpansionLimit:
+    lim = current().events_per_instant
+    shown = ", ".join(list(dict.fromkeys(names))[:6]) or "?"
+    return ExpansionLimit(f"events {shown} fired more than {lim:,} times at t = {t:g} (Zeno or mutually "
+                          f"re-triggering events); raise the limit with --max-events-per-instant")
