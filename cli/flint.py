@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import time
 
-from .common import CSV_EXTS, UsageError, check_output, dumps, note, number, raise_failed, write_outputs
+from .common import (CSV_EXTS, UsageError, add_limit_options, apply_limit_options, check_output, dumps, note, number,
+                     num_type, raise_failed, threads_type, write_outputs)
 
 NAME = "flint"
 USES_BACKEND = False
@@ -25,8 +26,8 @@ def add_parser(sub, parents) -> None:
     p = sub.add_parser(NAME, parents=parents, help="Flint: run an SBML/CellML/native ODE model (paper 004 ch. 5)",
                        description="Compile a cell model to bytecode / CUDA C and integrate it headless.")
     p.add_argument("model", help="model file (.flint, SBML .xml, .cellml) or a shipped model name")
-    p.add_argument("--t-end", default="1000", help="end time (model time units, ms for LR)")
-    p.add_argument("--dt", default="0.01", help="time step; with --runtime sbml the output interval (the "
+    p.add_argument("--t-end", default=1000.0, type=num_type(float, above=0), help="end time (model time units, ms for LR)")
+    p.add_argument("--dt", default=0.01, type=num_type(float, above=0), help="time step; with --runtime sbml the output interval (the "
                    "reference simulator chooses its own adaptive steps)")
     from kernels.flint.runtimes import runtime_help
     p.add_argument("--runtime", default="auto",
@@ -38,29 +39,30 @@ def add_parser(sub, parents) -> None:
                      "only)")
     p.add_argument("--integrator", default=None, help="euler (default) or rk4; not with --runtime sbml")
     p.add_argument("--dtype", default=None, help="float64 (default) or float32; sbml: float64 only")
-    p.add_argument("--threads", default="1", help="host threads of --runtime c / c-is (OpenMP over cells; "
+    p.add_argument("--threads", default=1, type=threads_type(), help="host threads of --runtime c / c-is (OpenMP over cells; "
                    "default 1, the thesis's CPU-1)")
     p.add_argument("--mapping", default=None,
                    help="GPU thread mapping: cell (one thread a member/cell, the default) or expression (the "
                         "thesis's: one launch a phase, one thread a bytecode, warps of 32); sbml: cell only")
-    p.add_argument("--ensemble", default="1", help="ensemble size N (one model, N members); sbml: 1 only")
+    p.add_argument("--ensemble", default=1, type=num_type(int, minimum=1), help="ensemble size N (one model, N members); sbml: 1 only")
     p.add_argument("--vary", action="append", default=[], metavar="PARAM=LO:HI",
                    help="spread a parameter linearly over the ensemble (repeatable; not with sbml)")
-    p.add_argument("--line", default=None, metavar="N", help="N cells in a line, diffusively coupled on V (not sbml)")
-    p.add_argument("--ring", default=None, metavar="N", help="N cells in a ring (not sbml)")
-    p.add_argument("--coupling", default="1.0", help="coupling coefficient D (1/time) for --line/--ring")
+    p.add_argument("--line", default=None, type=num_type(int, minimum=1), metavar="N", help="N cells in a line, diffusively coupled on V (not sbml)")
+    p.add_argument("--ring", default=None, type=num_type(int, minimum=1), metavar="N", help="N cells in a ring (not sbml)")
+    p.add_argument("--coupling", default=1.0, type=num_type(float), help="coupling coefficient D (1/time) for --line/--ring")
     p.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE", help="change a parameter")
     p.add_argument("--record", action="append", default=None,
                    help="state to record (repeatable, comma lists and patterns such as 'S_RG_*'; default all); sbml: any species, parameter or "
                         "compartment id, @a:S for the amount of species S (default: species and "
                         "non-constant parameters)")
-    p.add_argument("--every", default="100", help="sample every N steps (sbml: every N output intervals; "
+    p.add_argument("--every", default=100, type=num_type(int, minimum=1), help="sample every N steps (sbml: every N output intervals; "
                    "its samples include t = 0)")
     p.add_argument("--csv", default=None, help="write the recorded traces (member 0 / cell 0 .. all cells) as CSV; "
                    "with --sweep: the result file, one row per member, appended as each slice finishes")
-    p.add_argument("--max-model-mb", default=None, metavar="MB",
+    p.add_argument("--max-model-mb", default=None, type=num_type(float, above=0, maximum=1e6), metavar="MB",
                    help=f"largest model file read, in MiB (default {DEFAULT_MAX_MODEL_MB}, or {ENV_MAX_MODEL_MB})")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
+    add_limit_options(p)
     from .flint_sweep import add_options
     add_options(p)
 
@@ -126,6 +128,7 @@ def parameter_sets(a, model) -> dict:
 
 def _common_checks(a):
     check_output(a.csv, CSV_EXTS, "--csv")
+    apply_limit_options(a)
     if a.max_model_mb is not None:
         from kernels.flint.inputs import ENV_MAX_MODEL_MB
         os.environ[ENV_MAX_MODEL_MB] = repr(number("--max-model-mb", a.max_model_mb, above=0))

@@ -42,7 +42,8 @@ class CpuRuntime(Runtime):
             return interpret(self.prog, S, kin, cdt, t, self.P, mapping=self.mapping)
         if self.scalar:
             d = self.rhs([float(v) for v in S[:, 0]], None if kin is None else [float(v) for v in kin[:, 0]],
-                         cdt, t, None, [float(k) for k in self.K], None)
+                         cdt, t, [float(p) for p in self.P[:, 0]] if self.P.size else None,
+                         [float(k) for k in self.K], None)
             return np.array(d, dtype=self.dtype)[:, None]
         if self.net_code:
             Sk = S if kin is None else S + cdt * kin          # neighbours' stage values
