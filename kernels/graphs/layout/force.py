@@ -133,8 +133,13 @@ class ForceLayout:
     ``backend``: a :class:`kernels.backend.Backend` (None: the selected one); ``seed`` fixes the
     initial positions (uniform in a disc) unless ``pos0`` (n, 2) is given; keyword parameters:
     ``scaling`` (k_r), ``gravity`` (k_g), ``jitter_tolerance``, ``softening`` (cells),
-    ``mass_exponent`` (β, 0 … 2) and ``grid`` (G; default :func:`grid_size`).  :meth:`step` does no host synchronisation on the GPU, so a
-    caller may call it in small chunks (``step(1)`` … ``step(10)``) to stay responsive.
+    ``mass_exponent`` (β, 0 … 2) and ``grid`` (G; default :func:`grid_size`).
+
+    One iteration costs O(n + m + G² log G); :meth:`step` does no host synchronisation on the GPU,
+    so a caller streaming the layout (the Graphs workspace's worker thread) calls it in small
+    chunks (``step(1)`` … ``step(10)``), checks for pause/cancel between them and reads
+    :meth:`positions` (on the device) or :meth:`positions_host`.  :meth:`pin` holds a dragged
+    vertex; the others follow it.
     """
 
     def __init__(self, g, *, backend=None, seed=0, pos0=None, **params):
