@@ -72,3 +72,16 @@ def test_cancel_and_settings(qtbot, ws):
     assert tab.cb_variant.currentData() == "pfhub-1b" and tab.sp_dx.value() == 2.0
     i = tab.cb_variant.findData("pfhub-1d")
     assert not tab.cb_variant.model().item(i).isEnabled() and "sphere" in tab.cb_variant.model().item(i).toolTip()
+
+
+def test_pfhub_presets_apply_in_the_workspace(qtbot, ws):
+    from explorer.presets import load_presets
+    found = {p["name"]: p for p in load_presets("cahn_hilliard")}
+    pre = found["PFHub 1c"]
+    ws.apply_preset({**pre, "params": {**pre["params"], "run": False}})
+    p = ws.sim.params
+    assert p.domain == "t-shape" and p.shape == (120, 100) and ws.canvas.shape == (120, 100)
+    assert "PFHub benchmark 1" in ws.caption() and "100×120" in ws.caption()
+    ws.step_once()
+    qtbot.waitUntil(lambda: ws.sim.step_count >= ws.worker.steps_per_frame, timeout=TIMEOUT)
+    assert ws.sim.adaptive_log is not None and len(ws.sim.adaptive_log) >= 1
