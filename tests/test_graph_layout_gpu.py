@@ -47,8 +47,9 @@ def test_gpu_forces_and_first_steps_equal_the_cpu(rng, gpu, cpu):
     import cupy as cp
     g = G.barabasi_albert(int(rng.integers(1000, 5000)), 4, seed=seed_of(rng))
     x0 = rng.normal(size=(g.n, 2)) * 30
-    lc = ForceLayout(g, backend=cpu, pos0=x0)
-    lg = ForceLayout(g, backend=gpu, pos0=x0)
+    grid = int(rng.choice([64, 128, 256]))                  # the same mesh on both (defaults differ)
+    lc = ForceLayout(g, backend=cpu, pos0=x0, grid=grid)
+    lg = ForceLayout(g, backend=gpu, pos0=x0, grid=grid)
     assert lg.ops.fused, lg.ops.fallback_reason            # the fused kernels compiled
     fc = lc.forces()
     fg = cp.asnumpy(lg.forces())
