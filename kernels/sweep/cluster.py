@@ -168,6 +168,44 @@ def worker_environment(ngpu: int = 0, workers: int | None = None) -> dict:
     return env
 
 
+def _unreachable(scheduler: str, exc: BaseException) -> InvalidParameter:
+    first = str(exc).splitlines()[0] if str(exc).strip() else "no answer"
+    return InvalidParameter(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {first}); "
+                            f"start one with 'dask scheduler' and workers with 'dask worker {scheduler}', or use "
+                            "--scheduler local")
+
+
+def probe_scheduler(address: str, timeout: float | None = None) -> None:
+    """Ask ``address`` who it is (Dask's ``identity`` call) before a client is built: a server that
+    is not a Dask scheduler (its reply is not Dask's protocol — read as a frame of absurd size, it
+    surfaced as MemoryError) or none at all is one :class:`InvalidParameter` naming the address and
+    the real cause, and no half-built client is left to print a traceback when collected."""
+    import asyncio
+
+    from distributed.comm import connect as comm_connect
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+
+    async def ask():
+        comm = await comm_connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(ask(), timeout + 1))
+    except (OSError, TimeoutError, asyncio.TimeoutError) as exc:
+        raise _unreachable(address, exc) from None
+    except Exception as exc:  # noqa: BLE001 — MemoryError, decode errors: not Dask's protocol
+        raise InvalidParameter(f"the server at {address} is not a Dask scheduler (its reply is not Dask's "
+                               f"protocol: {type(exc).__name__}); check the address and port") from None
+    if not (isinstance(reply, dict) and str(reply.get("type", "")).lower() == "scheduler"):
+        kind = reply.get("type") if isinstance(reply, dict) else type(reply).__name__
+        raise InvalidParameter(f"the server at {address} is not a Dask scheduler (it says it is {kind!r}); "
+                               "check the address and port")
+
+
 def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = False,
             config: dict | None = None) -> Connection:
     """Open the scheduler named by ``scheduler`` (see the module docstring).
@@ -187,13 +225,11 @@ def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = Fa
     from distributed import Client
     _quiet_logs()
     if scheduler != "local":
+        probe_scheduler(scheduler)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError) as exc:
-            raise InvalidParameter(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: "
-                                   f"{str(exc).splitlines()[0] if str(exc) else 'no answer'}); start one with "
-                                   f"'dask scheduler' and workers with 'dask worker {scheduler}', or use "
-                                   "--scheduler local") from None
+            raise _unreachable(scheduler, exc) from None
         conn = Connection(scheduler, client, None, "remote")
         try:
             client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
