@@ -77,7 +77,7 @@ def add_options(p) -> None:
     p.add_argument("--S", type=num_type(int, minimum=1), default=None,
                    help="SSSP problems per launch, the thesis's N (1, or a multiple of 32; paper 004: 32; sssp: "
                         "default as many as fit); " + applies("S"))
-    p.add_argument("--threads", type=num_type(int, minimum=1), default=None,
+    p.add_argument("--threads", type=num_type(int, minimum=1, maximum=1024), default=None,
                    help="threads: per block for the GPU SSSP methods (a multiple of 32; paper 004: 128 = N·B, "
                         "Harish 256), CPU threads for cpu-dijkstra (default: all cores); " + applies("threads"))
     p.add_argument("--path", nargs=2, type=num_type(int, minimum=0), default=None, metavar=("U", "V"),

@@ -16,8 +16,8 @@ from importlib.resources import files
 
 import numpy as np
 
-from ..errors import InvalidParameter
 from ..hostcc import CXX_FLAGS, compile_library
+from ..limits import check_host_threads
 from .apsp_core import APSPMethod, APSPResult, float_to_hops, register
 from .graph import CSR
 
@@ -50,9 +50,7 @@ def dijkstra_rows(csr: CSR, sources=None, weighted: bool = True, threads: int | 
     """float32 costs from each of ``sources`` (default all) to every vertex, inf = unreachable."""
     lib = library()
     src = csr.source_array(sources)
-    threads = int(threads or default_threads())
-    if threads < 1:
-        raise InvalidParameter(f"threads must be ≥ 1 (got {threads})")
+    threads = check_host_threads(threads or default_threads())
     n = csr.n
     indptr = np.ascontiguousarray(csr.indptr, dtype=np.int32)
     indices = np.ascontiguousarray(csr.indices, dtype=np.int32)
@@ -79,8 +77,8 @@ class CPUDijkstra(APSPMethod):
     negative_weights = False
 
     def __init__(self, threads: int | None = None, sources=None):
-        if threads is not None and int(threads) < 1:
-            raise InvalidParameter(f"threads must be ≥ 1 (got {threads})")
+        if threads is not None:
+            check_host_threads(threads)                 # 1 … cores × 4: more makes std::thread abort
         super().__init__(threads=threads, sources=sources)
 
     def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):

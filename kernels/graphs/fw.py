@@ -476,8 +476,14 @@ class FWFast(FWVersion):
             return 128 if n >= self.BIG_N else 64
         return _tile(tile, fw_gpu.FAST_TILES)
 
+    #: the values of the lookahead option: size (from BIG_N on), or off / on
+    LOOKAHEAD_VALUES = ("size", 0, 1, "0", "1", False, True, "false", "true", "no", "yes", "off", "on")
+
     def validate(self):
         self.t()
+        look = self.options["lookahead"]
+        if isinstance(look, list) or look not in self.LOOKAHEAD_VALUES or isinstance(look, float):
+            raise InvalidParameter(f"lookahead must be size, 0 or 1 (got {look!r})")
         if self.options["cfg"] not in ("auto", *fw_gpu.GEMM_CONFIGS):
             raise InvalidParameter(f"cfg must be auto or one of {', '.join(fw_gpu.GEMM_CONFIGS)} "
                                    f"(got {self.options['cfg']!r})")
@@ -486,7 +492,7 @@ class FWFast(FWVersion):
         look = self.options["lookahead"]
         if look == "size":
             return n >= self.BIG_N
-        return look not in (False, 0, "0", "false", "False", "no")
+        return look not in (False, 0, "0", "false", "no", "off")
 
     def pad(self, n, gpu):
         return 128 if gpu else self.t(n)
