@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import traceback
 import warnings
@@ -60,6 +61,8 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kw)
 
     def error(self, message: str):
+        # a number option's range error reads like the run-time checks: "--steps must be ≥ 0, got '-1'"
+        message = re.sub(r"^argument ([^:]+): (must be )", r"\1 \2", message)
         words = self.prog.split()
         where = f"{words[-1]}: " if len(words) > 1 else ""
         raise UsageError(f"{where}{message}")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 import time
 
-from .common import (CSV_EXTS, UsageError, check_output, collect_rows, note, number, parse_list, print_result,
+from .common import (CSV_EXTS, UsageError, check_output, collect_rows, note, num_type, number, parse_list,
+                     print_result,
                      raise_failed, write_outputs)
 from .scheduler import add_scheduler, backend_choice, scheduler_value, workers_value
 
@@ -34,19 +35,19 @@ def add_parser(sub, parents) -> None:
                         "alpha = (2) α-model without it, ba = (3) Barabási–Albert k = 100 (default: all three)")
     p.add_argument("--sizes", default=PAPER_000_SIZES,
                    help=f"comma list of N, at least two, each 20 … 60000 (default: paper 000's {PAPER_000_SIZES})")
-    p.add_argument("--instances", default="3", help="instances per type and N (default 3)")
+    p.add_argument("--instances", default=3, type=num_type(int, minimum=1, maximum=100_000), help="instances per type and N (default 3)")
     p.add_argument("--method", default=None,
                    help=f"mean-path method: {', '.join(tuple(METHODS) + ('cpu-sampled',))} (default: gpu-bfs on a "
                         f"GPU, else cpu-sampled = mean path from --sources random BFS sources)")
-    p.add_argument("--sources", default=str(SAMPLED_SOURCES),
+    p.add_argument("--sources", default=SAMPLED_SOURCES, type=num_type(int, minimum=1, maximum=10**9),
                    help=f"BFS sources per instance for cpu-sampled (default {SAMPLED_SOURCES})")
-    p.add_argument("--seed", default="1", help="seed of each (type, N)'s first instance (default 1)")
-    p.add_argument("--max-redraws", default="10",
+    p.add_argument("--seed", default=1, type=num_type(int, minimum=0), help="seed of each (type, N)'s first instance (default 1)")
+    p.add_argument("--max-redraws", default=10, type=num_type(int, minimum=0, maximum=100_000),
                    help="disconnected draws redrawn per instance (connectivity redraw; default 10)")
     for s in (1, 2):
-        p.add_argument(f"--alpha{s}", default=None, help=f"α of α-model set {s} (type {'alpha-ring' if s == 1 else 'alpha'})")
-        p.add_argument(f"--p{s}", default=None, help=f"random-link probability p of α-model set {s}, in [0, 1]")
-        p.add_argument(f"--k{s}", default=None, help=f"mean degree k of α-model set {s}")
+        p.add_argument(f"--alpha{s}", default=None, type=num_type(float, minimum=0), help=f"α of α-model set {s} (type {'alpha-ring' if s == 1 else 'alpha'})")
+        p.add_argument(f"--p{s}", default=None, type=num_type(float, minimum=0, maximum=1), help=f"random-link probability p of α-model set {s}, in [0, 1]")
+        p.add_argument(f"--k{s}", default=None, type=num_type(int, minimum=1), help=f"mean degree k of α-model set {s}")
     p.add_argument("--connectivity", default="redraw",
                    help=f"{' or '.join(CONNECTIVITY)}: redraw disconnected graphs (default) or analyse "
                         "the largest connected component")
@@ -116,6 +117,10 @@ def run(a) -> int:
         reference = rp.check_reference(a.reference, sizes)
     except InvalidParameter as exc:
         raise UsageError(f"--reference: {exc}") from None
+    try:
+        rp.check_instances(types, sizes, params)                 # every (type, N) before the first runs
+    except InvalidParameter as exc:
+        raise UsageError(str(exc)) from None
     if not remote:
         rp.check_memory_for(sizes, method, be, reference)       # the largest N must fit, before any work
     total = len(types) * len(sizes) * instances

@@ -59,10 +59,25 @@ def graph_type(name: str, k3: int = 100, params: dict | None = None) -> Callable
     overrides the α-model sets' α / p / k (ignored for "ba")."""
     if name in ("alpha-ring", "alpha"):
         kw = alpha_params(name, params)
-        return lambda n, s: G.watts_alpha(n, seed=s, **kw)
+        return lambda n, s, cancel=None: G.watts_alpha(n, seed=s, cancel=cancel, **kw)
     if name == "ba":
-        return lambda n, s: G.barabasi_albert(n, max(1, k3 // 2), s)
+        return lambda n, s, cancel=None: G.barabasi_albert(n, max(1, k3 // 2), s, cancel=cancel)
     raise InvalidParameter(f"unknown graph type {name!r}: use {', '.join(PAPER_EXPONENTS)}")
+
+
+def check_instances(types, sizes, params: dict | None = None) -> None:
+    """Every (type, N) of a sweep checked before its first instance runs: each generator is
+    started with a cancel that fires at its first poll, so its own parameter checks run
+    (InvalidParameter naming the type and N, e.g. BA's m < N) and no graph is built."""
+    for t in types:
+        make = graph_type(t, params=(params or {}).get(t))
+        for n in sorted({int(x) for x in sizes}):
+            try:
+                make(n, 0, cancel=lambda: True)
+            except InterruptedError:
+                pass
+            except InvalidParameter as exc:
+                raise InvalidParameter(f"type {t}, N = {n}: {exc}") from None
 
 
 @dataclass
@@ -200,6 +215,7 @@ def run_sweep(types, sizes, instances: int = 3, method: str = "cpu", backend=Non
         raise InvalidParameter(f"connectivity must be one of {', '.join(CONNECTIVITY)} (got {connectivity!r})")
     reference = check_reference(reference, sizes)
     makers = {t: graph_type(t, params=(params or {}).get(t)) for t in types}   # refuse bad input first
+    check_instances(types, sizes, params)
     for t in types:
         make = makers[t]
         for n in sizes:
