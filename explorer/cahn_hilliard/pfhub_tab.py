@@ -15,11 +15,11 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout,
-                             QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget)
+                             QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
 from kernels.cahn_hilliard import pfhub
 from kernels.cahn_hilliard.simulation import CahnHilliard
-from kernels.errors import ExplorerError
+from kernels.errors import ExplorerError, InvalidParameter
 
 from ..jobs import GeneratorJob
 from ..log_axis import log_axes
@@ -59,7 +59,7 @@ class PFHubTab(SweepRunner, QWidget):
                 item.setToolTip(var.why)
         self.cb_variant.setToolTip("Benchmark 1 variant: 1a periodic square, 1b no-flux square (both 200 × 200 "
                                    "length units, adaptive semi-implicit spectral), 1c the T-shaped domain (masked, "
-                                   "adaptive RK2 within the explicit limit: slow). 1d (a sphere) is not built.")
+                                   "adaptive semi-implicit with conjugate gradients). 1d (a sphere) is not built.")
         form.addRow("variant", self.cb_variant)
         opts = QHBoxLayout()
         self.sp_dx = self._spin(0.25, 4.0, 1.0, 3, 0.25, "Grid spacing dx in the benchmark's length units: the "
@@ -67,7 +67,7 @@ class PFHubTab(SweepRunner, QWidget):
         self.sp_tend = self._spin(1.0, 1e7, 1e6 if self._gpu() else 1e4, 0, 1000.0,
                                   "Run until this time t (the benchmark's time units; its horizon is 10⁶), or "
                                   "until the stopping rule holds")
-        self.sp_tol = self._spin(1e-5, 0.1, 1e-3, 5, 1e-3, "Adaptive step: largest local error per step, max |φ| "
+        self.sp_tol = self._spin(1e-6, 0.1, 1e-4, 6, 1e-4, "Adaptive step: largest local error per step, the RMS "
                                  "difference between one step and two half steps (φ units; c = 0.5 + 0.2φ)")
         for text, w in (("dx", self.sp_dx), ("t end", self.sp_tend), ("tolerance", self.sp_tol)):
             opts.addWidget(QLabel(text, toolTip=w.toolTip()))
@@ -79,11 +79,21 @@ class PFHubTab(SweepRunner, QWidget):
         self.ck_rule.setChecked(True)
         self.ck_rule.setToolTip("The benchmark's stopping rule: end the run when the free energy changes by less "
                                 "than this per unit time and unit volume (energy per time per area)")
-        self.sp_rate = self._spin(1e-20, 1.0, pfhub.EQUILIBRIUM_RATE, 20, 1e-14,
-                                  "Threshold of the stopping rule (energy per unit time per unit area)")
+        self.ed_rate = QLineEdit(f"{pfhub.EQUILIBRIUM_RATE:g}", toolTip="Threshold of the stopping rule (energy per "
+                                 "unit time per unit area; a positive number such as 1e-14)")
+        self.ed_rate.setMaximumWidth(90)
         rule.addWidget(self.ck_rule)
-        rule.addWidget(self.sp_rate)
+        rule.addWidget(self.ed_rate)
         rule.addStretch(1)
+        self.bt_posted = QPushButton("Load posted curve…")
+        self.bt_posted.setToolTip("Overlay a free-energy curve another code posted to PFHub: a CSV file with a "
+                                  "'time' column and a 'free_energy' (or 'total_energy') column")
+        self.bt_posted.clicked.connect(lambda: self.load_posted())
+        self.bt_clear = QPushButton("Clear posted")
+        self.bt_clear.setToolTip("Remove every posted-curve overlay")
+        self.bt_clear.clicked.connect(self.clear_posted)
+        rule.addWidget(self.bt_posted)
+        rule.addWidget(self.bt_clear)
         form.addRow("rule", rule)
         lay.addLayout(form)
         self.run_row(lay, "Run benchmark", "Run the chosen variant off the GUI thread (the live simulation pauses); "
@@ -92,18 +102,6 @@ class PFHubTab(SweepRunner, QWidget):
                      progress_tip="Simulated time reached, on a log scale")
         self.progress.setRange(0, 1000)
         self.progress.setFormat("t = 0")
-        posted = QHBoxLayout()
-        self.bt_posted = QPushButton("Load posted curve…")
-        self.bt_posted.setToolTip("Overlay a free-energy curve another code posted to PFHub: a CSV file with a "
-                                  "'time' column and a 'free_energy' (or 'total_energy') column")
-        self.bt_posted.clicked.connect(lambda: self.load_posted())
-        self.bt_clear = QPushButton("Clear posted")
-        self.bt_clear.setToolTip("Remove every posted-curve overlay")
-        self.bt_clear.clicked.connect(self.clear_posted)
-        posted.addWidget(self.bt_posted)
-        posted.addWidget(self.bt_clear)
-        posted.addStretch(1)
-        lay.addLayout(posted)
         self.plots = pg.GraphicsLayoutWidget()
         self.plot = self.plots.addPlot(row=0, col=0, axisItems=log_axes())
         self.plot.setLogMode(x=True, y=True)
@@ -129,8 +127,6 @@ class PFHubTab(SweepRunner, QWidget):
         """A QDoubleSpinBox (decimals first: the range and value are rounded to them)."""
         sp = QDoubleSpinBox(decimals=decimals, minimum=lo, maximum=hi, singleStep=step, toolTip=tip)
         sp.setValue(value)
-        if decimals > 6:                      # tiny thresholds: adaptive steps (×10 per decade)
-            sp.setStepType(QDoubleSpinBox.StepType.AdaptiveDecimalStepType)
         return sp
 
     def _gpu(self) -> bool:
@@ -148,7 +144,7 @@ class PFHubTab(SweepRunner, QWidget):
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
         return {"variant": self.cb_variant.currentData(), "dx": self.sp_dx.value(), "t_end": self.sp_tend.value(),
-                "tolerance": self.sp_tol.value(), "rule": self.ck_rule.isChecked(), "rate": self.sp_rate.value()}
+                "tolerance": self.sp_tol.value(), "rule": self.ck_rule.isChecked(), "rate": self.ed_rate.text()}
 
     def restore(self, state) -> None:
         """Set the controls from ``state()``'s dict; unknown or malformed entries are skipped."""
@@ -157,8 +153,9 @@ class PFHubTab(SweepRunner, QWidget):
         i = self.cb_variant.findData(state.get("variant"))
         if i >= 0 and pfhub.VARIANTS[state["variant"]].built:
             self.cb_variant.setCurrentIndex(i)
-        for key, sp in (("dx", self.sp_dx), ("t_end", self.sp_tend), ("tolerance", self.sp_tol),
-                        ("rate", self.sp_rate)):
+        if isinstance(state.get("rate"), str):
+            self.ed_rate.setText(state["rate"])
+        for key, sp in (("dx", self.sp_dx), ("t_end", self.sp_tend), ("tolerance", self.sp_tol)):
             v = state.get(key)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and sp.minimum() <= v <= sp.maximum():
                 sp.setValue(float(v))
@@ -171,12 +168,26 @@ class PFHubTab(SweepRunner, QWidget):
         return pfhub.preset_params(self.cb_variant.currentData(), dx=self.sp_dx.value(),
                                    tolerance=self.sp_tol.value())
 
+    def stop_rate(self):
+        """The rule's threshold, or None when the rule is off (InvalidParameter for a bad number)."""
+        if not self.ck_rule.isChecked():
+            return None
+        try:
+            rate = float(self.ed_rate.text())
+        except ValueError:
+            rate = math.nan
+        if not (math.isfinite(rate) and rate > 0):
+            raise InvalidParameter(f"the stopping rule's threshold must be a positive number such as 1e-14 "
+                                   f"(got {self.ed_rate.text()!r})")
+        return rate
+
     def run(self) -> bool:
         """Check the controls and start the run; False (with a message) on bad input or a running job."""
         if self.job is not None:
             return False
         try:
             p = self.params()
+            rate = self.stop_rate()
             sim = CahnHilliard(p, self.backend)
         except ExplorerError as exc:
             self._say(str(exc))
@@ -184,7 +195,6 @@ class PFHubTab(SweepRunner, QWidget):
         if self.ws is not None and self.ws.is_running():
             self.ws.pause()                   # the live run would share the cores / the GPU
         t_end = self.sp_tend.value()
-        rate = self.sp_rate.value() if self.ck_rule.isChecked() else None
         self.sim, self.result, self.rows, self._t_end = sim, None, [], t_end
         self.lbl.setText(f"Running {pfhub.VARIANTS[self.cb_variant.currentData()].title} to t = {t_end:g} …")
         job = GeneratorJob("PFHub benchmark 1", lambda cancelled: throttled(

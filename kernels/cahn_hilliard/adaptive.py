@@ -3,7 +3,7 @@
 One attempt from φⁿ at step h takes one step of h (φ_full) and two steps of h/2 (φ_half) with the
 run's own stepper (semi-implicit spectral, or explicit Euler / RK2).  The local error estimate is
 
-    err = max |φ_half − φ_full|,
+    err = RMS(φ_half − φ_full) = (Σ_region (φ_half − φ_full)² / N_region)^½
 
 and the candidate is the locally extrapolated φ* = φ_half + (φ_half − φ_full)/(2^q − 1) (q: the
 integrator's order; one order higher, and still mass-conserving: both terms conserve Σφ).  The step
@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import SimulationBlowUp
 from . import diagnostics
+from .domains import domain_mask
 from .params import stability_limit
 
 GROW, SHRINK, SAFETY = 2.0, 0.2, 0.9
@@ -62,6 +63,8 @@ class AdaptiveController:
         self.h = float(sim.params.dt)
         self.log = StepLog()
         self.e_now = self.energy(sim.phi)
+        mask = domain_mask(sim.params)
+        self.cells = sim.params.cells if mask is None else int(mask.sum())
 
     @property
     def ceiling(self) -> float:
@@ -87,7 +90,7 @@ class AdaptiveController:
             full = self._step(phi0, h)
             half = self._step(self._step(phi0, 0.5 * h), 0.5 * h)
             diff = half - full
-            err = float(xp.max(xp.abs(diff)))
+            err = math.sqrt(float(xp.vdot(diff, diff).real) / self.cells)
             half += diff * half.dtype.type(1.0 / (2 ** q - 1))
         e = self.energy(half) if math.isfinite(err) else math.inf
         return half, err, e

@@ -102,8 +102,8 @@ class CHParams:
                            "march", choices=TILES)
     adaptive: bool = _f(False, "adaptive time step (kernels.cahn_hilliard.adaptive): step doubling, each accepted "
                                "step lowers the free energy; dt is then the first step")
-    tolerance: float = _f(1e-3, "adaptive step: largest local error allowed per step (max |φ| difference of one "
-                                "step vs two half steps)", "φ")
+    tolerance: float = _f(1e-3, "adaptive step: largest local error allowed per step (RMS over the domain of the "
+                                "difference between one step and two half steps)", "φ")
     dt_floor: float = _f(1e-6, "adaptive step: smallest dt (a step that fails there ends the run)", "time units")
     dt_ceiling: float = _f(1e4, "adaptive step: largest dt (explicit integrators: also the stability limit)",
                            "time units")

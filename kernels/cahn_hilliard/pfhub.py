@@ -125,7 +125,7 @@ def preset_params(name: str, dx: float = 1.0, **changes) -> CHParams:
                 raise InvalidParameter(f"dx = {dx:g} does not divide the benchmark's length {f[key]} evenly")
             f[key] = int(round(cells))
     p = CHParams(m=M_OURS, b=B, u=U, K=K_GRAD, dx=float(dx), dim=2, initial="pfhub", dtype="float64",
-                 adaptive=True, dt=1e-3, tolerance=1e-3, dt_floor=1e-8, dt_ceiling=1e4, **f)
+                 adaptive=True, dt=1e-3, tolerance=1e-4, dt_floor=1e-8, dt_ceiling=1e4, **f)
     if p.integrator != "spectral":
         p = p.with_changes(dt=float(f"{0.5 * stability_limit(p):.3g}"))
     return p.with_changes(**changes)

@@ -159,6 +159,7 @@ class SpectralStepper(Stepper):
         super().__init__(params, backend)
         self._key = None
         self._lam_key = None
+        self._recent: dict = {}
 
     def symbol(self, shape, dx):
         return laplacian_symbol(shape, dx, self.xp, np.float64)
@@ -175,13 +176,19 @@ class SpectralStepper(Stepper):
         if lam_key != self._lam_key:
             self._lam = self.symbol(shape, p.dx)
             self._lam_key = lam_key
+            self._recent.clear()
         key = (shape, p.dt, p.m, p.K, p.b, p.dx, dtype)
         if key != self._key:
-            lam = self._lam
-            S = 2.0 * p.b
-            denom = 1.0 + p.dt * p.m * lam * S + p.dt * p.m * p.K * lam ** 2
-            self._a = ((1.0 + p.dt * p.m * lam * S) / denom).astype(dtype)
-            self._c = (-p.dt * p.m * lam / denom).astype(dtype)
+            # a few recent dt kept: adaptive steps alternate between h and h/2
+            if key not in self._recent:
+                lam = self._lam
+                S = 2.0 * p.b
+                denom = 1.0 + p.dt * p.m * lam * S + p.dt * p.m * p.K * lam ** 2
+                if len(self._recent) >= 4:
+                    self._recent.pop(next(iter(self._recent)))
+                self._recent[key] = (((1.0 + p.dt * p.m * lam * S) / denom).astype(dtype),
+                                     (-p.dt * p.m * lam / denom).astype(dtype))
+            self._a, self._c = self._recent[key]
             self._key = key
         return self._a, self._c
 
@@ -241,11 +248,14 @@ class MaskedCosineStepper(CosineStepper):
         super().__init__(params, backend)
         self.mask = domains.domain_mask(params, self.xp)
         self._weights = domains.link_weights(self.mask)
+        self._cast = {}                   # the link weights as float arrays, per dtype
         self.cg_iterations = 0            # of the last solve, for diagnostics
 
     def _minus_lap(self, g):
-        dx2 = self.params.dx * self.params.dx
-        return -domains.masked_laplacian(g, [w.astype(g.dtype) for w in self._weights], dx2)
+        w = self._cast.get(g.dtype)
+        if w is None:
+            w = self._cast[g.dtype] = [x.astype(g.dtype) for x in self._weights]
+        return -domains.masked_laplacian(g, w, self.params.dx * self.params.dx)
 
     def step(self, phi, n: int = 1):
         xp, p = self.xp, self.params

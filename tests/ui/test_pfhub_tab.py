@@ -68,6 +68,9 @@ def test_cancel_and_settings(qtbot, ws):
     state = tab.state()
     tab.restore({"variant": "pfhub-1d", "dx": 99, "rule": "yes"})             # malformed: ignored
     assert tab.state() == state
+    tab.ed_rate.setText("fast")                                               # bad input: a message, no run
+    assert not tab.run() and "threshold" in ws.message_bar.text() and tab.job is None
+    tab.ed_rate.setText("1e-14")
     tab.restore({**state, "variant": "pfhub-1b", "dx": 2.0})
     assert tab.cb_variant.currentData() == "pfhub-1b" and tab.sp_dx.value() == 2.0
     i = tab.cb_variant.findData("pfhub-1d")
