@@ -20,6 +20,10 @@ from .window_menus import WindowMenusMixin
 from .workspace_api import COMMANDS
 
 
+#: checks (every 25 ms) that leaving lecture mode makes for the window's rect and dock sizes
+DOCK_CHECKS = 80
+
+
 def dock_sizes(win: QMainWindow) -> dict:
     """The docked, visible dock widgets of ``win``: {Horizontal: {dock: width} for the left and right
     areas, Vertical: {dock: height} for the top and bottom ones}."""
@@ -96,7 +100,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         self._pre_lecture_state = None
         self._pre_lecture_geometry = None
         self._pre_lecture_docks = None       # workspace → dock sizes before lecture mode
-        self._dock_restore = (None, 0)       # (window rect to wait for, tries left)
+        self._dock_restore = (None, 0, 0)    # (window rect to wait for, checks left, calm checks)
         self._dock_timer = None
         self._recorder = None                # ScreenRecorder of a workspace without its own movie export
         self.presets: list[dict] = []        # the current workspace's presets
@@ -269,34 +273,45 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
                 rect = self._pre_lecture_geometry              # where and as large as before, once the
                 if rect is not None:                           # layouts have shrunk to normal fonts
                     QTimer.singleShot(100, lambda: None if self._lecture else self.setGeometry(rect))
-            self._dock_restore = (rect, 40)
+            self._dock_restore = (rect, DOCK_CHECKS, 0)
             self._restore_docks()
         self.caption.setVisible(on)
         self._refresh_caption()
 
     def _restore_docks(self) -> None:
-        """After lecture mode: each workspace's dock sizes as they were (:func:`dock_sizes` taken on
-        entering), once the window is back at ``rect`` (None: maximised; waits for the geometry to
-        settle, at most 40 × 25 ms: ``_dock_restore`` holds (rect, tries left)), so that the dock widths come back to the pixel.
-        (``restoreState`` would do it too, but it re-creates the tab bars of tabified docks.)"""
-        rect, tries = self._dock_restore
-        if self._lecture:
+        """After lecture mode: the window back at its rect and each workspace's dock sizes as they
+        were (:func:`dock_sizes` taken on entering).  Checked every 25 ms (``_dock_restore`` holds
+        (rect or None when maximised, checks left)) until both have held for two checks in a row:
+        a dock resize while the window still shrinks from the lecture fonts could grow it again.
+        (``restoreState`` would restore the docks too, but it re-creates tabified docks' tab bars.)"""
+        rect, tries, calm = self._dock_restore
+        if self._lecture or tries <= 0:
             return
-        if tries > 0 and (rect is not None and self.geometry() != rect or self._resize_pending()):
-            self._dock_restore = (rect, tries - 1)
-            if self._dock_timer is None:      # a child: it dies with the window (no call after close)
-                self._dock_timer = QTimer(self)
-                self._dock_timer.setSingleShot(True)
-                self._dock_timer.setInterval(25)
-                self._dock_timer.timeout.connect(self._restore_docks)
-            self._dock_timer.start()
+        settled = True
+        if rect is not None and self.geometry() != rect:
+            settled = False
+            if tries <= DOCK_CHECKS - 4:       # the first setGeometry is the 100 ms timer's
+                self.setGeometry(rect)
+        elif not self._resize_pending():
+            for key, sizes in (self._pre_lecture_docks or {}).items():
+                w = self._workspaces.get(key)
+                if w is not None and dock_sizes(w) != sizes:
+                    settled = False
+                    for orient, docks in sizes.items():
+                        w.resizeDocks(list(docks), list(docks.values()), orient)
+        else:
+            settled = False
+        calm = calm + 1 if settled else 0
+        self._dock_restore = (rect, tries - 1, calm)
+        if calm >= 2:
+            self._pre_lecture_docks = None
             return
-        for key, sizes in (self._pre_lecture_docks or {}).items():
-            w = self._workspaces.get(key)
-            if w is not None and dock_sizes(w) != sizes:
-                for orient, docks in sizes.items():
-                    w.resizeDocks(list(docks), list(docks.values()), orient)
-        self._pre_lecture_docks = None
+        if self._dock_timer is None:          # a child: it dies with the window (no call after close)
+            self._dock_timer = QTimer(self)
+            self._dock_timer.setSingleShot(True)
+            self._dock_timer.setInterval(25)
+            self._dock_timer.timeout.connect(self._restore_docks)
+        self._dock_timer.start()
 
     def _resize_pending(self) -> bool:
         """The window's size differs from the one its layouts last saw (a resize still queued)."""

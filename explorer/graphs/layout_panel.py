@@ -23,13 +23,14 @@ from __future__ import annotations
 import threading
 import time
 
-from PyQt6.QtCore import Qt, QTimer, pyqtSignal
-from PyQt6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QPushButton, QSpinBox, QWidget
+from PyQt6.QtCore import QTimer, pyqtSignal
+from PyQt6.QtWidgets import QFormLayout, QHBoxLayout, QPushButton, QSpinBox, QWidget
 
 from kernels.graphs.layout import LAYOUTS, ForceLayout, auto_layout_name, compute_layout
 from kernels.graphs.layout.auto import AutoLayout
 
 from ..jobs import GeneratorJob
+from .overlay_panel import registry_combo
 
 #: target seconds of one chunk of force iterations (pause / cancel act within one chunk)
 CHUNK_S = 0.03
@@ -64,12 +65,8 @@ class LayoutPanel(QWidget):
         self.state = "idle"
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
-        self.cb_layout = QComboBox()
-        self.cb_layout.setToolTip("Where the vertices are drawn (hover an entry for the method); "
-                                  "applied to the next graph generated or opened")
-        for key, cls in LAYOUTS.items():
-            self.cb_layout.addItem(key, key)
-            self.cb_layout.setItemData(self.cb_layout.count() - 1, cls.help, Qt.ItemDataRole.ToolTipRole)
+        self.cb_layout = registry_combo(LAYOUTS, "Where the vertices are drawn (hover an entry for the "
+                                        "method); applied to the next graph generated or opened")
         self.cb_layout.setCurrentIndex(self.cb_layout.findData(AutoLayout.name))
         self.sp_iter = QSpinBox()
         self.sp_iter.setRange(1, 1_000_000)

@@ -27,6 +27,17 @@ def display_name(key: str) -> str:
 COLOR_BY = tuple(display_name(k) for k in OVERLAYS)
 
 
+def registry_combo(registry: dict, tip: str, text=str, item_tip=lambda cls: cls.help) -> QComboBox:
+    """A combo box listing a registry of classes: ``text(key)`` shown, the key as item data,
+    ``item_tip(cls)`` as each entry's tooltip, ``tip`` as the box's."""
+    cb = QComboBox()
+    cb.setToolTip(tip)
+    for key, cls in registry.items():
+        cb.addItem(text(key), key)
+        cb.setItemData(cb.count() - 1, item_tip(cls), Qt.ItemDataRole.ToolTipRole)
+    return cb
+
+
 class OverlayPanel(QWidget):
     """Colour-by list and density check box; ``changed`` when either changes."""
 
@@ -36,13 +47,11 @@ class OverlayPanel(QWidget):
         super().__init__(parent)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
-        self.cb_color = QComboBox()
-        self.cb_color.setToolTip("Colour the vertices by a per-vertex quantity computed by the kernels "
-                                 "(hover an entry for what it is); the colour bar beside the view names it")
-        for key, cls in OVERLAYS.items():
-            self.cb_color.addItem(display_name(key), key)
-            need = " (run APSP first)" if cls.needs_apsp else " (click a vertex)" if cls.needs_source else ""
-            self.cb_color.setItemData(self.cb_color.count() - 1, cls.help + need, Qt.ItemDataRole.ToolTipRole)
+        self.cb_color = registry_combo(
+            OVERLAYS, "Colour the vertices by a per-vertex quantity computed by the kernels (hover an entry "
+            "for what it is); the colour bar beside the view names it", display_name,
+            lambda cls: cls.help + (" (run APSP first)" if cls.needs_apsp else
+                                    " (click a vertex)" if cls.needs_source else ""))
         self.ck_density = QCheckBox("density overlay")
         self.ck_density.setToolTip("Draw the density of vertex positions (ln(1 + vertices per bin), 256 × 256 "
                                    "bins) under the graph; the status bar then also gives the bin's count")
