@@ -4,6 +4,7 @@
 #
 #   carry [".gpukit", ".gpudata"] and run:
 #     bash scripts/gpu_session.sh [tests] [tests-KEYWORD] [suite-sample] [suite] [bench-quick] [bench] [bench-flat] [compile]
+#                                 [graphview] [pfhub]
 #
 # .gpudata/shared.tar.xz holds ../shared/{sbml-test-suite,models} (made here by
 # `tar cJf main/.gpudata/shared.tar.xz shared/sbml-test-suite shared/models` from the parent folder),
@@ -61,6 +62,12 @@ PY
       timeout ${T_BENCH:-150} python benchmarks/flint.py --only flat ${FLAT_ARGS:-} 2>&1 | tee "$OUT/bench-flat.log" | tail -30 ;;
     bench)
       timeout ${T_BENCH:-400} python benchmarks/flint.py 2>&1 | tee "$OUT/bench.log" | tail -80 ;;
+    graphview)   # issue 32: force layout, frame time at 1 M / 10 M, click to colours (peers in the same run)
+      timeout ${T_GRAPHVIEW:-360} python benchmarks/graph_view.py --json "$OUT/graph_view.json" 2>&1 \
+        | tee "$OUT/graph_view.log" | tail -60
+      cp -f graph_view_bench.md "$OUT/" 2>/dev/null ;;
+    pfhub)       # issue 39: PFHub benchmark 1a/1b (and 1c) to equilibrium or t = 1e6
+      timeout ${T_PFHUB:-300} python benchmarks/pfhub.py ${PFHUB_ARGS:-} 2>&1 | tee "$OUT/pfhub.log" | tail -60 ;;
     *) echo "unknown stage $s" ;;
   esac
   echo "== stage $s: $(( $(date +%s) - t0 )) s"
