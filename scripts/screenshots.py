@@ -107,6 +107,21 @@ def _graph_preset(preset, clicks=(), tab=None, lecture=False):
     return setup
 
 
+def _graph_million(n=1_000_000, k=6):
+    """Graphs workspace: a spatial graph of ``n`` vertices (about n·k/2 edges, the generator's
+    positions), every vertex and edge drawn, coloured by the hop distance from a clicked vertex near
+    the centre, with its colour bar (issue 32); the Plots dock closed to give the view the width."""
+    def setup(app, win, ws):
+        import numpy as np
+        ws.set_plots_visible(False)
+        ws.set_parameters(generator="spatial", n=n, k=k, seed=7, layout="auto", color_by="distance")
+        ws.generate()
+        _pump(app, until=lambda: ws.job is None, timeout=600)
+        ws.click_node(int(np.argmin(np.hypot(*(ws.pos - ws.pos.mean(0)).T))))
+        _pump(app, 2.0)
+    return setup
+
+
 def _cc_timings(ws_sizes, ba_sizes):
     """Graphs workspace, Clustering timings tab (paper 001) after a small CPU sweep with networkx."""
     def setup(app, win, ws):
@@ -169,6 +184,7 @@ def _shots():
         ("graphs_scale_free.png", "graphs", {}, _graph_preset("scale-free hubs", clicks=(0,), tab=1)),
         ("graphs_small_world.png", "graphs", {}, _graph_preset("small world: p = 0.05", clicks=(0, 150), tab=2)),
         ("graphs_clustering_timings.png", "graphs", {}, _cc_timings("1000, 2000, 4000, 8000", "1000, 2000, 4000")),
+        ("graphs_million.png", "graphs", {}, _graph_million()),
         ("occupancy.png", "occupancy", {}, _occ_preset("register pressure")),
         ("flint_single_beat.png", "flint", {}, _flint_preset("single LR-1991 beat")),
         ("flint_ring.png", "flint", {}, _flint_preset("LR ring: colliding wavefronts", tab=1)),

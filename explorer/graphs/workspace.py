@@ -506,6 +506,11 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
                 self.info.setText(f"{t} is not reachable from {s}")
         self._recolor()
 
+    @property
+    def shown_overlay(self):
+        """The OverlayValues the vertices are coloured by (None: one plain colour)."""
+        return self._overlay
+
     def _recolor(self):
         """Colour the vertices by the chosen overlay (its colour bar beside the view), or one colour
         while the overlay lacks its input (no vertex clicked yet, no APSP)."""
