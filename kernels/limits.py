@@ -30,8 +30,8 @@ from .errors import InvalidParameter
 #: host threads per core allowed for any CPU-threaded kernel
 HOST_THREADS_PER_CORE = 4
 #: default limits (see the module docstring)
-MAX_EXPRESSION_NODES = 1_000_000
-MAX_EVENTS_PER_INSTANT = 1_000
+MAX_EXPRESSION_NODES = 100_000
+MAX_EVENTS_PER_INSTANT = 100
 MAX_EXPRESSION_DEPTH = 200
 
 
@@ -95,7 +95,7 @@ def too_many_nodes(element: str, count: int) -> ExpansionLimit:
 
 def too_deep(element: str) -> ExpansionLimit:
     lim = current().expression_depth
-    return ExpansionLimit(f"{element} is nested more than {lim} levels deep; raise the limit with "
+    return ExpansionLimit(f"{element} is nested too deeply: more than {lim} levels; raise the limit with "
                           f"--max-expression-depth")
 
 

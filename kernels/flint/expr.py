@@ -138,6 +138,63 @@ def substitute(e: Expr, mapping: dict[str, Expr]) -> Expr:
     return Expr(e.op, tuple(substitute(a, mapping) for a in e.args), e.value)
 
 
+def inline(body: Expr, mapping: dict[str, Expr], element: str) -> Expr:
+    """``body`` with its parameters replaced by ``mapping`` (a function call inlined), sharing kept:
+    a sub-expression used twice is one object, so time and memory follow the distinct nodes.  The
+    inlined expression's size as a tree (what the compilers walk) and its depth are checked against
+    :func:`kernels.limits.current`: past either, :class:`kernels.limits.ExpansionLimit` names
+    ``element`` (function definitions that call each other twice per level expand to 2^k nodes)."""
+    from .. import limits
+    memo: dict[int, Expr] = {}
+    stack = [(body, False)]
+    while stack:
+        e, ready = stack.pop()
+        if id(e) in memo:
+            continue
+        if e.op == "sym":
+            memo[id(e)] = mapping.get(e.value, e)
+        elif not e.args:
+            memo[id(e)] = e
+        elif ready:
+            memo[id(e)] = Expr(e.op, tuple(memo[id(a)] for a in e.args), e.value)
+        else:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if id(a) not in memo)
+    out = memo[id(body)]
+    check_size(out, element, limits.current())
+    return out
+
+
+def tree_size(e: Expr) -> tuple[int, int]:
+    """(nodes, depth) of ``e`` as a tree, computed over its distinct nodes (iteratively)."""
+    info: dict[int, tuple[int, int]] = {}
+    stack = [(e, False)]
+    while stack:
+        x, ready = stack.pop()
+        if id(x) in info:
+            continue
+        if not x.args:
+            info[id(x)] = (1, 1)
+        elif ready:
+            kids = [info[id(a)] for a in x.args]
+            info[id(x)] = (1 + sum(k[0] for k in kids), 1 + max(k[1] for k in kids))
+        else:
+            stack.append((x, True))
+            stack.extend((a, False) for a in x.args if id(a) not in info)
+    return info[id(e)]
+
+
+def check_size(e: Expr, element: str, lim=None) -> None:
+    """ExpansionLimit naming ``element`` when ``e`` has more tree nodes or levels than the limits."""
+    from .. import limits
+    lim = lim or limits.current()
+    nodes, depth = tree_size(e)
+    if nodes > lim.expression_nodes:
+        raise limits.too_many_nodes(element, nodes)
+    if depth > lim.expression_depth:
+        raise limits.too_deep(element)
+
+
 # --- parsing ---------------------------------------------------------------------------------
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}

@@ -63,9 +63,20 @@ def _truth(x: Expr) -> Expr:
 def lower(e: Expr, names: dict | None = None, where: str = "math", time_name: str = "t") -> Expr:
     """Rewrite an SBML Expr (sbml_system.convert_math) with the Flint compiler's operations only —
     the one lowering used by the Flint importer (sbml.read_sbml) and the GPU suite runtimes.
-    ``names`` maps SBML symbols to Flint Exprs (None: symbols kept as they are)."""
+    ``names`` maps SBML symbols to Flint Exprs (None: symbols kept as they are).  A sub-expression
+    shared by inlined function calls is lowered once and stays shared (time follows the distinct
+    nodes, not the size of the expanded tree)."""
+    memo: dict[int, tuple] = {}
+
     def rec(x):
-        return lower(x, names, where, time_name)
+        got = memo.get(id(x))
+        if got is None:
+            got = memo[id(x)] = (x, _lower(x, rec, names, where, time_name))   # x kept: its id stays unique
+        return got[1]
+    return rec(e)
+
+
+def _lower(e: Expr, rec, names, where: str, time_name: str) -> Expr:
     op, a = e.op, e.args
     if op == "const":
         return e

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InvalidParameter, SimulationBlowUp
+from ... import limits
 from .solver import CompiledSbml
 from .system import SbmlSystem, read_sbml_system
 
@@ -104,6 +105,20 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
                 y[c.sidx[var]] = v * vals_now[comp]
         return y
 
+    instant = {"t": None, "names": []}       # firings at one model time (kernels.limits: events per instant)
+    most = limits.current().events_per_instant
+
+    def count(ks, t):
+        """ExpansionLimit naming the events when more than the limit fire (or their triggers cross)
+        at one time: events that re-trigger each other, and Zeno events, whose times accumulate
+        (they count as one time once they agree to 1e-12 relative)."""
+        t0 = instant["t"]
+        if t0 is None or abs(t - t0) > 1e-12 * max(1.0, abs(t)):
+            instant["t"], instant["names"] = t, []
+        instant["names"] += [c.s.events[k].id or f"#{k + 1}" if k < ne else "a piecewise condition" for k in ks]
+        if len(instant["names"]) > most:
+            raise limits.too_many_events(instant["names"][-2 * len(c.s.events) - 2:], t)
+
     def process(t, y):
         update(t, y, watch(t, y))
         while True:
@@ -122,6 +137,7 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
                 # equal explicit priorities: the order is random (SBML L3V2 §4.11.7)
                 p = top[int(rng.integers(len(top)))] if math.isfinite(pr[id(ready[0])]) else ready[0]
             pending.remove(p)
+            count([p.event], t)
             vals = p.values if p.values is not None else tuple(c.fn_assign[p.event](t, unwrap(y)))
             y = apply(p.event, vals, t, y)
             update(t, y, watch(t, y))
@@ -198,6 +214,7 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
                 while oi < len(times) and times[oi] < hi:
                     oi += 1
                 t = hi
+                count([k for k in range(len(prev)) if w_hi[k] != prev[k]], t)
                 y, oi = settle(t, y_hi, oi)
                 break
             dense = None

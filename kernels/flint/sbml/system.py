@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass, field
 
 from ...errors import InvalidParameter, Unsupported
-from ..expr import Expr, const, substitute, sym
+from ..expr import Expr, const, inline, substitute, sym
 
 AVOGADRO = 6.02214179e23          # the value SBML L3V1/V2 fix for the avogadro csymbol
 
@@ -153,7 +153,27 @@ class MathCtx:
 
 
 def convert_math(ast, where: str, ctx: MathCtx) -> Expr:
-    """libsbml ASTNode → Expr (function definitions inlined by substitution of their arguments)."""
+    """libsbml ASTNode → Expr (function definitions inlined by substitution of their arguments).
+    The MathML's depth is checked first and every inlined call's size (kernels.limits: an
+    ExpansionLimit naming the element, never RecursionError or an exponential blow-up)."""
+    check_ast_depth(ast, where)
+    return _convert_math(ast, where, ctx)
+
+
+def check_ast_depth(ast, where: str) -> None:
+    """ExpansionLimit when the libsbml AST below ``ast`` is deeper than the expression-depth limit
+    (walked iteratively, so the check itself cannot hit the recursion limit)."""
+    from ... import limits
+    top = limits.current().expression_depth
+    stack = [(ast, 1)] if ast is not None else []
+    while stack:
+        node, d = stack.pop()
+        if d > top:
+            raise limits.too_deep(where)
+        stack.extend((node.getChild(i), d + 1) for i in range(node.getNumChildren()))
+
+
+def _convert_math(ast, where: str, ctx: MathCtx) -> Expr:
     lib = ctx.lib
     if ast is None:
         raise InvalidParameter(f"{where}: missing math")
@@ -161,7 +181,7 @@ def convert_math(ast, where: str, ctx: MathCtx) -> Expr:
     n = ast.getNumChildren()
 
     def kids():
-        return [convert_math(ast.getChild(i), where, ctx) for i in range(n)]
+        return [_convert_math(ast.getChild(i), where, ctx) for i in range(n)]
     if T == lib.AST_INTEGER:
         return const(ast.getInteger())
     if T in (lib.AST_REAL, lib.AST_REAL_E, lib.AST_RATIONAL):
@@ -263,7 +283,7 @@ def convert_math(ast, where: str, ctx: MathCtx) -> Expr:
         a = kids()
         if len(a) != len(params):
             raise InvalidParameter(f"{where}: {name}() takes {len(params)} arguments, got {len(a)}")
-        return substitute(body, dict(zip(params, a)))
+        return inline(body, dict(zip(params, a)), f"{where}: the call of function definition {name}()")
     if T == lib.AST_FUNCTION_DELAY:
         a = kids()
         if len(a) != 2:
