@@ -8,6 +8,8 @@ Qt application when no command is given.
 """
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 
@@ -22,5 +24,28 @@ def main(argv: list[str] | None = None) -> int:
     return cli_main(argv, gui=_run_gui)
 
 
+def _exit_interrupted(signum=None, frame=None):
+    """A Ctrl+C once the command is over (interpreter shutdown: atexit hooks, thread joins, a Dask
+    cluster closing) ends the process with status 130 at once, never in a signal or a traceback."""
+    os._exit(130)
+
+
+def run_script() -> None:
+    """``python main.py …``: :func:`main` under the exit-status contract, also for a Ctrl+C that
+    comes before the command's own handling starts (imports) or after it ends (shutdown)."""
+    try:
+        status = main()
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr, flush=True)
+        status = 130
+    try:
+        signal.signal(signal.SIGINT, _exit_interrupted)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except KeyboardInterrupt:
+        _exit_interrupted()
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script()

@@ -20,8 +20,8 @@ from pathlib import Path
 from kernels.errors import InvalidParameter
 from kernels.fileio import write_text
 
-from .common import (JSON_EXTS, UsageError, check_out_dir, check_output, dumps, number, raise_failed,
-                     write_outputs)
+from .common import (JSON_EXTS, UsageError, add_limit_options, apply_limit_options, check_out_dir, check_output,
+                     dumps, num_type, number, raise_failed, threads_type, write_outputs)
 from .scheduler import add_scheduler, scheduler_value
 
 NAME = "flint-suite"
@@ -67,12 +67,15 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--runtime", default="cpu", help=_runtime_help())
     p.add_argument("--json", default=None, metavar="OUT.json", help="write every case's outcome as JSON ('-': stdout)")
     p.add_argument("--out-dir", default=None, metavar="DIR", help="write each simulated case as DIR/NNNNN.csv")
-    p.add_argument("--workers", default=None, help="worker processes (default: CPU count, at most 8)")
-    p.add_argument("--timeout", default="60", help="per-case time limit in seconds")
+    p.add_argument("--workers", default=None, type=threads_type(),
+                   help="worker processes (default: CPU count, at most 8)")
+    p.add_argument("--timeout", default=60.0, type=num_type(float, above=0, maximum=86_400),
+                   help="per-case time limit in seconds")
     p.add_argument("--suite-dir", default=None, metavar="D", help="suite root (default: GSE_SBML_SUITE or "
                                                                     "../shared/sbml-test-suite)")
     p.add_argument("--sample", action="store_true", help="only the fixed CI sample (tests/data/sbml_suite_sample.txt)")
     add_scheduler(p, None, "cases", workers=False)
+    add_limit_options(p)
 
 
 def run(a) -> int:
@@ -86,6 +89,7 @@ def run(a) -> int:
     if a.json not in (None, "-"):
         check_output(a.json, JSON_EXTS, "--json")
     check_out_dir(a.out_dir)
+    apply_limit_options(a)
     workers = number("--workers", a.workers, int, minimum=1, maximum=256) if a.workers is not None \
         else min(8, os.cpu_count() or 1)
     timeout = number("--timeout", a.timeout, above=0)

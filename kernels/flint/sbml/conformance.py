@@ -310,7 +310,11 @@ def run_case(case: Case, fn: Callable, out_dir: str | os.PathLike | None = None)
                 cmp.worst)
 
 
-def _worker(conn, spec, out_dir, quiet):
+def _worker(conn, spec, out_dir, quiet, parent=None, lim=None):
+    from ... import limits, procs
+    procs.die_with_parent(parent)              # a killed flint-suite takes its case workers with it
+    if lim is not None:                        # the parent's expansion limits (--max-…)
+        limits.set_limits(**asdict(lim))
     if quiet:  # keep the parent's progress line and tables clean of native-library chatter
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
@@ -335,7 +339,9 @@ def _worker(conn, spec, out_dir, quiet):
 class _Slot:
     def __init__(self, ctx, spec, out_dir, quiet):
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, spec, out_dir, quiet), daemon=True)
+        from ... import limits
+        self.proc = ctx.Process(target=_worker, args=(child, spec, out_dir, quiet, os.getpid(), limits.current()),
+                                daemon=True)
         self.proc.start()
         child.close()
         self.case: Case | None = None
@@ -374,7 +380,10 @@ def run_cases(cases: list[Case], runtime: str | Callable = "cpu", workers: int =
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() and not gpu_rt else "spawn")
     todo = list(reversed(cases))
     total, results = len(cases), {}
-    slots = [_Slot(ctx, spec, out_dir, quiet) for _ in range(min(workers, max(1, total)))]
+    from ...procs import terminate_on_sigterm
+    sigterm = terminate_on_sigterm()          # SIGTERM/SIGHUP: like Ctrl+C, the workers are stopped
+    sigterm.__enter__()
+    slots = []
     t_start = time.perf_counter()
 
     def record(slot, oc):
@@ -386,6 +395,7 @@ def run_cases(cases: list[Case], runtime: str | Callable = "cpu", workers: int =
             progress(n, total, el / n * (total - n) if n else None, oc)
 
     try:
+        slots += [_Slot(ctx, spec, out_dir, quiet) for _ in range(min(workers, max(1, total)))]
         while len(results) < total:
             for i, sl in enumerate(slots):
                 if sl.case is None and todo:
@@ -428,6 +438,7 @@ def run_cases(cases: list[Case], runtime: str | Callable = "cpu", workers: int =
     finally:
         for sl in slots:
             sl.stop(kill=sl.case is not None)
+        sigterm.__exit__(None, None, None)
     return [results[c.id] for c in cases]
 
 
