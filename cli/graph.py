@@ -113,6 +113,8 @@ def run(a) -> int:
         g = load_graph(a.load, max_vertices=a.max_vertices)
     else:
         number("--n", a.n, int, minimum=2)
+        if a.apsp != "none":                     # the distance matrix from --n alone, before the graph is built
+            ap.check_memory(a.n, a.apsp, be, 4 if a.weights != "none" else 2, None if sources is None else len(sources))
         k = a.k if a.k is not None else (5 if a.generator == "ba" else 10)
         p = a.p if a.p is not None else {"er": 0.01, "alpha": 1e-4}.get(a.generator, 0.1)
         g = gen.generate(a.generator, a.n, k=k, p=p, alpha=a.alpha, ring=not a.no_ring, seed=a.seed)
