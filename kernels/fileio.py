@@ -4,7 +4,10 @@ Every file the project writes (CLI outputs, GUI exports, sessions, fields, CSVs)
 :func:`atomic_write`: the data go to a temporary file in the destination's own folder, which
 replaces the destination with :func:`os.replace` only once everything was written.  An
 interrupted or failing write (an exception, Ctrl+C, a full disk) leaves any earlier file at the
-path untouched and no temporary file behind.
+path untouched and no temporary file behind.  A writer killed outright (SIGKILL) cannot clean up: the
+next write to the same path removes such stale ``.part`` files first (:func:`clean_stale_parts`:
+older than this process, not locked by a live writer), and an exit hook removes any this process
+still holds.
 
 :func:`check_output_path` is the check a command runs on each output path *before* its work
 starts: the folder exists and is writable, the path is not a folder, and the extension is one the
@@ -13,13 +16,82 @@ Qt-free.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
+import fcntl
 import os
+import re
+import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from .errors import InvalidParameter
+
+
+def _process_start() -> float:
+    """When this process started (seconds since the epoch; Linux /proc), else the time of this import."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            ticks = int(fh.read(4096).rsplit(b")", 1)[1].split()[19])      # start, clock ticks after boot
+        with open("/proc/uptime", "rb") as fh:
+            uptime = float(fh.read(256).split()[0])
+        return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.time()
+
+
+#: the start of this process: temporary files last written before it belong to earlier, dead writers
+PROCESS_START = _process_start()
+_CREATED: set[str] = set()          # temporary files this process made and has not yet renamed or removed
+
+
+def _remove_created() -> None:
+    for tmp in list(_CREATED):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    _CREATED.clear()
+
+
+atexit.register(_remove_created)
+
+
+def part_pattern(p: Path) -> re.Pattern:
+    """The names :func:`atomic_path` gives the temporary files of a write to ``p``."""
+    return re.compile(re.escape(f".{p.stem}.") + r"[A-Za-z0-9_]{8}" + re.escape(f".part{p.suffix}") + "$")
+
+
+def clean_stale_parts(path) -> list[Path]:
+    """Remove the temporary files that interrupted writes to ``path`` left beside it (a writer killed
+    by SIGKILL cannot remove its own): ``.<stem>.XXXXXXXX.part<suffix>`` siblings last modified before
+    this process started and not locked by a writer still running.  Returns the paths removed."""
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    pat = part_pattern(p)
+    try:
+        names = [n for n in os.listdir(folder) if pat.match(n)]
+    except OSError:
+        return []
+    removed = []
+    for n in names:
+        q = folder / n
+        try:
+            fd = os.open(q, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_mtime >= PROCESS_START:
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)        # held by a live writer: not stale
+            os.unlink(q)
+            removed.append(q)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return removed
 
 
 def check_output_path(path, extensions: Iterable[str] | None = None, what: str = "output") -> Path:
@@ -59,8 +131,11 @@ def atomic_path(path, require_data: bool | None = None) -> Iterator[Path]:
     wrote nothing, or wrote to another name, must not truncate the destination.
     """
     p = Path(path)
+    clean_stale_parts(p)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=f".part{p.suffix}", dir=str(p.parent) or ".")
-    os.close(fd)
+    _CREATED.add(tmp)
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)          # marks the file as in use (clean_stale_parts)
     if require_data is None:
         require_data = p.suffix.lower() not in (".csv", ".txt", ".edges", ".edgelist")
     try:
@@ -75,6 +150,9 @@ def atomic_path(path, require_data: bool | None = None) -> Iterator[Path]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        os.close(fd)
+        _CREATED.discard(tmp)
 
 
 @contextlib.contextmanager

@@ -13,12 +13,14 @@ plain C++ can be compiled for the host (one "thread" per call: each OpenMP threa
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from .errors import BackendUnavailable
@@ -51,13 +53,38 @@ def find_compiler() -> str | None:
 
 
 def cache_dir(kind: str = "flint-c") -> Path:
+    """``$XDG_CACHE_HOME`` (else ``~/.cache``) ``/gpu-science-explorer/<kind>``: where compiled
+    libraries are kept and built (:func:`build`)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "gpu-science-explorer" / kind
 
 
+BUILD_PREFIX = ".build-"
+
+
+def clean_stale_builds(folder: Path, older_than: float) -> None:
+    """Remove build folders (:data:`BUILD_PREFIX`) in ``folder`` untouched for ``older_than`` seconds:
+    left by a compile that was killed (a running compile ends within its time limit)."""
+    now = time.time()
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(BUILD_PREFIX)]
+    except OSError:
+        return
+    for e in entries:
+        with contextlib.suppress(OSError):
+            if e.is_dir(follow_symlinks=False) and now - e.stat(follow_symlinks=False).st_mtime > older_than:
+                shutil.rmtree(e.path, ignore_errors=True)
+
+
 def build(cxx: str, source: str, flags: tuple, lib: Path, timeout: float) -> str | None:
-    """Compile ``source`` to the shared library ``lib``; the compiler's first error line, or None."""
-    with tempfile.TemporaryDirectory() as d:
+    """Compile ``source`` to the shared library ``lib``; the compiler's first error line, or None.
+
+    The compile happens in a temporary folder *inside the cache folder* (the library's own file
+    system), so the final :func:`os.replace` never crosses devices (a tmpfs ``/tmp`` and a cache
+    on disk are a common set-up)."""
+    lib.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_builds(lib.parent, 2 * timeout + 60)
+    with tempfile.TemporaryDirectory(prefix=BUILD_PREFIX, dir=lib.parent) as d:
         src = Path(d) / "unit.cpp"
         src.write_text(source)
         tmp = Path(d) / "unit.so"
@@ -68,8 +95,7 @@ def build(cxx: str, source: str, flags: tuple, lib: Path, timeout: float) -> str
             raise BackendUnavailable(f"the C++ compile took over {timeout:.0f} s") from None
         if r.returncode:
             return next((ln for ln in r.stderr.splitlines() if "error" in ln), r.stderr.strip()[:200])
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, lib)                  # atomic: a concurrent compile of the same source is harmless
+        os.replace(tmp, lib)                  # same folder tree, same device; atomic: concurrent compiles are harmless
     return None
 
 
