@@ -29,7 +29,7 @@ import sys
 
 from . import (ch, ch_sweep, flint, flint_suite, graph, graph_bfs, graph_clustering, graph_fw, graph_reproduce,
                graph_sssp, occupancy, rng)
-from .common import ArgumentParser, UsageError, run_guarded
+from .common import ArgumentParser, UsageError, reset_outputs, run_guarded
 
 #: command name → module (``add_parser``, ``run``), in the order ``--help`` lists them
 COMMANDS = {m.NAME: m for m in (ch, ch_sweep, graph, graph_reproduce, graph_clustering, graph_fw, graph_bfs,
@@ -92,6 +92,7 @@ def main(argv: list[str] | None = None, gui=None) -> int:
     mod = COMMANDS[a.workspace]
 
     def command():
+        reset_outputs()
         if a.backend is not None and not getattr(mod, "USES_BACKEND", True):
             raise UsageError(f"--backend does not apply to {mod.NAME} ({mod.BACKEND_HINT})")
         return mod.run(a)

@@ -189,11 +189,25 @@ def _show(value) -> str:
 
 
 # ------------------------------------------------------------------ outputs
+#: the output paths checked so far in this command run (option → path), for the same-file check
+_OUTPUTS: list = []
+
+
+def reset_outputs() -> None:
+    """Forget the outputs checked so far (cli.main calls it before each command)."""
+    _OUTPUTS.clear()
+
+
 def check_output(path, extensions, what: str):
-    """Check an output path before any work (kernels.fileio.check_output_path); None passes."""
+    """Check an output path before any work (kernels.fileio.check_output_path); None passes.  Two
+    different output options of one command naming the same file are refused here
+    (:func:`check_distinct_outputs` over every output checked in this run)."""
     if path is None:
         return None
-    return check_output_path(path, extensions, what)
+    out = check_output_path(path, extensions, what)
+    check_distinct_outputs(*_OUTPUTS, (what, path))
+    _OUTPUTS.append((what, path))
+    return out
 
 
 def check_distinct_outputs(*pairs) -> None:

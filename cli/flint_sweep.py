@@ -10,7 +10,7 @@ are in ``--csv``; the same command with ``--resume`` runs the rest).
 """
 from __future__ import annotations
 
-from .common import UsageError, check_out_dir, check_output, number, print_result
+from .common import UsageError, check_out_dir, check_output, num_type, number, print_result
 from .scheduler import add_scheduler, interrupted, scheduler_value, workers_value
 
 #: the options that mean something only with --sweep: (flag, argparse dest)
@@ -27,7 +27,7 @@ def add_options(p) -> None:
                         "--sweep g_si=0.06,0.09; the members run in slices (--slice) spread over --scheduler's "
                         "workers, one row per member (min / max / final of the recorded states) in --csv. "
                         "Not with --vary, --ensemble, --line/--ring or --runtime sbml")
-    p.add_argument("--slice", default=None, metavar="N",
+    p.add_argument("--slice", default=None, metavar="N", type=num_type(int, minimum=1),
                    help=f"members per task of a --sweep (one ensemble run each; default {DEFAULT_SLICE})")
     add_scheduler(p, None, "slices of a --sweep")
     p.add_argument("--resume", action="store_true", default=None,

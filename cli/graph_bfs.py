@@ -15,8 +15,8 @@ from __future__ import annotations
 import sys
 import time
 
-from .common import (CSV_EXTS, UsageError, check_output, collect_rows, note, number, parse_list, print_result,
-                     raise_failed, write_outputs)
+from .common import (CSV_EXTS, UsageError, check_output, collect_rows, note, num_type, number, parse_list,
+                     print_result, raise_failed, write_outputs)
 
 NAME = "graph-bfs"
 USES_BACKEND = True
@@ -44,15 +44,15 @@ def add_parser(sub, parents) -> None:
                    help=f"the paper's sizes {','.join(map(str, E.PAPER_SIZES))} (hours with --batch 1 on type 1)")
     p.add_argument("--kernels", default=None,
                    help=f"comma list of {', '.join(E.KERNELS + E.EXTRA)} (default: the paper's seven)")
-    p.add_argument("--instances", default=None, help="instances per type and N (default 2; the paper: 10)")
-    p.add_argument("--batch", default="1", help="BFS sources per launch (default 1 = the paper's one source per BFS; "
+    p.add_argument("--instances", default=None, type=num_type(int, minimum=1, maximum=100_000), help="instances per type and N (default 2; the paper: 10)")
+    p.add_argument("--batch", default=1, type=num_type(int, minimum=1), help="BFS sources per launch (default 1 = the paper's one source per BFS; "
                                                 "gpu-bfs / gpu-msbfs choose their own)")
-    p.add_argument("--block", default=None, help="threads per block of the evolution (multiple of 32; default 256)")
+    p.add_argument("--block", default=None, type=num_type(int, minimum=32, maximum=1024), help="threads per block of the evolution (multiple of 32; default 256)")
     p.add_argument("--kernel", default=None, help="--sweep: the kernel (default gpu-bfs-k7, the paper's)")
     p.add_argument("--blocks", default=None, metavar="START:STOP:STEP",
                    help="--sweep: block sizes as START:STOP:STEP or a comma list, multiples of 32 (default 32:512:32)")
-    p.add_argument("--repeats", default=None, help=f"--sweep: runs per point (default {E.SWEEP_REPEATS})")
-    p.add_argument("--seed", default="1", help="seed of the first instance (default 1)")
+    p.add_argument("--repeats", default=None, type=num_type(int, minimum=1, maximum=100_000), help=f"--sweep: runs per point (default {E.SWEEP_REPEATS})")
+    p.add_argument("--seed", default=1, type=num_type(int, minimum=0), help="seed of the first instance (default 1)")
     p.add_argument("--csv", metavar="FILE", help="write one row per (type, N, instance, kernel) / per block size")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")

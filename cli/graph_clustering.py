@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 import time
 
-from .common import (CSV_EXTS, UsageError, check_output, collect_rows, number, parse_list, print_result,
-                     raise_failed, write_outputs)
+from .common import (CSV_EXTS, UsageError, check_output, collect_rows, num_type, number, parse_list,
+                     print_result, raise_failed, threads_type, write_outputs)
 from .scheduler import add_scheduler, backend_choice, scheduler_value, workers_value
 
 NAME = "graph-clustering"
@@ -34,12 +34,12 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--methods", default=None,
                    help=f"comma list of {', '.join(cc.METHODS)} (default: cpu,cpu-threads and, on a GPU, "
                         "gpu-arc,gpu-sorted; with ≥ 2 GPUs or --gpus N ≥ 2 also multi-arc,multi-sorted)")
-    p.add_argument("--gpus", default=None,
+    p.add_argument("--gpus", default=None, type=num_type(int, minimum=1, maximum=64),
                    help="GPUs of the multi-arc / multi-sorted methods (paper 001 §5.5: graph replicated, arcs in "
                         "work blocks; default: every visible GPU; on the CPU backend N virtual GPUs, default 2)")
-    p.add_argument("--repeats", default="5", help="timed runs per point, after one untimed (default 5; paper 30)")
-    p.add_argument("--threads", default=None, help="threads of cpu-threads (default: all cores)")
-    p.add_argument("--seed", default="1", help="generator seed (default 1)")
+    p.add_argument("--repeats", default=5, type=num_type(int, minimum=1, maximum=100_000), help="timed runs per point, after one untimed (default 5; paper 30)")
+    p.add_argument("--threads", default=None, type=threads_type(), help="threads of cpu-threads (default: all cores)")
+    p.add_argument("--seed", default=1, type=num_type(int, minimum=0), help="generator seed (default 1)")
     p.add_argument("--csv", metavar="FILE", help="write one row per (family, V, method)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")

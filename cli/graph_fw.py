@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
-from .common import (CSV_EXTS, UsageError, check_output, collect_rows, number, parse_list, print_result,
-                     raise_failed, write_outputs)
+from .common import (CSV_EXTS, UsageError, check_output, collect_rows, num_type, number, parse_list,
+                     print_result, raise_failed, write_outputs)
 
 NAME = "graph-fw"
 USES_BACKEND = True
@@ -39,8 +39,8 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--arith", choices=ARITHS, default=None,
                    help="arithmetic: float32 (default), int32 (exact), dpx (int32 through Hopper's fused add-min "
                         "where a version has it) or auto (int32 for these integer weights)")
-    p.add_argument("--repeats", type=str, default=None, help="timed runs per point (default 3)")
-    p.add_argument("--seed", type=str, default="1", help="graph seed (the graph of size n uses seed + n; default 1)")
+    p.add_argument("--repeats", type=num_type(int, minimum=1, maximum=10_000), default=None, help="timed runs per point (default 3)")
+    p.add_argument("--seed", type=num_type(int, minimum=0), default=1, help="graph seed (the graph of size n uses seed + n; default 1)")
     p.add_argument("--pred", action="store_true", help="also keep the predecessor matrix (path recording)")
     p.add_argument("--table", choices=TABLES, default=None,
                    help="ii: paper 002 Table II (fw-v1 fw-v3 fw-v4 fw-v5 at n = 2048, 10 runs, int32; V3–V5 need a "

@@ -19,8 +19,8 @@ import re
 import sys
 import time
 
-from .common import (CSV_EXTS, UsageError, check_output, collect_rows, number, parse_list, print_result,
-                     raise_failed, write_outputs)
+from .common import (CSV_EXTS, UsageError, check_output, collect_rows, num_type, number, parse_list,
+                     print_result, raise_failed, threads_type, write_outputs)
 
 NAME = "graph-sssp"
 USES_BACKEND = True
@@ -49,9 +49,9 @@ def add_parser(sub, parents) -> None:
                    help=f"comma list of {', '.join(T.LABELS)} (default: those of {', '.join(T.METHODS)} that run "
                         "on this backend)")
     p.add_argument("--topologies", default=None, help=f"table: comma list of {', '.join(T.TOPOLOGIES)} (default all)")
-    p.add_argument("--n", default=None, help=f"table: vertices |V| (default {D.TABLE31['n']}, the thesis's)")
-    p.add_argument("--arcs", default=None, help=f"table: arcs |E| of random / powerlaw (default {D.TABLE31['arcs']})")
-    p.add_argument("--w-max", default=None, help=f"table: largest weight of random / powerlaw (default "
+    p.add_argument("--n", default=None, type=num_type(int, minimum=2, maximum=2**31 - 1), help=f"table: vertices |V| (default {D.TABLE31['n']}, the thesis's)")
+    p.add_argument("--arcs", default=None, type=num_type(int, minimum=0), help=f"table: arcs |E| of random / powerlaw (default {D.TABLE31['arcs']})")
+    p.add_argument("--w-max", default=None, type=num_type(int, minimum=1, maximum=2**24), help=f"table: largest weight of random / powerlaw (default "
                                                  f"{D.TABLE31['w_max']})")
     p.add_argument("--figure", default=None, choices=tuple(T.FIGURES),
                    help="scaling: " + "; ".join(f"{k} = {v}" for k, v in T.FIGURES.items()) + " (default 3.10)")
@@ -63,12 +63,12 @@ def add_parser(sub, parents) -> None:
                         "(and topology), e.g. sssp-harish:16,cpu-dijkstra/complete:256 (default: table "
                         + ", ".join(f"{m}/{t}:{k}" for (m, t), k in T.DEFAULT_MAX_SOURCES.items())
                         + f"; scaling and overhead {SCALED_SOURCES})")
-    p.add_argument("--threads", default=None, help="CPU threads of cpu-dijkstra (default: all cores)")
-    p.add_argument("--check-paths", default=None, help="overhead: recorded paths checked per graph (default 64)")
+    p.add_argument("--threads", default=None, type=threads_type(), help="CPU threads of cpu-dijkstra (default: all cores)")
+    p.add_argument("--check-paths", default=None, type=num_type(int, minimum=0, maximum=1_000_000), help="overhead: recorded paths checked per graph (default 64)")
     p.add_argument("--memory", default=None, metavar="BYTES",
                    help="limits: GPU memory, e.g. 512M (paper 004's 8800 GTS, the default), 80G, or this-gpu")
-    p.add_argument("--arcs-per-vertex", default=None, help="limits: |E| / |V| (default 4)")
-    p.add_argument("--seed", default="1", help="graph seed (default 1)")
+    p.add_argument("--arcs-per-vertex", default=None, type=num_type(float, above=0, maximum=1e6), help="limits: |E| / |V| (default 4)")
+    p.add_argument("--seed", default=1, type=num_type(int, minimum=0), help="graph seed (default 1)")
     p.add_argument("--csv", metavar="FILE", help="write one row per point")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")

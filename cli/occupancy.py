@@ -3,7 +3,7 @@
 Numbers are parsed in :func:`run` so that bad input gives one ``error:`` line."""
 from __future__ import annotations
 
-from .common import UsageError, dumps, number
+from .common import UsageError, dumps, num_type, number
 
 NAME = "occupancy"
 USES_BACKEND = True
@@ -19,11 +19,11 @@ def add_parser(sub, parents) -> None:
                                    "(1.0 … 12.0, or 'device' for the GPU in this machine).")
     p.add_argument("--cc", default=None, help="compute capability, e.g. 9.0, 8.6, 1.3; 'device' = this GPU "
                                               "(default: this GPU if there is one)")
-    p.add_argument("--threads", default="256", help="threads per block")
-    p.add_argument("--regs", default="32", help="registers per thread")
-    p.add_argument("--smem", default="0", help="dynamic shared memory per block (bytes)")
-    p.add_argument("--static-smem", default="0", help="static __shared__ memory per block (bytes)")
-    p.add_argument("--carveout", default=None, help="preferred shared-memory carve-out in %% (CC ≥ 7.0; "
+    p.add_argument("--threads", default=256, type=num_type(int), help="threads per block")
+    p.add_argument("--regs", default=32, type=num_type(int, minimum=0, maximum=65_536), help="registers per thread")
+    p.add_argument("--smem", default=0, type=num_type(int, minimum=0, maximum=2**31 - 1), help="dynamic shared memory per block (bytes)")
+    p.add_argument("--static-smem", default=0, type=num_type(int, minimum=0, maximum=2**31 - 1), help="static __shared__ memory per block (bytes)")
+    p.add_argument("--carveout", default=None, type=num_type(int), help="preferred shared-memory carve-out in %% (CC ≥ 7.0; "
                                                     "default: the driver's, the largest)")
     p.add_argument("--curves", action="store_true", help="include the three occupancy curves in the JSON")
     p.add_argument("--list-ccs", action="store_true", help="print the per-CC data table and exit")

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from .common import NPY_EXTS, UsageError, check_output, finish, note, number, write_outputs
+from .common import (NPY_EXTS, UsageError, check_output, finish, note, num_type, number, threads_type,
+                     write_outputs)
 
 NAME = "rng"
 USES_BACKEND = True
@@ -31,13 +32,13 @@ def add_parser(sub, parents) -> None:
                                    "; ".join(f"{n}: {c.help}" for n, c in st.APPROACHES.items()))
     p.add_argument("--approach", default="seq", choices=list(st.APPROACHES),
                    help="generator approach (default seq)")
-    p.add_argument("--count", default="1000000",
+    p.add_argument("--count", default=1_000_000, type=num_type(float, minimum=1, maximum=MAX_COUNT),
                    help="numbers to draw, e.g. 1e8 (default 1e6; paper 001 Table 1: 24e9)")
-    p.add_argument("--seed", default="1", help="user seed, a non-negative integer (default 1)")
-    p.add_argument("--gpus", default="1", help="GPUs for gpu1/gpu2 (virtual GPUs on the CPU backend; default 1)")
-    p.add_argument("--streams", default=None,
+    p.add_argument("--seed", default=1, type=num_type(int, minimum=0), help="user seed, a non-negative integer (default 1)")
+    p.add_argument("--gpus", default=1, type=num_type(int, minimum=1, maximum=64), help="GPUs for gpu1/gpu2 (virtual GPUs on the CPU backend; default 1)")
+    p.add_argument("--streams", default=None, type=num_type(int, minimum=1),
                    help="streams: threads (default 4096) or gpu1 threads per GPU (default 30720, the paper's)")
-    p.add_argument("--threads", default=None, help="host threads of the threads approach (default: the cores, at most one per 1024 streams)")
+    p.add_argument("--threads", default=None, type=threads_type(), help="host threads of the threads approach (default: the cores, at most one per 1024 streams)")
     p.add_argument("--out", metavar="FILE.npy", help="store the numbers (float32) and write them here")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import UsageError, number
+from .common import UsageError, number, threads_type
 
 
 def add_scheduler(p, default: str | None = "local", what: str = "points", workers: bool = True) -> None:
@@ -24,7 +24,7 @@ def add_scheduler(p, default: str | None = "local", what: str = "points", worker
                         (f" (default {default})" if default else
                          f"; without this option the {what} run as before, without Dask"))
     if workers:
-        p.add_argument("--workers", default=None, metavar="N",
+        p.add_argument("--workers", default=None, metavar="N", type=threads_type(),
                        help="worker processes of a local cluster (default: one per core, or one per GPU)")
 
 
