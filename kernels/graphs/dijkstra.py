@@ -48,9 +48,9 @@ def default_threads() -> int:
 def dijkstra_rows(csr: CSR, sources=None, weighted: bool = True, threads: int | None = None,
                   progress=None, cancel=None, chunk: int = 512) -> np.ndarray:
     """float32 costs from each of ``sources`` (default all) to every vertex, inf = unreachable."""
+    threads = check_host_threads(threads or default_threads())
     lib = library()
     src = csr.source_array(sources)
-    threads = check_host_threads(threads or default_threads())
     n = csr.n
     indptr = np.ascontiguousarray(csr.indptr, dtype=np.int32)
     indices = np.ascontiguousarray(csr.indices, dtype=np.int32)
