@@ -1,4 +1,4 @@
-"""Files, sessions, figures and the mouse readout of the Graphs workspace: open / save graphs
+"""Files, sessions, figures (and the lecture caption) and the mouse readout of the Graphs workspace: open / save graphs
 (GraphML, edge lists), the distance matrix (.npy), the view and plots (PNG/SVG), settings and sessions
 (controls, graph, distances, clicked vertices), the figure targets of *Export figure*, the mouse on
 the view (click, drag a vertex of the live layout) and what lies under it (vertex and overlay value,
@@ -14,7 +14,7 @@ from PyQt6.QtWidgets import QFileDialog
 
 from kernels.errors import InvalidParameter
 from kernels.graphs.apsp import METHODS, sentinel
-from kernels.graphs.generators import GENERATORS
+from kernels.graphs.generators import GENERATORS, LABELS
 from kernels.graphs.graph import load_graph, save_graph
 
 from ..colorbar import with_colorbar
@@ -114,6 +114,25 @@ class GraphFilesMixin:
             return ""
         k = int(np.searchsorted(xs, x, side="right")) - 1
         return f"{xname} {int(xs[k])}: {int(ys[k]):,} {yname}" if 0 <= k < len(ys) else ""
+
+    def caption(self) -> str:
+        lead = f"{self.preset['name']}: " if self.preset else ""
+        paper = f"paper {self.preset['paper']}" if self.preset else "paper 000 §4 (Leist, Playne & Hawick 2009)"
+        if self.graph is None:
+            return f"{lead}Graphs — generators, all-pairs shortest paths, clustering — {paper}"
+        g = self.graph
+        extra = ""
+        if self.result is not None and getattr(self, "_apsp_summary", None):
+            extra = f", mean path {self._apsp_summary['mean_path_length']:.3g}"
+        cc = f", clustering {self.global_cc:.3f}" if np.isfinite(self.global_cc) else ""
+        return f"{lead}{g.name}: N = {g.n:,}, m = {g.m:,}{cc}{extra} — {paper}"
+
+    def parameter_summary(self) -> str:
+        prm = self._params()
+        return (f"generator {LABELS.get(prm['kind'], prm['kind'])}, N = {prm['n']}, k = {prm['k']}, p = {prm['p']:g}, "
+                f"α = {prm['alpha']:g}, ring {prm['ring']}, weights {self.cb_weights.currentText()}, "
+                f"seed {prm['seed']}, APSP {self.cb_method.currentText()}, layout {self.layout_panel.name()}, "
+                f"colour by {self.cb_color.currentText()}")
 
     def figure_targets(self) -> list[Figure]:
         return [Figure("Graph view", render=self._render_view, size=self._view_size),

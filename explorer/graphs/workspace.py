@@ -552,24 +552,6 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
                 ("&Cancel running job", "cancel", "Esc", "Stop the running generation / APSP")]
 
     # ----------------------------------------------------- caption / lecture
-    def caption(self) -> str:
-        lead = f"{self.preset['name']}: " if self.preset else ""
-        paper = f"paper {self.preset['paper']}" if self.preset else "paper 000 §4 (Leist, Playne & Hawick 2009)"
-        if self.graph is None:
-            return f"{lead}Graphs — generators, all-pairs shortest paths, clustering — {paper}"
-        g = self.graph
-        extra = ""
-        if self.result is not None and getattr(self, "_apsp_summary", None):
-            extra = f", mean path {self._apsp_summary['mean_path_length']:.3g}"
-        cc = f", clustering {self.global_cc:.3f}" if np.isfinite(self.global_cc) else ""
-        return f"{lead}{g.name}: N = {g.n:,}, m = {g.m:,}{cc}{extra} — {paper}"
-
-    def parameter_summary(self) -> str:
-        prm = self._params()
-        return (f"generator {GEN_LABELS[prm['kind']]}, N = {prm['n']}, k = {prm['k']}, p = {prm['p']:g}, "
-                f"α = {prm['alpha']:g}, ring {prm['ring']}, weights {self.cb_weights.currentText()}, "
-                f"seed {prm['seed']}, APSP {self.cb_method.currentText()}")
-
     def set_lecture_mode(self, on: bool) -> None:
         from ..theme import style_axis, style_plot
         self._lecture = bool(on)
