@@ -10,8 +10,8 @@ model element that reaches it and can be raised with the flag in brackets.
 * :data:`MAX_EXPRESSION_NODES` — nodes of one expression after inlining function definitions
   (a 5 KB SBML file whose function definitions call each other twice per level expands to 2^k
   nodes) [``--max-expression-nodes``];
-* :data:`MAX_EVENTS_PER_INSTANT` — event firings at one model time (Zeno events, events that
-  re-trigger each other) [``--max-events-per-instant``];
+* :data:`MAX_EVENTS_PER_INSTANT` — event firings and located trigger changes at one model time
+  (Zeno events, events that re-trigger each other) [``--max-events-per-instant``];
 * :data:`MAX_EXPRESSION_DEPTH` — nesting depth of one expression (deep MathML), refused before
   Python's own recursion limit is reached [``--max-expression-depth``].
 
@@ -102,5 +102,6 @@ def too_deep(element: str) -> ExpansionLimit:
 def too_many_events(names, t: float) -> ExpansionLimit:
     lim = current().events_per_instant
     shown = ", ".join(list(dict.fromkeys(names))[:6]) or "?"
-    return ExpansionLimit(f"events {shown} fired more than {lim:,} times at t = {t:g} (Zeno or mutually "
-                          f"re-triggering events); raise the limit with --max-events-per-instant")
+    return ExpansionLimit(f"events {shown} fired (or their triggers changed) more than {lim:,} times at "
+                          f"t = {t:g} (Zeno or mutually re-triggering events); raise the limit with "
+                          f"--max-events-per-instant")
