@@ -167,22 +167,25 @@ def test_the_flag_raises_the_depth_limit(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ events per instant
-def test_events_that_retrigger_each_other_stop_naming_them(tmp_path, capsys):
-    f = tmp_path / "pingpong.xml"
-    f.write_text(ping_pong())
-    status, _out, err = run(["flint", f, "--runtime", "sbml", "--t-end", "1", "--dt", "0.1", "--every", "1",
-                             "--max-events-per-instant", "20"], capsys)
+def events_error(tmp_path, capsys, name: str, text: str, limit: int) -> str:
+    """The one error line of ``flint MODEL --runtime sbml`` with ``--max-events-per-instant limit``."""
+    f = tmp_path / name
+    f.write_text(text)
+    status, _out, err = run(["flint", f, "--runtime", "sbml", "--t-end", "2", "--dt", "0.1", "--every", "1",
+                             "--max-events-per-instant", limit], capsys)
     line = one_error(err)
-    assert status == 2 and "A" in line and "B" in line and "t = 0.5" in line and "--max-events-per-instant" in line
+    assert status == 2 and "--max-events-per-instant" in line
+    return line
+
+
+def test_events_that_retrigger_each_other_stop_naming_them(tmp_path, capsys):
+    line = events_error(tmp_path, capsys, "pingpong.xml", ping_pong(), 20)
+    assert "A" in line and "B" in line and "t = 0.5" in line
 
 
 def test_zeno_events_stop_naming_them(tmp_path, capsys):
-    f = tmp_path / "zeno.xml"
-    f.write_text(bouncing_ball())
-    status, _out, err = run(["flint", f, "--runtime", "sbml", "--t-end", "2", "--dt", "0.1", "--every", "1",
-                             "--max-events-per-instant", "10"], capsys)
-    line = one_error(err)
-    assert status == 2 and "bounce" in line and "--max-events-per-instant" in line
+    line = events_error(tmp_path, capsys, "zeno.xml", bouncing_ball(), 10)
+    assert "bounce" in line
     t = float(line.split("t = ")[1].split()[0])
     assert t == pytest.approx(3 * math.sqrt(2 / 9.81), rel=1e-4)
 

@@ -128,50 +128,45 @@ def _started(p, marker: str, timeout: float = 30.0) -> bool:
     return seen.wait(timeout)
 
 
+def interrupt_main(tmp_path, setup: str, argv: list[str], marker: str) -> tuple[int, str]:
+    """Run ``main.py argv`` as a script after ``setup`` (Python source), send SIGINT once ``marker``
+    is printed; (exit status, stderr)."""
+    code = (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n" + textwrap.dedent(setup)
+            + f"\nsys.argv = {['main.py', *argv]!r}\nimport runpy\n"
+              f"runpy.run_path({str(ROOT / 'main.py')!r}, run_name='__main__')\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=tmp_path)
+    try:
+        assert _started(p, marker), "the command did not start"
+        p.send_signal(signal.SIGINT)
+        p.wait(20)
+        return p.returncode, p.stderr.read()
+    finally:
+        p.kill()
+
+
 def test_ctrl_c_during_a_run_exits_130(tmp_path):
-    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import sys, time
-        sys.path.insert(0, {str(ROOT)!r})
+    status, err = interrupt_main(tmp_path, """
+        import time
         import cli.occupancy as occ
         def slow(a):
             print("started", flush=True)
             time.sleep(60)
         occ.run = slow
-        sys.argv = ["main.py", "occupancy"]
-        import runpy
-        runpy.run_path({str(ROOT / 'main.py')!r}, run_name="__main__")
-    """)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        assert _started(p, "started")
-        p.send_signal(signal.SIGINT)
-        p.wait(20)
-        err = p.stderr.read()
-        assert p.returncode == 130, err
-        assert [ln for ln in err.splitlines() if ln.strip()] == ["error: interrupted"]
-    finally:
-        p.kill()
+    """, ["occupancy"], "started")
+    assert status == 130, err
+    assert [ln for ln in err.splitlines() if ln.strip()] == ["error: interrupted"]
 
 
 def test_ctrl_c_during_interpreter_shutdown_exits_130(tmp_path):
     """The command has finished; an atexit hook (like a Dask cluster closing) is still running when
-    Ctrl+C comes: exit status 130, no traceback, not a death by signal."""
-    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import atexit, sys, time
-        sys.path.insert(0, {str(ROOT)!r})
+    Ctrl+C comes: exit status 130, no traceback, not a death by signal (it was 0 and a traceback)."""
+    status, err = interrupt_main(tmp_path, """
+        import atexit, time
         def slow_shutdown():
             print("shutting down", flush=True)
             time.sleep(60)
         atexit.register(slow_shutdown)
-        sys.argv = ["main.py", "occupancy", "--list"]
-        import runpy
-        runpy.run_path({str(ROOT / 'main.py')!r}, run_name="__main__")
-    """)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        assert _started(p, "shutting down")
-        p.send_signal(signal.SIGINT)
-        p.wait(20)
-        err = p.stderr.read()
-        assert p.returncode == 130, (p.returncode, err)
-        assert "Traceback" not in err
-    finally:
-        p.kill()
+    """, ["occupancy", "--list"], "shutting down")
+    assert status == 130, (status, err)
+    assert "Traceback" not in err
