@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 from cli import main
@@ -217,4 +216,3 @@ def test_limits_context():
     with limits.raised(expression_nodes=7) as lim:
         assert lim.expression_nodes == 7 and limits.current().expression_nodes == 7
     assert limits.current() == before
-    assert isinstance(np.int64(3), np.integer)
