@@ -50,6 +50,8 @@ class SBMLCaseTask(SweepTask):
             raise InvalidParameter(f"unknown runtime {runtime!r}")
         self.spec = ADAPTIVE_BACKENDS[runtime].target if isinstance(runtime, str) else runtime
         self.quiet = bool(quiet)
+        from .. import limits
+        self.limits = limits.current()            # the expansion limits (--max-…) travel to the workers
         name = runtime if isinstance(runtime, str) else getattr(runtime, "__name__", "runtime")
         super().__init__(runtime=name, out_dir=None if out_dir is None else str(out_dir))
 
@@ -76,7 +78,9 @@ class SBMLCaseTask(SweepTask):
         except Exception as exc:  # noqa: BLE001 — the case's outcome, as in the process pool
             oc = suite.Outcome(case.id, "failed", f"runtime not loadable: {exc}", 0.0, None, case.tags)
         else:
-            oc = suite.run_case(case, fn, self.fixed["out_dir"])
+            from .. import limits
+            with limits.raised(**asdict(getattr(self, "limits", limits.Limits()))):
+                oc = suite.run_case(case, fn, self.fixed["out_dir"])
         d = asdict(oc)
         d["worst"] = json.dumps(d["worst"]) if d["worst"] is not None else ""
         d["tags"] = json.dumps(d["tags"])
