@@ -22,6 +22,7 @@ import traceback
 import warnings
 from pathlib import Path
 
+from kernels import limits
 from kernels.errors import ExplorerError
 from kernels.fileio import atomic_write, check_output_path
 
@@ -69,11 +70,9 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 # ------------------------------------------------------------------ parsing
-#: every number option lies in ±FLOAT_LIMIT (floats) / ±INT_LIMIT (integers) unless its own range
-#: is narrower: a float beyond 1e15 is never a sensible length, time or rate here, and products of
-#: such values (dx³, t_end/dt) must not overflow a float
-FLOAT_LIMIT = 1e15
-INT_LIMIT = 2 ** 63 - 1
+#: every number option lies in ±FLOAT_LIMIT (floats) / ±INT_LIMIT (integers) unless its own range is
+#: narrower (kernels.limits: the sweeps' --vary values share them)
+FLOAT_LIMIT, INT_LIMIT = limits.FLOAT_LIMIT, limits.INT_LIMIT
 
 
 def number(name: str, value, kind=float, *, minimum=None, above=None, maximum=None):

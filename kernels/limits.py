@@ -27,6 +27,11 @@ from dataclasses import dataclass, replace
 
 from .errors import InvalidParameter
 
+#: every number a command line gives lies in ±FLOAT_LIMIT (floats) / ±INT_LIMIT (integers) unless
+#: its own range is narrower: a float beyond 1e15 is never a sensible length, time or rate here, and
+#: products of such values (dx³, t_end/dt) must not overflow a float
+FLOAT_LIMIT = 1e15
+INT_LIMIT = 2 ** 63 - 1
 #: host threads per core allowed for any CPU-threaded kernel
 HOST_THREADS_PER_CORE = 4
 #: default limits (see the module docstring)

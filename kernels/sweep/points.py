@@ -32,24 +32,39 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
 _INT = re.compile(r"[+-]?\d+$")
 
 
+class _OutOfRange(InvalidParameter):
+    """A number beyond the command line's ranges (kernels.limits.FLOAT_LIMIT / INT_LIMIT)."""
+
+
 def _number(text: str, what: str):
+    """An int or a finite float within the ranges every number option has (±FLOAT_LIMIT floats,
+    int64 integers), else InvalidParameter (values such as 1e308 or a step count of 1e30 would
+    overflow or run for ever)."""
+    from ..limits import FLOAT_LIMIT, INT_LIMIT
     t = text.strip()
     if _INT.match(t):
-        return int(t)
+        v = int(t)
+        if abs(v) > INT_LIMIT:
+            raise _OutOfRange(f"{what}: {text!r} is outside the integer range ±{INT_LIMIT}")
+        return v
     try:
         v = float(t)
     except ValueError:
         raise InvalidParameter(f"{what}: {text!r} is not a number") from None
     if not math.isfinite(v):
         raise InvalidParameter(f"{what}: {text!r} is not a finite number")
+    if abs(v) > FLOAT_LIMIT:
+        raise _OutOfRange(f"{what}: {text!r} is outside the range ±{FLOAT_LIMIT:g} of every number option")
     return v
 
 
-def _scalar(text: str):
+def _scalar(text: str, what: str = "value"):
     """An int, a float, or (for words such as ``rk2``) the stripped string."""
     t = text.strip()
     try:
-        return _number(t, "value")
+        return _number(t, what)
+    except _OutOfRange:
+        raise
     except InvalidParameter:
         return t
 
@@ -90,7 +105,7 @@ def parse_values(text: str, name: str = "value") -> list:
     items = [s for s in t.split(",")]
     if any(not s.strip() for s in items):
         raise InvalidParameter(f"{what}: an empty item in the list")
-    return [_scalar(s) for s in items]
+    return [_scalar(s, what) for s in items]
 
 
 def parse_vary(spec: str) -> tuple[str, list]:
