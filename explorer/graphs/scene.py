@@ -142,7 +142,8 @@ class GraphScene:
                                        color=(0.85, 0.1, 0.1, 1.0), width=4, parent=self.view.scene)
         self.selected_markers = scene.visuals.Markers(pos=np.zeros((1, 2), np.float32), parent=self.view.scene)
         self.density = scene.visuals.Image(np.zeros((1, 1), np.float32), cmap="viridis", parent=self.view.scene)
-        for vis, order in ((self.density, -3), (self.edges, -2), (self.path, -1), (self.nodes, 0),
+        # the highlighted path above the vertices (on a dense graph it is otherwise hidden under them)
+        for vis, order in ((self.density, -3), (self.edges, -2), (self.nodes, -1), (self.path, 0),
                            (self.selected_markers, 1)):
             vis.order = order
         self.edges.visible = self.nodes.visible = False

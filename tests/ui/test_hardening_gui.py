@@ -9,6 +9,7 @@ from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QAbstractSpinBox, QComboBox, QProgressBar, QPushButton, QTableWidget
 
 from explorer.export import qimage_to_array
+from kernels.graphs.overlays import OVERLAYS
 
 
 def _wait_graphs(qtbot, g, timeout=60000):
@@ -106,7 +107,7 @@ def test_colour_bars_follow_every_colour_mapped_view(main_window, ws, qtbot):
     _wait_graphs(qtbot, g)
     g.cb_color.setCurrentText("degree")
     deg = g.graph.degrees()
-    assert g.colorbar.isVisible() and g.colorbar.range() == (deg.min(), deg.max()) and g.colorbar.label == "degree"
+    assert g.colorbar.isVisible() and g.colorbar.range() == (deg.min(), deg.max()) and g.colorbar.label == OVERLAYS["degree"].label
     g.click_node(5)
     assert g.colorbar.label == "hops from vertex 5" and g.colorbar.range()[0] == 0
     lo, hi = g.heat_bar.levels()
