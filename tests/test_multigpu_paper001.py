@@ -153,7 +153,8 @@ def test_graph_clustering_cli_gpus(capsys):
     assert out["methods"] == ["cpu", "cpu-threads", "multi-arc", "multi-sorted"]
     assert "ba/multi-arc" in out["slopes"] and out["paper_slopes"]["ba"]["multi-sorted"] == 1.40
     assert cli_main(["--backend", "cpu", "graph-clustering", "--gpus", "0"]) == 2
-    assert capsys.readouterr().err.strip().startswith("error: --gpus must be ≥ 1")
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "--gpus must be ≥ 1" in err and "\n" not in err
 
 
 # ------------------------------------------------------------------ APSP
