@@ -61,6 +61,9 @@ def add_parser(sub, parents) -> None:
                    "with --sweep: the result file, one row per member, appended as each slice finishes")
     p.add_argument("--max-model-mb", default=None, type=num_type(float, above=0, maximum=1e6), metavar="MB",
                    help=f"largest model file read, in MiB (default {DEFAULT_MAX_MODEL_MB}, or {ENV_MAX_MODEL_MB})")
+    p.add_argument("--allow-outside-references", action="store_true",
+                   help="let the model read files it names outside its own folder (SBML comp external model "
+                        "definitions, CellML imports); refused by default. The files read are listed in --json")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
     add_limit_options(p)
     from .flint_sweep import add_options
@@ -101,11 +104,13 @@ def settings(a) -> tuple[str, str, str]:
 
 def load(a):
     """The model of the MODEL argument (an SBML file the compiler refuses gets the hint to try
-    --runtime sbml)."""
+    --runtime sbml); the files its reading opened are kept in ``a.files_read`` for --json."""
     from kernels.errors import ExplorerError
-    from kernels.flint import load_model
+    from kernels.flint.loaders import read_model
     try:
-        return load_model(a.model)
+        loaded = read_model(a.model, allow_outside=a.allow_outside_references)
+        a.files_read = loaded.files_read
+        return loaded.model
     except ExplorerError as exc:
         from kernels.flint.sbml.reference import reference_hint
         path = _model_path(a.model)
@@ -132,6 +137,9 @@ def _common_checks(a):
     if a.max_model_mb is not None:
         from kernels.flint.inputs import ENV_MAX_MODEL_MB
         os.environ[ENV_MAX_MODEL_MB] = repr(number("--max-model-mb", a.max_model_mb, above=0))
+    if a.allow_outside_references and a.sweep:           # the sweep's workers load the model themselves
+        from kernels.filegate import ENV_ALLOW_OUTSIDE
+        os.environ[ENV_ALLOW_OUTSIDE] = "1"
 
 
 def run(a) -> int:
@@ -198,7 +206,7 @@ def run(a) -> int:
            "compile_seconds": round(t_compile, 4), "seconds": round(seconds, 4),
            "steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,
            "block_size": info["block_size"], "threads": info["threads"],
-           "runtime_choice": str(spec.choice) if spec.choice else None,
+           "runtime_choice": str(spec.choice) if spec.choice else None, "files_read": list(a.files_read),
            "variables": {r: {"min": float(samples[:, i].min()) if samples.size else None,
                              "max": float(samples[:, i].max()) if samples.size else None,
                              "final": [float(v) for v in sim.state()[states.index(r)][:8]] if sim.n > 1
@@ -262,7 +270,7 @@ def _run_sbml(a) -> int:
     if path.suffix.lower() in (".flint", ".cellml"):
         raise UsageError(f"--runtime sbml needs an SBML file, got {path.name}")
     t0 = time.perf_counter()
-    ref = load_reference(path)
+    ref = load_reference(path, allow_outside=a.allow_outside_references)
     overrides = {}
     for kv in a.set:
         k, _, v = kv.partition("=")
@@ -287,7 +295,7 @@ def _run_sbml(a) -> int:
            "t_end": steps * dt, "runtime": "sbml", "mapping": None, "integrator": "lsoda", "dtype": "float64",
            "compile_seconds": round(t_load, 4), "seconds": round(res.seconds, 4),
            "steps_per_s": round(steps / res.seconds, 1) if res.seconds > 0 else None, "block_size": None,
-           "n_events": len(ref.system.events),
+           "n_events": len(ref.system.events), "files_read": list(ref.system.files_read),
            "variables": {r: {"min": float(np.nanmin(y[:, i])) if y.size else None,
                              "max": float(np.nanmax(y[:, i])) if y.size else None,
                              "final": float(y[-1, i])} for i, r in enumerate(rec)}}

@@ -74,6 +74,9 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--suite-dir", default=None, metavar="D", help="suite root (default: GSE_SBML_SUITE or "
                                                                     "../shared/sbml-test-suite)")
     p.add_argument("--sample", action="store_true", help="only the fixed CI sample (tests/data/sbml_suite_sample.txt)")
+    p.add_argument("--allow-outside-references", action="store_true",
+                   help="let a case's model read files it names outside the case's folder (comp external model "
+                        "definitions); refused by default")
     add_scheduler(p, None, "cases", workers=False)
     add_limit_options(p)
 
@@ -93,6 +96,9 @@ def run(a) -> int:
     workers = number("--workers", a.workers, int, minimum=1, maximum=256) if a.workers is not None \
         else min(8, os.cpu_count() or 1)
     timeout = number("--timeout", a.timeout, above=0)
+    if a.allow_outside_references:                       # read by the case workers (separate processes)
+        from kernels.filegate import ENV_ALLOW_OUTSIDE
+        os.environ[ENV_ALLOW_OUTSIDE] = "1"
     scheduler = scheduler_value(a)
     try:
         ids = suite.parse_case_ids(a.cases) if a.cases else None

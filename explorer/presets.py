@@ -9,9 +9,9 @@ Qt-free, so the tests and the headless tools can read them too.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from kernels import filegate
 from kernels.errors import ExplorerError
 from resources import location
 
@@ -58,18 +58,22 @@ def validate(doc, source: str = "preset file") -> list[dict]:
 
 
 def load_presets(key: str, directory: Path | None = None) -> list[dict]:
-    """Presets of workspace ``key`` ([] when it ships none); :class:`PresetError` for a bad file."""
+    """Presets of workspace ``key`` ([] when it ships none); :class:`PresetError` — the only error it
+    raises — for a bad file (read through :mod:`kernels.filegate`: a regular file within the JSON
+    size limit, nesting bounded)."""
     path = preset_path(key, directory)
     if not path.exists():
         return []
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PresetError(f"cannot read {path.name}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise PresetError(f"{path.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                          f"{exc.msg})") from None
-    return validate(doc, path.name)
+        doc = filegate.read_json(path, filegate.JSON_FILE, path.name)     # regular file, size, depth
+        return validate(doc, path.name)
+    except PresetError:
+        raise
+    except ExplorerError as exc:
+        raise PresetError(str(exc)) from None
+    except (RecursionError, MemoryError, Exception) as exc:      # the contract: only PresetError leaves
+        raise PresetError(f"cannot read {path.name}: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}") \
+            from None
 
 
 def resolved(preset: dict, is_gpu: bool) -> dict:

@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import zipfile
+import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from kernels import filegate
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.fileio import atomic_path, check_output_path
+from resources import location
 
+#: the app's shipped files (models, presets): a session may always name those
+SHIPPED = location("").resolve()
 FORMAT = "gsession"
 VERSION = 1
 SUFFIX = ".gsession"
@@ -60,46 +66,94 @@ def save_session(path, workspace: str, state: dict, data: dict | None = None, ap
     return path
 
 
-def load_session(path) -> tuple[str, dict, dict[str, np.ndarray], dict]:
-    """``(workspace key, state, arrays, manifest)`` of a session file, or :class:`SessionError`."""
+def load_session(path, allow_outside: bool | None = False) -> tuple[str, dict, dict[str, np.ndarray], dict]:
+    """``(workspace key, state, arrays, manifest)`` of a session file, or :class:`SessionError` —
+    the only error it raises, whatever the file holds (bombs, deep nesting, encrypted or damaged
+    members, memory).  Reading goes through the file gate (:mod:`kernels.filegate`): a regular file
+    within the session size limit; the archive's and the inner ``data.npz``'s members' declared
+    sizes, encryption and compression checked before inflating; the manifest's JSON parsed with
+    its depth bounded.  Paths in the state (keys ``path`` or ``*_path``) must name files inside the
+    session file's folder unless ``allow_outside``; they are replaced by their resolved form and
+    listed in ``manifest["files_referenced"]``."""
     path = Path(path)
     name = path.name
-    if not path.is_file():
+    if not path.exists():
         raise SessionError(f"{name}: no such file")
     try:
-        with zipfile.ZipFile(path) as z:
-            names = set(z.namelist())
-            if "manifest.json" not in names:
-                raise SessionError(f"{name} is not a session file (no manifest.json inside)")
-            try:
-                manifest = json.loads(z.read("manifest.json").decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise SessionError(f"{name}: the manifest is corrupt ({exc})") from None
-            if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-                raise SessionError(f"{name} is not a GPU Science Explorer session")
-            ver = manifest.get("version")
-            if not isinstance(ver, int) or ver < 1:
-                raise SessionError(f"{name}: unknown session version {ver!r}")
-            if ver > VERSION:
-                raise SessionError(f"{name} was saved by a newer version of the app (session format "
-                                   f"{ver}; this version reads up to {VERSION}): update the app to open it")
-            ws, state = manifest.get("workspace"), manifest.get("state")
-            if not isinstance(ws, str) or not isinstance(state, dict):
-                raise SessionError(f"{name}: the manifest names no workspace or state")
-            wanted = manifest.get("arrays", [])
-            arrays: dict[str, np.ndarray] = {}
-            if wanted:
-                if "data.npz" not in names:
-                    raise SessionError(f"{name}: the data part (data.npz) is missing")
-                with np.load(io.BytesIO(z.read("data.npz")), allow_pickle=False) as npz:
-                    missing = set(wanted) - set(npz.files)
-                    if missing:
-                        raise SessionError(f"{name}: array(s) {', '.join(sorted(missing))} missing from the data")
-                    arrays = {k: npz[k] for k in wanted}
+        return _read_session(path, name, allow_outside)
     except SessionError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError) as exc:
+    except ExplorerError as exc:
+        raise SessionError(str(exc)) from None
+    except RecursionError:
+        raise SessionError(f"{name}: the session is nested too deeply to read") from None
+    except MemoryError:
+        raise SessionError(f"{name}: the session is too large to read into memory (or damaged)") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError) as exc:
         raise SessionError(f"{name} is not a session file or is damaged ({exc})") from None
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, OverflowError) as exc:
         raise SessionError(f"{name}: cannot read the session ({exc})") from None
+    except Exception as exc:                     # the contract: only SessionError leaves this function
+        raise SessionError(f"{name}: cannot read the session ({type(exc).__name__}: {exc})") from None
+
+
+def _read_session(path: Path, name: str, allow_outside: bool | None):
+    with filegate.open_archive(path, filegate.SESSION, name, "is not a session file or is damaged") as z:
+        names = set(z.namelist())
+        if "manifest.json" not in names:
+            raise SessionError(f"{name} is not a session file (no manifest.json inside)")
+        try:
+            manifest = filegate.loads_json(filegate.read_member(z, "manifest.json", name).decode("utf-8"),
+                                           f"{name}: the manifest")
+        except (UnicodeDecodeError, InvalidParameter) as exc:
+            raise SessionError(f"{name}: the manifest is corrupt ({exc})") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise SessionError(f"{name} is not a GPU Science Explorer session")
+        ver = manifest.get("version")
+        if not isinstance(ver, int) or ver < 1:
+            raise SessionError(f"{name}: unknown session version {ver!r}")
+        if ver > VERSION:
+            raise SessionError(f"{name} was saved by a newer version of the app (session format "
+                               f"{ver}; this version reads up to {VERSION}): update the app to open it")
+        ws, state = manifest.get("workspace"), manifest.get("state")
+        if not isinstance(ws, str) or not isinstance(state, dict):
+            raise SessionError(f"{name}: the manifest names no workspace or state")
+        manifest["files_referenced"] = _confine_paths(state, path, name, allow_outside)
+        wanted = manifest.get("arrays", [])
+        if not isinstance(wanted, list) or not all(isinstance(k, str) for k in wanted):
+            raise SessionError(f"{name}: the manifest's array list is damaged")
+        arrays: dict[str, np.ndarray] = {}
+        if wanted:
+            if "data.npz" not in names:
+                raise SessionError(f"{name}: the data part (data.npz) is missing")
+            raw = filegate.read_member(z, "data.npz", name)
+    if wanted:
+        label = f"{name}: data.npz"
+        with filegate.open_archive(raw, filegate.SESSION, label) as inner:     # members checked before inflating
+            missing = set(wanted) - {n[:-4] for n in inner.namelist() if n.endswith(".npy")}
+            if missing:
+                raise SessionError(f"{name}: array(s) {', '.join(sorted(missing))} missing from the data")
+            for k in wanted:
+                arrays[k] = np.lib.format.read_array(io.BytesIO(filegate.read_member(inner, f"{k}.npy", label)),
+                                                     allow_pickle=False)
     return ws, state, arrays, manifest
+
+
+def _confine_paths(state, session: Path, name: str, allow_outside: bool | None) -> list[str]:
+    """Resolve the state's file paths (keys ``path`` / ``*_path``, any depth) inside the session's
+    folder (or the app's own shipped files, :data:`SHIPPED`), in place; the resolved paths, in order."""
+    out: list[str] = []
+    todo = [state]
+    while todo:
+        d = todo.pop()
+        items = d.items() if isinstance(d, dict) else enumerate(d) if isinstance(d, list) else ()
+        for k, v in items:
+            if isinstance(v, (dict, list)):
+                todo.append(v)
+            elif isinstance(k, str) and (k == "path" or k.endswith("_path")) and isinstance(v, str) and v.strip():
+                shipped = Path(os.path.join(session.parent, v)).resolve().is_relative_to(SHIPPED)
+                p = filegate.confined(v, session.parent, session.parent, name, f"the file '{k}'",
+                                      True if shipped else allow_outside)
+                d[k] = str(p)
+                out.append(str(p))
+    return out

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import filegate
 from ..errors import GridTooLarge, InvalidParameter
 from ..fileio import atomic_write
 from .params import MAX_CELLS, CHParams
@@ -93,8 +94,13 @@ def _short(exc: BaseException) -> str:
     return text if len(text) <= 160 else text[:157] + "…"
 
 
-def _check_header(shape: tuple, dtype: np.dtype, label: str) -> None:
-    """Refuse what cannot be a field before reading it: kind, shape, cell count, host memory."""
+def _amount(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 1 << 30 else f"{nbytes:,} bytes"
+
+
+def _check_header(shape: tuple, dtype: np.dtype, label: str, memory: bool = True) -> None:
+    """Refuse what cannot be a field before reading it: kind, shape, cell count, host memory
+    (``memory``)."""
     from ..backend import host_available_memory
     if dtype.kind == "c":
         raise InvalidParameter(f"{label}: the field is complex ({dtype}); Cahn–Hilliard fields are real")
@@ -106,6 +112,8 @@ def _check_header(shape: tuple, dtype: np.dtype, label: str) -> None:
     if cells > MAX_CELLS[len(shape)]:
         raise InvalidParameter(f"{label}: a {'×'.join(map(str, shape))} field exceeds the supported maximum "
                                f"of {MAX_CELLS[len(shape)]:,} cells")
+    if not memory:
+        return
     need = cells * (dtype.itemsize + 8)              # the data and their float copy
     avail = host_available_memory()
     if need > 0.8 * avail:
@@ -115,11 +123,10 @@ def _check_header(shape: tuple, dtype: np.dtype, label: str) -> None:
 
 def _kind(path: Path) -> str:
     """'npz' or 'npy' by the file's first bytes; refuses anything else."""
-    if not path.is_file():
-        raise InvalidParameter(f"cannot read {path}: no such file" if not path.exists()
-                               else f"cannot read {path}: not a file")
+    if not path.exists():
+        raise InvalidParameter(f"cannot read {path}: no such file")
     try:
-        with open(path, "rb") as fh:
+        with filegate.open_binary(path, filegate.FIELD, path.name) as fh:     # regular file, size limit
             magic = fh.read(6)
     except OSError as exc:
         raise InvalidParameter(f"cannot read {path}: {exc.strerror or exc}") from None
@@ -132,12 +139,19 @@ def _kind(path: Path) -> str:
     return "npz"
 
 
-def _zip(path: Path) -> zipfile.ZipFile:
+def _zip(path: Path):
+    """The archive through the file gate: members' declared sizes, encryption and compression
+    checked before anything is inflated (:func:`kernels.filegate.check_archive`)."""
     try:
-        return zipfile.ZipFile(path)
+        zf = zipfile.ZipFile(filegate.open_binary(path, filegate.FIELD, path.name))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
         raise InvalidParameter(f"{path.name} is not a readable field file: damaged or truncated ({_short(exc)})") \
             from None
+    try:
+        return filegate.check_archive(zf, path.name)
+    except InvalidParameter:
+        zf.fp.close()
+        raise
 
 
 def read_field_header(path) -> FieldHeader:
@@ -145,15 +159,22 @@ def read_field_header(path) -> FieldHeader:
     reading its data."""
     path = Path(path)
     if _kind(path) == "npy":
-        with open(path, "rb") as fh:
-            shape, dtype, _ = _read_header(fh, path.name)
+        with filegate.open_binary(path, filegate.FIELD, path.name) as fh:
+            shape, dtype, head = _read_header(fh, path.name)
+        held, what = path.stat().st_size - head, path.name
     else:
-        with _zip(path) as zf:
+        with _zip(path) as zf, zf.fp:
             if "phi.npy" not in zf.namelist():
                 names = ", ".join(n[:-4] if n.endswith(".npy") else n for n in zf.namelist()[:8])
                 raise InvalidParameter(f"{path.name} holds no field 'phi' (found: {names or 'nothing'})")
             with zf.open("phi.npy") as fh:
-                shape, dtype, _ = _read_header(fh, path.name)
+                shape, dtype, head = _read_header(fh, path.name)
+            held, what = zf.getinfo("phi.npy").file_size - head, f"{path.name}: 'phi'"
+    _check_header(shape, dtype, path.name, memory=False)
+    promised = math.prod(shape) * dtype.itemsize
+    if held < promised:                              # before the memory check: a damaged header is not "too large"
+        raise InvalidParameter(f"{what} is truncated or its header is damaged: the header promises "
+                               f"{_amount(promised)}, the file holds {_amount(max(0, held))}")
     _check_header(shape, dtype, path.name)
     return FieldHeader(shape, dtype)
 
@@ -188,16 +209,13 @@ def load_field(path) -> tuple[np.ndarray, CHParams | None, dict]:
     header = read_field_header(path)
     params, extras = None, {}
     if _kind(path) == "npy":
-        with open(path, "rb") as fh:
-            _shape, _dtype, head = _read_header(fh, path.name)
-        if path.stat().st_size < head + header.nbytes:
-            raise InvalidParameter(f"{path.name} is truncated: the header promises {header.nbytes:,} bytes")
         try:
-            phi = np.load(path, allow_pickle=False)
+            with filegate.open_binary(path, filegate.FIELD, path.name) as fh:
+                phi = np.lib.format.read_array(fh, allow_pickle=False)
         except (ValueError, OSError, EOFError) as exc:
             raise InvalidParameter(f"{path.name} is damaged ({_short(exc)})") from None
     else:
-        with _zip(path) as zf:
+        with _zip(path) as zf, zf.fp:
             phi = _read_member(zf, "phi.npy", path.name)
             names = zf.namelist()
             if "params_json.npy" in names:

@@ -52,12 +52,25 @@ def _refuse_units_mismatch(an, label: str, lc) -> None:
             raise InvalidParameter(f"{label}: units mismatch: {' '.join(d.split())}")
 
 
-def read_cellml(text: str, source: str = "", base_dir: str | None = None) -> Model:
+def read_cellml(text: str, source: str = "", base_dir: str | None = None, allow_outside: bool | None = None,
+                files_read: list | None = None) -> Model:
+    """CellML text → Flint Model (see the module doc).  Before libcellml sees anything the text
+    passes the file gate's XML check and :mod:`.cellml_check` (cyclic units; imports inside
+    ``base_dir`` unless ``allow_outside``, each imported file through the gate); the imported
+    files are appended to ``files_read`` when given."""
+    from .. import filegate
+    from .cellml_check import check_imports, check_units, parse
     try:
         import libcellml as lc
     except ImportError as exc:               # pragma: no cover
         raise InvalidParameter("CellML needs libcellml (pip install libcellml)") from exc
     label = source or "CellML"
+    text = filegate.check_xml(text.lstrip("\ufeff"), label)
+    root = parse(text, label)
+    check_units(root, label)
+    imported = check_imports(root, base_dir or ".", label, allow_outside)
+    if files_read is not None:
+        files_read.extend(imported)
     strict = "cellml/2.0" in text[:2000]
     parser = lc.Parser(strict)
     model = parser.parseModel(text)
@@ -86,7 +99,13 @@ def read_cellml(text: str, source: str = "", base_dir: str | None = None) -> Mod
     gen = lc.Generator()
     prof = lc.GeneratorProfile(lc.GeneratorProfile.Profile.PYTHON)
     code = gen.implementationCode(am, prof)
-    return _from_generated(code, model.name() or "cellml_model", label)
+    try:
+        return _from_generated(code, model.name() or "cellml_model", label)
+    except (SyntaxError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:
+        if isinstance(exc, InvalidParameter):
+            raise
+        raise InvalidParameter(f"{label}: libcellml's generated code for this model cannot be read "
+                               f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]})") from None
 
 
 def _info(code: str, name: str) -> list[dict]:

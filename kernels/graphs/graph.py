@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import filegate
 from ..errors import InvalidParameter
 
 
@@ -262,7 +263,7 @@ MAX_EDGES = 100_000_000
 #: are taken as 0 … max, so sparse labels (``0 30000``) would silently add thousands of isolated vertices
 SPARSE_FACTOR = 10
 SPARSE_MIN = 1000
-_HEADER_N = re.compile(r"(?:^|[\s:,;(])n\s*=\s*(\d+)")
+_HEADER_N = re.compile(r"(?:^|[\s:,;(])n\s*=\s*([-+]?\d+)")
 
 
 def _weight(text, where: str) -> float:
@@ -353,10 +354,7 @@ def read_edge_list(path: str, max_vertices: int = MAX_VERTICES, name: str | None
     weighted = None
     header_n = None
     top = -1
-    try:
-        fh = open(path, encoding="utf-8", errors="strict")
-    except OSError as exc:
-        raise InvalidParameter(f"cannot read {label}: {exc.strerror or exc}") from None
+    fh = filegate.open_text(path, filegate.GRAPH, label)       # regular file, size, bounded reads
     with fh:
         try:
             for no, raw in enumerate(fh, 1):
@@ -366,6 +364,9 @@ def read_edge_list(path: str, max_vertices: int = MAX_VERTICES, name: str | None
                     if comment and weighted is None and header_n is None:
                         mt = _HEADER_N.search(comment)
                         header_n = int(mt.group(1)) if mt else None
+                        if header_n is not None and header_n < 0:
+                            raise InvalidParameter(f"{label} line {no}: the header says n = {header_n}; the number "
+                                                   "of vertices cannot be negative")
                     continue
                 where = f"{label} line {no}"
                 if len(toks) not in (2, 3):
@@ -422,18 +423,20 @@ def read_edge_list(path: str, max_vertices: int = MAX_VERTICES, name: str | None
 
 def load_graph(path: str, max_vertices: int = MAX_VERTICES) -> Graph:
     """Read GraphML (``.graphml``) or an edge list (any other name; :func:`read_edge_list`).
+    Both pass the file gate (:mod:`kernels.filegate`: regular files within the ``graph`` /
+    ``graphml`` size limits; GraphML checked for entities and depth before networkx parses it).
 
     Every problem is an InvalidParameter naming the file (and line, edge or node)."""
     import networkx as nx
     path = str(path)
     label = os.path.basename(path)
-    if not os.path.isfile(path):
-        raise InvalidParameter(f"cannot read {path}: no such file" if not os.path.exists(path)
-                               else f"cannot read {path}: not a file")
+    if not os.path.exists(path):
+        raise InvalidParameter(f"cannot read {path}: no such file")
     if not path.lower().endswith(".graphml"):
         return read_edge_list(path, max_vertices, label)
+    text = filegate.read_xml(path, filegate.GRAPHML, label)  # the gate: size, entities, depth (any BOM)
     try:
-        G = nx.read_graphml(path)
+        G = nx.parse_graphml(text)
     except RecursionError:
         raise InvalidParameter(f"cannot read {label}: nested too deeply") from None
     except Exception as exc:  # networkx/ElementTree raise many kinds

@@ -13,7 +13,8 @@ by ``fsync``: a client killed at any moment leaves a file whose complete lines a
 A torn last line (power loss in the middle of a write) is cut off on resume and its point run
 again.  ``--resume`` reads the identity back and refuses a file from a different sweep; it skips
 the points whose ``point`` index is already in the file.  An exclusive ``flock`` keeps two
-sweeps from appending to one file at the same time.  Qt-free.
+sweeps from appending to one file at the same time.  The file is read through the file gate
+(:mod:`kernels.filegate`: a regular file within the CSV size limit, bounded reads).  Qt-free.
 """
 from __future__ import annotations
 
@@ -25,10 +26,13 @@ import math
 import os
 from pathlib import Path
 
+from .. import filegate
 from ..errors import InvalidParameter
 from ..fileio import check_output_path, write_text
 
 MAGIC = "# gse-sweep "
+#: longest header line read (the identity JSON and the column names are a few KiB)
+MAX_HEADER_LINE = 1 << 20
 MODES = ("new", "resume", "overwrite")
 
 
@@ -69,9 +73,9 @@ def read_header(path) -> tuple[dict, list[str]]:
     """(identity, columns) of a sweep result file; InvalidParameter if it is not one."""
     p = Path(path)
     try:
-        with open(p, encoding="utf-8", newline="") as fh:
-            first = fh.readline()
-            second = fh.readline()
+        with filegate.open_text(p, filegate.CSV, str(p)) as fh:      # regular file, size, bounded lines
+            first = fh.readline(MAX_HEADER_LINE)
+            second = fh.readline(MAX_HEADER_LINE)
     except OSError as exc:
         raise InvalidParameter(f"cannot read {p}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -79,8 +83,8 @@ def read_header(path) -> tuple[dict, list[str]]:
     if not first.startswith(MAGIC) or not second.endswith("\n"):
         raise InvalidParameter(f"{p} is not a sweep result file (no '{MAGIC.strip()}' header)")
     try:
-        ident = json.loads(first[len(MAGIC):])
-    except json.JSONDecodeError:
+        ident = filegate.loads_json(first[len(MAGIC):], f"{p}: the sweep header")
+    except InvalidParameter:
         raise InvalidParameter(f"{p}: the sweep header is damaged") from None
     columns = next(csv.reader([second]))
     return ident, columns
@@ -90,8 +94,7 @@ def read_rows(path) -> tuple[dict, list[str], list[dict]]:
     """(identity, columns, rows) of a result file; rows are dicts of typed values (``parse_value``).
     A torn last line (no newline) is left out."""
     ident, columns = read_header(path)
-    with open(path, encoding="utf-8", newline="") as fh:
-        text = fh.read()
+    text = filegate.read_text(path, filegate.CSV, str(path))
     lines = text.split("\n")[2:]
     if lines and lines[-1] != "":
         lines = lines[:-1]                       # torn last line: not a row

@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from ... import filegate
 from ...errors import InvalidParameter, Unsupported
 from ...fileio import write_bytes, write_text
 from ..schemes import adaptive_backend, resolve
@@ -101,7 +102,7 @@ class Results:
 
 def read_results(path: str | os.PathLike) -> Results:
     """Read a ``results.csv`` (float() parses NaN/INF/-inf in any case)."""
-    raw = Path(path).read_bytes().decode()
+    raw = filegate.read_text(path, filegate.CSV, str(path))          # regular file, size limit
     newline = "\r\n" if "\r\n" in raw else "\n"
     lines = raw.split(newline)
     final = lines[-1] == ""
@@ -175,9 +176,10 @@ def load_case(root: Path, cid: str) -> Case:
     d = (cases_folder(root) or Path(root) / "cases") / cid
     if not d.is_dir():
         raise InvalidParameter(f"no case {cid} in {root}")
-    ctags, ttags, ttype = parse_tags((d / f"{cid}-model.m").read_text(errors="replace"))
+    model_m = filegate.read_bytes(d / f"{cid}-model.m", filegate.CSV, f"case {cid} model.m")
+    ctags, ttags, ttype = parse_tags(model_m.decode("utf-8", errors="replace"))
     try:
-        settings = parse_settings((d / f"{cid}-settings.txt").read_text())
+        settings = parse_settings(filegate.read_text(d / f"{cid}-settings.txt", filegate.CSV, f"case {cid} settings"))
     except InvalidParameter as exc:
         if ttype == "TimeCourse":
             raise InvalidParameter(f"case {cid}: {exc}") from None

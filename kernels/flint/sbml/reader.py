@@ -58,14 +58,18 @@ def unit_inconsistencies(doc, lib=None) -> list[str]:
     return out
 
 
-def read_sbml(text: str, source: str = "", check_units: bool = True, location: str | None = None) -> Model:
+def read_sbml(text: str, source: str = "", check_units: bool = True, location: str | None = None,
+              allow_outside: bool | None = None, files_read: list | None = None) -> Model:
     """SBML text → Flint Model.  ``check_units``: refuse a model whose units are inconsistent
     (the message names the element); undeclared units are accepted.  Hierarchical (comp) models
     are flattened first; ``location`` (the file's path) is where their external model files are
-    looked up."""
+    looked up: inside its folder unless ``allow_outside`` (:func:`.system.flatten_comp`).  The
+    external files read are appended to ``files_read`` when given.  ``text`` passes the file
+    gate's XML check (:func:`kernels.filegate.check_xml`) before libsbml sees it."""
+    from ... import filegate
     from .system import flatten_comp
     lib = _lib()
-    doc = lib.readSBMLFromString(text)
+    doc = lib.readSBMLFromString(filegate.check_xml(text.lstrip("\ufeff"), source or "SBML"))
     errs = [doc.getError(i) for i in range(doc.getNumErrors())
             if doc.getError(i).getSeverity() >= lib.LIBSBML_SEV_ERROR]
     if errs:
@@ -74,7 +78,9 @@ def read_sbml(text: str, source: str = "", check_units: bool = True, location: s
     sm = doc.getModel()
     if sm is None:
         raise InvalidParameter(f"{source or 'SBML'}: no <model> element")
-    flatten_comp(doc, lib, source or "SBML", location)
+    externals = flatten_comp(doc, lib, source or "SBML", location, allow_outside)
+    if files_read is not None:
+        files_read.extend(externals)
     sm = doc.getModel()
     # L3 has no default units: with none declared (no *units="…" attribute) no units rule can fail,
     # and libsbml's units check (seconds on thousand-rule models) is skipped

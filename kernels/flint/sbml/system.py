@@ -104,6 +104,7 @@ class SbmlSystem:
     rate_rules: dict = field(default_factory=dict)
     algebraic_rules: list = field(default_factory=list)   # expressions constrained to 0
     events: list = field(default_factory=list)
+    files_read: list = field(default_factory=list)        # the files read: the document, then comp externals
 
     def kind(self, name: str) -> str:
         for k, d in (("compartment", self.compartments), ("species", self.species),
@@ -297,17 +298,24 @@ def _convert_math(ast, where: str, ctx: MathCtx) -> Expr:
 
 
 # --- reading ---------------------------------------------------------------------------------------
-def _read_document(path_or_text: str, source: str):
+def _read_document(path_or_text: str, source: str, allow_outside: bool | None = None):
+    """(libsbml, document, label, files read) of an SBML file (path) or document (XML text).  A file
+    passes the file gate first (:func:`kernels.flint.inputs.read_model_text`: regular file, size,
+    XML depth and entities whatever its suffix); text is XML-checked too."""
+    from ... import filegate
+    from ..inputs import read_model_text
     lib = _lib()
     text = str(path_or_text)
-    is_path = not text.lstrip().startswith("<") and len(text) < 4096
+    is_path = not text.lstrip().lstrip("\ufeff").startswith("<") and len(text) < 4096
+    files: list[str] = []
     if is_path:
         if not os.path.exists(text):
             raise InvalidParameter(f"SBML file {text} not found")
-        doc = lib.readSBMLFromFile(text)
         source = source or os.path.basename(text)
+        files.append(os.path.abspath(text))
+        doc = lib.readSBMLFromString(read_model_text(text, source))
     else:
-        doc = lib.readSBMLFromString(text)
+        doc = lib.readSBMLFromString(filegate.check_xml(text.lstrip("\ufeff"), source or "SBML"))
     src = source or "SBML"
     errs = [doc.getError(i) for i in range(doc.getNumErrors())
             if doc.getError(i).getSeverity() >= lib.LIBSBML_SEV_ERROR]
@@ -330,22 +338,26 @@ def _read_document(path_or_text: str, source: str):
             continue
         if doc.getPkgRequired(pkg) or pkg in ("qual", "distrib", "multi", "spatial", "arrays"):
             raise Unsupported(f"{src}: SBML package '{pkg}' is not supported")
-    flatten_comp(doc, lib, src, os.path.abspath(text) if is_path else None)
-    return lib, doc, src
+    files += flatten_comp(doc, lib, src, os.path.abspath(text) if is_path else None, allow_outside)
+    return lib, doc, src, files
 
 
-def flatten_comp(doc, lib, src: str, location: str | None = None) -> None:
+def flatten_comp(doc, lib, src: str, location: str | None = None, allow_outside: bool | None = None) -> list[str]:
     """Flatten a hierarchical (comp) document in place with libsbml's CompFlatteningConverter;
     ``location`` (the file's path) is where relative external model files are looked up.  A missing
-    external file or any other failure is an InvalidParameter naming it."""
+    external file or any other failure is an InvalidParameter naming it.  External model files are
+    checked first (:func:`.refs.check_external_files`: inside the model's folder unless
+    ``allow_outside``, through the file gate); returns their resolved paths."""
     if doc.getModel().getPlugin("comp") is None and doc.getPlugin("comp") is None:
-        return
+        return []
     cplug = doc.getPlugin("comp")
     mplug = doc.getModel().getPlugin("comp")
     hier = (cplug is not None and (cplug.getNumModelDefinitions() or cplug.getNumExternalModelDefinitions())) \
         or (mplug is not None and mplug.getNumSubmodels())
     if not hier:
-        return
+        return []
+    from .refs import check_external_files
+    files = check_external_files(doc, lib, src, location, allow_outside)
     if location:
         doc.setLocationURI("file:" + location)
     props = lib.ConversionProperties()
@@ -357,14 +369,16 @@ def flatten_comp(doc, lib, src: str, location: str | None = None) -> None:
                 if doc.getError(i).getSeverity() >= lib.LIBSBML_SEV_ERROR]
         raise InvalidParameter(f"{src}: cannot flatten hierarchical model (comp): "
                                f"{msgs[0] if msgs else 'libsbml error ' + str(rc)}")
+    return files
 
 
-def read_sbml_system(path_or_text, source: str = "") -> SbmlSystem:
-    """Read an SBML file (path) or document (XML text) into an :class:`SbmlSystem`."""
-    lib, doc, src = _read_document(path_or_text, source)
+def read_sbml_system(path_or_text, source: str = "", allow_outside: bool | None = None) -> SbmlSystem:
+    """Read an SBML file (path) or document (XML text) into an :class:`SbmlSystem`; files named in
+    it must lie in its folder unless ``allow_outside`` (see :func:`flatten_comp`)."""
+    lib, doc, src, files = _read_document(path_or_text, source, allow_outside)
     sm = doc.getModel()
     level = doc.getLevel()
-    sysm = SbmlSystem(source=src, level=level)
+    sysm = SbmlSystem(source=src, level=level, files_read=files)
     fdefs: dict = {}
     ctx = MathCtx(lib, fdefs)
     for i in range(sm.getNumFunctionDefinitions()):
