@@ -45,7 +45,7 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--max-redraws", default=10, type=num_type(int, minimum=0, maximum=100_000),
                    help="disconnected draws redrawn per instance (connectivity redraw; default 10)")
     for s in (1, 2):
-        p.add_argument(f"--alpha{s}", default=None, type=num_type(float, minimum=0), help=f"α of α-model set {s} (type {'alpha-ring' if s == 1 else 'alpha'})")
+        p.add_argument(f"--alpha{s}", default=None, type=num_type(float), help=f"α of α-model set {s} (type {'alpha-ring' if s == 1 else 'alpha'})")
         p.add_argument(f"--p{s}", default=None, type=num_type(float), help=f"random-link probability p of α-model set {s}, in [0, 1]")
         p.add_argument(f"--k{s}", default=None, type=num_type(int, minimum=1), help=f"mean degree k of α-model set {s}")
     p.add_argument("--connectivity", default="redraw",
