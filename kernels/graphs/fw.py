@@ -334,6 +334,8 @@ class _ThesisBFW(FWVersion):
     ariths = ("float32", "int32", "dpx")
     method = "mm"
     options_allowed = {"tile": 32, "l": 1}
+    #: the most sub-blocks per thread block (l)
+    MAX_L = 1 << 16
 
     def t(self) -> int:
         return _tile(self.options["tile"], fw_gpu.THESIS_TILES)
@@ -360,6 +362,8 @@ class _ThesisBFW(FWVersion):
             raise InvalidParameter(f"l must be a whole number ≥ 1 or auto (got {l!r})") from None
         if l < 1:
             raise InvalidParameter(f"l must be ≥ 1 (got {l})")
+        if l > self.MAX_L:                  # a kernel argument (int32); more sub-blocks than any matrix has
+            raise InvalidParameter(f"l must be ≤ {self.MAX_L} (got {l})")
         return l
 
     def solve_gpu(self, backend, d, p, n, arith, cancel):
