@@ -159,6 +159,7 @@ def test_cpu_dijkstra_caps_threads_at_the_kernel(capsys):
     (["flint", "wang", "--max-model-mb", "1e308"], "--max-model-mb"),
     (["graph", "--n", "20", "--apsp", "fw-fast", "--fw-option", "lookahead=-1", "--backend", "cpu"], "lookahead"),
     (["graph", "--n", "20", "--apsp", "fw-fast", "--fw-option", "lookahead=2", "--backend", "cpu"], "lookahead"),
+    (["graph", "--n", "20", "--apsp", "fw-mm", "--fw-option", "l=1000000000", "--backend", "cpu"], "l must be ≤"),
     (["ch-sweep", "--vary", "dx=1e308,1", "--scheduler", "none", "--size", "16", "--backend", "cpu"], "1e308"),
     (["ch-sweep", "--vary", "steps=1,99999999999999999999", "--scheduler", "none", "--size", "16", "--backend", "cpu"],
      "integer range"),
