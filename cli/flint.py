@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import time
 
+from kernels.filegate import ENV_ALLOW_OUTSIDE, MODEL
+
 from .common import (CSV_EXTS, UsageError, add_limit_options, apply_limit_options, check_output, dumps, note, number,
                      num_type, raise_failed, threads_type, write_outputs)
 
@@ -138,11 +140,33 @@ def _common_checks(a):
         from kernels.flint.inputs import ENV_MAX_MODEL_MB
         os.environ[ENV_MAX_MODEL_MB] = repr(number("--max-model-mb", a.max_model_mb, above=0))
     if a.allow_outside_references and a.sweep:           # the sweep's workers load the model themselves
-        from kernels.filegate import ENV_ALLOW_OUTSIDE
         os.environ[ENV_ALLOW_OUTSIDE] = "1"
 
 
+#: environment variables the options set for the command's worker processes; restored afterwards
+OPTION_ENVIRONMENT = (MODEL.env, ENV_ALLOW_OUTSIDE)
+
+
+def scoped_environment(fn, a) -> int:
+    """``fn(a)`` with :data:`OPTION_ENVIRONMENT` put back as it was afterwards, so an option of one
+    command (run in-process, e.g. by the tests or the GUI) never leaks into the next."""
+    saved = {k: os.environ.get(k) for k in OPTION_ENVIRONMENT}
+    try:
+        return fn(a)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def run(a) -> int:
+    """``flint`` (:func:`run_flint`) with the environment its options set restored afterwards."""
+    return scoped_environment(run_flint, a)
+
+
+def run_flint(a) -> int:
     """``flint``: the options checked one by one (one ``error:`` line naming the option), then one
     :class:`kernels.flint.run.FlintRun` (``--vary PARAM=LO:HI``: ``linspace(LO, HI, N)`` over the
     members) compiled and integrated."""

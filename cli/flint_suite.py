@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from kernels.errors import InvalidParameter
+from kernels.filegate import ENV_ALLOW_OUTSIDE
 from kernels.fileio import write_text
 
 from .common import (JSON_EXTS, UsageError, add_limit_options, apply_limit_options, check_out_dir, check_output,
@@ -82,6 +83,12 @@ def add_parser(sub, parents) -> None:
 
 
 def run(a) -> int:
+    """``flint-suite`` (:func:`run_suite`) with the environment its options set restored afterwards."""
+    from .flint import scoped_environment
+    return scoped_environment(run_suite, a)
+
+
+def run_suite(a) -> int:
     from kernels.flint.sbml import conformance as suite
     from kernels.flint.schemes import ADAPTIVE_BACKENDS, backend_unavailable
     if a.runtime not in ADAPTIVE_BACKENDS:
@@ -97,7 +104,6 @@ def run(a) -> int:
         else min(8, os.cpu_count() or 1)
     timeout = number("--timeout", a.timeout, above=0)
     if a.allow_outside_references:                       # read by the case workers (separate processes)
-        from kernels.filegate import ENV_ALLOW_OUTSIDE
         os.environ[ENV_ALLOW_OUTSIDE] = "1"
     scheduler = scheduler_value(a)
     try:

@@ -177,13 +177,15 @@ def open_binary(path, kind: FileKind, label: str | None = None):
     return os.fdopen(fd, "rb")
 
 
-def open_text(path, kind: FileKind, label: str | None = None, encoding: str = "utf-8") -> io.TextIOWrapper:
+def open_text(path, kind: FileKind, label: str | None = None, encoding: str = "utf-8",
+              newline: str | None = None) -> io.TextIOWrapper:
     """A text stream on the checked regular file that reads at most ``kind``'s limit (line by line
-    reading stays bounded by it, whatever the file holds)."""
+    reading stays bounded by it, whatever the file holds); ``encoding`` and ``newline`` as for
+    :func:`open` (``newline=""`` for the csv module)."""
     label = label or os.path.basename(os.fspath(path))
     fd, _ = _open_fd(path, kind, label)
     return io.TextIOWrapper(io.BufferedReader(_BoundedReader(fd, kind, label)), encoding=encoding,
-                            errors="strict", newline=None)
+                            errors="strict", newline=newline)
 
 
 def read_bytes(path, kind: FileKind, label: str | None = None) -> bytes:

@@ -146,8 +146,9 @@ def test_a_file_that_grows_while_read_is_refused(tmp_path, monkeypatch):
 def test_model_limit_flag_still_works(tmp_path, capsys):
     p = tmp_path / "m.flint"
     p.write_text("# " + "x" * (2 << 20) + "\n")
+    before = os.environ.get("GSE_MAX_MODEL_MB")
     assert_one_error(*run_cli(["flint", p, "--max-model-mb", "1", "--t-end", "1"], capsys), "--max-model-mb")
-    os.environ.pop("GSE_MAX_MODEL_MB", None)                       # the CLI sets it for its workers
+    assert os.environ.get("GSE_MAX_MODEL_MB") == before           # set for the command's workers only
 
 
 # ------------------------------------------------------------------------------ XML
@@ -318,6 +319,35 @@ def test_sweep_header_line_is_bounded(tmp_path):
     p.write_text(MAGIC + "x" * (3 << 20))                           # one 3 MB line, no newline
     with pytest.raises(InvalidParameter, match="not a sweep result file"):
         read_header(p)
+
+
+def test_damaged_sweep_csv_rows_and_identity(tmp_path, rng):
+    from kernels.sweep.results import MAGIC, read_header, read_rows
+    p = tmp_path / "s.csv"
+    p.write_text(MAGIC + "5\npoint,x\n")                             # an identity that is not an object
+    with pytest.raises(InvalidParameter, match="not a JSON object"):
+        read_header(p)
+    big = int(rng.integers(200_000, 300_000))                      # above the csv module's field limit
+    p.write_text(MAGIC + '{"task": "ch"}\npoint,x\n0,1\n1,' + "9" * big + "\n")
+    with pytest.raises(InvalidParameter, match="row 2 is damaged"):
+        read_rows(p)
+
+
+def test_damaged_member_header_and_npy_tokens(tmp_path, rng):
+    from kernels.cahn_hilliard.io import load_field
+    data = bytearray(small_npz(rng, ("t", "phi")))
+    at = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("phi.npy").header_offset
+    data[at + 3] = 0x05                                            # phi's local header signature, damaged
+    p = tmp_path / "f.npz"
+    p.write_bytes(bytes(data))
+    with pytest.raises(InvalidParameter, match="'phi' is damaged"):
+        load_field(p)
+    hdr = b"{'descr': '<f8', 'fortran_order': False, 'shape': (8, 8), }    ), }"
+    hdr += b" " * ((64 - (10 + len(hdr) + 1) % 64) % 64) + b"\n"
+    q = tmp_path / "f.npy"
+    q.write_bytes(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr + bytes(512))
+    with pytest.raises(InvalidParameter, match="not a readable array"):
+        load_field(q)
 
 
 def test_edge_list_negative_header_is_refused(tmp_path):

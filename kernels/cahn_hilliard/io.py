@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -84,7 +85,8 @@ def _read_header(fh, label: str) -> tuple[tuple, np.dtype, int]:
             shape, fortran, dtype = fmt.read_array_header_2_0(fh)
         else:
             raise ValueError(f"unsupported .npy format version {version}")
-    except (ValueError, OSError, EOFError, zlib.error, zipfile.BadZipFile, SyntaxError, TypeError) as exc:
+    except (ValueError, OSError, EOFError, zlib.error, zipfile.BadZipFile, SyntaxError, TypeError, KeyError,
+            IndexError, tokenize.TokenError) as exc:
         raise InvalidParameter(f"{label}: not a readable array ({_short(exc)})") from None
     return tuple(int(s) for s in shape), np.dtype(dtype), fh.tell()
 
@@ -154,6 +156,14 @@ def _zip(path: Path):
         raise
 
 
+def _member(zf: zipfile.ZipFile, name: str, label: str):
+    """``zf.open(name)``; a damaged member (local header, compression) is an InvalidParameter."""
+    try:
+        return zf.open(name)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, zlib.error) as exc:
+        raise InvalidParameter(f"{label}: '{name[:-4]}' is damaged ({_short(exc)})") from None
+
+
 def read_field_header(path) -> FieldHeader:
     """Shape and dtype of the field in ``path`` (checked as :func:`load_field` checks them), without
     reading its data."""
@@ -167,7 +177,7 @@ def read_field_header(path) -> FieldHeader:
             if "phi.npy" not in zf.namelist():
                 names = ", ".join(n[:-4] if n.endswith(".npy") else n for n in zf.namelist()[:8])
                 raise InvalidParameter(f"{path.name} holds no field 'phi' (found: {names or 'nothing'})")
-            with zf.open("phi.npy") as fh:
+            with _member(zf, "phi.npy", path.name) as fh:
                 shape, dtype, head = _read_header(fh, path.name)
             held, what = zf.getinfo("phi.npy").file_size - head, f"{path.name}: 'phi'"
     _check_header(shape, dtype, path.name, memory=False)
@@ -182,7 +192,7 @@ def read_field_header(path) -> FieldHeader:
 def _read_member(zf: zipfile.ZipFile, name: str, label: str, max_bytes: int | None = None) -> np.ndarray:
     """One array of the archive, its header checked against the member's real size first."""
     info = zf.getinfo(name)
-    with zf.open(info) as fh:
+    with _member(zf, name, label) as fh:
         shape, dtype, head = _read_header(fh, label)
         if dtype.hasobject:
             raise InvalidParameter(f"{label}: '{name[:-4]}' holds Python objects, which are not read")
@@ -195,7 +205,7 @@ def _read_member(zf: zipfile.ZipFile, name: str, label: str, max_bytes: int | No
     try:
         with zf.open(info) as fh:
             return np.lib.format.read_array(fh, allow_pickle=False)
-    except (ValueError, OSError, EOFError, zlib.error, zipfile.BadZipFile) as exc:
+    except (ValueError, OSError, EOFError, zlib.error, zipfile.BadZipFile, tokenize.TokenError) as exc:
         raise InvalidParameter(f"{label}: '{name[:-4]}' is damaged ({_short(exc)})") from None
 
 

@@ -86,7 +86,12 @@ def read_header(path) -> tuple[dict, list[str]]:
         ident = filegate.loads_json(first[len(MAGIC):], f"{p}: the sweep header")
     except InvalidParameter:
         raise InvalidParameter(f"{p}: the sweep header is damaged") from None
-    columns = next(csv.reader([second]))
+    if not isinstance(ident, dict):
+        raise InvalidParameter(f"{p}: the sweep header is damaged (its identity is not a JSON object)")
+    try:
+        columns = next(csv.reader([second]))
+    except csv.Error as exc:
+        raise InvalidParameter(f"{p}: the column names are damaged ({exc})") from None
     return ident, columns
 
 
@@ -99,10 +104,15 @@ def read_rows(path) -> tuple[dict, list[str], list[dict]]:
     if lines and lines[-1] != "":
         lines = lines[:-1]                       # torn last line: not a row
     rows = []
-    for rec in csv.reader(ln + "\n" for ln in lines if ln):
-        if len(rec) != len(columns):
-            continue
-        rows.append({c: parse_value(v) for c, v in zip(columns, rec)})
+    reader = csv.reader(ln + "\n" for ln in lines if ln)
+    try:
+        for rec in reader:
+            if len(rec) != len(columns):
+                continue
+            rows.append({c: parse_value(v) for c, v in zip(columns, rec)})
+    except csv.Error as exc:
+        raise InvalidParameter(f"{path}: row {reader.line_num} is damaged ({exc}); choose another file, or "
+                               "--overwrite to start the sweep anew") from None
     return ident, columns, rows
 
 
