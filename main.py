@@ -19,22 +19,16 @@ def _run_gui(backend):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run a command (``cli.main``) or, without one, the desktop app."""
-    from cli import main as cli_main
-    return cli_main(argv, gui=_run_gui)
-
-
-def _exit_interrupted(signum=None, frame=None):
-    """A Ctrl+C once the command is over (interpreter shutdown: atexit hooks, thread joins, a Dask
-    cluster closing) ends the process with status 130 at once, never in a signal or a traceback."""
-    os._exit(130)
-
-
-def run_script() -> None:
-    """``python main.py …``: :func:`main` under the exit-status contract, also for a Ctrl+C that
-    comes before the command's own handling starts (imports) or after it ends (shutdown)."""
+    """Run a command (``cli.main``) or, without one, the desktop app.  Called without ``argv`` (the
+    ``python main.py`` script and the ``gpu-science-explorer`` entry point), a Ctrl+C that comes
+    before the command's own handling starts (imports) or after it ends (interpreter shutdown:
+    atexit hooks, thread joins, a Dask cluster closing) also ends with status 130."""
+    if argv is not None:
+        from cli import main as cli_main
+        return cli_main(argv, gui=_run_gui)
     try:
-        status = main()
+        from cli import main as cli_main
+        status = cli_main(None, gui=_run_gui)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr, flush=True)
         status = 130
@@ -44,8 +38,14 @@ def run_script() -> None:
         sys.stderr.flush()
     except KeyboardInterrupt:
         _exit_interrupted()
-    sys.exit(status)
+    return status
+
+
+def _exit_interrupted(signum=None, frame=None):
+    """A Ctrl+C once the command is over ends the process with status 130 at once, never in a
+    signal or a traceback."""
+    os._exit(130)
 
 
 if __name__ == "__main__":
-    run_script()
+    sys.exit(main())
