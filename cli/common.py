@@ -108,16 +108,17 @@ def _bounds(kind, minimum, above, maximum):
 
 
 def range_text(kind=float, *, minimum=None, above=None, maximum=None) -> str:
-    """The documented range of a number option, e.g. ``an integer in 1 … 64`` or ``a number > 0 and ≤ 1e+15``."""
-    what = "an integer" if kind is int else "a number"
-    limit = INT_LIMIT if kind is int else FLOAT_LIMIT
-    hi = limit if maximum is None else min(limit, maximum)
-    top = f"{hi:,}" if kind is int and hi < 10 ** 12 else f"{hi:g}"
+    """The documented range of a number option, e.g. ``an integer in 1 … 64``, ``an integer ≥ 0``
+    (up to the 64-bit limit) or ``a number > 0 and ≤ 1e+15``."""
+    if kind is int:
+        lo = minimum if minimum is not None else (above + 1 if above is not None else None)
+        if maximum is None:
+            return "a 64-bit integer" if lo is None else f"an integer ≥ {lo:,}"
+        return f"an integer in {(-INT_LIMIT if lo is None else lo):,} … {maximum:,}"
+    hi = FLOAT_LIMIT if maximum is None else min(FLOAT_LIMIT, maximum)
     if above is not None:
-        return f"{what} > {above:g} and ≤ {top}"
-    lo = -limit if minimum is None else minimum
-    bottom = f"{lo:,}" if kind is int and abs(lo) < 10 ** 12 else f"{lo:g}"
-    return f"{what} in {bottom} … {top}"
+        return f"a number > {above:g} and ≤ {hi:g}"
+    return f"a number in {(-FLOAT_LIMIT if minimum is None else minimum):g} … {hi:g}"
 
 
 def num_type(kind=float, **limits):
