@@ -327,6 +327,10 @@ def test_damaged_sweep_csv_rows_and_identity(tmp_path, rng):
     p.write_text(MAGIC + "5\npoint,x\n")                             # an identity that is not an object
     with pytest.raises(InvalidParameter, match="not a JSON object"):
         read_header(p)
+    from kernels.sweep.results import ResultFile
+    p.write_text(MAGIC + '{"task": "ch", "fixed": 1}\npoint,x\n')     # fixed: not an object
+    with pytest.raises(InvalidParameter, match="different sweep .fixed parameters 1 there"):
+        ResultFile(p, {"task": "ch", "fixed": {"n": 1}}, ["point", "x"], mode="resume").check()
     big = int(rng.integers(200_000, 300_000))                      # above the csv module's field limit
     p.write_text(MAGIC + '{"task": "ch"}\npoint,x\n0,1\n1,' + "9" * big + "\n")
     with pytest.raises(InvalidParameter, match="row 2 is damaged"):

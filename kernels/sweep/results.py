@@ -121,9 +121,13 @@ def describe_difference(mine: dict, theirs: dict) -> str:
     if mine.get("task") != theirs.get("task"):
         return f"task {theirs.get('task')!r}, this sweep is {mine.get('task')!r}"
     a, b = mine.get("fixed") or {}, theirs.get("fixed") or {}
-    for k in sorted(set(a) | set(b)):
-        if a.get(k) != b.get(k):
-            return f"{k} = {b.get(k)!r} there, {a.get(k)!r} here"
+    if not (isinstance(a, dict) and isinstance(b, dict)):          # a damaged header: any JSON value
+        if a != b:
+            return f"fixed parameters {str(b)[:80]} there, {str(a)[:80]} here"
+    else:
+        for k in sorted(set(a) | set(b), key=str):
+            if a.get(k) != b.get(k):
+                return f"{k} = {b.get(k)!r} there, {a.get(k)!r} here"
     if mine.get("points") != theirs.get("points"):
         return f"{theirs.get('points')} points there, {mine.get('points')} here"
     return "a different list of points"
