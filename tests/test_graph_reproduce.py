@@ -215,7 +215,7 @@ def _maker(connected_from: int, log: list):
     from kernels.graphs import generators as G
     from kernels.graphs.graph import Graph
 
-    def make(n, seed):
+    def make(n, seed, cancel=None):
         log.append(seed)
         if seed >= connected_from:
             return G.ring_lattice(n, 2)

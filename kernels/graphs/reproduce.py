@@ -55,7 +55,7 @@ def alpha_params(t: str, overrides: dict | None = None) -> dict:
 
 
 def graph_type(name: str, k3: int = 100, params: dict | None = None) -> Callable:
-    """maker(n, seed) -> Graph for one of paper 000's three instance families; ``params``
+    """maker(n, seed, cancel=None) -> Graph for one of paper 000's three instance families; ``params``
     overrides the α-model sets' α / p / k (ignored for "ba")."""
     if name in ("alpha-ring", "alpha"):
         kw = alpha_params(name, params)
