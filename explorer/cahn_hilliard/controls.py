@@ -44,7 +44,7 @@ SPEC = {
            "dt ≤ dt_max shown on the right; the spectral integrator is semi-implicit. Live."),
     "integrator": ("Integrator", CHOICE, dict(items=[(i, {"euler": "Euler (explicit)",
                                                            "rk2": "RK2 midpoint (explicit, paper 000)",
-                                                           "spectral": "Spectral semi-implicit (periodic)"}[i])
+                                                           "spectral": "Spectral semi-implicit (periodic or mirror)"}[i])
                                                       for i in INTEGRATORS]),
                    "Time integrator. Euler and RK2 are explicit finite-difference steppers "
                    "(13-point stencil); spectral is a linearly stabilised Fourier stepper. Live."),

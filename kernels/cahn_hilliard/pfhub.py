@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import filegate
 from ..errors import InvalidParameter, Unsupported
 from ..fileio import atomic_write
 from .params import CHParams, stability_limit
@@ -331,7 +332,7 @@ def read_posted_curve(path) -> tuple[np.ndarray, np.ndarray]:
     Raises InvalidParameter on anything else."""
     import csv
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
+        with filegate.open_text(path, filegate.CSV, encoding="utf-8-sig", newline="") as fh:
             rows = [r for r in csv.reader(fh) if r and any(s.strip() for s in r)]
     except UnicodeDecodeError:
         raise InvalidParameter(f"{path}: not a text CSV file") from None

@@ -60,8 +60,8 @@ def test_live_and_reset_parameters(qtbot, ws):
 
 
 def test_invalid_parameter_shows_message(qtbot, ws):
-    ws.set_parameter("boundary", "mirror")          # pending (needs reset)
-    ws.set_parameter("integrator", "spectral")      # spectral needs periodic → invalid
+    ws.set_parameter("boundary", "fixed")           # pending (needs reset)
+    ws.set_parameter("integrator", "spectral")      # spectral needs periodic or mirror walls → invalid
     assert "periodic" in ws.message_bar.text()
     assert ws.controls.value("integrator") != "spectral"   # the control reverted
     assert ws.sim.params.integrator == "rk2"
