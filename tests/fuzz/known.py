@@ -25,8 +25,8 @@ class Known:
     what: str
     signature: str                                       # regex over Outcome.describe()
     reproduce: Callable[..., tuple[list, dict]]          # (folder, harness) → (argv, environment)
-    #: seconds beyond which the reproducer still shows the finding (a slow refusal), else None: the
-    #: reproducer shows it when it breaks the contract in the way the signature says
+    #: seconds beyond which the reproducer still shows the finding (a slow refusal; it runs with a
+    #: deadline just past this), else None: it shows it when it breaks the contract as the signature says
     slower_than: float | None = None
 
     def explains(self, description: str) -> bool:
@@ -95,6 +95,25 @@ def _f6(d: Path, harness):
     return ["flint", str(f), "--runtime", "sbml", "--t-end", "1", "--dt", "0.1"], {}
 
 
+def _f8(d: Path, harness):
+    """libcellml's analyser dies (SIGSEGV) on a comment before the name inside ``<ci>``."""
+    f = d / "m.cellml"
+    f.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<model xmlns="http://www.cellml.org/cellml/2.0#" '
+                 'name="m"><component name="c"><variable name="t" units="dimensionless" '
+                 'interface="public_and_private"/><variable name="x" units="dimensionless" initial_value="1" '
+                 'interface="public_and_private"/><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><eq/>'
+                 "<apply><diff/><bvar><ci>t</ci></bvar><ci>x</ci></apply><apply><minus/><ci><!-- c -->x</ci></apply>"
+                 "</apply></math></component></model>", encoding="utf-8")
+    return ["flint", str(f), "--t-end", "0.5", "--dt", "0.1"], {}
+
+
+def _f9(d: Path, harness):
+    """The SBML reference simulator integrates dx/dt = 256x + 255 (an 8-deep function-definition
+    chain) for tens of seconds before "too many steps"."""
+    f = _sbml(d, "grow.xml", M.fdef_chain(8), "<apply><ci>f7</ci><ci>x</ci></apply>", xval="1e-243")
+    return ["flint", str(f), "--runtime", "sbml", "--t-end", "1", "--dt", "0.1"], {}
+
+
 def _f7(d: Path, harness):
     return ["flint", str(S_MODEL), "--t-end", "0.5", "--dt", "0.1", "--max-model-mb", "64"], {}
 
@@ -115,12 +134,16 @@ FINDINGS: dict[int, Known] = {k.id: k for k in (
           r"deadline: True .*expands to more than [\d,]+ expression nodes", _f5, slower_than=2.0),
     Known(6, "SBML non-finite initial value with --runtime sbml: scipy ValueError",
           r"status: 2 .*error: ValueError: All components of the initial state", _f6),
+    Known(8, "libcellml segfaults on a comment inside <ci> (the worker dies)",
+          r"argv: \['flint', '[^']*/m\.(cellml|xml)'.*died: -11", _f8),
+    Known(9, "SBML reference simulator runs tens of seconds on an exponentially growing rate before refusing",
+          r"argv: \['flint', [^\]]*'--runtime', 'sbml'.*deadline: True", _f9, slower_than=3.0),
     Known(7, "flint --max-model-mb / --allow-outside-references write os.environ: a later command inherits them",
           r"environment changed: \[[^\]]*'GSE_(MAX_MODEL_MB|ALLOW_OUTSIDE_REFERENCES)'", _f7),
 )}
 #: the findings still open: let through by the fuzz tests, reproduced by test_fuzz_known.py; move an
 #: id to FIXED when its fix lands (the test says so)
-OPEN = {2, 5, 6}
+OPEN = {5, 6, 8, 9}
 #: the fixed ones: their reproducers keep the contract (regression cases)
 FIXED = set(FINDINGS) - OPEN
 KNOWN = [FINDINGS[i] for i in sorted(OPEN)]

@@ -17,7 +17,8 @@ from known import FINDINGS, FIXED, KNOWN
 def test_open_finding_still_reproduces(harness, finding):
     d = harness.scratch()
     argv, env = finding.reproduce(d, harness)
-    o = harness.run(argv, d, env=env)
+    slow = finding.slower_than
+    o = harness.run(argv, d, env=env, **({"timeout": slow + 1.0} if slow else {}))
     if finding.slower_than is not None:
         assert o.seconds > finding.slower_than or o.deadline, (
             f"finding {finding.id} ({finding.what}) looks fixed (refused in {o.seconds:.2f} s): move it from OPEN "
