@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.graphs.clustering import local_clustering
+from kernels.graphs.overlays import distance_from
 
 #: seconds between two looks at ``cancelled()`` while a step runs on its own thread
 POLL_S = 0.01
@@ -67,10 +68,15 @@ class Prepared:
 
 def prepare_graph(g, layout_panel, backend, progress, cancelled) -> Prepared:
     """Layout start positions (``layout_panel.initial_positions``), then local clustering (on the
-    GPU with a GPU backend), each step cancellable (InterruptedError)."""
+    GPU with a GPU backend) and, on the GPU, one distance row that readies the click path; each step
+    cancellable (InterruptedError)."""
     pos, lay = run_abandonable(lambda: layout_panel.initial_positions(g, cancelled), cancelled)
     progress(0.6)
     be = backend if backend.is_gpu else None
     lc = run_abandonable(lambda: local_clustering(g, be), cancelled)
+    if be is not None and g.n:
+        # the first click's row on the GPU: compile the frontier kernel and upload the CSR now, so the
+        # click itself costs one search (kernels.graphs.frontier keeps both while the graph lives)
+        run_abandonable(lambda: distance_from(g, 0, be), cancelled)
     progress(0.95)
     return Prepared(g, np.asarray(pos, np.float32), lc, global_from_local(g, lc), lay)
