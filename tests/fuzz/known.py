@@ -121,6 +121,21 @@ def _f10(d: Path, harness):
     return ["flint", str(f), "--t-end", "0.5", "--dt", "0.1"], {}
 
 
+def _f11(d: Path, harness):
+    """libcellml's Analyser dies (SIGSEGV) on an ``<apply>`` whose first child is not an operator
+    (an equation that lost its ``<eq/>``)."""
+    f = d / "m.cellml"
+    f.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<model xmlns="http://www.cellml.org/cellml/2.0#" '
+                 'name="m"><component name="c"><variable name="t" units="dimensionless" '
+                 'interface="public_and_private"/><variable name="x" units="dimensionless" initial_value="1" '
+                 'interface="public_and_private"/><variable name="y" units="dimensionless" '
+                 'interface="public_and_private"/><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><eq/>'
+                 "<apply><diff/><bvar><ci>t</ci></bvar><ci>x</ci></apply><apply><minus/><ci>x</ci></apply></apply>"
+                 "<apply><ci>y</ci><apply><minus/><ci>x</ci></apply></apply></math></component></model>",
+                 encoding="utf-8")
+    return ["flint", str(f), "--t-end", "0.5", "--dt", "0.1"], {}
+
+
 def _f9(d: Path, harness):
     """The SBML reference simulator integrates dx/dt = 256x + 255 (an 8-deep function-definition
     chain) for tens of seconds before "too many steps"."""
@@ -152,6 +167,8 @@ FINDINGS: dict[int, Known] = {k.id: k for k in (
           r"argv: \['flint', '[^']*/m\.(cellml|xml)'.*died: -11", _f8),
     Known(10, "libcellml segfaults on units built from an undefined units name (the worker dies)",
           r"argv: \['flint', '[^']*/m\.(cellml|xml)'.*died: -11", _f10),
+    Known(11, "libcellml segfaults on an <apply> without an operator (the worker dies)",
+          r"argv: \['flint', '[^']*/m\.(cellml|xml)'.*died: -11", _f11),
     Known(9, "SBML reference simulator runs tens of seconds on an exponentially growing rate before refusing",
           r"argv: \['flint', [^\]]*'--runtime', 'sbml'.*deadline: True", _f9, slower_than=3.0),
     Known(7, "flint --max-model-mb / --allow-outside-references write os.environ: a later command inherits them",
@@ -159,7 +176,7 @@ FINDINGS: dict[int, Known] = {k.id: k for k in (
 )}
 #: the findings still open: let through by the fuzz tests, reproduced by test_fuzz_known.py; move an
 #: id to FIXED when its fix lands (the test says so)
-OPEN = {5, 6, 8, 9, 10}
+OPEN = {5, 6, 8, 9, 10, 11}
 #: the fixed ones: their reproducers keep the contract (regression cases)
 FIXED = set(FINDINGS) - OPEN
 KNOWN = [FINDINGS[i] for i in sorted(OPEN)]
