@@ -20,7 +20,8 @@ one line starting ``error:`` and exits with status 2 (``--debug`` prints the tra
 Ctrl+C exits with status 130.
 
 Each command module has ``NAME``, ``add_parser(sub)`` and ``run(args) -> exit status``; this
-package imports neither Qt nor VisPy (the GUI is started by ``main.py``).
+package imports no Qt (the GUI is started by ``main.py``); ``graph --export-view`` draws with the
+Qt-free renderer :mod:`explorer.graphs.render` (VisPy, offscreen EGL).
 """
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ Ctrl+C ends with one ``error: interrupted…`` line and exit status 130.  Warnin
 command runs are collected, never printed before the results: after a successful run each distinct
 one is printed as one ``note:`` line on stderr (stdout stays clean JSON in ``--json`` mode).
 
-No Qt, no VisPy: this package drives :mod:`kernels` only.
+No Qt: this package drives :mod:`kernels` (and, for ``graph --export-view`` only, the headless
+renderer :mod:`explorer.graphs.render`).
 """
 from __future__ import annotations
 
