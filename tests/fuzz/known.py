@@ -176,7 +176,7 @@ FINDINGS: dict[int, Known] = {k.id: k for k in (
 )}
 #: the findings still open: let through by the fuzz tests, reproduced by test_fuzz_known.py; move an
 #: id to FIXED when its fix lands (the test says so)
-OPEN = {5, 6, 8, 9, 10, 11}
+OPEN: set[int] = set()
 #: the fixed ones: their reproducers keep the contract (regression cases)
 FIXED = set(FINDINGS) - OPEN
 KNOWN = [FINDINGS[i] for i in sorted(OPEN)]
