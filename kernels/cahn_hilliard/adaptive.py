@@ -29,8 +29,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import SimulationBlowUp
-from . import diagnostics
-from .domains import domain_mask
+from . import diagnostics, fused
+from .domains import DOMAINS, domain_mask
 from .params import stability_limit
 
 GROW, SHRINK, SAFETY = 2.0, 0.2, 0.9
@@ -59,7 +59,9 @@ class AdaptiveController:
 
     def __init__(self, sim, energy=None):
         self.sim = sim
+        self._default_energy = energy is None
         self.energy = energy or (lambda phi: diagnostics.free_energy(phi, sim.params))
+        self._work = None               # GPU: (d², energy density) per cell, see _finish_fused
         self.h = float(sim.params.dt)
         self.log = StepLog()
         self.e_now = self.energy(sim.phi)
@@ -74,26 +76,55 @@ class AdaptiveController:
             top = min(top, stability_limit(p))
         return max(top, p.dt_floor)
 
-    def _step(self, phi0, h: float):
-        """A copy of φ after one stepper step of ``h`` from ``phi0`` (phi0 untouched)."""
+    def _step(self, phi0, params):
+        """φ after one stepper step with ``params`` from ``phi0`` (phi0 untouched; a copy unless the
+        stepper's ``fresh_output`` flag says its result is already a new array)."""
         st, xp = self.sim.stepper, self.sim.xp
-        st.set_params(replace(self.sim.params, dt=h))
+        st.set_params(params)
+        if getattr(st, "fresh_output", False):
+            return st.step(phi0, 1)
         out = st.step(xp.array(phi0, copy=True), 1)
         return xp.array(out, copy=True)
+
+    def _fused(self) -> bool:
+        """The GPU kernels of :mod:`.fused` evaluate err and E (default energy, unmasked 2-D/3-D
+        periodic or mirror run); checked per attempt, since live parameter changes may alter it."""
+        p = self.sim.params
+        return (self.sim.xp is not np and self._default_energy and not DOMAINS[p.domain].masked
+                and p.boundary in fused.ENERGY_BOUNDARIES and self.sim.phi.ndim in (2, 3))
 
     def attempt(self, h: float):
         """(φ*, err, E(φ*)) of one step-doubling attempt at ``h`` (module docstring)."""
         xp = self.sim.xp
         phi0 = self.sim.phi
         q = getattr(self.sim.stepper, "order", 1)
+        whole, halved = replace(self.sim.params, dt=h), replace(self.sim.params, dt=0.5 * h)
         with np.errstate(all="ignore"):
-            full = self._step(phi0, h)
-            half = self._step(self._step(phi0, 0.5 * h), 0.5 * h)
+            full = self._step(phi0, whole)
+            half = self._step(self._step(phi0, halved), halved)
+            w = half.dtype.type(1.0 / (2 ** q - 1))
+            if self._fused():
+                return self._finish_fused(half, full, w)
             diff = half - full
             err = math.sqrt(float(xp.vdot(diff, diff).real) / self.cells)
-            half += diff * half.dtype.type(1.0 / (2 ** q - 1))
+            half += diff * w
         e = self.energy(half) if math.isfinite(err) else math.inf
         return half, err, e
+
+    def _finish_fused(self, half, full, w):
+        """The end of :meth:`attempt` on the GPU: Σ(half − full)² and the extrapolation in one launch,
+        the energy density in another, both sums in one reduction and one device → host copy."""
+        xp = self.sim.xp
+        shape = (2,) + tuple(half.shape)
+        if self._work is None or self._work.shape != shape:
+            self._work = xp.empty(shape, np.float64)
+        if not half.flags.c_contiguous:
+            half = xp.ascontiguousarray(half)
+        fused.extrapolate(half, full, w, self._work[0])
+        fused.energy_density(half, self.sim.params, self._work[1])
+        d2, e = (float(v) for v in self._work.reshape(2, -1).sum(axis=1).get())
+        err = math.sqrt(d2 / self.cells)
+        return half, err, (e if math.isfinite(err) else math.inf)
 
     def advance(self, t_stop: float = math.inf) -> float:
         """One accepted step, not beyond ``t_stop``; returns the step taken.  The run's φ, t,
