@@ -68,6 +68,7 @@ def add_parser(sub, parents) -> None:
                         "definitions, CellML imports); refused by default. The files read are listed in --json")
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
     add_limit_options(p)
+    add_solver_steps_option(p)
     from .flint_sweep import add_options
     add_options(p)
 
@@ -133,9 +134,24 @@ def parameter_sets(a, model) -> dict:
     return out
 
 
+def add_solver_steps_option(p) -> None:
+    """``--max-solver-steps``: raises :data:`kernels.limits.MAX_SOLVER_STEPS` for this run."""
+    from kernels import limits as L
+    p.add_argument("--max-solver-steps", type=num_type(int, minimum=1), default=None, metavar="N",
+                   help=f"most integrator steps of one SBML reference-simulator run (--runtime sbml) before it "
+                        f"stops (default {L.MAX_SOLVER_STEPS:,})")
+
+
+def apply_solver_steps(a) -> None:
+    """Put ``--max-solver-steps`` (or the default: no earlier run's value is inherited) in force."""
+    from kernels import limits as L
+    L.set_limits(solver_steps=getattr(a, "max_solver_steps", None) or L.MAX_SOLVER_STEPS)
+
+
 def _common_checks(a):
     check_output(a.csv, CSV_EXTS, "--csv")
     apply_limit_options(a)
+    apply_solver_steps(a)
     if a.max_model_mb is not None:
         from kernels.flint.inputs import ENV_MAX_MODEL_MB
         os.environ[ENV_MAX_MODEL_MB] = repr(number("--max-model-mb", a.max_model_mb, above=0))

@@ -80,6 +80,8 @@ def add_parser(sub, parents) -> None:
                         "definitions); refused by default")
     add_scheduler(p, None, "cases", workers=False)
     add_limit_options(p)
+    from .flint import add_solver_steps_option
+    add_solver_steps_option(p)
 
 
 def run(a) -> int:
@@ -100,6 +102,8 @@ def run_suite(a) -> int:
         check_output(a.json, JSON_EXTS, "--json")
     check_out_dir(a.out_dir)
     apply_limit_options(a)
+    from .flint import apply_solver_steps
+    apply_solver_steps(a)
     workers = number("--workers", a.workers, int, minimum=1, maximum=256) if a.workers is not None \
         else min(8, os.cpu_count() or 1)
     timeout = number("--timeout", a.timeout, above=0)

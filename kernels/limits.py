@@ -13,7 +13,9 @@ model element that reaches it and can be raised with the flag in brackets.
 * :data:`MAX_EVENTS_PER_INSTANT` — event firings and located trigger changes at one model time
   (Zeno events, events that re-trigger each other) [``--max-events-per-instant``];
 * :data:`MAX_EXPRESSION_DEPTH` — nesting depth of one expression (deep MathML), refused before
-  Python's own recursion limit is reached [``--max-expression-depth``].
+  Python's own recursion limit is reached [``--max-expression-depth``];
+* :data:`MAX_SOLVER_STEPS` — integrator steps of one run of the SBML reference simulator (a model
+  that grows without bound or whose events keep restarting the integrator) [``--max-solver-steps``].
 
 The values live in a :class:`contextvars.ContextVar` so a command line (or a test) can raise them
 for one run (:func:`raised`) without touching the module.
@@ -38,6 +40,7 @@ HOST_THREADS_PER_CORE = 4
 MAX_EXPRESSION_NODES = 100_000
 MAX_EVENTS_PER_INSTANT = 100
 MAX_EXPRESSION_DEPTH = 200
+MAX_SOLVER_STEPS = 50_000
 
 
 def max_host_threads() -> int:
@@ -65,6 +68,7 @@ class Limits:
     expression_nodes: int = MAX_EXPRESSION_NODES
     events_per_instant: int = MAX_EVENTS_PER_INSTANT
     expression_depth: int = MAX_EXPRESSION_DEPTH
+    solver_steps: int = MAX_SOLVER_STEPS
 
 
 _CURRENT: contextvars.ContextVar[Limits] = contextvars.ContextVar("gse_limits", default=Limits())
@@ -110,3 +114,10 @@ def too_many_events(names, t: float) -> ExpansionLimit:
     return ExpansionLimit(f"events {shown} fired (or their triggers changed) more than {lim:,} times at "
                           f"t = {t:g} (Zeno or mutually re-triggering events); raise the limit with "
                           f"--max-events-per-instant")
+
+
+def too_many_steps(source: str, t: float) -> ExpansionLimit:
+    lim = current().solver_steps
+    return ExpansionLimit(f"{source}: the integrator took more than {lim:,} steps (reached t = {t:g}); the model "
+                          f"may grow without bound or its events keep restarting the integration; raise the limit "
+                          f"with --max-solver-steps")

@@ -55,19 +55,20 @@ def _refuse_units_mismatch(an, label: str, lc) -> None:
 def read_cellml(text: str, source: str = "", base_dir: str | None = None, allow_outside: bool | None = None,
                 files_read: list | None = None) -> Model:
     """CellML text → Flint Model (see the module doc).  Before libcellml sees anything the text
-    passes the file gate's XML check and :mod:`.cellml_check` (cyclic units; imports inside
+    passes the file gate's XML check and :mod:`.cellml_check` (comments and processing instructions
+    dropped; cyclic or undefined units; ``<apply>`` without an operator; imports inside
     ``base_dir`` unless ``allow_outside``, each imported file through the gate); the imported
     files are appended to ``files_read`` when given."""
     from .. import filegate
-    from .cellml_check import check_imports, check_units, parse
+    from .cellml_check import check_all, check_imports, parse, strip_markup
     try:
         import libcellml as lc
     except ImportError as exc:               # pragma: no cover
         raise InvalidParameter("CellML needs libcellml (pip install libcellml)") from exc
     label = source or "CellML"
-    text = filegate.check_xml(text.lstrip("\ufeff"), label)
+    text = strip_markup(filegate.check_xml(text.lstrip("\ufeff"), label))
     root = parse(text, label)
-    check_units(root, label)
+    check_all(root, label)
     imported = check_imports(root, base_dir or ".", label, allow_outside)
     if files_read is not None:
         files_read.extend(imported)

@@ -138,13 +138,80 @@ def substitute(e: Expr, mapping: dict[str, Expr]) -> Expr:
     return Expr(e.op, tuple(substitute(a, mapping) for a in e.args), e.value)
 
 
+#: per (function body, parameter names): the body and its size summary (:func:`_summary`); per
+#: (body, leaf arguments): the inlined result, shared by every call with the same leaf arguments
+_SUMMARIES: dict = {}
+_LEAF_CALLS: dict = {}
+_CACHE_MAX = 256
+
+
+def _summary(body: Expr, params) -> tuple:
+    """(nodes, depth, {parameter: (occurrences, deepest level)}) of ``body`` as a tree, memoised."""
+    key = (id(body), params)
+    hit = _SUMMARIES.get(key)
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    info = _walk(body, params)
+    if len(_SUMMARIES) > _CACHE_MAX:
+        _SUMMARIES.clear()
+    _SUMMARIES[key] = (body, info)
+    return info
+
+
+def _walk(body: Expr, params) -> tuple:
+    """(nodes, depth, {name in params: (occurrences, deepest level)}) of ``body`` as a tree,
+    computed over its distinct nodes (iteratively)."""
+    info: dict[int, tuple] = {}
+    stack = [(body, False)]
+    while stack:
+        x, ready = stack.pop()
+        if id(x) in info:
+            continue
+        if not x.args:
+            info[id(x)] = (1, 1, {x.value: (1, 1)} if x.op == "sym" and x.value in params else {})
+        elif ready:
+            kids = [info[id(a)] for a in x.args]
+            occ: dict = {}
+            for k in kids:
+                for p, (c, d) in k[2].items():
+                    c0, d0 = occ.get(p, (0, 0))
+                    occ[p] = (c0 + c, max(d0, d + 1))
+            info[id(x)] = (1 + sum(k[0] for k in kids), 1 + max(k[1] for k in kids), occ)
+        else:
+            stack.append((x, True))
+            stack.extend((a, False) for a in x.args if id(a) not in info)
+    return info[id(body)]
+
+
 def inline(body: Expr, mapping: dict[str, Expr], element: str) -> Expr:
     """``body`` with its parameters replaced by ``mapping`` (a function call inlined), sharing kept:
-    a sub-expression used twice is one object, so time and memory follow the distinct nodes.  The
-    inlined expression's size as a tree (what the compilers walk) and its depth are checked against
-    :func:`kernels.limits.current`: past either, :class:`kernels.limits.ExpansionLimit` names
-    ``element`` (function definitions that call each other twice per level expand to 2^k nodes)."""
+    a sub-expression used twice is one object, so time and memory follow the distinct nodes, and
+    calls of one body with the same leaf arguments (``f(a) + f(a)``) return one shared result.
+    The inlined expression's size as a tree (what the compilers walk) and its depth are predicted
+    *before* anything is built, from the body's memoised size summary (nodes N, depth D, and per
+    parameter p its occurrences c_p and deepest level d_p) and the arguments' sizes (n_p, D_p):
+    nodes = N + Σ c_p (n_p − 1), depth = max(D, d_p + D_p − 1).  Past either limit of
+    :func:`kernels.limits.current`, :class:`kernels.limits.ExpansionLimit` names ``element``
+    (function definitions that call each other twice per level expand to 2^k nodes: refused at the
+    first level past the limit, after linear work)."""
     from .. import limits
+    lim = limits.current()
+    params = frozenset(mapping)
+    leaf_key = None
+    if all(not a.args for a in mapping.values()):
+        leaf_key = (id(body), tuple(sorted((p, a.op, repr(a.value)) for p, a in mapping.items())))
+        hit = _LEAF_CALLS.get(leaf_key)
+        if hit is not None and hit[0] is body:
+            return hit[1]
+    nodes, depth, occ = _summary(body, params)
+    for p, (count, level) in occ.items():
+        n_arg, d_arg = tree_size(mapping[p])
+        nodes += count * (n_arg - 1)
+        depth = max(depth, level + d_arg - 1)
+    if nodes > lim.expression_nodes:
+        raise limits.too_many_nodes(element, nodes)
+    if depth > lim.expression_depth:
+        raise limits.too_deep(element)
     memo: dict[int, Expr] = {}
     stack = [(body, False)]
     while stack:
@@ -161,27 +228,16 @@ def inline(body: Expr, mapping: dict[str, Expr], element: str) -> Expr:
             stack.append((e, True))
             stack.extend((a, False) for a in e.args if id(a) not in memo)
     out = memo[id(body)]
-    check_size(out, element, limits.current())
+    if leaf_key is not None:
+        if len(_LEAF_CALLS) > _CACHE_MAX:
+            _LEAF_CALLS.clear()
+        _LEAF_CALLS[leaf_key] = (body, out)
     return out
 
 
 def tree_size(e: Expr) -> tuple[int, int]:
     """(nodes, depth) of ``e`` as a tree, computed over its distinct nodes (iteratively)."""
-    info: dict[int, tuple[int, int]] = {}
-    stack = [(e, False)]
-    while stack:
-        x, ready = stack.pop()
-        if id(x) in info:
-            continue
-        if not x.args:
-            info[id(x)] = (1, 1)
-        elif ready:
-            kids = [info[id(a)] for a in x.args]
-            info[id(x)] = (1 + sum(k[0] for k in kids), 1 + max(k[1] for k in kids))
-        else:
-            stack.append((x, True))
-            stack.extend((a, False) for a in x.args if id(a) not in info)
-    return info[id(e)]
+    return _walk(e, frozenset())[:2]
 
 
 def check_size(e: Expr, element: str, lim=None) -> None:

@@ -42,6 +42,10 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
     y = c.y0.copy()
     if n == 0:
         y = np.zeros(1)
+    elif not c.still and not np.all(np.isfinite(y)):
+        bad = [f"{x} ({y[i]})" for i, x in enumerate(c.states) if not math.isfinite(y[i])]
+        raise InvalidParameter(f"{c.s.source}: the initial value of {', '.join(bad[:5])} is not a finite number; "
+                               "the integrator needs finite initial values of the variables that change")
     if atol is None:
         nz = np.abs(c.y0[np.isfinite(c.y0) & (c.y0 != 0)])
         scale = float(nz.max()) if nz.size else 1.0
@@ -168,7 +172,7 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
         record(oi, t, y)
         oi += 1
     t_end = float(times[-1])
-    steps = 0
+    budget = [limits.current().solver_steps]      # integrator steps left (shared with _integrate_to)
     while oi < len(times):
         t_stop = min([t_end] + [p.time for p in pending])
         if t_stop <= t:
@@ -176,15 +180,19 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
             t_stop = min([t_end] + [p.time for p in pending])
             if t_stop <= t:
                 raise SimulationBlowUp(f"{c.s.source}: events keep firing at t={t}")
+        if n and not c.still and not np.all(np.isfinite(y)):
+            bad = [x for i, x in enumerate(c.states) if not math.isfinite(y[i])]
+            raise SimulationBlowUp(f"{c.s.source}: {', '.join(bad[:5])} became non-finite at t={t:g} (an event "
+                                   "assigned it)")
         solver = LSODA(rhs, t, y, t_stop, **opts) if n and not c.still else _StillSolver(t, y, t_stop, still_step)
         while True:
             t_old, y_old = solver.t, solver.y.copy()
             msg = solver.step()
-            steps += 1
+            budget[0] -= 1
             if solver.status == "failed":
                 raise SimulationBlowUp(f"{c.s.source}: integration failed at t={solver.t}: {msg}")
-            if steps > 2_000_000:
-                raise SimulationBlowUp(f"{c.s.source}: too many steps")
+            if budget[0] < 0:
+                raise limits.too_many_steps(c.s.source, solver.t)
             t_new, y_new = solver.t, solver.y
             if hist is not None:
                 hist.push(t_old, t_new, solver.dense_output(), unwrap)
@@ -205,7 +213,8 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
                     # the right-hand side switched inside the step: re-integrate the smooth piece [t_old, hi]
                     if hist is not None:
                         hist.pop()
-                    y_hi = _integrate_to(LSODA, rhs, t_old, y_old, hi, opts, times, oi, out, record, unwrap, hist)
+                    y_hi = _integrate_to(LSODA, rhs, t_old, y_old, hi, opts, times, oi, out, record, unwrap, hist,
+                                         budget, c.s.source)
                 else:
                     y_hi = dense(hi)
                     while oi < len(times) and times[oi] < hi:
@@ -300,13 +309,20 @@ class _History:
             self.y_last = self.f[-1](self.t1[-1])
 
 
-def _integrate_to(LSODA, rhs, t0, y0, t1, opts, times, oi, out, record, unwrap, hist=None):
+def _integrate_to(LSODA, rhs, t0, y0, t1, opts, times, oi, out, record, unwrap, hist=None, budget=None,
+                  source=""):
+    """Integrate from t0 to t1, recording the output times passed; each step spends one of
+    ``budget[0]`` (the run's integrator steps left, :func:`kernels.limits.too_many_steps` at 0)."""
     if t1 <= t0:
         return y0
     solver = LSODA(rhs, t0, y0, t1, **opts)
     while solver.status == "running":
         ta = solver.t
         solver.step()
+        if budget is not None:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise limits.too_many_steps(source, solver.t)
         if hist is not None and solver.status != "failed":
             hist.push(ta, solver.t, solver.dense_output(), unwrap)
         if solver.status == "failed":
