@@ -191,3 +191,23 @@ def test_signal_cases_exit_2_in_a_subprocess(tmp_path):
         assert p.returncode == want, (name, p.returncode, p.stderr[-500:])
         if want == 2:
             one_error(p.stderr)
+
+
+def reaction_model(stoich: str, k: str) -> str:
+    return sbml('<listOfCompartments><compartment id="c" size="1" constant="true"/></listOfCompartments>'
+                '<listOfSpecies><species id="S" compartment="c" initialAmount="1" hasOnlySubstanceUnits="true" '
+                'boundaryCondition="false" constant="false"/></listOfSpecies><listOfParameters>'
+                f'<parameter id="k" value="{k}" constant="true"/></listOfParameters><listOfReactions>'
+                '<reaction id="r" reversible="false"><listOfReactants><speciesReference species="S" '
+                f'stoichiometry="{stoich}" constant="true"/></listOfReactants><kineticLaw><math {M}><apply><times/>'
+                '<ci>k</ci><ci>S</ci></apply></math></kineticLaw></reaction></listOfReactions>')
+
+
+@pytest.mark.parametrize("stoich, k, words", [("INF", "1", "stoichiometry of S is not a finite"),
+                                              ("1", "INF", "rate of change of S is not a finite")])
+def test_finding6_non_finite_stoichiometry_or_rate_is_named(tmp_path, capsys, stoich, k, words):
+    f = tmp_path / "reaction.xml"
+    f.write_text(reaction_model(stoich, k))
+    status, _out, err = run(["flint", f, "--runtime", "sbml", "--t-end", "1", "--dt", "0.5",
+                             "--max-solver-steps", "2000"], capsys)
+    assert status == 2 and words in one_error(err)

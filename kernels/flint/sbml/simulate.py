@@ -192,6 +192,11 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
             if solver.status == "failed":
                 raise SimulationBlowUp(f"{c.s.source}: integration failed at t={solver.t}: {msg}")
             if budget[0] < 0:
+                rates = np.asarray(rhs(solver.t, solver.y), dtype=float)
+                bad = [x for i, x in enumerate(c.states) if i < rates.size and not math.isfinite(rates[i])]
+                if bad:
+                    raise SimulationBlowUp(f"{c.s.source}: the rate of change of {', '.join(bad[:5])} is not a "
+                                           f"finite number at t={solver.t:g}; the integrator cannot go on")
                 raise limits.too_many_steps(c.s.source, solver.t)
             t_new, y_new = solver.t, solver.y
             if hist is not None:

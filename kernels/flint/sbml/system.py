@@ -471,6 +471,9 @@ def read_sbml_system(path_or_text, source: str = "", allow_outside: bool | None 
                     sysm.species_refs[sr.getId()] = SpeciesRef(sr.getId(), val, bool(sr.getConstant()))
                     st = sym(sr.getId())
                 else:
+                    if sr.isSetStoichiometry() and not math.isfinite(sr.getStoichiometry()):
+                        raise InvalidParameter(f"reaction {rid}: the stoichiometry of {sr.getSpecies()} is not a "
+                                               f"finite number ({sr.getStoichiometry()})")
                     if sr.isSetStoichiometry():
                         st = const(sr.getStoichiometry())
                     elif l3:
