@@ -231,6 +231,8 @@ def _materialise(argv: list[str], d: Path) -> tuple[list[str], list[Path]]:
 
 
 MAY_FAIL = {"ch-sweep", "flint", "flint-suite", "rng"}
+#: the SBML Test Suite flint-suite reads by default (beside the checkout, or GSE_SBML_SUITE)
+SUITE_HERE = Path(os.environ.get("GSE_SBML_SUITE") or ROOT.parent / "shared" / "sbml-test-suite").is_dir()
 
 
 @pytest.mark.parametrize("cmd", sorted(BASE))
@@ -251,12 +253,14 @@ def test_command_options(harness, cmd, data):
 
 def test_bases_run(harness):
     """Each base line is accepted (exit 0) and quick, so the drawn options are what is tested; the
-    GPU-only command is refused with its one line here."""
+    GPU-only command is refused with its one line here (and flint-suite where the suite is absent)."""
     for cmd, base in BASE.items():
         d = harness.scratch()
         o = harness.run([cmd, *base], d)
         if cmd == "graph-bfs":
             assert o.status == 2 and "GPU" in o.stderr, o.describe()
+        elif cmd == "flint-suite" and not SUITE_HERE:
+            assert o.status == 2 and "SBML Test Suite not found" in o.stderr, o.describe()
         else:
             assert o.status == 0 and o.seconds < 15, o.describe()
 
