@@ -42,6 +42,11 @@ def test_native_text_round_trip(lr):
     ("model a\nstate x = 1\node x = foo(x)\n", "unsupported function foo"),
     ("model a\nstate x = abc\node x = 1\n", "initial value"),
     ("model a\nstate x = 1\node x = {x}\n", "unsupported construct"),
+    # a name declared twice is refused, never the second kept silently (issue 35)
+    ("model a\nstate x = 1\nstate x = 2\node x = -x\n", "'x' already stands on line 2"),
+    ("model a\nparam k = 1\nstate x = 1\nparam k = 3\node x = -k*x\n", "'k' already stands on line 2"),
+    ("model a\nstate x = 1\nlet u = x\nlet u = 2*x\node x = -u\n", "'u' already stands on line 3"),
+    ("model a\nstate x = 1\node x = -x\node x = x\n", "an ODE for 'x' already stands on line 3"),
 ])
 def test_bad_native_models(text, msg):
     with pytest.raises(InvalidParameter, match=msg):

@@ -159,6 +159,7 @@ def select_states(model: Model, spec) -> list[str]:
 def parse_text(text: str, source: str = "") -> Model:
     m = Model(source=source)
     notes = []
+    declared: dict[tuple[str, str], int] = {}     # (declaration kind, name) → its line: each name once
     for no, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if raw.strip().startswith("#") and not m.states and not m.params:
@@ -177,6 +178,11 @@ def parse_text(text: str, source: str = "") -> Model:
         else:
             if rhs is None or rhs == "":
                 raise InvalidParameter(f"{where}: missing '= value'")
+            key = ("ode" if kw == "ode" else "name", name)
+            if key in declared:          # a dict would keep the second silently
+                what = "an ODE for" if kw == "ode" else "a declaration of"
+                raise InvalidParameter(f"{where}: {what} {name!r} already stands on line {declared[key]}")
+            declared[key] = no
             if kw in ("param", "state"):
                 try:
                     v = float(evaluate(parse(rhs, where), {}))
