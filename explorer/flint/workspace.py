@@ -21,7 +21,8 @@ from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout
                              QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
-from kernels.flint import Network, load_model, shipped_models
+from kernels.flint import Network, shipped_models
+from kernels.flint.loaders import read_model
 from kernels.flint.model import select_states
 from kernels.flint.run import FlintRun, Vary
 from kernels.flint.runtimes import RUNTIMES
@@ -69,6 +70,7 @@ class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspa
         super().__init__(parent)
         self.backend = backend
         self.model = None
+        self.files_read: list[str] = []     # the files the loaded model's reading opened
         self.sbml = None                 # SbmlReference in SBML reference mode, else None
         self.sbml_params: dict = {}      # parameter edits in that mode (applied to a copy of the system)
         self._runtime_before = ""
@@ -235,7 +237,7 @@ class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspa
         """Load a model file (or enter SBML reference mode for an SBML file only the reference
         simulator reads); False after a message when it cannot be read (nothing changes)."""
         try:
-            model = load_model(path)
+            loaded = read_model(path)
         except ExplorerError as exc:
             ref = reference_fallback(path)
             if ref is None:
@@ -244,7 +246,9 @@ class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspa
             self._enter_sbml(ref, str(exc))
             return True
         self._leave_sbml()
-        self.model = model
+        self.model = loaded.model
+        #: the files the model's reading opened: the model file, then the files it names (comp, imports)
+        self.files_read = list(loaded.files_read)
         m = self.model
         self.table.blockSignals(True)
         self.table.setRowCount(len(m.params))
@@ -263,8 +267,9 @@ class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspa
         self.cb_vary.addItems(["(none)"] + list(m.params))
         self.stim.bind(m)
         self._show_listing()
+        read = f"; files read: {', '.join(self.files_read)}" if len(self.files_read) > 1 else ""
         self.message.show_message(f"loaded {m.name}: {m.n_states} states, {len(m.params)} parameters, "
-                                  f"{len(m.assigns)} functions", "info")
+                                  f"{len(m.assigns)} functions{read}", "info")
         self._emit_status()
         return True
 

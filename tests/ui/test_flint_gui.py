@@ -186,3 +186,16 @@ def test_session_saves_the_flint_run_and_runs_without_controls_restore(flint_ws)
     assert ws.sp_n.value() == 5 and ws.cb_integ.currentText() == "rk4" and ws.sp_tend.value() == 3.0
     assert abs(ws.sp_spread.value() - 0.25) < 1e-9 and ws.cb_vary.currentText() == "g_Na"
     assert ws.flint_run().to_dict() == run.to_dict()
+
+
+def test_files_read_by_a_model_are_shown(flint_ws, tmp_path, rng):
+    """Issue 35: the paths a model's reading opened (here an SBML comp external definition beside
+    it) are reported in the GUI too, not only in ``flint --json``."""
+    from tests.test_confinement import SUB_SBML, sbml_top
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "sub.xml").write_text(SUB_SBML.format(x0=float(rng.uniform(1, 9))))
+    top = sbml_top(tmp_path, "parts/sub.xml")
+    assert flint_ws.load(str(top))
+    assert flint_ws.files_read == [str(top.resolve()), str((parts / "sub.xml").resolve())]
+    assert "files read" in flint_ws.message.text() and "sub.xml" in flint_ws.message.text()
