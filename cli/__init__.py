@@ -28,6 +28,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kernels import limits
+
 from . import (ch, ch_sweep, flint, flint_suite, graph, graph_bfs, graph_clustering, graph_fw, graph_reproduce,
                graph_sssp, occupancy, rng)
 from .common import ArgumentParser, UsageError, reset_outputs, run_guarded
@@ -97,4 +99,7 @@ def main(argv: list[str] | None = None, gui=None) -> int:
         if a.backend is not None and not getattr(mod, "USES_BACKEND", True):
             raise UsageError(f"--backend does not apply to {mod.NAME} ({mod.BACKEND_HINT})")
         return mod.run(a)
-    return run_guarded(command, a.debug)
+    # the expansion limits a command sets (--max-solver-steps, …) hold for its run only: an in-process
+    # caller (tests, the fuzzer) must not inherit them
+    with limits.raised():
+        return run_guarded(command, a.debug)

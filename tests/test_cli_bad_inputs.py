@@ -190,7 +190,7 @@ CASES = [
     ("graph-clustering --threads 0", "--threads must be ≥ 1"),
     ("graph-clustering --seed -1", "--seed must be ≥ 0"),
     (f"graph-clustering --csv {O}/c.dat", "'.dat'; use .csv"),
-    (f"graph-clustering --csv {O}/c.csv --repeats -1", "--repeats must be > 0"),
+    (f"graph-clustering --csv {O}/c.csv --repeats -1", "--repeats must be ≥ 1"),
     # --- rng
     ("rng --approach nope", "rng: argument --approach: invalid choice"),
     ("rng --count 0", "--count must be ≥ 1"),
