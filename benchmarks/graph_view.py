@@ -28,7 +28,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchmarks.report import save_markdown  # noqa: E402
+from benchmarks.report import save_markdown, timed  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -41,17 +41,6 @@ LINES: list[str] = []
 def out(s=""):
     print(s, flush=True)
     LINES.append(s)
-
-
-def timed(fn, sync=None):
-    """Seconds one call of ``fn`` takes (``sync`` before and after: the device's queue drained)."""
-    if sync:
-        sync()
-    t0 = time.perf_counter()
-    fn()
-    if sync:
-        sync()
-    return time.perf_counter() - t0
 
 
 # ------------------------------------------------------------------ layout

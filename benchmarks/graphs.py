@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchmarks.report import save_markdown  # noqa: E402
+from benchmarks.report import save_markdown, timed  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -41,16 +41,7 @@ def out(s=""):
 
 
 def best_of(fn, reps=3, sync=None):
-    ts = []
-    for _ in range(reps):
-        if sync:
-            sync()
-        t0 = time.perf_counter()
-        fn()
-        if sync:
-            sync()
-        ts.append(time.perf_counter() - t0)
-    return min(ts)
+    return min(timed(fn, sync) for _ in range(reps))
 
 
 def types(k3=100):

@@ -1,7 +1,20 @@
-"""Shared by the benchmark scripts: save the printed markdown table where the device tool fetches it."""
+"""Shared by the benchmark scripts: save the printed markdown table where the device tool fetches it,
+and time one call with the device's queue drained."""
 from __future__ import annotations
 
 import os
+import time
+
+
+def timed(fn, sync=None) -> float:
+    """Seconds one call of ``fn`` takes (``sync`` before and after: the device's queue drained)."""
+    if sync:
+        sync()
+    t0 = time.perf_counter()
+    fn()
+    if sync:
+        sync()
+    return time.perf_counter() - t0
 
 
 def save_markdown(filename: str, text: str) -> None:
