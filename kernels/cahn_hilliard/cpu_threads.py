@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import BackendUnavailable
 from ..hostcc import compile_library
-from .steppers import Stepper
+from .base import Stepper
 
 SOURCE_PATH = os.path.join(os.path.dirname(__file__), "host", "ch_omp.cpp")
 #: boundary name → the source's ``bc`` code

@@ -32,7 +32,7 @@ from importlib.resources import files
 import numpy as np
 
 from .. import launches
-from .steppers import Stepper
+from .base import Stepper
 
 _CUDA_DIR = files(__package__) / "cuda"        # package data (importlib.resources)
 _BC = {"periodic": 0, "mirror": 1, "fixed": 2}

@@ -51,6 +51,7 @@ import numpy as np
 
 from ..errors import BackendUnavailable, GridTooLarge, InvalidParameter
 from . import stencil
+from .cuda_stepper import CudaStepper
 
 from .. import devices as _devices
 from ..devices import VIRTUAL_ENV, gpu_count, gpus_text, offered_gpus, split_rows  # noqa: F401
@@ -142,7 +143,6 @@ class MultiGPUStepper:
     def _make_op(self, dev):
         if self.params.variant == "reference":
             return None
-        from .cuda_stepper import CudaStepper
         with self.ops.device(dev):
             op = CudaStepper(self.params, self.backend)
         op.tex_cache_size = 64

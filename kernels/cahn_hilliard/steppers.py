@@ -22,65 +22,16 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..errors import BackendUnavailable, InvalidParameter
 from . import domains, fused, stencil
+from .base import Stepper
+from .cpu_threads import ThreadedStepper
+from .cuda_stepper import CudaStepper
+from .multigpu import DEFAULT_GRAPH, MultiGPUStepper, resolve_devices
 from .params import GPU_VARIANTS, CHParams
 
-
-class Stepper:
-    """Base explicit stepper: subclasses provide ``update``."""
-
-    name = "base"
-    #: arrays of the field's size it needs, for the memory estimate
-    buffers = 3
-    #: runs non-square / non-cubic grids
-    rectangles = False
-    #: runs a masked domain (cells outside take no part)
-    masks = False
-    #: step() neither writes into its input nor returns an array it keeps (callers need no copies)
-    fresh_output = False
-
-    def __init__(self, params: CHParams, backend):
-        self.params = params
-        self.backend = backend
-        self.xp = backend.xp
-        self._tmp = None
-        self._out = None
-        #: what could not be honoured as asked (e.g. more GPUs than present), for the UI
-        self.notes: list[str] = []
-
-    def set_params(self, params: CHParams) -> None:
-        self.params = params
-
-    def field_changed(self) -> None:
-        """φ was modified in place between steps (only steppers that cache it care)."""
-
-    def update(self, src, base, coef, out):
-        raise NotImplementedError
-
-    @property
-    def order(self) -> int:
-        """Order of accuracy in time (Euler 1, RK2 2): the local error of one step is O(dt^(order+1))."""
-        return 1 if self.params.integrator == "euler" else 2
-
-    def _buffers(self, phi):
-        if self._tmp is None or self._tmp.shape != phi.shape or self._tmp.dtype != phi.dtype:
-            self._tmp = self.xp.empty_like(phi)
-            self._out = self.xp.empty_like(phi)
-        return self._tmp, self._out
-
-    def step(self, phi, n: int = 1):
-        """Advance ``n`` steps; returns the array now holding φ (buffers rotate)."""
-        p = self.params
-        tmp, out = self._buffers(phi)
-        for _ in range(n):
-            if p.integrator == "euler":
-                self.update(phi, phi, p.dt, out)
-            else:  # rk2 (explicit midpoint)
-                self.update(phi, phi, 0.5 * p.dt, tmp)
-                self.update(tmp, phi, p.dt, out)
-            phi, out = out, phi
-        self._out = out
-        return phi
+__all__ = ["Stepper", "ReferenceStepper", "SpectralStepper", "CosineStepper", "MaskedCosineStepper",
+           "make_stepper", "stepper_class", "check_support", "VARIANT_STEPPERS"]
 
 
 class ReferenceStepper(Stepper):
@@ -345,7 +296,6 @@ def make_stepper(params: CHParams, backend) -> Stepper:
         elif params.integrator == "spectral":
             notes.append("the semi-implicit spectral stepper runs on one GPU")
         else:
-            from .multigpu import DEFAULT_GRAPH, MultiGPUStepper, resolve_devices
             devices, notes = resolve_devices(params.gpus, backend)
             if len(devices) > 1:
                 st = MultiGPUStepper(params, backend, devices, params.exchange,
@@ -357,25 +307,15 @@ def make_stepper(params: CHParams, backend) -> Stepper:
     return st
 
 
-def _cuda_stepper():
-    from .cuda_stepper import CudaStepper
-    return CudaStepper
-
-
-def _threaded_stepper():
-    from .cpu_threads import ThreadedStepper
-    return ThreadedStepper
-
-
-#: kernel variant → a callable returning its Stepper class (imported lazily: CUDA / the host
-#: compiler are touched only when a variant needs them); every GPU variant shares CudaStepper
-VARIANT_STEPPERS = {"reference": lambda: ReferenceStepper, "cpu-threads": _threaded_stepper,
-                    **{v: _cuda_stepper for v in GPU_VARIANTS}}
+#: kernel variant → its Stepper class; every CUDA variant (A–E) shares CudaStepper, which runs on the
+#: GPU or, on the CPU backend, the same CUDA source on the host (kernels.gpu's host device)
+VARIANT_STEPPERS = {"reference": ReferenceStepper, "cpu-threads": ThreadedStepper,
+                    **{v: CudaStepper for v in GPU_VARIANTS}}
 
 
 def stepper_class(variant: str):
     """The Stepper class of ``variant`` (see :data:`VARIANT_STEPPERS`)."""
-    return VARIANT_STEPPERS[variant]()
+    return VARIANT_STEPPERS[variant]
 
 
 def _single_stepper(params: CHParams, backend) -> Stepper:
@@ -383,12 +323,10 @@ def _single_stepper(params: CHParams, backend) -> Stepper:
         masked = domains.DOMAINS[params.domain].masked
         cls = next((c for c in SPECTRAL_STEPPERS if params.boundary in c.boundaries and c.masks == masked), None)
         if cls is None:
-            from ..errors import InvalidParameter
             raise InvalidParameter(f"the spectral integrator runs the masked {params.domain} domain with mirror "
                                    "(no-flux) boundaries only")
     else:
         if params.variant in GPU_VARIANTS and not backend.is_gpu:
-            from ..errors import BackendUnavailable
             raise BackendUnavailable(f"kernel variant {params.variant} is a CUDA kernel and needs the "
                                      "GPU backend; use the array reference or cpu-threads on CPU")
         cls = stepper_class(params.variant)
@@ -399,7 +337,6 @@ def _single_stepper(params: CHParams, backend) -> Stepper:
 def check_support(cls, params: CHParams) -> None:
     """Refuse (InvalidParameter) a rectangle or a masked domain that stepper class ``cls`` cannot run
     (its class flags ``rectangles`` / ``masks``)."""
-    from ..errors import InvalidParameter
     what = f"the {cls.name} stepper" if params.integrator == "spectral" else f"kernel variant {params.variant}"
     if domains.DOMAINS[params.domain].masked and not getattr(cls, "masks", False):
         raise InvalidParameter(f"{what} cannot run the masked {params.domain} domain; use the array "
