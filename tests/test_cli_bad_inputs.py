@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -577,17 +578,69 @@ def run_cli(argv: list[str], workdir: Path, env_extra: dict | None = None, timeo
     return p.returncode, text_out, text_err, usage.ru_maxrss / 1024
 
 
+class ForkServer:
+    """The client of ``tests/cli_forkserver.py``: ``run(argv, workdir, env_extra)`` answers as
+    :func:`run_cli` does, each command line still in a process of its own (forked from a server that
+    imported the CLI once)."""
+
+    def __init__(self):
+        env = dict(os.environ, GSE_BACKEND="cpu", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+                   MKL_NUM_THREADS="1", PYTHONWARNINGS="default")
+        env.pop("GSE_MAX_MODEL_MB", None)
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "cli_forkserver.py")], cwd=ROOT,
+                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.lock = threading.Lock()
+        self.waiting: dict[int, list] = {}
+        self.next_id = 0
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            answer = json.loads(line)
+            slot = self.waiting.pop(answer["id"])
+            slot.append(answer)
+            slot[0].set()
+
+    def run(self, argv, workdir: Path, env_extra: dict | None = None, timeout: float = CASE_TIMEOUT):
+        out, err = workdir / ".stdout", workdir / ".stderr"
+        with self.lock:
+            rid, self.next_id = self.next_id, self.next_id + 1
+            slot = [threading.Event()]
+            self.waiting[rid] = slot
+            self.proc.stdin.write(json.dumps({"id": rid, "argv": argv, "stdout": str(out), "stderr": str(err),
+                                              "env": env_extra or {}, "timeout": timeout}) + "\n")
+            self.proc.stdin.flush()
+        if not slot[0].wait(timeout + 30):
+            raise TimeoutError(f"the fork server did not answer for {argv}")
+        answer = slot[1]
+        text_out, text_err = out.read_text(errors="replace"), err.read_text(errors="replace")
+        out.unlink()
+        err.unlink()
+        return answer["status"], text_out, text_err, answer["rss_mb"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+#: every SAMPLE-th case also runs as a plain ``python main.py …`` and must answer the same
+SAMPLE = 12
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    """Run every case of the table, two at a time; returns {case index: (argv, status, out, err, rss, ok)}."""
+    """Run every case of the table, two at a time, through the fork server (and every SAMPLE-th
+    one as a plain subprocess too); returns {case index: (argv, status, out, err, rss, ok, extra)}."""
     fixtures = tmp_path_factory.mktemp("bad_inputs")
     _write_fixtures(fixtures)
     root = tmp_path_factory.mktemp("case_outputs")
+    server = ForkServer()
 
-    def one(i):
+    def one(i, plain=False):
         case = CASES[i]
         cmd, env = case[0], (case[2] if len(case) > 2 else None)
-        outdir = root / f"c{i:03d}"
+        outdir = root / (f"c{i:03d}" + ("p" if plain else ""))
         outdir.mkdir()
         marked = cmd.split()
         argv = [a.replace(D, str(fixtures)).replace(O, str(outdir)) for a in marked]
@@ -595,13 +648,21 @@ def results(tmp_path_factory):
         for k, a in enumerate(marked):
             if O in a:
                 made.update(_sentinel(argv[k], marked[k - 1] if k else ""))
-        status, out, err, rss = run_cli(argv, outdir, env)
+        status, out, err, rss = (run_cli if plain else server.run)(argv, outdir, env)
         unchanged = all(p.exists() and p.read_bytes() == data for p, data in made.items())
         extra = sorted(x.name for x in outdir.rglob("*") if x.is_file() and x not in made)
         return argv, status, out, err, rss, unchanged, extra
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(enumerate(pool.map(one, range(len(CASES)))))
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            got = dict(enumerate(pool.map(one, range(len(CASES)))))
+            sample = list(range(0, len(CASES), SAMPLE))
+            plain = dict(zip(sample, pool.map(lambda i: one(i, plain=True), sample)))
+    finally:
+        server.close()
+    for i, r in plain.items():          # the plain process answers as the forked one did
+        got[i] = got[i] + (r,)
+    return got
 
 
 def _sentinel(path: str, flag: str) -> dict:
@@ -630,7 +691,11 @@ def test_bad_input_one_error_line(results, i):
         from kernels.backend import gpu_available
         if gpu_available()[0]:
             pytest.skip("a GPU is present here")
-    argv, status, out, err, rss, unchanged, extra = results[i]
+    argv, status, out, err, rss, unchanged, extra = results[i][:7]
+    if len(results[i]) > 7:             # the plain-subprocess sample: same status and error line
+        _argv, p_status, p_out, p_err, p_rss, p_unchanged, p_extra = results[i][7]
+        assert (p_status, re.sub(r"(c\d{3})p\b", r"\1", p_err)) == (status, err), (p_status, p_err)
+        assert p_rss < PEAK_RSS_MB and p_unchanged and not p_extra and "Traceback" not in p_err + p_out
     assert "Traceback" not in err + out, err
     lines = err.strip("\n").splitlines()
     assert status == 2, (argv, status, err)
