@@ -6,13 +6,22 @@ backend (smaller sizes, so every preset starts in seconds there too).  The main 
 in its Presets menu (keys 1–9) and calls the workspace's ``apply_preset(preset)`` with the
 preset *resolved* for the current backend (``params_cpu`` already merged into ``params``).
 Qt-free, so the tests and the headless tools can read them too.
+
+**User presets** (*Presets ▸ Save current as preset…*) are kept in the same format, one file per
+workspace, in :func:`user_preset_dir` (``kernels.appdirs.data_dir("presets")``): the menu lists them
+after the shipped ones.  The workspace gives the ``params`` to save through its ``preset_params()``
+hook (capability ``user_presets``, :mod:`explorer.workspace_api`), exactly what its
+``apply_preset`` takes back.  :func:`export_presets` / :func:`import_presets` move them between
+machines as the same JSON.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from kernels import filegate
+from kernels import appdirs, filegate
 from kernels.errors import ExplorerError
+from kernels.fileio import write_text
 from resources import location
 
 PRESET_DIR = location("presets")        # importlib.resources: the checkout, an editable install or a wheel
@@ -74,6 +83,83 @@ def load_presets(key: str, directory: Path | None = None) -> list[dict]:
     except (RecursionError, MemoryError, Exception) as exc:      # the contract: only PresetError leaves
         raise PresetError(f"cannot read {path.name}: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}") \
             from None
+
+
+def user_preset_dir() -> Path:
+    """Where user presets are kept (``GSE_DATA_DIR`` overrides the platform's data folder)."""
+    return appdirs.data_dir("presets")
+
+
+def load_user_presets(key: str, directory: Path | None = None) -> list[dict]:
+    """The user's presets of workspace ``key`` ([] when none); :class:`PresetError` for a bad file."""
+    return load_presets(key, directory or user_preset_dir())
+
+
+def _dump(presets: list[dict]) -> str:
+    return json.dumps({"presets": presets}, indent=2, ensure_ascii=False) + "\n"
+
+
+def save_user_presets(key: str, presets: list[dict], directory: Path | None = None) -> Path:
+    """Write ``presets`` (validated) as the user's presets of ``key``; the path written."""
+    presets = validate({"presets": presets}, f"user presets of {key}")
+    folder = Path(directory or user_preset_dir())
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_text(preset_path(key, folder), _dump(presets))
+
+
+def make_preset(name: str, params: dict, description: str = "", paper: str = "user") -> dict:
+    """A preset of the file format from a workspace's ``preset_params()``."""
+    name = " ".join(str(name).split())
+    if not name:
+        raise PresetError("a preset needs a name")
+    if not isinstance(params, dict):
+        raise PresetError("a preset's params must be a dict")
+    json.dumps(params)                      # JSON-able, or TypeError here rather than in the file
+    return {"name": name, "description": description or f"saved by the user: {name}", "paper": paper,
+            "params": params}
+
+
+def add_user_preset(key: str, preset: dict, directory: Path | None = None) -> list[dict]:
+    """Add ``preset`` to the user's presets of ``key`` (one of the same name is replaced)."""
+    presets = [p for p in load_user_presets(key, directory) if p["name"] != preset["name"]]
+    presets.append(preset)
+    save_user_presets(key, presets, directory)
+    return presets
+
+
+def delete_user_preset(key: str, name: str, directory: Path | None = None) -> bool:
+    presets = load_user_presets(key, directory)
+    keep = [p for p in presets if p["name"] != name]
+    if len(keep) == len(presets):
+        return False
+    save_user_presets(key, keep, directory)
+    return True
+
+
+def export_presets(path, presets: list[dict]) -> Path:
+    """Write ``presets`` as a preset file at ``path`` (.json); the path written."""
+    validate({"presets": presets}, "presets to export")
+    p = Path(path)
+    if not p.suffix:
+        p = p.with_suffix(".json")
+    return write_text(p, _dump(presets))
+
+
+def import_presets(key: str, path, directory: Path | None = None) -> list[str]:
+    """Add the presets of the file ``path`` to the user's presets of ``key`` (same names are
+    replaced); their names.  :class:`PresetError` for a bad file, and nothing changes."""
+    path = Path(path)
+    try:
+        doc = filegate.read_json(path, filegate.JSON_FILE, path.name)
+    except ExplorerError as exc:
+        raise PresetError(str(exc)) from None
+    except Exception as exc:      # noqa: BLE001 — the contract: only PresetError leaves
+        raise PresetError(f"cannot read {path.name}: {type(exc).__name__}") from None
+    new = validate(doc, path.name)
+    names = {p["name"] for p in new}
+    presets = [p for p in load_user_presets(key, directory) if p["name"] not in names] + new
+    save_user_presets(key, presets, directory)
+    return [p["name"] for p in new]
 
 
 def resolved(preset: dict, is_gpu: bool) -> dict:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import contextlib
 
-from PyQt6.QtCore import QSize, Qt
+from PyQt6.QtCore import QSize, Qt, pyqtSignal
 from PyQt6.QtGui import QPainter
 from PyQt6.QtWidgets import (QDockWidget, QFrame, QHBoxLayout, QLabel, QMainWindow, QScrollArea, QStyle, QToolButton,
                              QWidget)
 
 
 class MessageBar(QFrame):
-    """Non-modal message strip above the canvas (errors never block the run loop)."""
+    """Non-modal message strip above the canvas (errors never block the run loop).  ``shown(text,
+    level)`` is emitted for every message (the window's message log records it)."""
+
+    shown = pyqtSignal(str, str)
 
     STYLES = {"error": ("#fde7e9", "#b00020", QStyle.StandardPixmap.SP_MessageBoxCritical),
               "warning": ("#fff4e0", "#8a5300", QStyle.StandardPixmap.SP_MessageBoxWarning),
@@ -44,6 +47,7 @@ class MessageBar(QFrame):
         self.icon.setPixmap(self.style().standardIcon(icon).pixmap(18, 18))
         self.label.setText(text)
         self.show()
+        self.shown.emit(str(text), level)
 
     def text(self) -> str:
         return self.label.text() if self.isVisible() else ""
@@ -137,6 +141,26 @@ def add_dock(window: QMainWindow, title: str, name: str, widget: QWidget, area: 
     if tabify_with is not None:
         window.tabifyDockWidget(tabify_with, dock)
     return dock
+
+
+DOCK_BUTTON_TIPS = {"qt_dockwidget_floatbutton": "Float this panel in its own window (double-click its title "
+                                                   "to put it back)",
+                    "qt_dockwidget_closebutton": "Close this panel (View menu or the workspace's menu shows it again)"}
+
+
+def dock_button_tooltips(root: QWidget) -> int:
+    """Tooltips on the float and close buttons of every dock under ``root`` (Qt gives them none);
+    the number of buttons given one."""
+    from PyQt6.QtWidgets import QAbstractButton
+    n = 0
+    docks = root.findChildren(QDockWidget) + ([root] if isinstance(root, QDockWidget) else [])
+    for dock in docks:
+        for b in dock.findChildren(QAbstractButton):
+            tip = DOCK_BUTTON_TIPS.get(b.objectName())
+            if tip and not b.toolTip():
+                b.setToolTip(f"{tip}: {dock.windowTitle()}" if dock.windowTitle() else tip)
+                n += 1
+    return n
 
 
 def plot_panel(title: str | None = None, bottom: str | None = None, left: str | None = None,

@@ -23,6 +23,8 @@ FEATURES = {
     "colormaps": ("colormaps", "colormap"),               # View ▸ Colormap; also a colormap_changed(str) signal
     "figures": ("figure_targets",),                      # Export / Copy figure, Record movie of its view
     "sessions": ("session_state", "restore_session"),    # File ▸ Save / Open session
+    "open_files": ("open_file",),                        # drag and drop, Open Recent: FILE_TYPES
+    "user_presets": ("preset_params",),                  # Presets ▸ Save current as preset…
 }
 
 KNOWN_CAPABILITIES = frozenset(COMMANDS) | frozenset(FEATURES)
@@ -36,6 +38,9 @@ class Workspace:
 
     CAPABILITIES: frozenset[str] = frozenset()
     MENU_TEXT: dict[str, str] = {}
+    #: {suffix (lower case, with the dot): kind} of the files :meth:`open_file` opens (capability
+    #: ``open_files``); the kind ("model", "graph", "field" …) groups them under File ▸ Open Recent
+    FILE_TYPES: dict[str, str] = {}
     message_bar = None
 
     @classmethod
@@ -98,3 +103,17 @@ class Workspace:
 
     def restore_session(self, state: dict, data: dict) -> None:
         """Restore a session written by :meth:`session_state` / :meth:`session_data`."""
+
+    # ---------------------------------------------------------------- files and user presets
+    def open_file(self, path: str) -> None:
+        """Open ``path`` (its suffix is one of :attr:`FILE_TYPES`): a file dropped on the window or
+        picked in File ▸ Open Recent.  On failure raise :class:`kernels.errors.ExplorerError` (the
+        window shows "Could not open …: <message>") and change nothing; on success the window
+        lists it under Open Recent.  The workspace's own open dialogs call
+        ``explorer.recent.file_opened(path)`` after a successful read."""
+        raise NotImplementedError
+
+    def preset_params(self) -> dict:
+        """The current parameters as a preset's ``params`` (JSON-able), such that
+        ``apply_preset({"params": preset_params(), …})`` restores them (capability ``user_presets``)."""
+        return {}

@@ -26,6 +26,7 @@ class WorkspaceSpec:
     short: str = ""          # 2–3 letters drawn on the mode-bar icon
     description: str = ""    # tooltip: the system and the paper it comes from
     color: str = "#3b6ea8"   # icon colour
+    workspace_class: Callable[[], type] | None = None   # the class (imported when called): FILE_TYPES
 
 
 WORKSPACES: list[WorkspaceSpec] = []
@@ -45,9 +46,49 @@ def get(key: str) -> WorkspaceSpec:
     raise KeyError(key)
 
 
-def _cahn_hilliard(backend, parent=None, **options):
+def file_types(spec: WorkspaceSpec) -> dict[str, str]:
+    """{suffix: kind} of the files the workspace opens (its class's ``FILE_TYPES`` when it declares
+    the ``open_files`` capability), without creating it."""
+    cls = spec.workspace_class() if spec.workspace_class is not None else None
+    if cls is None or "open_files" not in cls.CAPABILITIES:
+        return {}
+    return {k.lower(): v for k, v in cls.FILE_TYPES.items()}
+
+
+def workspace_for(path, prefer: str | None = None) -> str | None:
+    """The key of the workspace that opens ``path`` (by its suffix; ``prefer``, the current
+    workspace, first when it opens that suffix too), or None."""
+    from pathlib import Path
+    suffix = Path(str(path)).suffix.lower()
+    specs = sorted(WORKSPACES, key=lambda s: s.key != prefer)
+    for spec in specs:
+        if suffix and suffix in file_types(spec):
+            return spec.key
+    return None
+
+
+def _cahn_hilliard_cls():
     from .cahn_hilliard.workspace import CahnHilliardWorkspace
-    return CahnHilliardWorkspace(backend, parent=parent, **options)
+    return CahnHilliardWorkspace
+
+
+def _graphs_cls():
+    from .graphs.workspace import GraphsWorkspace
+    return GraphsWorkspace
+
+
+def _occupancy_cls():
+    from .occupancy.workspace import OccupancyWorkspace
+    return OccupancyWorkspace
+
+
+def _flint_cls():
+    from .flint.workspace import FlintWorkspace
+    return FlintWorkspace
+
+
+def _cahn_hilliard(backend, parent=None, **options):
+    return _cahn_hilliard_cls()(backend, parent=parent, **options)
 
 
 register(WorkspaceSpec(
@@ -58,12 +99,12 @@ register(WorkspaceSpec(
     description="Cahn–Hilliard phase separation on a 2D/3D finite-difference grid\n"
                 "(Leist, Playne & Hawick 2009 §3.1; Hawick, Leist & Playne §4)",
     color="#2f6f9f",
+    workspace_class=_cahn_hilliard_cls,
 ))
 
 
 def _graphs(backend, parent=None, **options):
-    from .graphs.workspace import GraphsWorkspace
-    return GraphsWorkspace(backend, parent=parent, **options)
+    return _graphs_cls()(backend, parent=parent, **options)
 
 
 register(WorkspaceSpec(
@@ -74,12 +115,12 @@ register(WorkspaceSpec(
     description="Graph generators, all-pairs shortest paths (GPU BFS, Floyd–Warshall, SSSP) and clustering\n"
                 "(Leist, Playne & Hawick 2009 §4; Hawick, Leist & Playne §5; papers 002, 004)",
     color="#6a4c93",
+    workspace_class=_graphs_cls,
 ))
 
 
 def _occupancy(backend, parent=None, **options):
-    from .occupancy.workspace import OccupancyWorkspace
-    return OccupancyWorkspace(backend, parent=parent, **options)
+    return _occupancy_cls()(backend, parent=parent, **options)
 
 
 register(WorkspaceSpec(
@@ -91,12 +132,12 @@ register(WorkspaceSpec(
                 "and the papers' block-size choosers (Solano-Quinde et al. 2011; Okuyama 2013 §4.4; "
                 "Leist et al. 2009 Listing 1)",
     color="#2a9d8f",
+    workspace_class=_occupancy_cls,
 ))
 
 
 def _flint(backend, parent=None, **options):
-    from .flint.workspace import FlintWorkspace
-    return FlintWorkspace(backend, parent=parent, **options)
+    return _flint_cls()(backend, parent=parent, **options)
 
 
 register(WorkspaceSpec(
@@ -107,4 +148,5 @@ register(WorkspaceSpec(
     description="Flint: SBML/CellML cell models compiled to bytecode (interpreter IS) or CUDA C (translator TS),\n"
                 "ensembles and coupled LR lines/rings, traces streaming live (Okuyama 2013, paper 004 ch. 5)",
     color="#c0392b",
+    workspace_class=_flint_cls,
 ))

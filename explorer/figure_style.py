@@ -1,0 +1,199 @@
+"""Figure styling before export: font scale, line width, legend position (or hidden), axis ranges
+and title, applied to the pyqtgraph plots of a figure for the time of the export only
+(:func:`styled`: everything is put back afterwards, the screen never keeps the export's look).
+
+The export dialog (:class:`explorer.export.ExportFigureDialog`) edits a :class:`FigureStyle`;
+the window remembers it per figure (workspace and figure name) in the settings
+(:func:`load_style` / :func:`save_style`), so the next export of that figure starts from it.
+A figure without pyqtgraph plots (an OpenGL view, a table) is exported unstyled.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import asdict, dataclass, fields
+
+LEGEND_POSITIONS = {       # name → (item anchor, parent anchor, offset)
+    "auto": None,
+    "top right": ((1, 0), (1, 0), (-10, 10)),
+    "top left": ((0, 0), (0, 0), (10, 10)),
+    "bottom right": ((1, 1), (1, 1), (-10, -10)),
+    "bottom left": ((0, 1), (0, 1), (10, -10)),
+    "hidden": None,
+}
+
+
+@dataclass
+class FigureStyle:
+    """How a figure is drawn when exported; the defaults change nothing."""
+
+    font_scale: float = 1.0                    # × the on-screen tick, label, title and legend fonts
+    line_width: float = 0.0                    # curve pen width in px; 0 keeps each curve's own
+    legend: str = "auto"                       # a key of LEGEND_POSITIONS
+    x_range: tuple[float, float] | None = None  # None: as on screen
+    y_range: tuple[float, float] | None = None
+    title: str = ""                            # "" keeps the plot's own title
+
+    def is_default(self) -> bool:
+        return self == FigureStyle()
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FigureStyle":
+        """A style from :meth:`to_dict`; unknown keys and bad values fall back to the defaults."""
+        out = cls()
+        if not isinstance(d, dict):
+            return out
+        names = {f.name for f in fields(cls)}
+        for k, v in d.items():
+            if k not in names:
+                continue
+            try:
+                if k in ("font_scale", "line_width"):
+                    v = float(v)
+                    if not (0 <= v <= 20):
+                        continue
+                elif k in ("x_range", "y_range"):
+                    v = None if v is None else (float(v[0]), float(v[1]))
+                    if v is not None and not v[0] < v[1]:
+                        continue
+                elif k == "legend":
+                    if v not in LEGEND_POSITIONS:
+                        continue
+                else:
+                    v = str(v)
+            except (TypeError, ValueError, IndexError):
+                continue
+            setattr(out, k, v)
+        return out
+
+
+def settings_key(workspace: str, figure: str) -> str:
+    return f"figure_style/{workspace}/{figure}".replace(" ", "_")
+
+
+def load_style(settings, workspace: str, figure: str) -> FigureStyle:
+    """The style last used for this figure (defaults when none or unreadable)."""
+    raw = settings.value(settings_key(workspace, figure), "")
+    try:
+        return FigureStyle.from_dict(json.loads(raw)) if raw else FigureStyle()
+    except (TypeError, ValueError):
+        return FigureStyle()
+
+
+def save_style(settings, workspace: str, figure: str, style: FigureStyle) -> None:
+    settings.setValue(settings_key(workspace, figure), json.dumps(style.to_dict()))
+
+
+def plot_items(widget) -> list:
+    """The pyqtgraph PlotItems drawn by ``widget`` (a PlotWidget, a GraphicsLayoutWidget, or a
+    widget holding them)."""
+    import pyqtgraph as pg
+    from PyQt6.QtWidgets import QWidget
+    if widget is None:
+        return []
+    views = [widget] if isinstance(widget, pg.GraphicsView) else []
+    views += widget.findChildren(pg.GraphicsView) if isinstance(widget, QWidget) else []
+    out = []
+    for v in views:
+        scene = v.scene()
+        if scene is None:
+            continue
+        for it in scene.items():
+            if isinstance(it, pg.PlotItem) and it not in out:
+                out.append(it)
+    return out
+
+
+def _scaled_font(font, scale):
+    from PyQt6.QtGui import QFont
+    f = QFont(font)
+    if f.pixelSize() > 0:
+        f.setPixelSize(max(1, round(f.pixelSize() * scale)))
+    else:
+        f.setPointSizeF(max(1.0, f.pointSizeF() * scale))
+    return f
+
+
+@contextlib.contextmanager
+def styled(widget, style: FigureStyle | None):
+    """Within the block, ``widget``'s pyqtgraph plots are drawn with ``style``; restored after."""
+    if style is None or style.is_default():
+        yield
+        return
+    undo = []
+    try:
+        for pi in plot_items(widget):
+            _apply(pi, style, undo)
+        yield
+    finally:
+        for fn in reversed(undo):
+            try:
+                fn()
+            except RuntimeError:         # an item deleted meanwhile
+                pass
+
+
+def _apply(pi, style: FigureStyle, undo: list) -> None:
+    import pyqtgraph as pg
+    vb = pi.getViewBox()
+    if style.x_range is not None or style.y_range is not None:
+        rng, auto = vb.viewRange(), list(vb.state["autoRange"])
+        undo.append(lambda: (vb.setRange(xRange=rng[0], yRange=rng[1], padding=0),
+                             vb.enableAutoRange(x=auto[0], y=auto[1])))
+        if style.x_range is not None:
+            vb.setXRange(*style.x_range, padding=0)
+        if style.y_range is not None:
+            vb.setYRange(*style.y_range, padding=0)
+    if style.title:
+        old = pi.titleLabel.text
+        shown = pi.titleLabel.isVisible()
+        undo.append(lambda: pi.setTitle(old) if shown else pi.setTitle(None))
+        pi.setTitle(style.title)
+    if style.line_width > 0:
+        for item in pi.listDataItems():
+            if isinstance(item, pg.PlotDataItem) and item.opts.get("pen") is not None:
+                pen0 = item.opts["pen"]
+                pen = pg.mkPen(pen0)
+                pen.setWidthF(style.line_width)
+                undo.append(lambda it=item, p=pen0: it.setPen(p))
+                item.setPen(pen)
+    if style.font_scale != 1.0:
+        s = style.font_scale
+        for name in ("left", "bottom", "right", "top"):
+            ax = pi.getAxis(name)
+            if ax is None or not ax.isVisible():
+                continue
+            tick_font = ax.style.get("tickFont")
+            label_font = ax.label.font()
+            from PyQt6.QtGui import QFont
+            base = tick_font if tick_font is not None else QFont()
+            undo.append(lambda a=ax, tf=tick_font, lf=label_font: (a.setStyle(tickFont=tf), a.label.setFont(lf)))
+            ax.setStyle(tickFont=_scaled_font(base, s))
+            ax.label.setFont(_scaled_font(label_font, s))
+        tl = pi.titleLabel
+        if tl.isVisible() and tl.text:
+            size0 = tl.opts.get("size")
+            text0 = tl.text
+            undo.append(lambda t=tl, sz=size0, tx=text0: t.setText(tx, size=sz) if sz else t.setText(tx))
+            pt = float(str(size0).rstrip("pt")) if size0 and str(size0).endswith("pt") else 9.0
+            tl.setText(tl.text, size=f"{pt * s:.1f}pt")
+    legend = pi.legend
+    if legend is not None and style.legend != "auto":
+        visible = legend.isVisible()
+        if style.legend == "hidden":
+            undo.append(lambda: legend.setVisible(visible))
+            legend.setVisible(False)
+        else:
+            pos = legend.pos()
+            undo.append(lambda: legend.setPos(pos))
+            item_anchor, parent_anchor, offset = LEGEND_POSITIONS[style.legend]
+            legend.anchor(item_anchor, parent_anchor, offset)
+    if legend is not None and style.font_scale != 1.0:
+        for _sample, label in legend.items:
+            t0, sz0 = label.text, label.opts.get("size")
+            undo.append(lambda lb=label, t=t0, sz=sz0: lb.setText(t, size=sz) if sz else lb.setText(t))
+            pt = float(str(sz0).rstrip("pt")) if sz0 and str(sz0).endswith("pt") else 9.0
+            label.setText(label.text, size=f"{pt * style.font_scale:.1f}pt")
