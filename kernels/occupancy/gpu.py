@@ -1,12 +1,8 @@
 """Occupancy on the live GPU: the driver's answer, real kernels' resources, the app's own kernels.
 
-* :func:`device_spec` — the current device's limits (``cudaGetDeviceProperties``) as an
-  :class:`~kernels.occupancy.specs.ArchSpec`, so the calculator runs on exactly this GPU.
-* :func:`kernel_resources` — registers, static/local shared memory, max threads per block of
-  a compiled ``cupy.RawKernel`` (``cuFuncGetAttribute``).
-* :func:`max_active_blocks` — ``cudaOccupancyMaxActiveBlocksPerMultiprocessor`` (runtime API via
-  ``cuda.bindings`` when it accepts the kernel handle, else the driver's
-  ``cuOccupancyMaxActiveBlocksPerMultiprocessor`` via CuPy — the function the runtime calls).
+* :func:`device_spec`, :func:`kernel_resources`, :func:`max_active_blocks`,
+  :func:`kernel_occupancy`, :func:`launch_occupancy` — the GPU layer's (:mod:`kernels.gpu.occupancy`),
+  re-exported: this GPU's limits, a compiled kernel's resources, the driver's occupancy.
 * :func:`app_kernels` / :func:`app_kernel_table` — every kernel recorded in the launch registry
   (:mod:`kernels.launches`: Cahn–Hilliard variants, the Marsaglia generators, the paper 003 case
   study, …) with its resources and occupancy at the block size it is launched with.
@@ -21,87 +17,13 @@ from __future__ import annotations
 import itertools
 import time
 
-from .. import launches
-from ..errors import BackendUnavailable
-from .calculator import occupancy
-from .specs import spec_from_properties
+from .. import gpu, launches
+from ..gpu.calculator import occupancy
+from ..gpu.cuda import cupy_or_raise
+from ..gpu.occupancy import device_spec, kernel_occupancy, kernel_resources, launch_occupancy, max_active_blocks
 
-
-def _cp():
-    try:
-        import cupy
-        cupy.cuda.runtime.getDeviceCount()
-        return cupy
-    except Exception as exc:  # noqa: BLE001 - ImportError or no device
-        raise BackendUnavailable(f"the occupancy of real kernels needs CuPy and a CUDA GPU ({exc})") from exc
-
-
-def device_spec(device: int | None = None):
-    """ArchSpec of the current (or given) CUDA device, from the driver's properties."""
-    cp = _cp()
-    dev = cp.cuda.Device(device) if device is not None else cp.cuda.Device()
-    props = cp.cuda.runtime.getDeviceProperties(dev.id)
-    return spec_from_properties(props)
-
-
-def kernel_resources(kernel) -> dict:
-    """Resources of a compiled ``cupy.RawKernel`` (compiles it for the current device if needed)."""
-    attrs = dict(kernel.attributes)
-    get = lambda key: int(attrs[key]) if key in attrs else int(getattr(kernel, key))  # noqa: E731
-    return {
-        "registers": get("num_regs"),
-        "static_smem": get("shared_size_bytes"),
-        "local_bytes": get("local_size_bytes"),
-        "const_bytes": get("const_size_bytes"),
-        "max_threads_per_block": get("max_threads_per_block"),
-        "max_dynamic_smem": get("max_dynamic_shared_size_bytes"),
-        "binary_version": get("binary_version"),
-    }
-
-
-_RUNTIME_OK: bool | None = None
-
-
-def _runtime_occupancy(kernel, block: int, dyn: int) -> int | None:
-    """cudaOccupancyMaxActiveBlocksPerMultiprocessor through cuda.bindings, or None."""
-    global _RUNTIME_OK
-    if _RUNTIME_OK is False:
-        return None
-    try:
-        from cuda.bindings import runtime as rt
-        err, n = rt.cudaOccupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, dyn)
-        if int(err) != 0:
-            raise RuntimeError(str(err))
-        _RUNTIME_OK = True
-        return int(n)
-    except Exception:  # noqa: BLE001 - older bindings / a handle the runtime does not take
-        if _RUNTIME_OK is None:
-            _RUNTIME_OK = False
-        return None
-
-
-def max_active_blocks(kernel, block: int, dynamic_smem: int = 0) -> tuple[int, str]:
-    """(blocks per SM the CUDA occupancy API reports, which API answered)."""
-    n = _runtime_occupancy(kernel, block, dynamic_smem)
-    if n is not None:
-        return n, "cudaOccupancyMaxActiveBlocksPerMultiprocessor"
-    cp = _cp()
-    try:
-        n = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, dynamic_smem)
-    except cp.cuda.driver.CUDADriverError:
-        n = 0                     # e.g. a block larger than the kernel's maximum
-    return int(n), "cuOccupancyMaxActiveBlocksPerMultiprocessor"
-
-
-def kernel_occupancy(kernel, block: int, dynamic_smem: int = 0, spec=None) -> dict:
-    """Resources + calculator result + driver result for one kernel and launch."""
-    spec = spec or device_spec()
-    res = kernel_resources(kernel)
-    r = occupancy(spec, block, res["registers"], res["static_smem"], dynamic_smem, strict=False)
-    drv, api = max_active_blocks(kernel, block, dynamic_smem)
-    return {**res, "block": block, "dynamic_smem": dynamic_smem, "active_blocks_per_sm": r.active_blocks_per_sm,
-            "active_warps_per_sm": r.active_warps_per_sm, "occupancy": r.occupancy, "limiter": r.limiter,
-            "driver_blocks_per_sm": drv, "api": api}
+__all__ = ["device_spec", "kernel_resources", "max_active_blocks", "kernel_occupancy", "launch_occupancy",
+           "app_kernels", "app_kernel_table", "register_sweep_kernels", "ground_truth_sweep", "block_size_sweep"]
 
 
 # --------------------------------------------------------------------------------- the app's kernels
@@ -123,15 +45,6 @@ def app_kernel_table() -> list[dict]:
         row["name"] = ln.name
         rows.append(row)
     return rows
-
-
-def launch_occupancy(kernel, block: int, dynamic_smem: int = 0) -> tuple[float, int, str]:
-    """(theoretical occupancy 0–1, registers per thread, limiter) of ``kernel`` launched with
-    ``block`` threads and ``dynamic_smem`` bytes on this GPU, from the calculator."""
-    res = kernel_resources(kernel)
-    r = occupancy(device_spec(), int(block), res["registers"], res["static_smem"], int(dynamic_smem),
-                  strict=False)
-    return float(r.occupancy), int(res["registers"]), r.limiter
 
 
 # ------------------------------------------------------------------------------ ground-truth sweep
@@ -175,14 +88,16 @@ def register_sweep_kernels(maxrreg=(16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 128,
 
     Returns a list of (maxrregcount, static floats, RawKernel); the real register count is read
     from the kernel, not assumed.  Dynamic shared memory up to the device's opt-in maximum is
-    enabled on each kernel (``cudaFuncAttributeMaxDynamicSharedMemorySize``)."""
-    cp = _cp()
+    enabled on each kernel (``cudaFuncAttributeMaxDynamicSharedMemorySize``).  The kernels are
+    compiled through the GPU layer (once per device and configuration) and recorded in the launch
+    registry; ``ground_truth_sweep(carveout=…)`` leaves its carve-out set on them."""
+    dev = gpu.device("cuda")
     spec = device_spec()
     out = []
     for r, sf in itertools.product(maxrreg, static_floats):
         src = SWEEP_SRC.replace("STATIC_FLOATS", str(sf)).replace("NACC", str(nacc))
-        mod = cp.RawModule(code=src, options=(f"--maxrregcount={r}",))
-        k = mod.get_function("hungry")
+        mod = dev.module(src, options=(f"--maxrregcount={r}",), system="occupancy", prefix="Occupancy")
+        k = mod.function("hungry", label=f"hungry (maxrregcount {r}, {sf} static floats)")
         static = kernel_resources(k)["static_smem"]
         k.max_dynamic_shared_size_bytes = max(0, spec.max_smem_per_block_optin - static)
         out.append((r, sf, k))
@@ -196,7 +111,7 @@ def ground_truth_sweep(kernels=None, blocks=(32, 64, 96, 128, 160, 192, 256, 320
 
     Returns {"n": configurations, "agree": count, "mismatches": [...], "rows": [...], "api": …,
     "seconds": …}.  ``carveout`` (percent) sets the kernels' preferred carve-out first."""
-    _cp()
+    cupy_or_raise()
     spec = device_spec()
     kernels = kernels if kernels is not None else register_sweep_kernels()
     rows, mism, api = [], [], ""
@@ -223,22 +138,6 @@ def ground_truth_sweep(kernels=None, blocks=(32, 64, 96, 128, 160, 192, 256, 320
 
 # ------------------------------------------------------------------ measured vs theoretical occupancy
 
-def _time(fn, repeats: int = 20) -> float:
-    """Median seconds of ``fn()`` timed with CUDA events (after one warm-up call)."""
-    cp = _cp()
-    fn()
-    times = []
-    for _ in range(repeats):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
-    times.sort()
-    return times[len(times) // 2]
-
-
 def block_size_sweep(case: launches.SweepCase, blocks=None, repeats: int = 20) -> list[dict]:
     """Time a kernel at every block size and put the theoretical occupancy beside it
     (paper 003's argument that occupancy hides latency; paper 004's idea of tuning by a model).
@@ -251,7 +150,7 @@ def block_size_sweep(case: launches.SweepCase, blocks=None, repeats: int = 20) -
     blocks = blocks or [b for b in range(32, min(1024, res["max_threads_per_block"]) + 1, 32)]
     rows = []
     for b in blocks:
-        t = _time(lambda: launch(b), repeats)
+        t = gpu.timing.time_calls(lambda: launch(b), repeat=repeats, warmup=1, device="cuda").median
         r = occupancy(spec, b, res["registers"], res["static_smem"], 0, strict=False)
         rows.append({"kernel": case.name, "block": b, "seconds": t, "throughput": work / t, "unit": unit,
                      "registers": res["registers"], "occupancy": r.occupancy,
