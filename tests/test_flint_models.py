@@ -173,7 +173,9 @@ def test_rybak_flexor_extensor_alternation():
     st = list(m.states)
     pops = ["S_RG_F", "S_RG_E", "S_Mn_F", "S_Mn_E"]
     dt, every = 0.01, 100                                   # samples every 1 ms
-    _t, y = Simulation(m).advance(300_000, dt, record=[st.index(p) for p in pops], every=every)
+    from kernels import hostcc        # 300 000 steps: the compiled host runtime (seconds), else NumPy (minutes)
+    runtime = "c" if hostcc.find_compiler() else "cpu"
+    _t, y = Simulation(m, runtime).advance(300_000, dt, record=[st.index(p) for p in pops], every=every)
     act = y[1000:, :, 0].reshape(40, 50, 4).mean(axis=1)    # last 2000 ms in 50 ms bins
     for f, e in ((0, 1), (2, 3)):
         assert np.corrcoef(act[:, f], act[:, e])[0, 1] < -0.7, (pops[f], pops[e])

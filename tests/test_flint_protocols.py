@@ -1,7 +1,7 @@
 """One-way wave on a ring of LR-1991 cells (sustained re-entry) and the circulation measurements.
 
 Paper 004's LR-Ring model is a re-entry demonstration; a uniformly stimulated ring only gives two
-colliding wavefronts.  These tests run on the NumPy runtime (explicit Euler, dt 0.01 ms: 0.02 ms is
+colliding wavefronts.  These tests run on the NumPy runtime, the long ring run on the compiled host runtime (explicit Euler, dt 0.01 ms: 0.02 ms is
 unstable for LR-1991 at rest, β_m ≈ 166/ms).
 """
 import numpy as np
@@ -12,7 +12,12 @@ from kernels.flint import Network, Simulation, load_model
 from kernels.flint.protocols import circulation, front_passages, no_stimulus, one_way_wave
 from kernels.flint.runtimes import network_stimulus
 
+from kernels import hostcc
+
 N, D, DT = 160, 0.15, 0.01        # the preset "LR ring: sustained re-entry"
+#: the ring's 175 000 steps: the compiled host runtime where there is a compiler (seconds), else NumPy
+#: (minutes); both integrate the same explicit Euler steps (test_flint_host_c.py checks they agree)
+LONG_RUNTIME = "c" if hostcc.find_compiler() else "cpu"
 T_END = 1750.0                     # ≈ 3 revolutions of ≈ 565 ms
 
 
@@ -24,7 +29,7 @@ def lr():
 @pytest.fixture(scope="module")
 def reentry(lr):
     y0 = one_way_wave(lr, N, D, dt=DT)
-    sim = Simulation(lr, "cpu", network=Network("ring", N, "V", D), member_params=no_stimulus(lr, N), y0=y0)
+    sim = Simulation(lr, LONG_RUNTIME, network=Network("ring", N, "V", D), member_params=no_stimulus(lr, N), y0=y0)
     t, y = sim.advance(int(round(T_END / DT)), DT, record=[0], every=10)
     return y0, t, y[:, 0, :]
 
