@@ -53,10 +53,15 @@ def find_compiler() -> str | None:
 
 
 def cache_dir(kind: str = "flint-c") -> Path:
-    """``$XDG_CACHE_HOME`` (else ``~/.cache``) ``/gpu-science-explorer/<kind>``: where compiled
-    libraries are kept and built (:func:`build`)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gpu-science-explorer" / kind
+    """Where compiled libraries are kept and built (:func:`build`): the application's cache folder
+    (:func:`kernels.appdirs.cache_dir`, through platformdirs) ``/<kind>``; ``$XDG_CACHE_HOME`` (else
+    ``~/.cache``) ``/gpu-science-explorer/<kind>`` where platformdirs is not installed."""
+    try:
+        from . import appdirs
+    except ImportError:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(base) / "gpu-science-explorer" / kind
+    return appdirs.cache_dir(kind)
 
 
 BUILD_PREFIX = ".build-"
@@ -100,10 +105,12 @@ def build(cxx: str, source: str, flags: tuple, lib: Path, timeout: float) -> str
 
 
 def compile_library(source: str, timeout: float = 600.0, *, what: str = "this CPU path",
-                    kind: str = "flint-c", prefix: str = "flint", flags: tuple = CXX_FLAGS) -> ctypes.CDLL:
+                    kind: str = "flint-c", prefix: str = "flint", flags: tuple = CXX_FLAGS,
+                    openmp: bool = True) -> ctypes.CDLL:
     """Compile ``source`` into a shared library (cached by hash) and load it; with OpenMP when the
-    compiler has it, else single-threaded.  ``what`` names the feature in the no-compiler message;
-    ``kind`` / ``prefix`` place the cached library (``<cache>/<kind>/<prefix>_<hash>[_omp].so``)."""
+    compiler has it (and ``openmp``), else single-threaded.  ``what`` names the feature in the
+    no-compiler message; ``kind`` / ``prefix`` place the cached library
+    (``<cache>/<kind>/<prefix>_<hash>[_omp].so``)."""
     cxx = find_compiler()
     if cxx is None:
         raise BackendUnavailable(f"{what}: no C++ compiler found on PATH (install g++ or clang++; on Debian: "
@@ -114,9 +121,10 @@ def compile_library(source: str, timeout: float = 600.0, *, what: str = "this CP
     for lib in libs:
         if lib.exists():
             return ctypes.CDLL(str(lib))
-    err = build(cxx, source, flags + (OPENMP_FLAG,), libs[0], timeout)
+    err = build(cxx, source, flags + (OPENMP_FLAG,), libs[0], timeout) if openmp else "no OpenMP asked"
     if err is None:
         return ctypes.CDLL(str(libs[0]))
-    if build(cxx, source, flags, libs[1], timeout) is None:      # a compiler without OpenMP
+    err = build(cxx, source, flags, libs[1], timeout)            # a compiler without OpenMP
+    if err is None:
         return ctypes.CDLL(str(libs[1]))
     raise BackendUnavailable(f"the C++ compile of {what} failed: {err}")

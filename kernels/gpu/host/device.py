@@ -1,0 +1,217 @@
+"""The host device: CUDA sources run on the CPU ("CUDA source run on the CPU").
+
+:class:`HostDevice` has the GPU layer's device interface with NumPy arrays (``xp`` = numpy):
+``module(source, name_expressions, options)`` (the layer's :class:`kernels.gpu.Device`: memoized,
+recorded), ``function(name)`` → :class:`HostKernel`, ``launch(k, grid, block, args, shared_mem,
+cooperative)``, ``synchronize()``, ``emulated = True``.  Each kernel (one C++ name expression, e.g. ``"fw_v3<int,true>"``) is its own
+small shared library: the source after the CUDA prelude (``cuda_host.h``; :mod:`.source`), compiled
+once per machine by the host C++ compiler (:func:`kernels.hostcc.compile_library`, cached by the
+text's hash) and memoized per process.  The parameter types come from the compiled function
+(``emu_signature``), so launch arguments are converted the way CUDA would read them.
+
+The device looks like a small GPU to launchers that size grids by occupancy: ``sms`` = the host's
+cores, one resident block per "SM", ``block`` threads per block.  A launch of at most
+``resident_blocks()`` blocks — or any cooperative launch — runs every block on its own OS thread at
+once (grid barriers, also spinning flag barriers like paper 002's, need every block resident);
+larger grids are shared out over ``workers`` threads.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import os
+import re
+import threading
+
+import numpy as np
+
+from ... import hostcc
+from ..device import Device
+from . import source as src
+
+#: host compiler flags: IEEE arithmetic without contraction (GPU: exact for +, min, compares)
+FLAGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-strict-aliasing", "-w", "-pthread")
+#: threads per block the occupancy stand-ins suggest (fibers cost per thread: fewer is faster)
+DEFAULT_BLOCK = 128
+#: a cooperative launch runs one OS thread per block: refuse grids beyond this
+MAX_COOPERATIVE_BLOCKS = 1024
+
+
+class HostKernel:
+    """One compiled kernel: ``name`` (its C++ name expression), the library's entry points and the
+    parameter codes (``p`` pointer, ``i4``/``u8``/``f4``/``b1`` …, ``s<bytes>`` a struct)."""
+
+    def __init__(self, name: str, lib: ctypes.CDLL):
+        self.name = name
+        self._launch = lib.emu_launch
+        self._launch.restype = ctypes.c_int
+        self._launch.argtypes = [ctypes.c_uint] * 7 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        sig = lib.emu_signature
+        sig.restype = ctypes.c_char_p
+        self.params = tuple(c for c in sig().decode().split(",") if c)
+        self.attributes = {"num_regs": 0, "shared_size_bytes": 0, "max_threads_per_block": 1024}
+        self.lib = lib
+
+    def __repr__(self):
+        return f"<HostKernel {self.name} ({', '.join(self.params)})>"
+
+
+class HostModule:
+    """A module (:class:`kernels.gpu.ModuleSpec`) prepared for the host; each kernel compiles on its
+    first :meth:`get_function` (its own library: a kernel pays only for itself)."""
+
+    def __init__(self, device: "HostDevice", spec):
+        self.device, self.spec = device, spec
+        self.prepared = src.body(spec.source, spec.options)
+        self._kernels: dict[str, HostKernel] = {}
+        self._lock = threading.Lock()
+
+    def get_function(self, name: str) -> HostKernel:
+        """The kernel ``name`` (a name expression of the module when it lists them)."""
+        if self.spec.name_expressions is not None and name not in self.spec.name_expressions:
+            raise KeyError(f"{name} is not among the module's name expressions")
+        k = self._kernels.get(name)
+        if k is None:
+            with self._lock:
+                k = self._kernels.get(name)
+                if k is None:
+                    k = self._kernels[name] = self.device.build(self.prepared, name, self.spec.options)
+        return k
+
+
+def _label(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")[:40] or "kernel"
+
+
+def _pointer(a):
+    if a is None:
+        return None
+    if isinstance(a, np.ndarray):
+        return a.ctypes.data
+    if isinstance(a, (int, np.integer)):
+        return int(a) or None
+    if hasattr(a, "__array_interface__"):
+        return a.__array_interface__["data"][0]
+    if hasattr(a, "__cuda_array_interface__"):
+        raise TypeError("the host device got a GPU array: pass NumPy arrays (dev.xp)")
+    raise TypeError(f"a pointer parameter got {type(a).__name__}")
+
+
+_SCALARS = {"i1": ctypes.c_int8, "i2": ctypes.c_int16, "i4": ctypes.c_int32, "i8": ctypes.c_int64,
+            "u1": ctypes.c_uint8, "u2": ctypes.c_uint16, "u4": ctypes.c_uint32, "u8": ctypes.c_uint64,
+            "f4": ctypes.c_float, "f8": ctypes.c_double, "b1": ctypes.c_bool}
+
+
+def _value(code: str, a):
+    """One argument as the C value its parameter type reads (kept alive by the caller)."""
+    if code == "p":
+        return ctypes.c_void_p(_pointer(a))
+    if code in _SCALARS:
+        if code[0] == "f":
+            return _SCALARS[code](float(a))
+        if code == "b1":
+            return ctypes.c_bool(bool(a))
+        return _SCALARS[code](int(a))
+    if code.startswith("s"):
+        raw = bytes(np.asarray(a).tobytes()) if not isinstance(a, (bytes, bytearray)) else bytes(a)
+        if len(raw) != int(code[1:]):
+            raise TypeError(f"a struct parameter of {code[1:]} bytes got {len(raw)} bytes")
+        return ctypes.create_string_buffer(raw, len(raw))
+    raise TypeError(f"unsupported parameter code {code}")
+
+
+def dims(v) -> tuple[int, int, int]:
+    """A grid or block (int or up to three ints) as three ints."""
+    v = tuple(v) if isinstance(v, (tuple, list)) else (int(v),)
+    if not 1 <= len(v) <= 3:
+        raise ValueError(f"a grid or block has 1 to 3 dimensions, not {len(v)}")
+    out = tuple(int(x) for x in v) + (1,) * (3 - len(v))
+    if min(out) < 1:
+        raise ValueError(f"grid and block dimensions must be positive: {out}")
+    return out
+
+
+class HostDevice(Device):
+    """The CPU as a CUDA device (see the module docstring).  ``workers``: OS threads per launch
+    (default: the cores); ``block``: the threads per block the occupancy stand-ins return."""
+
+    kind = "host"
+    name = "host"
+    emulated = True
+    xp = np
+
+    def __init__(self, workers: int | None = None, block: int = DEFAULT_BLOCK, per_sm: int = 1):
+        super().__init__()
+        self.workers = max(1, int(workers or os.cpu_count() or 1))
+        self.sms, self.block, self.per_sm = self.workers, int(block), int(per_sm)
+        self._built: dict = {}
+        self._lock = threading.Lock()
+        self.launch_count = 0
+
+    # ------------------------------------------------------------------ compile
+    def compile(self, spec) -> HostModule:
+        """``spec`` prepared for the host compiler (kernels compile one by one, on first use)."""
+        return HostModule(self, spec)
+
+    def build(self, prepared: str, name: str, options=()) -> HostKernel:
+        """The kernel ``name`` of a prepared source (``options``: its ``-D`` macros apply): compiled
+        once per machine (the library cache), loaded once per process."""
+        unit = src.translation_unit(prepared, name, options)
+        key = hashlib.sha1(unit.encode()).hexdigest()
+        k = self._built.get(key)
+        if k is None:
+            lib = hostcc.compile_library(unit, what=f"the host build of {name}", kind="cuda-host",
+                                         prefix=_label(name), flags=FLAGS, openmp=False)
+            with self._lock:
+                k = self._built.setdefault(key, HostKernel(name, lib))
+        return k
+
+    # ------------------------------------------------------------------ launch
+    def resident_blocks(self) -> int:
+        """Blocks that run at once (each on its own worker)."""
+        return self.sms * self.per_sm
+
+    def run(self, k: HostKernel, grid, block, args, shared_mem: int = 0, cooperative: bool = False):
+        """Run ``k`` over ``grid`` × ``block`` with ``args`` (NumPy arrays or addresses for
+        pointers, numbers for scalars); returns when every block is done (the host is synchronous)."""
+        g, b = dims(grid), dims(block)
+        args = tuple(args)
+        if len(args) != len(k.params):
+            raise TypeError(f"{k.name} takes {len(k.params)} arguments, got {len(args)}")
+        vals = [_value(c, a) for c, a in zip(k.params, args)]
+        ptrs = (ctypes.c_void_p * max(1, len(vals)))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in vals])
+        blocks = g[0] * g[1] * g[2]
+        if cooperative and blocks > MAX_COOPERATIVE_BLOCKS:
+            raise ValueError(f"a cooperative launch of {blocks} blocks: the host device runs at most "
+                             f"{MAX_COOPERATIVE_BLOCKS} at once")
+        workers = blocks if (cooperative or blocks <= self.resident_blocks()) else self.workers
+        err = ctypes.create_string_buffer(512)
+        rc = k._launch(*g, *b, int(shared_mem), workers, ctypes.cast(ptrs, ctypes.c_void_p), err, 512)
+        self.launch_count += 1
+        if rc:
+            raise RuntimeError(f"{k.name} on the host: {err.value.decode(errors='replace')}")
+
+    def synchronize(self):
+        """Launches are synchronous on the host: nothing to wait for."""
+
+    # ------------------------------------------------------------------ occupancy stand-ins (fw_gpu)
+    def potential_block(self, k, shared_mem: int = 0) -> tuple[int, int]:
+        """cudaOccupancyMaxPotentialBlockSize's (grid, block) for the host: every worker one block."""
+        return self.resident_blocks(), self.block
+
+    def active_blocks(self, k, block: int, shared_mem: int = 0) -> int:
+        return self.per_sm
+
+    # ------------------------------------------------------------------ streams: issue order (a valid serialisation)
+    def stream(self):
+        return contextlib.nullcontext()
+
+    def on(self, stream):
+        return stream if stream is not None else contextlib.nullcontext()
+
+    def record(self):
+        return None
+
+    def wait(self, event):
+        pass
