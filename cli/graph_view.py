@@ -72,7 +72,7 @@ def parse_color_by(text: str) -> tuple[str, int | None]:
     """``NAME`` or ``NAME:V`` → (overlay name, vertex or None); UsageError naming the choices."""
     from kernels.graphs.overlays import OVERLAYS
     name, colon, rest = str(text).strip().partition(":")
-    cls = OVERLAYS.get(name)
+    cls = OVERLAYS.get(name, None)
     choices = ", ".join(f"{k}:V" if c.needs_source else k for k, c in OVERLAYS.items())
     if cls is None:
         raise UsageError(f"--color-by {text!r}: use one of {choices}")

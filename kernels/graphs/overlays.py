@@ -31,10 +31,11 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import InvalidParameter
+from ..registry import Registry
 from .frontier import DistanceRow, check_source, distance_from, prepared  # noqa: F401  (public API here too)
 
 #: name → :class:`Overlay` subclass, in registration order
-OVERLAYS: dict[str, type["Overlay"]] = {}
+OVERLAYS: Registry[type["Overlay"]] = Registry("overlay")
 
 
 @dataclass
@@ -104,9 +105,7 @@ class Overlay:
 
 def register(cls: type[Overlay]) -> type[Overlay]:
     """Class decorator: add ``cls`` to :data:`OVERLAYS` under ``cls.name``."""
-    if not cls.name or OVERLAYS.setdefault(cls.name, cls) is not cls:
-        raise ValueError(f"overlay name {cls.name!r} is empty or taken")
-    return cls
+    return OVERLAYS.register(cls)
 
 
 def _on_gpu(backend) -> bool:
@@ -254,10 +253,7 @@ class EccentricityOverlay(Overlay):
 
 def overlay_class(name: str) -> type[Overlay]:
     """The registered overlay ``name``; InvalidParameter naming the choices otherwise."""
-    cls = OVERLAYS.get(name)
-    if cls is None:
-        raise InvalidParameter(f"unknown overlay {name!r}: use one of {', '.join(OVERLAYS)}")
-    return cls
+    return OVERLAYS.get(name)
 
 
 def overlay_values(g, name: str, *, source=None, apsp=None, backend=None, local_cc=None) -> OverlayValues:

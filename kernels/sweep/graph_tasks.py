@@ -22,7 +22,7 @@ from typing import Iterator
 
 from ..errors import ExplorerError, InvalidParameter
 from .run import Sweep
-from .tasks import SweepTask, gpu_wanted, register, worker_backend
+from .base import SweepTask, gpu_wanted, register, worker_backend
 
 #: workers in a process keep their warm-up state across points (first-call costs untimed)
 _WARM: set = {"networkx"}

@@ -31,7 +31,7 @@ from ..errors import BackendUnavailable, ExplorerError, InvalidParameter
 from .cluster import Connection, connect, parse_scheduler
 from .points import identity
 from .results import ResultFile
-from .tasks import SweepTask, timed
+from .base import SweepTask, timed
 
 TAIL = ("error", "worker", "task_seconds")
 

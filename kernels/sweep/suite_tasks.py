@@ -21,7 +21,7 @@ from typing import Callable
 
 from ..errors import InvalidParameter
 from .run import Sweep
-from .tasks import SweepTask, register
+from .base import SweepTask, register
 
 TIMEOUT_MESSAGE = "timed out after {timeout:g} s (worker killed)"
 _QUIET = {"done": False}

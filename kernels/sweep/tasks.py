@@ -21,86 +21,14 @@ point becomes that point's ``error`` cell and the sweep goes on.  Qt-free.
 from __future__ import annotations
 
 import hashlib
-import os
-import time
 from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import BackendUnavailable, InvalidParameter
-
-TASKS: dict[str, type] = {}
-
-
-def register(cls):
-    """Class decorator: add a task class to :data:`TASKS` under ``cls.name``."""
-    TASKS[cls.name] = cls
-    return cls
-
-
-def make_task(name: str, **fixed) -> "SweepTask":
-    """The task ``name`` built from its fixed parameters; InvalidParameter for an unknown name."""
-    from . import graph_tasks, suite_tasks  # noqa: F401  (they register their tasks)
-    if name not in TASKS:
-        raise InvalidParameter(f"unknown sweep task {name!r}: use one of {', '.join(sorted(TASKS))}")
-    return TASKS[name](**fixed)
-
-
-class SweepTask:
-    """Base class.  Subclasses set ``name``, ``columns`` (output columns), ``varies`` (the point
-    keys allowed), fill ``self.fixed`` in ``__init__`` and implement ``run``."""
-
-    name = ""
-    columns: tuple[str, ...] = ()
-    #: exceptions that abort the sweep instead of filling one point's error cell
-    fatal: tuple[type, ...] = (BackendUnavailable,)
-
-    def __init__(self, **fixed):
-        self.fixed = dict(fixed)
-
-    def needs_gpu(self) -> bool:
-        """True when every point needs a CUDA GPU (workers without one cannot take it)."""
-        return False
-
-    def wants_gpu(self) -> bool:
-        """True when a local cluster should be one worker per GPU (a GPU task, or auto on a GPU)."""
-        return self.needs_gpu()
-
-    def check_point(self, point: dict) -> dict:
-        """The point with typed values, or InvalidParameter naming what is wrong (before any work)."""
-        return dict(point)
-
-    def run(self, point: dict):
-        raise NotImplementedError
-
-
-# ----------------------------------------------------------------------------- backends in workers
-_BACKENDS: dict = {}
-
-
-def worker_backend(choice: str):
-    """The array backend of this process for ``choice`` (auto / cpu / gpu), made once.  The
-    process-wide selection (``backend.current()``) is left as it was: with ``--scheduler none`` the
-    tasks run inside the GUI or CLI process, whose own backend must not change under it."""
-    from .. import backend as bk
-    if choice not in _BACKENDS:
-        before = bk.current()
-        _BACKENDS[choice] = bk.select(choice)
-        if before.name != _BACKENDS[choice].name:
-            bk.select(before.name)
-    return _BACKENDS[choice]
-
-
-def gpu_wanted(choice: str) -> bool:
-    """Whether backend ``choice`` (auto / cpu / gpu) means a GPU here."""
-    if choice == "gpu":
-        return True
-    if choice == "cpu":
-        return False
-    from .. import backend as bk
-    return bk.gpu_available()[0]
-
+from .base import SweepTask, register
+from .base import TASKS, gpu_wanted, make_task, timed, worker_backend  # noqa: F401  (their old home)
 
 # ----------------------------------------------------------------------------- Cahn–Hilliard
 @register
@@ -125,7 +53,7 @@ class CHTask(SweepTask):
             raise InvalidParameter(f"unknown Cahn–Hilliard parameter(s): {', '.join(sorted(unknown))}")
         if backend not in ("auto", "cpu", "gpu"):
             raise InvalidParameter(f"backend must be auto, cpu or gpu (got {backend!r})")
-        steps, record_every = _whole("steps", steps, 0), _whole("record_every", record_every, 1)
+        steps, record_every = whole_number("steps", steps, 0), whole_number("record_every", record_every, 1)
         if params.get("initial") == "file":
             raise InvalidParameter("a sweep starts each run from its own initial condition, not a loaded field")
         self.base = CHParams(**params).validate()
@@ -153,9 +81,9 @@ class CHTask(SweepTask):
         out = {}
         for k, v in point.items():
             if k == "steps":
-                out[k] = _whole("steps", v, 0)
+                out[k] = whole_number("steps", v, 0)
             elif k in types:
-                out[k] = _typed(k, v, getattr(CHParams(), k))
+                out[k] = typed_value(k, v, getattr(CHParams(), k))
             else:
                 raise InvalidParameter(f"{k} is not a Cahn–Hilliard parameter (vary e.g. mean, noise, seed, size, dt)")
         if out.get("initial") == "file":
@@ -189,7 +117,7 @@ class CHTask(SweepTask):
         if self.fixed["fields_dir"]:
             from ..cahn_hilliard.io import save_field
             from ..fileio import atomic_path
-            dest = Path(self.fixed["fields_dir"]) / f"{_point_name(point)}.npz"
+            dest = Path(self.fixed["fields_dir"]) / f"{point_name(point)}.npz"
             with atomic_path(dest) as tmp:
                 save_field(tmp, sim.field_numpy(), sim.params, t=sim.t, steps=sim.step_count)
             path = str(dest)
@@ -200,7 +128,7 @@ class CHTask(SweepTask):
                 "compute_seconds": float(sim.compute_seconds), "backend": be.name, "field": path}
 
 
-def _point_name(point: dict) -> str:
+def point_name(point: dict) -> str:
     """A file name for a point's output: its values, readable and unique per point."""
     from .points import canonical
     text = "_".join(f"{k}{v}" for k, v in sorted(point.items()))
@@ -208,7 +136,7 @@ def _point_name(point: dict) -> str:
     return f"{safe}-{hashlib.sha1(canonical(point).encode()).hexdigest()[:8]}" if safe else "point"
 
 
-def _whole(name: str, v, lo: int) -> int:
+def whole_number(name: str, v, lo: int) -> int:
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
@@ -216,12 +144,12 @@ def _whole(name: str, v, lo: int) -> int:
     return int(v)
 
 
-def _typed(name: str, v, like):
+def typed_value(name: str, v, like):
     """``v`` as the type of the parameter's default ``like`` (int, float or a word)."""
     if isinstance(like, bool):
         raise InvalidParameter(f"{name} cannot be swept")
     if isinstance(like, int):
-        return _whole(name, v, -2**62)
+        return whole_number(name, v, -2**62)
     if isinstance(like, float) or like is None:
         if isinstance(v, bool) or not isinstance(v, (int, float, np.number)):
             raise InvalidParameter(f"{name} must be a number (got {v!r})")
@@ -277,8 +205,8 @@ class FlintSliceTask(SweepTask):
         self.members = int(np.prod(self.shape))
         sha = hashlib.sha256(m.to_text().encode()).hexdigest()
         super().__init__(model=m.name, model_sha256=sha, axes=self.axes, t_end=float(t_end), dt=float(dt),
-                         runtime=runtime, integrator=integrator, dtype=dtype, every=_whole("every", every, 1),
-                         record=rec, threads=_whole("threads", threads, 1), traces_dir=traces_dir)
+                         runtime=runtime, integrator=integrator, dtype=dtype, every=whole_number("every", every, 1),
+                         record=rec, threads=whole_number("threads", threads, 1), traces_dir=traces_dir)
         self.columns = ("member", *self.axes, *(f"{s}_{k}" for s in rec for k in ("min", "max", "final")),
                         "traces")
 
@@ -288,13 +216,13 @@ class FlintSliceTask(SweepTask):
 
     def slices(self, size: int) -> list[dict]:
         """The points: consecutive slices of at most ``size`` members."""
-        size = _whole("slice size", size, 1)
+        size = whole_number("slice size", size, 1)
         return [{"first": i, "count": min(size, self.members - i)} for i in range(0, self.members, size)]
 
     def check_point(self, point: dict) -> dict:
         if set(point) != {"first", "count"}:
             raise InvalidParameter("a Flint sweep point is a slice {first, count}")
-        first, count = _whole("first", point["first"], 0), _whole("count", point["count"], 1)
+        first, count = whole_number("first", point["first"], 0), whole_number("count", point["count"], 1)
         if first + count > self.members:
             raise InvalidParameter(f"slice {first}+{count} is past the {self.members} members")
         return {"first": first, "count": count}
@@ -334,11 +262,3 @@ class FlintSliceTask(SweepTask):
                                                                        float(final[k, j]))
             rows.append(row)
         return rows
-
-
-def timed(fn, *args):
-    """(result, seconds, "host:pid") of ``fn(*args)`` — the per-task timing every row carries."""
-    import socket
-    t0 = time.perf_counter()
-    res = fn(*args)
-    return res, time.perf_counter() - t0, f"{socket.gethostname()}:{os.getpid()}"

@@ -14,10 +14,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...errors import InvalidParameter
+from ...registry import Registry
 
 #: name → :class:`Layout` subclass, in registration order
-LAYOUTS: dict[str, type["Layout"]] = {}
+LAYOUTS: Registry[type["Layout"]] = Registry("layout")
 
 
 class Layout:
@@ -50,18 +50,12 @@ class Layout:
 
 def register(cls: type[Layout]) -> type[Layout]:
     """Class decorator: add ``cls`` to :data:`LAYOUTS` under ``cls.name``."""
-    if not cls.name or cls.name in LAYOUTS:
-        raise ValueError(f"layout name {cls.name!r} is empty or taken")
-    LAYOUTS[cls.name] = cls
-    return cls
+    return LAYOUTS.register(cls)
 
 
 def layout_class(name: str) -> type[Layout]:
     """The registered class for ``name``; InvalidParameter naming the choices otherwise."""
-    cls = LAYOUTS.get(name)
-    if cls is None:
-        raise InvalidParameter(f"unknown layout {name!r}: choose one of {', '.join(LAYOUTS)}")
-    return cls
+    return LAYOUTS.get(name)
 
 
 def check_cancel(cancel) -> None:
