@@ -12,7 +12,9 @@ count per generator, report numbers/s and the time extrapolated to 24e9:
 * GPU approach 2 (Alg. 31–32), L = 92 153, 3 launches per L numbers:
   discard and store;
 * ``cupy.random`` uniform float32 (cuRAND XORWOW legacy API and the
-  Generator API), stored.
+  Generator API), stored;
+* approaches 1 and 2 as CUDA source run on the CPU (the GPU layer's host device), when a host
+  C++ compiler is installed.
 
 Usage: ``python benchmarks/rng.py [--quick]``; writes ``$OUT/rng_bench.md``
 when ``OUT`` is set.
@@ -31,7 +33,7 @@ from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from kernels import rng  # noqa: E402
+from kernels import gpu, rng  # noqa: E402
 from kernels.backend import gpu_available  # noqa: E402
 
 TOTAL = 24e9
@@ -39,27 +41,13 @@ PAPER = {"cpu": 256.45, "gpu1": 8.40, "gpu2": 15.44}
 
 
 def _cpu_time(fn, repeat=1):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return gpu.timing.time_calls(fn, repeat=repeat, warmup=0).best
 
 
-def _gpu_time(fn, repeat=3):
-    import cupy as cp
-    fn()                                   # warm-up (compile, pool)
-    cp.cuda.Device().synchronize()
-    best = float("inf")
-    for _ in range(repeat):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
-    return best
+def _gpu_time(fn, repeat=3, device="cuda"):
+    """Best of ``repeat`` calls after one warm-up (compile, pool): the GPU layer's timing helper
+    (CUDA events on the GPU, perf_counter on the host device)."""
+    return gpu.timing.time_calls(fn, repeat=repeat, warmup=1, device=device).best
 
 
 def run(quick: bool = False):
@@ -89,6 +77,23 @@ def run(quick: bool = False):
     pt = RanmarVec(lag=97, table=fill_tables(*thread_seeds(1, T), 97))
     add("NumPy approach-1 layout (T=30720, L=97)", T * k,
         _cpu_time(lambda: pt.integers24(k), repeat=2), None, "all streams in lock-step")
+
+    # --- the CUDA kernels run on the CPU (host device of kernels.gpu) --------
+    if gpu.available("host"):
+        from kernels.rng.gpu import PerThreadGPU, SingleTableGPU
+        host = gpu.device("host")
+        g1 = PerThreadGPU(T, seed=1, device=host)
+        k = 33 if quick else 330                               # ≈ 1e6 / 1e7 numbers
+        add("host path approach 1, discard (CUDA source on the CPU)", T * k,
+            _gpu_time(lambda: g1.discard(k), device=host), PAPER["gpu1"], "same kernel, host C++")
+        add("host path approach 1, store f32", T * k,
+            _gpu_time(lambda: g1.generate(k), device=host), PAPER["gpu1"], "")
+        g2 = SingleTableGPU(seed=1, device=host)
+        n = (11 if quick else 109) * rng.L_BIG                 # ≈ 1e6 / 1e7 numbers
+        add("host path approach 2, discard (CUDA source on the CPU)", n,
+            _gpu_time(lambda: g2.discard(n), device=host), PAPER["gpu2"], "3 launches per L numbers")
+        add("host path approach 2, store f32", n,
+            _gpu_time(lambda: g2.generate(n), device=host), PAPER["gpu2"], "")
 
     # --- GPU ---------------------------------------------------------------
     ok, _why = gpu_available()

@@ -5,7 +5,9 @@ Draws ``--count`` numbers with one approach of :mod:`kernels.rng.streams` (``seq
 stream 0 and RANMAR's published test vector run through the approach's own code path.  Without
 ``--out`` the numbers are discarded as in the paper's timing; with ``--out FILE.npy`` they are
 stored (float32, streams one after another) and written atomically after the run.  ``--gpus N``
-splits gpu1/gpu2 over N GPUs (virtual GPUs on the CPU backend).  Everything is checked before any
+splits gpu1/gpu2 over N GPUs (virtual GPUs on the CPU backend).  On the CPU backend gpu1/gpu2 run
+their CUDA source on the CPU (host C++ compiler; JSON ``"emulated": true``), bit-identical to the
+GPU, within a size guard of about 30 s.  Everything is checked before any
 work; bad input gives one ``error:`` line and exit status 2.
 """
 from __future__ import annotations
@@ -76,6 +78,7 @@ def run(a) -> int:
     be = bk.select(a.backend)
     try:
         gen = st.make(a.approach, seed, be, gpus, streams, threads)
+        gen.check_count(count)            # the host path's size guard (CUDA source run on the CPU)
     except InvalidParameter as exc:
         raise UsageError(str(exc)) from None
     if not a.json:
@@ -94,6 +97,7 @@ def run(a) -> int:
                                                                    else None)
     out = dict(approach=a.approach, backend=be.name, devices=len(gen.devices),
                device_kind=("GPU" if gen.gpu else "virtual GPU") if cls.on_devices else "CPU",
+               emulated=gen.emulated,
                streams=gen.streams, lag=gen.lag, seed=seed, count=count, drawn=drawn,
                stored=bool(a.out), seconds=sec, setup_seconds=gen.setup_seconds, numbers_per_second=rate,
                extrapolated_24e9_seconds=st.PAPER_COUNT / rate if rate > 0 else None,

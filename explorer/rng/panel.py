@@ -42,10 +42,15 @@ class RNGPanel(QWidget):
         lay = QVBoxLayout(box)
         row = QHBoxLayout()
         self.ck_app = {}
-        for name in st.APPROACHES:
-            ck = QCheckBox(name)
+        host = not backend.is_gpu           # gpu1 / gpu2 run their CUDA source on the CPU
+        for name, cls in st.APPROACHES.items():
+            emulated = host and cls.on_devices
+            ck = QCheckBox(f"{name} ({st.EMULATED_LABEL})" if emulated else name)
             ck.setChecked(True)
-            ck.setToolTip(APPROACH_TIPS[name])
+            ck.setToolTip(APPROACH_TIPS[name] + (f". No GPU here: the same CUDA kernels run on the CPU "
+                                                 f"(host C++ compiler), bit-identical to the GPU; a call "
+                                                 f"that would take over {st.EMULATED_SECONDS:.0f} s is "
+                                                 "refused, naming the limit" if emulated else ""))
             self.ck_app[name] = ck
             row.addWidget(ck)
         self.sp_count = QSpinBox()
@@ -58,7 +63,7 @@ class RNGPanel(QWidget):
         self.sp_gpus.setRange(1, max(2, offered_gpus(backend)))
         self.sp_gpus.setValue(min(2, self.sp_gpus.maximum()))
         self.sp_gpus.setToolTip("gpu1 / gpu2 also run on this many GPUs (paper 001 §6.5: multi-GPU 1 and 2); "
-                                "on the CPU backend they are virtual GPUs running the kernels' NumPy twins")
+                                "on the CPU backend they are virtual GPUs running the kernels' CUDA source on the CPU")
         self.sp_seed = QSpinBox()
         self.sp_seed.setRange(0, 2 ** 31 - 1)
         self.sp_seed.setValue(1)

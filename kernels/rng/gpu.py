@@ -14,14 +14,16 @@
   identical* to the sequential :class:`~kernels.rng.ranmar.Ranmar` with the
   same table — unlike the float version in the paper (digest P1 item 19).
 
-Only imported when CuPy is usable; nothing here touches Qt/VisPy.
+Every generator runs on a device of the GPU layer (:mod:`kernels.gpu`): the GPU through CuPy, or
+the host, where the same CUDA source is compiled by the host C++ compiler ("CUDA source run on the
+CPU") — integer arithmetic only, so the host streams equal the GPU's bit for bit.  CuPy is
+imported only by the cuda device; nothing here touches Qt/VisPy.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
+from .. import gpu as layer
 from .. import launches
 from .ranmar import (C0, D, L97, L_BIG, M, N_SEEDS, ONE, KL_MAX, RanmarVec,
                      batch_schedule, fill_tables, seed_to_ijkl, table_for, to_float)
@@ -33,6 +35,7 @@ BLOCK = 64
 _OUT = {"f4": ("float", "(float)r * (1.0f/16777216.0f)"),
         "f8": ("double", "(double)r * (1.0/16777216.0)"),
         "i4": ("int", "r")}
+_OUT_DTYPE = {"f4": np.float32, "f8": np.float64, "i4": np.int32}
 
 _SRC = r"""
 #define ONE 16777216
@@ -106,29 +109,29 @@ extern "C" __global__ void lf_single(int* __restrict__ U, int L, int i0, int j0,
 """
 
 
-def _cp():
-    import cupy
-    return cupy
-
-
-def _module(out_code: str):
-    """The generator kernels for output type ``out_code``, loaded on the current device."""
-    return _module_on(out_code, _cp().cuda.runtime.getDevice())
-
-
-@functools.lru_cache(maxsize=None)
-def _module_on(out_code: str, device: int):
-    cp = _cp()
-    typ, conv = _OUT[out_code]
-    src = _SRC.replace("OUT_T", typ).replace("CONV", conv)
-    mod = cp.RawModule(code=src, options=("-std=c++11",))
-    for fn in KERNEL_NAMES:           # every kernel is launched with BLOCK threads per block
-        launches.record(f"RNG {fn} <{out_code}>", mod.get_function(fn), BLOCK, system="rng")
-    return mod
-
+#: the generator source per output code (f4 / f8 / i4): compiled once per device by the GPU layer
+_SOURCES = {code: _SRC.replace("OUT_T", typ).replace("CONV", conv) for code, (typ, conv) in _OUT.items()}
 
 #: the kernels of every generator module
 KERNEL_NAMES = ("lf_init", "lf_per_thread", "lf_single")
+
+
+def _kernel(dev, out_code: str, name: str):
+    """Kernel ``name`` of the generator module for output type ``out_code`` on device ``dev`` (a
+    :class:`kernels.gpu.Device`: the GPU, or the host running the same source); compiled and
+    recorded in :mod:`kernels.launches` (``"RNG <name> <code>"``, BLOCK threads) by the layer."""
+    mod = dev.module(_SOURCES[out_code], options=("-std=c++11",), system="rng", prefix="RNG")
+    return mod.function(name, block=BLOCK, label=f"{name} <{out_code}>")
+
+
+def _device(device):
+    """The device to run on: ``device`` (a kernels.gpu Device), else the GPU."""
+    return device if device is not None else layer.device("cuda")
+
+
+def to_host(a) -> np.ndarray:
+    """A device array (CuPy or the host device's NumPy) as a NumPy array."""
+    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 def _out_code(dtype) -> str:
@@ -186,49 +189,51 @@ def per_thread_reference(n_threads: int, n_per_thread: int, seed: int,
 class PerThreadGPU:
     """Approach 1 (Alg. 29–30) on the GPU: ``T`` streams with L = 97 tables."""
 
-    def __init__(self, n_threads: int = T_PAPER, seed: int = 0, lag: int = L97, seeds=None):
+    def __init__(self, n_threads: int = T_PAPER, seed: int = 0, lag: int = L97, seeds=None, device=None):
         """``seeds``: the threads' (ij, kl) arrays (default :func:`thread_seeds` of ``seed``), e.g.
-        one device's share of a multi-GPU run's seeds (paper 001 §6.5)."""
-        cp = _cp()
+        one device's share of a multi-GPU run's seeds (paper 001 §6.5); ``device``: a
+        :class:`kernels.gpu.Device` (default the GPU; ``kernels.gpu.device("host")`` runs the same
+        kernels on the CPU)."""
+        self.dev = _device(device)
+        xp = self.xp = self.dev.xp
         self.T = int(n_threads)
         self.lag = int(lag)
         ij, kl = thread_seeds(seed, self.T) if seeds is None else (np.asarray(s, np.int32) for s in seeds)
-        self.U = cp.empty(self.T * self.lag, cp.int32)
+        self.U = xp.empty(self.T * self.lag, xp.int32)
         grid = (-(-self.T // BLOCK),)
-        _module("f4").get_function("lf_init")(
-            grid, (BLOCK,), (cp.asarray(ij), cp.asarray(kl), np.int32(self.T),
-                             np.int32(self.lag), self.U))
-        self.I = cp.full(self.T, self.lag - 1, cp.int32)
-        self.J = cp.full(self.T, self.lag // 3, cp.int32)
-        self.C = cp.full(self.T, C0, cp.int32)
-        self.sink = cp.zeros(self.T, cp.uint32)
+        self.dev.launch(_kernel(self.dev, "f4", "lf_init"), grid, (BLOCK,),
+                        (xp.asarray(ij, xp.int32), xp.asarray(kl, xp.int32), np.int32(self.T),
+                         np.int32(self.lag), self.U))
+        self.I = xp.full(self.T, self.lag - 1, xp.int32)
+        self.J = xp.full(self.T, self.lag // 3, xp.int32)
+        self.C = xp.full(self.T, C0, xp.int32)
+        self.sink = xp.zeros(self.T, xp.uint32)
 
     def _launch(self, n, out, store, code):
-        cp = _cp()
         grid = (-(-self.T // BLOCK),)
-        _module(code).get_function("lf_per_thread")(
-            grid, (BLOCK,), (self.U, np.int32(self.T), np.int32(self.lag), self.I, self.J,
-                             self.C, np.int32(n), out, np.int32(store), self.sink))
+        self.dev.launch(_kernel(self.dev, code, "lf_per_thread"), grid, (BLOCK,),
+                        (self.U, np.int32(self.T), np.int32(self.lag), self.I, self.J,
+                         self.C, np.int32(n), out, np.int32(store), self.sink))
 
     def generate(self, n_per_thread: int, dtype=np.float32):
         """Next ``n_per_thread`` numbers of every stream: ``(T, n)`` (row t =
         thread t; stored interleaved ``(n, T)`` for coalescing, returned as
         its transpose)."""
-        cp = _cp()
+        xp = self.xp
         code = _out_code(dtype)
-        out = cp.empty((int(n_per_thread), self.T), {"f4": cp.float32, "f8": cp.float64,
-                                                     "i4": cp.int32}[code])
+        out = xp.empty((int(n_per_thread), self.T), _OUT_DTYPE[code])
         self._launch(int(n_per_thread), out, 1, code)
-        return _finish(out, dtype, cp).T
+        return _finish(out, dtype, xp).T
 
     def discard(self, n_per_thread: int) -> None:
         """Draw and discard (xor into a sink), as timed in paper Table 1."""
         self._launch(int(n_per_thread), self.sink, 0, "f4")
 
 
-def gpu_per_thread(n_threads: int, n_per_thread: int, seed: int, dtype=np.float32):
-    """Approach 1: ``(n_threads, n_per_thread)`` CuPy array, row t = stream t."""
-    return PerThreadGPU(n_threads, seed).generate(n_per_thread, dtype)
+def gpu_per_thread(n_threads: int, n_per_thread: int, seed: int, dtype=np.float32, device=None):
+    """Approach 1: ``(n_threads, n_per_thread)`` array of ``device`` (default the GPU: CuPy), row t =
+    stream t."""
+    return PerThreadGPU(n_threads, seed, device=device).generate(n_per_thread, dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -242,26 +247,27 @@ class SingleTableGPU:
     units).  Bit-identical to ``Ranmar``/``RanmarVec`` with the same table.
     """
 
-    def __init__(self, seed: int = 0, lag: int = L_BIG, table=None):
-        cp = _cp()
+    def __init__(self, seed: int = 0, lag: int = L_BIG, table=None, device=None):
+        self.dev = _device(device)
+        xp = self.xp = self.dev.xp
         self.lag = int(lag)
         if table is None:
             table = table_for(*seed_to_ijkl(seed), self.lag)
-        self.U = cp.asarray(np.asarray(table, np.int32))
+        self.U = xp.array(np.asarray(table, np.int32))
         self.i = self.lag - 1
         self.j = self.lag // 3
         self.c = C0
         self.count = 0
-        self.sink = cp.zeros(self.lag // 3 + 1, cp.uint32)
+        self.sink = xp.zeros(self.lag // 3 + 1, xp.uint32)
 
     def _run(self, n, out, store, code):
-        fn = _module(code).get_function("lf_single")
+        fn = _kernel(self.dev, code, "lf_single")
         L = self.lag
         done = 0
         for b in batch_schedule(self.count, n, L):
-            fn((-(-b // BLOCK),), (BLOCK,),
-               (self.U, np.int32(L), np.int32(self.i), np.int32(self.j), np.int32(b),
-                np.int64(self.c), out, np.int64(done), np.int32(store), self.sink))
+            self.dev.launch(fn, (-(-b // BLOCK),), (BLOCK,),
+                            (self.U, np.int32(L), np.int32(self.i), np.int32(self.j), np.int32(b),
+                             np.int64(self.c), out, np.int64(done), np.int32(store), self.sink))
             done += b
             self.i = (self.i - b) % L
             self.j = (self.j - b) % L
@@ -269,29 +275,30 @@ class SingleTableGPU:
             self.count += b
 
     def generate(self, n: int, dtype=np.float32):
-        cp = _cp()
         code = _out_code(dtype)
-        out = cp.empty(int(n), {"f4": cp.float32, "f8": cp.float64, "i4": cp.int32}[code])
+        out = self.xp.empty(int(n), _OUT_DTYPE[code])
         self._run(int(n), out, 1, code)
-        return _finish(out, dtype, cp)
+        return _finish(out, dtype, self.xp)
 
     def discard(self, n: int) -> None:
         self._run(int(n), self.sink, 0, "f4")
 
 
-def gpu_single_table(n: int, seed: int, dtype=np.float32, lag: int = L_BIG):
-    """Approach 2: first ``n`` numbers of the single stream for ``seed``."""
-    return SingleTableGPU(seed, lag).generate(n, dtype)
+def gpu_single_table(n: int, seed: int, dtype=np.float32, lag: int = L_BIG, device=None):
+    """Approach 2: first ``n`` numbers of the single stream for ``seed`` (an array of ``device``,
+    default the GPU)."""
+    return SingleTableGPU(seed, lag, device=device).generate(n, dtype)
 
 
 def block_sweep_case(size: int) -> launches.SweepCase:
     """The table-per-thread kernel (approach 1) prepared for a block-size sweep: ``size``
     streams, 256 numbers each per launch (a :class:`kernels.launches.SweepCase`)."""
     gen = PerThreadGPU(n_threads=int(size), seed=1)
-    k = _module("f4").get_function("lf_per_thread")
+    k = _kernel(gen.dev, "f4", "lf_per_thread")
     count = 256
 
     def launch(block: int):
-        k((-(-gen.T // block),), (block,), (gen.U, np.int32(gen.T), np.int32(gen.lag), gen.I, gen.J,
-                                            gen.C, np.int32(count), gen.sink, np.int32(0), gen.sink))
+        gen.dev.launch(k, (-(-gen.T // block),), (block,),
+                       (gen.U, np.int32(gen.T), np.int32(gen.lag), gen.I, gen.J, gen.C, np.int32(count),
+                        gen.sink, np.int32(0), gen.sink))
     return launches.SweepCase("rng_per_thread", k, launch, gen.T * count, "numbers/s")

@@ -153,6 +153,8 @@ def table1(count: int, approaches=("seq", "threads", "gpu1", "gpu2"), backend=No
             if len(a.devices) > 2:
                 paper = None
             kind = ("GPU" if a.gpu else "virtual GPU") if cls.on_devices else "CPU"
+            if a.emulated:
+                kind += f" ({st.EMULATED_LABEL})"
             yield Table1Row(name, len(a.devices), kind, a.streams, drawn, best, a.setup_seconds,
                             drawn / best if best > 0 else float("inf"),
                             st.PAPER_COUNT * best / drawn, paper,

@@ -27,9 +27,13 @@ device ("user seed → host RNG → one seed per device").  The pairs are prefix
 **Output order** (``generate(count)``): streams one after another, ``count`` split evenly
 (``ceil(count / streams)`` per stream, the tail cut), i.e. the rows of a (streams, n) matrix.
 
-On the NumPy backend ``gpu1``/``gpu2`` run their exact NumPy twins (:class:`RanmarVec` with a
-table per stream) on *virtual GPUs* (:mod:`kernels.devices`): same seeds, same streams, same
-split and gather — the numbers equal the GPU's bit for bit.
+On the NumPy backend ``gpu1``/``gpu2`` run *the same CUDA source on the CPU* (the host device of
+:mod:`kernels.gpu`: the kernels compiled by the host C++ compiler after a CUDA prelude) on *virtual
+GPUs* (:mod:`kernels.devices`): same seeds, same streams, same split and gather — integer
+arithmetic only, so the numbers equal the GPU's bit for bit, and equal their NumPy twins
+(:class:`RanmarVec` with a table per stream, used when no host compiler is installed).  The host path
+refuses counts that would take more than about :data:`EMULATED_SECONDS` s
+(:meth:`RNGApproach.check_count`).
 """
 from __future__ import annotations
 
@@ -41,8 +45,9 @@ from typing import ClassVar
 import numpy as np
 
 from .. import devices as dv
-from ..errors import InvalidParameter
-from .gpu import T_PAPER, thread_seeds
+from .. import gpu as layer
+from ..errors import BackendUnavailable, InvalidParameter
+from .gpu import T_PAPER, PerThreadGPU, SingleTableGPU, thread_seeds, to_host
 from .ranmar import L97, L_BIG, ONE, RanmarVec, fill_tables, seed_to_ijkl, table_for, to_float
 
 #: name → approach class, in registration order
@@ -54,6 +59,10 @@ TEST_VECTOR = (6533892, 14220222, 7275067, 6172232, 8354498, 10633180)
 #: numbers per stream and chunk when a NumPy engine discards (bounds memory)
 CHUNK = 1 << 22
 MAX_STREAMS = 1 << 22
+#: the host path (CUDA source run on the CPU) refuses work it would need longer than this for
+EMULATED_SECONDS = 30.0
+#: what the host shows for the kernels (GUI / CLI notes)
+EMULATED_LABEL = "CUDA source run on the CPU"
 
 
 def register(cls):
@@ -82,22 +91,21 @@ class VecEngine:
         pass
 
 
-class GPUEngine:
-    """A CuPy generator (PerThreadGPU / SingleTableGPU) on one device; results copied back."""
+class DeviceEngine:
+    """A CUDA generator (PerThreadGPU / SingleTableGPU) on one device of the GPU layer — the GPU, or
+    the host running the same CUDA source; results copied to host memory."""
 
-    def __init__(self, gen, backend):
-        self.gen, self.backend = gen, backend
+    def __init__(self, gen, rows: int):
+        self.gen, self.rows = gen, int(rows)
 
     def generate(self, n: int, dtype=np.float32) -> np.ndarray:
-        out = self.gen.generate(n, dtype)
-        host = out.get()
-        return host.reshape(-1, n)
+        return to_host(self.gen.generate(n, dtype)).reshape(-1, n)
 
     def discard(self, n: int) -> None:
         self.gen.discard(n)
 
     def synchronize(self) -> None:
-        self.backend.xp.cuda.Device().synchronize()
+        self.gen.dev.synchronize()
 
 
 class RNGApproach:
@@ -115,6 +123,9 @@ class RNGApproach:
     paper_multi_row: ClassVar[str] = ""
     #: runs on (real or virtual) GPUs, one engine per device
     on_devices: ClassVar[bool] = False
+    #: numbers per second the host path (CUDA source run on the CPU) draws, measured on a 2-core
+    #: machine (the size guard's estimate); None: no host path
+    emulated_rate: ClassVar[float | None] = None
 
     def __init__(self, seed: int = 1, backend=None, gpus: int = 1, streams: int | None = None,
                  workers: int | None = None):
@@ -128,13 +139,22 @@ class RNGApproach:
         self.notes: list[str] = []
         self.devices = [0]
         self.gpu = bool(backend is not None and backend.is_gpu and self.on_devices)
+        #: the kernels.gpu Device the CUDA kernels run on (None: NumPy engines)
+        self.device = None
         if self.on_devices:
             self.devices, notes = dv.resolve_devices(int(gpus), backend, "streams' devices",
-                                                     "same seeds and streams, NumPy twins")
+                                                     "same seeds and streams, the CUDA source on the host")
             self.notes += notes
-            if (backend is None or not backend.is_gpu) and len(self.devices) == 1:
-                self.notes.append(f"{self.name} on the CPU backend: its NumPy twin on "
-                                  f"{len(self.devices)} virtual GPU(s), bit-identical to the CUDA kernel")
+            if self.gpu:
+                self.device = layer.device("cuda")
+            else:
+                try:
+                    self.device = layer.device("host")
+                    self.notes.append(f"{self.name} on the CPU backend: {EMULATED_LABEL} on {len(self.devices)} "
+                                      "virtual GPU(s), bit-identical to the GPU")
+                except BackendUnavailable as exc:
+                    self.notes.append(f"{self.name} on the CPU backend: its NumPy twin (bit-identical to the "
+                                      f"CUDA kernel) — the host path is unavailable: {exc}")
         t0 = time.perf_counter()
         self.engines = self._build(streams, workers)
         self.setup_seconds = time.perf_counter() - t0
@@ -145,7 +165,29 @@ class RNGApproach:
 
     def stream_counts(self) -> list[int]:
         """Streams per engine (one engine per device or host thread)."""
-        return [e.rows for e in self.engines] if not self.gpu else self._gpu_rows
+        return [e.rows for e in self.engines]
+
+    @property
+    def emulated(self) -> bool:
+        """The CUDA kernels run on the host (CUDA source run on the CPU)."""
+        return bool(self.device is not None and self.device.emulated)
+
+    def limit(self) -> int | None:
+        """The most numbers one call may draw on the host path (about :data:`EMULATED_SECONDS`), or
+        None (no limit: GPU or NumPy engines)."""
+        if not self.emulated or not self.emulated_rate:
+            return None
+        return int(self.emulated_rate * EMULATED_SECONDS)
+
+    def check_count(self, count: int) -> None:
+        """Refuse (InvalidParameter) a draw the host path would need more than about
+        :data:`EMULATED_SECONDS` s for, naming the limit."""
+        most = self.limit()
+        drawn = self.streams * self.per_stream(count)
+        if most is not None and drawn > most:
+            raise InvalidParameter(f"{self.name} ({EMULATED_LABEL}): at most {most:.3g} numbers per "
+                                   f"call (about {EMULATED_SECONDS:.0f} s), asked for {drawn:.3g}; lower the "
+                                   "count or run on a GPU")
 
     # --- common
     @property
@@ -156,6 +198,8 @@ class RNGApproach:
         return max(1, math.ceil(int(count) / self.streams))
 
     def _each(self, fn) -> list:
+        if self.emulated:      # virtual GPUs of the host path: one after another (each launch uses every core)
+            return [fn(e) for e in self.engines]
         if self.on_devices:
             return dv.run_on_devices(self.backend if self.gpu else None, self.devices,
                                      lambda r, d: fn(self.engines[r]))
@@ -170,6 +214,7 @@ class RNGApproach:
 
     def generate(self, count: int, dtype=np.float32) -> np.ndarray:
         """The next ``count`` numbers as a host array (streams one after another)."""
+        self.check_count(count)
         n = self.per_stream(count)
 
         def draw(e):
@@ -182,6 +227,7 @@ class RNGApproach:
 
     def discard(self, count: int) -> None:
         """Draw and drop ``count`` numbers (paper 001 Table 1's measurement)."""
+        self.check_count(count)
         n = self.per_stream(count)
 
         def drop(e):
@@ -193,6 +239,8 @@ class RNGApproach:
     def describe(self) -> str:
         where = (f"{len(self.devices)} {'GPU' if self.gpu else 'virtual GPU'}(s)" if self.on_devices
                  else f"{len(self.engines)} host thread(s)")
+        if self.emulated:
+            where += f" ({EMULATED_LABEL})"
         return f"{self.name}: {self.streams} stream(s), L = {self.lag}, on {where}"
 
 
@@ -242,50 +290,71 @@ class Threads(RNGApproach):
 class PerThreadTables(RNGApproach):
     name = "gpu1"
     help = ("CUDA approach 1 (paper 001 Alg. 29–30): T threads per GPU (paper 30 720), one L = 97 table "
-            "each, interleaved for coalescing; G GPUs take the seeds g·T … (g+1)·T − 1")
+            "each, interleaved for coalescing; G GPUs take the seeds g·T … (g+1)·T − 1; on the CPU backend the "
+            "same CUDA source run on the CPU")
     paper_row, paper_seconds, paper_multi_seconds = "CUDA 1 (per-thread tables)", 8.40, 4.33
     paper_multi_row = "Multi-GPU 1"
     on_devices = True
+    emulated_rate = 1e7               # measured 2.5–3e7 numbers/s (T = 30 720, 2 shared cores)
 
     def _build(self, streams, workers):
         T = _check_streams(streams, T_PAPER)
         G = len(self.devices)
         ij, kl = thread_seeds(self.seed, G * T)
-        self._gpu_rows = [T] * G
-        if not self.gpu:
+        if self.device is None:
             return [VecEngine(fill_tables(ij[g * T:(g + 1) * T], kl[g * T:(g + 1) * T], L97), L97)
                     for g in range(G)]
-        from .gpu import PerThreadGPU
 
         def build(rank, dev):
             sl = slice(rank * T, (rank + 1) * T)
-            return GPUEngine(PerThreadGPU(T, lag=L97, seeds=(ij[sl], kl[sl])), self.backend)
+            return DeviceEngine(PerThreadGPU(T, lag=L97, seeds=(ij[sl], kl[sl]), device=self.device), T)
 
+        if self.emulated:
+            return [build(r, d) for r, d in enumerate(self.devices)]
         return dv.run_on_devices(self.backend, self.devices, build)
+
+    @staticmethod
+    def vector_draws(device, ij: int, kl: int, lag: int, skip: int, n: int) -> list[int]:
+        """Draws ``skip + 1 … skip + n`` (units of 2^-24) of the kernel's stream seeded (ij, kl)."""
+        g = PerThreadGPU(1, lag=lag, seeds=(np.array([ij]), np.array([kl])), device=device)
+        g.discard(skip)
+        return (to_host(g.generate(n, np.float64)).ravel() * ONE).astype(np.int64).tolist()
 
 
 @register
 class SingleTable(RNGApproach):
     name = "gpu2"
     help = ("CUDA approach 2 (paper 001 Alg. 31–32): one L = 92 153 table per GPU, 3 launches of "
-            "30 718 / 30 718 / 30 717 threads per L numbers; one table seed per device from the user seed")
+            "30 718 / 30 718 / 30 717 threads per L numbers; one table seed per device from the user seed; on the "
+            "CPU backend the same CUDA source run on the CPU")
     paper_row, paper_seconds, paper_multi_seconds = "CUDA 2 (single big table)", 15.44, 8.33
     paper_multi_row = "Multi-GPU 2"
     lag = L_BIG
     on_devices = True
+    emulated_rate = 5e6               # measured 0.8–2e7 numbers/s (3 launches per L, 2 shared cores)
 
     def _build(self, streams, workers):
         if streams not in (None, 1):
             raise InvalidParameter("gpu2 is one stream per GPU: leave --streams out")
         G = len(self.devices)
         ij, kl = thread_seeds(self.seed, G)
-        self._gpu_rows = [1] * G
         tables = [table_for(int(ij[g]), int(kl[g]), L_BIG) for g in range(G)]
-        if not self.gpu:
+        if self.device is None:
             return [VecEngine(t, L_BIG) for t in tables]
-        from .gpu import SingleTableGPU
-        return dv.run_on_devices(self.backend, self.devices,
-                                 lambda r, d: GPUEngine(SingleTableGPU(lag=L_BIG, table=tables[r]), self.backend))
+
+        def build(rank, dev):
+            return DeviceEngine(SingleTableGPU(lag=L_BIG, table=tables[rank], device=self.device), 1)
+
+        if self.emulated:
+            return [build(r, d) for r, d in enumerate(self.devices)]
+        return dv.run_on_devices(self.backend, self.devices, build)
+
+    @staticmethod
+    def vector_draws(device, ij: int, kl: int, lag: int, skip: int, n: int) -> list[int]:
+        """Draws ``skip + 1 … skip + n`` (units of 2^-24) of the kernel's stream seeded (ij, kl)."""
+        g = SingleTableGPU(lag=lag, table=table_for(ij, kl, lag), device=device)
+        g.discard(skip)
+        return (to_host(g.generate(n, np.float64)) * ONE).astype(np.int64).tolist()
 
 
 def make(name: str, seed: int = 1, backend=None, gpus: int = 1, streams=None, workers=None) -> RNGApproach:
@@ -300,23 +369,15 @@ def test_vector(approach: RNGApproach) -> dict:
     """RANMAR's published vector through the approach's own code path (its engine type on its
     backend): a table from seeds (1802, 9373), L = 97, 20 000 draws, then 6 compared."""
     lag = L97
-    table = table_for(1802, 9373, lag)
-    if approach.gpu and approach.name == "gpu1":
-        from .gpu import PerThreadGPU
-        g = PerThreadGPU(1, lag=lag, seeds=(np.array([1802]), np.array([9373])))
-        g.discard(20000)
-        got = (g.generate(6, np.float64).get().ravel() * ONE).astype(np.int64).tolist()
-    elif approach.gpu and approach.name == "gpu2":
-        from .gpu import SingleTableGPU
-        g = SingleTableGPU(lag=lag, table=table)
-        g.discard(20000)
-        got = (g.generate(6, np.float64).get() * ONE).astype(np.int64).tolist()
+    if approach.device is not None:
+        got = type(approach).vector_draws(approach.device, 1802, 9373, lag, 20000, 6)
+        path = f"CUDA kernel ({EMULATED_LABEL})" if approach.emulated else "CUDA kernel"
     else:
-        e = VecEngine(table, lag)
+        e = VecEngine(table_for(1802, 9373, lag), lag)
         e.discard(20000)
         got = (e.generate(6, np.float64).ravel() * ONE).astype(np.int64).tolist()
-    return dict(expected=list(TEST_VECTOR), got=got, passed=got == list(TEST_VECTOR),
-                path="CUDA kernel" if approach.gpu else "NumPy")
+        path = "NumPy"
+    return dict(expected=list(TEST_VECTOR), got=got, passed=got == list(TEST_VECTOR), path=path)
 
 
 def timed(approach: RNGApproach, count: int, store: bool = False):
