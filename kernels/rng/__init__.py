@@ -16,7 +16,9 @@
   ``gpu2``), on one GPU or several (paper 001 §6.5; virtual GPUs on the CPU);
   :mod:`.quality` — χ², lag and cross-stream correlations, paper 001 Table 1 re-run.
 
-The GPU parts import CuPy lazily; importing this package never needs CuPy.
+The generators run on a device of the GPU layer (:mod:`kernels.gpu`: the GPU, or the host running
+the same CUDA source); CuPy is imported only when the GPU device is asked for, so importing this
+package never needs CuPy.
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ import math
 
 import numpy as np
 
+from .gpu import (PerThreadGPU, SingleTableGPU, gpu_per_thread, gpu_single_table, per_thread_reference,
+                  thread_seeds)
 from .ranmar import L97, L_BIG, Ranmar, RanmarVec, fill_table_py, fill_tables, seed_to_ijkl
 
 __all__ = [
@@ -50,37 +54,5 @@ def uniform_field(shape, seed, xp=np, dtype=np.float32):
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
     n = math.prod(shape)
     if _is_cupy(xp):
-        from .gpu import gpu_single_table
         return gpu_single_table(n, seed, dtype).reshape(shape)
     return RanmarVec.from_seed(seed, lag=L_BIG).uniform(n, dtype).reshape(shape)
-
-
-def thread_seeds(seed: int, n_threads: int):
-    """Distinct per-thread RANMAR seed pairs (see :func:`kernels.rng.gpu.thread_seeds`)."""
-    from .gpu import thread_seeds as _ts
-    return _ts(seed, n_threads)
-
-
-def per_thread_reference(n_threads: int, n_per_thread: int, seed: int, dtype=np.float32):
-    """NumPy reference of GPU approach 1: ``(n_threads, n_per_thread)``."""
-    from .gpu import per_thread_reference as _ref
-    return _ref(n_threads, n_per_thread, seed, dtype)
-
-
-def gpu_per_thread(n_threads: int, n_per_thread: int, seed: int, dtype=np.float32):
-    """GPU approach 1 (Alg. 29–30): CuPy ``(n_threads, n_per_thread)``, row t = stream t."""
-    from .gpu import gpu_per_thread as _g
-    return _g(n_threads, n_per_thread, seed, dtype)
-
-
-def gpu_single_table(n: int, seed: int, dtype=np.float32):
-    """GPU approach 2 (Alg. 31–32): first ``n`` numbers of the stream of ``seed``."""
-    from .gpu import gpu_single_table as _g
-    return _g(n, seed, dtype)
-
-
-def __getattr__(name):
-    if name in ("PerThreadGPU", "SingleTableGPU"):
-        from . import gpu
-        return getattr(gpu, name)
-    raise AttributeError(name)
