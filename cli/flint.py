@@ -13,14 +13,14 @@ import time
 
 from kernels.filegate import ENV_ALLOW_OUTSIDE, MODEL
 
+from . import flint_sweep
 from .common import (CSV_EXTS, UsageError, add_limit_options, apply_limit_options, check_output, dumps, note, number,
                      num_type, raise_failed, threads_type, write_outputs)
+from .flint_options import MAX_STEPS, grid, load, model_path, parameter_sets, settings  # noqa: F401  (MAX_STEPS: public here too)
 
 NAME = "flint"
 USES_BACKEND = False
 BACKEND_HINT = "its --runtime chooses CPU or GPU"
-#: most time steps one run may take (t_end / dt)
-MAX_STEPS = 10 ** 12
 
 
 def add_parser(sub, parents) -> None:
@@ -69,69 +69,7 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object with the results")
     add_limit_options(p)
     add_solver_steps_option(p)
-    from .flint_sweep import add_options
-    add_options(p)
-
-
-def _model_path(name):
-    """The file behind a model argument (a path or a shipped model's file name), or None."""
-    from kernels.flint.loaders import find_model_file
-    return find_model_file(name)
-
-
-def grid(a):
-    """(t_end, dt, every, steps) checked: finite, > 0, at least one step and at most MAX_STEPS."""
-    t_end, dt = number("--t-end", a.t_end, above=0), number("--dt", a.dt, above=0)
-    every = number("--every", a.every, int, minimum=1)
-    ratio = t_end / dt
-    if not ratio <= MAX_STEPS:
-        raise UsageError(f"--t-end / --dt = {ratio:.3g} steps; at most {MAX_STEPS:.0e}")
-    steps = int(round(ratio))
-    if steps < 1:
-        raise UsageError(f"--dt {a.dt} is larger than --t-end {a.t_end}: not one step would be taken")
-    return t_end, dt, every, steps
-
-
-def settings(a) -> tuple[str, str, str]:
-    """(integrator, dtype, mapping) of a bytecode / C / NumPy run, checked."""
-    from kernels.flint.runtimes import INTEGRATORS, MAPPINGS
-    integrator, dtype, mapping = a.integrator or "euler", a.dtype or "float64", a.mapping or "cell"
-    if integrator not in INTEGRATORS:
-        raise UsageError(f"--integrator must be euler or rk4 (got {integrator!r})")
-    if dtype not in ("float64", "float32"):
-        raise UsageError(f"--dtype must be float64 or float32 (got {dtype!r})")
-    if mapping not in MAPPINGS:
-        raise UsageError(f"--mapping must be {' or '.join(MAPPINGS)} (got {mapping!r})")
-    return integrator, dtype, mapping
-
-
-def load(a):
-    """The model of the MODEL argument (an SBML file the compiler refuses gets the hint to try
-    --runtime sbml); the files its reading opened are kept in ``a.files_read`` for --json."""
-    from kernels.errors import ExplorerError
-    from kernels.flint.loaders import read_model
-    try:
-        loaded = read_model(a.model, allow_outside=a.allow_outside_references)
-        a.files_read = loaded.files_read
-        return loaded.model
-    except ExplorerError as exc:
-        from kernels.flint.sbml.reference import reference_hint
-        path = _model_path(a.model)
-        hint = reference_hint(path) if path is not None and not isinstance(exc, UsageError) else ""
-        if hint:
-            raise UsageError(f"{exc}{hint}") from None
-        raise
-
-
-def parameter_sets(a, model) -> dict:
-    """The --set PARAM=VALUE changes, checked against the model's parameters."""
-    out = {}
-    for kv in a.set:
-        k, _, v = kv.partition("=")
-        if k not in model.params:
-            raise UsageError(f"--set: {k!r} is not a parameter of {model.name}")
-        out[k] = number(f"--set {k}", v)
-    return out
+    flint_sweep.add_options(p)
 
 
 def add_solver_steps_option(p) -> None:
@@ -193,10 +131,9 @@ def run_flint(a) -> int:
     if a.runtime not in (*RUNTIMES, "sbml", "auto"):
         raise UsageError(f"--runtime must be auto, {', '.join(RUNTIMES)} or sbml (got {a.runtime!r})")
     _common_checks(a)
-    from .flint_sweep import SWEEP_ONLY, run as run_sweep
     if a.sweep:
-        return run_sweep(a)
-    given = [flag for flag, dest in SWEEP_ONLY if getattr(a, dest) not in (None, False)]
+        return flint_sweep.run(a)
+    given = [flag for flag, dest in flint_sweep.SWEEP_ONLY if getattr(a, dest) not in (None, False)]
     if given:
         raise UsageError(f"{given[0]} applies only with --sweep")
     if a.runtime == "sbml":
@@ -304,7 +241,7 @@ def _run_sbml(a) -> int:
         n_points = n_output_points(t_end, dt, every)
     except InvalidParameter as exc:
         raise UsageError(f"--t-end/--dt/--every: {exc}") from None
-    path = _model_path(a.model)
+    path = model_path(a.model)
     if path is None:
         raise UsageError(f"no such model file: {a.model}")
     if path.suffix.lower() in (".flint", ".cellml"):

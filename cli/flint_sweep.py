@@ -11,6 +11,7 @@ are in ``--csv``; the same command with ``--resume`` runs the rest).
 from __future__ import annotations
 
 from .common import UsageError, check_out_dir, check_output, num_type, number, print_result
+from .flint_options import grid, load, parameter_sets, settings
 from .scheduler import add_scheduler, interrupted, scheduler_value, workers_value
 
 #: the options that mean something only with --sweep: (flag, argparse dest)
@@ -64,7 +65,6 @@ def run(a) -> int:
     from kernels.sweep.commands import SweepInterrupted, file_mode, flint_sweep
     from kernels.sweep.points import MAX_POINTS
 
-    from .flint import grid, load, parameter_sets, settings
     why = "(the sweep's members are the ensemble)"
     if a.runtime == "sbml":
         raise UsageError("--sweep does not apply to --runtime sbml (one model instance); use --runtime cpu, c, "
