@@ -232,11 +232,6 @@ class PackedInt4:
         off = 1 if self.with_length else 0
         return flat[off:off + d].copy()
 
-    def padding_fraction(self) -> float:
-        """Share of int4 slots wasted on padding (and length words)."""
-        used = int(self.vertices[:, 1].sum())
-        return 1.0 - used / max(1, self.arcs4.size)
-
 
 # ------------------------------------------------------------------ networkx / files
 def to_networkx(g: Graph):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .apsp import APSPResult, sentinel
+from .apsp import sentinel
 
 
 def path_length_histogram(dist: np.ndarray) -> np.ndarray:
@@ -67,13 +67,6 @@ def loglog_slope(x, y) -> float:
     """Least-squares slope of log y against log x (paper 000 Fig. 14's fitted exponents)."""
     x, y = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
     return float(np.polyfit(x, y, 1)[0])
-
-
-def result_summary(res: APSPResult) -> dict:
-    out = summary(res.dist)
-    out.update(apsp_method=res.method, apsp_seconds=res.seconds, kernel_seconds=res.kernel_seconds,
-               launches=res.launches)
-    return out
 
 
 def sampled_summary(g, sources: int = 64, seed: int = 0) -> dict:
