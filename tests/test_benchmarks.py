@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from cli.flint_suite import suite_dir
 from kernels.backend import gpu_available
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
-SUITE = Path("/work/shared/sbml-test-suite")
+SUITE = suite_dir()                  # GSE_SBML_SUITE, else ../shared/sbml-test-suite (cli.flint_suite)
 GPU_OK, GPU_WHY = gpu_available()
 
 #: benchmark → (runs on the CPU, extra arguments beside --quick to keep the CPU run short)
