@@ -4,8 +4,7 @@ from __future__ import annotations
 import sys
 import traceback
 
-ORG = "GPUScienceExplorer"
-APP_NAME = "GPU Science Explorer"
+from kernels.appdirs import APP_NAME, ORG  # noqa: F401 (one definition for the app and the CLI)
 
 _vispy_ready = False
 
@@ -35,8 +34,9 @@ def create_app(argv=None):
     return app
 
 
-def install_excepthook(parent_getter=lambda: None) -> None:
-    """Show unexpected exceptions in a dialog (and on stderr) instead of aborting."""
+def install_excepthook(parent_getter=lambda: None, log_getter=lambda: None) -> None:
+    """Show unexpected exceptions in a dialog (and on stderr, and in the message log that
+    ``log_getter()`` returns) instead of aborting."""
     from PyQt6.QtWidgets import QMessageBox
 
     from kernels.errors import ExplorerError
@@ -46,6 +46,9 @@ def install_excepthook(parent_getter=lambda: None) -> None:
     def hook(etype, value, tb):
         text = "".join(traceback.format_exception(etype, value, tb))
         sys.stderr.write(text)
+        log = log_getter()
+        if log is not None:
+            log.add(f"{etype.__name__}: {value}", "error", "exception")
         if showing:  # never stack dialogs when an error repeats inside the dialog's loop
             return
         showing.append(1)
@@ -84,6 +87,6 @@ def run_gui(backend_choice: str | None = None, argv=None) -> int:
 
     from .main_window import MainWindow
     win = MainWindow(backend)
-    install_excepthook(lambda: win)
+    install_excepthook(lambda: win, lambda: win.log)
     win.show()
     return app.exec()

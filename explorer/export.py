@@ -28,6 +28,7 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QF
 from kernels.errors import ExplorerError
 from kernels.fileio import atomic_path, check_output_path, write_text
 
+from .figure_style import FigureStyle, StyleForm, plot_items, styled
 from .svg import FOOTER_FONT_PX, supports_svg, widget_svg
 
 RASTER = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
@@ -213,16 +214,19 @@ def save_image(img: QImage, path, dpi: int | None = None, suffixes=RASTER) -> Pa
 
 
 def save_figure(fig: Figure, path, width: int | None = None, scale: float | None = None, dpi: int = 150,
-                footer: str = "") -> Path:
+                footer: str = "", style: FigureStyle | None = None) -> Path:
     """Write ``fig`` to ``path``: ``.svg`` (vector, widget figures only) or PNG/JPEG/TIFF/BMP
     (raster, ``width`` pixels wide or ``scale`` × the screen size, ``dpi`` stored in the file).
-    No extension: PNG; another extension: :class:`kernels.errors.InvalidParameter`."""
+    ``style``: fonts, line widths, legend, ranges and title of its pyqtgraph plots for this file
+    only (:mod:`explorer.figure_style`).  No extension: PNG; another extension:
+    :class:`kernels.errors.InvalidParameter`."""
     p = output_path(path, FIGURE_SUFFIXES, "figure")
-    if p.suffix.lower() == ".svg":
-        if not fig.vector:
-            raise ValueError(f"{fig.name} is a rendered (OpenGL) view or holds one: export it as PNG")
-        return save_svg(fig.widget, p, footer=footer, title=fig.name)
-    return save_image(render_figure(fig, width=width, scale=scale, footer=footer), p, dpi)
+    if p.suffix.lower() == ".svg" and not fig.vector:
+        raise ValueError(f"{fig.name} is a rendered (OpenGL) view or holds one: export it as PNG")
+    with styled(fig.widget, style):
+        if p.suffix.lower() == ".svg":
+            return save_svg(fig.widget, p, footer=footer, title=fig.name)
+        return save_image(render_figure(fig, width=width, scale=scale, footer=footer), p, dpi)
 
 
 def save_svg(widget: QWidget, path, footer: str = "", title: str = "") -> Path:
@@ -286,10 +290,13 @@ class ExportImageDialog(QDialog):
 
 
 class ExportFigureDialog(QDialog):
-    """Choose a view, format, size (pixels) and DPI, and whether to add the caption footer."""
+    """Choose a view, format, size (pixels) and DPI, whether to add the caption footer, and the
+    plots' style (:class:`explorer.figure_style.StyleForm`, enabled for figures with pyqtgraph
+    plots; ``styles(figure) -> FigureStyle`` gives each figure's remembered one)."""
 
-    def __init__(self, figures: list[Figure], footer: str = "", parent=None):
+    def __init__(self, figures: list[Figure], footer: str = "", parent=None, styles=None):
         super().__init__(parent)
+        self._styles = styles
         self.setWindowTitle("Export figure")
         self.figures = figures
         form = QFormLayout(self)
@@ -322,9 +329,15 @@ class ExportFigureDialog(QDialog):
         form.addRow("", self.size_label)
         form.addRow(self.footer_check)
         form.addRow(self.footer_text)
+        self.style_form = StyleForm(self)
+        form.addRow(self.style_form)
         bb = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        bb.accepted.connect(self.accept)
+        bb.accepted.connect(self._accept)
         bb.rejected.connect(self.reject)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020;")
+        self.error.hide()
+        form.addRow(self.error)
         form.addRow(bb)
         self.target.currentIndexChanged.connect(self._on_target)
         self.fmt.currentIndexChanged.connect(self._update)
@@ -335,8 +348,24 @@ class ExportFigureDialog(QDialog):
     def figure(self) -> Figure:
         return self.figures[self.target.currentIndex()]
 
+    def style(self) -> FigureStyle | None:
+        """The style for the chosen figure (None when it has no pyqtgraph plot)."""
+        return self.style_form.style() if self.style_form.isEnabled() else None
+
+    def _accept(self) -> None:
+        try:
+            self.style()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return
+        self.accept()
+
     def _on_target(self, *_):
         fig = self.figure()
+        has_plots = bool(plot_items(fig.widget))
+        self.style_form.setEnabled(has_plots)
+        self.style_form.set_style(self._styles(fig) if (self._styles and has_plots) else FigureStyle())
         w, _h = fig.screen_size()
         self.width.setValue(min(16384, 2 * w))
         item = self.fmt.model().item(1)

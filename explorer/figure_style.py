@@ -13,6 +13,8 @@ import contextlib
 import json
 from dataclasses import asdict, dataclass, fields
 
+from PyQt6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLineEdit
+
 LEGEND_POSITIONS = {       # name → (item anchor, parent anchor, offset)
     "auto": None,
     "top right": ((1, 0), (1, 0), (-10, 10)),
@@ -197,3 +199,76 @@ def _apply(pi, style: FigureStyle, undo: list) -> None:
             undo.append(lambda lb=label, t=t0, sz=sz0: lb.setText(t, size=sz) if sz else lb.setText(t))
             pt = float(str(sz0).rstrip("pt")) if sz0 and str(sz0).endswith("pt") else 9.0
             label.setText(label.text, size=f"{pt * style.font_scale:.1f}pt")
+
+
+def _range_text(r) -> str:
+    return "" if r is None else f"{r[0]:g}, {r[1]:g}"
+
+
+def _parse_range(text: str):
+    """"a, b" → (a, b) with a < b; "" → None; ValueError otherwise."""
+    text = text.strip()
+    if not text:
+        return None
+    parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
+    if len(parts) != 2:
+        raise ValueError(f"a range is two numbers 'min, max', not {text!r}")
+    a, b = float(parts[0]), float(parts[1])
+    if not a < b:
+        raise ValueError(f"a range needs min < max, not {text!r}")
+    return a, b
+
+
+
+
+class StyleForm(QGroupBox):
+    """Font scale, line width, legend, x/y ranges and title of a :class:`FigureStyle`."""
+
+    def __init__(self, parent=None):
+        super().__init__("Style (plots)", parent)
+        self.setToolTip("How the plot is drawn in the exported file only; remembered for this figure")
+        form = QFormLayout(self)
+        self.font_scale = QDoubleSpinBox()
+        self.font_scale.setRange(0.5, 5.0)
+        self.font_scale.setSingleStep(0.25)
+        self.font_scale.setValue(1.0)
+        self.font_scale.setSuffix(" ×")
+        self.font_scale.setToolTip("Tick labels, axis labels, title and legend text, × their size on screen")
+        self.line_width = QDoubleSpinBox()
+        self.line_width.setRange(0.0, 20.0)
+        self.line_width.setSingleStep(0.5)
+        self.line_width.setSpecialValueText("as on screen")
+        self.line_width.setSuffix(" px")
+        self.line_width.setToolTip("Width of every curve's line (as on screen: each curve keeps its own)")
+        self.legend = QComboBox()
+        self.legend.addItems(list(LEGEND_POSITIONS))
+        self.legend.setToolTip("Where the legend goes, or hidden (auto: where it is on screen)")
+        self.x_range = QLineEdit()
+        self.x_range.setPlaceholderText("as on screen (e.g. 0, 100)")
+        self.x_range.setToolTip("x axis range 'min, max' in the axis's units; empty: as on screen")
+        self.y_range = QLineEdit()
+        self.y_range.setPlaceholderText("as on screen (e.g. -1, 1)")
+        self.y_range.setToolTip("y axis range 'min, max' in the axis's units; empty: as on screen")
+        self.title = QLineEdit()
+        self.title.setPlaceholderText("the plot's own title")
+        self.title.setToolTip("Title drawn above the plot; empty keeps the plot's own")
+        form.addRow("Font scale", self.font_scale)
+        form.addRow("Line width", self.line_width)
+        form.addRow("Legend", self.legend)
+        form.addRow("x range", self.x_range)
+        form.addRow("y range", self.y_range)
+        form.addRow("Title", self.title)
+
+    def set_style(self, s: FigureStyle) -> None:
+        self.font_scale.setValue(s.font_scale)
+        self.line_width.setValue(s.line_width)
+        self.legend.setCurrentText(s.legend)
+        self.x_range.setText(_range_text(s.x_range))
+        self.y_range.setText(_range_text(s.y_range))
+        self.title.setText(s.title)
+
+    def style(self) -> FigureStyle:
+        """The style shown; ValueError naming a bad range."""
+        return FigureStyle(font_scale=self.font_scale.value(), line_width=self.line_width.value(),
+                           legend=self.legend.currentText(), x_range=_parse_range(self.x_range.text()),
+                           y_range=_parse_range(self.y_range.text()), title=self.title.text().strip())

@@ -9,12 +9,16 @@ from PyQt6.QtGui import QAction, QColor, QFont, QIcon, QKeySequence, QPainter, Q
 from PyQt6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
                              QProgressBar, QStackedWidget, QVBoxLayout, QWidget)
 
+from kernels import appdirs
+
 from . import jobs
+from . import recent as recent_mod
 from . import sweep_panel
 from . import theme as theme_mod
 from . import workspaces as registry
-from .app import APP_NAME, ORG
-from .widgets import ElidedLabel
+from .app import APP_NAME
+from .message_log import LogSource, LogView, MessageLog
+from .widgets import ElidedLabel, add_dock, dock_button_tooltips
 from .window_files import WindowFilesMixin
 from .window_menus import WindowMenusMixin
 from .workspace_api import COMMANDS
@@ -65,9 +69,16 @@ def _badge_icon(text: str, color: str, size: int = 40, running: bool = False) ->
 
 
 def backend_label(backend) -> str:
+    """The status bar's short backend name; a fallback's reason is in its tooltip and the log."""
     if backend.is_gpu:
         return f"GPU: {backend.device_name}"
-    return "CPU (NumPy)" + (f" — {backend.notice}" if backend.notice else "")
+    return "CPU (NumPy)" + (" ⚠" if backend.notice else "")
+
+
+def app_settings() -> QSettings:
+    """The app's settings: an INI file at :func:`kernels.appdirs.settings_file` (platformdirs; on
+    Linux where ``QSettings(ORG, APP_NAME)`` kept them)."""
+    return QSettings(str(appdirs.settings_file()), QSettings.Format.IniFormat)
 
 
 class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
@@ -90,7 +101,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
     def __init__(self, backend, settings: QSettings | None = None, options: dict | None = None, parent=None):
         super().__init__(parent)
         self.backend = backend
-        self.settings = settings if settings is not None else QSettings(ORG, APP_NAME)
+        self.settings = settings if settings is not None else app_settings()
         self._options = options or {}
         self._workspaces: dict[str, QWidget] = {}
         self._bound_actions: list[tuple[QAction, str]] = []
@@ -108,6 +119,8 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         self.ask_before_quit = True          # confirm closing while a workspace runs
         self.setWindowTitle(APP_NAME)
         self.resize(1440, 900)
+        self.setAcceptDrops(True)              # a dropped file opens in its workspace (window_files)
+        self.log = MessageLog(self)            # every notice, warning and error (View ▸ Message log)
 
         central = QWidget(self)
         lay = QHBoxLayout(central)
@@ -160,8 +173,17 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             self.theme = "light"
         theme_mod.apply_theme(self.theme)
         sweep_panel.preference().load(self.settings)     # where sweeps run: one choice for every tab
+        self.log_dock = add_dock(self, "Message log", "messageLogDock", LogView(self.log), area="bottom",
+                                 closable=True)
+        self.log_dock.hide()
         self._build_menus()
         self._build_status_bar()
+        self.statusBar().messageChanged.connect(LogSource(self.log, "status bar").info)
+        if self.backend.notice:
+            self.log.add(f"Backend: {self.backend.describe()}", "warning", "start")
+        self.recent.prune()
+        recent_mod.notifier().opened.connect(self.remember_file)
+        dock_button_tooltips(self)
         self.mode_bar.currentRowChanged.connect(self._on_mode_changed)
         self._busy_timer = QTimer(self)           # the mode bar marks workspaces that are working
         self._busy_timer.setInterval(400)
@@ -193,6 +215,10 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             finally:
                 self.settings.endGroup()
             w.status_changed.connect(self._on_status)
+            if w.message_bar is not None:
+                w.message_bar.shown.connect(LogSource(self.log, key).message)
+            self.edit.add_workspace(w)         # its undo stack, after restore: restoring is no edit
+            dock_button_tooltips(w)
             if self._lecture:
                 w.set_lecture_mode(True)
             self._workspaces[key] = w
@@ -235,6 +261,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         key = registry.WORKSPACES[row].key
         w = self.workspace(key)
         self.stack.setCurrentWidget(w)
+        self.edit.set_current(w)
         self.settings.setValue("main/workspace", key)
         self._rebind_actions()
 
@@ -338,6 +365,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
     def notify(self, text: str, level: str = "info") -> None:
         """Show a notice in the current workspace's message bar (or the status bar)."""
         self.last_message = text
+        self.log.add(text, level, self.stack.currentWidget().objectName() if self.stack.currentWidget() else "")
         ws = self.workspace()
         if ws is not None and ws.message_bar is not None:
             ws.message_bar.show_message(text, level)
@@ -349,10 +377,12 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         for a in self.cmap_group.actions():
             a.setChecked(a.text() == name)
 
-    def _supports(self, capability: str) -> bool:
+    def supports(self, capability: str) -> bool:
         """The current workspace offers ``capability`` (explorer.workspace_api)."""
         ws = self.workspace()
         return ws is not None and ws.supports(capability)
+
+    _supports = supports
 
     def _call(self, method: str, *args):
         """Run a menu command (one of the workspace's CAPABILITIES) or one of its extra_actions()."""

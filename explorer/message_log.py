@@ -74,6 +74,21 @@ class MessageLog(QObject):
         self.cleared.emit()
 
 
+class LogSource(QObject):
+    """A named sender into a :class:`MessageLog` (a child of it): connect signals to its slots —
+    bound methods of a QObject, so Qt disconnects them when either side is deleted."""
+
+    def __init__(self, log: MessageLog, source: str):
+        super().__init__(log)
+        self.log, self.source = log, source
+
+    def message(self, text: str, level: str = "info") -> None:
+        self.log.add(text, level, self.source)
+
+    def info(self, text: str) -> None:
+        self.log.add(text, "info", self.source)
+
+
 class LogView(QWidget):
     """The dock's content: the entries (selectable, coloured by level), *Copy* and *Clear*."""
 

@@ -22,8 +22,10 @@ every undo/redo of that field.
 
 Programmatic changes that are not user edits (a combo repopulated, a range clamped, a model
 loaded) are wrapped in ``with undo.suspended(widget):`` — they update the remembered value and
-push nothing.  Applying a preset or opening a session is one undo step: the window wraps them in
-:func:`macro`.  Parts tested alone call ``undo.attach(part)`` to give them a stack.
+push nothing; a part that sets tracked widgets with their signals blocked calls
+``undo.resync(self)`` after.  Applying a preset or opening a session is one undo step: the window
+wraps them in :func:`recorded` (values compared before and after, signals or not); opening a file
+is no edit (suspended, then resynced).  Parts tested alone call ``undo.attach(part)``.
 
 Merging: :meth:`ParameterEdit.id` is the tracker's id, so ``QUndoStack`` offers
 :meth:`ParameterEdit.mergeWith` only the entry on top: consecutive edits of one field.
@@ -43,6 +45,7 @@ from PyQt6.QtWidgets import (QAbstractButton, QAbstractSlider, QComboBox, QDoubl
 _stacks: "weakref.WeakKeyDictionary[QObject, QUndoStack]" = weakref.WeakKeyDictionary()
 _ids = itertools.count(1000)
 _suspended: "weakref.WeakKeyDictionary[QObject, int]" = weakref.WeakKeyDictionary()
+_trackers: "weakref.WeakSet[Tracker]" = weakref.WeakSet()
 
 
 def attach(owner: QObject, stack: QUndoStack | None = None) -> QUndoStack:
@@ -89,18 +92,48 @@ def suspended(widget: QObject):
             _suspended.pop(widget, None)
 
 
+def _inside(obj: QObject | None, root: QObject) -> bool:
+    while obj is not None:
+        if obj is root:
+            return True
+        obj = obj.parent()
+    return False
+
+
+def trackers(root: QObject) -> list["Tracker"]:
+    """The trackers of the parameters inside ``root`` (itself included), in the order tracked."""
+    return sorted((t for t in list(_trackers) if _inside(t.widget, root)), key=lambda t: t.uid)
+
+
+def is_tracked(widget: QObject) -> bool:
+    return any(t.widget is widget for t in list(_trackers))
+
+
+def resync(root: QObject) -> None:
+    """Every tracker inside ``root`` takes its widget's current value as the remembered one (after
+    a part set tracked widgets with their signals blocked)."""
+    for t in trackers(root):
+        t.value = t.get()
+
+
 @contextlib.contextmanager
-def macro(widget: QObject, text: str):
-    """Every edit inside the block is one undo step named ``text`` (a preset, a session)."""
-    st = stack_for(widget)
-    if st is None:
+def recorded(root: QObject, text: str):
+    """Whatever the block changes among the tracked parameters inside ``root`` — through signals
+    or with them blocked — becomes one undo step named ``text`` (a preset, a session): the values
+    before and after are compared, not the signals counted."""
+    ts = trackers(root)
+    before = [t.get() for t in ts]
+    with suspended(root):
         yield
-        return
-    st.beginMacro(text)
-    try:
-        yield
-    finally:
-        st.endMacro()
+    changes = []
+    for t, old in zip(ts, before):
+        new = t.get()
+        t.value = new
+        if new != old:
+            changes.append((t, old, new))
+    st = stack_for(root)
+    if st is not None and changes:
+        st.push(GroupEdit(text, changes))
 
 
 def _accessors(widget: QWidget):
@@ -139,6 +172,7 @@ class Tracker(QObject):
         self.value = get()
         self.applying = False
         changed.connect(self._changed)
+        _trackers.add(self)
 
     def _changed(self, *_):
         new = self.get()
@@ -192,6 +226,27 @@ class ParameterEdit(QUndoCommand):
 
     def undo(self) -> None:
         self.tracker.apply(self.old)
+
+
+class GroupEdit(QUndoCommand):
+    """Several parameters changed at once (:func:`recorded`): undo sets them back in the order
+    they were tracked, redo forward."""
+
+    def __init__(self, text: str, changes: list):
+        super().__init__(text)
+        self.changes = changes
+        self._done = True
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        for t, _old, new in self.changes:
+            t.apply(new)
+
+    def undo(self) -> None:
+        for t, old, _new in self.changes:
+            t.apply(old)
 
 
 def track(widget: QObject, key: str, get: Callable[[], Any] | None = None, set: Callable[[Any], Any] | None = None,  # noqa: A002

@@ -11,8 +11,11 @@ from kernels.errors import ExplorerError
 
 from . import presets as presets_mod
 from . import theme as theme_mod
-from .app import APP_NAME
-from .papers import PAPERS
+from . import undo
+from .about import AboutDialog
+from .window_edit import EditMenu
+from .window_presets import PresetActions
+from .window_recent import RecentMenu
 
 
 class WindowMenusMixin:
@@ -59,15 +62,22 @@ class WindowMenusMixin:
         self.act_session_data.toggled.connect(lambda on: self.settings.setValue("main/session_data", bool(on)))
         m_file.addAction(self.act_session_data)
         m_file.addSeparator()
+        self.recent = RecentMenu(self.settings, m_file, self)
+        self.recent.open_requested.connect(self.open_path)
+        self.recent.notice.connect(lambda text: self.notify(text, "warning"))
+        m_file.addSeparator()
         quit_act = QAction("&Quit", self)
         quit_act.setShortcut(QKeySequence("Ctrl+Q"))
         quit_act.triggered.connect(self.close)
         m_file.addAction(quit_act)
 
+        self.m_edit = mb.addMenu("&Edit")
+        self.edit = EditMenu(self, self.m_edit)
         self.m_sim = mb.addMenu("&Run")
         self._add_actions(self.m_sim, self.SIM_ACTIONS)
         self.m_workspace = mb.addMenu("&Workspace")   # the current workspace's own actions
         self.m_presets = mb.addMenu("&Presets")       # the current workspace's presets, keys 1–9
+        self.user_presets = PresetActions(self)        # Save current as preset…, export, import
 
         self.m_view = mb.addMenu("&View")
         self.m_cmap = self.m_view.addMenu("&Colormap")
@@ -79,6 +89,11 @@ class WindowMenusMixin:
         self.act_controls = QAction("Show &controls", self, checkable=True, checked=True)
         self.act_controls.toggled.connect(lambda on: self._call("set_controls_visible", on))
         self.m_view.addAction(self.act_controls)
+        self.act_log = self.log_dock.toggleViewAction()
+        self.act_log.setText("Message &log")
+        self.act_log.setShortcut(QKeySequence("Ctrl+Shift+L"))
+        self.act_log.setStatusTip("Every notice, warning and error with its time (copyable)")
+        self.m_view.addAction(self.act_log)
         self._bound_actions += [(self.act_plots, "set_plots_visible"), (self.act_controls, "set_controls_visible")]
         self.m_view.addSeparator()
         self.act_lecture = QAction("&Lecture mode", self, checkable=True)
@@ -165,6 +180,10 @@ class WindowMenusMixin:
         self._refresh_caption()
 
     # --------------------------------------------------------------- presets
+    def rebuild_presets(self) -> None:
+        """Rebuild the Presets menu (after a user preset was saved, imported or deleted)."""
+        self._rebuild_presets()
+
     def _rebuild_presets(self) -> None:
         self.m_presets.clear()
         key = self.stack.currentWidget().objectName() if self.stack.currentWidget() is not None else ""
@@ -176,17 +195,22 @@ class WindowMenusMixin:
             bad.setEnabled(False)
             self.m_presets.addAction(bad)
             self.notify(f"Presets of this workspace could not be loaded: {exc}", "error")
+        shipped = len(self.presets)
+        self.presets += self.user_presets.load(key)
         usable = self._supports("apply_preset")
         for i, p in enumerate(self.presets):
+            if i == shipped and i:
+                self.m_presets.addSection("Your presets")
             act = QAction(f"&{i + 1}  {p['name']}" if i < 9 else p["name"], self.m_presets)
             if i < 9:
                 act.setShortcut(QKeySequence(str(i + 1)))
-            tip = f"{p['description']} (paper {p['paper']})"
+            tip = f"{p['description']} " + ("(your preset)" if i >= shipped else f"(paper {p['paper']})")
             act.setStatusTip(tip)
             act.setToolTip(tip)
             act.setEnabled(usable)
             act.triggered.connect(lambda _=False, n=i: self.apply_preset(n))
             self.m_presets.addAction(act)
+        self.user_presets.add_actions(self.m_presets, key, self.presets[shipped:])
         self.m_presets.setToolTipsVisible(True)
         self.m_presets.menuAction().setVisible(bool(self.presets) or not self.m_presets.isEmpty())
 
@@ -203,7 +227,8 @@ class WindowMenusMixin:
             return False
         p = presets_mod.resolved(self.presets[which], self.backend.is_gpu)
         try:
-            ws.apply_preset(p)
+            with undo.recorded(ws, f"Preset: {p['name']}"):
+                ws.apply_preset(p)
         except (ExplorerError, KeyError, TypeError, ValueError) as exc:
             self.notify(f"Preset {p['name']!r} could not be applied: {exc}", "error")
             return False
@@ -235,15 +260,9 @@ class WindowMenusMixin:
         box.setText(f"<p>Shortcuts of the current workspace (the README lists all):</p><table cellpadding=3>{rows}</table>")
         box.open()
 
-    def show_about(self) -> None:
-        items = "".join(
-            f"<li><b>{tag}</b> — {authors}: <i>{title}</i>. {where}.</li>" for tag, authors, title, where in PAPERS)
-        QMessageBox.about(
-            self, f"About {APP_NAME}",
-            f"<h3>{APP_NAME}</h3>"
-            "<p>Explore GPU algorithms from research papers, live: run them on the GPU (CuPy/CUDA) "
-            "or on the CPU (NumPy), change parameters while they run, and export images, plots, "
-            "fields and movies.</p>"
-            f"<p>Backend: {self.backend.describe()}</p>"
-            f"<p>Source papers:</p><ul>{items}</ul>")
+    def show_about(self) -> AboutDialog:
+        """Help ▸ About: versions, paths and papers, with *Copy* (non-modal; returned for tests)."""
+        dlg = AboutDialog(self.backend, self)
+        dlg.open()
+        return dlg
 
