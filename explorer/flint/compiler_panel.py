@@ -11,6 +11,7 @@ import csv
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtGui import QFontDatabase
 from PyQt6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                              QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -26,6 +27,10 @@ TIPS = {"cse": "share common subexpressions (hash-consed DAG)", "fold": "fold co
         "remap": "number variable slots by first use", "unify": "one bytecode for all members (CONST_IND)",
         "redundant": "pad sets of equal opcode sequences to whole warps (thread-per-expression mapping)",
         "sum": "split sums of ≥ 32 terms over a warp, WARP_SUM reduction (thread-per-expression mapping)"}
+
+
+#: the widest the listing is made to show its bytecode unclipped (beyond it, a scroll bar)
+MAX_LISTING_PX = 640
 
 
 def _compile(args: tuple, options: CompileOptions):
@@ -45,6 +50,7 @@ class CompilerPanel(QWidget):
         self._jobs: list = []
         self._args = None
         self.prog = None
+        self._code = ""                  # the bytecode lines of the listing
         self.report: list = []
         lay = QVBoxLayout(self)
         row = QHBoxLayout()
@@ -69,9 +75,17 @@ class CompilerPanel(QWidget):
         self.levels.setTitle("Functions per DAG level")
         self.bars = None
         top.addWidget(self.levels)
+        # the listing: monospace; the long summary lines wrap at the width, the bytecode lines fit
+        # (the listing is kept as wide as its longest bytecode line: nothing is clipped)
         self.listing = QPlainTextEdit(readOnly=True)
-        self.listing.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.listing.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.listing.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.listing.setToolTip("The compiled program: a summary, then the bytecode (address, opcode, operands; "
+                                "after ';' the constant or variable named)")
         top.addWidget(self.listing)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
+        self._top = top
         split.addWidget(top)
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -79,9 +93,15 @@ class CompilerPanel(QWidget):
         split.addWidget(self.table)
         lay.addWidget(split, 1)
         brow = QHBoxLayout()
+        self.levels.setToolTip("Functions per DAG level (paper 004 §5.4): one phase per level, the ODE phase last "
+                               "(orange)")
+        self.table.setToolTip("The effect of each optimisation: the program with the option off ⇒ on, the other "
+                              "options as ticked")
         self.bt_csv = QPushButton("Export table (CSV)…")
+        self.bt_csv.setToolTip("Save the optimisation table as CSV")
         self.bt_csv.clicked.connect(lambda: self.export_table())
         self.bt_chart = QPushButton("Export chart (PNG/SVG)…")
+        self.bt_chart.setToolTip("Save the DAG-levels chart as PNG or SVG")
         self.bt_chart.clicked.connect(lambda: self.export_chart())
         brow.addWidget(QLabel("Table: each option off ⇒ on, the others as ticked; a→b→c = per phase."))
         brow.addStretch(1)
@@ -145,7 +165,9 @@ class CompilerPanel(QWidget):
                 f"{st['expr_divergent_warps']}, sum warps {st['expr_sum_warps']}, "
                 f"unified warps {st['expr_unified_warps']} (lane table {st['expr_lane_table_words']} words), "
                 f"bytecode {st['expr_bytecode_words']} words", ""]
-        self.listing.setPlainText("\n".join(head) + prog.listing())
+        self._code = prog.listing()
+        self.listing.setPlainText("\n".join(head) + self._code)
+        self._fit_listing()
         self.levels.clear()
         counts = list(prog.level_counts)
         x = np.arange(1, len(counts) + 1)
@@ -164,6 +186,15 @@ class CompilerPanel(QWidget):
                 self.table.setItem(r, c, it)
         self.status.setText(f"{len(prog.phases)} phases")
         self.updated.emit()
+
+    def _fit_listing(self) -> None:
+        """The listing is at least as wide as its longest bytecode line (up to :data:`MAX_LISTING_PX`):
+        the splitter cannot clip it; only the summary lines above wrap."""
+        fm = self.listing.fontMetrics()
+        widest = max((fm.horizontalAdvance(line) for line in self._code.splitlines()), default=0)
+        need = widest + 2 * self.listing.frameWidth() + int(2 * self.listing.document().documentMargin()) \
+            + self.listing.verticalScrollBar().sizeHint().width() + 4
+        self.listing.setMinimumWidth(min(need, MAX_LISTING_PX))
 
     # ------------------------------------------------------------------ export
     def table_rows(self) -> tuple[list[str], list[list[str]]]:

@@ -1,227 +1,151 @@
 """The Flint workspace: pick a cell model, edit parameters, integrate on NumPy / IS / TS, watch traces.
 
 Views only: models, the compiler and the runtimes are ``kernels.flint`` (paper 004, Okuyama 2013,
-ch. 5).  A worker thread integrates in chunks; only recorded variables come back; the plot refreshes
-on a 50 ms timer (pyqtgraph peak downsampling, clip to view); lines/rings also show a heatmap.
+ch. 5).  The workspace composes parts that own their state (napari's ``QtViewer`` composing
+``QtDims``, ``QtLayerList`` and the canvas is the model):
 
-Parts: the run threads (:mod:`.worker`), SBML reference mode for SBML files only the reference
-simulator reads (:mod:`.sbml_mode`), the traces, heatmap, readout and exports (:mod:`.views`), the
-recorded data (:mod:`.traces`), presets and sessions (:mod:`.sessions`), the stimulus editor and the
-Compiler tab.
+* :class:`~.params_table.ParameterTable` — the parameters and the values typed into them;
+* :class:`~.stimulus.StimulusEditor` — the ``stim_*`` parameters, through the table;
+* :class:`~.run_form.FlintRunForm` — the run controls, as a :class:`kernels.flint.run.FlintRun`;
+* :class:`~.sbml_panel.SbmlPanel` — SBML reference mode (files only the reference simulator reads);
+* :class:`~.run_controls.RunControls` — Run / Pause / Stop, progress, the running worker;
+* :class:`~.trace_view.TraceView` — the recorded traces, heatmap, readout and traces export;
+* :class:`~.compiler_panel.CompilerPanel` — DAG levels, bytecode listing, optimisation effects.
+
+The workspace itself loads models, wires the parts, and keeps presets and sessions.  Undo of every
+parameter edit hooks in at the parts (the table and the form, ``explorer.undo``).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pyqtgraph as pg
-from PyQt6.QtCore import QTimer, pyqtSignal
-from PyQt6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView,
-                             QLabel, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
-                             QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import Network, shipped_models
 from kernels.flint.loaders import read_model
-from kernels.flint.model import select_states
-from kernels.flint.run import FlintRun, Vary
-from kernels.flint.runtimes import RUNTIMES
-from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
+from kernels.flint.run import FlintRun
 from kernels.flint.sbml.reference import reference_fallback
 
-from ..colorbar import bar_axes, hover, plot_colorbar
+from .. import recent, undo
+from ..export import Figure, guarded, save_figure
 from ..widgets import MessageBar
 from ..workspace_api import Workspace
 from .compiler_panel import CompilerPanel
+from .params_table import ParameterTable
+from .run_controls import RunControls
+from .run_form import FlintRunForm
+from .sbml_panel import SbmlPanel
 from .stimulus import StimulusEditor
-from .traces import TraceBuffer, check_recording
-from .views import TraceViewsMixin
-from .sbml_mode import SbmlModeMixin
-from .sessions import FlintSessionsMixin
-from .worker import INIT_ONE_WAY, INIT_UNIFORM, PROGRESS_SCALE, RUNTIME_TOOLTIP, FlintWorker
+from .trace_view import TraceView
+from .traces import check_recording
+from .worker import INIT_ONE_WAY, INIT_UNIFORM, FlintWorker, SbmlWorker
+
+MODEL_SUFFIXES = (".flint", ".xml", ".sbml", ".cellml")
+COMPILER_TAB_TIP = ("The Flint compiler refuses this model; it runs on the SBML reference simulator, which does "
+                    "not compile to bytecode.")
 
 
-INIT_TOOLTIP = ("Initial state of a ring.\n"
-                "uniform (stimulus): every cell at the model's resting state; the stimulus excites the first "
-                "5 cells and two wavefronts run round both ways and annihilate.\n"
-                "one-way wave (re-entry): a line is stimulated at one end until a whole pulse has formed "
-                "(front, plateau, refractory tail); that pulse is laid on the ring, the refractory tail "
-                "behind the front acting as a one-way block, and the stimulus is switched off.  The wave "
-                "circulates (sustained re-entry) if the ring is longer than the wavelength: for LR-1991 "
-                "about 108 cells at D = 0.15/ms, 54 at D = 0.1 (conduction fails below ≈ 0.09).")
-
-
-def gui_runtimes(gpu: bool) -> list[str]:
-    """The runtimes the Runtime box offers, from the registry: the GPU ones first when the app runs on
-    the GPU, then the CPU ones that can run here (a host compiler found); first, and the default,
-    ``auto`` (:func:`kernels.flint.runtimes.auto.choose_runtime`: the choice is said when a run starts)."""
-    on_gpu = [k for k, c in RUNTIMES.items() if c.device == "gpu"] if gpu else []
-    return [AUTO] + on_gpu + [k for k, c in RUNTIMES.items() if c.device != "gpu" and c.unavailable() is None]
-
-
-class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspace, QWidget):
+class FlintWorkspace(Workspace, QWidget):
     status_changed = pyqtSignal(dict)
     CAPABILITIES = frozenset({"open_field", "export_image", "export_plots", "toggle_run", "apply_preset", "figures",
-                              "sessions"})
-    message_bar = property(lambda self: self.message)     # the Workspace contract's name for its MessageBar
+                              "sessions", "open_files", "user_presets"})
     MENU_TEXT = {"toggle_run": "&Run / pause model", "export_plots": "Export &traces (CSV/NPZ)…"}
+    FILE_TYPES = {s: "model" for s in MODEL_SUFFIXES}
+    message_bar = property(lambda self: self.message)     # the Workspace contract's name for its MessageBar
 
     def __init__(self, backend, parent=None, **options):
         super().__init__(parent)
         self.backend = backend
         self.model = None
         self.files_read: list[str] = []     # the files the loaded model's reading opened
-        self.sbml = None                 # SbmlReference in SBML reference mode, else None
-        self.sbml_params: dict = {}      # parameter edits in that mode (applied to a copy of the system)
-        self._runtime_before = ""
         self.preset = None
-        self.worker = None
-        self.traces = TraceBuffer()
-        self.record_names: list[str] = []
-        self._lecture = False
-        self._dirty = False
-        lay = QHBoxLayout(self)
+        self.cfg: dict = {}
+        lay = QVBoxLayout(self)
         split = QSplitter(self)
         lay.addWidget(split)
         # ---- controls
         left = QWidget()
-        form = QFormLayout(left)
-        self.cb_model = QComboBox()
+        ll = QVBoxLayout(left)
+        top = QFormLayout()
+        self.cb_model = QComboBox(left)
         # one entry a shipped model (its native .flint); the SBML/CellML copies open with "Open model file…"
         for name, path in shipped_models().items():
             if path.suffix == ".flint":
                 self.cb_model.addItem(name, str(path))
         self.cb_model.setToolTip("Shipped models (resources/models). The same models as SBML (.xml) and "
-                                 "CellML (.cellml) files open with “Open model file…”.")
-        self.bt_open = QPushButton("Open model file…")
-        self.bt_open.clicked.connect(self.open_field)
-        form.addRow("Model", self.cb_model)
-        form.addRow("", self.bt_open)
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["parameter", "value", "units"])
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        form.addRow(self.table)
-        self.stim = StimulusEditor(self.set_parameter)
-        form.addRow(self.stim)
-        self.sp_dt = QDoubleSpinBox(decimals=4, minimum=1e-4, maximum=10.0, value=0.01, singleStep=0.005)
-        self.sp_tend = QDoubleSpinBox(decimals=1, minimum=0.1, maximum=1e6, value=400.0)
-        self.cb_integ = QComboBox()
-        self.cb_integ.addItems(["euler", "rk4"])
-        self.cb_runtime = QComboBox()
-        self.cb_runtime.addItems(gui_runtimes(backend.is_gpu))
-        for i in range(self.cb_runtime.count()):          # each entry: its help line from the registry
-            k = self.cb_runtime.itemText(i)
-            self.cb_runtime.setItemData(i, AUTO_HELP if k == AUTO else RUNTIMES[k].help,
-                                        pg.QtCore.Qt.ItemDataRole.ToolTipRole)
-        self.cb_runtime.setToolTip(RUNTIME_TOOLTIP)
-        self.cb_dtype = QComboBox()
-        self.cb_dtype.addItems(["float64", "float32"])
-        self.cb_net = QComboBox()
-        self.cb_net.addItems(["ensemble", "line", "ring"])
-        self.sp_n = QSpinBox(minimum=1, maximum=1_000_000, value=1)
-        self.sp_D = QDoubleSpinBox(decimals=3, minimum=0.0, maximum=50.0, value=2.0)
-        self.cb_init = QComboBox()
-        self.cb_init.addItems([INIT_UNIFORM, INIT_ONE_WAY])
-        self.cb_init.setToolTip(INIT_TOOLTIP)
-        self.cb_vary = QComboBox()
-        self.sp_spread = QDoubleSpinBox(decimals=2, minimum=0.0, maximum=1.0, value=0.3, singleStep=0.05)
-        self.cb_record = QComboBox()
-        self.cb_record.setEditable(True)
-        self.cb_record.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.cb_record.setToolTip("State to record and plot.  Several (one member/cell only): a comma list "
-                                  "or a pattern, e.g. 'S_RG_F, S_RG_E' or 'S_*'")
-        for lab, w in (("dt (ms)", self.sp_dt), ("t end (ms)", self.sp_tend), ("Integrator", self.cb_integ),
-                       ("Runtime", self.cb_runtime), ("Precision", self.cb_dtype), ("Members", self.cb_net),
-                       ("N (members / cells)", self.sp_n), ("Coupling D (1/ms)", self.sp_D),
-                       ("Initial state", self.cb_init),
-                       ("Vary parameter", self.cb_vary), ("± spread", self.sp_spread), ("Record", self.cb_record)):
-            form.addRow(lab, w)
-        self._form = form
-        self.cb_net.currentIndexChanged.connect(self._show_init_row)
-        self._show_init_row()
-        self._nonessential = [self.cb_dtype, self.sp_spread, self.cb_vary]
-        row = QHBoxLayout()
-        self.bt_run, self.bt_pause, self.bt_stop = QPushButton("Run"), QPushButton("Pause"), QPushButton("Stop")
-        for b in (self.bt_run, self.bt_pause, self.bt_stop):
-            row.addWidget(b)
-        self.bt_run.clicked.connect(self.run)
-        self.bt_pause.clicked.connect(self.pause)
-        self.bt_stop.clicked.connect(self.stop)
-        form.addRow(row)
-        self.progress = QProgressBar()
-        self.lb_rate = QLabel("")
-        self.lb_rate.setWordWrap(True)
-        form.addRow(self.progress)
-        form.addRow(self.lb_rate)
-        self._set_tooltips()
+                                 "CellML (.cellml) files open with “Open model file…” or by dropping them here.")
+        self.bt_open = QPushButton("Open model file…", left)
+        self.bt_open.setToolTip("Open an SBML (.xml/.sbml), CellML (.cellml) or native Flint (.flint) model file; "
+                                "it joins the model list when it loads")
+        self.bt_open.clicked.connect(lambda: self.open_field())
+        top.addRow("Model", self.cb_model)
+        top.addRow("", self.bt_open)
+        ll.addLayout(top)
+        self.sbml_panel = SbmlPanel(left)
+        ll.addWidget(self.sbml_panel)
+        self.table = ParameterTable(left)
+        self.table.edited.connect(self._param_edited)
+        ll.addWidget(self.table, 1)
+        self.stim = StimulusEditor(self.set_parameter, left)
+        ll.addWidget(self.stim)
+        self.form = FlintRunForm(backend.is_gpu, left)
+        self.form.shape_changed.connect(self._show_listing)
+        ll.addWidget(self.form)
+        self.runbar = RunControls(left)
+        self.runbar.run_clicked.connect(self.run)
+        self.runbar.rate.connect(self._emit_status)
+        self.runbar.paused_changed.connect(lambda _p: self._emit_status())
+        self.runbar.finished.connect(self._on_done)
+        ll.addWidget(self.runbar)
         split.addWidget(left)
         # ---- views
         right = QWidget()
         rl = QVBoxLayout(right)
         self.message = MessageBar(self)
         rl.addWidget(self.message)
-        self.tabs = QTabWidget()
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setLabel("bottom", "t (ms)")
-        self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
-        self.plot.getPlotItem().setClipToView(True)
-        self.tabs.addTab(self.plot, "Traces")
-        self.heat_view = pg.PlotWidget(background="w")
-        self.heat = pg.ImageItem()
-        self.heat.setColorMap(pg.colormap.get("viridis"))
-        self.heat_view.addItem(self.heat)
-        self.heat_view.setLabel("bottom", "t (ms)")
-        self.heat_view.setLabel("left", "cell")
-        self.heat_bar = plot_colorbar(self.heat_view.getPlotItem(), "viridis")
-        hover(self.plot, self._describe_trace, self._report_cursor)
-        hover(self.heat_view, self._describe_heat, self._report_cursor)
-        self.tabs.addTab(self.heat_view, "Heatmap (cells)")
+        self.table.refused.connect(self.message.show_message)
+        self.view = self.tabs = TraceView()
+        self.view.cursor.connect(lambda text: self.status_changed.emit({"cursor": text}))
         self.compiler = CompilerPanel(message=self.message.show_message)
-        self.listing = self.compiler.listing
-        self.tabs.addTab(self.compiler, "Compiler")
-        rl.addWidget(self.tabs)
+        self.view.addTab(self.compiler, "Compiler")
+        rl.addWidget(self.view)
         split.addWidget(right)
         split.setSizes([360, 900])
-        self.curves: list = []
-        self._pens: list = []            # the curves' normal pens (lecture mode swaps them)
-        self.timer = QTimer(self)
-        self.timer.setInterval(50)
-        self.timer.timeout.connect(self._refresh)
+        # the parts' widgets that other modules' tests and the main window reach for
+        self.plot, self.heat, self.heat_view, self.heat_bar = (self.view.plot, self.view.heat, self.view.heat_view,
+                                                               self.view.heat_bar)
+        self.listing, self.progress, self.lb_rate = self.compiler.listing, self.runbar.progress, self.runbar.lb_rate
+        f = self.form
+        self.sp_dt, self.sp_tend, self.sp_n, self.sp_D, self.sp_spread = f.sp_dt, f.sp_tend, f.sp_n, f.sp_D, f.sp_spread
         self.cb_model.currentIndexChanged.connect(self._on_model_chosen)
-        self.table.itemChanged.connect(self._param_edited)
-        for w in (self.cb_net, self.sp_n):
-            (w.currentIndexChanged if isinstance(w, QComboBox) else w.valueChanged).connect(self._show_listing)
         self._loaded_index = -1           # the model-list entry that is loaded
         if self.cb_model.count() and self.load(self.cb_model.currentData()):
             self._loaded_index = self.cb_model.currentIndex()
 
-    TOOLTIPS = {
-        "bt_open": "Open an SBML (.xml/.sbml), CellML (.cellml) or native Flint (.flint) model file; it joins "
-                   "the model list when it loads",
-        "table": "The model's parameters: double-click a value to edit it (units in the third column)",
-        "sp_dt": "Integration time step dt, ms (the models' time unit); the output is recorded every "
-                 "0.1 ms for runs of more than 2 000 steps",
-        "sp_tend": "End time of the run, ms; the run takes t end / dt steps",
-        "cb_integ": "Fixed-step integrator: explicit Euler (1st order) or classic Runge–Kutta 4",
-        "cb_dtype": "Arithmetic precision of the state and the bytecode: float64 or float32",
-        "cb_net": "ensemble: N independent copies of the cell (optionally with a parameter varied); "
-                  "line / ring: N cells coupled by diffusion of V (cable)",
-        "sp_n": "Number of ensemble members or cells in the line/ring (1 to 1 000 000)",
-        "sp_D": "Diffusive coupling between neighbouring cells of a line/ring, 1/ms (D·(V[i−1] − 2V[i] + V[i+1]))",
-        "cb_vary": "Ensemble only: a parameter spread evenly over the members (± spread around its value)",
-        "sp_spread": "Relative spread of the varied parameter, a fraction (0.3: from 0.7× to 1.3× its value)",
-        "bt_run": "Compile the model for the runtime and integrate it, streaming the traces (Space)",
-        "bt_pause": "Pause or resume the run",
-        "bt_stop": "Stop the run, keeping the traces so far",
-        "progress": "Progress of the run (steps or output points done)",
-        "lb_rate": "Integration speed (steps or output points per second) and the time left",
-    }
+    # ------------------------------------------------------------------ the parts' state, read through
+    worker = property(lambda self: self.runbar.worker, doc="The running worker, or None.")
+    curves = property(lambda self: self.view.curves)
+    times = property(lambda self: self.view.times, doc="Output times of the last run.")
+    samples = property(lambda self: self.view.samples, doc="Recorded values (points, variables, members/cells).")
+    record_names = property(lambda self: self.view.record_names)
+    sbml = property(lambda self: self.sbml_panel.ref, doc="The SbmlReference in SBML reference mode, else None.")
+    sbml_params = property(lambda self: self.sbml_panel.edits())
 
-    def _set_tooltips(self) -> None:
-        """Every control explains itself, with its units; kept to restore after SBML reference mode."""
-        for name, tip in self.TOOLTIPS.items():
-            getattr(self, name).setToolTip(tip)
-        self._tips = {w: w.toolTip() for w in (*self._flint_only(), self.sp_dt, self.sp_tend)}
+    def in_sbml_mode(self) -> bool:
+        return self.sbml_panel.active()
+
+    def one_way(self) -> bool:
+        return self.form.one_way()
+
+    def flint_run(self) -> FlintRun:
+        """The run the controls describe (:meth:`FlintRunForm.flint_run`)."""
+        return self.form.flint_run()
+
+    def _set_controls(self, prm: dict) -> None:
+        """:meth:`FlintRunForm.set_controls` (kept for the tests of other modules)."""
+        self.form.set_controls(prm)
 
     # ------------------------------------------------------------------ model
     def _on_model_chosen(self, i: int) -> None:
@@ -245,27 +169,14 @@ class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspa
                 return False
             self._enter_sbml(ref, str(exc))
             return True
-        self._leave_sbml()
-        self.model = loaded.model
-        #: the files the model's reading opened: the model file, then the files it names (comp, imports)
-        self.files_read = list(loaded.files_read)
-        m = self.model
-        self.table.blockSignals(True)
-        self.table.setRowCount(len(m.params))
-        for r, (p, v) in enumerate(m.params.items()):
-            it = QTableWidgetItem(p)
-            it.setFlags(it.flags() & ~pg.QtCore.Qt.ItemFlag.ItemIsEditable)
-            self.table.setItem(r, 0, it)
-            self.table.setItem(r, 1, QTableWidgetItem(repr(v)))
-            u = QTableWidgetItem(m.units.get(p, ""))
-            u.setFlags(u.flags() & ~pg.QtCore.Qt.ItemFlag.ItemIsEditable)
-            self.table.setItem(r, 2, u)
-        self.table.blockSignals(False)
-        self.cb_record.clear()
-        self.cb_record.addItems(list(m.states))
-        self.cb_vary.clear()
-        self.cb_vary.addItems(["(none)"] + list(m.params))
-        self.stim.bind(m)
+        with undo.suspended(self):
+            self._show_flint_mode(True)
+            self.model = m = loaded.model
+            #: the files the model's reading opened: the model file, then the files it names (comp, imports)
+            self.files_read = list(loaded.files_read)
+            self.table.show_parameters(m.name, m.params, m.units)
+            self.form.bind_model(m)
+            self.stim.bind(m)
         self._show_listing()
         read = f"; files read: {', '.join(self.files_read)}" if len(self.files_read) > 1 else ""
         self.message.show_message(f"loaded {m.name}: {m.n_states} states, {len(m.params)} parameters, "
@@ -273,21 +184,47 @@ class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspa
         self._emit_status()
         return True
 
-    # ------------------------------------------------------------------ SBML reference mode
-    def _flint_only(self) -> list:
-        return [self.cb_integ, self.cb_dtype, self.cb_net, self.sp_n, self.sp_D, self.cb_vary, self.sp_spread,
-                self.stim, self.cb_init]
+    def _enter_sbml(self, ref, why: str) -> None:
+        """Show an SBML model the Flint compiler refuses, to be run by the SBML reference simulator."""
+        with undo.suspended(self):
+            self.model = None
+            self.sbml_panel.enter(ref, why)
+            values, roles, fixed = self.sbml_panel.parameters()
+            self.table.show_parameters(ref.name, values, roles, "role", fixed)
+            self.form.set_sbml_mode(ref.recordable, ref.default_record()[0] if ref.recordable else "")
+            self.stim.bind(None)
+            self._show_flint_mode(False)
+        self.listing.setPlainText(self.sbml_panel.listing_text())
+        self._tag_sbml_item()
+        self.message.show_message(self.sbml_panel.loaded_text(), "info")
+        self._emit_status()
 
-    def _show_init_row(self, *_a) -> None:
-        """The initial-state choice applies to rings only."""
-        self._form.setRowVisible(self.cb_init, self.cb_net.currentText() == "ring")
+    def _show_flint_mode(self, on: bool) -> None:
+        """The Compiler tab and the time axis of the Flint runtimes (on) or of SBML reference mode."""
+        if on and self.sbml_panel.active():
+            self.sbml_panel.leave()
+            self.form.set_sbml_mode(None)
+        k = self.view.indexOf(self.compiler)
+        if not on and self.view.currentIndex() == k:
+            self.view.setCurrentWidget(self.plot)
+        self.view.setTabEnabled(k, on)
+        self.view.setTabToolTip(k, "" if on else COMPILER_TAB_TIP)
+        self.view.set_time_unit("ms" if on else "model time units")
 
-    def one_way(self) -> bool:
-        return self.cb_net.currentText() == "ring" and self.cb_init.currentText() == INIT_ONE_WAY
+    def _tag_sbml_item(self) -> None:
+        """Name SBML reference mode in the model list entry of the loaded file."""
+        ref, i = self.sbml, self.cb_model.currentIndex()
+        if ref is None or i < 0 or self.cb_model.currentData() != str(ref.path):
+            return
+        if "SBML reference" not in self.cb_model.itemText(i):
+            self.cb_model.setItemText(i, f"{self.cb_model.itemText(i)} — SBML reference")
+            self.cb_model.setItemData(i, f"{ref.path}: runs on the SBML reference simulator ({self.sbml_panel.why})",
+                                      Qt.ItemDataRole.ToolTipRole)
 
     def open_field(self, path: str | None = None) -> bool:
         """Open a model file (.flint, SBML, CellML); it joins the model list only when it loads."""
-        if not path:
+        dialog = not path
+        if dialog:
             path, _ = QFileDialog.getOpenFileName(self, "Open model", "", "Models (*.flint *.xml *.sbml *.cellml)")
             if not path:
                 return False
@@ -302,68 +239,37 @@ class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspa
         self.cb_model.blockSignals(False)
         self._loaded_index = i
         self._tag_sbml_item()
+        if dialog:
+            recent.file_opened(path)
         return True
 
-    def _cell_value(self, item, name: str, old: float) -> float | None:
-        """The finite number typed into a parameter cell, or None after saying so and restoring ``old``."""
-        try:
-            v = float(item.text())
-            if not np.isfinite(v):
-                raise ValueError
-        except ValueError:
-            self.message.show_message(f"{name}: {item.text()!r} is not a number; kept {old!r}")
-            self.table.blockSignals(True)
-            item.setText(repr(old))
-            self.table.blockSignals(False)
-            return None
-        return v
+    def open_file(self, path: str) -> None:
+        """A model file dropped on the window or picked in Open Recent; :class:`ExplorerError` (and
+        nothing changes) when it cannot be read."""
+        if Path(path).suffix.lower() not in self.FILE_TYPES:
+            raise InvalidParameter(f"{Path(path).name}: the Flint workspace opens "
+                                   f"{', '.join(MODEL_SUFFIXES)} model files")
+        if not self.open_field(str(path)):
+            raise InvalidParameter(self.message.text() or f"cannot read {path}")
 
-    def _param_edited(self, item) -> None:
-        if item.column() == 1 and self.sbml is not None:
-            self._sbml_param_edited(item)
+    # ------------------------------------------------------------------ parameters
+    def _param_edited(self, name: str, _old: float, value: float) -> None:
+        """An accepted edit in the parameter table: the model (or the SBML run) uses it from now on."""
+        if self.sbml_panel.active():
+            self.sbml_panel.set_parameter(name, value)
             return
-        if item.column() != 1 or self.model is None:
-            return
-        name = self.table.item(item.row(), 0).text()
-        v = self._cell_value(item, name, self.model.params[name])
-        if v is None:
-            return
-        self.model.params[name] = v
-        self.stim.refresh(self.model)
-        self._show_listing()
+        if self.model is not None and name in self.model.params:
+            self.model.params[name] = value
+            self.stim.refresh(self.model)
+            self._show_listing()
 
     def set_parameter(self, name: str, value: float) -> None:
-        for r in range(self.table.rowCount()):
-            if self.table.item(r, 0).text() == name:
-                it = self.table.item(r, 1)
-                if not it.flags() & pg.QtCore.Qt.ItemFlag.ItemIsEditable:
-                    raise InvalidParameter(f"{name!r} is not editable ({self.table.item(r, 2).text()})")
-                it.setText(repr(float(value)))
-                return
-        owner = self.sbml.name if self.sbml is not None else self.model.name if self.model else "the model"
-        raise InvalidParameter(f"{name!r} is not a parameter of {owner}")
-
-    def flint_run(self) -> FlintRun:
-        """The run the controls describe (a :class:`kernels.flint.run.FlintRun`, checked): "± spread"
-        becomes ``Vary.around`` (linspace over v0·(1 ± spread)) for an ensemble of N > 1."""
-        m = self.model.copy()
-        kind = self.cb_net.currentText()
-        n = self.sp_n.value()
-        vary = self.cb_vary.currentText()
-        varied = (Vary.around(vary, m.params[vary], self.sp_spread.value()),) \
-            if kind == "ensemble" and vary in m.params and n > 1 else ()
-        dt = self.sp_dt.value()
-        steps = int(round(self.sp_tend.value() / dt))
-        every = max(1, int(round(0.1 / dt))) if steps > 2000 else 1
-        names = select_states(m, self.cb_record.currentText() or list(m.states)[0])
-        return FlintRun(m, runtime=self.cb_runtime.currentText(), integrator=self.cb_integ.currentText(),
-                        dtype=self.cb_dtype.currentText(), dt=dt, t_end=self.sp_tend.value(), members=kind, n=n,
-                        coupling=self.sp_D.value(), vary=varied, record=tuple(names), every=every,
-                        protocol="one-way" if kind != "ensemble" and self.one_way() else "uniform")
+        """Set a parameter as if typed in the table (:class:`InvalidParameter` for an unknown or fixed one)."""
+        self.table.set_value(name, value)
 
     def _config(self) -> dict:
         """The worker's run: :meth:`flint_run` and what follows from it."""
-        run = self.flint_run()
+        run = self.form.flint_run()
         n, rec = run.n, run.record_index
         if len(rec) > 1 and n > 1:
             raise InvalidParameter(f"{len(rec)} recorded states need N = 1 (one member or cell); "
@@ -389,127 +295,194 @@ class FlintWorkspace(FlintSessionsMixin, SbmlModeMixin, TraceViewsMixin, Workspa
 
     # ------------------------------------------------------------------ run
     def run(self) -> None:
-        if self.worker is not None:
-            self.pause()
-            return
-        if self.sbml is not None:
-            self._run_sbml()
-            return
-        if self.model is None:
-            self.message.show_message("no model loaded")
+        """Start a run of the controls' FlintRun (or of the SBML reference model); pause/resume a running one."""
+        if self.runbar.is_running():
+            self.runbar.pause()
             return
         try:
-            cfg = self._config()
+            if self.sbml_panel.active():
+                c = self.form.controls()
+                cfg = self.sbml_panel.run_config(c["t_end"], c["dt"], c["record"])
+                worker, names, units, total = SbmlWorker(cfg, self), cfg["record"], {}, cfg["steps"] + 1
+                # output points i0 … (i0 = 0 again when the finished run replaces a differing preview)
+                worker.chunk.connect(lambda i0, t, y: self.view.append(t, y, at=i0))
+            elif self.model is None:
+                raise InvalidParameter("no model loaded")
+            else:
+                cfg = self._config()
+                worker, units, total = FlintWorker(cfg, self), cfg["model"].units, cfg["steps"]
+                names = [list(cfg["model"].states)[i] for i in cfg["record"]]
+                worker.note.connect(lambda msg: self.message.show_message(msg, "info"))
+                worker.chunk.connect(self.view.append)
         except ExplorerError as exc:
             self.message.show_message(str(exc))
             return
         self.cfg = cfg
-        self.record_names = [list(cfg["model"].states)[i] for i in cfg["record"]]
-        self.traces.reset(len(cfg["record"]), cfg["n"])
-        self._make_curves(cfg["n"], cfg["model"].units)
-        self.progress.setRange(0, PROGRESS_SCALE)
-        self.progress.setValue(0)
-        self.worker = FlintWorker(cfg, self)
-        self.worker.chunk.connect(self._on_chunk)
-        self.worker.steps.connect(self._on_progress)
-        self.worker.failed.connect(lambda msg: self.message.show_message(msg))
-        self.worker.note.connect(lambda msg: self.message.show_message(msg, "info"))
-        self.worker.finished.connect(self._on_done)
-        self.worker.start()
-        self.timer.start()
-        self.bt_run.setText("Running…")
-
-    @property
-    def times(self) -> np.ndarray:
-        """Output times of the last run (a view of the trace buffer)."""
-        return self.traces.times
-
-    @property
-    def samples(self) -> np.ndarray:
-        """Recorded values (points, variables, members/cells) of the last run."""
-        return self.traces.samples
+        self.view.begin(names, cfg["n"], units)
+        worker.failed.connect(self.message.show_message)
+        self.runbar.start(worker, total, cfg.get("unit", "steps"))
+        self.view.set_live(True)
 
     def toggle_run(self) -> None:
         self.run()
 
     def pause(self) -> None:
-        if self.worker is not None:
-            self.bt_pause.setText("Resume" if self.worker.toggle_pause() else "Pause")
+        self.runbar.pause()
 
     def stop(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
+        self.runbar.stop()
 
     def is_running(self) -> bool:
-        return self.worker is not None
+        return self.runbar.is_running()
 
-    def _on_chunk(self, t, y) -> None:
-        if len(t):
-            self.traces.append(t, y)
-            self._dirty = True
+    def busy(self) -> bool:
+        """A run is in progress (the mode bar marks it; quitting asks first)."""
+        return self.runbar.is_running()
 
-    def _on_progress(self, done: int, rate: float) -> None:
-        total = self.cfg["steps"] + (1 if self.sbml is not None else 0)
-        self.progress.setValue(int(PROGRESS_SCALE * min(1.0, done / max(total, 1))))
-        left = (total - done) / rate if rate > 0 else 0
-        self.lb_rate.setText(f"{rate:,.0f} {self.cfg.get('unit', 'steps')}/s, ETA {left:.1f} s")
-        self._emit_status(rate)
-
-    def _on_done(self) -> None:
-        w = self.worker
-        self.worker = None
-        self.timer.stop()
-        self._refresh(force=True)
-        self.bt_run.setText("Run")
-        self.bt_pause.setText("Pause")
-        if w is not None:
-            w.wait(5000)
-            block = w.sim.info()["block_size"] if w.sim is not None else None
-            if block is not None:                       # a runtime that tunes its block size (ts)
-                self.lb_rate.setText(self.lb_rate.text() + f", {w.sim.runtime.upper()} block {block}")
-            res = getattr(w, "result", None)
-            if res is not None and not res.complete:
-                self.lb_rate.setText(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
+    def _on_done(self, w) -> None:
+        self.view.set_live(False)
+        block = w.sim.info()["block_size"] if w.sim is not None else None
+        if block is not None:                       # a runtime that tunes its block size (ts)
+            self.runbar.note(f", {w.sim.runtime.upper()} block {block}", append=True)
+        res = getattr(w, "result", None)
+        if res is not None and not res.complete:
+            self.runbar.note(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
         self._emit_status()
 
     def _emit_status(self, rate: float | None = None) -> None:
-        d = {"info": self.caption()}
+        d = {"info": self.caption(), "running": self.runbar.is_running() and not self.runbar.paused()}
         if rate is not None:
             d["steps_per_s"] = rate
         self.status_changed.emit(d)
 
-    # ------------------------------------------------------------------ export
-    def busy(self) -> bool:
-        """A run is in progress (the mode bar marks it; quitting asks first)."""
-        return self.worker is not None
-
     def shutdown(self) -> None:
         self.compiler.shutdown()
-        if self.worker is not None:
-            self.worker.cancel()
-            self.worker.wait(10000)
+        self.runbar.wait(10000)
 
+    # ------------------------------------------------------------------ text, lecture mode
     def caption(self) -> str:
         lead = f"{self.preset['name']}: " if self.preset else ""
-        if self.sbml is not None:
-            return (f"{lead}{self.sbml.name}, SBML reference simulator (CPU, LSODA, events), output dt "
-                    f"{self.sp_dt.value():g} — paper 004 ch. 5 (Flint)")
+        c = self.form.controls()
+        if self.sbml_panel.active():
+            return self.sbml_panel.caption(lead, c["dt"])
         if self.model is None:
             return "Flint model runner — paper 004 ch. 5"
-        ring = f"{self.cb_net.currentText()}{' (one-way wave)' if self.one_way() else ''}"
-        return (f"{lead}{self.model.name}, {self.sp_n.value()} × {ring}, "
-                f"{self.cb_integ.currentText()} dt {self.sp_dt.value():g} on {self.cb_runtime.currentText()} "
-                f"— paper 004 ch. 5 (Flint)")
+        ring = f"{c['members']}{' (one-way wave)' if self.one_way() else ''}"
+        return (f"{lead}{self.model.name}, {c['n']} × {ring}, {c['integrator']} dt {c['dt']:g} on {c['runtime']} "
+                "— paper 004 ch. 5 (Flint)")
 
     def set_lecture_mode(self, on: bool) -> None:
-        """Essential controls only; black plots with white axes and large fonts, thick traces."""
-        from ..theme import style_axis, style_plot
-        self._lecture = bool(on)
-        for w in (*self._nonessential, self.table):    # the parameter table: too cramped at lecture sizes
-            self._form.setRowVisible(w, not on)
-        for pw in (self.plot, self.heat_view):
-            pw.setBackground("k" if on else "w")
-            style_plot(pw.getPlotItem(), on)
-        for ax in bar_axes(self.heat_bar):
-            style_axis(ax, on)
-        self._style_curves()
+        """Essential controls only (the parameter table is too cramped at lecture sizes); black plots
+        with white axes and large fonts, thick traces."""
+        self.form.set_lecture(on)
+        self.table.setVisible(not on)
+        self.view.set_lecture(on)
+
+    # ------------------------------------------------------------------ exports
+    def _written(self, what: str, fn):
+        out = guarded(self.message.show_message, what, fn)
+        if out is not None:
+            self.message.show_message(f"wrote {out}", "info")
+        return out
+
+    def export_plots(self, path: str | None = None):
+        """The recorded traces as CSV (one column per variable and cell) or NPZ; the path written."""
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export traces", "traces.csv", "CSV (*.csv);;NumPy (*.npz)")
+            if not path:
+                return None
+        return self._written(f"write {path}", lambda: self.view.write_traces(path))
+
+    def export_image(self, path: str | None = None):
+        """The plot of the current tab (traces, heatmap or DAG levels) as PNG (twice the screen size)
+        or SVG; the path written."""
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export figure", "flint.png", "PNG (*.png);;SVG (*.svg)")
+            if not path:
+                return None
+        figs = self.figure_targets()
+        cur = self.view.currentWidget()
+        fig = next((f for f in figs if f.widget is cur or f.widget is getattr(cur, "levels", None)), figs[0])
+        return self._written(f"write {path}", lambda: save_figure(fig, path, scale=2.0, footer=""))
+
+    def figure_targets(self) -> list[Figure]:
+        """Views for Export figure / Copy figure / Record movie (main window)."""
+        return self.view.figures() + [Figure("DAG levels (compiler)", widget=self.compiler.levels)]
+
+    # ------------------------------------------------------------------ presets and sessions
+    def apply_preset(self, preset: dict) -> None:
+        """params: model (shipped, by name) or model_path, dt, t_end, integrator, runtime, members
+        (ensemble|line|ring), n, D, init, vary, spread, record, set (parameter overrides), run (bool);
+        params_cpu overrides on NumPy."""
+        prm = dict(preset.get("params", {}))
+        if not self.backend.is_gpu:
+            prm.update(preset.get("params_cpu", {}))
+        self.runbar.wait(10000)
+        self.preset = preset
+        if "model" in prm:
+            i = self.cb_model.findText(prm["model"])
+            if i < 0:
+                raise InvalidParameter(f"preset model {prm['model']!r} is not shipped")
+            self.cb_model.setCurrentIndex(i)
+            self.load(self.cb_model.currentData())
+        elif "model_path" in prm:                   # a user preset of a model file
+            self.open_file(prm["model_path"])
+        self.form.set_controls(prm)
+        for k, v in prm.get("set", {}).items():
+            self.set_parameter(k, v)
+        if prm.get("run", True):
+            self.run()
+
+    def preset_params(self) -> dict:
+        """The current model (a shipped one by name, else its file), the controls and the editable
+        parameter values as a preset's ``params``; applying it does not start a run."""
+        path = self.cb_model.currentData()
+        shipped = path in {str(p) for p in shipped_models().values()}
+        prm = {"model": self.cb_model.currentText()} if shipped else {"model_path": path}
+        prm.update(self.form.controls())
+        prm["set"] = {k: v for k, v in self.table.values().items() if self.table.editable(k)}
+        prm["run"] = False
+        return prm
+
+    def session_state(self) -> dict:
+        """The model, the parameter values (in SBML reference mode: the edits), the controls, the run
+        as a :class:`~kernels.flint.run.FlintRun` dict (None where the controls make none)."""
+        try:
+            run = self.form.flint_run().to_dict() if self.model is not None else None
+        except ExplorerError:
+            run = None
+        return {"model": self.cb_model.currentText(), "model_path": self.cb_model.currentData(),
+                "params": dict(self.model.params) if self.model else self.sbml_panel.edits(),
+                "controls": self.form.controls(), "record_names": list(self.record_names), "run": run,
+                "preset": None if self.preset is None else {k: self.preset.get(k) for k in ("name", "paper")}}
+
+    def session_data(self) -> dict:
+        return {"t": self.times.copy(), "traces": self.samples.copy()}
+
+    def restore_session(self, state: dict, data: dict) -> None:
+        """A session of :meth:`session_state` (or an older one with only ``run``: the form shows
+        ``FlintRun.from_dict``); the traces saved with it are shown."""
+        import numpy as np
+        t, y = np.asarray(data.get("t", np.zeros(0))), np.asarray(data.get("traces", np.zeros((0, 1, 0))))
+        if y.ndim != 3 or t.ndim != 1 or len(t) != len(y):          # checked before anything changes
+            raise InvalidParameter(f"the session's traces have shape {y.shape} for {t.shape} times")
+        i = self.cb_model.findText(state.get("model", ""))
+        if i >= 0:
+            self.cb_model.setCurrentIndex(i)
+            self.load(self.cb_model.currentData())
+        elif state.get("model_path"):
+            self.open_field(state["model_path"])
+        run = state.get("run") if isinstance(state.get("run"), dict) else None
+        params = state.get("params", run.get("params", {}) if run else {})
+        for k, v in params.items():
+            if k in self.table.names():
+                self.set_parameter(k, v)
+        if state.get("controls"):
+            ctl = dict(state["controls"])
+            if ctl.get("runtime") and self.form.cb_runtime.findText(ctl["runtime"]) < 0:
+                ctl["runtime"] = "cpu"
+            self.form.set_controls(ctl)
+        elif run and self.model is not None:
+            self.form.set_run(FlintRun.from_dict(self.model, run))
+        units = self.model.units if self.model is not None else None
+        self.view.restore(t, y, list(state.get("record_names", [])), units)

@@ -79,7 +79,7 @@ def test_stimulus_editor(flint_ws, qtbot, tmp_path):
     ws.set_parameter("stim_duration", 1.5)
     assert ed.spins["stim_duration"].value() == 1.5
     # the next run uses the protocol
-    ws._set_controls({"t_end": 5.0, "dt": 0.01})
+    ws.form.set_controls({"t_end": 5.0, "dt": 0.01})
     ws.run()
     assert ws.cfg["model"].params["stim_period"] == 500.0 and ws.cfg["model"].params["stim_start"] == 2.0
     qtbot.waitUntil(lambda: not ws.is_running(), timeout=60000)

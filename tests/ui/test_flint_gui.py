@@ -24,7 +24,7 @@ def test_load_edit_run_stop_export(flint_ws, qtbot, tmp_path):
     assert ws.model.params["g_Na"] == 20.0 and ws.message.isVisible()
     qtbot.waitUntil(lambda: not ws.compiler.busy() and "CONST" in ws.listing.toPlainText(), timeout=20000)
     assert "DAG levels" in ws.listing.toPlainText()
-    ws.sp_tend.setValue(20000.0)
+    ws.form.sp_tend.setValue(20000.0)
     ws.run()
     qtbot.waitUntil(lambda: ws.samples.shape[0] > 5, timeout=20000)
     assert ws.is_running(), ws.message.findChild(type(ws.lb_rate)).text() if ws.message.findChild(type(ws.lb_rate)) else ""
@@ -44,7 +44,7 @@ def test_load_edit_run_stop_export(flint_ws, qtbot, tmp_path):
 
 def test_ring_heatmap_and_pause(flint_ws, qtbot):
     ws = flint_ws
-    ws._set_controls({"members": "ring", "n": 12, "t_end": 30.0, "dt": 0.01})
+    ws.form.set_controls({"members": "ring", "n": 12, "t_end": 30.0, "dt": 0.01})
     ws.run()
     ws.pause()
     assert ws.worker.is_paused
@@ -67,9 +67,9 @@ def test_presets_and_session(flint_ws, qtbot):
     assert ws.samples.shape[0] > 0 and "single LR-1991 beat" in ws.caption()
     state, data = ws.session_state(), ws.session_data()
     json.dumps(state)
-    ws._set_controls({"t_end": 7.0})
+    ws.form.set_controls({"t_end": 7.0})
     ws.restore_session(state, data)
-    assert ws.sp_tend.value() == 50.0 and np.array_equal(ws.samples, data["traces"])
+    assert ws.form.sp_tend.value() == 50.0 and np.array_equal(ws.samples, data["traces"])
     ws.set_lecture_mode(True)
     ws.set_lecture_mode(False)
 
@@ -93,9 +93,9 @@ def test_reentry_preset_circulates_one_way(flint_ws, qtbot):
     assert p["params"]["t_end"] >= 1800.0                       # ≥ 3 revolutions of ≈ 565 ms shown
     p["params_cpu"] = {**p["params_cpu"], "t_end": 1250.0, "run": False}   # ≥ 2 revolutions, quicker
     ws.apply_preset(p)
-    assert ws.one_way() and ws._form.isRowVisible(ws.cb_init) and "re-entry" in ws.cb_init.toolTip()
-    cfg = ws._config()
-    assert cfg["init"] == "one-way wave (re-entry)" and not cfg["member"]["stim_amplitude"].any()
+    assert ws.one_way() and ws.form.row_visible("init") and "re-entry" in ws.form.cb_init.toolTip()
+    run = ws.flint_run()
+    assert run.protocol == "one-way" and not run.member_params()["stim_amplitude"].any()
     ws.run()
     _wait_done(qtbot, ws, timeout=240000)
     n = p["params"]["n"]
@@ -104,8 +104,8 @@ def test_reentry_preset_circulates_one_way(flint_ws, qtbot):
     c = circulation(ws.times, ws.samples[:, 0, :])
     assert c["direction"] == 1                                  # one way, a single wave
     assert len(c["events"]) >= 2 * n                            # every cell passed ≥ 2 times
-    ws._set_controls({"members": "line"})
-    assert not ws._form.isRowVisible(ws.cb_init) and not ws.one_way()
+    ws.form.set_controls({"members": "line"})
+    assert not ws.form.row_visible("init") and not ws.one_way()
 
 
 def test_several_recorded_states_rybak_preset(flint_ws, qtbot, tmp_path):
@@ -127,14 +127,14 @@ def test_several_recorded_states_rybak_preset(flint_ws, qtbot, tmp_path):
     assert np.array_equal(ws.curves[1].getOriginalDataset()[1], ws.samples[:, 1, 0])
     ws.export_plots(str(tmp_path / "r.csv"))
     assert (tmp_path / "r.csv").read_text().splitlines()[0] == "t,S_Mn_F,S_Mn_E"
-    ws.cb_record.setEditText("V_RG_*_0")                      # a pattern: V of neuron 0 of RG-F and RG-E
-    assert ws._config()["record"] == [list(ws.model.states).index(s) for s in ("V_RG_F_0", "V_RG_E_0")]
+    ws.form.cb_record.setEditText("V_RG_*_0")                      # a pattern: V of neuron 0 of RG-F and RG-E
+    assert ws.flint_run().record_index == [list(ws.model.states).index(s) for s in ("V_RG_F_0", "V_RG_E_0")]
     ws.message.hide()
-    ws.cb_record.setEditText("nope_*")
+    ws.form.cb_record.setEditText("nope_*")
     ws.run()
     assert not ws.is_running() and ws.message.isVisible()
-    ws.cb_record.setEditText("S_RG_F, S_RG_E")
-    ws._set_controls({"n": 3})
+    ws.form.cb_record.setEditText("S_RG_F, S_RG_E")
+    ws.form.set_controls({"n": 3})
     ws.run()
     assert not ws.is_running() and ws.message.isVisible()
 
@@ -146,13 +146,13 @@ def test_compiled_cpu_runtimes_match_numpy(flint_ws, qtbot):
     from kernels.flint.runtimes.host_c import find_compiler
     ws = flint_ws
     if find_compiler() is None:
-        assert ws.cb_runtime.findText("c") < 0          # not offered without a compiler
+        assert ws.form.cb_runtime.findText("c") < 0          # not offered without a compiler
         pytest.skip("no host C++ compiler")
-    assert "g++" in ws.cb_runtime.toolTip()
+    assert "g++" in ws.form.cb_runtime.toolTip()
     traces = {}
     for rt in ("cpu", "c", "c-is"):
-        ws._set_controls({"runtime": rt, "members": "line", "n": 8, "t_end": 30.0, "dt": 0.01})
-        assert ws.cb_runtime.currentText() == rt
+        ws.form.set_controls({"runtime": rt, "members": "line", "n": 8, "t_end": 30.0, "dt": 0.01})
+        assert ws.form.cb_runtime.currentText() == rt
         ws.run()
         _wait_done(qtbot, ws)
         assert ws.samples.shape[0] > 0, f"runtime {rt}: no traces"
@@ -169,22 +169,22 @@ def test_session_saves_the_flint_run_and_runs_without_controls_restore(flint_ws)
     the run (no "controls") restores the same widgets.  "± spread" is the CLI's vary lo..hi."""
     from kernels.flint.run import FlintRun
     ws = flint_ws
-    ws._set_controls({"members": "ensemble", "n": 5, "vary": "g_Na", "spread": 0.25, "t_end": 3.0, "dt": 0.01,
+    ws.form.set_controls({"members": "ensemble", "n": 5, "vary": "g_Na", "spread": 0.25, "t_end": 3.0, "dt": 0.01,
                       "integrator": "rk4", "runtime": "cpu", "record": "V"})
     run = ws.flint_run()
     assert isinstance(run, FlintRun) and run.n == 5 and run.integrator == "rk4" and run.record == ("V",)
     g0 = ws.model.params["g_Na"]
     (v,) = run.vary
     assert (v.param, v.lo, v.hi) == ("g_Na", g0 * 0.75, g0 * 1.25)
-    np.testing.assert_array_equal(ws._config()["member"]["g_Na"], np.linspace(g0 * 0.75, g0 * 1.25, 5))
+    np.testing.assert_array_equal(ws.flint_run().member_params()["g_Na"], np.linspace(g0 * 0.75, g0 * 1.25, 5))
     state = ws.session_state()
     json.dumps(state)
     assert state["run"] == run.to_dict()
     only_run = {k: v for k, v in state.items() if k not in ("controls", "params")}
-    ws._set_controls({"n": 2, "spread": 0.1, "integrator": "euler", "t_end": 9.0})
+    ws.form.set_controls({"n": 2, "spread": 0.1, "integrator": "euler", "t_end": 9.0})
     ws.restore_session(only_run, {})
-    assert ws.sp_n.value() == 5 and ws.cb_integ.currentText() == "rk4" and ws.sp_tend.value() == 3.0
-    assert abs(ws.sp_spread.value() - 0.25) < 1e-9 and ws.cb_vary.currentText() == "g_Na"
+    assert ws.form.sp_n.value() == 5 and ws.form.cb_integ.currentText() == "rk4" and ws.form.sp_tend.value() == 3.0
+    assert abs(ws.form.sp_spread.value() - 0.25) < 1e-9 and ws.form.cb_vary.currentText() == "g_Na"
     assert ws.flint_run().to_dict() == run.to_dict()
 
 

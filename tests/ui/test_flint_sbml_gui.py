@@ -30,18 +30,18 @@ def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
     ws = flint_ws
     ws.open_field(str(IZH))
     assert ws.in_sbml_mode() and ws.model is None
-    assert ws.cb_runtime.currentText() == LABEL and "LSODA" in ws.cb_runtime.toolTip()
+    assert ws.form.cb_runtime.currentText() == LABEL and "LSODA" in ws.form.cb_runtime.toolTip()
     assert "SBML reference" in ws.cb_model.currentText()
     assert not ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler))
     assert "event" in ws.listing.toPlainText()
-    assert not ws.cb_integ.isEnabled() and not ws.cb_net.isEnabled()
+    assert not ws.form.cb_integ.isEnabled() and not ws.form.cb_net.isEnabled()
     assert ws.message.isVisible()                        # says why: the Flint compiler refuses events
     names = [ws.table.item(i, 0).text() for i in range(ws.table.rowCount())]
     assert {"a", "b", "c", "d", "Vthresh", "v", "U"} <= set(names)
-    recs = [ws.cb_record.itemText(i) for i in range(ws.cb_record.count())]
+    recs = [ws.form.cb_record.itemText(i) for i in range(ws.form.cb_record.count())]
     assert "v" in recs and "U" in recs
-    ws.cb_record.setCurrentText("v")
-    ws._set_controls({"t_end": 100.0, "dt": 0.1})
+    ws.form.cb_record.setCurrentText("v")
+    ws.form.set_controls({"t_end": 100.0, "dt": 0.1})
     ws.run()
     assert ws.is_running()
     _wait_done(qtbot, ws)
@@ -66,7 +66,7 @@ def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
     assert np.array_equal(v2, run_reference(load_reference(IZH), output_times(100.0, 0.1), ["v"],
                                             params={"a": 0.1}).values[:, 0])
     # a long run streams in chunks and stops early
-    ws._set_controls({"t_end": 50000.0, "dt": 0.1})
+    ws.form.set_controls({"t_end": 50000.0, "dt": 0.1})
     ws.run()
     # the bar counts per mille of 500 001 points: it moves once ~500 have streamed
     qtbot.waitUntil(lambda: ws.samples.shape[0] > 50 and ws.progress.value() > 0, timeout=30000)
@@ -82,8 +82,8 @@ def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
     # a shipped model brings the Flint mode back
     ws.cb_model.setCurrentIndex(ws.cb_model.findText("luo_rudy_1991.flint"))
     assert not ws.in_sbml_mode() and ws.model is not None
-    assert ws.cb_runtime.findText(LABEL) < 0 and ws.cb_runtime.currentText() == "auto"   # the default
-    assert ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler)) and ws.cb_integ.isEnabled()
+    assert ws.form.cb_runtime.findText(LABEL) < 0 and ws.form.cb_runtime.currentText() == "auto"   # the default
+    assert ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler)) and ws.form.cb_integ.isEnabled()
 
 
 def test_suite_case_with_event_runs_in_gui(flint_ws, qtbot):
@@ -92,8 +92,8 @@ def test_suite_case_with_event_runs_in_gui(flint_ws, qtbot):
     ws = flint_ws
     ws.open_field(str(CASE))
     assert ws.in_sbml_mode()
-    ws.cb_record.setCurrentText("S1")
-    ws._set_controls({"t_end": 5.0, "dt": 0.1})
+    ws.form.cb_record.setCurrentText("S1")
+    ws.form.set_controls({"t_end": 5.0, "dt": 0.1})
     ws.run()
     _wait_done(qtbot, ws)
     import csv

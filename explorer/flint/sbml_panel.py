@@ -1,0 +1,113 @@
+"""SBML reference mode of the Flint workspace as one part, :class:`SbmlPanel`: an SBML file that the
+Flint importer refuses (events, algebraic rules, delays, fast reactions …) but that the SBML
+reference simulator reads (``kernels.flint.sbml.reference``: one instance, LSODA with root-found
+events, output streamed in chunks) is shown by a notice saying so, and run from here.
+
+The panel owns the reference model, why the Flint compiler refused it and the user's parameter
+edits; it builds the run (:meth:`SbmlPanel.run_config`) and says in the GUI's words what to change
+when the output grid is refused (the GUI's controls, not the CLI's options).
+"""
+from __future__ import annotations
+
+from PyQt6.QtWidgets import QLabel
+
+from kernels.errors import ExplorerError, InvalidParameter
+from kernels.flint.sbml.reference import check_output_memory, n_output_points, output_times
+
+from .traces import check_recording
+
+#: what the kernel's refusals of an output grid tell a CLI user to change, and the GUI's controls for it
+CLI_REMEDY = "use a larger dt or every"
+GUI_REMEDY = "raise “dt (output interval)” or lower “t end (model time)”"
+TOOLTIP = ("SBML reference mode: the Flint compiler refuses this model, so it runs on the CPU reference "
+           "simulator (scipy LSODA, events by root finding).  Open a Flint model or pick a shipped one "
+           "to leave it.")
+
+
+def gui_refusal(exc: ExplorerError) -> ExplorerError:
+    """``exc`` (a refused output grid) naming the GUI's controls instead of the CLI's ``--every``."""
+    text = str(exc).replace(CLI_REMEDY, GUI_REMEDY)
+    return type(exc)(text) if text != str(exc) else exc
+
+
+class SbmlPanel(QLabel):
+    """A notice shown in SBML reference mode only; ``ref`` is the loaded
+    :class:`~kernels.flint.sbml.reference.SbmlReference` (None outside the mode)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.ref = None
+        self.why = ""
+        self._edits: dict[str, float] = {}
+        self.setWordWrap(True)
+        self.setToolTip(TOOLTIP)
+        self.setStyleSheet("QLabel { background: #fff4d6; color: #4a3b00; border: 1px solid #d9b44a; "
+                           "border-radius: 3px; padding: 4px; }")
+        self.hide()
+
+    def active(self) -> bool:
+        return self.ref is not None
+
+    def enter(self, ref, why: str) -> None:
+        """Show ``ref`` (refused by the Flint compiler because of ``why``); parameter edits start afresh."""
+        self.ref, self.why, self._edits = ref, why, {}
+        self.setText(f"<b>SBML reference mode</b>: {ref.name} — the Flint compiler refuses it ({why}); it runs on "
+                     f"the CPU reference simulator (LSODA, events by root finding). dt is the output interval.")
+        self.show()
+
+    def leave(self) -> None:
+        self.ref, self.why, self._edits = None, "", {}
+        self.setText("")
+        self.hide()
+
+    # ------------------------------------------------------------------ parameters
+    def parameters(self) -> tuple[dict, dict, dict]:
+        """(values, roles, {name: why not editable}) of the reference model's parameters."""
+        ref = self.ref
+        fixed = {p: f"{p} is set by its {ref.roles[p][7:]}: not editable" for p in ref.params if p not in ref.editable}
+        return dict(ref.params), dict(ref.roles), fixed
+
+    def set_parameter(self, name: str, value: float) -> None:
+        """An edit of the next run (a value equal to the file's is no edit)."""
+        if name not in self.ref.params:
+            raise InvalidParameter(f"{name!r} is not a parameter of {self.ref.name}")
+        if value == self.ref.params[name]:
+            self._edits.pop(name, None)
+        else:
+            self._edits[name] = float(value)
+
+    def edits(self) -> dict[str, float]:
+        """The parameters the user changed (applied to a copy of the system at each run)."""
+        return dict(self._edits)
+
+    # ------------------------------------------------------------------ runs
+    def run_config(self, t_end: float, dt: float, record: str) -> dict:
+        """The worker's run (``explorer.flint.worker.SbmlWorker``): output every ``dt`` to ``t_end``,
+        ``record`` (default: the reference's first recordable).  A grid that is too large or does not
+        fit in memory raises an :class:`ExplorerError` naming the GUI controls to change."""
+        ref = self.ref
+        rec = [record or ref.default_record()[0]]
+        try:
+            n = n_output_points(t_end, dt)
+            check_recording(n, 1, 1)
+            check_output_memory(ref, n, 1)
+            times = output_times(t_end, dt)
+        except ExplorerError as exc:
+            raise gui_refusal(exc) from None
+        return {"sbml": ref, "params": self.edits(), "times": times, "record": rec, "steps": len(times) - 1,
+                "n": 1, "unit": "output points", "chunk": max(1, min(200, len(times) // 50))}
+
+    def caption(self, lead: str, dt: float) -> str:
+        return (f"{lead}{self.ref.name}, SBML reference simulator (CPU, LSODA, events), output dt {dt:g} "
+                "— paper 004 ch. 5 (Flint)")
+
+    def listing_text(self) -> str:
+        """What the Compiler tab says instead of a bytecode listing."""
+        return (f"not compiled: the Flint compiler refuses {self.ref.name} ({self.why}); it runs on the SBML "
+                "reference simulator.")
+
+    def loaded_text(self) -> str:
+        ref = self.ref
+        return (f"loaded {ref.name} in SBML reference mode: {ref.n_states} states, {len(ref.system.events)} events, "
+                f"{len(ref.params)} parameters.  The Flint compiler refuses it ({self.why}), so it runs on the CPU "
+                "reference simulator (LSODA, events by root finding); dt is the output interval.")
