@@ -101,7 +101,8 @@ def methods_epilog(width: int = 100) -> str:
     from kernels.graphs.apsp import METHODS
     lines = ["APSP methods (--apsp):"]
     for k, c in METHODS.items():
-        where = "GPU + CPU" if c.gpu and c.cpu else ("CPU" if c.cpu else "GPU only")
+        where = ("GPU + CPU" if c.gpu and c.cpu else "CPU" if c.cpu else
+                 "GPU; CPU: CUDA source run on the CPU" if getattr(c, "host", False) else "GPU only")
         opts = ", ".join(flags_of(c)) or "none"
         lines.append(textwrap.fill(f"{k} [{where}; options: {opts}]: {c.help}", width,
                                    initial_indent="  ", subsequent_indent="      "))

@@ -15,8 +15,8 @@ pytestmark = pytest.mark.skipif(find_compiler() is None, reason="needs a host C+
 
 @pytest.fixture(scope="module")
 def dev():
-    from fw_cuda_emu import EmuDevice
-    return EmuDevice(sms=2, block=64, per_sm=2)
+    from kernels.gpu.host import HostDevice
+    return HostDevice(workers=2, block=64, per_sm=2)
 
 
 def run_case(dev, rng, run, n, arith, pred, pad, **kw):

@@ -11,7 +11,9 @@ from kernels.graphs import fw_core as C
 from kernels.graphs import fw_sweep as S
 from kernels.graphs import generators as G
 from kernels.graphs.apsp import METHODS, apsp, method_names, shortest_path
+from kernels.graphs import fw
 from kernels.graphs.fw import versions
+from kernels.hostcc import find_compiler
 
 CPU_VERSIONS = versions(cpu=True)
 
@@ -162,8 +164,11 @@ def test_bad_matrices_one_clear_error():
             C.floyd_warshall(bad, "fw-v1")
     with pytest.raises(InvalidParameter, match="unknown Floyd"):
         C.floyd_warshall(np.zeros((2, 2)), "fw-v9")
-    with pytest.raises(InvalidParameter, match="GPU only"):
-        C.floyd_warshall(np.zeros((2, 2)), "fw-v3")
+    big = fw.FWV3.host_limit() + 1             # without a GPU: the CUDA source on the CPU, up to its size limit
+    with pytest.raises(InvalidParameter, match=f"limit is 30 s — n ≤ {big - 1}"):
+        C.floyd_warshall(np.zeros((big, big), np.float32), "fw-v3")
+    with pytest.raises(InvalidParameter, match="no CUDA kernels"):
+        C.floyd_warshall(np.zeros((2, 2)), "fw-v1", emulate=1)
     with pytest.raises(InvalidParameter, match="unknown option"):
         C.floyd_warshall(np.zeros((2, 2)), "fw-mm", tiles=3)
     with pytest.raises(InvalidParameter, match="tile"):
@@ -196,12 +201,15 @@ def test_graph_path_predecessors_and_shortest_path(rng):
     assert hops.dist.dtype == np.uint8 and hops.pred is not None
 
 
-def test_gpu_only_versions_refused_on_cpu(rng):
+@pytest.mark.skipif(find_compiler() is None, reason="needs a host C++ compiler")
+def test_gpu_versions_run_their_cuda_source_on_the_cpu(rng):
     from kernels.backend import Backend
-    g = G.barabasi_albert(50, 2, 1)
-    with pytest.raises(InvalidParameter, match="needs the GPU"):
-        apsp(g, "fw-v3", backend=Backend("cpu", np))
-    assert apsp(g, "fw-mm", backend=Backend("cpu", np)).method == "fw-mm"
+    be = Backend("cpu", np)
+    g = G.barabasi_albert(int(rng.integers(30, 60)), 2, int(rng.integers(99)))
+    ref = apsp(g, "fw-v1", backend=be).dist
+    r = apsp(g, "fw-v3", backend=be)
+    assert METHODS["fw-v3"].emulated(be) and r.params["emulated"] and np.array_equal(r.dist, ref)
+    assert not METHODS["fw-mm"].emulated(be) and "emulated" not in apsp(g, "fw-mm", backend=be).params
 
 
 def test_sweep_rows_tables_and_csv(rng, tmp_path):
@@ -218,8 +226,8 @@ def test_sweep_rows_tables_and_csv(rng, tmp_path):
     assert t2["versions"]["fw-v1"]["paper_mean"] == pytest.approx(40.358, abs=1e-3)
     assert t2["steps"]["fw-v3→fw-v4"]["paper_table"] == pytest.approx(43.0, abs=0.1)
     assert t2["steps"]["fw-v4→fw-v5"]["paper_table"] == pytest.approx(16.5, abs=0.1)
-    with pytest.raises(InvalidParameter, match="GPU"):
-        list(S.run_sweep(["fw-v5"], [50], None))
+    with pytest.raises(InvalidParameter, match="the limit is 30 s"):
+        list(S.run_sweep(["fw-v5"], [S.fw_versions()["fw-v5"].host_limit() + 64], None))
     with pytest.raises(InvalidParameter, match="teaching"):
         S.check_specs(["fw-v2"], None, [4096])
     with pytest.raises(InvalidParameter, match="key=value"):

@@ -97,7 +97,7 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
         raise InvalidParameter(f"unknown APSP method {method!r}: use one of {', '.join(METHODS)}")
     weighted = (csr.weights is not None) if weighted is None else weighted
     if not cls.available(backend):
-        cpu_ok = ", ".join(k for k, c in METHODS.items() if c.cpu)
+        cpu_ok = ", ".join(k for k, c in METHODS.items() if c.available(backend))
         raise InvalidParameter(f"APSP method {method!r} needs the GPU backend (here use one of {cpu_ok})")
     if weighted and cls.hops_only:
         hop_free = ", ".join(k for k, c in METHODS.items() if not c.hops_only)

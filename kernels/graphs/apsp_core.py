@@ -30,7 +30,9 @@ class APSPMethod:
     Class attributes describe it for every caller (CLI help, GUI list and tooltip, memory check):
     ``name`` (registry key), ``help`` (one line naming the algorithm and its source paper and
     section), ``gpu`` (has a GPU implementation, run on the GPU backend), ``cpu`` (has a CPU
-    implementation: runs without a GPU too), ``family`` (e.g. ``"fw"`` for the Floyd–Warshall
+    implementation: runs without a GPU too), ``host`` (its CUDA kernels also run on the host
+    device, :mod:`kernels.gpu.host`: without a GPU and without a CPU implementation the method
+    runs its CUDA source on the CPU — :meth:`emulated`), ``family`` (e.g. ``"fw"`` for the Floyd–Warshall
     versions), ``hops_only`` (counts hops; refuses weighted graphs), ``dense`` (holds the n × n
     matrix on the device) and ``negative_weights`` (accepts weights < 0: Floyd–Warshall; BFS and
     Dijkstra-type methods do not, and :func:`~kernels.graphs.apsp.apsp` refuses such graphs before
@@ -42,6 +44,7 @@ class APSPMethod:
     help: ClassVar[str] = ""
     gpu: ClassVar[bool] = True
     cpu: ClassVar[bool] = False
+    host: ClassVar[bool] = False
     family: ClassVar[str] = ""
     hops_only: ClassVar[bool] = False
     dense: ClassVar[bool] = False
@@ -49,8 +52,15 @@ class APSPMethod:
 
     @classmethod
     def available(cls, backend) -> bool:
-        """Whether the method runs on ``backend`` (a CPU implementation, or a GPU backend)."""
-        return cls.cpu or bool(backend is not None and backend.is_gpu and cls.gpu)
+        """Whether the method runs on ``backend``: a CPU implementation, a GPU backend, or CUDA
+        kernels that also run on the host device (``host``)."""
+        return cls.cpu or (cls.gpu and (cls.host or bool(backend is not None and backend.is_gpu)))
+
+    @classmethod
+    def emulated(cls, backend) -> bool:
+        """True when a run on ``backend`` is the method's CUDA source on the host device ("CUDA
+        source run on the CPU"): no GPU backend, no CPU implementation, host-runnable kernels."""
+        return bool(cls.gpu and cls.host and not cls.cpu and not (backend is not None and backend.is_gpu))
 
     def __init__(self, **options):
         self.options = options

@@ -82,13 +82,13 @@ def tile_by_model(n: int, backend=None, tiles=FW_TILES) -> int:
 def fw_blocked_device(d, npad: int, tile: int):
     """Blocked FW of a padded float32 device matrix in place (benchmarks); launches."""
     from ..backend import current
-    return fw_gpu.run_blocked(fw_gpu.CudaDevice(current()), d, None, npad, tile)
+    return fw_gpu.run_blocked(fw_gpu.device(current()), d, None, npad, tile)
 
 
 def fw_naive_device(d, n: int):
     """Plain FW, one launch per k, of a float32 device matrix in place (benchmarks); launches."""
     from ..backend import current
-    return fw_gpu.run_naive(fw_gpu.CudaDevice(current()), d, None, n)
+    return fw_gpu.run_naive(fw_gpu.device(current()), d, None, n)
 
 
 def autotune_tile(n: int, backend, tiles=FW_TILES) -> int:
@@ -106,21 +106,59 @@ class FWVersion(APSPMethod):
     family: ClassVar[str] = "fw"
     dense = True
     cpu = False
+    host = True                           # every version's CUDA kernels also run on the host device
     negative_weights = True               # Floyd–Warshall handles weights < 0 (negative cycles are reported)
     label: ClassVar[str] = ""            # short name in tables and plots
     paper: ClassVar[str] = ""            # "002", "004" or "ours"
     ariths: ClassVar[tuple[str, ...]] = ("float32", "int32")
     max_n: ClassVar[int | None] = None
     options_allowed: ClassVar[dict] = {}  # option → default
+    #: host device (CUDA source run on the CPU): measured seconds per min-plus update (n³ of them) on
+    #: this project's 2-core CI machine (benchmarks/fw.py --host); the size guard's cost model
+    host_s_per_update: ClassVar[float] = 2e-8
 
-    def __init__(self, pred: bool | None = None, arith: str = "auto", **options):
+    def __init__(self, pred: bool | None = None, arith: str = "auto", emulate=False, **options):
         unknown = set(options) - set(self.options_allowed)
         if unknown:
-            ok = ", ".join(self.options_allowed) or "none"
+            ok = ", ".join(("emulate", *self.options_allowed))
             raise InvalidParameter(f"{self.name}: unknown option(s) {', '.join(sorted(unknown))} (options: {ok})")
         super().__init__(**{**self.options_allowed, **options})
         self.pred, self.arith = self.default_pred(options) if pred is None else bool(pred), arith
+        if emulate not in (False, True, 0, 1, "0", "1"):
+            raise InvalidParameter(f"emulate must be 0 or 1 (got {emulate!r})")
+        #: run the CUDA kernels on the host device even where a CPU implementation exists
+        self.emulate = emulate in (True, 1, "1")
+        if self.emulate and not (self.gpu and self.host):
+            raise InvalidParameter(f"{self.name} has no CUDA kernels to run on the CPU (emulate=1)")
         self.validate()
+
+    # ----------------------------------------------------------------- where it runs
+    def placement(self, backend) -> str | None:
+        """``"gpu"`` (the CUDA kernels on the GPU backend), ``"cpu"`` (the CPU implementation),
+        ``"host"`` (the CUDA kernels on the host device: no GPU, and no CPU implementation or
+        ``emulate=1``), or None (cannot run here)."""
+        if backend is not None and backend.is_gpu and self.gpu:
+            return "gpu"
+        if self.cpu and not self.emulate:
+            return "cpu"
+        return "host" if (self.gpu and self.host) else None
+
+    @classmethod
+    def host_limit(cls) -> int:
+        """The largest n the host device runs within the time limit (kernels.graphs._cuda.HOST_LIMIT_S)
+        by :attr:`host_s_per_update` (a multiple of 64, at most :attr:`max_n`)."""
+        from ._cuda import HOST_LIMIT_S
+        n = int((HOST_LIMIT_S / cls.host_s_per_update) ** (1 / 3)) // 64 * 64
+        return max(64, min(n, cls.max_n or n))
+
+    def check_host(self, n: int) -> None:
+        """Refuse (InvalidParameter), before any work, a host-device run above :meth:`host_limit`."""
+        from ._cuda import HOST_LIMIT_S
+        limit = self.host_limit()
+        if n > limit:
+            est = self.host_s_per_update * float(n) ** 3
+            raise InvalidParameter(f"{self.name} runs its CUDA source on the CPU here (no GPU): n = {n} would take "
+                                   f"about {est:.0f} s; the limit is {HOST_LIMIT_S:.0f} s — n ≤ {limit} (or use a GPU)")
 
     def default_pred(self, options: dict) -> bool:
         """Keep predecessors unless asked not to (``pred=None``)."""
@@ -173,7 +211,7 @@ class FWVersion(APSPMethod):
 
 
 def gpu_device(backend):
-    return fw_gpu.CudaDevice(backend)
+    return fw_gpu.device(backend)
 
 
 def _tile(value, allowed, what="tile") -> int:
@@ -200,10 +238,9 @@ class FWV1(FWVersion):
 
 
 class _Paper002GPU(FWVersion):
+    """Paper 002's GPU versions: no CPU implementation (without a GPU their CUDA source runs on the
+    host device)."""
     paper = "002"
-
-    def solve_cpu(self, d, p, n, arith, cancel):       # never reached: cpu = False
-        raise InvalidParameter(f"{self.name} runs on the GPU only")
 
 
 @register
@@ -228,7 +265,7 @@ class FWV3(_Paper002GPU):
     def solve_gpu(self, backend, d, p, n, arith, cancel):
         dev = gpu_device(backend)
         launches = fw_gpu.run_v3(dev, d, p, n, cancel)
-        k = dev.kernel("fw_paper002.cu", f"fw_v3<{fw_gpu.ctype(d.dtype)},{fw_gpu.BOOL[p is not None]}>")
+        k = fw_gpu.kernel(dev, "fw_paper002.cu", f"fw_v3<{fw_gpu.ctype(d.dtype)},{fw_gpu.BOOL[p is not None]}>")
         grid, block = fw_gpu.v3_launch_config(dev, k)
         return launches, {"grid": grid, "block": block, "work": fw_gpu.work_split(n, grid, block)}
 
@@ -245,7 +282,7 @@ class FWV4(_Paper002GPU):
         dev = gpu_device(backend)
         launches = fw_gpu.run_v45(dev, d, p, n, self.version, self.coop, cancel)
         file = "fw_coop.cu" if self.coop else "fw_paper002.cu"
-        k = dev.kernel(file, f"fw_v{self.version}<{fw_gpu.ctype(d.dtype)},{fw_gpu.BOOL[p is not None]},"
+        k = fw_gpu.kernel(dev, file, f"fw_v{self.version}<{fw_gpu.ctype(d.dtype)},{fw_gpu.BOOL[p is not None]},"
                              f"{fw_gpu.BOOL[self.coop]}>")
         grid, block = fw_gpu.resident_config(dev, k)
         return launches, {"grid": grid, "block": block, "work": fw_gpu.work_split(n, grid, block),

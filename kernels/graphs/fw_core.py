@@ -256,13 +256,16 @@ def solve(method, matrix, backend=None, arith: str = "auto", pred: bool | None =
     pred = method.pred if pred is None else bool(pred)
     m = check_matrix(matrix)
     arith = choose_arith(m, arith)
-    on_gpu = bool(backend is not None and backend.is_gpu and cls.gpu)
-    if not on_gpu and not cls.cpu:
-        raise InvalidParameter(f"{cls.name} runs on the GPU only (this backend is the CPU): use one of "
-                               + ", ".join(k for k, c in fw_versions().items() if c.cpu))
+    where = method.placement(backend)
+    if where is None:
+        raise InvalidParameter(f"{cls.name} cannot run on this backend: use one of "
+                               + ", ".join(k for k, c in fw_versions().items() if c.available(backend)))
+    on_gpu = where == "gpu"
     n = m.shape[0]
-    method.check(n, arith, on_gpu)
-    pad = method.pad(n, on_gpu)
+    method.check(n, arith, on_gpu or where == "host")
+    if where == "host":
+        method.check_host(n)
+    pad = method.pad(n, where != "cpu")
     npad = -(-n // pad) * pad
     check_fits(bytes_needed(npad, pred, cls.scratch_bytes(npad, pred)) if on_gpu else 0,
                bytes_needed(npad, pred) * 2 + m.nbytes, backend if on_gpu else None)
@@ -280,6 +283,11 @@ def solve(method, matrix, backend=None, arith: str = "auto", pred: bool | None =
         kernel_s = time.perf_counter() - tk
         w = backend.to_numpy(dw)
         p = None if dp is None else backend.to_numpy(dp)
+    elif where == "host":                 # the CUDA kernels on the host device, in place on NumPy arrays
+        tk = time.perf_counter()
+        launches, params = method.solve_gpu(None, w, p, npad, arith, cancel)
+        kernel_s = time.perf_counter() - tk
+        params = dict(params, emulated=True)
     else:
         tk = time.perf_counter()
         launches, params = method.solve_cpu(w, p, npad, arith, cancel)
@@ -291,4 +299,4 @@ def solve(method, matrix, backend=None, arith: str = "auto", pred: bool | None =
         progress(1.0)
     if check_cycles:
         check_negative_cycle(dist, m, pr)
-    return FWResult(dist, pr, cls.name, arith, sec, kernel_s, launches, params, "gpu" if on_gpu else "cpu")
+    return FWResult(dist, pr, cls.name, arith, sec, kernel_s, launches, params, where)

@@ -6,9 +6,10 @@ shape; ``None``: distances only), and returns the number of kernel launches.  Th
 and ``p`` pick the kernel instantiation (``T``, ``PRED``); ``dpx`` picks Hopper's explicit
 ``__viaddmin_s32`` for int32 in the kernels that have it.
 
-What the launchers need from the machine is one :class:`Device` object (arrays, compiled
-kernels, the occupancy API): :class:`CudaDevice` on a real GPU, an emulation on the host in the
-tests (tests/fw_cuda_emu.py), so the same launch sequences run on both.  CUDA sources:
+What the launchers need from the machine is one device of the GPU layer (:mod:`kernels.gpu`:
+arrays, compiled kernels, the occupancy API, streams): the CUDA device on a GPU, or the host
+device — the same CUDA sources compiled by the host C++ compiler and run on the CPU cores
+(:mod:`kernels.gpu.host`) — so the same launch sequences run on both (:func:`device`).  CUDA sources:
 ``cuda/fw.cu``, ``fw_paper002.cu`` (+ ``fw_coop.cu``), ``fw_thesis.cu``, ``fw_gemm.cu``.
 """
 from __future__ import annotations
@@ -97,57 +98,34 @@ def compiled_resources(key: str) -> dict:
     if key not in PRESET_KERNELS:
         raise KeyError(f"unknown kernel {key!r}: use one of {', '.join(PRESET_KERNELS)}")
     file, name, threads = PRESET_KERNELS[key]
-    k = _cuda.kernel(file, name)
-    attrs = dict(k.attributes)
+    from .. import gpu
+    dev = gpu.device("cuda")
+    attrs = dev.attributes(kernel(dev, file, name))
     return {"registers": int(attrs["num_regs"]), "smem_static": int(attrs["shared_size_bytes"]),
             "threads": threads, "kernel": name}
 
 
-class CudaDevice:
-    """The GPU behind a CuPy backend, as the launchers see it."""
+#: the GPU layer's device the launchers run on for an app backend: the CUDA device behind a GPU
+#: backend, the host device (the same CUDA source compiled for the CPU, :mod:`kernels.gpu.host`) for
+#: the CPU backend or None
+device = _cuda.device
 
-    def __init__(self, backend):
-        self.backend = backend
-        self.xp = backend.xp
-        props = backend.props or {}
-        self.sms = int(props.get("multiProcessorCount", 132))
+#: the CUDA devices of older callers: ``CudaDevice(backend)`` is :func:`device`
+CudaDevice = device
+_functions: dict = {}
 
-    def kernel(self, file: str, name: str):
-        return _cuda.kernel(file, name)
 
-    def launch(self, k, grid, block, args, shared_mem: int = 0, cooperative: bool = False):
-        """``cooperative``: the kernel's module was built for cooperative launches (fw_coop.cu)."""
-        k(grid, block, args, shared_mem=shared_mem)
-
-    def potential_block(self, k) -> tuple[int, int]:
-        """cudaOccupancyMaxPotentialBlockSize: (grid of co-resident blocks, threads per block)."""
-        grid, block = self.xp.cuda.driver.occupancyMaxPotentialBlockSize(k.kernel.ptr, 0, 0)
-        return int(grid), int(block)
-
-    def active_blocks(self, k, block: int) -> int:
-        """cudaOccupancyMaxActiveBlocksPerMultiprocessor for ``block`` threads."""
-        return int(self.xp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(k.kernel.ptr, block, 0))
-
-    def synchronize(self):
-        self.backend.synchronize()
-
-    def stream(self):
-        """A second stream (for work that overlaps the current one)."""
-        return self.xp.cuda.Stream(non_blocking=True)
-
-    def on(self, stream):
-        """Context: launches inside go to ``stream``."""
-        return stream
-
-    def record(self):
-        """An event recorded on the current stream."""
-        ev = self.xp.cuda.Event(disable_timing=True)
-        ev.record()
-        return ev
-
-    def wait(self, event):
-        """The current stream waits for ``event``."""
-        self.xp.cuda.get_current_stream().wait_event(event)
+def kernel(dev, file: str, name: str):
+    """The kernel ``name`` (one of :data:`NAMES` [file]) of ``cuda/<file>`` on ``dev``: compiled once
+    per device by the GPU layer (kernels.graphs._cuda.function; on the host each kernel is its own
+    small library), looked up here once per (device, kernel) — launch loops ask per launch."""
+    key = (id(dev), dev.current_id(), file, name)
+    fn = _functions.get(key)
+    if fn is None:
+        if name not in NAMES.get(file, ()):
+            raise KeyError(f"{name} is not instantiated for {file}")
+        fn = _functions[key] = _cuda.function(dev, file, name)
+    return fn
 
 
 def _null(dev):
@@ -165,7 +143,7 @@ def _tp(d, p):
 # ----------------------------------------------------------------------------- plain FW (004 Fig. 4.1)
 def run_naive(dev, d, p, n: int, cancel=None) -> int:
     t, b = _tp(d, p)
-    k = dev.kernel("fw.cu", f"fw_naive<{t},{b}>")
+    k = kernel(dev, "fw.cu", f"fw_naive<{t},{b}>")
     threads = 256
     grid = max(1, min(dev.sms * 32, _cuda.blocks(n * n, threads)))
     for kk in range(n):
@@ -178,7 +156,7 @@ def run_naive(dev, d, p, n: int, cancel=None) -> int:
 # ----------------------------------------------------------------------------- paper 002, V2–V5
 def run_v2(dev, d, p, n: int, cancel=None) -> int:
     t, b = _tp(d, p)
-    dev.launch(dev.kernel("fw_paper002.cu", f"fw_v2<{t},{b}>"), (1,), (1,), (d, _pp(dev, p), np.int32(n)))
+    dev.launch(kernel(dev, "fw_paper002.cu", f"fw_v2<{t},{b}>"), (1,), (1,), (d, _pp(dev, p), np.int32(n)))
     return 1
 
 
@@ -194,7 +172,7 @@ def v3_launch_config(dev, k) -> tuple[int, int]:
 
 def run_v3(dev, d, p, n: int, cancel=None) -> int:
     t, b = _tp(d, p)
-    k = dev.kernel("fw_paper002.cu", f"fw_v3<{t},{b}>")
+    k = kernel(dev, "fw_paper002.cu", f"fw_v3<{t},{b}>")
     grid, block = v3_launch_config(dev, k)
     work = np.int64(work_split(n, grid, block))
     for kk in range(n):
@@ -216,7 +194,7 @@ def run_v45(dev, d, p, n: int, version: int = 4, coop: bool = False, cancel=None
     """V4 (grid barrier) or V5 (plus D(i,k) in a register), one launch for all k."""
     t, b = _tp(d, p)
     file = "fw_coop.cu" if coop else "fw_paper002.cu"
-    k = dev.kernel(file, f"fw_v{version}<{t},{b},{BOOL[coop]}>")
+    k = kernel(dev, file, f"fw_v{version}<{t},{b},{BOOL[coop]}>")
     grid, block = resident_config(dev, k)
     flags = dev.xp.zeros(grid, dtype=np.int32)
     work = np.int64(work_split(n, grid, block))
@@ -229,7 +207,7 @@ def run_blocked(dev, d, p, n: int, tile: int, cancel=None) -> int:
     """Three-phase blocked FW (Venkataraman et al.), 16×16 threads per tile; n a multiple of tile."""
     t, b = _tp(d, p)
     nt = n // tile
-    k1, k2, k3 = (dev.kernel("fw.cu", f"fw_phase{i}<{t},{b},{tile}>") for i in (1, 2, 3))
+    k1, k2, k3 = (kernel(dev, "fw.cu", f"fw_phase{i}<{t},{b},{tile}>") for i in (1, 2, 3))
     pp = _pp(dev, p)
     for K in range(nt):
         if cancel is not None and cancel():
@@ -249,14 +227,14 @@ def run_thesis(dev, d, p, n: int, tile: int, l: int, method: str = "mm", dpx: bo
     t, b = _tp(d, p)
     op = 1 if (dpx and t == "int" and p is None) else 0
     hp, hr = THESIS_H_PIVOT[tile], THESIS_H_ROWCOL
-    kp = dev.kernel("fw_thesis.cu", f"fw_th_pivot<{t},{b},{tile},{hp}>")
-    kr = dev.kernel("fw_thesis.cu", f"fw_th_rowcol<{t},{b},{tile},{hr}>")
+    kp = kernel(dev, "fw_thesis.cu", f"fw_th_pivot<{t},{b},{tile},{hp}>")
+    kr = kernel(dev, "fw_thesis.cu", f"fw_th_rowcol<{t},{b},{tile},{hr}>")
     if method == "mm":
-        kn = dev.kernel("fw_thesis.cu", f"fw_mm_nonpivot<{t},{op},{b},{tile}>")
+        kn = kernel(dev, "fw_thesis.cu", f"fw_mm_nonpivot<{t},{op},{b},{tile}>")
         grid_n, block_n = (-(-n // 64 // l), n // 16 - tile // 16), (64,)
     else:
         tp = TWO_LEVEL_TP[tile]
-        kn = dev.kernel("fw_thesis.cu", f"fw_2l_nonpivot<{t},{op},{b},{tile},{tp}>")
+        kn = kernel(dev, "fw_thesis.cu", f"fw_2l_nonpivot<{t},{op},{b},{tile},{tp}>")
         grid_n, block_n = (-(-(n // tile) // l), n // tile), (tile * tp,)
     nt, pp, launches = n // tile, _pp(dev, p), 0
     for K in range(nt):
@@ -284,7 +262,7 @@ def gemm(dev, cin, cout, a, b, m: int, nn: int, k: int, *, lda: int, ldb: int, l
     pred = pb is not None
     shape = GEMM_PRED if pred else (GEMM_CONFIGS[cfg] if isinstance(cfg, str) else tuple(cfg))
     op = 1 if (dpx and t == "int" and not pred) else 0
-    kern = dev.kernel("fw_gemm.cu", gemm_name(t, op, pred, shape))
+    kern = kernel(dev, "fw_gemm.cu", gemm_name(t, op, pred, shape))
     bm, bn, _bk, tm, tn, _mb = shape
     z = _null(dev)
     masks = [np.int32(v) for rng in (skip_rows, skip_cols) for v in ranges(rng)]
@@ -309,10 +287,10 @@ def ranges(r) -> tuple[int, int, int, int]:
 def _closure_and_panels(dev, d, p, n, kb, tile, op):
     t, b = _tp(d, p)
     args = (d, _pp(dev, p), np.int32(n), np.int32(kb))
-    dev.launch(dev.kernel("fw_gemm.cu", f"fw_fast_closure<{t},{b},{tile}>"), (1,), ((tile // 4) ** 2,), args)
+    dev.launch(kernel(dev, "fw_gemm.cu", f"fw_fast_closure<{t},{b},{tile}>"), (1,), ((tile // 4) ** 2,), args)
     if n == tile:
         return 1
-    kp = dev.kernel("fw_gemm.cu", f"fw_fast_panels<{t},{op},{b},{tile},{tile // 16}>")
+    kp = kernel(dev, "fw_gemm.cu", f"fw_fast_panels<{t},{op},{b},{tile},{tile // 16}>")
     dev.launch(kp, (n // tile, 2), (256,), args)
     return 2
 
@@ -395,7 +373,7 @@ def run_recursive(dev, d, p, n: int, t_r: int = 32, cfg=DEFAULT_GEMM, dpx: bool 
     go through a scratch block (then copied back): in place they would race between blocks."""
     t = ctype(d.dtype)
     h = THESIS_H_PIVOT[t_r]
-    kb = dev.kernel("fw_thesis.cu", f"fw_th_pivot<{t},{BOOL[p is not None]},{t_r},{h}>")
+    kb = kernel(dev, "fw_thesis.cu", f"fw_th_pivot<{t},{BOOL[p is not None]},{t_r},{h}>")
     xp = dev.xp
     scratch = xp.empty((n // 2 + t_r) ** 2, dtype=d.dtype)
     pscratch = None if p is None else xp.empty((n // 2 + t_r) ** 2, dtype=np.int32)

@@ -188,19 +188,23 @@ def check_sizes(sizes) -> list[int]:
 
 
 def check_specs(specs, backend, sizes=()) -> list[str]:
-    """The specs, refused before any work when unknown, GPU-only without a GPU, or V2 above its size."""
+    """The specs, refused before any work when unknown, unable to run on ``backend``, V2 above its
+    size, or — CUDA source run on the CPU (no GPU) — above the host device's size limit."""
     specs = list(dict.fromkeys(str(s).strip() for s in specs if str(s).strip()))
     if not specs:
         raise InvalidParameter("choose at least one Floyd–Warshall version")
-    gpu = backend is not None and backend.is_gpu
     top = max(sizes, default=0)
     for s in specs:
-        name, _ = parse_spec(s)
+        name, opts = parse_spec(s)
         cls = fw_versions()[name]
         if cls.max_n is not None and top > cls.max_n:
             raise InvalidParameter(f"{name} is for teaching, n ≤ {cls.max_n} (largest n is {top})")
-        if not gpu and not cls.cpu:
-            raise InvalidParameter(f"{name} needs a CUDA GPU (this backend is the CPU)")
+        method = cls(**opts)
+        where = method.placement(backend)
+        if where is None:
+            raise InvalidParameter(f"{name} cannot run on this backend")
+        if where == "host":
+            method.check_host(top)
     return specs
 
 
@@ -293,7 +297,7 @@ def kernel_breakdown(backend, n: int = 8192, arith: str = "int32", tiles=(16, 32
     from . import fw_gpu
     from .fw_core import working_matrix
     cp = backend.xp
-    dev = fw_gpu.CudaDevice(backend)
+    dev = fw_gpu.device(backend)
     peak, _ = peak_updates(backend)
     npad = -(-n // 64) * 64
     w = working_matrix(paper_graph(n, seed), "float32" if arith == "float32" else "int32", 64)
@@ -303,14 +307,14 @@ def kernel_breakdown(backend, n: int = 8192, arith: str = "int32", tiles=(16, 32
             d = cp.asarray(w)
             t, b = fw_gpu.ctype(d.dtype), "false"
             hp = fw_gpu.THESIS_H_PIVOT[tile]
-            kp = dev.kernel("fw_thesis.cu", f"fw_th_pivot<{t},{b},{tile},{hp}>")
-            kr = dev.kernel("fw_thesis.cu", f"fw_th_rowcol<{t},{b},{tile},{fw_gpu.THESIS_H_ROWCOL}>")
+            kp = fw_gpu.kernel(dev, "fw_thesis.cu", f"fw_th_pivot<{t},{b},{tile},{hp}>")
+            kr = fw_gpu.kernel(dev, "fw_thesis.cu", f"fw_th_rowcol<{t},{b},{tile},{fw_gpu.THESIS_H_ROWCOL}>")
             if method == "mm":
-                kn = dev.kernel("fw_thesis.cu", f"fw_mm_nonpivot<{t},0,{b},{tile}>")
+                kn = fw_gpu.kernel(dev, "fw_thesis.cu", f"fw_mm_nonpivot<{t},0,{b},{tile}>")
                 gn, bn = (npad // 64, npad // 16 - tile // 16), (64,)
             else:
                 tp = fw_gpu.TWO_LEVEL_TP[tile]
-                kn = dev.kernel("fw_thesis.cu", f"fw_2l_nonpivot<{t},0,{b},{tile},{tp}>")
+                kn = fw_gpu.kernel(dev, "fw_thesis.cu", f"fw_2l_nonpivot<{t},0,{b},{tile},{tp}>")
                 gn, bn = (npad // tile, npad // tile), (tile * tp,)
             acc = {"pivot": 0.0, "pivot row+column": 0.0, "non-pivot": 0.0}
             ev = [cp.cuda.Event() for _ in range(4)]

@@ -40,30 +40,23 @@ def _matrix(xp, n: int, arith: str, seed: int = 0):
 
 
 def _timer(dev):
-    """fn → seconds of one call, by CUDA events around it (after one untimed call)."""
-    cp = dev.xp
+    """fn → median seconds of ``repeats`` calls on ``dev`` (after one untimed call): CUDA events on
+    the GPU, the wall clock on the host device (:func:`kernels.gpu.timing.time_calls`)."""
+    from .. import gpu
 
     def measure(fn, repeats: int = 3) -> float:
-        fn()
-        ts = []
-        for _ in range(repeats):
-            e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-            e0.record()
-            fn()
-            e1.record()
-            e1.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(e0, e1) * 1e-3)
-        return float(np.median(ts))
+        return gpu.timing.time_calls(fn, repeat=repeats, warmup=1, device=dev).median
+
     return measure
 
 
 def tune_mm(backend, n: int, arith: str = "float32", pred: bool = False, tiles=fw_gpu.THESIS_TILES) -> dict:
     """The (t, l) of the MM-based blocked FW with the least estimated time at size n."""
-    key = ("mm", backend.device_name, n, arith, pred, tuple(tiles))
+    key = ("mm", getattr(backend, "device_name", "host"), n, arith, pred, tuple(tiles))
     if key in _CACHE:
         return _CACHE[key]
     t0 = time.perf_counter()
-    dev = fw_gpu.CudaDevice(backend)
+    dev = fw_gpu.device(backend)
     measure = _timer(dev)
     d = _matrix(dev.xp, n, "float32" if arith == "float32" else "int32")
     p = dev.xp.full((n, n), -1, dtype=np.int32) if pred else None
@@ -75,9 +68,9 @@ def tune_mm(backend, n: int, arith: str = "float32", pred: bool = False, tiles=f
         if n % tile or n < 2 * tile:
             continue
         hp, hr = fw_gpu.THESIS_H_PIVOT[tile], fw_gpu.THESIS_H_ROWCOL
-        kp = dev.kernel("fw_thesis.cu", f"fw_th_pivot<{t},{b},{tile},{hp}>")
-        kr = dev.kernel("fw_thesis.cu", f"fw_th_rowcol<{t},{b},{tile},{hr}>")
-        kn = dev.kernel("fw_thesis.cu", f"fw_mm_nonpivot<{t},{op},{b},{tile}>")
+        kp = fw_gpu.kernel(dev, "fw_thesis.cu", f"fw_th_pivot<{t},{b},{tile},{hp}>")
+        kr = fw_gpu.kernel(dev, "fw_thesis.cu", f"fw_th_rowcol<{t},{b},{tile},{hr}>")
+        kn = fw_gpu.kernel(dev, "fw_thesis.cu", f"fw_mm_nonpivot<{t},{op},{b},{tile}>")
         args = (d, pp, np.int32(n), np.int32(0))
         tp = measure(lambda: dev.launch(kp, (1,), (hp, tile), args))
         tr = measure(lambda: dev.launch(kr, (n // tile, 2), (hr, tile), args))
@@ -94,11 +87,11 @@ def tune_mm(backend, n: int, arith: str = "float32", pred: bool = False, tiles=f
 def tune_fast(backend, n: int, arith: str = "float32", pred: bool = False) -> dict:
     """The (tile, GEMM configuration) of fw-fast with the least estimated time at size n
     (one K step timed per candidate; predecessor runs have one configuration)."""
-    key = ("fast", backend.device_name, n, arith, pred)
+    key = ("fast", getattr(backend, "device_name", "host"), n, arith, pred)
     if key in _CACHE:
         return _CACHE[key]
     t0 = time.perf_counter()
-    dev = fw_gpu.CudaDevice(backend)
+    dev = fw_gpu.device(backend)
     measure = _timer(dev)
     d = _matrix(dev.xp, n, "float32" if arith == "float32" else "int32")
     p = dev.xp.full((n, n), -1, dtype=np.int32) if pred else None
@@ -119,10 +112,10 @@ def tune_fast(backend, n: int, arith: str = "float32", pred: bool = False) -> di
 def time_blocked_tiles(n: int, backend, tiles=fw_gpu.BLOCKED_TILES) -> int:
     """fw-blocked's ``tile="auto"``: time one whole blocked FW per tile on a random float32 matrix
     of size min(n, 1024); the fastest tile."""
-    key = ("blocked", backend.device_name, min(n, 1024), tuple(tiles))
+    key = ("blocked", getattr(backend, "device_name", "host"), min(n, 1024), tuple(tiles))
     if key in _CACHE:
         return _CACHE[key]
-    dev = fw_gpu.CudaDevice(backend)
+    dev = fw_gpu.device(backend)
     measure = _timer(dev)
     m = max(min(n, 1024), max(tiles))
     best, best_t = None, None

@@ -4,16 +4,18 @@
 ``module(source, name_expressions, options)`` (the layer's :class:`kernels.gpu.Device`: memoized,
 recorded), ``function(name)`` → :class:`HostKernel`, ``launch(k, grid, block, args, shared_mem,
 cooperative)``, ``synchronize()``, ``emulated = True``.  Each kernel (one C++ name expression, e.g. ``"fw_v3<int,true>"``) is its own
-small shared library: the source after the CUDA prelude (``cuda_host.h``; :mod:`.source`), compiled
+small shared library: the source after the CUDA prelude (``cuda_host.cuh``; :mod:`.source`), compiled
 once per machine by the host C++ compiler (:func:`kernels.hostcc.compile_library`, cached by the
 text's hash) and memoized per process.  The parameter types come from the compiled function
 (``emu_signature``), so launch arguments are converted the way CUDA would read them.
 
 The device looks like a small GPU to launchers that size grids by occupancy: ``sms`` = the host's
-cores, one resident block per "SM", ``block`` threads per block.  A launch of at most
-``resident_blocks()`` blocks — or any cooperative launch — runs every block on its own OS thread at
-once (grid barriers, also spinning flag barriers like paper 002's, need every block resident);
-larger grids are shared out over ``workers`` threads.
+cores, one resident block per "SM", ``block`` threads per block.  A cooperative launch, or one of
+at most ``resident_blocks()`` blocks of a kernel whose threads can wait (barriers, warp collectives,
+volatile spins), runs every block on its own OS thread at once (grid barriers, also spinning flag
+barriers like paper 002's, need every block resident); other grids are shared out over
+``workers`` threads of a process-wide pool (``pool.cpp``), or run on the calling thread when the
+kernel's previous launch says this one takes under :data:`PARALLEL_MIN_S`.
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ import hashlib
 import os
 import re
 import threading
+import time
+from importlib.resources import files
 
 import numpy as np
 
@@ -34,6 +38,8 @@ from . import source as src
 FLAGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-strict-aliasing", "-w", "-pthread")
 #: threads per block the occupancy stand-ins suggest (fibers cost per thread: fewer is faster)
 DEFAULT_BLOCK = 128
+#: a launch predicted (from the kernel's last one) to take less than this runs on one worker
+PARALLEL_MIN_S = 1e-3
 #: a cooperative launch runs one OS thread per block: refuse grids beyond this
 MAX_COOPERATIVE_BLOCKS = 1024
 
@@ -42,11 +48,13 @@ class HostKernel:
     """One compiled kernel: ``name`` (its C++ name expression), the library's entry points and the
     parameter codes (``p`` pointer, ``i4``/``u8``/``f4``/``b1`` …, ``s<bytes>`` a struct)."""
 
-    def __init__(self, name: str, lib: ctypes.CDLL):
-        self.name = name
+    def __init__(self, name: str, lib: ctypes.CDLL, plain: bool = False):
+        self.name, self.plain = name, plain
+        self.cost = None             # seconds per CUDA thread of the last launch (one core's worth)
         self._launch = lib.emu_launch
         self._launch.restype = ctypes.c_int
-        self._launch.argtypes = [ctypes.c_uint] * 7 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        self._launch.argtypes = [ctypes.c_uint] * 7 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
+                                                        ctypes.c_int]
         sig = lib.emu_signature
         sig.restype = ctypes.c_char_p
         self.params = tuple(c for c in sig().decode().split(",") if c)
@@ -78,6 +86,49 @@ class HostModule:
                 if k is None:
                     k = self._kernels[name] = self.device.build(self.prepared, name, self.spec.options)
         return k
+
+
+class _TexDesc(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("width", ctypes.c_longlong), ("height", ctypes.c_longlong),
+                ("pitch", ctypes.c_longlong), ("elem", ctypes.c_longlong)]
+
+
+class HostTexture:
+    """A host texture object (``cuda_host.cuh``'s ``cuda_emu::Texture``); ``int(t)`` is the handle.
+    It keeps its array alive."""
+
+    def __init__(self, array, kind: str = "1d"):
+        a = array
+        if not isinstance(a, np.ndarray) or not a.flags.c_contiguous:
+            raise TypeError("a host texture needs a C-contiguous NumPy array")
+        if kind == "2d":
+            if a.ndim != 2:
+                raise ValueError(f"a 2d texture needs a 2-D array, not {a.ndim}-D")
+            h, w, pitch = a.shape[0], a.shape[1], a.strides[0]
+        elif kind == "1d":
+            h, w, pitch = 1, a.size, a.nbytes
+        else:
+            raise ValueError(f"texture kind must be 1d or 2d, not {kind!r}")
+        self.array, self.kind = a, kind
+        self.desc = _TexDesc(a.ctypes.data, w, h, pitch, a.itemsize)
+
+    def __int__(self):
+        return ctypes.addressof(self.desc)
+
+    __index__ = __int__
+
+
+_pool: list = []
+
+
+def pool_run() -> int:
+    """The address of the process's worker pool (``pool.cpp``, compiled once, loaded once)."""
+    if not _pool:
+        text = (files(__package__) / "pool.cpp").read_text()
+        lib = hostcc.compile_library(text, what="the host device's worker pool", kind="cuda-host", prefix="pool",
+                                     flags=FLAGS, openmp=False)
+        _pool.append((lib, ctypes.cast(lib.pool_run, ctypes.c_void_p).value))
+    return _pool[0][1]
 
 
 def _label(name: str) -> str:
@@ -164,7 +215,7 @@ class HostDevice(Device):
             lib = hostcc.compile_library(unit, what=f"the host build of {name}", kind="cuda-host",
                                          prefix=_label(name), flags=FLAGS, openmp=False)
             with self._lock:
-                k = self._built.setdefault(key, HostKernel(name, lib))
+                k = self._built.setdefault(key, HostKernel(name, lib, src.plain(prepared)))
         return k
 
     # ------------------------------------------------------------------ launch
@@ -185,9 +236,17 @@ class HostDevice(Device):
         if cooperative and blocks > MAX_COOPERATIVE_BLOCKS:
             raise ValueError(f"a cooperative launch of {blocks} blocks: the host device runs at most "
                              f"{MAX_COOPERATIVE_BLOCKS} at once")
-        workers = blocks if (cooperative or blocks <= self.resident_blocks()) else self.workers
+        nthreads = blocks * b[0] * b[1] * b[2]
+        if cooperative or (not k.plain and blocks <= self.resident_blocks()):
+            workers = blocks                       # every block resident: grid and spinning barriers work
+        elif k.cost is not None and k.cost * nthreads < PARALLEL_MIN_S:
+            workers = 1                            # too little work to wake the pool for
+        else:
+            workers = min(self.workers, blocks)
         err = ctypes.create_string_buffer(512)
-        rc = k._launch(*g, *b, int(shared_mem), workers, ctypes.cast(ptrs, ctypes.c_void_p), err, 512)
+        t0 = time.perf_counter()
+        rc = k._launch(*g, *b, int(shared_mem), workers, ctypes.cast(ptrs, ctypes.c_void_p), pool_run(), err, 512)
+        k.cost = (time.perf_counter() - t0) * min(workers, self.workers) / nthreads
         self.launch_count += 1
         if rc:
             raise RuntimeError(f"{k.name} on the host: {err.value.decode(errors='replace')}")
@@ -202,6 +261,13 @@ class HostDevice(Device):
 
     def active_blocks(self, k, block: int, shared_mem: int = 0) -> int:
         return self.per_sm
+
+    # ------------------------------------------------------------------ textures
+    def texture(self, array, kind: str = "1d") -> "HostTexture":
+        """A texture object over ``array`` (C-contiguous NumPy): ``"1d"`` — tex1Dfetch over its
+        elements (0 outside); ``"2d"`` — tex2D over a 2-D array (clamped, point reads).  Pass
+        ``int(tex)`` as the kernel's ``cudaTextureObject_t``; keep ``tex`` alive while it is used."""
+        return HostTexture(array, kind)
 
     # ------------------------------------------------------------------ streams: issue order (a valid serialisation)
     def stream(self):

@@ -1,7 +1,7 @@
 """A CUDA source made into one host C++ translation unit (the host backend's loader).
 
 :func:`translation_unit` returns the text the host compiler reads for one kernel: the CUDA prelude
-(``cuda_host.h``), the source with its quoted ``#include``\\ s inlined (searched beside the source
+(``cuda_host.cuh``), the source with its quoted ``#include``\\ s inlined (searched beside the source
 file, then in the ``-I`` folders of the module's options; each file once per ``#pragma once``),
 CUDA toolkit headers the prelude stands in for dropped, ``extern __shared__`` arrays pointed at the
 launch's dynamic shared memory, and the exported entry points of the one kernel named by a C++
@@ -29,8 +29,8 @@ _EXTERN_SHARED = re.compile(
 
 
 def prelude() -> str:
-    """The CUDA prelude (``cuda_host.h``, package data)."""
-    return (files(__package__) / "cuda_host.h").read_text()
+    """The CUDA prelude (``cuda_host.cuh``, package data)."""
+    return (files(__package__) / "cuda_host.cuh").read_text()
 
 
 def include_dirs(options) -> list[str]:
@@ -101,13 +101,26 @@ def body(source: str, options=(), path: str | None = None) -> str:
     return rewrite_shared(inline_includes(source, path, include_dirs(options)))
 
 
+#: what makes threads of a block wait for each other: without any, a block's threads run as a plain loop
+_MEETS = re.compile(r"__syncthreads|__syncwarp|_sync\s*\(|\bsync\s*\(|__activemask|cooperative_groups|grid_group|"
+                    r"thread_block|volatile")
+
+
+def plain(prepared: str) -> bool:
+    """True when no thread of the source can wait for another (no barrier, warp collective, grid
+    group or volatile spin): the threads of a block may then run one after another."""
+    return _MEETS.search(prepared) is None
+
+
 def translation_unit(prepared: str, name: str, options=()) -> str:
     """The options' macros + prelude + prepared source + the entry points of kernel ``name`` (a C++
-    name expression)."""
-    return (defines(options) + prelude() + "\n" + prepared + "\n"
+    name expression).  ``CUDA_EMU_PLAIN`` is defined for a :func:`plain` source."""
+    return (defines(options) + ("#define CUDA_EMU_PLAIN 1\n" if plain(prepared) else "") + prelude() + "\n"
+            + prepared + "\n"
             f"static void emu_body(void** a) {{ ::cuda_emu::call(&{name}, a); }}\n"
             'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
-            "                          unsigned smem, int workers, void** args, char* err, int errlen)\n"
-            "{ return ::cuda_emu::launch(emu_body, args, gx, gy, gz, bx, by, bz, smem, workers, err, errlen); }\n"
+            "                          unsigned smem, int workers, void** args, void* pool, char* err, int errlen)\n"
+            "{ return ::cuda_emu::launch(emu_body, args, gx, gy, gz, bx, by, bz, smem, workers,\n"
+            "                            (::cuda_emu::PoolRun)pool, err, errlen); }\n"
             'extern "C" const char* emu_signature()\n'
             f"{{ return ::cuda_emu::signature(&{name}); }}\n")

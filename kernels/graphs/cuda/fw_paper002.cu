@@ -103,6 +103,9 @@ __device__ __forceinline__ void fw_grid_barrier(volatile int* flags, int gen)
         do {
             count = 0;
             for (int b = 0; b < (int)gridDim.x; ++b) count += flags[b] >= gen;
+#if defined(__CUDA_HOST_EMU__)
+            if (count != (int)gridDim.x) __nanosleep(0);   // host device: give the core to the blocks awaited
+#endif
         } while (count != (int)gridDim.x);
         __threadfence();
     }

@@ -258,6 +258,11 @@ inline uint3 unflat(unsigned i, unsigned x, unsigned y) {
 // run one block: every thread a fiber on this worker, round robin between barriers
 static bool run_block(Launch& L, Block& b, char* stacks, size_t ss) {
     const int nt = L.nt;
+#if defined(CUDA_EMU_PLAIN)
+    // no barrier or warp collective anywhere in the source: the threads run one after another
+    for (int i = 0; i < nt; ++i) { t_tid = unflat(i, L.bx, L.by); L.body(L.args); }
+    return true;
+#endif
     if (nt == 1) { t_tid = uint3{0, 0, 0}; L.body(L.args); return true; }
     b.alive = nt; b.arrived = 0; b.gen = 0; b.abort = false; b.acc[0] = b.acc[1] = 0;
     for (int w = 0; w < (nt + 31) / 32; ++w) {
@@ -295,6 +300,31 @@ static bool run_block(Launch& L, Block& b, char* stacks, size_t ss) {
 
 static const size_t STACK = 256 * 1024;
 
+// fiber stacks are mapped once and kept (a pool per library): launches reuse their touched pages
+static pthread_mutex_t pool_m = PTHREAD_MUTEX_INITIALIZER;
+static char* pool_p[64];
+static size_t pool_n[64];
+static int pool_len = 0;
+static char* take_stacks(size_t bytes) {
+    pthread_mutex_lock(&pool_m);
+    for (int i = 0; i < pool_len; ++i)
+        if (pool_n[i] >= bytes) {
+            char* p = pool_p[i];
+            pool_p[i] = pool_p[pool_len - 1]; pool_n[i] = pool_n[pool_len - 1]; --pool_len;
+            pthread_mutex_unlock(&pool_m);
+            return p;
+        }
+    pthread_mutex_unlock(&pool_m);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? nullptr : (char*)p;
+}
+static void give_stacks(char* p, size_t bytes) {
+    pthread_mutex_lock(&pool_m);
+    if (pool_len < 64) { pool_p[pool_len] = p; pool_n[pool_len] = bytes; ++pool_len; p = nullptr; }
+    pthread_mutex_unlock(&pool_m);
+    if (p) munmap(p, bytes);
+}
+
 static void* worker(void* arg) {
     Launch* L = (Launch*)arg;
     t_launch = L;
@@ -302,12 +332,12 @@ static void* worker(void* arg) {
     t_gdim = dim3(L->gx, L->gy, L->gz);
     char* dyn = (char*)malloc(L->smem + 16);
     Fiber* fibers = (Fiber*)calloc(L->nt, sizeof(Fiber));
+#if defined(CUDA_EMU_PLAIN)
+    size_t bytes = 0;
+#else
     size_t bytes = L->nt > 1 ? STACK * (size_t)L->nt : 0;
-    char* stacks = nullptr;
-    if (bytes) {
-        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        stacks = p == MAP_FAILED ? nullptr : (char*)p;
-    }
+#endif
+    char* stacks = bytes ? take_stacks(bytes) : nullptr;
     if (!dyn || !fibers || (bytes && !stacks)) L->fail("out of memory for the block's threads");
     else {
         t_dyn = (char*)(((uintptr_t)dyn + 15) & ~(uintptr_t)15);
@@ -322,15 +352,16 @@ static void* worker(void* arg) {
         }
         t_blk = nullptr;
     }
-    if (stacks) munmap(stacks, bytes);
+    if (stacks) give_stacks(stacks, bytes);
     free(fibers);
     free(dyn);
     return nullptr;
 }
 
 // one launch: `workers` OS threads take the blocks in turn (all at once when workers == blocks)
+typedef int (*PoolRun)(void* (*)(void*), void*, int);
 static int launch(void (*body)(void**), void** args, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                  unsigned by, unsigned bz, unsigned smem, int workers, char* err, int errlen) {
+                  unsigned by, unsigned bz, unsigned smem, int workers, PoolRun pool, char* err, int errlen) {
     Launch L;
     L.body = body; L.args = args;
     L.gx = gx; L.gy = gy; L.gz = gz; L.bx = bx; L.by = by; L.bz = bz; L.smem = smem;
@@ -340,22 +371,11 @@ static int launch(void (*body)(void**), void** args, unsigned gx, unsigned gy, u
     if (L.nt > 1024) { snprintf(err, errlen, "%d threads per block: at most 1024", L.nt); return 1; }
     if (workers == 1) worker(&L);
     else {
-        pthread_t* th = (pthread_t*)malloc(sizeof(pthread_t) * workers);
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 1 << 20);
-        int started = 0;
-        for (; started < workers; ++started)
-            if (pthread_create(&th[started], &attr, worker, &L)) break;
-        if (started < workers) {
-            if (started == 0) worker(&L);                    // no thread at all: run them here
-            else if (L.members != started) {                 // grid barriers would wait for the missing ones
-                pthread_mutex_lock(&L.m); L.members = started; pthread_mutex_unlock(&L.m);
-            }
+        // the process's pool runs workers - 1 of them beside this thread
+        if (pool(worker, &L, workers - 1) < 0) {
+            snprintf(err, errlen, "could not start %d host threads for %d blocks", workers, L.nb);
+            return 1;
         }
-        for (int w = 0; w < started; ++w) pthread_join(th[w], nullptr);
-        pthread_attr_destroy(&attr);
-        free(th);
     }
     if (L.has_failed()) { snprintf(err, errlen, "%s", L.error); return 1; }
     return 0;
@@ -700,6 +720,32 @@ inline unsigned __vimin3_s16x2(unsigned a, unsigned b, unsigned c) {
 inline unsigned __vimax3_s16x2(unsigned a, unsigned b, unsigned c) {
     return cuda_emu::pack2<short>(a, b, c, [](short x, short y, short z) { short m = x > y ? x : y; return m > z ? m : z; });
 }
+
+// ------------------------------------------------------------------ texture objects (point reads)
+// A host texture object is the address of a Texture the loader fills (HostDevice.texture):
+// tex1Dfetch over linear memory (0 outside), tex2D over a pitched 2-D array (clamped, unnormalized
+// coordinates, point filtering).
+typedef unsigned long long cudaTextureObject_t;
+namespace cuda_emu {
+struct Texture { const char* base; long long width, height, pitch, elem; };
+}
+template <class T> inline T tex1Dfetch(cudaTextureObject_t t, int i) {
+    const cuda_emu::Texture* x = (const cuda_emu::Texture*)t;
+    T r;
+    if (i < 0 || (long long)i * (long long)sizeof(T) >= x->width * x->height * x->elem) { memset(&r, 0, sizeof r); return r; }
+    memcpy(&r, x->base + (long long)i * sizeof(T), sizeof(T));
+    return r;
+}
+template <class T> inline T tex2D(cudaTextureObject_t t, float fx, float fy) {
+    const cuda_emu::Texture* x = (const cuda_emu::Texture*)t;
+    long long ix = (long long)floorf(fx), iy = (long long)floorf(fy);
+    ix = ix < 0 ? 0 : (ix >= x->width ? x->width - 1 : ix);
+    iy = iy < 0 ? 0 : (iy >= x->height ? x->height - 1 : iy);
+    T r;
+    memcpy(&r, x->base + iy * x->pitch + ix * (long long)sizeof(T), sizeof(T));
+    return r;
+}
+template <class T> inline T tex1D(cudaTextureObject_t t, float fx) { return tex2D<T>(t, fx, 0.5f); }
 
 // ------------------------------------------------------------------ floating point
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
