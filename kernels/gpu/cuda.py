@@ -74,6 +74,11 @@ class CudaDevice(Device):
                                  name_expressions=None if spec.name_expressions is None else list(spec.name_expressions),
                                  enable_cooperative_groups=spec.cooperative)
 
+    def lazy_function(self, spec: ModuleSpec, name: str):
+        # CuPy's RawKernel compiles at its first launch or attribute query
+        return self.cp.RawKernel(spec.source, name, options=spec.options,
+                                 enable_cooperative_groups=spec.cooperative)
+
     def function(self, spec: ModuleSpec, name: str, **kw):
         if self.index is not None and self.cp.cuda.runtime.getDevice() != self.index:
             with self.cp.cuda.Device(self.index):

@@ -35,6 +35,11 @@ _modules: dict = {}
 _functions: dict = {}
 
 
+def threads(block) -> int:
+    """Threads per block of a launch's ``block`` (an int or a tuple of up to three ints)."""
+    return int(prod(block)) if isinstance(block, (tuple, list)) else int(block)
+
+
 def read_source(source) -> tuple[str, str | None]:
     """(source text, folder it was read from or None) of ``source``: a ``str`` is CUDA source
     text; a path (``os.PathLike``) or an ``importlib.resources`` Traversable is read as a file."""
@@ -88,14 +93,17 @@ class Module:
         """The device's compiled module for the current device id (compiled on first use)."""
         return self.device.compiled(self.spec)
 
-    def function(self, name: str, *, block: int | None = None, shared_mem: int = 0, label: str | None = None):
-        """The compiled kernel ``name`` (an ``extern "C"`` name or one of the name expressions).
+    def function(self, name: str, *, block: int | None = None, shared_mem: int = 0, label: str | None = None,
+                 lazy: bool = False):
+        """The compiled kernel ``name`` (an ``extern "C"`` name or one of the name expressions);
+        ``lazy``: compiled when first launched or asked about, not now (``extern "C"`` kernels).
 
         Memoized per device; the first time on a device it is recorded in :mod:`kernels.launches`
         as ``"<prefix> <label or name>"`` with ``block`` threads (default :data:`DEFAULT_BLOCK`
         until :meth:`Device.launch` launches it) and ``shared_mem`` bytes of dynamic shared memory.
-        An unknown name raises ``KeyError``."""
-        return self.device.function(self.spec, name, block=block, shared_mem=shared_mem, label=label)
+        Asking again with another ``block`` / ``shared_mem`` updates the recorded launch shape (for
+        callers that launch the kernel object directly).  An unknown name raises ``KeyError``."""
+        return self.device.function(self.spec, name, block=block, shared_mem=shared_mem, label=label, lazy=lazy)
 
     def __repr__(self):
         return f"<Module {self.spec.prefix or self.spec.system} on {self.device!r}>"
@@ -138,6 +146,11 @@ class Device:
         ``max_threads_per_block``, …) as CuPy's ``RawKernel.attributes`` gives them."""
         return dict(getattr(kernel, "attributes", {}) or {})
 
+    def lazy_function(self, spec: ModuleSpec, name: str):
+        """``name`` of ``spec`` compiled on first use rather than now (``function(lazy=True)``;
+        default: now)."""
+        return self.compiled(spec).get_function(name)
+
     def potential_block(self, kernel, shared_mem: int = 0) -> tuple[int, int]:
         """cudaOccupancyMaxPotentialBlockSize: (grid of co-resident blocks, threads per block)."""
         raise NotImplementedError
@@ -178,9 +191,10 @@ class Device:
                                        str(prefix or system), folder))
 
     def kernel(self, source, name: str, *, block: int | None = None, shared_mem: int = 0,
-               label: str | None = None, **module_args):
+               label: str | None = None, lazy: bool = False, **module_args):
         """Shorthand: ``self.module(source, **module_args).function(name, …)``."""
-        return self.module(source, **module_args).function(name, block=block, shared_mem=shared_mem, label=label)
+        return self.module(source, **module_args).function(name, block=block, shared_mem=shared_mem, label=label,
+                                                           lazy=lazy)
 
     def compiled(self, spec: ModuleSpec):
         """The compiled module of ``spec`` for the current device (memoized per device)."""
@@ -194,7 +208,7 @@ class Device:
         return mod
 
     def function(self, spec: ModuleSpec, name: str, *, block: int | None = None, shared_mem: int = 0,
-                 label: str | None = None):
+                 label: str | None = None, lazy: bool = False):
         """See :meth:`Module.function`."""
         key = (self.kind, self.current_id(), spec.key, name)
         fn = _functions.get(key)
@@ -204,17 +218,21 @@ class Device:
             with _lock:
                 fn = _functions.get(key)
                 if fn is None:
-                    fn = self.compiled(spec).get_function(name)
+                    fn = self.lazy_function(spec, name) if lazy and spec.name_expressions is None \
+                        else self.compiled(spec).get_function(name)
                     _functions[key] = fn
-        if id(fn) not in self._records:
+        rec = self._records.get(id(fn))
+        if rec is None:
             self._note(fn, f"{spec.prefix or spec.system} {label or name}".strip(), spec.system,
-                       DEFAULT_BLOCK if block is None else int(block), int(shared_mem))
+                       DEFAULT_BLOCK if block is None else threads(block), int(shared_mem))
+        elif block is not None and rec.shape != (threads(block), int(shared_mem)):
+            self._note(fn, rec.name, rec.system, threads(block), int(shared_mem))
         return fn
 
-    def _note(self, fn, name: str, system: str, threads: int, shared_mem: int) -> None:
-        threads = max(1, min(1024, int(threads)))
-        launches.record(name, fn, threads, shared_mem, system=system)
-        self._records[id(fn)] = _Record(name, system, (threads, shared_mem))
+    def _note(self, fn, name: str, system: str, n: int, shared_mem: int) -> None:
+        shape = (int(n), int(shared_mem))
+        launches.record(name, fn, max(1, min(1024, shape[0])), shape[1], system=system)
+        self._records[id(fn)] = _Record(name, system, shape)
 
     def launch(self, kernel, grid, block, args, shared_mem: int = 0, cooperative: bool = False) -> None:
         """Launch ``kernel`` on ``grid`` blocks of ``block`` threads (ints or tuples) with ``args``
@@ -224,9 +242,9 @@ class Device:
         self.run(kernel, grid, block, args, shared_mem, cooperative)
         rec = self._records.get(id(kernel))
         if rec is not None:
-            threads = prod(block) if isinstance(block, (tuple, list)) else int(block)
-            if rec.shape != (threads, shared_mem):
-                self._note(kernel, rec.name, rec.system, threads, int(shared_mem))
+            n = threads(block)
+            if rec.shape != (n, shared_mem):
+                self._note(kernel, rec.name, rec.system, n, int(shared_mem))
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.kind}>"

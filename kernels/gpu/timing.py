@@ -3,7 +3,9 @@
 * :func:`time_calls` — call ``fn`` ``warmup`` times, then time ``repeat`` calls one by one:
   :class:`Timings` (seconds per call; ``.median``, ``.best``, ``.mean``).
 * :class:`Stopwatch` — one interval: ``with Stopwatch(dev) as sw: …`` then ``sw.seconds``; or
-  ``sw.start()`` … ``sw.stop()`` and ask ``sw.done()`` (no wait) / ``sw.seconds`` (waits) later.
+  ``sw.start()`` … ``sw.stop()`` and ask ``sw.done()`` (no wait) / ``sw.seconds`` (waits) later;
+  ``sw.lap()`` ends it and starts the next interval at the same instant (rolling windows);
+  ``sw.end_event``: the CUDA event that ended it (a stream may wait on it).
 
 On a CUDA device an interval is the time between two events recorded on the current stream
 (``cudaEventElapsedTime``; resolution about 0.5 µs); it measures the GPU work issued between
@@ -74,6 +76,19 @@ class Stopwatch:
         if self._t1 is None:
             return False
         return bool(self._t1.done) if self.cuda else True
+
+    @property
+    def end_event(self):
+        """The CUDA event that ended the interval (for a stream to wait on); ``None`` on the host."""
+        return self._t1 if self.cuda else None
+
+    def lap(self) -> "Stopwatch":
+        """End this interval and begin the next at the same instant (on the GPU: the same event);
+        returns the next interval's stopwatch, started."""
+        self.stop()
+        nxt = Stopwatch.__new__(Stopwatch)
+        nxt.cuda, nxt._sync, nxt._t0, nxt._t1 = self.cuda, self._sync, self._t1, None
+        return nxt
 
     @property
     def seconds(self) -> float:

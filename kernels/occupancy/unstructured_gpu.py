@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import launches
+from .. import gpu
 from ..errors import BackendUnavailable, InvalidParameter
-from .calculator import occupancy
+from ..gpu.calculator import occupancy
 from .unstructured_mesh import Problem, solution_points
 
 #: registers per thread assumed for the T10 (CC 1.3) analysis — paper 003 Eq. 7 only says the
@@ -162,26 +162,19 @@ ORIGINAL_KERNELS = ("cell_orig", "edge_orig", "update_orig")
 IMPROVED_KERNELS = ("celledge_impr", "update_impr")
 UPDATE_BLOCK = 256
 
-_MODULES: dict = {}
-
-
 def _cupy():
     try:
-        import cupy
-        cupy.cuda.runtime.getDeviceCount()
-        return cupy
-    except Exception as exc:  # noqa: BLE001 - ImportError or no device
+        return gpu.device("cuda").cp
+    except BackendUnavailable as exc:
         raise BackendUnavailable("the GPU versions of the case study need CuPy and a CUDA GPU "
-                                 f"({exc.__class__.__name__}: {exc}); the CPU reference runs anywhere") from exc
+                                 f"({exc}); the CPU reference runs anywhere") from exc
 
 
 def get_module(dtype, P: int, m: int, n_params: int):
-    """The compiled RawModule for one configuration (cached)."""
-    cp = _cupy()
-    key = (np.dtype(dtype).name, int(P), int(m), int(n_params), cp.cuda.Device().id)
-    if key not in _MODULES:
-        _MODULES[key] = cp.RawModule(code=cuda_source(dtype, P, m, n_params), options=NVRTC_OPTIONS)
-    return _MODULES[key]
+    """The GPU layer's module of one configuration (compiled once per device)."""
+    _cupy()
+    return gpu.device("cuda").module(cuda_source(dtype, P, m, n_params), options=NVRTC_OPTIONS,
+                                     system="occupancy", prefix="UG")
 
 
 # --------------------------------------------------------------------- cells per block (occupancy)
@@ -195,7 +188,7 @@ def paper_cells_per_block(P: int, warps: int = 2, warp_size: int = 32) -> int:
 def best_cells_per_block(spec, P: int, regs: int, smem_per_cell: int = 0, max_threads: int | None = None) -> int:
     """Cells per block giving the most active solution-point threads per SM (Eqs. 9–10 with the
     full calculator), the smallest such block on ties.  ``spec``: a CC or ArchSpec."""
-    from .specs import get_spec
+    from ..gpu.specs import get_spec
     spec = get_spec(spec)
     top = min(spec.max_threads_per_block, max_threads or spec.max_threads_per_block)
     best, best_cpb = -1, 1
@@ -254,9 +247,10 @@ class GPUSolver:
         cp = _cupy()
         self.cp, self.pb, self.version = cp, pb, version
         self.mod = get_module(pb.dtype, pb.P, pb.m, pb.n_params)
-        self.kernels = {fn: self.mod.get_function(fn)
-                        for fn in (ORIGINAL_KERNELS if version == "original" else IMPROVED_KERNELS)}
         C, P, NP = pb.n_cells, pb.P, pb.n_params
+        label = f"<{pb.dtype.name}, P={P}, k-1={pb.m}, NP={NP}>"
+        self.kernels = {fn: self.mod.function(fn, label=fn + label)
+                        for fn in (ORIGINAL_KERNELS if version == "original" else IMPROVED_KERNELS)}
         self.npts = C * P
         dbl = pb.dtype == np.dtype(np.float64)
         self.res = cp.zeros(1, dtype=np.uint64 if dbl else np.uint32)
@@ -272,7 +266,7 @@ class GPUSolver:
             self.gpt = cp.asarray(pb.g_pt)
             self.rate = cp.zeros((self.npts * NP,), dtype=pb.dtype)
             if cells_per_block in (None, "auto", "best"):
-                from .gpu import device_spec, kernel_resources
+                from ..gpu.occupancy import device_spec, kernel_resources
                 regs = kernel_resources(self.kernels["celledge_impr"])["registers"]
                 cells_per_block = best_cells_per_block(device_spec(), P, regs, NP * P * pb.dtype.itemsize,
                                                        max_threads=1024)
@@ -286,10 +280,8 @@ class GPUSolver:
             if dyn > 48 * 1024:                  # opt in to more than 48 KB of dynamic shared memory
                 self.kernels["celledge_impr"].max_dynamic_shared_size_bytes = dyn
             self.update_grid = int(min(-(-self.npts * NP // UPDATE_BLOCK), 65535 * 4))
-        dt = pb.dtype.name
-        for ln in self.launches():            # the launch registry ("My kernels" reads it)
-            launches.record(f"UG {ln['kernel']}<{dt}, P={P}, k-1={pb.m}, NP={NP}>", self.kernels[ln["kernel"]],
-                            ln["block"], ln["dyn_smem"], system="occupancy")
+        for ln in self.launches():            # the launch shapes in the registry ("My kernels" reads it)
+            self.mod.function(ln["kernel"], block=ln["block"], shared_mem=ln["dyn_smem"])
         self.u = None
         self.reset()
 
@@ -361,19 +353,15 @@ class GPUSolver:
 
     def time_per_step(self, steps: int = 20) -> float:
         """Seconds per iteration (CUDA events, after a warm-up; residual not read back)."""
-        cp = self.cp
         self.step()
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        for _ in range(int(steps)):
-            self.step()
-        b.record()
-        b.synchronize()
-        return cp.cuda.get_elapsed_time(a, b) * 1e-3 / int(steps)
+        with gpu.timing.Stopwatch("cuda") as sw:
+            for _ in range(int(steps)):
+                self.step()
+        return sw.seconds / int(steps)
 
     def occupancy(self, spec=None) -> dict:
         """{kernel: dict} with registers, smem and theoretical + driver occupancy on this GPU."""
-        from .gpu import device_spec, kernel_occupancy
+        from ..gpu.occupancy import device_spec, kernel_occupancy
         spec = spec or device_spec()
         out = {}
         for ln in self.launches():

@@ -42,6 +42,7 @@ import numpy as np
 
 from ..compiler import Program
 from .codegen import RK4_C, expr_code, invariant_functions, rk4_stage_lines
+from .gpu import cuda_module
 
 #: the grid barrier and the coherent neighbour read, shared by both kernels
 GRID_SYNC = r"""// Grid-wide barrier of a cooperative launch (all blocks resident): block masters fence, count in on
@@ -280,8 +281,8 @@ class CoupledLoop:
     def __init__(self, cp, prog: Program, real: str, integrator: str, options: tuple, barrier: str = "grid"):
         self.cp, self.barrier = cp, barrier
         self.source = coupled_source(prog, real, integrator, barrier)
-        self.module = cp.RawModule(code=self.source, options=tuple(options))
-        self.kernels = {name: self.module.get_function(name) for name in self.KERNELS}
+        self.module = cuda_module(self.source, tuple(options), cooperative=False)
+        self.kernels = {name: self.module.function(name) for name in self.KERNELS}
         self.sms = int(cp.cuda.Device().attributes["MultiProcessorCount"])
         self.bar = cp.zeros(1, dtype=np.uint32)   # the grid barrier's word, or the blocks' flags
         #: the largest neighbour offset (cells)

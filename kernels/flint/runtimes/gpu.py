@@ -1,6 +1,7 @@
 """What the GPU runtimes (``is``, ``ts``) share: CuPy arrays, the integrator's launch sequence, the
 thread-per-expression phase launches, device-side sampling and blow-up check.  Sources are compiled
-with NVRTC through CuPy with :data:`~.codegen.NVRTC_OPTIONS` (no FMA contraction).
+with NVRTC through the GPU layer (:func:`cuda_module`: CuPy, once per device and source) with
+:data:`~.codegen.NVRTC_OPTIONS` (no FMA contraction).
 
 Cell mapping: one thread integrates one member/cell (blocks of :attr:`block_size`).  Expression
 mapping (thesis §5.5.2, Fig. 5.8): one launch a phase, grid (members, warps), 32 threads a block,
@@ -11,7 +12,7 @@ bits.
 Many steps a launch (issue 23): a runtime whose kernel takes a whole chunk of steps for cells without
 neighbour coupling (TS: :func:`.codegen.ts_loop_source`; IS: :func:`.is_loop.is_loop_source`) sets
 :attr:`GpuRuntime._loop` and supplies its arguments (:meth:`GpuRuntime._loop_args`); the driver here
-(:meth:`GpuRuntime.run_loop`) is shared: it times each launch with CUDA events and sizes the next to
+(:meth:`GpuRuntime.run_loop`) is shared: it times each launch with CUDA events (:mod:`kernels.gpu.timing`) and sizes the next to
 about :attr:`~GpuRuntime.LAUNCH_S` seconds (a caller streaming chunks still gets ≥ 30 updates a
 second), tunes the block size between launches of :attr:`~GpuRuntime.TUNE_STEPS` steps, and hands
 back the samples the kernel recorded.  Those are copied to the host asynchronously: each launch's
@@ -22,9 +23,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import gpu
 from ...errors import BackendUnavailable
 from .base import RK4_STAGES, Runtime
+from .codegen import NVRTC_OPTIONS
 from .memory import samples_in
+
+
+def cuda_module(source: str, options=NVRTC_OPTIONS, cooperative: bool = False):
+    """A module of ``source`` on the current GPU through the GPU layer (:mod:`kernels.gpu`): compiled
+    once per device and source, its kernels recorded in the launch registry as Flint's."""
+    return gpu.device("cuda").module(source, options=tuple(options), system="flint", prefix="Flint",
+                                     cooperative=cooperative)
 
 
 class GpuRuntime(Runtime):
@@ -159,19 +169,16 @@ class GpuRuntime(Runtime):
             args = self._loop_args([self.P, self.y, np.int64(step), np.int32(kl), np.float64(dt), np.int32(n),
                                     np.int64(every), self._d_rec, np.int32(n_rec), self._d_col, np.int32(n_col),
                                     buf])
-            ev0 = cp.cuda.Event()
-            ev0.record()
+            sw = gpu.timing.Stopwatch("cuda").start()
             self._loop_launch(((n + bs - 1) // bs,), (bs,), args, self._loop_shared_bytes(bs), step, kl, dt, every,
                               n_rec, n_col, buf)
-            ev1 = cp.cuda.Event()
-            ev1.record()
+            sw.stop()
             if host is not None and m:            # this launch's samples, while the next one runs
-                self._copy_stream.wait_event(ev1)
+                self._copy_stream.wait_event(sw.end_event)
                 buf.get(stream=self._copy_stream, out=host[row:row + m], blocking=False)
                 held.append(buf)
                 row += m
-            ev1.synchronize()
-            self._adapt(kl, cp.cuda.get_elapsed_time(ev0, ev1))
+            self._adapt(kl, sw.ms)
             if host is None:
                 out.extend(buf[j, :n_rec, :n_col] for j in range(m))
             step += kl

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .codegen import NVRTC_OPTIONS, is_source
+from .codegen import is_source
 from .fused import fused_is_source
-from .gpu import GpuRuntime
+from .gpu import GpuRuntime, cuda_module
 from .is_loop import CONST_WORDS, is_loop_source, pack, packable, shared_bytes
 from .is_regs import pack_registers
 
@@ -56,16 +56,16 @@ class InterpreterRuntime(GpuRuntime):
         self.loop_source = None
         if self.mapping == "expression":
             lay = prog.layout
-            mod = cp.RawModule(code=self.source, options=NVRTC_OPTIONS)
-            self._phase_kernels = [mod.get_function("flint_is_phase")] * len(lay.phase_warps)
-            self._update_kernel = mod.get_function("flint_update")
+            mod = cuda_module(self.source)
+            self._phase_kernels = [mod.function("flint_is_phase", block=32)] * len(lay.phase_warps)
+            self._update_kernel = mod.function("flint_update", block=128)
             self.d_code = cp.asarray(lay.code if lay.code.size else np.zeros(1, np.int32))
             self.d_index = cp.asarray(lay.index)
             self.d_ltab = cp.asarray(lay.lane_table)
             return
         self.d_code = cp.asarray(prog.code)
         self.d_index = cp.asarray(prog.index) if prog.index is not None else None
-        self._step_kernel = cp.RawKernel(self.source, "flint_is_step", options=NVRTC_OPTIONS)
+        self._step_kernel = cuda_module(self.source).function("flint_is_step", block=self.block_size, lazy=True)
         self._kernel = self._step_kernel
         self._tuning = False
         if self.loop_enabled and packable(prog):
@@ -83,12 +83,12 @@ class InterpreterRuntime(GpuRuntime):
                     prog, pk, self.dtype.itemsize, 64, True, self.loop_stack_shared) <= self.SHARED_MAX
             self.loop_source = is_loop_source(prog, pk.n_slots, real, self.integrator, self.loop_slots_shared,
                                               self.loop_stack_shared, pk.code.size, regs)
-            self._loop_mod = mod = cp.RawModule(code=self.loop_source, options=NVRTC_OPTIONS)
+            self._loop_mod = mod = cuda_module(self.loop_source)
             self.loop_code_shared = self.loop_code == "shared" and \
                 self._loop_shared_bytes(0, True) <= self.SHARED_MAX // 2
             self.loop_code_const = self.loop_code == "constant" and pk.code.size <= self.CONST_WORDS
-            loop = mod.get_function("flint_is_loop" if self.loop_code_shared else
-                                    "flint_is_loop_const" if self.loop_code_const else "flint_is_loop_global")
+            loop = mod.function("flint_is_loop" if self.loop_code_shared else
+                                "flint_is_loop_const" if self.loop_code_const else "flint_is_loop_global", block=32)
             self._loop_ready(loop)
             while self._loop_max_block > 32 and self._loop_shared_bytes(self._loop_max_block) > self.SHARED_MAX:
                 self._loop_max_block -= 32           # shared columns: the blocks that fit
@@ -105,7 +105,7 @@ class InterpreterRuntime(GpuRuntime):
         if self._loop is not None and self.loop_code_const:
             cp, pk = self.cp, self.packed
             for name, a in (("flint_ccode", pk.code), ("flint_cimm", pk.imm)):
-                dst = cp.ndarray((a.size,), dtype=a.dtype, memptr=self._loop_mod.get_global(name))
+                dst = cp.ndarray((a.size,), dtype=a.dtype, memptr=self._loop_mod.compiled.get_global(name))
                 dst[...] = cp.asarray(a)
 
     def _loop_shared_bytes(self, block: int, code_shared: bool | None = None) -> int:

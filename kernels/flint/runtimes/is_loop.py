@@ -187,7 +187,7 @@ def is_loop_source(prog: Program, n_slots: int, real: str = "double", integrator
              f"#define FLINT_LOOP_STACK_SHARED {int(stack_shared)}", f"#define FLINT_LOOP_CODE {_pow2(min(code_words, CONST_WORDS))}"]
     defs += [f"#define FLINT_LOOP_REGS {int(registers)}", f"#define FLINT_IMM {IMM}", f"#define FLINT_TIME {TIME}"]
     defs += [f"#define OPR_{k} {v}" for k, v in OPR.items()]
-    return base + "\n" + "\n".join(defs) + "\n" + IS_LOOP_SOURCE.read_text()
+    return base + "\n" + "\n".join(defs) + "\n" + IS_LOOP_SOURCE.read_text(encoding="utf-8")
 
 
 def _pow2(k: int) -> int:

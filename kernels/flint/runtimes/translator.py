@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import gpu
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
 from .coupled import CoupledLoop, cooperative_launch_supported
 from .fused import fused_ts_source
-from .gpu import GpuRuntime
+from .gpu import GpuRuntime, cuda_module
 from .printers import LiteralCPrinter
 
 
@@ -84,27 +85,26 @@ class TranslatorRuntime(GpuRuntime):
             self._loop_const = len(prog.consts) <= self.CONST_MAX
             self._loop_literal = self._loop_const and self.literal_constants and LiteralCPrinter.applies(prog.consts)
             self.loop_source = ts_loop_source(prog, real, self.integrator, self._loop_const, self._loop_literal)
-            self._loop_mod = cp.RawModule(code=self.loop_source, options=tuple(self.loop_options))
-            loop = self._loop_mod.get_function("flint_ts_loop")
+            self._loop_mod = cuda_module(self.loop_source, self.loop_options)
+            loop = self._loop_mod.function("flint_ts_loop", block=32)
             self.loop_registers = (self._registers(loop), None)
             natural = self.loop_registers[0]
             cap = self.one_wave_cap(natural) if self.fit_one_wave and natural else None
             if cap:
-                self._loop_mod = cp.RawModule(code=self.loop_source,
-                                              options=tuple(self.loop_options) + (f"--maxrregcount={cap}",))
-                loop = self._loop_mod.get_function("flint_ts_loop")
+                self._loop_mod = cuda_module(self.loop_source, tuple(self.loop_options) + (f"--maxrregcount={cap}",))
+                loop = self._loop_mod.function("flint_ts_loop", block=32, label=f"flint_ts_loop (maxrregcount {cap})")
                 self.loop_registers = (self.loop_registers[0], self._registers(loop))
             self._loop_ready(loop)
         if self.mapping == "expression":
             self.source, lt = ts_phase_build(prog, real)
             self.d_ltab = cp.asarray(lt)
-            mod = cp.RawModule(code=self.source, options=NVRTC_OPTIONS)
-            self._phase_kernels = [mod.get_function(f"flint_ts_p{p}") for p in range(len(prog.layout.phase_warps))]
-            self._update_kernel = mod.get_function("flint_update")
+            mod = cuda_module(self.source)
+            self._phase_kernels = [mod.function(f"flint_ts_p{p}", block=32) for p in range(len(prog.layout.phase_warps))]
+            self._update_kernel = mod.function("flint_update", block=128)
         else:
             self.source = ts_source(prog, real)
             # compiled at build, or (with the many-steps kernel) lazily should a caller step it
-            self._step_kernel = cp.RawKernel(self.source, "flint_ts_step", options=NVRTC_OPTIONS)
+            self._step_kernel = cuda_module(self.source).function("flint_ts_step", block=self.block_size, lazy=True)
             self._kernel = None if self.loops() else self._step_kernel
         # the expression mapping keeps blocks of one warp (warp-parallel sums, redundant threads)
         self._tuning = self.mapping == "cell"
@@ -149,7 +149,7 @@ class TranslatorRuntime(GpuRuntime):
             self._kernel = self._step_kernel
         if self._loop is not None and self._loop_const and not self._loop_literal and self.K.size:
             cp = self.cp
-            kc = cp.ndarray((self.K.size,), dtype=self.dtype, memptr=self._loop_mod.get_global("K"))
+            kc = cp.ndarray((self.K.size,), dtype=self.dtype, memptr=self._loop_mod.compiled.get_global("K"))
             kc[...] = self.K
 
     def loops(self) -> bool:
@@ -196,25 +196,24 @@ class TranslatorRuntime(GpuRuntime):
         if self._tuning and step % self.TUNE_WINDOW == 0:
             self._tune_ev = self._tune_step(self._tune_ev)
 
-    def _tune_step(self, ev):
-        """Every window try the next block size (+32); stop when a window gets slower (thesis §5.6)."""
-        cp = self.cp
-        now = cp.cuda.Event()
-        now.record()
-        if ev is not None:
-            now.synchronize()
-            ms = cp.cuda.get_elapsed_time(ev, now)
-            self.block_history.append((self.block_size, ms))
-            if len(self.block_history) >= 2 and ms > self.block_history[-2][1]:
-                self.block_size = self.block_history[-2][0]
-                self._tuning = False
-                return None
-            if self.block_size + 32 > 1024:
-                self._tuning = False
-                return None
-            self.block_size += 32
-        else:
+    def _tune_step(self, window):
+        """Every window try the next block size (+32); stop when a window gets slower (thesis §5.6).
+        ``window``: the stopwatch started at the last window's start (None: none yet); returns the
+        next window's."""
+        if window is None:
             self.block_size = 32
+            return gpu.timing.Stopwatch("cuda").start()
+        now = window.lap()
+        ms = window.ms
+        self.block_history.append((self.block_size, ms))
+        if len(self.block_history) >= 2 and ms > self.block_history[-2][1]:
+            self.block_size = self.block_history[-2][0]
+            self._tuning = False
+            return None
+        if self.block_size + 32 > 1024:
+            self._tuning = False
+            return None
+        self.block_size += 32
         return now
 
     def info(self) -> dict:

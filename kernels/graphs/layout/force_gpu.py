@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 
+from ... import gpu
+
 SOURCE = r"""
 // cloud-in-cell: the 4 cells (indices into the padded 2G x 2G grid) and weights of vertex i
 __device__ __forceinline__ void cic(const float* x, int i, const float* box, int G, long long* idx, float* w)
@@ -155,18 +157,15 @@ extern "C" __global__ void fa2_update(float* x, float* fp, const float* f, const
 NAMES = ("fa2_box", "fa2_deposit", "fa2_to_float", "fa2_attraction", "fa2_force", "fa2_swing", "fa2_speed",
          "fa2_update")
 THREADS = 256
-_MODULES: dict = {}
+#: kernels launched as one thread (the rest: blocks of THREADS)
+SINGLE_THREAD = ("fa2_box", "fa2_speed")
 
 
 def functions() -> dict:
-    """The kernels of :data:`SOURCE` by name, for the current device (compiled on first use)."""
-    import cupy as cp
-    dev = cp.cuda.runtime.getDevice()
-    fns = _MODULES.get(dev)
-    if fns is None:
-        mod = cp.RawModule(code=SOURCE, options=("-std=c++14",))
-        fns = _MODULES[dev] = {k: mod.get_function(k) for k in NAMES}
-    return fns
+    """The kernels of :data:`SOURCE` by name, for the current device (compiled on first use, once per
+    device, by the GPU layer, which records them in the launch registry)."""
+    mod = gpu.device("cuda").module(SOURCE, options=("-std=c++14",), system="graphs", prefix="Layout")
+    return {k: mod.function(k, block=1 if k in SINGLE_THREAD else THREADS) for k in NAMES}
 
 
 def fixed_point_scale(total_mass: float) -> float:
