@@ -11,23 +11,17 @@ from __future__ import annotations
 
 from PyQt6.QtWidgets import QLabel
 
-from kernels.errors import ExplorerError, InvalidParameter
-from kernels.flint.sbml.reference import check_output_memory, n_output_points, output_times
+from kernels.errors import GridTooLarge, InvalidParameter
+from kernels.flint.sbml.reference import MAX_OUTPUT_POINTS, check_output_memory, n_output_points, output_times
 
 from .traces import check_recording
 
-#: what the kernel's refusals of an output grid tell a CLI user to change, and the GUI's controls for it
-CLI_REMEDY = "use a larger dt or every"
+#: what to change when the reference simulator refuses an output grid, in the GUI's words (the kernel's
+#: messages name the CLI's ``--every``, which has no control here)
 GUI_REMEDY = "raise “dt (output interval)” or lower “t end (model time)”"
 TOOLTIP = ("SBML reference mode: the Flint compiler refuses this model, so it runs on the CPU reference "
            "simulator (scipy LSODA, events by root finding).  Open a Flint model or pick a shipped one "
            "to leave it.")
-
-
-def gui_refusal(exc: ExplorerError) -> ExplorerError:
-    """``exc`` (a refused output grid) naming the GUI's controls instead of the CLI's ``--every``."""
-    text = str(exc).replace(CLI_REMEDY, GUI_REMEDY)
-    return type(exc)(text) if text != str(exc) else exc
 
 
 class SbmlPanel(QLabel):
@@ -84,16 +78,24 @@ class SbmlPanel(QLabel):
     def run_config(self, t_end: float, dt: float, record: str) -> dict:
         """The worker's run (``explorer.flint.worker.SbmlWorker``): output every ``dt`` to ``t_end``,
         ``record`` (default: the reference's first recordable).  A grid that is too large or does not
-        fit in memory raises an :class:`ExplorerError` naming the GUI controls to change."""
+        fit in memory raises :class:`InvalidParameter` / :class:`GridTooLarge` naming the GUI controls
+        to change (:data:`GUI_REMEDY`)."""
         ref = self.ref
         rec = [record or ref.default_record()[0]]
         try:
             n = n_output_points(t_end, dt)
-            check_recording(n, 1, 1)
+        except InvalidParameter:
+            if t_end / dt < MAX_OUTPUT_POINTS:        # dt longer than t end: the kernel's words fit
+                raise
+            raise InvalidParameter(f"t end / dt = {t_end / dt:.3g} output intervals: the reference simulator keeps "
+                                   f"at most {MAX_OUTPUT_POINTS:,} output points; {GUI_REMEDY}") from None
+        check_recording(n, 1, 1)
+        try:
             check_output_memory(ref, n, 1)
-            times = output_times(t_end, dt)
-        except ExplorerError as exc:
-            raise gui_refusal(exc) from None
+        except GridTooLarge:
+            raise GridTooLarge(f"{n:,} output points of {ref.name} need more host memory than is available "
+                               f"(the solver keeps all variables at all output points); {GUI_REMEDY}") from None
+        times = output_times(t_end, dt)
         return {"sbml": ref, "params": self.edits(), "times": times, "record": rec, "steps": len(times) - 1,
                 "n": 1, "unit": "output points", "chunk": max(1, min(200, len(times) // 50))}
 
