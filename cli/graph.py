@@ -1,7 +1,8 @@
 """``graph``: generate (or load) a graph, all-pairs shortest paths and clustering headless
 (papers 000, 001, 002, 004), and its layout and view (:mod:`.graph_view`: ``--layout``,
 ``--export-positions``, ``--export-view`` with ``--color-by``).  Every APSP method of the registry
-(:data:`kernels.graphs.apsp.METHODS`) runs where its class says it can (``available(backend)``);
+(:data:`kernels.graphs.apsp.METHODS`) runs where its class says it can (``available(backend)``;
+the CUDA methods without a GPU run their CUDA source on the CPU — the JSON says ``"emulated": true``);
 its own options (:mod:`.apsp_options`) go only to the methods that take them.  Vertex ids
 (``--sources``, ``--path``) are checked against the graph before any work; outputs
 (``--export-graph``, ``--export-distances``, ``--export-paths``, ``--export-positions``,
@@ -51,7 +52,8 @@ def add_parser(sub, parents) -> None:
                    help="all-pairs shortest-path method: one of the list below, or none (default cpu)")
     mo.add_options(p)
     p.add_argument("--clustering", choices=("auto", "cpu", "arc", "sorted"), default="auto",
-                   help="clustering kernel: cpu, GPU per-arc or degree-sorted (auto: GPU if available)")
+                   help="clustering: cpu, or the CUDA per-arc kernel (arc) or its degree-sorted form (sorted), "
+                        "run on the CPU without a GPU (auto: arc on a GPU, else cpu)")
     p.add_argument("--export-graph", metavar="FILE", help="write the graph (.graphml, or an edge list: .edgelist, "
                                                           ".edges, .txt)")
     p.add_argument("--export-distances", metavar="NPY", help="write the distance matrix (.npy; rows × n with "
@@ -95,7 +97,7 @@ def run(a) -> int:
     from kernels import backend as bk
     from kernels.graphs import apsp as ap
     from kernels.graphs import generators as gen
-    from kernels.graphs.clustering import global_clustering, local_clustering
+    from kernels.graphs.clustering import check_clustering_host, global_clustering, local_clustering
     from kernels.graphs.graph import load_graph, save_graph
     from kernels.graphs.stats import summary
     check_output(a.export_graph, GRAPH_EXTS, "--export-graph")
@@ -107,8 +109,6 @@ def run(a) -> int:
             raise UsageError(f"{flag} needs an APSP method (not --apsp none)")
     be = bk.select(a.backend)
     kw, sources = _checked_method(a, be)
-    if a.clustering in ("arc", "sorted") and not be.is_gpu:
-        raise UsageError(f"--clustering {a.clustering} needs a GPU; use cpu")
     if a.load:
         g = load_graph(a.load, max_vertices=a.max_vertices)
     else:
@@ -126,16 +126,22 @@ def run(a) -> int:
         ap.check_memory(g.n, a.apsp, be, 4 if g.weighted else 2, None if sources is None else len(sources))
         if g.weighted:
             ap.check_weights(g.csr(), ap.METHODS[a.apsp])
+        host_check = getattr(ap.METHODS[a.apsp](**kw), "check_host", None)
+        if host_check is not None:               # a CUDA method run on the CPU: its time limit, before any work
+            host_check(g.csr(), be)
+    use_kernel = a.clustering in ("arc", "sorted") or (a.clustering == "auto" and be.is_gpu)
+    if use_kernel and not be.is_gpu:
+        check_clustering_host(g.csr())
     out = dict(backend=be.name, generator=(g.name if a.load else a.generator), n=g.n, m=g.m,
                weighted=g.weighted, seed=a.seed)
     t0 = time.perf_counter()
-    use_gpu_cc = be.is_gpu and a.clustering != "cpu"
-    cc_be = be if use_gpu_cc else None
     cc_variant = "arc" if a.clustering in ("auto", "cpu") else a.clustering
-    out["global_clustering"] = global_clustering(g, cc_be, cc_variant)
-    local_cc = local_clustering(g, cc_be, cc_variant)
+    out["global_clustering"] = global_clustering(g, be, cc_variant, kernel=use_kernel)
+    local_cc = local_clustering(g, be, cc_variant, kernel=use_kernel)
     out["average_clustering"] = float(local_cc.mean())
-    out["clustering_method"] = cc_variant if use_gpu_cc else "cpu"
+    out["clustering_method"] = cc_variant if use_kernel else "cpu"
+    apsp_emulated = a.apsp != "none" and getattr(ap.METHODS[a.apsp], "emulated", lambda _b: False)(be)
+    out["emulated"] = bool(not be.is_gpu and (use_kernel or apsp_emulated))
     out["apsp_method"] = a.apsp
     r = None
     if a.apsp != "none":

@@ -1,5 +1,7 @@
 """``graph-bfs``: paper 000 §4.3's BFS kernel evolution (Figs. 10–13) and block-size sweep (Fig. 15)
-headless (issue 21; needs a CUDA GPU).
+headless (issue 21).  Without a GPU every kernel runs its CUDA source on the CPU (the host device
+of :mod:`kernels.gpu`): the same hop counts, host times, no occupancy; the JSON says
+``"emulated": true`` and sizes above the host limit (about 30 s a run) are refused before any work.
 
 Kernel evolution (:func:`kernels.graphs.bfs_evolution.run_evolution`): every kernel times all-pairs
 hop counts on each (type, N, instance); the log–log slope of time vs N per (type, kernel) is set
@@ -29,17 +31,19 @@ MODE_ONLY = {"--kernels": ("kernels", "evolution"), "--instances": ("instances",
 
 def add_parser(sub, parents) -> None:
     from kernels.graphs import bfs_evolution as E
-    p = sub.add_parser(NAME, parents=parents, help="Paper 000's BFS kernel evolution and block-size sweep (GPU)",
+    p = sub.add_parser(NAME, parents=parents, help="Paper 000's BFS kernel evolution and block-size sweep",
                        description="Re-run paper 000 §4.3 on this GPU: kernels 1 … 7 (and the project's gpu-bfs, "
                                    "gpu-msbfs) on the three graph types over N (Figs. 10–13: slopes of time vs N, "
                                    "each kernel against its parent), or with --sweep one kernel over block sizes "
-                                   "(Fig. 15, with the theoretical occupancy).  Needs a CUDA GPU.")
+                                   "(Fig. 15, with the theoretical occupancy on a GPU).  Without a GPU the same "
+                                   "CUDA source runs on the CPU (small sizes: a run above about 30 s is refused).")
     p.add_argument("--sweep", action="store_true", help="the block-size sweep (Fig. 15) instead of the evolution")
     p.add_argument("--types", default=",".join(E.TYPES),
                    help="comma list of graph types: " + ", ".join(f"{t} = {E.TYPE_LABELS[t]}" for t in E.TYPES))
     p.add_argument("--sizes", default=None,
                    help=f"comma list of N (evolution: at least two, default {DEFAULT_SIZES}; --sweep: default "
-                        f"{','.join(map(str, E.SWEEP_SIZES))})")
+                        f"{','.join(map(str, E.SWEEP_SIZES))}; without a GPU {','.join(map(str, E.HOST_SIZES))} and "
+                        f"{','.join(map(str, E.HOST_SWEEP_SIZES))})")
     p.add_argument("--paper-sizes", action="store_true", default=None,
                    help=f"the paper's sizes {','.join(map(str, E.PAPER_SIZES))} (hours with --batch 1 on type 1)")
     p.add_argument("--kernels", default=None,
@@ -75,7 +79,7 @@ def _blocks(text):
         raise UsageError(f"--blocks: {exc}") from None
 
 
-def _sizes(a, sweep: bool) -> list[int]:
+def _sizes(a, sweep: bool, host: bool = False) -> list[int]:
     from kernels.errors import InvalidParameter
     from kernels.graphs import bfs_evolution as E
     from kernels.graphs import reproduce as rp
@@ -83,7 +87,8 @@ def _sizes(a, sweep: bool) -> list[int]:
         if a.sizes is not None:
             raise UsageError("--sizes and --paper-sizes exclude each other")
         return list(E.PAPER_SIZES)
-    text = a.sizes or (",".join(map(str, E.SWEEP_SIZES)) if sweep else DEFAULT_SIZES)
+    default = (E.HOST_SWEEP_SIZES if sweep else E.HOST_SIZES) if host else (E.SWEEP_SIZES if sweep else None)
+    text = a.sizes or (",".join(map(str, default)) if default else DEFAULT_SIZES)
     if not sweep:
         try:
             return rp.parse_sizes(text)
@@ -104,7 +109,7 @@ def run(a) -> int:
         if getattr(a, dest) is not None and m != mode:
             raise UsageError(f"{flag} applies to the {m}" + (" (--sweep)" if m == "sweep" else " (without --sweep)"))
     be = bk.select(a.backend)
-    sizes = _sizes(a, a.sweep)
+    sizes = _sizes(a, a.sweep, E.emulated(be))
     batch = number("--batch", a.batch, int, minimum=1)
     seed = number("--seed", a.seed, int, minimum=0)
     if a.sweep:
@@ -120,7 +125,8 @@ def run(a) -> int:
             parse_list("--kernels", a.kernels) if a.kernels is not None else list(E.KERNELS))
         if a.sweep and kernel_list[0] not in E.KERNELS + ("gpu-bfs",):
             raise UsageError(f"--kernel: the sweep takes {', '.join(E.KERNELS + ('gpu-bfs',))} (got {kernel_list[0]})")
-        kernels = E.check_kernels(kernel_list, be)                 # names, then the GPU
+        kernels = E.check_kernels(kernel_list, be)
+        E.check_host(types, sizes, kernels, be, batch, (block if not a.sweep else max(blocks)), seed)
     except InvalidParameter as exc:
         raise UsageError(str(exc)) from None
     for k in kernels:
@@ -128,9 +134,9 @@ def run(a) -> int:
     t0 = time.perf_counter()
     if a.sweep:
         total = len(types) * len(sizes) * len(blocks)
-        from kernels.occupancy.gpu import launch_occupancy
+        from kernels.gpu import launch_occupancy
         sweep = E.run_block_sweep(types, sizes, blocks, kernels[0], repeats, batch, be, seed,
-                                  occupancy_of=launch_occupancy)
+                                  occupancy_of=launch_occupancy if be.is_gpu else None)
         to_csv = E.sweep_to_csv
     else:
         if batch == 1 and max(sizes) >= 10000 and "alpha-ring" in types and not a.quiet:
@@ -149,12 +155,14 @@ def run(a) -> int:
     written: dict = {}
     failed = write_outputs(written, [("csv", lambda: (to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])
     out = (sweep_summary(rows) if a.sweep else evolution_summary(rows))
-    out.update(backend=be.name, types=types, sizes=sizes, batch=batch, seed=seed, seconds=seconds, **written)
+    out.update(backend=be.name, emulated=E.emulated(be), types=types, sizes=sizes, batch=batch, seed=seed,
+               seconds=seconds, **written)
     if a.json:
         print_result(out, True)
     else:
+        where = " (CUDA source run on the CPU)" if E.emulated(be) else ""
         print(f"paper 000 {'block-size sweep' if a.sweep else 'kernel evolution'}: {len(rows)} points, "
-              f"backend {be.name}, {seconds:.1f} s")
+              f"backend {be.name}{where}, {seconds:.1f} s")
         for line in (sweep_lines(rows) if a.sweep else evolution_lines(rows)):
             print(line)
         if "csv" in written:
@@ -170,7 +178,13 @@ def row_line(r) -> str:
         return (f"{r.type} N = {r.n} instance {r.instance + 1} {r.kernel}: {r.seconds * 1e3:.4g} ms, "
                 f"{r.launches} launches, mean path {r.mean_path_length:.4f}{same}")
     return (f"{r.type} N = {r.n} {r.kernel} block {r.block}: {r.seconds * 1e3:.4g} ± {r.std * 1e3:.2g} ms, "
-            f"occupancy {100 * r.occupancy:.0f} % ({r.registers} registers, limited by {r.limiter})")
+            + _occupancy(r))
+
+
+def _occupancy(r) -> str:
+    if r.occupancy != r.occupancy:                  # NaN: the host device has no occupancy
+        return "no occupancy (CUDA source run on the CPU)"
+    return f"occupancy {100 * r.occupancy:.0f} % ({r.registers} registers, limited by {r.limiter})"
 
 
 def evolution_summary(rows) -> dict:
@@ -226,6 +240,6 @@ def sweep_lines(rows) -> list[str]:
         mine = [r for r in rows if r.type == t and r.n == n]
         lines.append(f"{E.TYPE_LABELS[t]}, N = {n}: fastest block {b}")
         for r in mine:
-            lines.append(f"    block {r.block:>4}: {r.seconds * 1e3:.4g} ± {r.std * 1e3:.2g} ms, occupancy "
-                         f"{100 * r.occupancy:.0f} % ({r.limiter})" + ("  <- fastest" if r.block == b else ""))
+            lines.append(f"    block {r.block:>4}: {r.seconds * 1e3:.4g} ± {r.std * 1e3:.2g} ms, {_occupancy(r)}"
+                         + ("  <- fastest" if r.block == b else ""))
     return lines

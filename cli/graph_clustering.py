@@ -33,7 +33,8 @@ def add_parser(sub, parents) -> None:
                             f"{','.join(map(str, cc.QUICK_SIZES[f]))} on the CPU)")
     p.add_argument("--methods", default=None,
                    help=f"comma list of {', '.join(cc.METHODS)} (default: cpu,cpu-threads and, on a GPU, "
-                        "gpu-arc,gpu-sorted; with ≥ 2 GPUs or --gpus N ≥ 2 also multi-arc,multi-sorted)")
+                        "gpu-arc,gpu-sorted; with ≥ 2 GPUs or --gpus N ≥ 2 also multi-arc,multi-sorted). "
+                        "Without a GPU gpu-arc / gpu-sorted run their CUDA source on the CPU (small sizes)")
     p.add_argument("--gpus", default=None, type=num_type(int, minimum=1, maximum=64),
                    help="GPUs of the multi-arc / multi-sorted methods (paper 001 §5.5: graph replicated, arcs in "
                         "work blocks; default: every visible GPU; on the CPU backend N virtual GPUs, default 2)")
@@ -72,7 +73,7 @@ def run(a) -> int:
     try:
         sizes = cc.check_sizes(sizes)
         if not remote:
-            methods = cc.check_methods(methods, be, sizes)
+            methods = cc.check_methods(methods, be, sizes, seed)
     except InvalidParameter as exc:
         raise UsageError(str(exc)) from None
     total = sum(len(v) for v in sizes.values()) * len(methods)
@@ -100,7 +101,7 @@ def run(a) -> int:
     slopes = cc.fit_slopes(rows)
     agree = all(r.agrees for r in rows)
     if a.json:
-        out = dict(backend=be.name, sizes=sizes, methods=methods, repeats=repeats, threads=threads, seed=seed, gpus=gpus,
+        out = dict(backend=be.name, emulated=any(cc.emulated(m, be) for m in methods), sizes=sizes, methods=methods, repeats=repeats, threads=threads, seed=seed, gpus=gpus,
                    slopes={f"{f}/{m}": s for (f, m), s in slopes.items()},
                    paper_slopes={f: {m: cc.PAPER_SLOPES[f][cc.PAPER_NAME[m]] for m in methods if m in cc.PAPER_NAME}
                                  for f in sizes},
@@ -109,7 +110,9 @@ def run(a) -> int:
         print_result(out, True)
         raise_failed(failed)
         return 0 if agree else 1
-    print(f"paper 001 clustering timings: {total} points, {repeats} timed runs each, backend {be.name}, "
+    host = [m for m in methods if cc.emulated(m, be)]
+    where = f" ({', '.join(host)}: CUDA source run on the CPU)" if host else ""
+    print(f"paper 001 clustering timings: {total} points, {repeats} timed runs each, backend {be.name}{where}, "
           f"{seconds:.1f} s")
     for f, ns in sizes.items():
         print(f"{cc.FAMILIES[f]} (paper C ≈ {cc.PAPER_LEVELS[f]})")

@@ -38,7 +38,8 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--instances", default=3, type=num_type(int, minimum=1, maximum=100_000), help="instances per type and N (default 3)")
     p.add_argument("--method", default=None,
                    help=f"mean-path method: {', '.join(tuple(METHODS) + ('cpu-sampled',))} (default: gpu-bfs on a "
-                        f"GPU, else cpu-sampled = mean path from --sources random BFS sources)")
+                        f"GPU, else cpu-sampled = mean path from --sources random BFS sources); without a GPU the "
+                        f"CUDA methods run their CUDA source on the CPU (small sizes)")
     p.add_argument("--sources", default=SAMPLED_SOURCES, type=num_type(int, minimum=1, maximum=10**9),
                    help=f"BFS sources per instance for cpu-sampled (default {SAMPLED_SOURCES})")
     p.add_argument("--seed", default=1, type=num_type(int, minimum=0), help="seed of each (type, N)'s first instance (default 1)")
@@ -123,6 +124,10 @@ def run(a) -> int:
         raise UsageError(str(exc)) from None
     if not remote:
         rp.check_memory_for(sizes, method, be, reference)       # the largest N must fit, before any work
+        try:
+            rp.check_host(types, sizes, method, be, params, seed0)   # the host device's time limit
+        except InvalidParameter as exc:
+            raise UsageError(str(exc)) from None
     total = len(types) * len(sizes) * instances
     t0 = time.perf_counter()
     kw = dict(seed0=seed0, max_redraws=max_redraws, sources=sources, params=params, connectivity=a.connectivity,
@@ -160,7 +165,7 @@ def run(a) -> int:
     fits = {t: float(v) for t, v in rp.fit_exponents(rows).items()}
     cl = rp.mean_clustering(rows)
     if a.json:
-        out = dict(backend=be.name, types=types, sizes=sizes, instances=instances, method=method,
+        out = dict(backend=be.name, emulated=not remote and rp.emulated(method, be), types=types, sizes=sizes, instances=instances, method=method,
                    connectivity=a.connectivity, seed=seed0, max_redraws=max_redraws,
                    sources=sources if method == "cpu-sampled" else None, params=used,
                    exponents=fits, paper_exponents={t: rp.PAPER_EXPONENTS[t] for t in types},
@@ -172,7 +177,8 @@ def run(a) -> int:
         raise_failed(failed)
         return 0
     ups = rp.speedups(rows)
-    print(f"paper 000 sweep: {total} instances, method {method}, backend {be.name}, "
+    where = " (CUDA source run on the CPU)" if not remote and rp.emulated(method, be) else ""
+    print(f"paper 000 sweep: {total} instances, method {method}{where}, backend {be.name}, "
           f"connectivity {a.connectivity}, {seconds:.1f} s")
     for t in types:
         mine = [r for r in rows if r.type == t]

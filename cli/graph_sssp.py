@@ -4,11 +4,13 @@
   (:func:`kernels.graphs.sssp_table.run_table`);
 * ``scaling``  — Figs. 3.10 / 3.12 / 3.13: time vs |V|, |E| or w_max on random digraphs
   (:func:`~kernels.graphs.sssp_table.run_scaling`; Fig. 3.11 = the speed-ups over the CPU);
-* ``overhead`` — Fig. 3.14: the path-recording overhead, recorded paths checked (GPU);
+* ``overhead`` — Fig. 3.14: the path-recording overhead, recorded paths checked;
 * ``limits``   — the largest |V| each GPU method fits by paper 004's element counts.
 
-The methods come from the registry (default: those of ``sssp_table.METHODS`` that run on this
-backend: on the CPU, cpu-dijkstra).  Every value, the graph sizes (and their memory) and ``--csv``
+The methods come from the registry (default: those of ``sssp_table.METHODS`` that run natively on
+this backend: on the CPU, cpu-dijkstra).  Without a GPU the GPU methods run their CUDA source on
+the CPU when named (``--methods``; the JSON says ``"emulated": true``); a run estimated above
+about 30 s is refused before any work, naming the limit.  Every value, the graph sizes (and their memory) and ``--csv``
 are checked before any work; rows stream with a progress line each; Ctrl+C exits 130 with the
 finished rows beside ``--csv`` (``NAME.partial.csv``).  Exit status 1 when a method's costs differ
 from scipy's Dijkstra.
@@ -42,12 +44,13 @@ def add_parser(sub, parents) -> None:
     from kernels.graphs import sssp_table as T
     p = sub.add_parser(NAME, parents=parents, help="Paper 004's SSSP experiments: Table 3.1, Figs. 3.10–3.14, limits",
                        description="Re-run paper 004 ch. 3: Table 3.1 (table), the scaling figures (scaling), the "
-                                   "path-recording overhead (overhead, GPU) and the memory limits (limits).  The GPU "
-                                   "methods need a CUDA GPU; cpu-dijkstra runs anywhere.")
+                                   "path-recording overhead (overhead) and the memory limits (limits).  Without a GPU "
+                                   "the GPU methods run their CUDA source on the CPU (small sizes); cpu-dijkstra runs "
+                                   "anywhere.")
     p.add_argument("experiment", choices=EXPERIMENTS, help="table, scaling, overhead or limits")
     p.add_argument("--methods", default=None,
                    help=f"comma list of {', '.join(T.LABELS)} (default: those of {', '.join(T.METHODS)} that run "
-                        "on this backend)")
+                        "natively on this backend; without a GPU the GPU methods run their CUDA source on the CPU)")
     p.add_argument("--topologies", default=None, help=f"table: comma list of {', '.join(T.TOPOLOGIES)} (default all)")
     p.add_argument("--n", default=None, type=num_type(int, minimum=2, maximum=2**31 - 1), help=f"table: vertices |V| (default {D.TABLE31['n']}, the thesis's)")
     p.add_argument("--arcs", default=None, type=num_type(int, minimum=0), help=f"table: arcs |E| of random / powerlaw (default {D.TABLE31['arcs']})")
@@ -81,8 +84,7 @@ def _ints(flag, text, lo, hi) -> list[int]:
 def _methods(a, be) -> list[str]:
     from kernels.errors import InvalidParameter
     from kernels.graphs import sssp_table as T
-    from kernels.graphs.apsp import METHODS
-    names = parse_list("--methods", a.methods) if a.methods else [m for m in T.METHODS if METHODS[m].available(be)]
+    names = parse_list("--methods", a.methods) if a.methods else [m for m in T.METHODS if not T.emulated(m, be)]
     try:
         return T.check_methods(names, be)
     except InvalidParameter as exc:
@@ -224,11 +226,15 @@ def run(a) -> int:
     agree = all(getattr(r, "agrees", True) is not False for r in rows) and \
         all(r.paths_valid == r.paths_checked for r in rows if hasattr(r, "paths_valid"))
     out = summary(a.experiment, rows)
-    out.update(backend=be.name, seed=seed, seconds=seconds, all_agree=agree, **written)
+    out.update(backend=be.name, emulated=any(T.emulated(r.method, be) for r in rows if hasattr(r, "method"))
+               or (a.experiment == "overhead" and T.emulated("sssp-path", be)),
+               seed=seed, seconds=seconds, all_agree=agree, **written)
     if a.json:
         print_result(out, True)
     else:
-        print(f"paper 004 SSSP {a.experiment}: {len(rows)} points, backend {be.name}, {seconds:.1f} s "
+        host = sorted({r.method for r in rows if hasattr(r, "method") and T.emulated(r.method, be)})
+        where = f" ({', '.join(host)}: CUDA source run on the CPU)" if host else ""
+        print(f"paper 004 SSSP {a.experiment}: {len(rows)} points, backend {be.name}{where}, {seconds:.1f} s "
               "(~ = timed on the first sources, scaled by |V| / k)")
         for line in lines(a.experiment, rows):
             print(line)

@@ -165,7 +165,7 @@ def test_table_runner_on_the_cpu(tmp_path, rng):
     assert [r.scaled for r in rows] == [False, False, False, True]
     T.rows_to_csv(rows, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_text().count("\n") == 5
-    with pytest.raises(InvalidParameter):
+    with pytest.raises(InvalidParameter, match="limit is 30 s"):    # the thesis's size on the host device
         list(T.run_table(methods=["sssp"], backend=None))
 
 
@@ -186,8 +186,8 @@ def test_evolution_arithmetic():
     # Eq. 3: instances with a longer mean path are scaled down
     two = [row("ba", 1000, "gpu-bfs-k1", 2.0, 4.0, 0), row("ba", 1000, "gpu-bfs-k1", 1.0, 2.0, 1)]
     assert E.normalised(two) == pytest.approx([1.5, 1.5])
-    with pytest.raises(InvalidParameter):
-        list(E.run_evolution(["ba"], [100, 200], backend=None))
+    with pytest.raises(InvalidParameter, match="unknown BFS kernel"):
+        list(E.run_evolution(["ba"], [100, 200], ["gpu-bfs-k9"], backend=None))
     with pytest.raises(InvalidParameter):
         E.check_blocks([32, 40])
 

@@ -67,12 +67,23 @@ def test_bad_input_one_error_line(args, needle):
     assert needle in lines[0]
 
 
-def test_gpu_methods_without_gpu_are_refused():
-    from kernels.backend import gpu_available
-    if gpu_available()[0]:
-        pytest.skip("a GPU is present here")
-    r = cli("--n", "100", "--apsp", "gpu-bfs")
-    assert r.returncode == 2 and r.stderr.startswith("error:") and "GPU" in r.stderr
+def test_cuda_methods_without_gpu_run_on_the_cpu():
+    """Issue 33: --backend cpu runs a CUDA method's source on the CPU (JSON "emulated": true) with the
+    reference's numbers; a size above the host limit is refused with one error line naming it."""
+    seed = str(np.random.default_rng().integers(1 << 20))
+    common = ("--generator", "ws", "--n", "120", "--k", "4", "--p", "0.1", "--seed", seed, "--json")
+    a = json.loads(cli(*common, "--apsp", "cpu", "--clustering", "cpu").stdout)
+    for method, cc in (("gpu-bfs-k5", "arc"), ("gpu-msbfs", "sorted"), ("sssp-staged", "cpu")):
+        r = cli(*common, "--apsp", method, "--clustering", cc)
+        assert r.returncode == 0, r.stderr
+        b = json.loads(r.stdout)
+        assert b["emulated"] is True and b["apsp_method"] == method
+        for key in ("mean_path_length", "diameter", "global_clustering", "average_clustering"):
+            assert b[key] == a[key], (method, key)
+    assert a["emulated"] is False
+    r = cli("--generator", "ba", "--n", "20000", "--apsp", "gpu-bfs-k1")
+    assert r.returncode == 2 and r.stderr.startswith("error:") and "limit is 30 s" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.gpu

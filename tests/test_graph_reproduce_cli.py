@@ -170,12 +170,16 @@ def test_bad_input_one_error_line(args, needle):
     assert time.perf_counter() - t0 < 10                   # refused before any work
 
 
-def test_gpu_method_without_gpu_is_refused():
+def test_gpu_method_without_gpu_runs_on_the_cpu_or_names_the_limit():
     from kernels.backend import gpu_available
     if gpu_available()[0]:
         pytest.skip("a GPU is present here")
-    r = cli(*SMALL, "--method", "gpu-bfs")
-    assert r.returncode == 2 and r.stderr.startswith("error:") and "GPU" in r.stderr
+    out, _ = _run_json("--types", "ba", "--method", "gpu-bfs-k3", "--no-clustering")   # CUDA source on the CPU
+    ref, _ = _run_json("--types", "ba", "--method", "cpu", "--no-clustering")
+    assert out["emulated"] is True and ref["emulated"] is False
+    assert [r["mean_path_length"] for r in out["rows"]] == [r["mean_path_length"] for r in ref["rows"]]
+    r = cli("--sizes", "1000,30000", "--types", "ba", "--method", "gpu-bfs-k1")
+    assert r.returncode == 2 and r.stderr.startswith("error:") and "limit is 30 s" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     # without --method, a CPU backend picks cpu-sampled
     out, _ = _run_json("--types", "ba", "--no-clustering")

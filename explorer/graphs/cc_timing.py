@@ -22,6 +22,7 @@ from ..log_axis import log_axes
 from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
 from ..sweep_runner import SweepRunner
 from .reproduce import worker_backend
+from .emulated import HOST_LABEL, HOST_TIP
 
 SHORT = {"ws": "WS", "ba": "BA"}
 #: method -> (colour, symbol); the family sets the line style (WS solid, BA dashed)
@@ -74,7 +75,6 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         self.message = message            # callable(text, level) for the workspace's message bar
         self.rows: list[cc.CCRow] = []
         self.job = None
-        gpu = bool(backend is not None and backend.is_gpu)
         lay = QVBoxLayout(self)
         form = QFormLayout()
         # families and their sizes
@@ -103,12 +103,12 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         meth = QGridLayout()
         self.ck_methods = {}
         for i, m in enumerate(cc.METHODS):
-            ck = QCheckBox(m)
+            host = cc.emulated(m, backend)
+            ck = QCheckBox(m + (f" {HOST_LABEL}" if host else ""))
             tip = METHOD_TIPS[m] + (f"; compared with the paper's {cc.PAPER_NAME[m]} slope" if m in cc.PAPER_NAME
                                     else "; the paper has no slope for it")
-            if m in cc.GPU_METHODS and not gpu:
-                ck.setEnabled(False)
-                tip += ". Needs a CUDA GPU (this backend is the CPU)"
+            if host:
+                tip += HOST_TIP
             ck.setChecked(m in cc.default_methods(backend))
             ck.setToolTip(tip)
             self.ck_methods[m] = ck

@@ -22,6 +22,7 @@ from kernels.graphs import reproduce as rp
 from ..log_axis import log_axes
 from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
 from ..sweep_runner import SweepRunner
+from .emulated import label
 
 COLORS = {"alpha-ring": (31, 119, 180), "alpha": (214, 39, 40), "ba": (44, 160, 44)}
 #: short legend names (the plots share the tab with the controls)
@@ -92,7 +93,9 @@ class ReproducePanel(SweepRunner, QWidget):
         self.sp_inst = QSpinBox(); self.sp_inst.setRange(1, 20); self.sp_inst.setValue(3 if not backend.is_gpu else 10)
         self.sp_inst.setToolTip("Instances per N (paper 000: 10); times are normalised per instance by Eq. 3")
         self.cb_method = QComboBox()
-        self.cb_method.addItems(["gpu-bfs", "sssp", "cpu", "cpu-sampled"] if backend.is_gpu else ["cpu", "cpu-sampled"])
+        for m in (["gpu-bfs", "sssp", "cpu", "cpu-sampled"] if backend.is_gpu else
+                  ["cpu", "cpu-sampled", "gpu-bfs", "gpu-msbfs", "sssp"]):
+            self.cb_method.addItem(label(m, rp.emulated(m, backend)), m)      # data: the method
         self.cb_method.setToolTip("APSP method timed for each instance (GPU BFS = paper 000 kernel 7); "
                                   f"cpu-sampled estimates the mean path from {rp.SAMPLED_SOURCES} random BFS "
                                   "sources — paper 000's full range 1 000 … 30 000 in seconds")
@@ -212,13 +215,17 @@ class ReproducePanel(SweepRunner, QWidget):
             out[t] = over
         return out
 
+    def method(self) -> str:
+        """The APSP method chosen (the item's data; its text may add the host-run label)."""
+        return self.cb_method.currentData() or self.cb_method.currentText()
+
     def connectivity(self) -> str:
         return CONNECTIVITY_LABELS[self.cb_conn.currentText()]
 
     def state(self) -> dict:
         """The controls as a JSON-able dict (see ``restore``)."""
         return {"sizes": self.ed_sizes.text(), "instances": self.sp_inst.value(),
-                "method": self.cb_method.currentText(),
+                "method": self.method(),
                 "types": [t for t, ck in self.ck_types.items() if ck.isChecked()],
                 "alpha": {t: {"alpha": self.sp_alpha[t].value(), "p": self.ed_p[t].text()} for t in ALPHA_TYPES},
                 "connectivity": self.connectivity(), "clustering": self.ck_clust.isChecked(),
@@ -234,8 +241,9 @@ class ReproducePanel(SweepRunner, QWidget):
             self.sp_inst.setValue(int(state["instances"]))
         except (KeyError, TypeError, ValueError):
             pass
-        if state.get("method") in [self.cb_method.itemText(i) for i in range(self.cb_method.count())]:
-            self.cb_method.setCurrentText(state["method"])
+        i = self.cb_method.findData(state.get("method"))
+        if i >= 0:
+            self.cb_method.setCurrentIndex(i)
         if isinstance(state.get("types"), list):
             for t, ck in self.ck_types.items():
                 ck.setChecked(t in state["types"])
@@ -272,7 +280,7 @@ class ReproducePanel(SweepRunner, QWidget):
         if not types:
             self._say("choose at least one graph type")
             return False
-        inst, method = self.sp_inst.value(), self.cb_method.currentText()
+        inst, method = self.sp_inst.value(), self.method()
         conn, clust = self.connectivity(), self.ck_clust.isChecked()
         try:
             params = self.alpha_overrides()
@@ -280,6 +288,7 @@ class ReproducePanel(SweepRunner, QWidget):
             sched, workers = self.where.choice()
             if sched in ("none", "local"):                 # an address: its workers are checked there
                 rp.check_memory_for(sizes, method, self.backend, ref)
+                rp.check_host(types, sizes, method, self.backend, params)     # the CPU run of a CUDA method
             sweep = None
             if sched != "none":                            # the CLI's graph-reproduce --scheduler task
                 from kernels.sweep.graph_tasks import reproduce_sweep

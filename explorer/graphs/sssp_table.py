@@ -15,6 +15,7 @@ from kernels.graphs.apsp import METHODS
 
 from ..log_axis import log_axes
 from ..sweep_runner import SweepRunner
+from .emulated import HOST_LABEL, HOST_TIP
 
 #: experiment combo: label -> key
 EXPERIMENTS = {"Table 3.1 (|V| = 4677, four topologies)": "table", "Fig. 3.10: time vs |V|": "3.10",
@@ -34,7 +35,6 @@ class SSSPTablePanel(SweepRunner, QWidget):
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
         self.backend, self.message, self.rows, self.job = backend, message, [], None
-        gpu = bool(backend is not None and backend.is_gpu)
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.cb_exp = QComboBox()
@@ -50,12 +50,10 @@ class SSSPTablePanel(SweepRunner, QWidget):
         row = QHBoxLayout()
         self.ck_method = {}
         for m in T.METHODS:
-            ck = QCheckBox(T.LABELS[m])
-            ck.setToolTip(METHODS[m].help)
-            if m in T.GPU_METHODS and not gpu:
-                ck.setEnabled(False)
-                ck.setToolTip(METHODS[m].help + ". Needs a CUDA GPU (this backend is the CPU)")
-            ck.setChecked(ck.isEnabled())
+            host = T.emulated(m, backend)
+            ck = QCheckBox(T.LABELS[m] + (f" {HOST_LABEL}" if host else ""))
+            ck.setToolTip(METHODS[m].help + (HOST_TIP if host else ""))
+            ck.setChecked(not host)                         # the host path is slow: opt in
             self.ck_method[m] = ck
             row.addWidget(ck)
         form.addRow("methods", row)

@@ -1,4 +1,11 @@
-"""Compile-once loader for the graph CUDA sources in ``cuda/*.cu`` (CuPy RawModule).
+"""The graph CUDA sources in ``cuda/*.cu`` and their compile site on the shared GPU layer.
+
+:func:`function` asks a device of :mod:`kernels.gpu` (``gpu.device_for(backend)``: the CUDA device
+on a GPU backend, the host device — the same ``.cu`` source compiled by the host C++ compiler after
+a CUDA prelude — otherwise) for a kernel; the layer compiles, memoizes per device and records it in
+the launch registry under the system "Graphs".  The launchers (``bfs.py``, ``msbfs.py``,
+``sssp.py``, ``clustering.py``, ``frontier.py``) use only the device's array module ``dev.xp`` and
+``dev.launch``, so one launch sequence runs on both devices.
 
 Template kernels are requested by C++ name expressions (``NAME_EXPRESSIONS[file]``).  A module is
 compiled per (file, first template argument) — e.g. all ``float`` instantiations of ``fw_gemm.cu``
@@ -9,13 +16,10 @@ toolkit.
 from __future__ import annotations
 
 import os
-import threading
 from importlib.resources import files
 
-_DIR = str(files(__package__) / "cuda")      # package data (importlib.resources); a folder NVRTC includes from
-_lock = threading.Lock()
-_modules: dict = {}
-_functions: dict = {}
+import numpy as np
+
 
 _HOPS = ("unsigned char", "unsigned short", "unsigned int")
 #: sources whose kernels are launched cooperatively (grid.sync()): CuPy sets that per module
@@ -26,11 +30,17 @@ NAME_EXPRESSIONS: dict[str, list[str]] = {
                + ["bfs_init<unsigned char>", "bfs_init<int>"]),
     "msbfs.cu": [f"msbfs_{k}<{t}>" for k in ("seed", "level") for t in _HOPS],
 }
+#: the system (package) the launch registry files these kernels under
+SYSTEM = "graphs"
+
+
+def resource(name: str):
+    """``cuda/<name>`` as an importlib.resources file (the layer reads it and includes from its folder)."""
+    return files(__package__) / "cuda" / name
 
 
 def source(name: str) -> str:
-    with open(os.path.join(_DIR, name)) as fh:
-        return fh.read()
+    return resource(name).read_text(encoding="utf-8")
 
 
 def group(name: str) -> str:
@@ -40,38 +50,123 @@ def group(name: str) -> str:
     return name.split("<", 1)[1].split(",", 1)[0].rstrip(">").strip()
 
 
-def options() -> tuple[str, ...]:
-    opts = ["-std=c++17", f"-I{_DIR}"]
-    try:
-        import cupy as cp
-        inc = os.path.join(cp.cuda.get_cuda_path() or "", "include")
-        if os.path.isdir(inc):
-            opts.append(f"-I{inc}")
-    except Exception:  # noqa: BLE001 - no CUDA path: NVRTC's own headers only
-        pass
+def options(dev=None) -> tuple[str, ...]:
+    """Compiler options of every graph source (the layer adds the sources' folder for ``#include``);
+    on a CUDA device also the toolkit's include folder (``fw_coop.cu``: ``<cooperative_groups.h>``)."""
+    opts = ["-std=c++17"]
+    if getattr(dev, "kind", "") == "cuda":
+        try:
+            import cupy as cp
+            inc = os.path.join(cp.cuda.get_cuda_path() or "", "include")
+            if os.path.isdir(inc):
+                opts.append(f"-I{inc}")
+        except Exception:  # noqa: BLE001 - no CUDA path: NVRTC's own headers only
+            pass
     return tuple(opts)
 
 
+def device(backend):
+    """The :mod:`kernels.gpu` device the graph kernels of ``backend`` run on: CUDA on a GPU
+    backend, else the host device (the CUDA source run on the CPU; ``dev.emulated``)."""
+    from .. import gpu
+    return gpu.device_for(backend if backend is not None else "cpu")
+
+
+def function(dev, file: str, name: str):
+    """The kernel ``name`` from ``cuda/<file>`` on ``dev`` (its module is compiled on first use,
+    memoized by the layer per device, source and options)."""
+    key = group(name)
+    names = [x for x in NAME_EXPRESSIONS.get(file, []) if group(x) == key] or None
+    if names is not None and name not in names:
+        raise KeyError(f"{name} is not instantiated for {file}")
+    mod = dev.module(resource(file), name_expressions=names, options=options(dev), system=SYSTEM,
+                     cooperative=file in COOPERATIVE)
+    return mod.function(name)
+
+
 def kernel(file: str, name: str):
-    """The RawKernel ``name`` from ``cuda/<file>`` for the current device (its module is compiled
-    on first use, loaded once per device)."""
-    import cupy as cp
-    dev = cp.cuda.runtime.getDevice()        # a RawModule loads per device: functions are per device
-    fn = _functions.get((file, name, dev))
-    if fn is not None:
-        return fn
-    key = (file, group(name), dev)
-    with _lock:
-        mod = _modules.get(key)
-        if mod is None:
-            names = [x for x in NAME_EXPRESSIONS.get(file, []) if group(x) == key[1]] or None
-            if names is not None and name not in names:
-                raise KeyError(f"{name} is not instantiated for {file}")
-            mod = cp.RawModule(code=source(file), options=options(), name_expressions=names,
-                               enable_cooperative_groups=file in COOPERATIVE)
-            _modules[key] = mod
-        fn = _functions[(file, name, dev)] = mod.get_function(name)
-    return fn
+    """The kernel ``name`` from ``cuda/<file>`` on the current CUDA device (callers that hold no
+    device: the Floyd–Warshall launchers)."""
+    from .. import gpu
+    return function(gpu.device("cuda"), file, name)
+
+
+def to_host(a, out: np.ndarray | None = None) -> np.ndarray:
+    """A device array (CuPy or NumPy) as a host array; into ``out`` when given."""
+    if hasattr(a, "get"):
+        return a.get() if out is None else a.get(out=out)
+    if out is None:
+        return np.asarray(a)
+    out[...] = a
+    return out
+
+
+def free_memory(backend) -> int:
+    """Bytes free on ``backend``'s device (the host's available memory without a backend)."""
+    if backend is not None:
+        return int(backend.free_memory())
+    from ..backend import host_available_memory
+    return host_available_memory()
+
+
+def null(dev):
+    """A null pointer argument (an optional array left out)."""
+    return dev.xp.uint64(0)
+
+
+#: the longest run the host device is allowed before any work (issue 33: "about 30 s")
+HOST_LIMIT_S = 30.0
+#: host cost model, measured on this project's CI machine (2 cores; see done notes / RESULTS.md):
+#: seconds per launch, per CUDA thread run, per arc visited
+HOST_COSTS = (3e-4, 8e-7, 5e-8)
+
+
+class HostRunnable:
+    """Mixin of a registered method whose CUDA source runs on the host device without a GPU
+    ("CUDA source run on the CPU"): ``available`` everywhere, ``emulated`` on a CPU backend, and a
+    size guard (:meth:`check_host`) that refuses, before any work, a run the cost model puts above
+    :data:`HOST_LIMIT_S`, naming the largest number of sources that fits."""
+
+    host = True
+    #: seconds per launch, per thread, per arc visit on the host (overridden per method)
+    host_costs: tuple = HOST_COSTS
+
+    @classmethod
+    def available(cls, backend) -> bool:
+        return True
+
+    @classmethod
+    def emulated(cls, backend) -> bool:
+        """True when the CUDA source runs on the host device (no GPU backend)."""
+        return not (backend is not None and getattr(backend, "is_gpu", False))
+
+    def rows(self, csr) -> int:
+        """Sources (result rows) of this run: option ``sources``, default every vertex."""
+        src = self.options.get("sources")
+        return csr.n if src is None else int(np.size(src))
+
+    def host_work(self, csr) -> tuple[float, float, float]:
+        """(launches, CUDA threads run, arc visits) of a run on ``csr``."""
+        raise NotImplementedError
+
+    def host_seconds(self, csr) -> float:
+        return float(np.dot(self.host_costs, self.host_work(csr)))
+
+    def check_host(self, csr, backend) -> None:
+        """On the host device, refuse (InvalidParameter) a run estimated above HOST_LIMIT_S; the
+        message names the limit in sources, which scale the work linearly."""
+        if not self.emulated(backend):
+            return
+        sec = self.host_seconds(csr)
+        if sec <= HOST_LIMIT_S:
+            return
+        from ..errors import InvalidParameter
+        rows = self.rows(csr)
+        fit = int(rows * HOST_LIMIT_S / sec)
+        raise InvalidParameter(
+            f"{self.name} runs its CUDA source on the CPU here (no GPU): {rows:,} sources on |V| = {csr.n:,}, "
+            f"{csr.arcs:,} arcs would take about {sec:.0f} s; the limit is {HOST_LIMIT_S:.0f} s — about "
+            f"{max(fit, 0):,} sources of this graph fit (fewer sources, a smaller graph, or a GPU)")
 
 
 #: the C++ name of each compact hop-count dtype's template argument

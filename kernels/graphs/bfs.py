@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from ..errors import InvalidParameter
+from ._cuda import HostRunnable, free_memory, to_host
 from .apsp_core import APSPMethod, APSPResult, DistanceOverflow, hop_dtype, register, sentinel
 from .graph import CSR, PackedInt4
 
@@ -55,14 +56,15 @@ class PaperBFS:
     sources per launch.  ``launches`` counts the BFS kernel launches."""
 
     def __init__(self, csr: CSR, backend, k: int, block: int = PAPER_BLOCK, dtype="auto"):
-        from ._cuda import kernel
+        from . import _cuda
         if k not in PAPER_KERNELS:
             raise InvalidParameter(f"paper 000 has kernels 1 … 7 (got {k})")
-        cp = backend.xp
+        self.dev = dev = _cuda.device(backend)
+        cp = dev.xp
         self.csr, self.backend, self.cp, self.k = csr, backend, cp, k
         self.block = check_block(block)
         self.dtype = hop_dtype(csr, dtype)
-        self.fn = kernel("bfs.cu", PAPER_KERNELS[k])
+        self.fn = _cuda.function(dev, "bfs.cu", PAPER_KERNELS[k])
         if k <= 3:                                       # CSR (Fig. 9e)
             self.graph = (cp.asarray(csr.indptr), cp.asarray(csr.indices))
         elif k == 4:                                     # Listing 2: length first in the int4 list
@@ -71,9 +73,8 @@ class PaperBFS:
         else:                                            # Fig. 9f + verticesSorted
             pk = PackedInt4.from_csr(csr, with_length=False)
             self.graph = (cp.asarray(pk.arcs4), cp.asarray(pk.vertices), cp.asarray(pk.sorted_vertices))
-        self.init = kernel("bfs.cu", "bfs_init<unsigned char>" if k == 1 else "bfs_init<int>")
-        from ._cuda import CTYPE
-        self.compact = kernel("bfs.cu", f"bfs_compact<{CTYPE[self.dtype.name]}>")
+        self.init = _cuda.function(dev, "bfs.cu", "bfs_init<unsigned char>" if k == 1 else "bfs_init<int>")
+        self.compact = _cuda.function(dev, "bfs.cu", f"bfs_compact<{_cuda.CTYPE[self.dtype.name]}>")
         self.counter = cp.zeros(1, dtype=cp.int32)
         self.overflow = cp.zeros(1, dtype=cp.uint32)
         self.launches = 0
@@ -98,7 +99,8 @@ class PaperBFS:
             self._work = (cp.empty(total, dtype=cp.int32), cp.empty(total, dtype=cp.uint8 if k == 1 else cp.int32),
                           cp.empty(total, dtype=cp.int32) if k == 6 else None)
         cost, front, update = (a[:total] if a is not None else None for a in self._work)
-        self.init((grid,), (block,), (np.int32(n), np.int32(cnt), src_d, cost, front))
+        launch = self.dev.launch
+        launch(self.init, grid, block, (np.int32(n), np.int32(cnt), src_d, cost, front))
         g = self.graph
         n32, c32 = np.int32(n), np.int32(cnt)
         if k == 6:
@@ -106,9 +108,9 @@ class PaperBFS:
             flag = self.counter
             while True:
                 flag.fill(0)
-                self.fn((grid,), (block,), (*g, n32, c32, front, update, cost, flag))
+                launch(self.fn, grid, block, (*g, n32, c32, front, update, cost, flag))
                 self.launches += 1
-                if int(flag.get()[0]) == 0:
+                if int(to_host(flag)[0]) == 0:
                     break
                 front, update = update, front            # host-side swap (Listing 13) …
                 update.fill(0)                           # … and reset of the update array
@@ -118,17 +120,17 @@ class PaperBFS:
                 self.counter.fill(cnt)                   # the sources are the first frontier
             while True:
                 if k == 1:
-                    self.fn((grid,), (block,), (*g, n32, c32, front, cost, np.int32(level)))
+                    launch(self.fn, grid, block, (*g, n32, c32, front, cost, np.int32(level)))
                 else:
-                    self.fn((grid,), (block,), (*g, n32, c32, front, cost, np.int32(level), self.counter))
+                    launch(self.fn, grid, block, (*g, n32, c32, front, cost, np.int32(level), self.counter))
                 self.launches += 1
                 if k == 1:
-                    if not front.get().any():            # K1: the whole frontier array to the host
+                    if not to_host(front).any():         # K1: the whole frontier array to the host
                         break
-                elif int(self.counter.get()[0]) == 0:    # K2 …: only the counter
+                elif int(to_host(self.counter)[0]) == 0:  # K2 …: only the counter
                     break
                 level += 1
-        self.compact((grid,), (block,), (np.int64(total), cost, out_rows, self.overflow))
+        launch(self.compact, grid, block, (np.int64(total), cost, out_rows, self.overflow))
 
     def run(self, sources: np.ndarray, batch: int = 1, progress=None, cancel=None):
         """(hop counts len(sources) × n on the host, seconds without the final copies)."""
@@ -151,11 +153,11 @@ class PaperBFS:
                 if progress is not None and time.perf_counter() - t_report > 0.2:
                     t_report = time.perf_counter()
                     progress((r0 + b0 + cnt) / sources.size)
-            self.backend.synchronize()
+            self.dev.synchronize()
             kernel_s += time.perf_counter() - tk
-            if int(self.overflow.get()[0]):
+            if int(to_host(self.overflow)[0]):
                 raise DistanceOverflow(f"a hop count exceeds {self.dtype}")
-            buf[:rows].get(out=out[r0:r0 + rows])
+            to_host(buf[:rows], out[r0:r0 + rows])
             r0 += rows
         if progress is not None:
             progress(1.0)
@@ -182,8 +184,9 @@ class BFSK7:
     """Paper 000 kernel 7, compacted, many sources per launch; keeps the layout on the device."""
 
     def __init__(self, csr: CSR, backend, dtype="auto", block: int = PAPER_BLOCK):
-        from ._cuda import CTYPE, kernel
-        cp = backend.xp
+        from . import _cuda
+        self.dev = dev = _cuda.device(backend)
+        cp = dev.xp
         self.csr, self.backend, self.cp, self.block = csr, backend, cp, check_block(block)
         self.dtype = hop_dtype(csr, dtype)
         pk = PackedInt4.from_csr(csr, with_length=False)
@@ -191,13 +194,13 @@ class BFSK7:
         self.vertices = cp.asarray(pk.vertices)
         self.sorted = cp.asarray(pk.sorted_vertices)
         self.counter = cp.zeros(1, dtype=cp.uint32)
-        self.k7 = kernel("bfs.cu", f"bfs_k7<{CTYPE[self.dtype.name]}>")
+        self.k7 = _cuda.function(dev, "bfs.cu", f"bfs_k7<{_cuda.CTYPE[self.dtype.name]}>")
         self.launches = 0
 
     def batch_size(self, limit_bytes: int | None = None) -> int:
         n = self.csr.n
         if limit_bytes is None:
-            limit_bytes = min(int(0.5 * self.backend.free_memory()), 4 << 30)
+            limit_bytes = min(int(0.5 * free_memory(self.backend)), 4 << 30)
         return max(1, min(n, limit_bytes // max(1, n * self.dtype.itemsize)))
 
     def run_batch(self, s0: int, count: int, dist=None, sources=None):
@@ -218,10 +221,10 @@ class BFSK7:
             if level + 1 >= top:
                 raise DistanceOverflow(f"hop counts reach {top}: {self.dtype} is too small")
             self.counter.fill(0)
-            self.k7((grid,), (self.block,), (self.arcs4, self.vertices, self.sorted, np.int32(n),
-                                             np.int32(count), dist, np.int32(level), self.counter))
+            self.dev.launch(self.k7, grid, self.block, (self.arcs4, self.vertices, self.sorted, np.int32(n),
+                                                        np.int32(count), dist, np.int32(level), self.counter))
             self.launches += 1
-            if int(self.counter.get()[0]) == 0:
+            if int(to_host(self.counter)[0]) == 0:
                 break
             level += 1
         return dist
@@ -243,12 +246,12 @@ def apsp_bfs_k7(csr: CSR, backend, dtype="auto", progress=None, cancel=None, bat
             raise InterruptedError("cancelled")
         cnt = min(batch, rows - s0)
         if buf is None or buf.shape[0] != cnt:
-            buf = backend.xp.empty((cnt, n), dtype=bfs.dtype)
+            buf = bfs.cp.empty((cnt, n), dtype=bfs.dtype)
         tk = time.perf_counter()
         bfs.run_batch(s0, cnt, buf, src)
-        backend.synchronize()
+        bfs.dev.synchronize()
         kernel_s += time.perf_counter() - tk
-        buf.get(out=out[s0:s0 + cnt])
+        to_host(buf, out[s0:s0 + cnt])
         if progress is not None:
             progress((s0 + cnt) / rows)
     sec = time.perf_counter() - t0
@@ -256,11 +259,18 @@ def apsp_bfs_k7(csr: CSR, backend, dtype="auto", progress=None, cancel=None, bat
 
 
 # ------------------------------------------------------------------ registry
-class HopMethod(APSPMethod):
-    """Common to the BFS family: hop counts only, no weights (so no negative ones)."""
+class HopMethod(HostRunnable, APSPMethod):
+    """Common to the BFS family: hop counts only, no weights (so no negative ones); the CUDA
+    source runs on the host device without a GPU (:class:`~._cuda.HostRunnable`)."""
 
     hops_only = True
     negative_weights = False
+
+    @classmethod
+    def level_function(cls, backend=None, dtype="uint8"):
+        """The CUDA function this method launches once per BFS level (occupancy: registers,
+        shared memory), on the device of ``backend`` (default: the CUDA device)."""
+        raise NotImplementedError
 
 
 @register
@@ -278,8 +288,18 @@ class BFSKernel7(HopMethod):
         batch = int(self.options["batch"] or 1)          # auto: sized to the free memory itself
         return 16 * (csr.arcs + 4 * n) // 4 + 12 * n + min(rows, batch) * n
 
+    def host_work(self, csr):
+        rows = self.rows(csr)
+        return bfs_host_work(csr, rows, int(self.options["batch"] or rows))
+
     def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
+        self.check_host(csr, backend)
         return apsp_bfs_k7(csr, backend, dtype, progress, cancel, **self.options)
+
+    @classmethod
+    def level_function(cls, backend=None, dtype="uint8"):
+        from . import _cuda
+        return _cuda.function(_cuda.device(backend), "bfs.cu", f"bfs_k7<{_cuda.CTYPE[np.dtype(dtype).name]}>")
 
 
 class PaperBFSMethod(HopMethod):
@@ -297,8 +317,39 @@ class PaperBFSMethod(HopMethod):
     def memory_bytes(self, csr, weighted):
         return PaperBFS.bytes_needed(csr, self.kernel, self.options["batch"])
 
+    def host_work(self, csr):
+        return bfs_host_work(csr, self.rows(csr), self.options["batch"])
+
     def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
+        self.check_host(csr, backend)
         return apsp_paper_bfs(csr, backend, self.kernel, dtype, progress, cancel, **self.options)
+
+    @classmethod
+    def level_function(cls, backend=None, dtype="uint8"):
+        from . import _cuda
+        return _cuda.function(_cuda.device(backend), "bfs.cu", PAPER_KERNELS[cls.kernel])
+
+
+def levels_estimate(csr: CSR) -> int:
+    """BFS levels per source, for the host guard: the eccentricity of vertex 0 (one CPU BFS) + 1;
+    a source's own eccentricity is at most twice that on a connected undirected graph."""
+    from scipy.sparse.csgraph import breadth_first_order
+
+    from .frontier import tree_depth
+    if csr.n == 0:
+        return 1
+    _order, pred = breadth_first_order(csr.to_scipy(weighted=False), 0, directed=True, return_predecessors=True)
+    depth = tree_depth(pred, 0)
+    return int(depth[np.isfinite(depth)].max(initial=0)) + 2
+
+
+def bfs_host_work(csr: CSR, rows: int, batch: int) -> tuple[float, float, float]:
+    """(launches, threads, arc visits) of ``rows`` BFS runs, ``batch`` sources per launch: one
+    launch of batch × n threads per level, every arc visited once per source."""
+    levels = levels_estimate(csr)
+    batches = -(-rows // max(1, batch))
+    launches = batches * (levels + 2)
+    return float(launches), float(launches) * min(batch, rows) * csr.n, float(rows) * csr.arcs
 
 
 PAPER_HELP = {
@@ -324,13 +375,11 @@ BFSKernel1, BFSKernel2, BFSKernel3, BFSKernel4, BFSKernel5, BFSKernel6, BFSKerne
     _paper_method(k) for k in range(1, 8))
 
 
-def kernel_function(name: str, dtype="uint8"):
-    """The CUDA function a BFS method launches per level (for occupancy: registers, shared memory):
-    ``gpu-bfs-k1`` … ``gpu-bfs-k7`` or ``gpu-bfs`` (compact kernel 7, hop ``dtype``)."""
-    from ._cuda import CTYPE, kernel
-    if name == "gpu-bfs":
-        return kernel("bfs.cu", f"bfs_k7<{CTYPE[np.dtype(dtype).name]}>")
-    k = int(name.rsplit("k", 1)[-1]) if name.startswith("gpu-bfs-k") else 0
-    if k not in PAPER_KERNELS:
+def kernel_function(name: str, dtype="uint8", backend=None):
+    """The CUDA function the BFS method ``name`` launches per level (for occupancy: registers,
+    shared memory), asked of its registered class (``level_function``)."""
+    from .apsp_core import REGISTRY
+    cls = REGISTRY.get(name)
+    if cls is None or not issubclass(cls, HopMethod):
         raise InvalidParameter(f"unknown BFS kernel {name!r}")
-    return kernel("bfs.cu", PAPER_KERNELS[k])
+    return cls.level_function(backend, dtype)

@@ -17,8 +17,11 @@ runs the same kernels in their multi-source form.
 Block-size sweep: one kernel (the paper: kernel 7) on one instance per (type, N), blocks 32 … 512
 in steps of 32, each point the mean of ``repeats`` runs (paper: 5), next to the theoretical
 occupancy of that kernel at that block size (a calculator passed in by the caller, normally
-``kernels.occupancy.gpu.launch_occupancy``: registers and shared memory of the compiled kernel on
-this GPU; the compute systems do not import each other).
+``kernels.gpu.launch_occupancy``: registers and shared memory of the compiled kernel on this GPU).
+
+Without a GPU every kernel runs its CUDA source on the host device (``kernels.gpu``, "CUDA
+source run on the CPU"): the hop counts are the GPU's, the times are the host's (no occupancy);
+:func:`check_host` refuses, before any work, sizes above the host limit of about 30 s a run.
 
 Qt-free: the Reproduce tab, the CLI and ``benchmarks/bfs.py`` share it.  Rows are yielded as
 they finish (live plots, cancel between points).
@@ -63,18 +66,44 @@ PAPER_EFFECT = {
 SWEEP_BLOCKS = tuple(range(32, 513, 32))
 SWEEP_SIZES = (10000, 30000)
 SWEEP_REPEATS = 5
+#: default sizes on the host device (no GPU): each run well inside the host limit
+HOST_SIZES = (100, 200, 400)
+HOST_SWEEP_SIZES = (200,)
 
 
-def check_kernels(kernels, backend) -> list[str]:
+def check_kernels(kernels, backend=None) -> list[str]:
+    """The kernels, de-duplicated; unknown names refused.  Every kernel runs on any backend (the
+    host device without a GPU)."""
     kernels = list(dict.fromkeys(kernels))
     if not kernels:
         raise InvalidParameter("choose at least one BFS kernel")
     for k in kernels:
         if k not in KERNELS + EXTRA:
             raise InvalidParameter(f"unknown BFS kernel {k!r}: use {', '.join(KERNELS + EXTRA)}")
-    if backend is None or not backend.is_gpu:
-        raise InvalidParameter("the BFS kernels need a CUDA GPU (this backend is the CPU)")
     return kernels
+
+
+def emulated(backend) -> bool:
+    """True when the kernels run their CUDA source on the host device (no GPU backend)."""
+    return not (backend is not None and backend.is_gpu)
+
+
+def check_host(types, sizes, kernels, backend, batch: int = 1, block: int = PAPER_BLOCK, seed0: int = 1,
+               params: dict | None = None) -> None:
+    """On the host device, refuse (InvalidParameter naming the limit) before any work a kernel
+    whose run on the largest size of a type is estimated above the host limit; a no-op on a GPU."""
+    if not emulated(backend) or not sizes:
+        return
+    from .apsp import METHODS
+    n = max(int(x) for x in sizes)
+    for t in check_types(types):
+        g = rp.graph_type(t, params=(params or {}).get(t))(n, int(seed0))
+        csr = g.csr()
+        for k in check_kernels(kernels, backend):
+            try:
+                METHODS[k](**options(k, int(batch), int(block))).check_host(csr, backend)
+            except InvalidParameter as exc:
+                raise InvalidParameter(f"type {t}, N = {n:,}: {exc}") from None
 
 
 def check_types(types) -> list[str]:
@@ -248,7 +277,7 @@ class BlockRow:
 
 
 #: (kernel, threads per block, dynamic smem) -> (occupancy 0–1, registers per thread, limiter);
-#: :func:`kernels.occupancy.gpu.launch_occupancy` is one (graphs does not import occupancy)
+#: :func:`kernels.gpu.launch_occupancy` is one (CUDA only: the host device has no occupancy)
 OccupancyOf = Callable[[object, int, int], tuple]
 
 
@@ -271,7 +300,7 @@ def run_block_sweep(types, sizes=SWEEP_SIZES, blocks=SWEEP_BLOCKS, kernel: str =
     """Yield a BlockRow per (type, N, block): the same instance timed ``repeats`` times per block.
 
     ``occupancy_of(kernel, block, dynamic_smem)`` gives each row's theoretical occupancy,
-    registers and limiter (pass :func:`kernels.occupancy.gpu.launch_occupancy`); without it the
+    registers and limiter (pass :func:`kernels.gpu.launch_occupancy`); without it the
     occupancy is NaN and the registers are read from the compiled kernel."""
     types = check_types(types)
     if kernel not in KERNELS + ("gpu-bfs",):
@@ -303,7 +332,8 @@ def run_block_sweep(types, sizes=SWEEP_SIZES, blocks=SWEEP_BLOCKS, kernel: str =
                     times.append(float(res.kernel_seconds))
                     if mean is None:
                         mean = float(summary(res.dist)["mean_path_length"])
-                occ, regs, lim = (occupancy_of or _no_occupancy)(kernel_function(kernel, res.dist.dtype), b, 0)
+                fn = kernel_function(kernel, res.dist.dtype, backend)
+                occ, regs, lim = (occupancy_of or _no_occupancy)(fn, b, 0)
                 yield BlockRow(t, n, kernel, b, float(np.mean(times)), float(np.std(times)), int(repeats),
                                float(np.mean(times)) / mean if mean else float("nan"), regs, occ, lim)
 

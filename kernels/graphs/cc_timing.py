@@ -9,6 +9,8 @@ slopes of time against V.  Our implementations, by the paper's names:
 * ``cpu-threads``  the same row blocks taken by a thread pool (paper: pThreads / TBB, Alg. 13–17);
 * ``gpu-arc``      one CUDA thread per arc, arcs in storage order (paper: GPU kernel 1);
 * ``gpu-sorted``   one thread per arc, arcs sorted by their end vertex's degree (paper: kernel 2);
+                   both run their CUDA source on the CPU without a GPU (the host device of
+                   :mod:`kernels.gpu`; host times, sizes above about 30 s a run refused);
 * ``multi-arc``    kernel 1 over ``gpus`` GPUs, graph replicated, arcs handed out in work blocks
                    (paper: 2 GPUs kernel 1; :mod:`.clustering_multi`; virtual GPUs on the CPU);
 * ``multi-sorted`` kernel 2 the same way (paper: 2 GPUs kernel 2);
@@ -144,17 +146,49 @@ def _counter(method: str, g, backend, workers: int, gpus: int = 2) -> Callable[[
 NETWORKX_MAX_V = 50_000
 
 
-def check_methods(methods, backend, sizes: dict | None = None) -> list[str]:
-    """The methods, refused before any work when unknown, GPU-only without a GPU, or networkx
-    above NETWORKX_MAX_V vertices (``sizes``: {family: V list})."""
+def emulated(method: str, backend) -> bool:
+    """True when ``method`` runs its CUDA source on the host device (a GPU method, no GPU)."""
+    return method in GPU_METHODS and not (backend is not None and backend.is_gpu)
+
+
+#: the largest graph :func:`check_host` builds; bigger sizes are extrapolated from it
+HOST_SAMPLE_V = 4000
+
+
+def check_host(family: str, n: int, seed: int = 1) -> None:
+    """Refuse (InvalidParameter naming the limit) a per-arc kernel run on the host device whose
+    cost model exceeds the host limit at V = n.  The work is measured on a graph of at most
+    HOST_SAMPLE_V vertices and scaled to n: linearly for WS (fixed degrees), by n·log n for BA
+    (Σ d² of a scale-free graph grows about so)."""
+    from ._cuda import HOST_COSTS, HOST_LIMIT_S
+    from .clustering import HOST_STEP_S, host_work
+    n0 = min(int(n), HOST_SAMPLE_V)
+    work = np.asarray(host_work(make_graph(family, n0, seed).csr()), dtype=np.float64)
+    scale = n / n0 * (np.log(n) / np.log(n0) if family == "ba" else 1.0)
+    work[1:] *= scale
+    sec = float(np.dot(HOST_COSTS[:2] + (HOST_STEP_S,), work))
+    if sec > HOST_LIMIT_S:
+        top = int(n0 * HOST_LIMIT_S / float(np.dot(HOST_COSTS[:2] + (HOST_STEP_S,), work / scale)))
+        raise InvalidParameter(
+            f"{family} V = {n:,}: the clustering kernel runs its CUDA source on the CPU here (no GPU) and would "
+            f"take about {sec:.0f} s; the limit is {HOST_LIMIT_S:.0f} s (about V = {max(top, MIN_V):,}) — use "
+            "cpu / cpu-threads, smaller sizes or a GPU")
+
+
+def check_methods(methods, backend, sizes: dict | None = None, seed: int = 1) -> list[str]:
+    """The methods, refused before any work when unknown, a GPU method on the host device above
+    the host limit at the largest size of a family (graph from ``seed``), or networkx above
+    NETWORKX_MAX_V vertices (``sizes``: {family: V list})."""
     methods = list(dict.fromkeys(methods))
     if not methods:
         raise InvalidParameter("choose at least one clustering method")
     for m in methods:
         if m not in METHODS:
             raise InvalidParameter(f"unknown clustering method {m!r}: use one of {', '.join(METHODS)}")
-        if m in GPU_METHODS and not (backend is not None and backend.is_gpu):
-            raise InvalidParameter(f"{m} needs a CUDA GPU (this backend is the CPU): use cpu or cpu-threads")
+    if any(emulated(m, backend) for m in methods):
+        for fam, ns in (sizes or {}).items():
+            if len(ns):
+                check_host(fam, max(ns), seed)
     top = max((max(ns) for ns in (sizes or {}).values() if len(ns)), default=0)
     if "networkx" in methods and top > NETWORKX_MAX_V:
         raise InvalidParameter(f"networkx would need too much memory above {NETWORKX_MAX_V:,} vertices "
@@ -198,7 +232,7 @@ def run_cc_sweep(sizes: dict, methods=("cpu",), repeats: int | dict = 5, backend
     ``repeats`` times per point (an int, or {method: int}; paper 001: the mean of 30 runs), after
     one untimed run on its first graph (not networkx: slow)."""
     sizes = check_sizes(sizes)
-    methods = check_methods(methods, backend, sizes)
+    methods = check_methods(methods, backend, sizes, seed)
     reps = {m: int(repeats.get(m, 1) if isinstance(repeats, dict) else repeats) for m in methods}
     if min(reps.values()) < 1:
         raise InvalidParameter(f"repeats must be ≥ 1 (got {repeats})")

@@ -98,49 +98,57 @@ def arc_order(csr: CSR, variant: str):
     return S, A
 
 
-def _gpu_counts(csr: CSR, backend, variant: str, local: bool):
-    from ._cuda import blocks, kernel
-    cp = backend.xp
-    S, A = arc_order(csr, variant)
-    d_ptr, d_idx = cp.asarray(csr.indptr), cp.asarray(csr.indices)
-    d_S, d_A = cp.asarray(S), cp.asarray(A)
-    counters = cp.zeros(2, dtype=cp.uint64)
-    tri = cp.zeros(csr.n, dtype=cp.uint32) if local else None
-    return _launch_cc(kernel, blocks, d_ptr, d_idx, d_S, d_A, counters, tri, csr.arcs, cp)
-
-
-def _launch_cc(kernel, blocks, d_ptr, d_idx, d_S, d_A, counters, tri, arcs, cp):
-    import cupy
-    threads = 256
-    if arcs:
-        kernel("clustering.cu", "cc_per_arc")(
-            (blocks(arcs, threads),), (threads,),
-            (d_ptr, d_idx, d_S, d_A, np.int64(arcs), counters,
-             tri if tri is not None else cupy.uint64(0)))
-    c = counters.get().view(np.int64)
-    return int(c[0]), int(c[1]), tri
+def kernel_counts(csr: CSR, backend, variant: str = "arc", local: bool = False):
+    """(t, p, per-vertex 2T_v as a device array or None) by the per-arc CUDA kernel (kernel 1,
+    ``variant="sorted"``: kernel 2) on the device of ``backend``: the GPU, or without one the host
+    device (the same CUDA source run on the CPU)."""
+    return GPUClustering(csr, backend, variant).counts(local)
 
 
 class GPUClustering:
-    """Device-resident inputs for repeated timing of the per-arc kernel (benchmarks)."""
+    """Device-resident inputs of the per-arc kernel, for repeated timing (benchmarks) — on the
+    GPU, or without one on the host device (``emulated``)."""
 
     def __init__(self, csr: CSR, backend, variant: str = "arc"):
-        cp = backend.xp
+        from . import _cuda
+        self.dev = dev = _cuda.device(backend)
+        cp = dev.xp
         S, A = arc_order(csr, variant)
         self.csr, self.cp = csr, cp
+        self.emulated = bool(dev.emulated)
         self.d = [cp.asarray(csr.indptr), cp.asarray(csr.indices), cp.asarray(S), cp.asarray(A)]
         self.counters = cp.zeros(2, dtype=cp.uint64)
+        self.fn = _cuda.function(dev, "clustering.cu", "cc_per_arc")
 
-    def counts(self) -> tuple[int, int]:
-        """(t, p) from one launch (the counters are copied back, so this synchronises)."""
-        from ._cuda import blocks, kernel
+    def counts(self, local: bool = False):
+        """(t, p) from one launch (the counters are copied back, so this synchronises); with
+        ``local`` (t, p, per-vertex 2T_v on the device)."""
+        from ._cuda import blocks, null, to_host
         self.counters.fill(0)
-        t, p, _ = _launch_cc(kernel, blocks, *self.d, self.counters, None, self.csr.arcs, self.cp)
-        return t, p
+        arcs = self.csr.arcs
+        tri = self.cp.zeros(self.csr.n, dtype=self.cp.uint32) if local else None
+        threads = 256
+        if arcs:
+            self.dev.launch(self.fn, blocks(arcs, threads), threads,
+                            (*self.d, np.int64(arcs), self.counters, tri if tri is not None else null(self.dev)))
+        c = to_host(self.counters).view(np.int64)
+        return (int(c[0]), int(c[1]), tri) if local else (int(c[0]), int(c[1]))
 
     def run(self) -> float:
         t, p = self.counts()
         return 3.0 * t / p if p > 0 else 0.0
+
+
+#: seconds per inner-loop step of the per-arc kernel on the host (measured: WS k = 50, V = 1 000)
+HOST_STEP_S = 3e-9
+
+
+def host_work(csr: CSR) -> tuple[float, float, float]:
+    """(launches, threads, inner-loop steps) of the per-arc kernel, for the host guard: every arc
+    (vi, vj) with vi > vj walks A_j and, per vk < vi, A_k up to vi (about half a list)."""
+    deg = csr.degrees().astype(np.float64)
+    mean = deg.mean() if deg.size else 0.0
+    return 1.0, float(csr.arcs), 0.5 * float((deg * deg).sum()) * (1.0 + 0.5 * mean)
 
 
 def _as_csr(g) -> CSR:
@@ -154,11 +162,30 @@ def cpu_counts(csr: CSR, workers: int = 1) -> tuple[int, int]:
     return t, int((deg * (deg - 1)).sum())
 
 
-def global_clustering(g, backend=None, variant: str = "arc") -> float:
-    """Transitivity 3t/p; GPU when ``backend.is_gpu``."""
+def check_clustering_host(csr: CSR) -> None:
+    """Refuse (InvalidParameter) a per-arc kernel run on the host device estimated above the host
+    limit (about 30 s), naming the limit in arcs."""
+    from ._cuda import HOST_COSTS, HOST_LIMIT_S
+    sec = float(np.dot(HOST_COSTS[:2] + (HOST_STEP_S,), host_work(csr)))
+    if sec > HOST_LIMIT_S:
+        fit = int(csr.n * HOST_LIMIT_S / sec)            # at a fixed degree distribution the work ∝ |V|
+        raise InvalidParameter(
+            f"the clustering kernel runs its CUDA source on the CPU here (no GPU): |V| = {csr.n:,}, "
+            f"{csr.arcs:,} arcs would take about {sec:.0f} s; the limit is {HOST_LIMIT_S:.0f} s (about "
+            f"|V| = {fit:,} at this mean degree) — use cpu, a smaller graph or a GPU")
+
+
+def use_kernel(backend, kernel: bool | None) -> bool:
+    """Whether the CUDA kernel counts: ``kernel`` when given, else on a GPU backend only."""
+    return bool(backend is not None and backend.is_gpu) if kernel is None else bool(kernel)
+
+
+def global_clustering(g, backend=None, variant: str = "arc", kernel: bool | None = None) -> float:
+    """Transitivity 3t/p; by the CUDA kernel when ``kernel`` (default: on a GPU backend; True
+    without a GPU runs it on the host device), else the CPU count."""
     csr = _as_csr(g)
-    if backend is not None and backend.is_gpu:
-        t, p, _ = _gpu_counts(csr, backend, variant, local=False)
+    if use_kernel(backend, kernel):
+        t, p = kernel_counts(csr, backend, variant)
     else:
         t, p = cpu_counts(csr)
     return 3.0 * t / p if p > 0 else 0.0
@@ -188,12 +215,14 @@ def sampled_clustering(g, wedges: int = 20000, seed: int = 0) -> float:
     return float(closed.mean())
 
 
-def local_clustering(g, backend=None, variant: str = "arc") -> np.ndarray:
-    """c_v = 2T_v / (d_v(d_v − 1)) as float64 (0 for d_v < 2)."""
+def local_clustering(g, backend=None, variant: str = "arc", kernel: bool | None = None) -> np.ndarray:
+    """c_v = 2T_v / (d_v(d_v − 1)) as float64 (0 for d_v < 2); ``kernel`` as in
+    :func:`global_clustering`."""
+    from ._cuda import to_host
     csr = _as_csr(g)
-    if backend is not None and backend.is_gpu:
-        _t, _p, tri = _gpu_counts(csr, backend, variant, local=True)
-        tri2 = backend.to_numpy(tri).astype(np.int64)     # each triangle found twice: 2T_v
+    if use_kernel(backend, kernel):
+        _t, _p, tri = kernel_counts(csr, backend, variant, local=True)
+        tri2 = to_host(tri).astype(np.int64)              # each triangle found twice: 2T_v
     else:
         tri2 = _triangles_cpu(csr)                          # 2T_v
     deg = csr.degrees()

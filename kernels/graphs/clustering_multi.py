@@ -115,15 +115,17 @@ class MultiGPUClustering:
 
     def _device_counts(self, rank, dev, cursor) -> tuple[int, int]:
         if self.gpu:
-            from ._cuda import blocks, kernel
+            from . import _cuda
             ptr, idx, S, A, counters = self.dev[rank]
             counters.fill(0)
             cp = self.backend.xp
-            fn = kernel("clustering.cu", "cc_per_arc")
-            null = cp.uint64(0)
+            gdev = _cuda.device(self.backend)              # follows the current CUDA device
+            fn = _cuda.function(gdev, "clustering.cu", "cc_per_arc")
+            null = _cuda.null(gdev)
 
             def launch(a, b):          # returns at once: the event marks the block's end
-                fn((blocks(b - a, THREADS),), (THREADS,), (ptr, idx, S[a:b], A[a:b], np.int64(b - a), counters, null))
+                gdev.launch(fn, _cuda.blocks(b - a, THREADS), THREADS,
+                            (ptr, idx, S[a:b], A[a:b], np.int64(b - a), counters, null))
                 done = cp.cuda.Event(disable_timing=True)
                 done.record()
                 return done

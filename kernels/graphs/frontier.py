@@ -77,7 +77,7 @@ class PreparedGraph:
         self.csr = g.csr() if isinstance(g, Graph) else g
         self.weighted = self.csr.weights is not None
         self._scipy = None
-        self._device = None
+        self._device: dict = {}
         self.lock = threading.Lock()              # one search at a time uses the device work buffers
         self.positive = (not self.weighted) or bool(self.csr.weights.size == 0 or self.csr.weights.min() > 0)
 
@@ -93,16 +93,22 @@ class PreparedGraph:
             self._scipy = A
         return self._scipy
 
-    def device(self, backend):
-        """(indptr, indices, weights or None) as device arrays, plus the work buffers."""
-        if self._device is None:
-            cp = backend.xp
+    def device(self, dev):
+        """(indptr, indices, weights or None) as arrays of the :mod:`kernels.gpu` device ``dev``
+        (or of an app backend's device), plus the work buffers (kept per device kind)."""
+        if not hasattr(dev, "launch"):
+            from . import _cuda
+            dev = _cuda.device(dev)
+        arrays = self._device.get(dev.kind)
+        if arrays is None:
+            cp = dev.xp
             c = self.csr
-            self._device = dict(indptr=cp.asarray(c.indptr), indices=cp.asarray(c.indices),
-                                weights=None if c.weights is None else cp.asarray(c.weights),
-                                queue=(cp.empty(max(1, c.n), cp.int32), cp.empty(max(1, c.n), cp.int32)),
-                                counters=cp.zeros(COUNTERS, cp.int32))
-        return self._device
+            arrays = self._device[dev.kind] = dict(
+                indptr=cp.asarray(c.indptr), indices=cp.asarray(c.indices),
+                weights=None if c.weights is None else cp.asarray(c.weights),
+                queue=(cp.empty(max(1, c.n), cp.int32), cp.empty(max(1, c.n), cp.int32)),
+                counters=cp.zeros(COUNTERS, cp.int32))
+        return arrays
 
 
 _cache_lock = threading.Lock()
@@ -142,10 +148,11 @@ def check_source(n: int, source) -> int:
     return s
 
 
-def distance_from(g, source: int, backend=None) -> DistanceRow:
+def distance_from(g, source: int, backend=None, kernel: bool | None = None) -> DistanceRow:
     """Distances and predecessors from ``source`` (module docstring): one BFS row (unweighted)
-    or one SSSP row (weighted), on the GPU when ``backend.is_gpu`` (and the weights are > 0),
-    else with scipy.  Negative or non-finite weights are refused (InvalidParameter)."""
+    or one SSSP row (weighted), by the frontier kernels when ``kernel`` (default: on a GPU
+    backend; True without a GPU runs the CUDA source on the host device) and the weights are
+    > 0, else with scipy.  Negative or non-finite weights are refused (InvalidParameter)."""
     p = prepared(g)
     s = check_source(p.n, source)
     if p.weighted and p.csr.weights.size:
@@ -153,10 +160,13 @@ def distance_from(g, source: int, backend=None) -> DistanceRow:
         if not np.isfinite(w).all() or w.min() < 0:
             raise InvalidParameter("distances from a vertex need finite edge weights ≥ 0")
     t0 = time.perf_counter()
-    if backend is not None and backend.is_gpu and p.positive:
+    on_gpu = bool(backend is not None and backend.is_gpu)
+    if (on_gpu if kernel is None else kernel) and p.positive:
+        from . import _cuda
+        dev = _cuda.device(backend)
         with p.lock:                              # clicks from several worker threads take turns
-            dist, pred, levels = _gpu_row(p, s, backend)
-        where = "gpu"
+            dist, pred, levels = kernel_row(p, s, dev)
+        where = "host" if dev.emulated else "gpu"
     else:
         dist, pred, levels = _cpu_row(p, s)
         where = "cpu"
@@ -196,11 +206,13 @@ def _cpu_row(p: PreparedGraph, s: int):
     return dist, pred, 0
 
 
-# ------------------------------------------------------------------ GPU (CuPy, cuda/frontier.cu)
-def _gpu_row(p: PreparedGraph, s: int, backend):
-    from ._cuda import blocks, kernel
-    cp = backend.xp
-    d = p.device(backend)
+# ------------------------------------------------------------------ the kernels (cuda/frontier.cu)
+def kernel_row(p: PreparedGraph, s: int, dev):
+    """(dist, pred, levels) from ``s`` by the frontier kernels on the :mod:`kernels.gpu` device
+    ``dev`` (the GPU, or the host device: the same CUDA source run on the CPU)."""
+    from ._cuda import blocks, function, to_host
+    cp = dev.xp
+    d = p.device(dev)
     n = p.n
     cur, nxt = d["queue"]
     counters = d["counters"]
@@ -212,23 +224,23 @@ def _gpu_row(p: PreparedGraph, s: int, backend):
         bits = cp.full(n, np.float64(np.inf).view(np.uint64), dtype=cp.uint64)
         bits[s] = 0
         stamp = cp.full(n, -1, dtype=cp.int32)
-        fn = kernel("frontier.cu", "frontier_sssp_round")
+        fn = function(dev, "frontier.cu", "frontier_sssp_round")
     else:
         lev = cp.full(n, -1, dtype=cp.int32)
         lev[s] = 0
-        fn = kernel("frontier.cu", "frontier_bfs_level")
+        fn = function(dev, "frontier.cu", "frontier_bfs_level")
     while count:
         slot = (level + 1) % COUNTERS
         if slot == 0:
             counters.fill(0)
         out = counters[slot:slot + 1]
-        grid = (blocks(32 * count, BLOCK),)
+        grid = blocks(32 * count, BLOCK)
         if p.weighted:
-            fn(grid, (BLOCK,), (ptr, idx, d["weights"], cur, np.int32(count), bits, stamp, np.int32(level),
-                                nxt, out))
+            dev.launch(fn, grid, BLOCK, (ptr, idx, d["weights"], cur, np.int32(count), bits, stamp, np.int32(level),
+                                         nxt, out))
         else:
-            fn(grid, (BLOCK,), (ptr, idx, cur, np.int32(count), lev, np.int32(level), nxt, out))
-        count = int(out.get()[0])                 # the one host sync of a level: is the frontier empty?
+            dev.launch(fn, grid, BLOCK, (ptr, idx, cur, np.int32(count), lev, np.int32(level), nxt, out))
+        count = int(to_host(out)[0])              # the one host sync of a level: is the frontier empty?
         cur, nxt = nxt, cur
         level += 1
     if p.weighted:
@@ -238,7 +250,6 @@ def _gpu_row(p: PreparedGraph, s: int, backend):
         dist = cp.where(lev >= 0, lev.astype(cp.float64), cp.inf)
         wts = cp.zeros(1, cp.float32)             # unused (weighted = 0)
     pred = cp.empty(n, dtype=cp.int32)
-    kernel("frontier.cu", "frontier_pred")((blocks(32 * n, BLOCK),), (BLOCK,),
-                                           (ptr, idx, wts, np.int32(p.weighted), dist, np.int32(n), np.int32(s),
-                                            pred))
-    return cp.asnumpy(dist), cp.asnumpy(pred), level
+    dev.launch(function(dev, "frontier.cu", "frontier_pred"), blocks(32 * n, BLOCK), BLOCK,
+               (ptr, idx, wts, np.int32(p.weighted), dist, np.int32(n), np.int32(s), pred))
+    return to_host(dist), to_host(pred), level

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..errors import InvalidParameter
 from .apsp_core import APSPResult, DistanceOverflow, hop_dtype, register, sentinel
-from .bfs import HopMethod, check_block
+from ._cuda import free_memory, to_host
+from .bfs import HopMethod, bfs_host_work, check_block
 from .graph import CSR
 
 #: sources per batch unless chosen (64 per word; 4096 = 64 words per vertex)
@@ -45,15 +46,16 @@ class MSBFS:
     for a list of targets t; :func:`apsp_msbfs` turns that into rows of the distance matrix."""
 
     def __init__(self, csr: CSR, backend, dtype="auto", block: int = 256):
-        from ._cuda import CTYPE, kernel
-        cp = backend.xp
+        from . import _cuda
+        self.dev = dev = _cuda.device(backend)
+        cp = dev.xp
         self.csr, self.backend, self.cp, self.block = csr, backend, cp, check_block(block)
         self.dtype = hop_dtype(csr, dtype)
         self.d_ptr, self.d_idx = cp.asarray(csr.indptr), cp.asarray(csr.indices)
-        ct = CTYPE[self.dtype.name]
-        self.clear = kernel("msbfs.cu", "msbfs_clear")
-        self.seed = kernel("msbfs.cu", f"msbfs_seed<{ct}>")
-        self.level = kernel("msbfs.cu", f"msbfs_level<{ct}>")
+        ct = _cuda.CTYPE[self.dtype.name]
+        self.clear = _cuda.function(dev, "msbfs.cu", "msbfs_clear")
+        self.seed = _cuda.function(dev, "msbfs.cu", f"msbfs_seed<{ct}>")
+        self.level = _cuda.function(dev, "msbfs.cu", f"msbfs_level<{ct}>")
         self.active = cp.zeros(1, dtype=cp.uint32)
         self.launches = 0
         self.levels: list[int] = []
@@ -65,19 +67,20 @@ class MSBFS:
         seen, visit, nxt = bits
         threads = n * W
         grid = (threads + block - 1) // block
-        self.clear((grid,), (block,), (np.int32(n), np.int32(W), np.int32(cnt), seen, visit))
-        self.seed(((cnt + 255) // 256,), (256,), (np.int32(W), np.int32(cnt), targets_d[t0:t0 + cnt], seen,
-                                                  visit, D, np.int64(ld), np.int64(col0)))
+        launch = self.dev.launch
+        launch(self.clear, grid, block, (np.int32(n), np.int32(W), np.int32(cnt), seen, visit))
+        launch(self.seed, (cnt + 255) // 256, 256, (np.int32(W), np.int32(cnt), targets_d[t0:t0 + cnt], seen,
+                                                     visit, D, np.int64(ld), np.int64(col0)))
         top = sentinel(self.dtype)
         level = 0
         while True:
             if level + 1 >= top:
                 raise DistanceOverflow(f"hop counts reach {top}: {self.dtype} is too small")
-            self.level((grid,), (block,), (self.d_ptr, self.d_idx, np.int32(n), np.int32(W), visit, nxt, seen,
-                                           D, np.int64(ld), np.int64(col0), np.uint32(level + 1), self.active))
+            launch(self.level, grid, block, (self.d_ptr, self.d_idx, np.int32(n), np.int32(W), visit, nxt, seen,
+                                             D, np.int64(ld), np.int64(col0), np.uint32(level + 1), self.active))
             self.launches += 1
             visit, nxt = nxt, visit
-            if int(self.active.get()[0]) != level + 1:
+            if int(to_host(self.active)[0]) != level + 1:
                 break
             level += 1
         self.levels.append(level)
@@ -90,7 +93,7 @@ class MSBFS:
         batch = min(check_batch(batch), -(-k // 64) * 64)
         itemsize = self.dtype.itemsize
         ld_full = -(-k // 64) * 64
-        free = self.backend.free_memory()
+        free = free_memory(self.backend)
         limit = limit_bytes if limit_bytes is not None else int(0.6 * free)
         full = n * ld_full * itemsize + state_bytes(n, batch) <= limit
         bits = tuple(cp.empty(n * (batch // 64), dtype=cp.uint64) for _ in range(3))
@@ -106,9 +109,9 @@ class MSBFS:
                 self.run_batch(targets_d, t0, min(batch, k - t0), batch, D, ld_full, t0, bits)
                 if progress is not None:
                     progress(min(k, t0 + batch) / k)
-            self.backend.synchronize()
+            self.dev.synchronize()
             kernel_s = time.perf_counter() - t_start
-            (D if ld_full == k else cp.ascontiguousarray(D[:, :k])).get(out=out)
+            to_host(D if ld_full == k else cp.ascontiguousarray(D[:, :k]), out)
         else:
             D = cp.empty((n, batch), dtype=self.dtype)
             for t0 in range(0, k, batch):
@@ -118,9 +121,9 @@ class MSBFS:
                 tk = time.perf_counter()
                 D.fill(sentinel(self.dtype))
                 self.run_batch(targets_d, t0, cnt, batch, D, batch, 0, bits)
-                self.backend.synchronize()
+                self.dev.synchronize()
                 kernel_s += time.perf_counter() - tk
-                out[:, t0:t0 + cnt] = D[:, :cnt].get()
+                out[:, t0:t0 + cnt] = to_host(D[:, :cnt])
                 if progress is not None:
                     progress((t0 + cnt) / k)
         return out, kernel_s
@@ -161,5 +164,18 @@ class MultiSourceBFS(HopMethod):
         batch = min(self.options["batch"], -(-n // 64) * 64)
         return 4 * (n + 1 + csr.arcs) + state_bytes(n, batch) + n * batch      # column-block mode
 
+    def host_work(self, csr):
+        # one launch per level per batch of B sources, n·B/64 threads each; an arc visit per word
+        rows, B = self.rows(csr), self.options["batch"]
+        launches, _threads, _arcs = bfs_host_work(csr, rows, B)
+        words = -(-min(B, rows) // 64)
+        return launches, launches * csr.n * words, launches * csr.arcs * words
+
     def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
+        self.check_host(csr, backend)
         return apsp_msbfs(csr, backend, dtype, progress, cancel, **self.options)
+
+    @classmethod
+    def level_function(cls, backend=None, dtype="uint8"):
+        from . import _cuda
+        return _cuda.function(_cuda.device(backend), "msbfs.cu", f"msbfs_level<{_cuda.CTYPE[np.dtype(dtype).name]}>")

@@ -132,6 +132,28 @@ def check_memory_for(sizes, method: str, backend, reference: str | None = None) 
         check_memory(max(sizes), "fw" if reference == "cpu-floyd" else "cpu", backend, 8)
 
 
+def emulated(method: str, backend) -> bool:
+    """True when ``method`` runs its CUDA source on the host device (no GPU backend)."""
+    from .apsp import METHODS
+    cls = METHODS.get(method)
+    return bool(cls is not None and getattr(cls, "emulated", lambda _b: False)(backend))
+
+
+def check_host(types, sizes, method: str, backend, params: dict | None = None, seed0: int = 1) -> None:
+    """On the host device, refuse (InvalidParameter naming the limit) before any work a method whose
+    run on the largest N of a type is estimated above the host limit (about 30 s)."""
+    if not emulated(method, backend):
+        return
+    from .apsp import METHODS
+    n = max(int(x) for x in sizes)
+    for t in types:
+        csr = graph_type(t, params=(params or {}).get(t))(n, int(seed0)).csr()
+        try:
+            METHODS[method]().check_host(csr, backend)
+        except InvalidParameter as exc:
+            raise InvalidParameter(f"type {t}, N = {n:,}: {exc}") from None
+
+
 def reference_apsp(g, reference: str) -> tuple[float, float]:
     """(seconds, mean shortest path) of ``g`` by the CPU reference."""
     t0 = time.perf_counter()

@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from ..errors import InvalidParameter
+from ._cuda import HostRunnable, free_memory, to_host
 from .apsp_core import APSPMethod, APSPResult, float_to_hops, register
 from .graph import CSR
 
@@ -59,21 +60,22 @@ class TaskParallelSSSP:
 
     def __init__(self, csr: CSR, backend, S: int, staged: bool = False, threads: int = 128,
                  record: bool = False, weighted: bool = True):
-        from ._cuda import kernel
-        cp = backend.xp
+        from . import _cuda
+        self.dev = dev = _cuda.device(backend)
+        cp = dev.xp
         self.csr, self.backend, self.cp = csr, backend, cp
         self.S, self.staged, self.threads, self.record = check_S(S, staged), staged, int(threads), record
         self.weighted = bool(weighted and csr.weights is not None)
         self.d_ptr, self.d_idx = cp.asarray(csr.indptr), cp.asarray(csr.indices)
-        self.d_w = cp.asarray(csr.weights) if self.weighted else cp.uint64(0)        # null: unit weights
+        self.d_w = cp.asarray(csr.weights) if self.weighted else _cuda.null(dev)      # null: unit weights
         if record:
             rev = csr.reversed()
             self.r_ptr, self.r_idx = cp.asarray(rev.indptr), cp.asarray(rev.indices)
-            self.r_w = cp.asarray(rev.weights) if self.weighted else cp.uint64(0)
-            self.k_record = kernel("sssp.cu", "sssp_record")
-        self.k_init = kernel("sssp.cu", "sssp_init")
-        self.k_scatter = kernel("sssp.cu", "sssp_scatter_staged" if staged else "sssp_scatter")
-        self.k_check = kernel("sssp.cu", "sssp_check")
+            self.r_w = cp.asarray(rev.weights) if self.weighted else _cuda.null(dev)
+            self.k_record = _cuda.function(dev, "sssp.cu", "sssp_record")
+        self.k_init = _cuda.function(dev, "sssp.cu", "sssp_init")
+        self.k_scatter = _cuda.function(dev, "sssp.cu", "sssp_scatter_staged" if staged else "sssp_scatter")
+        self.k_check = _cuda.function(dev, "sssp.cu", "sssp_check")
         self.flag = cp.zeros(1, dtype=cp.int32)
         self.launches = 0
         self.iterations: list[int] = []
@@ -97,6 +99,7 @@ class TaskParallelSSSP:
         upd = cp.empty(total, dtype=cp.float32)
         mask = cp.empty(total, dtype=cp.uint8)
         n32, S32 = np.int32(n), np.int32(S)
+        launch = self.dev.launch
         for r0 in range(0, rows, S):
             if cancel is not None and cancel():
                 raise InterruptedError("cancelled")
@@ -105,26 +108,26 @@ class TaskParallelSSSP:
             src[:cnt] = sources[r0:r0 + cnt]
             src_d = cp.asarray(src)
             t0 = time.perf_counter()
-            self.k_init((grid,), (threads,), (n32, S32, src_d, cost, upd, mask))
+            launch(self.k_init, grid, threads, (n32, S32, src_d, cost, upd, mask))
             it = 0
             while True:
                 it += 1
-                self.k_scatter((grid,), (threads,), (self.d_ptr, self.d_idx, self.d_w, n32, S32, mask, cost, upd))
-                self.k_check((grid,), (threads,), (np.int64(total), mask, cost, upd, self.flag, np.int32(it)))
+                launch(self.k_scatter, grid, threads, (self.d_ptr, self.d_idx, self.d_w, n32, S32, mask, cost, upd))
+                launch(self.k_check, grid, threads, (np.int64(total), mask, cost, upd, self.flag, np.int32(it)))
                 self.launches += 2
-                if int(self.flag.get()[0]) != it:          # no cost changed in this iteration
+                if int(to_host(self.flag)[0]) != it:          # no cost changed in this iteration
                     break
             self.iterations.append(it)
             t1 = time.perf_counter()
             self.cost_seconds += t1 - t0
             if self.record:
                 p = upd.view(cp.int32)                     # Pa reuses Ua's memory
-                self.k_record((grid,), (threads,), (self.r_ptr, self.r_idx, self.r_w, n32, S32, src_d, cost, p))
+                launch(self.k_record, grid, threads, (self.r_ptr, self.r_idx, self.r_w, n32, S32, src_d, cost, p))
                 self.launches += 1
-                self.backend.synchronize()
+                self.dev.synchronize()
                 self.record_seconds += time.perf_counter() - t1
-                pred[r0:r0 + cnt] = p.reshape(n, S)[:, :cnt].T.get()
-            out[r0:r0 + cnt] = cost.reshape(n, S)[:, :cnt].T.get()
+                pred[r0:r0 + cnt] = to_host(p.reshape(n, S)[:, :cnt].T)
+            out[r0:r0 + cnt] = to_host(cost.reshape(n, S)[:, :cnt].T)
             if progress is not None:
                 progress((r0 + cnt) / rows)
         return out, pred
@@ -133,7 +136,7 @@ class TaskParallelSSSP:
 def auto_S(n: int, backend) -> int:
     """Problems per launch for ``sssp`` (beyond the paper's 32): as many as fit in ~40 % of the
     free memory (≤ 2 GiB), a multiple of 32, at most n rounded up."""
-    fit = int(min(0.4 * backend.free_memory(), 2 << 30)) // (9 * max(1, n)) // 32 * 32
+    fit = int(min(0.4 * free_memory(backend), 2 << 30)) // (9 * max(1, n)) // 32 * 32
     return max(32, min(-(-n // 32) * 32, fit))
 
 
@@ -156,7 +159,7 @@ def apsp_sssp(csr: CSR, backend, S: int | None = None, weighted: bool | None = N
                                           "iterations": runner.iterations})
 
 
-class SSSPMethod(APSPMethod):
+class SSSPMethod(HostRunnable, APSPMethod):
     """Common options: ``S`` (problems per launch, the thesis's N), ``threads`` (per block) and
     ``sources`` (rows to compute; default all).  Costs must be non-negative."""
 
@@ -178,7 +181,21 @@ class SSSPMethod(APSPMethod):
     def memory_bytes(self, csr, weighted):
         return TaskParallelSSSP.bytes_needed(csr, self.options["S"] or PAPER_N, weighted, self.record)
 
+    def host_work(self, csr):
+        """Iterations ≈ BFS levels (twice that weighted: a cost can fall again); per iteration a
+        scatter and a check launch over n·S threads, every arc relaxed about once per source per
+        level of lowering."""
+        from .bfs import levels_estimate
+        rows = self.rows(csr)
+        S = self.options["S"] or auto_S(csr.n, None)
+        weighted = csr.weights is not None
+        its = levels_estimate(csr) * (2 if weighted else 1)
+        batches = -(-rows // S)
+        launches = batches * (2 * its + 2)
+        return float(launches), float(launches) * csr.n * S, float(rows) * csr.arcs * (2 if weighted else 1)
+
     def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
+        self.check_host(csr, backend)
         if self.record and weighted and csr.min_weight() <= 0:
             raise InvalidParameter("path recording needs positive weights (a zero-weight arc can make a vertex "
                                    "its own predecessor's predecessor)")

@@ -32,6 +32,7 @@ from ..errors import InvalidParameter
 from ..fileio import atomic_write
 from . import digraphs as D
 from .apsp import apsp
+from .apsp_core import REGISTRY
 from .paths import backtrack, is_shortest_path
 from .sssp import PAPER_N, paper_elements
 
@@ -66,16 +67,38 @@ def method_options(method: str, threads: int | None = None) -> dict:
     return {}
 
 
-def check_methods(methods, backend) -> list[str]:
+def check_methods(methods, backend=None) -> list[str]:
+    """The methods, de-duplicated; unknown names refused.  The GPU methods run on any backend
+    (their CUDA source on the host device without a GPU: :func:`emulated`)."""
     methods = list(dict.fromkeys(methods))
     if not methods:
         raise InvalidParameter("choose at least one method")
     for m in methods:
         if m not in LABELS:
             raise InvalidParameter(f"unknown method {m!r}: use {', '.join(LABELS)}")
-        if m in GPU_METHODS and not (backend is not None and backend.is_gpu):
-            raise InvalidParameter(f"{m} needs a CUDA GPU (this backend is the CPU): use cpu-dijkstra")
     return methods
+
+
+def emulated(method: str, backend) -> bool:
+    """True when ``method`` runs its CUDA source on the host device (a GPU method, no GPU)."""
+    return method in GPU_METHODS and not (backend is not None and backend.is_gpu)
+
+
+def check_host(points, methods, backend, max_sources=None) -> None:
+    """On the host device, refuse (InvalidParameter naming the limit) before any work a GPU method
+    whose timed sources on a graph are estimated above the host limit.  ``points``: (topology,
+    csr) pairs, built lazily (only when some method is emulated)."""
+    host = [m for m in methods if emulated(m, backend)]
+    if not host:
+        return
+    for topology, make in points:
+        csr = make()
+        for m in host:
+            k = source_limit(max_sources, m, topology, csr.n)
+            try:
+                REGISTRY[m](sources=np.arange(k), **method_options(m)).check_host(csr, backend)
+            except InvalidParameter as exc:
+                raise InvalidParameter(f"{topology} |V| = {csr.n:,}: {exc}") from None
 
 
 #: sources timed per (method, topology) by default (the rest scaled by |V| / k): the ring and the
@@ -155,6 +178,8 @@ def run_table(topologies=TOPOLOGIES, methods=METHODS, backend=None, n: int = D.T
     for t in topologies:
         if t not in TOPOLOGIES:
             raise InvalidParameter(f"unknown topology {t!r}: use {', '.join(TOPOLOGIES)}")
+    check_host([(t, lambda t=t: D.thesis_graph(t, n, arcs, w_max, seed)) for t in topologies], methods, backend,
+               max_sources)
     warm_up(methods, backend)
     for t in topologies:
         if cancel is not None and cancel():
@@ -207,6 +232,8 @@ def run_scaling(figure: str, values, methods=METHODS, backend=None, seed: int = 
     methods = check_methods(methods, backend)
     if figure not in FIGURES:
         raise InvalidParameter(f"unknown figure {figure!r}: use {', '.join(FIGURES)}")
+    check_host([("random", lambda v=v: figure_graph(figure, v, seed)) for v in values], methods, backend,
+               max_sources)
     warm_up(methods, backend)
     for v in sorted(int(x) for x in values):
         if cancel is not None and cancel():
@@ -259,6 +286,8 @@ def run_path_overhead(sizes, backend=None, seed: int = 1, max_sources: int | Non
     """Yield an OverheadRow per |V| (|E| = 4|V|, w_max = |V|): ``sssp-path`` on the first
     ``max_sources`` sources (default all), ``check_paths`` random recorded paths validated."""
     check_methods(["sssp-path"], backend)
+    check_host([("random", lambda n=n: figure_graph("3.10", n, seed)) for n in sizes], ["sssp-path"], backend,
+               max_sources)
     warm_up(["sssp-path"], backend)
     rng = np.random.default_rng(seed)
     for n in sorted(int(x) for x in sizes):
