@@ -8,8 +8,10 @@
    E: 1 read + 1 write → 2).
 2. The paper's experiment (paper 000 §3.1): CPU NumPy reference vs each variant
    over N ∈ {128 … 4096} in 2D, seconds per step, speed-up, fitted log–log slope.
+3. ``--host`` (no GPU needed): kernels A–E as CUDA source run on the CPU (kernels.gpu's host
+   device) at lecture sizes, next to the NumPy reference and cpu-threads: what runs live.
 
-Usage:  python benchmarks/ch.py [--quick]      (tables also to $OUT/ch_bench.md)
+Usage:  python benchmarks/ch.py [--quick] [--host]      (tables also to $OUT/ch_bench.md)
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from benchmarks.report import save_markdown  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from kernels import gpu  # noqa: E402
 from kernels.backend import Backend, gpu_backend  # noqa: E402
 from kernels.cahn_hilliard.params import CHParams  # noqa: E402
 from kernels.cahn_hilliard.steppers import ReferenceStepper  # noqa: E402
@@ -33,21 +36,40 @@ from kernels.cahn_hilliard.steppers import ReferenceStepper  # noqa: E402
 VARIANTS = ("A", "B", "C", "D", "E")
 
 
-def gpu_time(fn, steps_per_rep, reps, warm=3):
-    """Median seconds per step: CUDA events around blocks of ``steps_per_rep`` steps."""
-    import cupy as cp
-    for _ in range(warm):
-        fn(steps_per_rep)
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        fn(steps_per_rep)
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b) * 1e-3 / steps_per_rep)
-    return float(np.median(times))
+def gpu_time(fn, steps_per_rep, reps, warm=3, device="cuda"):
+    """Median seconds per step over blocks of ``steps_per_rep`` steps (the GPU layer's one timing
+    helper: CUDA events on the GPU, perf_counter on the host device)."""
+    t = gpu.timing.time_calls(lambda: fn(steps_per_rep), repeat=reps, warmup=warm, device=device)
+    return t.median / steps_per_rep
+
+
+def host_table(quick: bool) -> list[str]:
+    """Kernels A–E as CUDA source run on the CPU (host device) at lecture sizes, float32 RK2 periodic,
+    next to the NumPy reference and cpu-threads (seconds per step, median)."""
+    from kernels.cahn_hilliard.steppers import make_stepper
+    cpu = Backend("cpu", np)
+    sizes = ((2, 128), (2, 256)) + (() if quick else ((3, 32), (3, 64)))
+    names = ("reference", "cpu-threads") + VARIANTS
+    res = {}
+    for dim, n in sizes:
+        for v in names:
+            p = CHParams(dim=dim, size=n, dt=0.01 if dim == 2 else 0.005, integrator="rk2", variant=v)
+            st = make_stepper(p, cpu)
+            state = {"phi": field(p.shape, np)}
+
+            def f(k, st=st, state=state):
+                state["phi"] = st.step(state["phi"], k)
+            res[(dim, n, v)] = gpu_time(f, 1 if quick else 2, 3 if quick else 5, warm=1, device="host")
+            print(f"host {dim}D N={n} {v}: {fmt_ms(res[(dim, n, v)])} ms", flush=True)
+    label = {"reference": "NumPy reference", "cpu-threads": "cpu-threads (C++ OpenMP)"}
+    out = [f"### Host path: CUDA source run on the CPU ({os.cpu_count()} cores), RK2 float32 periodic, "
+           "ms per step (median)", "",
+           "| method | " + " | ".join(f"{d}D {n}{'²' if d == 2 else '³'}" for d, n in sizes) + " |",
+           "|---|" + "---|" * len(sizes)]
+    for v in names:
+        out.append(f"| {label.get(v, 'kernel ' + v + ' (host)')} | "
+                   + " | ".join(fmt_ms(res[(d, n, v)]) for d, n in sizes) + " |")
+    return out + [""]
 
 
 def copy_bandwidth():
@@ -246,8 +268,15 @@ def main(argv=None):
     ap.add_argument("--e-attrs", default="{}",
                     help='JSON {"2": {attr: value}, "3": {...}}: CudaStepper attributes for kernel E\'s row '
                          '(e.g. the best shapes benchmarks/ch_scan.py --set floor found)')
+    ap.add_argument("--host", action="store_true",
+                    help="only the host-path table: kernels A–E as CUDA source run on the CPU (no GPU needed)")
     args = ap.parse_args(argv)
     e_attrs = json.loads(args.e_attrs)
+    if args.host:
+        text = "\n".join(host_table(args.quick))
+        print("\n" + text)
+        save_markdown("ch_host_bench.md", text)
+        return
     import cupy as cp
     gb = gpu_backend()
     steps, reps = (20, 5) if args.quick else (50, 15)

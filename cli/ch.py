@@ -115,7 +115,9 @@ def _params(a, header):
 def run(a) -> int:
     from kernels import backend as bk
     from kernels.cahn_hilliard import CahnHilliard
+    from kernels.cahn_hilliard.cuda_stepper import check_host_size
     from kernels.cahn_hilliard.io import load_field, read_field_header, save_field
+    from kernels.cahn_hilliard.params import GPU_VARIANTS
     from kernels.cahn_hilliard.simulation import estimate_bytes
     from kernels.errors import GridTooLarge, SimulationBlowUp
     from kernels.field_png import check_colormap
@@ -138,6 +140,8 @@ def run(a) -> int:
                                f"{need / 2**30:.1f} GiB to run; {host_available_memory() / 2**30:.1f} GiB "
                                "are available")
     be = bk.select(a.backend)
+    if not be.is_gpu and params.variant in GPU_VARIANTS and a.t_end is None:
+        check_host_size(params, steps)    # CUDA source run on the CPU: refuse runs over about 30 s
     field0 = None
     if a.load:
         field0, _saved_params, _meta = load_field(a.load)
@@ -167,7 +171,8 @@ def run(a) -> int:
     p = sim.params
     out = sim.summary()
     out.update(seconds=seconds, steps_per_second=(done / seconds if seconds > 0 else None),
-               size=p.size, dim=p.dim, integrator=p.integrator, variant=p.variant, boundary=p.boundary)
+               size=p.size, dim=p.dim, integrator=p.integrator, variant=p.variant, boundary=p.boundary,
+               emulated=bool(getattr(sim.stepper, "emulated", False)))
     if hasattr(sim.stepper, "threads"):           # cpu-threads: the thread count the run used
         out["threads"] = sim.stepper.threads
     if a.load:
@@ -211,7 +216,8 @@ def _run_to_time(a, sim, be) -> int:
            "domain": p.domain, "grid": "×".join(map(str, p.shape[::-1])), "dx": p.dx,
            "dt_min": min(res.dt[1:], default=None), "dt_max": max(res.dt[1:], default=None),
            "free_energy_initial": res.free_energy[0], "free_energy_final": res.free_energy[-1],
-           "backend": be.name, "device": be.device_name}
+           "backend": be.name, "device": be.device_name,
+           "emulated": bool(getattr(sim.stepper, "emulated", False))}
     out.update({f"F(t={t:g})": res.energy_at(t) for t in pfhub.REPORT_TIMES if t <= sim.t})
     outputs = []
     if a.energy_csv:

@@ -83,8 +83,15 @@ def test_gpu_backend_is_refused_with_a_message():
         make_stepper(CHParams(variant="cpu-threads"), fake_gpu)
 
 
-def test_cuda_variant_on_cpu_names_the_cpu_choices(cpu):
-    with pytest.raises(BackendUnavailable, match="cpu-threads"):
+def test_cuda_variant_on_cpu_without_the_host_device_names_the_cpu_choices(monkeypatch, cpu):
+    """A–E run on the CPU backend as CUDA source on the host; where the host device cannot run (no
+    compiler), the message names the CPU variants."""
+    from kernels import gpu
+
+    def unavailable(backend):
+        raise BackendUnavailable("no C++ compiler found")
+    monkeypatch.setattr(gpu, "device_for", unavailable)
+    with pytest.raises(BackendUnavailable, match="host C.. compiler.*cpu-threads"):
         make_stepper(CHParams(variant="B"), cpu)
 
 

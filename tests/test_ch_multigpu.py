@@ -157,8 +157,23 @@ def test_resolve_devices_and_invalid_input(cpu):
             CHParams(**bad).validate()
     with pytest.raises(InvalidParameter, match="exchange"):
         MultiGPUStepper(CHParams(), cpu, [0, 1], exchange="smoke")
-    with pytest.raises(Exception, match="GPU backend"):
-        MultiGPUStepper(CHParams(variant="B"), cpu, [0, 1])
+
+
+@pytest.mark.parametrize("variant", ["B", "E"])
+def test_cuda_variants_on_virtual_gpus_equal_one_device_bit_for_bit(cpu, rng, variant):
+    """Without a GPU the slabs run the CUDA kernels' source on the CPU (the host device): every cell is
+    written by the same kernel from the same neighbour values as on one device."""
+    from kernels import gpu
+    from kernels.cahn_hilliard.cuda_stepper import CudaStepper
+    if not gpu.available("host"):
+        pytest.skip("needs the host device (a C++ compiler)")
+    p = CHParams(size=40, variant=variant, boundary=str(rng.choice(["periodic", "mirror", "fixed"])),
+                 boundary_value=0.3, dtype="float64")
+    phi0 = _field(p.shape, rng).astype(np.float64)
+    st = MultiGPUStepper(p, cpu, [0, 1, 2])
+    out = st.step(phi0.copy(), 4)
+    assert all(s.op.emulated for s in st.slabs)
+    assert np.array_equal(out, CudaStepper(p, cpu).step(phi0.copy(), 4))
 
 
 def test_nccl_on_virtual_gpus_falls_back_to_host(cpu):

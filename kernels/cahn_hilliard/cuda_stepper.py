@@ -22,16 +22,25 @@
 All kernels use the single stencil/boundary definition in ``cuda/ch_stencil.cuh``.
 Parameters m, b, u, K, dx, dt and boundary_value are kernel arguments (read from
 ``self.params`` at every call); boundary mode, dimension, dtype and tile shapes
-are template arguments.  Modules compile lazily and are cached per instantiation.
+are template arguments.  Every instantiation is compiled once per device by the GPU layer
+(:mod:`kernels.gpu`) and recorded in :mod:`kernels.launches` as ``"CH <expr>"``.
+
+**Devices.**  On the GPU backend the kernels run on the GPU (CuPy arrays); on the CPU backend the
+*same CUDA source* runs on the host (``kernels.gpu.device("host")``: the host C++ compiler after a
+CUDA prelude, NumPy arrays) — "CUDA source run on the CPU".  The host result equals the NumPy
+reference RK2 / Euler step to rounding (the same operations; the GPU may contract a·b + c into
+FMAs, the host does not), and :func:`check_host_size` refuses grids the host would need more than
+about :data:`HOST_SECONDS` s per run for.
 """
 from __future__ import annotations
 
-import threading
 from importlib.resources import files
 
 import numpy as np
 
+from .. import gpu as layer
 from .. import launches
+from ..errors import BackendUnavailable, GridTooLarge
 from .base import Stepper
 
 _CUDA_DIR = files(__package__) / "cuda"        # package data (importlib.resources)
@@ -74,15 +83,22 @@ ZREG_SHAPE = {"float": (32, 24, 0, 2, 2, 4), "double": (32, 8, 0, 1, 1, 4)}
 #: must fit the 48 KiB of static shared memory: float 37.5 KiB, double 45.6 KiB)
 FUSED_MARCH_SHAPE = {"float": (32, 16, 64), "double": (32, 8, 64)}
 
-_lock = threading.Lock()
-_modules: dict = {}          # name expression -> (RawModule, RawKernel)
-_compiled: list = []         # (name expression, RawKernel) in compile order
 _source: str | None = None
+#: the launch registry's system and display prefix of these kernels
+SYSTEM, PREFIX = "cahn_hilliard", "CH"
+#: what the host device shows for these kernels (GUI labels, CLI notes)
+EMULATED_LABEL = "CUDA source run on the CPU"
+#: the host path refuses a run it would need longer than this for (seconds)
+HOST_SECONDS = 30.0
+#: cells × RK2 steps per second the host path makes per variant on a shared 2-core machine, float32
+#: (measured 2026-11-28 at 256² and 64³: A 0.56–0.9e6, B 0.59–1.2e6, C 0.64e6, D 1.5e6, E 1.3–2.5e6;
+#: benchmarks/ch.py --host), rounded down; an Euler step costs half an RK2 step of A–D
+HOST_RATE = {"A": 5e5, "B": 5e5, "C": 5e5, "D": 5e5, "E": 1.2e6}
 
 
 def _code() -> str:
-    """ch_kernels.cu with its headers (ch_stencil.cuh, ch_regmarch.cuh) inlined, so CuPy's cache key
-    covers all of them."""
+    """ch_kernels.cu with its headers (ch_stencil.cuh, ch_regmarch.cuh) inlined, so the layer's memo key
+    (the source text) covers all of them."""
     global _source
     if _source is None:
         body = (_CUDA_DIR / "ch_kernels.cu").read_text(encoding="utf-8")
@@ -92,47 +108,74 @@ def _code() -> str:
     return _source
 
 
-def get_kernel(expr: str, block: int, dynamic_smem: int = 0):
-    """The cupy.RawKernel for one template instantiation (compiled once).
+#: compiler options of the kernels (NVRTC's; the host device reads only -D)
+OPTIONS = ("-std=c++17",)
+
+
+def get_kernel(expr: str, block: int, dynamic_smem: int = 0, device=None, options=OPTIONS):
+    """The compiled kernel of one template instantiation on ``device`` (a :class:`kernels.gpu.Device`;
+    default the GPU), compiled once per device (and ``options``) by the GPU layer.
 
     ``block`` (threads per block) and ``dynamic_smem`` (bytes) are the launch the caller makes;
-    they are recorded in :mod:`kernels.launches` under ``"CH <expr>"`` when it compiles."""
-    with _lock:
-        hit = _modules.get(expr)
-        if hit is None:
-            import cupy as cp
-            mod = cp.RawModule(code=_code(), options=("-std=c++17",), name_expressions=[expr])
-            kern = mod.get_function(expr)
-            hit = (mod, kern)
-            _modules[expr] = hit
-            _compiled.append((expr, kern))
-            # the template arguments fix the launch shape, so it is recorded once, at compile
-            launches.record(f"CH {expr}", kern, block, dynamic_smem, system="cahn_hilliard")
-        return hit[1]
+    the layer records them in :mod:`kernels.launches` under ``"CH <expr>"``."""
+    dev = device if device is not None else layer.device("cuda")
+    mod = dev.module(_code(), name_expressions=(expr,), options=tuple(options), system=SYSTEM, prefix=PREFIX)
+    return mod.function(expr, block=block, shared_mem=dynamic_smem)
 
 
 def compiled_kernels() -> list:
-    """(name expression, cupy.RawKernel) of every kernel compiled so far."""
-    with _lock:
-        return list(_compiled)
+    """(name expression, compiled kernel) of every CH kernel compiled so far (from the launch registry)."""
+    return [(ln.name[len(PREFIX) + 1:], ln.kernel) for ln in launches.recorded(SYSTEM)]
+
+
+def host_seconds(params, steps: int) -> float:
+    """Estimated seconds the host path needs for ``steps`` steps of ``params`` (:data:`HOST_RATE`)."""
+    cells = int(np.prod(params.shape))
+    return cells * int(steps) / HOST_RATE[params.variant] * (0.5 if params.integrator == "euler" else 1.0)
+
+
+def host_limit_cells(params, steps: int = 1) -> int:
+    """The most cells a ``steps``-step host run of ``params`` may have (about :data:`HOST_SECONDS` s)."""
+    per_cell = host_seconds(params, steps) / max(1, int(np.prod(params.shape)))
+    return int(HOST_SECONDS / per_cell) if per_cell > 0 else 0
+
+
+def check_host_size(params, steps: int = 1) -> None:
+    """Refuse (:class:`~kernels.errors.GridTooLarge`) a host run of ``steps`` steps that would take more
+    than about :data:`HOST_SECONDS` s, naming the limit."""
+    sec = host_seconds(params, steps)
+    if sec > HOST_SECONDS:
+        most = host_limit_cells(params, steps)
+        side = int(most ** (1.0 / params.dim))
+        raise GridTooLarge(
+            f"kernel {params.variant} ({EMULATED_LABEL}): {steps} step(s) of "
+            f"{'×'.join(map(str, params.shape))} would take about {sec:.0f} s (limit {HOST_SECONDS:.0f} s: at most "
+            f"{most:,} cells per step × {steps} step(s), e.g. {side}{'²' if params.dim == 2 else '³'}); "
+            "use fewer steps or cells, the array reference or cpu-threads, or a GPU")
+
+
+def _ptr(a) -> int:
+    """Address of a device array's data (CuPy) or of a host array's (NumPy, host device)."""
+    return a.data.ptr if hasattr(a.data, "ptr") else a.ctypes.data
 
 
 def block_sweep_case(size: int) -> launches.SweepCase:
     """Variant A's stage kernel (one thread per cell) on a ``size``² float32 periodic grid,
     prepared for a block-size sweep (a :class:`kernels.launches.SweepCase`)."""
-    import cupy as cp
+    dev = layer.device("cuda")
+    xp = dev.xp
     n = int(size)
-    k = get_kernel("ch_point<float, 0, 2, 0>", int(np.prod(POINT_BLOCK[2])))
-    src = cp.random.random((n, n), dtype=cp.float32) * 0.2 - 0.1
-    out = cp.empty_like(src)
+    k = get_kernel("ch_point<float, 0, 2, 0>", int(np.prod(POINT_BLOCK[2])), device=dev)
+    src = xp.random.random((n, n), dtype=xp.float32) * 0.2 - 0.1
+    out = xp.empty_like(src)
     f = np.float32
-    args = (np.uint64(src.data.ptr), src, out, np.int32(n), np.int32(n), np.int32(1), f(0.01),
+    args = (np.uint64(_ptr(src)), src, out, np.int32(n), np.int32(n), np.int32(1), f(0.01),
             f(1), f(1), f(1), f(1), f(1), f(-1))
 
     def launch(block: int):
         bx = min(block, 32)
         by = block // bx
-        k((_cdiv(n, bx), _cdiv(n, by), 1), (bx, by, 1), args)
+        dev.launch(k, (_cdiv(n, bx), _cdiv(n, by), 1), (bx, by, 1), args)
     return launches.SweepCase("ch_point", k, launch, n * n, "cells/s")
 
 
@@ -158,13 +201,33 @@ def _cdiv(a, b):
 
 
 class CudaStepper(Stepper):
-    """Explicit Euler / RK2 with the CUDA kernel ``params.variant`` (A–E)."""
+    """Explicit Euler / RK2 with the CUDA kernel ``params.variant`` (A–E), on the GPU or — on the CPU
+    backend — the same CUDA source run on the host (:attr:`emulated`)."""
 
     name = "cuda"
     buffers = 3
 
     def __init__(self, params, backend):
         super().__init__(params, backend)
+        #: the kernels.gpu Device the kernels run on (GPU, or the host running the CUDA source)
+        try:
+            self.dev = layer.device_for(backend)
+        except BackendUnavailable as exc:
+            if backend.is_gpu:
+                raise
+            raise BackendUnavailable(f"kernel variant {params.variant} on the CPU backend runs its CUDA source "
+                                     f"through the host C++ compiler, which is unavailable ({exc}); use the array "
+                                     "reference or cpu-threads") from None
+        self.xp = self.dev.xp
+        #: the CUDA source runs on the CPU (host device)
+        self.emulated = bool(self.dev.emulated)
+        if self.emulated:
+            check_host_size(params)
+            self.notes.append(f"kernel {params.variant}: {EMULATED_LABEL} (host C++ compiler), "
+                              "the NumPy reference's numbers to rounding")
+        #: compiler options (e.g. ``OPTIONS + ("--fmad=false",)``: no FMA contraction on the GPU, the
+        #: host's arithmetic, for bit-for-bit comparisons)
+        self.options = OPTIONS
         self._tex = {}          # texture cache: key -> (TextureObject, array ref)
         #: texture objects kept alive (a slab stepper reads ~9 views per buffer set and
         #: a captured CUDA graph holds their handles, so it raises this)
@@ -192,10 +255,12 @@ class CudaStepper(Stepper):
         self.fused2d_shape = FUSED2D_SHAPE
 
     # ---- helpers -------------------------------------------------------------
+    def _kernel(self, expr, block, dynamic_smem=0):
+        return get_kernel(expr, block, dynamic_smem, device=self.dev, options=self.options)
+
     def _device_props(self):
         if self._props is None:
-            import cupy as cp
-            self._props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+            self._props = self.dev.properties()
         return self._props
 
     def _coefs(self, dtype):
@@ -205,11 +270,13 @@ class CudaStepper(Stepper):
 
     def _texture(self, a):
         """(read mode, handle) for texture reads of ``a``: pitched 2D, else 1D linear."""
+        if self.emulated:
+            return self._host_texture(a)
         from cupy.cuda import runtime, texture
         nx, ny, nz = _dims(a.shape)
         props = self._device_props()
         item = a.dtype.itemsize
-        ptr = a.data.ptr
+        ptr = _ptr(a)
         # both texture kinds need the base address aligned to textureAlignment (a slab view
         # that starts mid-buffer may not be, and reads global memory instead)
         aligned = ptr % int(props.get("textureAlignment", 512)) == 0
@@ -254,23 +321,39 @@ class CudaStepper(Stepper):
         self.last_read = "tex2d" if mode == READ_TEX2D else "tex1d"
         return mode, tobj.ptr
 
+    def _host_texture(self, a):
+        """Texture reads on the host device: its texture objects when it has them (the same reader
+        code as on the GPU), else global reads (``last_read = "global"``)."""
+        make = getattr(self.dev, "texture", None)
+        if make is None:
+            self.last_read = "global"
+            return READ_GLOBAL, _ptr(a)
+        mode = READ_TEX2D if a.ndim == 2 else READ_TEX1D
+        key = (_ptr(a), a.shape, a.dtype.str, mode)
+        hit = self._tex.get(key)
+        if hit is None or hit[1] is not a:
+            if len(self._tex) >= self.tex_cache_size:
+                self._tex.pop(next(iter(self._tex)))
+            hit = self._tex[key] = (make(a, "2d" if mode == READ_TEX2D else "1d"), a)
+        self.last_read = "tex2d" if mode == READ_TEX2D else "tex1d"
+        return mode, int(hit[0])
+
     def _wave_chunk(self, expr, kern, block, across, n, mult, least):
         """Rows (2D) / planes (3D) per block so that ``across`` blocks per march position fill the
-        GPU's resident block slots once (occupancy API × multiprocessors): one wave, no tail."""
+        device's resident block slots once (occupancy API × multiprocessors): one wave, no tail."""
         key = (expr, block, across, n)
         hit = self._wave.get(key)
         if hit is None:
-            import cupy as cp
-            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kern.kernel.ptr, block, 0)
-            slots = max(1, int(per_sm)) * int(self._device_props()["multiProcessorCount"])
+            per_sm = self.dev.active_blocks(kern, block, 0)
+            slots = max(1, int(per_sm)) * int(self.dev.sms)
             chunk = _cdiv(n, max(1, slots // max(1, across)))
             hit = self._wave[key] = max(least, _cdiv(chunk, mult) * mult)
         return hit
 
     @staticmethod
-    def _vec_ok(a) -> bool:
+    def vec_ok(a) -> bool:
         """Vector (16-byte) tile loads allowed: nx % 4 == 0 and a 16-byte aligned field."""
-        return a.shape[-1] % 4 == 0 and a.data.ptr % 16 == 0
+        return a.shape[-1] % 4 == 0 and _ptr(a) % 16 == 0
 
     def _prep(self, a):
         xp = self.xp
@@ -297,36 +380,36 @@ class CudaStepper(Stepper):
         if variant in ("C", "D"):
             rd, handle = self._texture(src)
         else:
-            rd, handle = READ_GLOBAL, src.data.ptr
+            rd, handle = READ_GLOBAL, _ptr(src)
         m, b, u, K, idx2, bval = self._coefs(dtype)
         args = (np.uint64(handle), base, out, np.int32(nx), np.int32(ny), np.int32(nz),
                 dtype.type(coef), m, b, u, K, idx2, bval)
         if variant in ("A", "C"):
             bx, by, bz = (STRIP_BLOCK if p.block_layout == "strips" else POINT_BLOCK)[dim]
-            kern = get_kernel(f"ch_point<{T}, {bc}, {dim}, {rd}>", bx * by * (bz if dim == 3 else 1))
+            kern = self._kernel(f"ch_point<{T}, {bc}, {dim}, {rd}>", bx * by * (bz if dim == 3 else 1))
             grid = (_cdiv(nx, bx), _cdiv(ny, by), _cdiv(nz, bz) if dim == 3 else 1)
-            kern(grid, (bx, by, bz if dim == 3 else 1), args)
+            self.dev.launch(kern, grid, (bx, by, bz if dim == 3 else 1), args)
         elif impl == "march":  # B, D (and E's single stage)
             TX, TY, chunk = self.march_shape[dim]
-            kern = get_kernel(f"ch_march<{T}, {bc}, {dim}, {rd}, {TX}, {TY}>", TX * TY)
+            kern = self._kernel(f"ch_march<{T}, {bc}, {dim}, {rd}, {TX}, {TY}>", TX * TY)
             nm = nz if dim == 3 else ny
             grid = (_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)) if dim == 3 else \
                 (_cdiv(nx, TX), _cdiv(ny, chunk), 1)
-            same = 1 if base.data.ptr == src.data.ptr else 0
+            same = 1 if _ptr(base) == _ptr(src) else 0
             args = args[:6] + (np.int32(min(chunk, nm)), np.int32(same)) + args[6:]
-            kern(grid, (TX * TY, 1, 1), args)
+            self.dev.launch(kern, grid, (TX * TY, 1, 1), args)
         elif dim == 2 and impl == "sweep":  # B, D (and E's single stage)
             OX, OY = self.sweep_shape
-            kern = get_kernel(f"ch_sweep<{T}, {bc}, {rd}, {OX}, {OY}, {self.sweep_minb}>", 4 * OX)
-            flags = (1 if (rd == READ_GLOBAL and self._vec_ok(src)) else 0) | \
-                (2 if base.data.ptr == src.data.ptr else 0)
+            kern = self._kernel(f"ch_sweep<{T}, {bc}, {rd}, {OX}, {OY}, {self.sweep_minb}>", 4 * OX)
+            flags = (1 if (rd == READ_GLOBAL and self.vec_ok(src)) else 0) | \
+                (2 if _ptr(base) == _ptr(src) else 0)
             args = args[:5] + (np.int32(flags),) + args[6:]
-            kern((_cdiv(nx, OX), _cdiv(ny, OY), 1), (4 * OX, 1, 1), args)
+            self.dev.launch(kern, (_cdiv(nx, OX), _cdiv(ny, OY), 1), (4 * OX, 1, 1), args)
         else:  # B, D, and E's single stage (Euler with E is rejected by params)
             BX, BY, BZ, OX, OY, OZ = TILE_SHAPE[dim]
-            kern = get_kernel(f"ch_tile<{T}, {bc}, {dim}, {rd}, {BX}, {BY}, {BZ}, {OX}, {OY}, {OZ}>", BX * BY * BZ)
+            kern = self._kernel(f"ch_tile<{T}, {bc}, {dim}, {rd}, {BX}, {BY}, {BZ}, {OX}, {OY}, {OZ}>", BX * BY * BZ)
             grid = (_cdiv(nx, OX), _cdiv(ny, OY), _cdiv(nz, OZ) if dim == 3 else 1)
-            kern(grid, (BX, BY, BZ), args)
+            self.dev.launch(kern, grid, (BX, BY, BZ), args)
         return out
 
     # ---- fused RK2 (variant E) ----------------------------------------------------
@@ -343,40 +426,40 @@ class CudaStepper(Stepper):
             TX, TY, chunk, MINB, PD, VW = self.zreg_shape[T]
             NT = _cdiv((TX + 8) // VW * (TY + 8), 32) * 32
             expr = f"ch_fused_zreg3d<{T}, {bc}, {TX}, {TY}, {NT}, {MINB}, {PD}, {VW}>"
-            kern = get_kernel(expr, NT)
+            kern = self._kernel(expr, NT)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type
             if chunk <= 0:
                 chunk = self._wave_chunk(expr, kern, NT, _cdiv(nx, TX) * _cdiv(ny, TY), nz, 1, 16)
             chunk = min(chunk, nz)
-            vec = 1 if (self._vec_ok(src) and out.data.ptr % 16 == 0) else 0
-            kern((_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (NT, 1, 1),
-                 (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk), np.int32(vec),
-                  t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            vec = 1 if (self.vec_ok(src) and _ptr(out) % 16 == 0) else 0
+            self.dev.launch(kern, (_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (NT, 1, 1),
+                            (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk), np.int32(vec),
+                             t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
             return out
         if dim == 3 and self.fused_impl3d == "march":
             TX, TY, chunk = self.fused_march_shape[T]
-            kern = get_kernel(f"ch_fused_march3d<{T}, {bc}, {TX}, {TY}>", TX * TY)
+            kern = self._kernel(f"ch_fused_march3d<{T}, {bc}, {TX}, {TY}>", TX * TY)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type
             chunk = min(chunk, nz)
-            kern((_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (TX * TY, 1, 1),
-                 (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk),
-                  t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            self.dev.launch(kern, (_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (TX * TY, 1, 1),
+                            (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk),
+                             t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
             return out
         if dim == 2 and self.fused_impl == "wmarch":
             WPB, PD, chunk, MINB = self.wmarch_shape[T]
             expr = f"ch_fused_wmarch2d<{T}, {bc}, {WPB}, {PD}, {MINB}>"
-            kern = get_kernel(expr, 32 * WPB)
+            kern = self._kernel(expr, 32 * WPB)
             m, b, u, K, idx2, bval = self._coefs(dtype)
             t = dtype.type
             if chunk <= 0:
                 chunk = self._wave_chunk(expr, kern, 32 * WPB, _cdiv(_cdiv(nx, 120), WPB), ny, 8, 32)
             chunk = min(chunk, _cdiv(ny, 8) * 8)
-            vec = 1 if (self._vec_ok(src) and out.data.ptr % 16 == 0) else 0
-            kern((_cdiv(_cdiv(nx, 120), WPB), _cdiv(ny, chunk), 1), (32 * WPB, 1, 1),
-                 (src, out, np.int32(nx), np.int32(ny), np.int32(chunk), np.int32(vec),
-                  t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            vec = 1 if (self.vec_ok(src) and _ptr(out) % 16 == 0) else 0
+            self.dev.launch(kern, (_cdiv(_cdiv(nx, 120), WPB), _cdiv(ny, chunk), 1), (32 * WPB, 1, 1),
+                            (src, out, np.int32(nx), np.int32(ny), np.int32(chunk), np.int32(vec),
+                             t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
             return out
         if dim == 2 and self.fused_impl == "sliding":
             OX, OY = self.fused2d_shape
@@ -393,17 +476,17 @@ class CudaStepper(Stepper):
                 n0 = (OX + 8) * (OY + 8) * (OZ + 8)
                 n1 = (OX + 4) * (OY + 4) * (OZ + 4)
         smem = (n0 + n1) * dtype.itemsize
-        kern = get_kernel(expr, NT, smem)
-        if smem > 48 * 1024 and kern.max_dynamic_shared_size_bytes < smem:
+        kern = self._kernel(expr, NT, smem)
+        if not self.emulated and smem > 48 * 1024 and kern.max_dynamic_shared_size_bytes < smem:
             kern.max_dynamic_shared_size_bytes = smem
         m, b, u, K, idx2, bval = self._coefs(dtype)
         t = dtype.type
         third = np.int32(nz) if dim == 3 or self.fused_impl != "sliding" else \
-            np.int32(1 if self._vec_ok(src) else 0)   # ch_fused2d: vector-load flag
-        args = (np.uint64(src.data.ptr), out, np.int32(nx), np.int32(ny), third,
+            np.int32(1 if self.vec_ok(src) else 0)   # ch_fused2d: vector-load flag
+        args = (np.uint64(_ptr(src)), out, np.int32(nx), np.int32(ny), third,
                 t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval)
         grid = (_cdiv(nx, OX), _cdiv(ny, OY), _cdiv(nz, OZ) if dim == 3 else 1)
-        kern(grid, (NT, 1, 1), args, shared_mem=smem)
+        self.dev.launch(kern, grid, (NT, 1, 1), args, shared_mem=smem)
         return out
 
     def step(self, phi, n: int = 1):

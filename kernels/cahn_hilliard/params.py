@@ -20,9 +20,12 @@ INITIALS = ("spinodal", "droplets", "pfhub", "file")
 DOMAINS = ("box", "t-shape")
 INTEGRATORS = ("euler", "rk2", "spectral")
 VARIANTS = ("reference", "cpu-threads", "A", "B", "C", "D", "E")
-#: variants that run on host arrays (the CPU backend) / that are CUDA kernels (the GPU backend)
+#: variants that run on host arrays only (the CPU backend) / that are CUDA kernels (the GPU backend;
+#: on the CPU backend the same CUDA source runs on the CPU through kernels.gpu's host device)
 CPU_VARIANTS = ("reference", "cpu-threads")
 GPU_VARIANTS = ("A", "B", "C", "D", "E")
+#: how the CUDA variants are labelled where no GPU runs them
+EMULATED_LABEL = "(CUDA source run on the CPU)"
 VARIANT_NAMES = {
     "reference": "array reference (NumPy / CuPy roll)",
     "cpu-threads": "cpu-threads: compiled C++, OpenMP (paper 001)",
@@ -50,6 +53,19 @@ MAX_THREADS = 1024
 EXCHANGES = ("p2p", "host", "nccl")
 NEEDS_RESET = ("dim", "size", "size_y", "size_z", "domain", "boundary", "initial", "mean", "noise", "seed",
                "noise_source", "dx", "dtype")
+
+
+def variant_title(variant: str, gpu: bool) -> str:
+    """The display name of ``variant`` on a GPU (``gpu``) or CPU backend: the CUDA kernels A–E say
+    :data:`EMULATED_LABEL` where their source runs on the CPU."""
+    name = VARIANT_NAMES[variant]
+    return name if gpu or variant not in GPU_VARIANTS else f"{name} {EMULATED_LABEL}"
+
+
+def variant_runs(variant: str, gpu: bool) -> bool:
+    """Whether ``variant`` runs on a GPU (``gpu``) or CPU backend: everything runs on the CPU backend
+    (A–E as CUDA source on the CPU); cpu-threads needs host arrays, so not on the GPU backend."""
+    return not gpu or variant != "cpu-threads"
 
 
 def _f(default, help: str, units: str = "", choices: tuple | None = None, kind=None):
@@ -90,7 +106,8 @@ class CHParams:
     integrator: str = _f("rk2", "time integrator: euler, rk2 (midpoint, paper 000) or the semi-implicit "
                                 "spectral stepper", choices=INTEGRATORS)
     variant: str = _f("reference", "kernel variant: the array reference, cpu-threads (compiled C++ with OpenMP "
-                                   "on host cores, CPU backend) or a CUDA kernel A–E (GPU backend)",
+                                   "on host cores, CPU backend) or a CUDA kernel A–E (GPU backend; on the CPU "
+                                   "backend the same CUDA source run on the CPU, runs over about 30 s refused)",
                       choices=VARIANTS)
     threads: int = _f(0, "CPU threads of the cpu-threads variant (0: every core; 1: paper 001's single core)",
                       "threads")

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import BackendUnavailable, InvalidParameter
+from ..errors import InvalidParameter
 from . import domains, fused, stencil
 from .base import Stepper
 from .cpu_threads import ThreadedStepper
@@ -326,9 +326,6 @@ def _single_stepper(params: CHParams, backend) -> Stepper:
             raise InvalidParameter(f"the spectral integrator runs the masked {params.domain} domain with mirror "
                                    "(no-flux) boundaries only")
     else:
-        if params.variant in GPU_VARIANTS and not backend.is_gpu:
-            raise BackendUnavailable(f"kernel variant {params.variant} is a CUDA kernel and needs the "
-                                     "GPU backend; use the array reference or cpu-threads on CPU")
         cls = stepper_class(params.variant)
     check_support(cls, params)
     return cls(params, backend)
