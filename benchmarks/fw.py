@@ -12,6 +12,9 @@ Sections (``--sections``, comma list; default all):
   thesis    paper 004 Table 4.6 layout (MM-based / two-level t = 16, 32, 64, recursive t_R = 16, 32, 64)
   breakdown paper 004 Tables 4.7–4.8 layout at n = 8192 (per-kernel times, non-pivot share of peak)
   big       n = 16384 float32 with the best version (and int32)
+  host      no GPU needed: every GPU version's CUDA source run on the CPU (kernels.gpu.host) at a
+            lecture size (--host-n, default 512; int32), ns per min-plus update, the size guard's
+            limit n, and the CPU implementation beside it where one exists
 Times: computation only (matrix resident on the GPU, no copies), CUDA-synchronised, median of the
 repeats after one untimed run.  Usage: python benchmarks/fw.py [--quick] [--sections …] [--n 4096]
 (markdown also to $OUT/fw_bench.md, rows to $OUT/fw_bench.json).
@@ -302,6 +305,42 @@ def section_big(be, n, specs):
     out()
 
 
+HOST_SPECS = ("fw-v2", "fw-v3", "fw-v4", "fw-v4-coop", "fw-v5", "fw", "fw-blocked:tile=32", "fw-blocked:tile=64",
+              "fw-mm:tile=32", "fw-2level:tile=32", "fw-recursive:t_r=32", "fw-fast:tile=64")
+
+
+def section_host(n, repeats=2):
+    """The host device's table: each version's CUDA kernels run on the CPU (emulate=1)."""
+    from kernels.graphs.fw_core import fw_versions
+    cpu = select("cpu")
+    m = S.paper_graph(n, 1 + n)
+    out(f"## CUDA source run on the CPU (host device), n = {n}, int32, {os.cpu_count()} cores\n")
+    out("| version | host s | ns / update | size limit n (30 s) | CPU implementation s |")
+    out("|---|---|---|---|---|")
+    ref = None
+    for spec in HOST_SPECS:
+        name, opts = S.parse_spec(spec)
+        cls = fw_versions()[name]
+        kw = dict(opts, emulate=1) if cls.cpu else dict(opts)
+        floyd_warshall(m, name, cpu, arith="int32", pred=False, **kw)          # compile, warm
+        ts = []
+        for _ in range(repeats):
+            r = floyd_warshall(m, name, cpu, arith="int32", pred=False, **kw)
+            ts.append(r.kernel_seconds)
+        ref = r.dist if ref is None else ref
+        assert np.array_equal(r.dist, ref), spec
+        sec = float(np.median(ts))
+        native = ""
+        if cls.cpu:
+            t0 = time.perf_counter()
+            floyd_warshall(m, name, cpu, arith="int32", pred=False, **opts)
+            native = f"{time.perf_counter() - t0:.3g}"
+        out(f"| {spec} | {sec:.3g} | {sec / n ** 3 * 1e9:.3g} | {cls.host_limit()} | {native} |")
+        DATA[f"host|{spec}|{n}"] = sec
+        save()
+    out()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -309,10 +348,16 @@ def main():
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--thesis-sizes", default="128,256,512,1024,2048,4096,8192")
     ap.add_argument("--best", default="fw-fast")
+    ap.add_argument("--host-n", type=int, default=512)
     a = ap.parse_args()
+    sec = set(a.sections.split(","))
+    if "host" in sec:
+        section_host(a.host_n)
+        save()
+        if sec == {"host"}:
+            return
     be = select("gpu")
     out(f"Device: {be.device_name} (CC {be.compute_capability}); {time.strftime('%Y-%m-%d')}\n")
-    sec = set(a.sections.split(","))
     if "ceiling" in sec:
         section_ceiling(be, a.n, a.quick)
         save()

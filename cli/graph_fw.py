@@ -43,8 +43,8 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--seed", type=num_type(int, minimum=0), default=1, help="graph seed (the graph of size n uses seed + n; default 1)")
     p.add_argument("--pred", action="store_true", help="also keep the predecessor matrix (path recording)")
     p.add_argument("--table", choices=TABLES, default=None,
-                   help="ii: paper 002 Table II (fw-v1 fw-v3 fw-v4 fw-v5 at n = 2048, 10 runs, int32; V3–V5 need a "
-                        "GPU); 4.6: paper 004 Table 4.6 (MM / two-level / recursive at n = 128 … 4096, 2 runs, "
+                   help="ii: paper 002 Table II (fw-v1 fw-v3 fw-v4 fw-v5 at n = 2048, 10 runs, int32; without a GPU at "
+                        f"n = {fs.HOST_TABLE_II_N}, 3 runs, V3–V5 as their CUDA source run on the CPU); 4.6: paper 004 Table 4.6 (MM / two-level / recursive at n = 128 … 4096, 2 runs, "
                         "int32); 4.7: paper 004 Tables 4.7–4.8, the per-kernel times at n = max(--sizes), default "
                         "8192 (GPU only).  Explicit options override the table's")
     p.add_argument("--csv", metavar="FILE", help="write one row per (version, n)")
@@ -57,7 +57,7 @@ def _setup(a, be):
     from kernels.errors import InvalidParameter
     from kernels.graphs import fw_sweep as fs
     from kernels.graphs.fw_core import fw_versions
-    t_specs, t_sizes, t_reps, t_arith = fs.TABLE_SETUPS.get(a.table, (None, None, None, None))
+    t_specs, t_sizes, t_reps, t_arith = fs.table_setup(a.table, be) if a.table in fs.TABLE_SETUPS else (None,) * 4
     specs = a.versions or list(t_specs or fs.default_specs(be))
     try:
         sizes = fs.check_sizes([number("--sizes", v, int) for v in parse_list("--sizes", a.sizes)]
@@ -83,6 +83,8 @@ def _setup(a, be):
 def _row_line(r) -> str:
     share = "" if r.pct_peak is None else f", {r.pct_peak:.1f} % of peak"
     same = "" if r.agrees else "  OTHER DISTANCES than the first version"
+    if r.backend == "host":
+        share += ", CUDA source run on the CPU"
     return (f"{r.label:<22} n = {r.n:>6} {r.arith:<7} {r.seconds * 1e3:10.4g} ± {r.std * 1e3:.2g} ms{share}, "
             f"{r.launches} launches{', ' + r.params if r.params else ''}{same}")
 
@@ -110,7 +112,8 @@ def run(a) -> int:
     agree = all(r.agrees for r in rows)
     if a.json:
         import json
-        out = dict(json.loads(fs.rows_to_json(rows, be)), backend=be.name, specs=specs, sizes=sizes, arith=arith,
+        out = dict(json.loads(fs.rows_to_json(rows, be)), backend=be.name, emulated=any(r.backend == "host" for r in rows),
+                   specs=specs, sizes=sizes, arith=arith,
                    repeats=repeats, seed=seed, pred=a.pred, table=a.table, all_agree=agree, **written)
         print_result(out, True)
         raise_failed(failed)
@@ -136,7 +139,8 @@ def _ms(v) -> str:
 
 
 def _print_table_ii(t: dict) -> None:
-    print(f"Paper 002 Table II (n = {t['n']}; seconds, mean of the runs):")
+    at = "" if t["n"] == t["paper_n"] else f"; the paper's at n = {t['paper_n']}"
+    print(f"Paper 002 Table II (n = {t['n']}{at}; seconds, mean of the runs):")
     for v, d in t["versions"].items():
         print(f"    {v:<6} {d['header']:<18} ours {_ms(d['ours_mean'])}  paper {d['paper_mean']:.4g}")
     for k, d in t["steps"].items():

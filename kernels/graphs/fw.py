@@ -113,8 +113,9 @@ class FWVersion(APSPMethod):
     ariths: ClassVar[tuple[str, ...]] = ("float32", "int32")
     max_n: ClassVar[int | None] = None
     options_allowed: ClassVar[dict] = {}  # option → default
-    #: host device (CUDA source run on the CPU): measured seconds per min-plus update (n³ of them) on
-    #: this project's 2-core CI machine (benchmarks/fw.py --host); the size guard's cost model
+    #: host device (CUDA source run on the CPU): seconds per min-plus update (n³ of them), the size
+    #: guard's cost model — 1.5 × what ``benchmarks/fw.py --sections host`` measured at n = 512 on this
+    #: project's 2-core machine (shared, loaded); a machine with more cores runs faster
     host_s_per_update: ClassVar[float] = 2e-8
 
     def __init__(self, pred: bool | None = None, arith: str = "auto", emulate=False, **options):
@@ -246,6 +247,7 @@ class _Paper002GPU(FWVersion):
 @register
 class FWV2(_Paper002GPU):
     name = "fw-v2"
+    host_s_per_update = 8e-9
     label = "V2"
     help = ("Paper 002 §III-B (V2, Listing 4): the same triple loop in one GPU thread — a teaching step, "
             "not timed in the paper (n ≤ 1024)")
@@ -258,6 +260,7 @@ class FWV2(_Paper002GPU):
 @register
 class FWV3(_Paper002GPU):
     name = "fw-v3"
+    host_s_per_update = 1.4e-8
     label = "V3"
     help = ("Paper 002 §III-C (V3, Listing 5): one launch per k, 1-D grid of the size "
             "cudaOccupancyMaxPotentialBlockSize gives, a contiguous run of ⌈n²/threads⌉ cells per thread")
@@ -273,6 +276,7 @@ class FWV3(_Paper002GPU):
 @register
 class FWV4(_Paper002GPU):
     name = "fw-v4"
+    host_s_per_update = 1.4e-8
     label = "V4"
     help = ("Paper 002 §III-D (V4, Listing 6): one launch, the k loop inside, the paper's per-block flag-array "
             "grid barrier (grid = the co-resident blocks)")
@@ -292,6 +296,7 @@ class FWV4(_Paper002GPU):
 @register
 class FWV4Coop(FWV4):
     name = "fw-v4-coop"
+    host_s_per_update = 1e-8
     label = "V4 coop"
     help = ("Paper 002 §III-D's single launch with a cooperative-groups grid.sync() barrier instead of the "
             "flag array (cooperative launch)")
@@ -301,6 +306,7 @@ class FWV4Coop(FWV4):
 @register
 class FWV5(FWV4):
     name = "fw-v5"
+    host_s_per_update = 1.5e-8
     label = "V5"
     help = "Paper 002 §III-E (V5, Listing 7): V4 with D(i,k) kept in a register, flag-array barrier"
     version = 5
@@ -310,6 +316,7 @@ class FWV5(FWV4):
 @register
 class FWPlain(FWVersion):
     name = "fw"
+    host_s_per_update = 4e-8
     label = "plain"
     paper = "004"
     help = ("Paper 004 Fig. 4.1: plain Floyd–Warshall, one kernel launch per k over the dense matrix "
@@ -326,6 +333,7 @@ class FWPlain(FWVersion):
 @register
 class FWBlocked(FWVersion):
     name = "fw-blocked"
+    host_s_per_update = 3.5e-8
     label = "BFW"
     paper = "004"
     help = ("Paper 004 §4.2.1 (Figs. 4.2–4.3): iterative three-phase blocked Floyd–Warshall, tile 32 or 64 by "
@@ -417,6 +425,7 @@ class _ThesisBFW(FWVersion):
 @register
 class FWMM(_ThesisBFW):
     name = "fw-mm"
+    host_s_per_update = 2e-8
     label = "MM"
     help = ("Paper 004 §4.3.2: matrix-multiplication-based blocked FW — the non-pivot kernel is Volkov's GEMM "
             "with min-plus, 16×64 sub-blocks, l sub-blocks per thread block (tile t = 16/32/64; l = auto: timed)")
@@ -425,6 +434,7 @@ class FWMM(_ThesisBFW):
 @register
 class FWTwoLevel(_ThesisBFW):
     name = "fw-2level"
+    host_s_per_update = 4.5e-8
     label = "2L"
     help = ("Paper 004 §4.3.3 (Fig. 4.10): two-level blocking — t′×t′ sub-tiles, t·t′ threads, 2·t·t′ elements "
             "of shared memory per block, l tiles per block (tile t = 16/32/64)")
@@ -434,6 +444,7 @@ class FWTwoLevel(_ThesisBFW):
 @register
 class FWTuned(_ThesisBFW):
     name = "fw-tuned"
+    host_s_per_update = 3e-8
     label = "MM auto"
     help = ("Paper 004 §4.4: the MM-based blocked FW with t and l chosen by an auto-tuner that times the real "
             "kernels on this GPU (one K step per candidate); the choice is reported")
@@ -460,6 +471,7 @@ class FWTuned(_ThesisBFW):
 @register
 class FWRecursive(FWVersion):
     name = "fw-recursive"
+    host_s_per_update = 7e-9
     label = "Rec"
     paper = "004"
     help = ("Paper 004 §4.2.2 (Fig. 4.4; Buluç et al.): recursive blocked FW — quadrants closed recursively, "
@@ -499,6 +511,7 @@ class FWRecursive(FWVersion):
 @register
 class FWFast(FWVersion):
     name = "fw-fast"
+    host_s_per_update = 5e-9
     label = "fast"
     paper = "ours"
     help = ("Ours, beyond papers 002/004: three-phase blocked FW whose panel and non-pivot phases are "

@@ -79,6 +79,20 @@ TABLE_SETUPS = {"ii": (tuple(PAPER_002_TABLE_II), (PAPER_002_N,), 10, "int32"),
                 "4.6": (THESIS_SPECS, (128, 256, 512, 1024, 2048, 4096), 2, "int32")}
 
 
+#: paper 002 Table II without a GPU (V3–V5 are their CUDA source run on the CPU): a lecture size
+HOST_TABLE_II_N = 512
+
+
+def table_setup(key: str, backend) -> tuple:
+    """(specs, sizes, repeats, arithmetic) of layout ``key`` on ``backend``: :data:`TABLE_SETUPS`,
+    except Table II without a GPU, which runs at :data:`HOST_TABLE_II_N` (within the host device's
+    limit) with 3 runs."""
+    specs, sizes, reps, arith = TABLE_SETUPS[key]
+    if key == "ii" and not (backend is not None and backend.is_gpu):
+        return specs, (HOST_TABLE_II_N,), 3, arith
+    return specs, sizes, reps, arith
+
+
 def default_specs(backend) -> list[str]:
     return list(DEFAULT_SPECS["gpu" if backend is not None and backend.is_gpu else "cpu"])
 
@@ -255,7 +269,7 @@ def run_sweep(specs, sizes, backend=None, arith: str = "float32", repeats: int |
             ref = ref or res
             mean = float(np.mean(times))
             ups = float(n) ** 3 / mean if mean > 0 else float("inf")
-            params = ", ".join(f"{k}={v}" for k, v in res.params.items() if k != "tuned")
+            params = ", ".join(f"{k}={v}" for k, v in res.params.items() if k not in ("tuned", "emulated"))
             yield FWRow(s, name, spec_label(s), n, res.arith, res.backend, mean, float(np.std(times)),
                         float(np.min(times)), len(times), res.launches, ups,
                         None if (peak is None or res.backend != "gpu") else 100.0 * ups / peak,
@@ -265,10 +279,13 @@ def run_sweep(specs, sizes, backend=None, arith: str = "float32", repeats: int |
 
 # ------------------------------------------------------------------------------ layouts
 def table_ii(rows) -> dict:
-    """Paper 002 Table II from rows at n = 2048: per version the runs (ours, paper's), means, and the
-    V3 → V4 → V5 steps (% less time) next to the paper's."""
-    by = {r.version: r for r in rows if r.n == PAPER_002_N and r.version in PAPER_002_TABLE_II}
-    out = {"n": PAPER_002_N, "versions": {}, "steps": {}}
+    """Paper 002 Table II from rows at n = 2048 (the paper's; without them, the largest n of the
+    rows — :func:`table_setup` without a GPU): per version the runs (ours, paper's at 2048), means,
+    and the V3 → V4 → V5 steps (% less time) next to the paper's."""
+    ns = {r.n for r in rows if r.version in PAPER_002_TABLE_II}
+    n = PAPER_002_N if PAPER_002_N in ns or not ns else max(ns)
+    by = {r.version: r for r in rows if r.n == n and r.version in PAPER_002_TABLE_II}
+    out = {"n": n, "paper_n": PAPER_002_N, "versions": {}, "steps": {}}
     for v, paper in PAPER_002_TABLE_II.items():
         r = by.get(v)
         out["versions"][v] = {"header": PAPER_002_HEADERS[v], "paper": list(paper), "paper_mean": float(np.mean(paper)),

@@ -163,7 +163,7 @@ struct Launch {
     void (*body)(void**);
     void** args;
     unsigned gx, gy, gz, bx, by, bz, smem;
-    int nb, nt, next = 0, failed = 0, waiting = 0, members = 0;
+    int nb, nt, plain = 0, next = 0, failed = 0, waiting = 0, members = 0;
     long ggen = 0;
     pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -193,6 +193,11 @@ static thread_local char* t_dyn;
 static thread_local Block* t_blk;
 static thread_local Launch* t_launch;
 
+// Every way a thread can wait for another calls this (empty, never inlined): when the kernel's code
+// cannot reach it the linker drops it, and the loader, not finding it in the library, runs each
+// block's threads as a plain loop (no fibers).
+static __attribute__((noinline)) void cuda_emu_meets() { __asm__ __volatile__(""); }
+
 inline Fiber& me() { return t_blk->f[t_blk->cur]; }
 inline void park(Fiber& f, int state, long gen) {
     f.state = state; f.gen = gen;
@@ -202,6 +207,7 @@ inline void park(Fiber& f, int state, long gen) {
 
 // the block barrier; grid: one thread of the block then waits for every block
 inline void block_barrier(bool grid, int pred = 0) {
+    cuda_emu_meets();
     Block& b = *t_blk;
     long g = b.gen;
     b.acc[g & 1] += pred;
@@ -216,6 +222,7 @@ inline void block_barrier(bool grid, int pred = 0) {
 }
 
 inline void warp_barrier(Warp& w, unsigned mask) {
+    cuda_emu_meets();
     long g = w.gen;
     if (w.arrived == 0) w.mask = mask;
     unsigned part = mask & w.alive;
@@ -258,11 +265,10 @@ inline uint3 unflat(unsigned i, unsigned x, unsigned y) {
 // run one block: every thread a fiber on this worker, round robin between barriers
 static bool run_block(Launch& L, Block& b, char* stacks, size_t ss) {
     const int nt = L.nt;
-#if defined(CUDA_EMU_PLAIN)
-    // no barrier or warp collective anywhere in the source: the threads run one after another
-    for (int i = 0; i < nt; ++i) { t_tid = unflat(i, L.bx, L.by); L.body(L.args); }
-    return true;
-#endif
+    if (L.plain) {      // no thread can wait for another: they run one after another
+        for (int i = 0; i < nt; ++i) { t_tid = unflat(i, L.bx, L.by); L.body(L.args); }
+        return true;
+    }
     if (nt == 1) { t_tid = uint3{0, 0, 0}; L.body(L.args); return true; }
     b.alive = nt; b.arrived = 0; b.gen = 0; b.abort = false; b.acc[0] = b.acc[1] = 0;
     for (int w = 0; w < (nt + 31) / 32; ++w) {
@@ -332,11 +338,7 @@ static void* worker(void* arg) {
     t_gdim = dim3(L->gx, L->gy, L->gz);
     char* dyn = (char*)malloc(L->smem + 16);
     Fiber* fibers = (Fiber*)calloc(L->nt, sizeof(Fiber));
-#if defined(CUDA_EMU_PLAIN)
-    size_t bytes = 0;
-#else
-    size_t bytes = L->nt > 1 ? STACK * (size_t)L->nt : 0;
-#endif
+    size_t bytes = L->nt > 1 && !L->plain ? STACK * (size_t)L->nt : 0;
     char* stacks = bytes ? take_stacks(bytes) : nullptr;
     if (!dyn || !fibers || (bytes && !stacks)) L->fail("out of memory for the block's threads");
     else {
@@ -361,8 +363,10 @@ static void* worker(void* arg) {
 // one launch: `workers` OS threads take the blocks in turn (all at once when workers == blocks)
 typedef int (*PoolRun)(void* (*)(void*), void*, int);
 static int launch(void (*body)(void**), void** args, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                  unsigned by, unsigned bz, unsigned smem, int workers, PoolRun pool, char* err, int errlen) {
+                  unsigned by, unsigned bz, unsigned smem, int workers, int plain, PoolRun pool, char* err,
+                  int errlen) {
     Launch L;
+    L.plain = plain;
     L.body = body; L.args = args;
     L.gx = gx; L.gy = gy; L.gz = gz; L.bx = bx; L.by = by; L.bz = bz; L.smem = smem;
     L.nb = (int)(gx * gy * gz); L.nt = (int)(bx * by * bz);
@@ -413,8 +417,9 @@ template <class... A> inline void call(void (*f)(A...), void** args) {
 #define gridDim (::cuda_emu::t_gdim)
 
 // ------------------------------------------------------------------ synchronisation
-inline void __syncthreads() { if (cuda_emu::t_blk->nt > 1) cuda_emu::block_barrier(false); }
+inline void __syncthreads() { cuda_emu::cuda_emu_meets(); if (cuda_emu::t_blk->nt > 1) cuda_emu::block_barrier(false); }
 inline int __syncthreads_count(int p) {
+    cuda_emu::cuda_emu_meets();
     if (cuda_emu::t_blk->nt == 1) return p != 0;
     long g = cuda_emu::t_blk->gen;
     cuda_emu::block_barrier(false, p != 0);
@@ -433,6 +438,7 @@ inline void __nanosleep(unsigned) { sched_yield(); }
 namespace cooperative_groups {
 struct grid_group {
     void sync() {
+        cuda_emu::cuda_emu_meets();
         if (cuda_emu::t_blk->nt > 1) cuda_emu::block_barrier(true);
         else if (!cuda_emu::t_launch->grid_wait()) cuda_emu::t_blk->abort = true;
     }
@@ -463,6 +469,7 @@ inline Warp& my_warp() { return t_blk->warps[me().lin >> 5]; }
 // post v, meet the mask's lanes, return the slot buffer used (read it before the next collective)
 template <class T> inline int post(unsigned mask, T v) {
     static_assert(sizeof(T) <= 8, "warp collectives move at most 8 bytes");
+    cuda_emu_meets();
     Warp& w = my_warp();
     int par = (int)(w.gen & 1);
     unsigned long long s = 0;
@@ -477,8 +484,8 @@ template <class T> inline T read(int par, int src) {
 }
 }  // namespace cuda_emu
 
-inline unsigned __activemask() { return cuda_emu::my_warp().alive; }
-inline void __syncwarp(unsigned mask = 0xffffffffu) { if (cuda_emu::t_blk->nt > 1) cuda_emu::warp_barrier(cuda_emu::my_warp(), mask); }
+inline unsigned __activemask() { cuda_emu::cuda_emu_meets(); return cuda_emu::my_warp().alive; }
+inline void __syncwarp(unsigned mask = 0xffffffffu) { cuda_emu::cuda_emu_meets(); if (cuda_emu::t_blk->nt > 1) cuda_emu::warp_barrier(cuda_emu::my_warp(), mask); }
 template <class T> inline T __shfl_sync(unsigned mask, T v, int src, int width = 32) {
     int par = cuda_emu::post(mask, v), l = cuda_emu::lane();
     return cuda_emu::read<T>(par, (l & ~(width - 1)) + (src & (width - 1)));

@@ -24,6 +24,9 @@ import ctypes
 import hashlib
 import os
 import re
+import shutil
+import subprocess
+import sys
 import threading
 import time
 from importlib.resources import files
@@ -34,8 +37,11 @@ from ... import hostcc
 from ..device import Device
 from . import source as src
 
-#: host compiler flags: IEEE arithmetic without contraction (GPU: exact for +, min, compares)
-FLAGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-strict-aliasing", "-w", "-pthread")
+#: host compiler flags: IEEE arithmetic without contraction (GPU: exact for +, min, compares); only
+#: the entry points exported, and (GNU linkers) code the kernel cannot reach dropped — see :func:`meets`
+FLAGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-strict-aliasing", "-w", "-pthread",
+         "-fvisibility=hidden") + (("-ffunction-sections", "-Wl,--gc-sections") if sys.platform.startswith("linux")
+                                   else ())
 #: threads per block the occupancy stand-ins suggest (fibers cost per thread: fewer is faster)
 DEFAULT_BLOCK = 128
 #: a launch predicted (from the kernel's last one) to take less than this runs on one worker
@@ -53,8 +59,8 @@ class HostKernel:
         self.cost = None             # seconds per CUDA thread of the last launch (one core's worth)
         self._launch = lib.emu_launch
         self._launch.restype = ctypes.c_int
-        self._launch.argtypes = [ctypes.c_uint] * 7 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
-                                                        ctypes.c_int]
+        self._launch.argtypes = [ctypes.c_uint] * 7 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                                        ctypes.c_char_p, ctypes.c_int]
         sig = lib.emu_signature
         sig.restype = ctypes.c_char_p
         self.params = tuple(c for c in sig().decode().split(",") if c)
@@ -129,6 +135,22 @@ def pool_run() -> int:
                                      flags=FLAGS, openmp=False)
         _pool.append((lib, ctypes.cast(lib.pool_run, ctypes.c_void_p).value))
     return _pool[0][1]
+
+
+def meets(lib: ctypes.CDLL, prepared: str) -> bool:
+    """Whether the kernel's threads can wait for each other: the prelude's marker function
+    (:data:`.source.MARKER`) survived in the library (the linker drops it when the kernel cannot reach
+    a barrier or warp collective; read with ``nm``).  Without ``nm`` or a GNU linker: whether the
+    source text has any (:func:`.source.plain`)."""
+    nm = shutil.which("nm")
+    if nm and sys.platform.startswith("linux"):
+        try:
+            r = subprocess.run([nm, lib._name], capture_output=True, text=True, timeout=30)
+            if r.returncode == 0:
+                return src.MARKER in r.stdout
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return not src.plain(prepared)
 
 
 def _label(name: str) -> str:
@@ -215,7 +237,7 @@ class HostDevice(Device):
             lib = hostcc.compile_library(unit, what=f"the host build of {name}", kind="cuda-host",
                                          prefix=_label(name), flags=FLAGS, openmp=False)
             with self._lock:
-                k = self._built.setdefault(key, HostKernel(name, lib, src.plain(prepared)))
+                k = self._built.setdefault(key, HostKernel(name, lib, not meets(lib, prepared)))
         return k
 
     # ------------------------------------------------------------------ launch
@@ -245,7 +267,8 @@ class HostDevice(Device):
             workers = min(self.workers, blocks)
         err = ctypes.create_string_buffer(512)
         t0 = time.perf_counter()
-        rc = k._launch(*g, *b, int(shared_mem), workers, ctypes.cast(ptrs, ctypes.c_void_p), pool_run(), err, 512)
+        rc = k._launch(*g, *b, int(shared_mem), workers, int(k.plain), ctypes.cast(ptrs, ctypes.c_void_p), pool_run(),
+                       err, 512)
         k.cost = (time.perf_counter() - t0) * min(workers, self.workers) / nthreads
         self.launch_count += 1
         if rc:

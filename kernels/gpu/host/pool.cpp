@@ -35,7 +35,7 @@ void* loop(void* p) {
 }
 }  // namespace
 
-extern "C" int pool_run(Fn fn, void* arg, int n) {
+extern "C" __attribute__((visibility("default"))) int pool_run(Fn fn, void* arg, int n) {
     pthread_mutex_lock(&job_m);
     pthread_mutex_lock(&m);
     pthread_attr_t attr;

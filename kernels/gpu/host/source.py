@@ -101,26 +101,29 @@ def body(source: str, options=(), path: str | None = None) -> str:
     return rewrite_shared(inline_includes(source, path, include_dirs(options)))
 
 
-#: what makes threads of a block wait for each other: without any, a block's threads run as a plain loop
+#: what makes threads of a block wait for each other (the loader's fallback test where it cannot
+#: read the library's symbols): without any, a block's threads may run as a plain loop
 _MEETS = re.compile(r"__syncthreads|__syncwarp|_sync\s*\(|\bsync\s*\(|__activemask|cooperative_groups|grid_group|"
-                    r"thread_block|volatile")
+                    r"thread_block")
+#: the prelude's marker function: in the library only when the kernel can reach a barrier
+MARKER = "cuda_emu_meets"
 
 
 def plain(prepared: str) -> bool:
-    """True when no thread of the source can wait for another (no barrier, warp collective, grid
-    group or volatile spin): the threads of a block may then run one after another."""
+    """True when no thread of the source can wait for another (no barrier, warp collective or grid
+    group anywhere in its text)."""
     return _MEETS.search(prepared) is None
 
 
 def translation_unit(prepared: str, name: str, options=()) -> str:
     """The options' macros + prelude + prepared source + the entry points of kernel ``name`` (a C++
-    name expression).  ``CUDA_EMU_PLAIN`` is defined for a :func:`plain` source."""
-    return (defines(options) + ("#define CUDA_EMU_PLAIN 1\n" if plain(prepared) else "") + prelude() + "\n"
-            + prepared + "\n"
+    name expression), the only symbols the library exports."""
+    return (defines(options) + prelude() + "\n" + prepared + "\n"
             f"static void emu_body(void** a) {{ ::cuda_emu::call(&{name}, a); }}\n"
-            'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
-            "                          unsigned smem, int workers, void** args, void* pool, char* err, int errlen)\n"
-            "{ return ::cuda_emu::launch(emu_body, args, gx, gy, gz, bx, by, bz, smem, workers,\n"
+            'extern "C" __attribute__((visibility("default")))\n'
+            "int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n"
+            "               unsigned smem, int workers, int plain, void** args, void* pool, char* err, int errlen)\n"
+            "{ return ::cuda_emu::launch(emu_body, args, gx, gy, gz, bx, by, bz, smem, workers, plain,\n"
             "                            (::cuda_emu::PoolRun)pool, err, errlen); }\n"
-            'extern "C" const char* emu_signature()\n'
+            'extern "C" __attribute__((visibility("default"))) const char* emu_signature()\n'
             f"{{ return ::cuda_emu::signature(&{name}); }}\n")
