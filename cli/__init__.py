@@ -13,6 +13,7 @@
     python main.py rng --approach A     Marsaglia RNG: throughput, first numbers, test vector (paper 001)
     python main.py flint MODEL [opts]   compile + integrate an SBML/CellML/native cell model (--sweep: on Dask)
     python main.py flint-suite [CASES]  SBML Test Suite conformance (per-tag table, JSON)
+    python main.py --version | --info | --reset-settings   version; versions, GPU and paths; default settings
 
 Both paths use the same compute library (kernels/).  ``--backend cpu|gpu|auto`` (before or after
 the command) or the GSE_BACKEND environment variable chooses CuPy or NumPy.  Any failure prints
@@ -31,7 +32,7 @@ import sys
 from kernels import limits
 
 from . import (ch, ch_sweep, flint, flint_suite, graph, graph_bfs, graph_clustering, graph_fw, graph_reproduce,
-               graph_sssp, occupancy, rng)
+               graph_sssp, info, occupancy, rng)
 from .common import ArgumentParser, UsageError, reset_outputs, run_guarded
 
 #: command name → module (``add_parser``, ``run``), in the order ``--help`` lists them
@@ -57,6 +58,8 @@ def common_options(top: bool) -> ArgumentParser:
 def build_parser() -> ArgumentParser:
     ap = ArgumentParser(prog="gpu-science-explorer", description=_description(),
                         formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common_options(True)])
+    info.add_options(ap)
+    ap.add_argument("--json", action="store_true", dest="top_json", help="with --info: print one JSON object")
     sub = ap.add_subparsers(dest="workspace", metavar="WORKSPACE", parser_class=ArgumentParser)
     shared = common_options(False)
     for mod in COMMANDS.values():
@@ -87,6 +90,11 @@ def main(argv: list[str] | None = None, gui=None) -> int:
     if "a" not in parsed:
         return status
     a = parsed["a"]
+    if info.requested(a):
+        if a.workspace is not None:
+            print("error: --version, --info and --reset-settings go without a command", file=sys.stderr)
+            return 2
+        return run_guarded(lambda: info.run(a, a.top_json), a.debug)
     if a.workspace is None:
         if gui is None:
             parsed["parser"].print_help()

@@ -109,6 +109,29 @@ def plot_items(widget) -> list:
     return out
 
 
+def _relayout(widget) -> None:
+    """Lay the plots of ``widget`` out in their views again: a layout that grew for larger fonts
+    does not shrink by itself (its views re-fit it only on a resize)."""
+    import pyqtgraph as pg
+    from PyQt6.QtCore import QRectF
+    from PyQt6.QtGui import QResizeEvent
+    from PyQt6.QtWidgets import QApplication, QGraphicsWidget, QWidget
+    views = [widget] if isinstance(widget, pg.GraphicsView) else []
+    views += widget.findChildren(pg.GraphicsView) if isinstance(widget, QWidget) else []
+    for v in views:
+        scene = v.scene()
+        for it in (scene.items() if scene is not None else []):
+            if isinstance(it, pg.GraphicsWidget):
+                it.updateGeometry()                # drop the size hints cached at the larger fonts
+                lay = QGraphicsWidget.layout(it)
+                if lay is not None:
+                    lay.invalidate()
+        QApplication.sendPostedEvents()
+        if v.centralWidget is not None:
+            v.centralWidget.setGeometry(QRectF(0, 0, v.width(), v.height()))
+        QApplication.sendEvent(v, QResizeEvent(v.size(), v.size()))
+
+
 def _scaled_font(font, scale):
     from PyQt6.QtGui import QFont
     f = QFont(font)
@@ -127,6 +150,11 @@ def styled(widget, style: FigureStyle | None):
         return
     undo = []
     try:
+        if widget is not None:            # larger fonts must not grow the widget: the figure keeps its size
+            mn, mx = widget.minimumSize(), widget.maximumSize()
+            undo.append(lambda: (widget.setMinimumSize(mn), widget.setMaximumSize(mx)))
+            widget.setFixedSize(widget.size())
+        undo.append(lambda: _relayout(widget))      # runs last: the layouts shrink back to the view
         for pi in plot_items(widget):
             _apply(pi, style, undo)
         yield
@@ -150,9 +178,19 @@ def _apply(pi, style: FigureStyle, undo: list) -> None:
         if style.y_range is not None:
             vb.setYRange(*style.y_range, padding=0)
     if style.title:
-        old = pi.titleLabel.text
-        shown = pi.titleLabel.isVisible()
-        undo.append(lambda: pi.setTitle(old) if shown else pi.setTitle(None))
+        tl = pi.titleLabel
+        old, opts0, shown = tl.text, dict(tl.opts), tl.isVisible()
+        row_h, max_h = pi.layout.rowMinimumHeight(0), tl.maximumHeight()
+
+        def back():
+            tl.opts = dict(opts0)
+            if shown:
+                pi.setTitle(old)
+            else:
+                pi.setTitle(None)
+            pi.layout.setRowFixedHeight(0, row_h)
+            tl.setMaximumHeight(max_h)
+        undo.append(back)
         pi.setTitle(style.title)
     if style.line_width > 0:
         for item in pi.listDataItems():
@@ -172,16 +210,18 @@ def _apply(pi, style: FigureStyle, undo: list) -> None:
             label_font = ax.label.font()
             from PyQt6.QtGui import QFont
             base = tick_font if tick_font is not None else QFont()
-            undo.append(lambda a=ax, tf=tick_font, lf=label_font: (a.setStyle(tickFont=tf), a.label.setFont(lf)))
+            tw, th = ax.textWidth, ax.textHeight      # the axis only grows its text space by itself
+
+            def back(a=ax, tf=tick_font, lf=label_font, tw=tw, th=th):
+                a.label.setFont(lf)
+                a.textWidth, a.textHeight = tw, th
+                a.setStyle(tickFont=tf)                # re-sizes the axis from the text space
+            undo.append(back)
             ax.setStyle(tickFont=_scaled_font(base, s))
             ax.label.setFont(_scaled_font(label_font, s))
         tl = pi.titleLabel
         if tl.isVisible() and tl.text:
-            size0 = tl.opts.get("size")
-            text0 = tl.text
-            undo.append(lambda t=tl, sz=size0, tx=text0: t.setText(tx, size=sz) if sz else t.setText(tx))
-            pt = float(str(size0).rstrip("pt")) if size0 and str(size0).endswith("pt") else 9.0
-            tl.setText(tl.text, size=f"{pt * s:.1f}pt")
+            _scale_label(tl, s, undo)
     legend = pi.legend
     if legend is not None and style.legend != "auto":
         visible = legend.isVisible()
@@ -195,10 +235,20 @@ def _apply(pi, style: FigureStyle, undo: list) -> None:
             legend.anchor(item_anchor, parent_anchor, offset)
     if legend is not None and style.font_scale != 1.0:
         for _sample, label in legend.items:
-            t0, sz0 = label.text, label.opts.get("size")
-            undo.append(lambda lb=label, t=t0, sz=sz0: lb.setText(t, size=sz) if sz else lb.setText(t))
-            pt = float(str(sz0).rstrip("pt")) if sz0 and str(sz0).endswith("pt") else 9.0
-            label.setText(label.text, size=f"{pt * style.font_scale:.1f}pt")
+            _scale_label(label, style.font_scale, undo)
+
+
+def _scale_label(label, scale: float, undo: list) -> None:
+    """A pyqtgraph LabelItem's text ``scale`` × larger; its text and options put back by ``undo``."""
+    text0, opts0 = label.text, dict(label.opts)
+
+    def back(lb=label, t=text0, o=opts0):
+        lb.opts = dict(o)
+        lb.setText(t)
+    undo.append(back)
+    size0 = opts0.get("size")
+    pt = float(str(size0)[:-2]) if size0 and str(size0).endswith("pt") else 9.0
+    label.setText(text0, size=f"{pt * scale:.1f}pt")
 
 
 def _range_text(r) -> str:
