@@ -125,6 +125,39 @@ class HostTexture:
 
 
 _pool: list = []
+_prelude: list = []
+
+
+def prelude_folder() -> tuple[str | None, str]:
+    """(folder, hash) of the prelude header with its precompiled form (GCC's ``.gch``, built once per
+    machine beside it in the cache: each kernel's compile then skips parsing the prelude); folder
+    None where it cannot be written (the units then hold the prelude's text)."""
+    if not _prelude:
+        text = src.prelude()
+        digest = hashlib.sha1((text + "\0" + " ".join(FLAGS)).encode()).hexdigest()[:16]
+        folder = hostcc.cache_dir("cuda-host") / f"prelude-{digest}"
+        header = folder / src.PRELUDE_FILE
+        try:
+            if not header.exists():
+                folder.mkdir(parents=True, exist_ok=True)
+                tmp = folder / f".{os.getpid()}.tmp"
+                tmp.write_text(text)
+                os.replace(tmp, header)
+            gch = folder / (src.PRELUDE_FILE + ".gch")
+            cxx = hostcc.find_compiler()
+            if not gch.exists() and cxx and "clang" not in os.path.basename(cxx):
+                tmp = folder / f".{os.getpid()}.gch"
+                compile_flags = [f for f in FLAGS if not f.startswith("-Wl,")]
+                r = subprocess.run([cxx, *compile_flags, "-fPIC", "-x", "c++-header", str(header), "-o", str(tmp)],
+                                   capture_output=True, timeout=300)
+                if r.returncode == 0:
+                    os.replace(tmp, gch)            # a failed one leaves the plain header: still correct
+                else:
+                    tmp.unlink(missing_ok=True)
+            _prelude.append((str(folder), digest))
+        except (OSError, subprocess.SubprocessError):
+            _prelude.append((None, digest))
+    return _prelude[0]
 
 
 def pool_run() -> int:
@@ -230,12 +263,14 @@ class HostDevice(Device):
     def build(self, prepared: str, name: str, options=()) -> HostKernel:
         """The kernel ``name`` of a prepared source (``options``: its ``-D`` macros apply): compiled
         once per machine (the library cache), loaded once per process."""
-        unit = src.translation_unit(prepared, name, options)
+        folder, digest = prelude_folder()
+        unit = src.translation_unit(prepared, name, options, include=digest if folder else None)
         key = hashlib.sha1(unit.encode()).hexdigest()
         k = self._built.get(key)
         if k is None:
+            flags = FLAGS + ((f"-I{folder}",) if folder else ())
             lib = hostcc.compile_library(unit, what=f"the host build of {name}", kind="cuda-host",
-                                         prefix=_label(name), flags=FLAGS, openmp=False)
+                                         prefix=_label(name), flags=flags, openmp=False)
             with self._lock:
                 k = self._built.setdefault(key, HostKernel(name, lib, not meets(lib, prepared)))
         return k

@@ -115,10 +115,22 @@ def plain(prepared: str) -> bool:
     return _MEETS.search(prepared) is None
 
 
-def translation_unit(prepared: str, name: str, options=()) -> str:
-    """The options' macros + prelude + prepared source + the entry points of kernel ``name`` (a C++
-    name expression), the only symbols the library exports."""
-    return (defines(options) + prelude() + "\n" + prepared + "\n"
+#: the prelude's file name (a precompiled copy of it may sit beside it: :func:`translation_unit`)
+PRELUDE_FILE = "cuda_host.cuh"
+
+
+def translation_unit(prepared: str, name: str, options=(), include: str | None = None) -> str:
+    """The prelude + the options' macros + prepared source + the entry points of kernel ``name`` (a
+    C++ name expression), the only symbols the library exports.  ``include``: the prelude's hash —
+    the unit then includes :data:`PRELUDE_FILE` (found, with its precompiled header, in a
+    folder named by that hash) instead of holding its text; ``-DCUDA_EMU_UCONTEXT`` (which the
+    prelude reads) always inlines it."""
+    macros = defines(options)
+    if include and "CUDA_EMU_UCONTEXT" not in macros:
+        head = f'#include "{PRELUDE_FILE}"  // prelude {include}\n' + macros
+    else:
+        head = macros + prelude()
+    return (head + "\n" + prepared + "\n"
             f"static void emu_body(void** a) {{ ::cuda_emu::call(&{name}, a); }}\n"
             'extern "C" __attribute__((visibility("default")))\n'
             "int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n"
