@@ -1,17 +1,24 @@
 """The app's own GPU kernels, across compute systems: compile them all, and time one over block sizes.
 
-This module sits *above* the compute systems (it imports Cahn–Hilliard, the RNG and the
-occupancy tools), so that none of them needs to import another: each system records the
-kernels it compiles in :mod:`kernels.launches` and builds its own
+This module sits *above* the compute systems (it imports Cahn–Hilliard, the RNG, Graphs and the
+occupancy tools, each inside a function), so that none of them needs to import another: each system
+records the kernels it compiles in :mod:`kernels.launches` and builds its own
 :class:`~kernels.launches.SweepCase`; :mod:`kernels.occupancy.gpu` only reads the registry.
 
-Needs CuPy and a CUDA device.
+Importing it registers the app's providers in :mod:`kernels.launches` (the main window imports it,
+so that the Occupancy workspace reaches other systems' kernels through the registry alone): the
+compiler of the CH and RNG kernels, the sweep cases of :data:`SWEEP_CASES` and the occupancy
+presets' Floyd–Warshall kernels (``"fw-mm t=64"``, …, :data:`kernels.graphs.fw_gpu.PRESET_KERNELS`).
+
+Needs CuPy and a CUDA device (at call time; importing it needs neither).
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
-from .launches import SweepCase
+from . import launches
+from .launches import Launch, SweepCase
 
 
 def _ch_point(size: int) -> SweepCase:
@@ -51,6 +58,28 @@ def compile_app_kernels(size: int = 64) -> None:
     be.xp.cuda.Device().synchronize()
 
 
+def fw_preset_launch(key: str) -> Launch:
+    """One of paper 004 Table 4.4's non-pivot kernels as compiled for this GPU, with the threads per
+    block the thesis launches it with (the occupancy presets)."""
+    from . import gpu
+    from .graphs import fw_gpu
+    file, name, threads = fw_gpu.PRESET_KERNELS[key]
+    return Launch(f"Graphs {name}", fw_gpu.kernel(gpu.device("cuda"), file, name), threads, 0, "graphs")
+
+
+#: the occupancy presets' kernels (kernels.graphs.fw_gpu.PRESET_KERNELS's keys)
+FW_PRESETS = tuple(f"{kind} t={t}" for kind in ("fw-mm", "fw-2level") for t in (16, 32, 64))
+
+
+def register() -> None:
+    """Register the app's providers in :mod:`kernels.launches` (done on import; idempotent)."""
+    launches.provide_compiler("cahn_hilliard+rng", compile_app_kernels)
+    for name, factory in SWEEP_CASES.items():
+        launches.provide_sweep(name, factory)
+    for key in FW_PRESETS:
+        launches.provide(key, partial(fw_preset_launch, key))
+
+
 def block_size_sweep(kind: str = "ch_point", size: int = 4096, blocks=None, repeats: int = 20) -> list[dict]:
     """Time the app kernel ``kind`` (one of :data:`SWEEP_KERNELS`) at every block size, with the
     theoretical occupancy beside each (:func:`kernels.occupancy.gpu.block_size_sweep`)."""
@@ -58,3 +87,6 @@ def block_size_sweep(kind: str = "ch_point", size: int = 4096, blocks=None, repe
     if kind not in SWEEP_CASES:
         raise ValueError(f"unknown sweep kernel {kind!r}: use {' or '.join(SWEEP_KERNELS)}")
     return sweep(SWEEP_CASES[kind](size), blocks, repeats)
+
+
+register()

@@ -10,6 +10,14 @@ A :class:`SweepCase` is a kernel together with a ``launch(block)`` callable, for
 kernel over block sizes (built by the system that owns the kernel; see
 :mod:`kernels.app_kernels`).
 
+Providers let a view reach kernels that are not compiled yet without importing their system: the
+module above the systems (:mod:`kernels.app_kernels`, imported by the main window) registers
+
+* :func:`provide` — a named kernel compiled on demand (:func:`resolve`; the occupancy presets'
+  ``"fw-mm t=64"``);
+* :func:`provide_compiler` — a function compiling a group of the app's kernels (:func:`compile_all`);
+* :func:`provide_sweep` — a :class:`SweepCase` factory by kernel name (:func:`sweep_case`).
+
 This module sits below every compute system: it imports nothing from ``kernels``.
 """
 from __future__ import annotations
@@ -78,3 +86,71 @@ class SweepCase:
     launch: Callable[[int], None]
     work: int
     unit: str
+
+
+# ------------------------------------------------------------------------------------- providers
+_providers: dict[str, Callable[[], Launch]] = {}
+_compilers: dict[str, Callable[[], None]] = {}
+_sweeps: dict[str, Callable[[int], SweepCase]] = {}
+
+
+def provide(key: str, factory: Callable[[], Launch]) -> None:
+    """Register ``factory()`` (compiles a kernel, returns its :class:`Launch`) under ``key``."""
+    with _lock:
+        _providers[str(key)] = factory
+
+
+def provided() -> list[str]:
+    """The keys :func:`resolve` knows, in registration order."""
+    with _lock:
+        return list(_providers)
+
+
+def resolve(key: str) -> Launch:
+    """The launch of the kernel provided under ``key``, compiled now if needed (and recorded);
+    ``KeyError`` when nothing provides it (its system's provider module was not imported)."""
+    with _lock:
+        factory = _providers.get(key)
+    if factory is None:
+        raise KeyError(f"no kernel is provided under {key!r}")
+    ln = factory()
+    if not any(x.kernel is ln.kernel for x in recorded()):    # the GPU layer may have recorded it already
+        record(ln.name, ln.kernel, ln.block, ln.dynamic_smem, ln.system)
+    return ln
+
+
+def provide_compiler(name: str, compile_fn: Callable[[], None]) -> None:
+    """Register ``compile_fn()``, which compiles (and so records) a group of the app's kernels."""
+    with _lock:
+        _compilers[str(name)] = compile_fn
+
+
+def compile_all(names=None) -> list[str]:
+    """Run every registered compiler (those named in ``names`` when given); the names of those
+    that ran (none registered: [])."""
+    with _lock:
+        todo = [(n, fn) for n, fn in _compilers.items() if names is None or n in names]
+    for _name, fn in todo:
+        fn()
+    return [name for name, _fn in todo]
+
+
+def provide_sweep(name: str, factory: Callable[[int], SweepCase]) -> None:
+    """Register a :class:`SweepCase` factory (taking a problem size) for block-size sweeps."""
+    with _lock:
+        _sweeps[str(name)] = factory
+
+
+def sweep_kernels() -> list[str]:
+    """The kernel names :func:`sweep_case` takes."""
+    with _lock:
+        return list(_sweeps)
+
+
+def sweep_case(name: str, size: int) -> SweepCase:
+    """The sweep case ``name`` at problem size ``size``; ``ValueError`` for an unknown name."""
+    with _lock:
+        factory = _sweeps.get(name)
+    if factory is None:
+        raise ValueError(f"unknown sweep kernel {name!r}: use {' or '.join(sweep_kernels()) or 'none (none provided)'}")
+    return factory(int(size))

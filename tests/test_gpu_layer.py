@@ -229,3 +229,50 @@ def test_cuda_modules_are_per_device():
     pinned = gpu.device("cuda", 1)
     assert pinned.module(src, system="gpu-test").function(name) is k1
     launches.forget("gpu-test")
+
+
+# ------------------------------------------------------------------------ launch-registry providers
+
+def test_providers_compile_on_demand_and_record_once():
+    calls = []
+    kern = FakeKernel("k", 0)
+    key = f"test-key-{random.randrange(1 << 30)}"
+    block = random.choice([64, 128, 256])
+
+    def factory():
+        calls.append(1)
+        return launches.Launch(f"TS {key}", kern, block, 0, "test-system")
+    launches.provide(key, factory)
+    try:
+        assert key in launches.provided()
+        ln = launches.resolve(key)
+        assert (ln.kernel, ln.block) == (kern, block) and calls == [1]
+        assert [x.name for x in launches.recorded("test-system")] == [f"TS {key}"]
+        launches.resolve(key)                            # the factory answers again, one entry stays
+        assert len(calls) == 2 and len(launches.recorded("test-system")) == 1
+        with pytest.raises(KeyError):
+            launches.resolve(key + "-unknown")
+    finally:
+        launches.forget("test-system")
+
+
+def test_compilers_and_sweep_cases_are_registered_by_name():
+    ran = []
+    name = f"test-compiler-{random.randrange(1 << 30)}"
+    launches.provide_compiler(name, lambda: ran.append(name))
+    assert launches.compile_all([name]) == [name] and ran == [name]
+    size = random.randrange(10, 100)
+    launches.provide_sweep(name, lambda n: launches.SweepCase(name, None, lambda b: None, n, "cells"))
+    assert launches.sweep_case(name, size).work == size and name in launches.sweep_kernels()
+    with pytest.raises(ValueError):
+        launches.sweep_case(name + "-unknown", size)
+
+
+def test_the_app_provides_the_occupancy_presets_kernels():
+    """kernels.app_kernels names the FW preset kernels without importing Graphs at import time; the
+    names must be fw_gpu's (the presets file names two of them)."""
+    from kernels import app_kernels
+    from kernels.graphs.fw_gpu import PRESET_KERNELS
+    assert set(app_kernels.FW_PRESETS) == set(PRESET_KERNELS)
+    assert set(app_kernels.FW_PRESETS) <= set(launches.provided())
+    assert set(app_kernels.SWEEP_CASES) <= set(launches.sweep_kernels())

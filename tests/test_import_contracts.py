@@ -30,8 +30,33 @@ def test_import_contracts_hold():
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-4000:]
     for name in ("kernels knows no screen", "workspaces are independent", "compute systems are independent",
-                 "layers: main window, workspaces, kernels"):
+                 "layers: main window, workspaces, kernels", *VIEW_CONTRACTS):
         assert f"{name} KEPT" in out, out[-4000:]
+
+
+#: "a view imports only its own system" (issue 33), one contract per workspace package
+VIEW_CONTRACTS = tuple(f"a view imports only its own system: {w}"
+                       for w in ("Cahn–Hilliard", "Graphs", "Occupancy", "Flint", "random numbers"))
+SYSTEMS = ("cahn_hilliard", "graphs", "occupancy", "flint", "rng")
+
+
+def test_each_view_contract_forbids_every_other_system_without_ignores():
+    """The view contracts name every other compute system (a new system must be added to them), the
+    app's cross-system kernels, and ignore nothing."""
+    import tomllib
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as fh:
+        contracts = tomllib.load(fh)["tool"]["importlinter"]["contracts"]
+    views = {c["name"]: c for c in contracts if c["name"] in VIEW_CONTRACTS}
+    assert set(views) == set(VIEW_CONTRACTS)
+    for c in views.values():
+        (src,) = c["source_modules"]
+        own = "kernels." + src.split(".")[1]
+        want = {f"kernels.{s}" for s in SYSTEMS} - {own} | {"kernels.app_kernels"}
+        assert set(c["forbidden_modules"]) == want, c["name"]
+        assert "ignore_imports" not in c
+    on_disk = {d for d in os.listdir(os.path.join(ROOT, "explorer"))
+               if os.path.isfile(os.path.join(ROOT, "explorer", d, "__init__.py")) and d != "__pycache__"}
+    assert {c["source_modules"][0].split(".")[1] for c in views.values()} == on_disk & set(SYSTEMS)
 
 
 def test_the_contracts_catch_a_system_importing_another(tmp_path):
@@ -51,13 +76,15 @@ def test_the_contracts_catch_a_system_importing_another(tmp_path):
         "kernels/occupancy/__init__.py": "",
         "kernels/occupancy/calc.py": "",
         "kernels/flint/__init__.py": "",
+        "kernels/gpu/__init__.py": "from .. import launches\n",                # allowed: below the systems
         "cli/__init__.py": "",
         "explorer/__init__.py": "",
         "explorer/main_window.py": "from . import graphs\n",
         "explorer/cahn_hilliard/__init__.py": "",
-        "explorer/graphs/__init__.py": "from kernels import graphs\n",
-        "explorer/occupancy/__init__.py": "",
+        "explorer/graphs/__init__.py": "from kernels import graphs, gpu\n",   # its system and a shared layer
+        "explorer/occupancy/__init__.py": "from kernels.graphs import bfs\n",  # forbidden: another system
         "explorer/flint/__init__.py": "",
+        "explorer/rng/__init__.py": "",
     }
     for rel, body in files.items():
         p = tmp_path / rel
@@ -69,3 +96,8 @@ def test_the_contracts_catch_a_system_importing_another(tmp_path):
     assert "compute systems are independent BROKEN" in out
     assert "kernels.graphs.bfs -> kernels.occupancy.calc" in out
     assert "workspaces are independent KEPT" in out and "kernels knows no screen KEPT" in out
+    assert "a view imports only its own system: Occupancy BROKEN" in out
+    assert "explorer.occupancy -> kernels.graphs.bfs" in out
+    for name in VIEW_CONTRACTS:
+        if not name.endswith("Occupancy"):
+            assert f"{name} KEPT" in out, out

@@ -319,7 +319,7 @@ class BlockSweepPanel(_Panel):
         self._redraw()
 
         def rows(cancelled):
-            from kernels.occupancy.gpu import launch_occupancy
+            from kernels.gpu import launch_occupancy
             for t in types:
                 for n in ns:
                     yield from E.run_block_sweep([t], [n], E.SWEEP_BLOCKS, kernel, v["repeats"], min(v["batch"], n),

@@ -103,13 +103,16 @@ class KernelsTabMixin:
 
     def compile_kernels(self) -> None:
         from PyQt6.QtWidgets import QApplication
-        from kernels.app_kernels import compile_app_kernels
+        from kernels import launches
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            compile_app_kernels()
+            ran = launches.compile_all()           # the compilers the app registered (kernels.app_kernels)
         finally:
             QApplication.restoreOverrideCursor()
         self.refresh_kernels()
+        if not ran:
+            self.message_bar.show_message("No kernel compilers are registered (kernels.app_kernels was not "
+                                          "imported): the table lists the kernels compiled so far", "info")
 
     def _on_kernel_selected(self) -> None:
         rows = self.kernels.selectionModel().selectedRows()
@@ -124,10 +127,11 @@ class KernelsTabMixin:
         if self._device_spec is None:
             return []
         from PyQt6.QtWidgets import QApplication
-        from kernels.app_kernels import block_size_sweep
+        from kernels import launches
+        from kernels.occupancy.gpu import block_size_sweep
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            rows = block_size_sweep(kind, size, repeats=5)
+            rows = block_size_sweep(launches.sweep_case(kind, size), repeats=5)
         finally:
             QApplication.restoreOverrideCursor()
         best = max(r["throughput"] for r in rows)

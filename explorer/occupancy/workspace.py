@@ -3,6 +3,7 @@ tab, :mod:`.kernels_tab`), the papers' choosers.
 
 Views only: every number comes from ``kernels.occupancy`` (calculator, per-CC tables, paper 000 /
 003 / 004 models) and, on a GPU, ``kernels.occupancy.gpu`` (real kernels, the driver's answer).
+Other systems' kernels are reached through the launch registry alone (:mod:`kernels.launches`).
 """
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from PyQt6.QtWidgets import (QComboBox, QFileDialog, QFormLayout,
                              QGroupBox, QHBoxLayout, QHeaderView, QLabel, QMainWindow, QPushButton,
                              QSpinBox, QTableWidget, QTabWidget, QVBoxLayout, QWidget)
 
+from kernels import launches
 from kernels.errors import ExplorerError
+from kernels.gpu.occupancy import kernel_resources
 from kernels.occupancy import choosers
 from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis, max_potential_block_size, occupancy
 from kernels.occupancy.specs import get_spec, known_ccs
@@ -380,16 +383,16 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
 
     def apply_preset(self, preset: dict) -> None:
         """Inputs from ``preset["params"]`` (cc, threads, regs, smem_static, smem_dynamic, carveout;
-        tab: the tab to show; kernel: on a GPU, take threads, registers and shared memory from that
-        compiled kernel, kernels.graphs.fw_gpu.PRESET_KERNELS).  Unset inputs return to 0 / the driver
-        default."""
+        tab: the tab to show; kernel: on a GPU, take threads, registers and shared memory from the
+        kernel the launch registry provides under that key, compiled for this GPU —
+        :func:`kernels.launches.resolve`).  Unset inputs return to 0 / the driver default."""
         prm = dict(preset["params"])
         if prm.get("kernel") and self._device_spec is not None:   # a GPU: the compiled kernel's own resources
             try:
-                from kernels.graphs.fw_gpu import compiled_resources
-                res = compiled_resources(prm["kernel"])
-                prm.update(cc=DEVICE, threads=res["threads"], regs=res["registers"], smem_static=res["smem_static"])
-            except (ExplorerError, KeyError, ImportError, RuntimeError):
+                ln = launches.resolve(prm["kernel"])
+                res = kernel_resources(ln.kernel)
+                prm.update(cc=DEVICE, threads=ln.block, regs=res["registers"], smem_static=res["static_smem"])
+            except (ExplorerError, KeyError, RuntimeError):
                 pass                                               # keep the documented values
         cc = prm.get("cc", "9.0")
         if cc == DEVICE and self._device_spec is None:
