@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QPushButton, QSplitter, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QAbstractButton, QComboBox, QFileDialog, QFormLayout, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import Network, shipped_models
@@ -43,6 +43,9 @@ from .traces import check_recording
 from .worker import INIT_ONE_WAY, INIT_UNIFORM, FlintWorker, SbmlWorker
 
 MODEL_SUFFIXES = (".flint", ".xml", ".sbml", ".cellml")
+#: tooltips of the buttons Qt builds inside tables and tab bars (it gives them none)
+INTERNAL_BUTTON_TIPS = {"qt_tableview_cornerbutton": "Select the whole table",
+                        "ScrollLeftButton": "Scroll the tabs left", "ScrollRightButton": "Scroll the tabs right"}
 COMPILER_TAB_TIP = ("The Flint compiler refuses this model; it runs on the SBML reference simulator, which does "
                     "not compile to bytecode.")
 
@@ -119,6 +122,9 @@ class FlintWorkspace(Workspace, QWidget):
         self.listing, self.progress, self.lb_rate = self.compiler.listing, self.runbar.progress, self.runbar.lb_rate
         f = self.form
         self.sp_dt, self.sp_tend, self.sp_n, self.sp_D, self.sp_spread = f.sp_dt, f.sp_tend, f.sp_n, f.sp_D, f.sp_spread
+        for b in self.findChildren(QAbstractButton):
+            if not b.toolTip() and b.objectName() in INTERNAL_BUTTON_TIPS:
+                b.setToolTip(INTERNAL_BUTTON_TIPS[b.objectName()])
         self.cb_model.currentIndexChanged.connect(self._on_model_chosen)
         self._loaded_index = -1           # the model-list entry that is loaded
         if self.cb_model.count() and self.load(self.cb_model.currentData()):

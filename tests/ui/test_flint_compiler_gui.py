@@ -90,3 +90,19 @@ def test_stimulus_editor(flint_ws, qtbot, tmp_path):
     m.write_text("model nostim\nstate x = 1\nparam k = 0.5\node x = -k*x\n")
     ws.open_field(str(m))
     assert not ed.isEnabled() and "stim_period" in ed.toolTip()
+
+
+def test_bytecode_listing_is_not_clipped(flint_ws, qtbot):
+    """Issue 36: every bytecode line fits the listing's width (no part hidden to the right); only
+    the long summary lines above it wrap."""
+    ws = flint_ws
+    _settled(qtbot, ws)
+    ws.tabs.setCurrentWidget(ws.compiler)
+    lst = ws.listing
+    qtbot.waitUntil(lambda: lst.isVisible() and lst.viewport().width() > 0, timeout=5000)
+    code = ws.compiler.prog.listing().splitlines()
+    fm = lst.fontMetrics()
+    widest = max(fm.horizontalAdvance(line) for line in code)
+    assert lst.viewport().width() >= widest, (lst.viewport().width(), widest)
+    assert lst.horizontalScrollBar().maximum() == 0
+    assert lst.font().fixedPitch() or fm.horizontalAdvance("i") == fm.horizontalAdvance("M")

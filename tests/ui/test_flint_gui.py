@@ -199,3 +199,14 @@ def test_files_read_by_a_model_are_shown(flint_ws, tmp_path, rng):
     assert flint_ws.load(str(top))
     assert flint_ws.files_read == [str(top.resolve()), str((parts / "sub.xml").resolve())]
     assert "files read" in flint_ws.message.text() and "sub.xml" in flint_ws.message.text()
+
+
+def test_every_control_of_the_workspace_has_a_tooltip(flint_ws):
+    """Issue 36: the whole workspace (controls, Compiler tab, trace views), not only the left panel."""
+    from PyQt6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QPlainTextEdit, QTableWidget
+    ws = flint_ws
+    widgets = [w for cls in (QAbstractButton, QAbstractSpinBox, QComboBox, QPlainTextEdit, QTableWidget)
+               for w in ws.findChildren(cls)]
+    assert len(widgets) >= 35
+    missing = [(type(w).__name__, getattr(w, "text", lambda: "")()) for w in widgets if not w.toolTip().strip()]
+    assert not missing, missing

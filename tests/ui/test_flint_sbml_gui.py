@@ -124,3 +124,16 @@ def test_malformed_after_sbml_mode_keeps_it(flint_ws, tmp_path):
     assert ws.message.isVisible() and ws.in_sbml_mode() and ws.sbml.name == "BIOMD0000000127"
     with pytest.raises(Exception):
         ws.set_parameter("nosuch", 1.0)
+
+
+def test_refused_output_grid_names_the_gui_controls(flint_ws, tmp_path):
+    """Issue 36: a grid the reference simulator refuses is explained with the controls of the GUI
+    (its row labels), not with the CLI's option "every"."""
+    from tests.ui.test_flint_parts import event_sbml
+    ws = flint_ws
+    assert ws.open_field(str(event_sbml(tmp_path, 1.0, 2.0))) and ws.in_sbml_mode()
+    ws.form.set_controls({"t_end": 1e6, "dt": 1e-4})
+    ws.run()
+    text = ws.message.text()
+    assert not ws.is_running() and ws.message.level == "error"
+    assert ws.form.label("dt") in text and ws.form.label("t_end") in text and "every" not in text
