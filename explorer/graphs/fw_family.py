@@ -12,12 +12,15 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLa
 
 from kernels.errors import InvalidParameter
 from kernels.graphs import fw_sweep as fs
+from kernels.graphs.fw import HOST_LIMIT_S
 from kernels.graphs.fw_core import fw_versions
 
 from ..flow_layout import FlowLayout
 from ..log_axis import log_axes
 from ..sweep_runner import SweepRunner
 
+#: how a version whose CUDA source runs on the host device is labelled (issue 33)
+EMULATED = "(CUDA source run on the CPU)"
 ARITH_TIPS = {"float32": "float32 weights and sums (rounding: versions agree to float32 precision)",
               "int32": "int32 weights, exact (paper 004 used integer weights 1 … n − 1)",
               "dpx": "int32 through Hopper's fused add-min instruction __viaddmin_s32 (DPX) where a version has it"}
@@ -60,12 +63,16 @@ class FWFamilyPanel(SweepRunner, QWidget):
         grid = FlowLayout(versions)
         grid.setContentsMargins(0, 0, 0, 0)
         self.ck_versions = {}
+        be = self.backend if self.gpu else None
         for i, (name, cls) in enumerate(fw_versions().items()):
-            ck = QCheckBox(f"{cls.label} ({name})")
             tip = cls.help
-            if not self.gpu and not cls.cpu:
-                ck.setEnabled(False)
-                tip += ". Needs a CUDA GPU (this backend is the CPU)"
+            if cls.emulated(be):                  # no GPU, no CPU implementation: its CUDA source on the CPU
+                ck = QCheckBox(f"{cls.label} ({name}) {EMULATED}")
+                tip += (f". Without a GPU its CUDA source is compiled for and run on the CPU (slower than a GPU; "
+                        f"n ≤ {cls.host_limit()}, about {HOST_LIMIT_S:.0f} s)")
+            else:
+                ck = QCheckBox(f"{cls.label} ({name})")
+            ck.setEnabled(cls.available(be))
             ck.setToolTip(tip)
             self.ck_versions[name] = ck
             grid.addWidget(ck)
@@ -106,6 +113,12 @@ class FWFamilyPanel(SweepRunner, QWidget):
             pl.addWidget(w)
             nums.addWidget(pair)
         nums.addWidget(self.ck_pred)
+        self.ck_emulate = QCheckBox("CUDA kernels on the CPU")
+        self.ck_emulate.setToolTip("Run every checked version's CUDA source on the CPU (host device), also the "
+                                   "versions that have a CPU implementation — the GPU's algorithm, step for step, "
+                                   "without a GPU (specs get emulate=1)")
+        self.ck_emulate.setVisible(not self.gpu)
+        nums.addWidget(self.ck_emulate)
         form.addRow("runs", runs)
         lay.addLayout(form)
         buttons = QWidget()
@@ -118,7 +131,8 @@ class FWFamilyPanel(SweepRunner, QWidget):
         self.bt_cancel.setToolTip("Stop after the run being timed")
         self.bt_cancel.clicked.connect(self.cancel)
         self.bt_t2 = QPushButton("Table II setup")
-        self.bt_t2.setToolTip("Paper 002 Table II: V1, V3, V4, V5 at n = 2048, 10 runs each, int32 (V3–V5 need a GPU)")
+        self.bt_t2.setToolTip("Paper 002 Table II: V1, V3, V4, V5 at n = 2048, 10 runs each, int32 (without a GPU: "
+                              f"n = {fs.HOST_TABLE_II_N}, 3 runs, V3–V5 {EMULATED})")
         self.bt_t2.clicked.connect(self.set_table_ii)
         self.bt_t46 = QPushButton("Table 4.6 setup")
         self.bt_t46.setToolTip("Paper 004 Table 4.6: MM-based and two-level t = 16, 32, 64, recursive t_R = 16, 32, 64, "
@@ -192,6 +206,9 @@ class FWFamilyPanel(SweepRunner, QWidget):
     def specs(self) -> list[str]:
         """Checked versions, then the extra specs; InvalidParameter on a malformed one."""
         out = [n for n, ck in self.ck_versions.items() if ck.isChecked() and ck.isEnabled()]
+        if not self.gpu and self.ck_emulate.isChecked():
+            fam = fw_versions()
+            out = [f"{n}:emulate=1" if (fam[n].cpu and fam[n].gpu and fam[n].host) else n for n in out]
         extra = [s.strip() for s in self.ed_specs.text().split(",")]
         merged, cur = [], None
         for part in extra:                       # "fw-mm:tile=16,l=auto" splits at its option commas
@@ -207,7 +224,7 @@ class FWFamilyPanel(SweepRunner, QWidget):
         return out + merged
 
     def _setup(self, key: str, table: int, sizes=None):
-        specs, paper_sizes, reps, arith = fs.TABLE_SETUPS[key]
+        specs, paper_sizes, reps, arith = fs.table_setup(key, self.backend if self.gpu else None)
         for name, ck in self.ck_versions.items():
             ck.setChecked(ck.isEnabled() and name in specs)
         self.ed_specs.setText(", ".join(s for s in specs if s not in self.ck_versions))
@@ -226,11 +243,11 @@ class FWFamilyPanel(SweepRunner, QWidget):
         return {"versions": [n for n, ck in self.ck_versions.items() if ck.isChecked()], "specs": self.ed_specs.text(),
                 "sizes": self.ed_sizes.text(), "arith": self.cb_arith.currentText(),
                 "repeats": self.sp_repeats.value(), "seed": self.sp_seed.value(), "pred": self.ck_pred.isChecked(),
-                "table": self.cb_table.currentIndex()}
+                "table": self.cb_table.currentIndex(), "emulate": self.ck_emulate.isChecked()}
 
     def restore(self, state) -> None:
-        """Controls from ``state()``'s dict; unknown or malformed entries are skipped (GPU-only versions
-        stay off without a GPU)."""
+        """Controls from ``state()``'s dict; unknown or malformed entries are skipped (versions that
+        cannot run here stay off)."""
         if not isinstance(state, dict):
             return
         if isinstance(state.get("versions"), list):
@@ -247,6 +264,8 @@ class FWFamilyPanel(SweepRunner, QWidget):
                 sp.setValue(int(v))
         if isinstance(state.get("pred"), bool):
             self.ck_pred.setChecked(state["pred"])
+        if isinstance(state.get("emulate"), bool):
+            self.ck_emulate.setChecked(state["emulate"])
         t = state.get("table")
         if isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(TABLES):
             self.cb_table.setCurrentIndex(t)

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import InvalidParameter
 from . import fw_cpu as cpu_impl
 from . import fw_gpu
+from ._cuda import HOST_LIMIT_S
 from .apsp_core import APSPMethod, APSPResult, float_to_hops, register
 from .fw_core import NO_PATH_INT, bytes_needed, solve
 from .graph import CSR
@@ -146,15 +147,13 @@ class FWVersion(APSPMethod):
 
     @classmethod
     def host_limit(cls) -> int:
-        """The largest n the host device runs within the time limit (kernels.graphs._cuda.HOST_LIMIT_S)
+        """The largest n the host device runs within :data:`HOST_LIMIT_S` (the Graphs systems' limit)
         by :attr:`host_s_per_update` (a multiple of 64, at most :attr:`max_n`)."""
-        from ._cuda import HOST_LIMIT_S
         n = int((HOST_LIMIT_S / cls.host_s_per_update) ** (1 / 3)) // 64 * 64
         return max(64, min(n, cls.max_n or n))
 
     def check_host(self, n: int) -> None:
         """Refuse (InvalidParameter), before any work, a host-device run above :meth:`host_limit`."""
-        from ._cuda import HOST_LIMIT_S
         limit = self.host_limit()
         if n > limit:
             est = self.host_s_per_update * float(n) ** 3

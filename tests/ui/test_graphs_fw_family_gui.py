@@ -15,9 +15,12 @@ def test_tab_registered_with_cpu_defaults(graphs_ws):
     i = graphs_ws.show_tab(p)
     assert graphs_ws.tabs.tabText(i) == "Floyd–Warshall family (papers 002, 004)"
     assert set(p.ck_versions) == set(fw_versions())
-    for name, ck in p.ck_versions.items():
+    for name, ck in p.ck_versions.items():              # every version runs; GPU-only ones as CUDA source on the CPU
         cls = fw_versions()[name]
-        assert ck.isEnabled() == cls.cpu and cls.help in ck.toolTip()
+        assert ck.isEnabled() and cls.help in ck.toolTip()
+        assert ("(CUDA source run on the CPU)" in ck.text()) == (not cls.cpu)
+        assert (f"n ≤ {cls.host_limit()}" in ck.toolTip()) == (not cls.cpu)
+    assert not p.ck_emulate.isHidden() and p.ck_emulate.toolTip()
     assert p.specs() == ["fw-v1", "fw-blocked", "fw-fast"] and p.ed_sizes.text() == "64, 128, 256"
     assert not p.bt_t47.isEnabled()
     for w in (p.bt_run, p.bt_cancel, p.bt_t2, p.bt_t46, p.bt_csv, p.bt_png, p.ed_specs, p.ed_sizes, p.cb_arith,
@@ -32,7 +35,8 @@ def test_method_list_tooltips_and_cpu_availability(graphs_ws):
     assert names == list(METHODS)
     for i, m in enumerate(names):
         assert cb.itemData(i, Qt.ItemDataRole.ToolTipRole) == METHODS[m].help
-        assert cb.model().item(i).isEnabled() == METHODS[m].cpu          # CPU backend
+        assert cb.model().item(i).isEnabled() == METHODS[m].available(graphs_ws.backend)   # CPU backend
+    assert cb.model().item(names.index("fw-v3")).isEnabled()     # its CUDA source on the CPU
 
 
 def test_sweep_runs_tables_and_exports(qtbot, graphs_ws, tmp_path):
@@ -65,14 +69,18 @@ def test_presets_state_and_bad_input(graphs_ws):
     p = graphs_ws.fw_family
     p.set_table_4_6()
     assert p.specs() == list(fs.THESIS_SPECS) and p.cb_table.currentIndex() == 2
-    p.set_table_ii()
-    assert p.specs() == ["fw-v1"] and p.ed_sizes.text() == "2048" and p.sp_repeats.value() == 10
+    p.set_table_ii()                                    # without a GPU: V3–V5 as CUDA source on the CPU, n = 512
+    assert p.specs() == list(fs.PAPER_002_TABLE_II) and p.ed_sizes.text() == str(fs.HOST_TABLE_II_N)
+    assert p.sp_repeats.value() == 3
     state = p.state()
     p.ed_sizes.setText("5")
     p.restore(state)
-    assert p.ed_sizes.text() == "2048"
-    p.restore({"versions": ["fw-v5"], "arith": "bogus", "repeats": 10 ** 9})
-    assert not p.ck_versions["fw-v5"].isChecked() and p.sp_repeats.value() == 10
+    assert p.ed_sizes.text() == str(fs.HOST_TABLE_II_N)
+    p.restore({"versions": ["fw-v5"], "arith": "bogus", "repeats": 10 ** 9, "emulate": True})
+    assert p.ck_versions["fw-v5"].isChecked() and p.sp_repeats.value() == 3
+    p.ck_versions["fw-blocked"].setChecked(True)
+    assert p.specs() == ["fw-v5", "fw-blocked:emulate=1"]
+    p.ck_emulate.setChecked(False)
     p.ed_sizes.setText("12, x")
     assert not p.run() and "whole numbers" in p.lbl.text()
     p.ed_sizes.setText("50")
