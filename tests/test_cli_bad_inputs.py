@@ -340,7 +340,7 @@ CASES = [
     ("graph --generator random --n 100 --k 1", "k must be ≥ 2"),
     # --- graph-fw (issue 20)
     ("graph-fw --versions nope", "unknown Floyd–Warshall version 'nope'"),
-    ("graph-fw --versions fw-v3", "fw-v3 needs a CUDA GPU", {}, "nogpu"),
+    ("graph-fw --versions fw-v3 --sizes 4096", "the limit is 30 s", {}, "nogpu"),
     ("graph-fw --versions fw-mm:tile=48", "tile must be one of"),
     ("graph-fw --versions fw-mm:zz=1", "unknown option(s) zz"),
     ("graph-fw --versions fw-mm:tile", "options are key=value"),
