@@ -192,3 +192,27 @@ def test_memory_refused_before_allocation(gpu):
     n = int(np.sqrt(free / 4)) + 1024                      # the matrix alone exceeds free memory
     with pytest.raises(GridTooLarge, match="GPU memory"):
         C.check_fits(C.bytes_needed(n, False), 0, gpu)
+
+
+#: versions and options for the host == GPU comparison (each version's deterministic kernels)
+HOST_SPECS = [("fw-v2", {}), ("fw-v3", {}), ("fw-v4", {}), ("fw-v4-coop", {}), ("fw-v5", {}), ("fw", {}),
+              ("fw-blocked", {"tile": 32}), ("fw-mm", {"tile": 32, "l": 2}), ("fw-2level", {"tile": 16}),
+              ("fw-recursive", {"t_r": 32}), ("fw-fast", {"tile": 64})]
+
+
+@pytest.mark.parametrize("name,opts", HOST_SPECS, ids=[s for s, _ in HOST_SPECS])
+def test_host_device_equals_the_gpu_bit_for_bit(gpu, rng, name, opts):
+    """The same CUDA source on the host device (kernels.gpu.host) and on the GPU: every update is one
+    float add and a compare (no contraction on either side), so float32 distances and predecessors
+    are bit-for-bit the same; int32 too."""
+    from kernels.backend import select
+    n = int(rng.integers(100, 200))
+    m = random_matrix(rng, n, ints=False)
+    for arith in ("float32", "int32"):
+        mm = np.floor(m) if arith == "int32" else m
+        g = C.floyd_warshall(mm, name, gpu, arith=arith, pred=True, **opts)
+        h = C.floyd_warshall(mm, name, select("cpu"), arith=arith, pred=True,
+                             emulate=int(C.fw_versions()[name].cpu), **opts)
+        assert g.backend == "gpu" and h.backend == "host" and h.params["emulated"]
+        assert g.dist.dtype == h.dist.dtype and np.array_equal(g.dist.view(np.uint32), h.dist.view(np.uint32))
+        assert np.array_equal(g.pred, h.pred)
