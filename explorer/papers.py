@@ -10,7 +10,7 @@ PAPERS = [
     ("002", "P. Carrega, V. Ferreira",
      "A Study in CUDA Usage (Floyd–Warshall on CUDA)",
      "Universidade de Lisboa"),
-    ("003", "L. Solano-Quinde, B. Bode, Z. J. Wang",
+    ("003", "L. Solano-Quinde, B. Bode, Z. J. Wang, A. K. Somani",
      "Unstructured Grid Applications on GPU: Performance Analysis and Improvement",
      "GPGPU-4, Newport Beach, 2011"),
     ("004", "T. Okuyama",
