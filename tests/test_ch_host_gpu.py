@@ -22,7 +22,7 @@ def _run(p, phi, backend, options=None):
     from kernels.cahn_hilliard.cuda_stepper import OPTIONS, CudaStepper
     st = CudaStepper(p, backend)
     st.options = OPTIONS + tuple(options or ())
-    x = st.xp.asarray(phi)
+    x = st.xp.array(phi)                  # a copy: step() uses its input as a buffer
     out = st.step(x, 3)
     return out.get() if hasattr(out, "get") else out, st
 
