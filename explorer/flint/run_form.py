@@ -81,8 +81,10 @@ def gui_runtimes(gpu: bool) -> list[str]:
 
 class FlintRunForm(QWidget):
     """The run controls (a QFormLayout).  ``edited(key, old, new)`` after a user's edit of one control;
-    ``shape_changed()`` when members or N change (the Compiler tab recompiles)."""
+    ``changed()`` after any change (edits, presets, sessions); ``shape_changed()`` when members or N
+    change (the Compiler tab recompiles)."""
     edited = pyqtSignal(str, object, object)
+    changed = pyqtSignal()
     shape_changed = pyqtSignal()
 
     def __init__(self, gpu: bool = False, parent=None):
@@ -166,6 +168,7 @@ class FlintRunForm(QWidget):
     def _changed(self, key: str) -> None:
         old, new = self._values.get(key), self.value(key)
         self._values[key] = new
+        self.changed.emit()
         if key in ("members", "n"):
             self.shape_changed.emit()
         if not self._quiet and old != new:

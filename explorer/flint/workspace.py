@@ -95,6 +95,7 @@ class FlintWorkspace(Workspace, QWidget):
         ll.addWidget(self.stim)
         self.form = FlintRunForm(backend.is_gpu, left)
         self.form.shape_changed.connect(self._show_listing)
+        self.form.changed.connect(self._emit_status)          # the caption names dt, N, runtime …
         ll.addWidget(self.form)
         self.runbar = RunControls(left)
         self.runbar.run_clicked.connect(self.run)
