@@ -18,7 +18,7 @@ from . import theme as theme_mod
 from . import workspaces as registry
 from .app import APP_NAME
 from .message_log import LogSource, LogView, MessageLog
-from .widgets import ElidedLabel, add_dock, dock_button_tooltips
+from .widgets import ElidedLabel, add_dock, dock_button_tooltips, fit_combos
 from .window_files import WindowFilesMixin
 from .window_menus import WindowMenusMixin
 from .workspace_api import COMMANDS
@@ -219,6 +219,8 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
                 w.message_bar.shown.connect(LogSource(self.log, key).message)
             self.edit.add_workspace(w)         # its undo stack, after restore: restoring is no edit
             dock_button_tooltips(w)
+            if not self._lecture:
+                fit_combos(w)                  # combos never clip their text (measured at normal fonts)
             if self._lecture:
                 w.set_lecture_mode(True)
             self._workspaces[key] = w
@@ -289,9 +291,11 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             self._pre_lecture_geometry = self.geometry()
             self._lecture_look.enter({self.mode_bar: theme_mod.LECTURE_MODEBAR_PT,
                                       self.statusBar(): theme_mod.LECTURE_STATUS_PT})
+            self.fit_mode_bar()
             self.showFullScreen()
         else:
             self._lecture_look.leave(self.theme)
+            self.fit_mode_bar()
             rect = None
             if self._pre_lecture_state is not None and self._pre_lecture_state & Qt.WindowState.WindowMaximized:
                 self.showMaximized()
@@ -304,6 +308,19 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             self._restore_docks()
         self.caption.setVisible(on)
         self._refresh_caption()
+
+    def fit_mode_bar(self) -> None:
+        """Size the mode bar's items for its font: each word of a title fits whole ("Occupancy",
+        not "Occupa…" at the lecture font); 92 px wide at the normal font, as before."""
+        from PyQt6.QtGui import QFontMetrics
+        fm = QFontMetrics(self.mode_bar.font())
+        words = [w for spec in registry.WORKSPACES for w in spec.title.replace("–", "– ").split()]
+        lines = max((len(spec.title.replace("–", "– ").split()) for spec in registry.WORKSPACES), default=1)
+        item_w = max(84, max((fm.horizontalAdvance(w) for w in words), default=0) + 16)
+        item_h = max(80, 36 + 16 + lines * fm.lineSpacing())
+        for row in range(self.mode_bar.count()):
+            self.mode_bar.item(row).setSizeHint(QSize(item_w, item_h))
+        self.mode_bar.setFixedWidth(item_w + 8)
 
     def _restore_docks(self) -> None:
         """After lecture mode: the window back at its rect and each workspace's dock sizes as they
@@ -395,7 +412,8 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
     def _build_status_bar(self) -> None:
         sb = self.statusBar()
         self.lbl_backend = QLabel(backend_label(self.backend))
-        self.lbl_backend.setToolTip(self.backend.describe())
+        self.lbl_backend.setToolTip(self.backend.describe() + ("\n(also in View ▸ Message log)"
+                                                               if self.backend.notice else ""))
         if not self.backend.is_gpu and self.backend.notice:
             self.lbl_backend.setStyleSheet("color: #9a5b00;")
         self.lbl_fps = QLabel("— fps")
@@ -442,7 +460,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
                   "display": self.lbl_display, "info": self.lbl_info}
         info = info or {}
         for k, w in fields.items():
-            if k in info:
+            if k in info and not (k == "steps_per_s" and info.get("running") is False):
                 w.setVisible(True)
             elif reset:
                 w.setVisible(False)
@@ -461,6 +479,8 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             self.lbl_info.setText(str(info["info"]))
         if "fps" in info:
             self.lbl_fps.setText(f"{info['fps']:.0f} fps" if info["fps"] > 0 else "— fps")
+        if "running" in info:                  # steps/s only while something runs
+            self.lbl_sps.setVisible(bool(info["running"]))
         if "steps_per_s" in info:
             v = info["steps_per_s"]
             self.lbl_sps.setText("— steps/s" if v <= 0 else f"{v:,.0f} steps/s" if v >= 10 else f"{v:.2g} steps/s")

@@ -163,6 +163,34 @@ def dock_button_tooltips(root: QWidget) -> int:
     return n
 
 
+#: a combo never asks for more than this to show its longest entry (longer ones keep "…" and a tooltip)
+COMBO_MAX_PX = 380
+
+
+def fit_combos(root: QWidget) -> int:
+    """Every combo box under ``root`` at least as wide as its longest entry needs (up to
+    :data:`COMBO_MAX_PX`), so a dock does not squeeze it to a clipped text ("RK2 midpoint
+    (explicit, paper 000"); its popup list is as wide as its longest entry.  Measured with the
+    fonts of now (call it at normal fonts: lecture mode keeps these floors).  Returns how many
+    combos got a floor."""
+    from PyQt6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+    n = 0
+    for c in root.findChildren(QComboBox):
+        if c.count() == 0 or c.isEditable():
+            continue
+        fm = c.fontMetrics()
+        text_w = max(fm.horizontalAdvance(c.itemText(i)) for i in range(c.count()))
+        opt = QStyleOptionComboBox()
+        c.initStyleOption(opt)
+        frame = c.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, opt, QSize(0, fm.height()), c).width()
+        need = min(COMBO_MAX_PX, text_w + frame + 4)
+        c.view().setMinimumWidth(min(2 * COMBO_MAX_PX, text_w + 40))
+        if need > c.minimumWidth():
+            c.setMinimumWidth(need)
+            n += 1
+    return n
+
+
 def plot_panel(title: str | None = None, bottom: str | None = None, left: str | None = None,
                units: dict | None = None, background=None, grid: bool = False, legend: bool = False,
                min_height: int | None = None):

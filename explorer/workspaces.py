@@ -6,7 +6,8 @@ derives from :class:`explorer.workspace_api.Workspace`: the hooks the main windo
 calls (settings, shutdown, busy, lecture mode, captions, sessions …, no-op by default)
 and ``CAPABILITIES``, the optional menu commands and features it offers.  It has a Qt
 signal ``status_changed(dict)`` for the status bar, with any of the keys ``fps
-steps_per_s t steps display info``, ``cursor`` (the value under the mouse, "" when
+steps_per_s t steps display info``, ``running`` (bool; when sent, steps/s shows only while
+True), ``cursor`` (the value under the mouse, "" when
 none) and ``progress`` (``(fraction, text)`` of a slow step, or None when it is done).
 
 To add a workspace (Graphs, Occupancy, Flint …) append a spec with
