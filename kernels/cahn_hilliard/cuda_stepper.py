@@ -38,6 +38,8 @@ from importlib.resources import files
 
 import numpy as np
 
+# CuPy (texture objects) is imported inside the GPU-only methods: the module imports without it
+
 from .. import gpu as layer
 from .. import launches
 from ..errors import BackendUnavailable, GridTooLarge

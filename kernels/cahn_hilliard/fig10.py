@@ -23,12 +23,18 @@ cancel between points); the benchmark ``benchmarks/ch_fig10.py`` and the GUI's R
 """
 from __future__ import annotations
 
+import csv
+import platform
 import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
+# CuPy is imported only to count GPUs (it stays optional)
+from .. import backend as bk
 from ..errors import InvalidParameter
+from ..fileio import atomic_write
 from .params import CHParams, GPU_VARIANTS
+from .simulation import CahnHilliard
 
 METHODS = ("single", "threads", "numpy", "gpu", "multi-gpu")
 #: paper 000's layouts (§3.1.4 Fig. 4, Listing 7), each a GPU method: name → CHParams changes
@@ -86,7 +92,6 @@ def cpu_name() -> str:
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    import platform
     return platform.processor() or platform.machine() or "CPU"
 
 
@@ -154,8 +159,6 @@ def method_params(method: str, n: int, dim: int = 2, threads: int = 0, variant: 
 def time_point(method: str, n: int, dim: int = 2, threads: int = 0, variant: str = "C", gpus: int = 2,
                exchange: str = "p2p", budget: float = 1.0, backends: dict | None = None) -> Fig10Row:
     """Time one (method, N) point (see the module docstring)."""
-    from .. import backend as bk
-    from .simulation import CahnHilliard
     p = method_params(method, n, dim, threads, variant, gpus, exchange)
     kind = "gpu" if method in GPU_METHODS else "cpu"
     backends = backends if backends is not None else {}
@@ -296,8 +299,6 @@ def layout_claims(rows) -> list[tuple[str, bool | None, str]]:
 
 
 def rows_to_csv(rows, path) -> None:
-    import csv
-    from ..fileio import atomic_write
     with atomic_write(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_COLUMNS)

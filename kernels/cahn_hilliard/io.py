@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import filegate
+from ..backend import host_available_memory
 from ..errors import GridTooLarge, InvalidParameter
 from ..fileio import atomic_write
 from .params import MAX_CELLS, CHParams
@@ -103,7 +104,6 @@ def _amount(nbytes: int) -> str:
 def _check_header(shape: tuple, dtype: np.dtype, label: str, memory: bool = True) -> None:
     """Refuse what cannot be a field before reading it: kind, shape, cell count, host memory
     (``memory``)."""
-    from ..backend import host_available_memory
     if dtype.kind == "c":
         raise InvalidParameter(f"{label}: the field is complex ({dtype}); Cahn–Hilliard fields are real")
     if dtype.kind not in "fiub" or dtype.hasobject:

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
+# cupy.cuda.nccl is imported where the nccl exchange is set up (CuPy stays optional)
 from ..errors import GridTooLarge, InvalidParameter
 from . import stencil
 from .cuda_stepper import CudaStepper

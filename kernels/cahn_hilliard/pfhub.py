@@ -37,6 +37,7 @@ radius 100): not built — refused with :class:`~kernels.errors.Unsupported`.
 """
 from __future__ import annotations
 
+import csv
 import json
 import math
 import time
@@ -47,6 +48,8 @@ import numpy as np
 from .. import filegate
 from ..errors import InvalidParameter, Unsupported
 from ..fileio import atomic_write
+from .adaptive import AdaptiveController
+from .domains import domain_mask
 from .params import CHParams, stability_limit
 
 # --- the benchmark's parameters (Jokisaari et al. 2017, §3.1; PFHub benchmark 1)
@@ -204,7 +207,6 @@ def analytic_initial_energy(lx: float = 200.0, ly: float = 200.0, nodes: int = 6
 # ------------------------------------------------------------------ the free energy in the benchmark's units
 def volume(p: CHParams) -> float:
     """The domain's volume (area in 2D) in the benchmark's units: the masked region or the box."""
-    from .domains import domain_mask
     mask = domain_mask(p)
     cells = p.cells if mask is None else int(mask.sum())
     return cells * p.dx ** p.dim
@@ -248,7 +250,6 @@ def steps(sim, t_end: float = T_END, stop_rate: float | None = EQUILIBRIUM_RATE,
     yielding the growing :class:`PFHubResult` after every step (``reason`` set on the last one).
     Steps land on ``t_end`` and the ``snapshot_times`` (φ kept there).  F is in the benchmark's units
     when ``sim.params`` is a PFHub set-up (:func:`is_pfhub`), else our E."""
-    from .adaptive import AdaptiveController
     p = sim.params
     vol = volume(p)
     offset = F_OFFSET_DENSITY * vol if is_pfhub(p) else 0.0
@@ -330,7 +331,6 @@ def read_posted_curve(path) -> tuple[np.ndarray, np.ndarray]:
     """(time, free_energy) from a posted PFHub CSV: a header row naming a time column ("time") and an
     energy column ("free_energy", "total_energy" or "energy"; else the second column), then numbers.
     Raises InvalidParameter on anything else."""
-    import csv
     try:
         with filegate.open_text(path, filegate.CSV, encoding="utf-8-sig", newline="") as fh:
             rows = [r for r in csv.reader(fh) if r and any(s.strip() for s in r)]

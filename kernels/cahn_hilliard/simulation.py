@@ -10,9 +10,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import backend as backend_mod
+from .. import rng
 from ..errors import GridTooLarge, InvalidParameter, SimulationBlowUp
 from . import diagnostics
+from .adaptive import AdaptiveController
+from .domains import domain_mask
 from .params import LIVE, NEEDS_RESET, CHParams, stability_limit
+from .pfhub import initial_phi
 from .steppers import make_stepper
 
 #: |φ| beyond this is treated as a blow-up (the physical range is about ±1)
@@ -179,7 +183,6 @@ class CahnHilliard:
             if not np.isfinite(f).all():
                 raise InvalidParameter("the loaded field contains NaN or Inf values")
             return f
-        from .domains import domain_mask
         f = self._generated_field(p)
         mask = domain_mask(p, self.xp)
         # a masked domain: cells outside hold φ = 0 and never change (they take no part)
@@ -187,9 +190,7 @@ class CahnHilliard:
 
     def _generated_field(self, p: CHParams):
         if p.initial == "pfhub":
-            from .pfhub import initial_phi
             return initial_phi(p.shape, p.dx, self.xp, self.dtype)
-        from .. import rng
         if p.noise_source == "xp":          # the array library's generator (PCG64 / CuPy's default_rng)
             r = self.xp.random.default_rng(p.seed).random(p.shape, dtype=self.dtype)
         else:                               # paper 001's Marsaglia stream, identical on both backends
@@ -344,7 +345,6 @@ class CahnHilliard:
             self.record()
 
     def _adaptive_steps(self, n: int, record: bool) -> None:
-        from .adaptive import AdaptiveController
         if self._adaptive is None:
             self._adaptive = AdaptiveController(self)
         t0 = time.perf_counter()

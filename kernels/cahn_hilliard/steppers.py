@@ -22,6 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
+# scipy.fft / cupyx.scipy.fft are imported where a cosine stepper needs them (CuPy stays optional)
 from ..errors import InvalidParameter
 from . import domains, fused, stencil
 from .base import Stepper

@@ -24,7 +24,7 @@ from .ranmar import L97, RanmarVec, seed_to_ijkl, table_for, to_float
 def chi2_uniform(x: np.ndarray, bins: int = 64) -> tuple[float, int, float]:
     """Pearson χ² of ``x`` (in [0, 1)) against the uniform law on ``bins`` equal bins:
     (statistic, degrees of freedom, p-value)."""
-    from scipy.stats import chisquare
+    from scipy.stats import chisquare          # here, not at import: keeps the GUI's start-up fast
     counts = np.histogram(np.asarray(x, np.float64).ravel(), bins=bins, range=(0.0, 1.0))[0]
     res = chisquare(counts)
     return float(res.statistic), bins - 1, float(res.pvalue)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar
 
 import numpy as np
@@ -208,7 +209,6 @@ class RNGApproach:
     def _pool(self, fn) -> list:
         if len(self.engines) == 1:
             return [fn(self.engines[0])]
-        from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(len(self.engines)) as pool:
             return list(pool.map(fn, self.engines))
 
