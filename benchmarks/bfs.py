@@ -10,11 +10,15 @@ Sections (``--sections a,b,…``; all by default):
 * ``sweep``     Fig. 15: kernel 7 over blocks 32 … 512 with the theoretical occupancy;
 * ``table``     paper 004 Table 3.1 at |V| = 4677 with every method, ring and complete included;
 * ``scaling``   Figs. 3.10 / 3.12 / 3.13 (random digraphs) and the memory limits;
-* ``overhead``  Fig. 3.14, path recording.
+* ``overhead``  Fig. 3.14, path recording;
+* ``host``      issue 33: every kernel's CUDA source run on the CPU (host device) at a lecture size —
+                BFS K1–K7 on 2 000 vertices, MS-BFS, the SSSP family, the clustering kernels — so a
+                lecturer knows what runs live without a GPU (runs on any machine: ``--sections host``).
 
 GPU times are ``kernel_seconds``: on the device, synchronised, without the final copy of the
 matrix to the host.  Rows marked ~ were timed on the first k sources and scaled by |V| / k.
 Usage: ``python benchmarks/bfs.py [--quick] [--sections …]`` (markdown and CSVs also to $OUT).
+Host times are wall clock (``perf_counter``) of the whole call, compile excluded (one warm-up).
 """
 from __future__ import annotations
 
@@ -34,10 +38,10 @@ from kernels.graphs import reproduce as rp  # noqa: E402
 from kernels.graphs import sssp_table as T  # noqa: E402
 from kernels.graphs.apsp import apsp  # noqa: E402
 from kernels.graphs.stats import summary  # noqa: E402
-from kernels.occupancy.gpu import launch_occupancy  # noqa: E402
+from kernels.gpu import launch_occupancy  # noqa: E402
 
 LINES: list[str] = []
-SECTIONS = ("apsp30k", "evolution", "multi", "sweep", "table", "scaling", "overhead")
+SECTIONS = ("apsp30k", "evolution", "multi", "sweep", "table", "scaling", "overhead", "host")
 
 
 def out(s=""):
@@ -237,12 +241,77 @@ def section_overhead(be, quick):
     csv_out("sssp_path_overhead.csv", T.rows_to_csv, rows)
 
 
+def host_row(label, fn):
+    """Time ``fn`` once (after one untimed call on a tiny input by the caller); the guard's refusal
+    is reported, not raised."""
+    from kernels.errors import InvalidParameter
+    t0 = time.perf_counter()
+    try:
+        res = fn()
+    except InvalidParameter as exc:
+        out(f"| {label} | refused: {str(exc).split(';')[-1].strip()} | |")
+        return None
+    sec = time.perf_counter() - t0
+    return sec, res
+
+
+def section_host(_be, quick):
+    """Issue 33: host-path (CUDA source on the CPU) times at a lecture size."""
+    from kernels.backend import cpu_backend
+    from kernels.graphs import digraphs as D
+    from kernels.graphs.apsp import METHODS
+    from kernels.graphs.clustering import cpu_counts, kernel_counts
+    cpu = cpu_backend()
+    n = 500 if quick else 2000
+    g = rp.G.barabasi_albert(n, 5, 1)
+    tiny = rp.G.barabasi_albert(40, 2, 1)
+    ref = apsp(g, "cpu").dist
+    out(f"## Host device: CUDA source run on the CPU ({os.cpu_count()} cores), lecture sizes\n")
+    out(f"BFS all pairs on BA N = {n:,} (m = 5, {g.m:,} edges); model = the host guard's estimate.\n")
+    out("| kernel | seconds | launches | exact | model s |")
+    out("|---|---:|---:|---|---:|")
+    for k, kw in [(k, {}) for k in E.KERNELS] + [(k, dict(batch=64)) for k in ("gpu-bfs-k1", "gpu-bfs-k7")] + \
+                 [("gpu-bfs", {}), ("gpu-msbfs", {})]:
+        apsp(tiny, k, backend=cpu)                                  # compile, first call
+        got = host_row(f"{k} {kw or ''}", lambda: apsp(g, k, backend=cpu, **kw))
+        if got:
+            sec, r = got
+            model = METHODS[k](**kw).host_seconds(g.csr())
+            out(f"| {k} {kw or ''} | {sec:.2f} | {r.launches:,} | {np.array_equal(r.dist, ref)} | {model:.1f} |")
+    nd = 300 if quick else 1000
+    csr = D.random_digraph(nd, 4 * nd, nd, True, 1)
+    dref = apsp(csr, "cpu", weighted=True).dist
+    out(f"\nSSSP all pairs on a random digraph |V| = {nd:,}, |E| = {csr.arcs:,}, w_max = {nd} (paper 004 style).\n")
+    out("| method | seconds | launches | exact | model s |")
+    out("|---|---:|---:|---|---:|")
+    for m in T.GPU_METHODS:
+        apsp(D.random_digraph(40, 160, 40, True, 2), m, backend=cpu)
+        got = host_row(m, lambda: apsp(csr, m, backend=cpu))
+        if got:
+            sec, r = got
+            out(f"| {m} | {sec:.2f} | {r.launches:,} | {np.array_equal(r.dist, dref)} | "
+                f"{METHODS[m]().host_seconds(csr):.1f} |")
+    out("\nClustering per-arc kernels (paper 001 kernels 1 and 2), one launch.\n")
+    out("| graph | kernel | seconds | exact |")
+    out("|---|---|---:|---|")
+    for label, gg in (("WS V = 20 000, k = 50", rp.G.watts_strogatz(20000 // (4 if quick else 1), 50, 0.1, 1)),
+                      ("BA V = 10 000, m = 25", rp.G.barabasi_albert(10000 // (4 if quick else 1), 25, 1))):
+        c = gg.csr()
+        want = cpu_counts(c)
+        for v in ("arc", "sorted"):
+            kernel_counts(tiny.csr(), cpu, v)
+            got = host_row(f"{label} {v}", lambda: kernel_counts(c, cpu, v))
+            if got:
+                out(f"| {label} | {v} | {got[0]:.2f} | {got[1] == want} |")
+    out("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sections", default=",".join(SECTIONS))
     a = ap.parse_args()
-    be = select("gpu")
+    be = select("gpu") if a.sections != "host" else select("cpu")
     out(f"# BFS / SSSP families — {be.describe()}, {time.strftime('%Y-%m-%d')}\n")
     for name in a.sections.split(","):
         t0 = time.perf_counter()

@@ -126,26 +126,23 @@ def run(a) -> int:
         ap.check_memory(g.n, a.apsp, be, 4 if g.weighted else 2, None if sources is None else len(sources))
         if g.weighted:
             ap.check_weights(g.csr(), ap.METHODS[a.apsp])
-        host_check = getattr(ap.METHODS[a.apsp](**kw), "check_host", None)
-        if host_check is not None:               # a CUDA method run on the CPU: its time limit, before any work
-            host_check(g.csr(), be)
     use_kernel = a.clustering in ("arc", "sorted") or (a.clustering == "auto" and be.is_gpu)
     if use_kernel and not be.is_gpu:
         check_clustering_host(g.csr())
     out = dict(backend=be.name, generator=(g.name if a.load else a.generator), n=g.n, m=g.m,
                weighted=g.weighted, seed=a.seed)
     t0 = time.perf_counter()
+    # APSP first: a CUDA method run on the CPU refuses a size above its time limit before any work
+    r = ap.apsp(g, a.apsp, backend=be, **kw) if a.apsp != "none" else None
     cc_variant = "arc" if a.clustering in ("auto", "cpu") else a.clustering
     out["global_clustering"] = global_clustering(g, be, cc_variant, kernel=use_kernel)
     local_cc = local_clustering(g, be, cc_variant, kernel=use_kernel)
     out["average_clustering"] = float(local_cc.mean())
     out["clustering_method"] = cc_variant if use_kernel else "cpu"
-    apsp_emulated = a.apsp != "none" and getattr(ap.METHODS[a.apsp], "emulated", lambda _b: False)(be)
+    apsp_emulated = a.apsp != "none" and ap.METHODS[a.apsp].emulated(be)
     out["emulated"] = bool(not be.is_gpu and (use_kernel or apsp_emulated))
     out["apsp_method"] = a.apsp
-    r = None
-    if a.apsp != "none":
-        r = ap.apsp(g, a.apsp, backend=be, **kw)
+    if r is not None:
         s = summary(r.dist, sources)
         out.update(mean_path_length=s["mean_path_length"], diameter=s["diameter"], connected=s["connected"],
                    reachable_fraction=s["reachable_fraction"], apsp_seconds=r.seconds,

@@ -238,7 +238,7 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         gpus = self.sp_gpus.value()
         try:
             sizes = self.sizes()
-            methods = cc.check_methods(self.methods(), self.backend, sizes)
+            methods = cc.check_methods(self.methods(), self.backend, sizes, seed)
             sched, nworkers = self.where.choice()
             sweep = None
             if sched != "none":                            # the CLI's graph-clustering --scheduler task

@@ -22,7 +22,7 @@ from kernels.graphs import reproduce as rp
 from ..log_axis import log_axes
 from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
 from ..sweep_runner import SweepRunner
-from .emulated import label
+from .emulated import label as host_label
 
 COLORS = {"alpha-ring": (31, 119, 180), "alpha": (214, 39, 40), "ba": (44, 160, 44)}
 #: short legend names (the plots share the tab with the controls)
@@ -95,7 +95,7 @@ class ReproducePanel(SweepRunner, QWidget):
         self.cb_method = QComboBox()
         for m in (["gpu-bfs", "sssp", "cpu", "cpu-sampled"] if backend.is_gpu else
                   ["cpu", "cpu-sampled", "gpu-bfs", "gpu-msbfs", "sssp"]):
-            self.cb_method.addItem(label(m, rp.emulated(m, backend)), m)      # data: the method
+            self.cb_method.addItem(host_label(m, rp.emulated(m, backend)), m)      # data: the method
         self.cb_method.setToolTip("APSP method timed for each instance (GPU BFS = paper 000 kernel 7); "
                                   f"cpu-sampled estimates the mean path from {rp.SAMPLED_SOURCES} random BFS "
                                   "sources — paper 000's full range 1 000 … 30 000 in seconds")

@@ -152,16 +152,19 @@ class SSSPTablePanel(SweepRunner, QWidget):
             if key == "overhead":
                 T.check_methods(["sssp-path"], self.backend)
                 vals = self.values()
+                T.check_scaling_host("3.10", vals, ["sssp-path"], self.backend, seed, k)     # CUDA on the CPU
                 gen = lambda c: T.run_path_overhead(vals, self.backend, seed, k, cancel=c)  # noqa: E731
                 total = len(vals)
             else:
                 methods = T.check_methods(self.methods(), self.backend)
                 if key == "table":
+                    T.check_table_host(T.TOPOLOGIES, methods, self.backend, seed=seed, max_sources=k)
                     gen = lambda c: T.run_table(T.TOPOLOGIES, methods, self.backend, seed=seed,  # noqa: E731
                                                 max_sources=k, cancel=c)
                     total = len(T.TOPOLOGIES) * len(methods)
                 else:
                     vals = self.values()
+                    T.check_scaling_host(key, vals, methods, self.backend, seed, k)
                     gen = lambda c: T.run_scaling(key, vals, methods, self.backend, seed, k, cancel=c)  # noqa: E731
                     total = len(vals) * len(methods)
         except InvalidParameter as exc:

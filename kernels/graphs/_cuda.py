@@ -122,23 +122,14 @@ HOST_COSTS = (3e-4, 8e-7, 5e-8)
 
 
 class HostRunnable:
-    """Mixin of a registered method whose CUDA source runs on the host device without a GPU
-    ("CUDA source run on the CPU"): ``available`` everywhere, ``emulated`` on a CPU backend, and a
-    size guard (:meth:`check_host`) that refuses, before any work, a run the cost model puts above
-    :data:`HOST_LIMIT_S`, naming the largest number of sources that fits."""
+    """Mixin of a registered APSP method whose CUDA source runs on the host device without a GPU
+    ("CUDA source run on the CPU"; ``host = True``: ``APSPMethod.available`` / ``emulated`` read it),
+    with a size guard (:meth:`check_host`) that refuses, before any work, a run the cost model puts
+    above :data:`HOST_LIMIT_S`, naming the largest number of sources that fits."""
 
     host = True
     #: seconds per launch, per thread, per arc visit on the host (overridden per method)
     host_costs: tuple = HOST_COSTS
-
-    @classmethod
-    def available(cls, backend) -> bool:
-        return True
-
-    @classmethod
-    def emulated(cls, backend) -> bool:
-        """True when the CUDA source runs on the host device (no GPU backend)."""
-        return not (backend is not None and getattr(backend, "is_gpu", False))
 
     def rows(self, csr) -> int:
         """Sources (result rows) of this run: option ``sources``, default every vertex."""

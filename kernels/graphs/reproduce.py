@@ -136,7 +136,7 @@ def emulated(method: str, backend) -> bool:
     """True when ``method`` runs its CUDA source on the host device (no GPU backend)."""
     from .apsp import METHODS
     cls = METHODS.get(method)
-    return bool(cls is not None and getattr(cls, "emulated", lambda _b: False)(backend))
+    return bool(cls is not None and cls.emulated(backend))
 
 
 def check_host(types, sizes, method: str, backend, params: dict | None = None, seed0: int = 1) -> None:

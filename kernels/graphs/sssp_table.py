@@ -101,6 +101,20 @@ def check_host(points, methods, backend, max_sources=None) -> None:
                 raise InvalidParameter(f"{topology} |V| = {csr.n:,}: {exc}") from None
 
 
+def check_table_host(topologies, methods, backend, n: int = D.TABLE31["n"], arcs: int = D.TABLE31["arcs"],
+                     w_max: int = D.TABLE31["w_max"], seed: int = 1, max_sources=None) -> None:
+    """:func:`check_host` for Table 3.1's graphs (run_table's arguments)."""
+    check_host([(t, lambda t=t: D.thesis_graph(t, n, arcs, w_max, seed)) for t in topologies], methods, backend,
+               max_sources)
+
+
+def check_scaling_host(figure: str, values, methods, backend, seed: int = 1, max_sources=None) -> None:
+    """:func:`check_host` for a figure's random digraphs (run_scaling's arguments; the overhead
+    experiment is figure 3.10's graphs with sssp-path)."""
+    check_host([("random", lambda v=v: figure_graph(figure, v, seed)) for v in values], methods, backend,
+               max_sources)
+
+
 #: sources timed per (method, topology) by default (the rest scaled by |V| / k): the ring and the
 #: complete graph are vertex-transitive, and there the slow methods would take minutes to hours
 DEFAULT_MAX_SOURCES = {("sssp-harish", "ring"): 16, ("sssp-harish", "complete"): 16, ("sssp", "ring"): 64,
@@ -178,8 +192,7 @@ def run_table(topologies=TOPOLOGIES, methods=METHODS, backend=None, n: int = D.T
     for t in topologies:
         if t not in TOPOLOGIES:
             raise InvalidParameter(f"unknown topology {t!r}: use {', '.join(TOPOLOGIES)}")
-    check_host([(t, lambda t=t: D.thesis_graph(t, n, arcs, w_max, seed)) for t in topologies], methods, backend,
-               max_sources)
+    check_table_host(topologies, methods, backend, n, arcs, w_max, seed, max_sources)
     warm_up(methods, backend)
     for t in topologies:
         if cancel is not None and cancel():
@@ -232,8 +245,7 @@ def run_scaling(figure: str, values, methods=METHODS, backend=None, seed: int = 
     methods = check_methods(methods, backend)
     if figure not in FIGURES:
         raise InvalidParameter(f"unknown figure {figure!r}: use {', '.join(FIGURES)}")
-    check_host([("random", lambda v=v: figure_graph(figure, v, seed)) for v in values], methods, backend,
-               max_sources)
+    check_scaling_host(figure, values, methods, backend, seed, max_sources)
     warm_up(methods, backend)
     for v in sorted(int(x) for x in values):
         if cancel is not None and cancel():
@@ -286,8 +298,7 @@ def run_path_overhead(sizes, backend=None, seed: int = 1, max_sources: int | Non
     """Yield an OverheadRow per |V| (|E| = 4|V|, w_max = |V|): ``sssp-path`` on the first
     ``max_sources`` sources (default all), ``check_paths`` random recorded paths validated."""
     check_methods(["sssp-path"], backend)
-    check_host([("random", lambda n=n: figure_graph("3.10", n, seed)) for n in sizes], ["sssp-path"], backend,
-               max_sources)
+    check_scaling_host("3.10", sizes, ["sssp-path"], backend, seed, max_sources)
     warm_up(["sssp-path"], backend)
     rng = np.random.default_rng(seed)
     for n in sorted(int(x) for x in sizes):

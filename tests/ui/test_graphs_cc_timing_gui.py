@@ -46,15 +46,22 @@ def test_defaults_on_the_cpu_backend(panel):
         assert w.toolTip(), w
 
 
-def test_gpu_methods_disabled_on_cpu(panel):
+def test_gpu_methods_run_their_cuda_source_on_the_cpu(qtbot, panel):
+    """Issue 33: without a GPU the per-arc kernels stay enabled, labelled, opt-in, and count exactly."""
+    from explorer.graphs.emulated import HOST_LABEL
     for m in cc.GPU_METHODS:
         ck = panel.ck_methods[m]
-        assert not ck.isEnabled() and not ck.isChecked()
-        assert "CUDA GPU" in ck.toolTip()
-        ck.setChecked(True)                      # even if forced on, a CPU run leaves it out
-    assert not set(cc.GPU_METHODS) & set(panel.methods())
+        assert ck.isEnabled() and not ck.isChecked() and HOST_LABEL in ck.text()
+        assert "compiled for the CPU" in ck.toolTip()
     panel.restore({"methods": ["cpu", "gpu-arc"]})
-    assert panel.methods() == ["cpu"] and not panel.ck_methods["gpu-arc"].isChecked()
+    assert panel.methods() == ["cpu", "gpu-arc"]
+    configure(panel, ws="200, 300", methods=("cpu", "gpu-arc", "gpu-sorted"), families=("ws",))
+    with qtbot.waitSignal(panel.finished, timeout=120000):
+        assert panel.run()
+    assert len(panel.rows) == 6 and all(r.agrees for r in panel.rows)
+    configure(panel, ws="200, 900000", methods=("cpu", "gpu-arc"), families=("ws",))
+    assert panel.run() is False and panel.job is None              # above the host limit: refused, named
+    assert "limit is 30 s" in panel.lbl.text()
 
 
 def test_defaults_on_a_gpu_backend(qtbot):

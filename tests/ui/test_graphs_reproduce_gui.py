@@ -240,3 +240,23 @@ def test_sweep_too_big_for_memory_is_refused_before_work(panel, graphs_ws, monke
     assert "GiB" in graphs_ws.message_bar.text() and "8000" in graphs_ws.message_bar.text()
     from kernels.graphs import reproduce as rp_
     rp_.check_memory_for([200, 8000], "cpu-sampled", panel.backend)   # no matrix kept: allowed
+
+
+def test_cuda_methods_run_on_the_cpu_host_labelled(qtbot, panel):
+    """Issue 33: without a GPU the list offers the CUDA methods, labelled, and they give the exact
+    mean path (the cpu method's); a size above the host limit is refused, naming it."""
+    from explorer.graphs.emulated import HOST_LABEL
+    i = panel.cb_method.findData("gpu-bfs")
+    assert i >= 0 and HOST_LABEL in panel.cb_method.itemText(i)
+    assert panel.cb_method.itemText(panel.cb_method.findData("cpu")) == "cpu"
+    ref = sweep(qtbot, panel, sizes="60, 90", types=("ba",), method="cpu")
+    panel.cb_method.setCurrentIndex(panel.cb_method.findData("gpu-msbfs"))
+    panel.ed_sizes.setText("60, 90")
+    with qtbot.waitSignal(panel.finished, timeout=60000):
+        assert panel.run()
+    assert [r.mean_path_length for r in panel.rows] == [r.mean_path_length for r in ref]
+    assert panel.state()["method"] == "gpu-msbfs"
+    panel.cb_method.setCurrentIndex(panel.cb_method.findData("gpu-bfs-k1") if panel.cb_method.findData("gpu-bfs-k1")
+                                    >= 0 else panel.cb_method.findData("sssp"))
+    panel.ed_sizes.setText("1000, 40000")
+    assert not panel.run() and "limit is 30 s" in panel.lbl.text() and panel.job is None
