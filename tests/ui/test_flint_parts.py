@@ -298,3 +298,44 @@ def test_run_controls_progress_pause_stop_and_finished(qtbot, rng):
     qtbot.waitUntil(lambda: not bar.is_running(), timeout=10000)
     assert ended == [w, w2] and w2.done_steps < 10 ** 6 and bar.bt_pause.text() == "Pause"
     assert all(b.toolTip() for b in (bar.bt_run, bar.bt_pause, bar.bt_stop, bar.progress, bar.lb_rate))
+
+
+# ---------------------------------------------------------------------- StimulusEditor, CompilerPanel
+def test_stimulus_editor_writes_through_its_callback(qtbot, tmp_path, rng):
+    from explorer.flint.stimulus import STIM_PARAMS, StimulusEditor
+    names = [p[0] for p in STIM_PARAMS]
+    vals = {"stim_amplitude": -float(rng.uniform(5, 50)), "stim_start": float(rng.uniform(0, 20)),
+            "stim_duration": float(rng.uniform(0.5, 3)), "stim_period": float(rng.uniform(200, 900))}
+    p = tmp_path / "stim.flint"
+    p.write_text("model stim\nstate v = 0\n" + "".join(f"param {k} = {v:.3f}\n" for k, v in vals.items())
+                 + "ode v = -v\n")
+    m = read_model(p).model
+    calls = []
+    ed = StimulusEditor(lambda name, v: calls.append((name, v)))
+    qtbot.addWidget(ed)
+    ed.bind(m)
+    assert ed.isEnabled() and calls == []                    # showing the model's values is no edit
+    assert [ed.spins[k].value() for k in names] == pytest.approx([m.params[k] for k in names], abs=1e-3)
+    ed.spins["stim_period"].setValue(321.0)
+    assert calls == [("stim_period", 321.0)]
+    ed.bind(small_model(tmp_path, rng))                       # no stimulus parameters: disabled, says why
+    assert not ed.isEnabled() and all(k in ed.toolTip() for k in names)
+
+
+def test_compiler_panel_compiles_in_the_background(qtbot, tmp_path, rng):
+    from explorer.flint.compiler_panel import CompilerPanel
+    from kernels.flint import compile_model
+    panel = CompilerPanel()
+    qtbot.addWidget(panel)
+    m = small_model(tmp_path, rng, int(rng.integers(2, 6)))
+    panel.request(m, 1, {}, None)
+    qtbot.waitUntil(lambda: not panel.busy() and panel.prog is not None, timeout=30000)
+    want = compile_model(m, 1, {}, None, panel.options())
+    assert panel.level_counts() == list(want.level_counts)
+    assert want.listing() in panel.listing.toPlainText()
+    assert list(panel.bars.opts["height"]) == list(want.level_counts)
+    header, rows = panel.table_rows()
+    assert header[0] == "option" and len(rows) == len(panel.checks)
+    panel.set_option("cse", False)
+    qtbot.waitUntil(lambda: not panel.busy() and not panel.prog.options.cse, timeout=30000)
+    assert all(b.toolTip() for b in (panel.bt_csv, panel.bt_chart, *panel.checks.values()))
