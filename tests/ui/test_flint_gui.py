@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,6 +83,7 @@ def test_bad_model_file_keeps_app(flint_ws, tmp_path):
     assert ws.message.isVisible() and ws.model.name == "luo_rudy_1991"
 
 
+@pytest.mark.slow
 def test_reentry_preset_circulates_one_way(flint_ws, qtbot):
     """Preset "LR ring: sustained re-entry": one-way wave initial state, stimulus off, the wave
     goes round the ring ≥ 2 times in the recorded V (cell × time heatmap)."""
@@ -108,6 +110,7 @@ def test_reentry_preset_circulates_one_way(flint_ws, qtbot):
     assert not ws.form.row_visible("init") and not ws.one_way()
 
 
+@pytest.mark.slow
 def test_several_recorded_states_rybak_preset(flint_ws, qtbot, tmp_path):
     """Preset "Rybak CPG: flexor–extensor rhythm" records two population traces (a comma list) of one
     member: one curve each with a legend, samples (k, 2, 1), CSV columns named after them; a pattern
