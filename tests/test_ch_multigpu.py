@@ -171,6 +171,7 @@ def test_cuda_variants_on_virtual_gpus_equal_one_device_bit_for_bit(cpu, rng, va
                  boundary_value=0.3, dtype="float64")
     phi0 = _field(p.shape, rng).astype(np.float64)
     st = MultiGPUStepper(p, cpu, [0, 1, 2])
+    assert st.emulated
     out = st.step(phi0.copy(), 4)
     assert all(s.op.emulated for s in st.slabs)
     assert np.array_equal(out, CudaStepper(p, cpu).step(phi0.copy(), 4))

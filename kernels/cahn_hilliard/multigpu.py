@@ -58,7 +58,7 @@ from .. import devices as _devices
 from ..devices import VIRTUAL_ENV, gpu_count, gpus_text, offered_gpus, split_rows  # noqa: F401
 from .halo import (EXCHANGE_NAMES, check_nccl, enable_peer_access, exchange_host,
                    exchange_nccl, exchange_p2p)
-from .params import EXCHANGES, MAX_GPUS  # noqa: F401  (MAX_GPUS: re-exported)
+from .params import EXCHANGES, GPU_VARIANTS, MAX_GPUS  # noqa: F401  (MAX_GPUS: re-exported)
 from .slabs import CudaOps, HostOps, Slab, layout_slabs
 
 __all__ = ["MultiGPUStepper", "resolve_devices", "DEFAULT_GRAPH", "GRAPH_STEPS", "EXCHANGE_NAMES",
@@ -124,6 +124,11 @@ class MultiGPUStepper:
         self._shape = None
 
     # ------------------------------------------------------------- set-up
+    @property
+    def emulated(self) -> bool:
+        """The slabs run kernels A–E as CUDA source on the CPU (virtual GPUs on the host device)."""
+        return not self.ops.gpu and self.params.variant in GPU_VARIANTS
+
     @property
     def radius(self) -> int:
         """Stencil radius of one pass = halo width H (4 for fused kernel E, else 2)."""
