@@ -1,5 +1,6 @@
 """The "Random numbers (paper 001)" dock of the Cahn–Hilliard workspace: Table 1 re-run and the
-quality checks, off the GUI thread (CPU backend: gpu1/gpu2 on virtual GPUs)."""
+quality checks, off the GUI thread (CPU backend: gpu1/gpu2 as CUDA source run on the CPU, on virtual
+GPUs)."""
 import csv
 
 from kernels.rng import streams as st
@@ -19,6 +20,10 @@ def test_dock_is_beside_diagnostics_with_tooltips(ws):
               *panel.ck_app.values()):
         assert w.toolTip(), w
     assert panel.approaches() == list(st.APPROACHES)
+    # no GPU: gpu1 / gpu2 are enabled and say that their CUDA source runs on the CPU
+    for name, cls in st.APPROACHES.items():
+        ck = panel.ck_app[name]
+        assert ck.isEnabled() and ck.text().endswith("(CUDA source run on the CPU)") == cls.on_devices
 
 
 def test_table1_rows_on_virtual_gpus_and_csv(ws, qtbot, tmp_path):
@@ -30,6 +35,7 @@ def test_table1_rows_on_virtual_gpus_and_csv(ws, qtbot, tmp_path):
     wait_done(panel, qtbot, panel.run_table1)
     got = [(r.approach, r.gpus) for r in panel.rows]
     assert got == [("seq", 1), ("gpu2", 1), ("gpu2", 2)]
+    assert [r.devices for r in panel.rows] == ["CPU"] + ["virtual GPU (CUDA source run on the CPU)"] * 2
     assert panel.table.rowCount() == 3 and panel.table.item(2, 8).text() == "8.33"
     assert all(r.test_vector for r in panel.rows) and "fastest" in panel.lbl.text()
     path = panel.export_csv(str(tmp_path / "t1.csv"))
