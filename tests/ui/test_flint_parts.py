@@ -307,7 +307,7 @@ def test_stimulus_editor_writes_through_its_callback(qtbot, tmp_path, rng):
     vals = {"stim_amplitude": -float(rng.uniform(5, 50)), "stim_start": float(rng.uniform(0, 20)),
             "stim_duration": float(rng.uniform(0.5, 3)), "stim_period": float(rng.uniform(200, 900))}
     p = tmp_path / "stim.flint"
-    p.write_text("model stim\nstate v = 0\n" + "".join(f"param {k} = {v:.3f}\n" for k, v in vals.items())
+    p.write_text("model stim\nstate v = 0\n" + "".join(f"param {k} = {v:.2f}\n" for k, v in vals.items())
                  + "ode v = -v\n")
     m = read_model(p).model
     calls = []
@@ -315,7 +315,7 @@ def test_stimulus_editor_writes_through_its_callback(qtbot, tmp_path, rng):
     qtbot.addWidget(ed)
     ed.bind(m)
     assert ed.isEnabled() and calls == []                    # showing the model's values is no edit
-    assert [ed.spins[k].value() for k in names] == pytest.approx([m.params[k] for k in names], abs=1e-3)
+    assert [ed.spins[k].value() for k in names] == pytest.approx([m.params[k] for k in names], abs=1e-9)
     ed.spins["stim_period"].setValue(321.0)
     assert calls == [("stim_period", 321.0)]
     ed.bind(small_model(tmp_path, rng))                       # no stimulus parameters: disabled, says why
