@@ -14,8 +14,8 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, QRectF, Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QPainter, QPen, QPicture, QPolygonF
-from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
-                             QLabel, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
+from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QHeaderView,
+                             QLabel, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QSplitter, QTableWidgetItem,
                              QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError
@@ -23,6 +23,7 @@ from kernels.occupancy import unstructured as U
 
 from ..colorbar import hover, plot_colorbar
 from ..jobs import FunctionJob
+from .kernels_tab import FittedTable, plural
 
 VERSION_LABELS = {"cpu": "CPU reference (NumPy)", "original": "GPU1 — original (1 cell/block)",
                   "improved": "GPU2 — occupancy-improved"}
@@ -180,7 +181,7 @@ class CaseStudyWidget(QWidget):
         gl.addWidget(self.status)
 
         # ---------------------------------------------------------------- tables
-        self.table = QTableWidget(3, 6)
+        self.table = FittedTable(3, 6, min_row=26)
         self.table.setHorizontalHeaderLabels(["version", "ms / iteration", "speed-up vs CPU", "cells / block",
                                               "residual", "max |Δ| vs CPU"])
         self.table.verticalHeader().setVisible(False)
@@ -188,8 +189,7 @@ class CaseStudyWidget(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         for i, v in enumerate(("cpu", "original", "improved")):
             self.table.setItem(i, 0, _item(VERSION_LABELS[v]))
-        self.table.setMaximumHeight(4 * 24 + 10)
-        self.occ_table = QTableWidget(0, 5)
+        self.occ_table = FittedTable(0, 5, min_row=26)
         self.occ_table.setHorizontalHeaderLabels(["kernel (version)", "threads / block", "registers",
                                                   "Tesla T10 (paper)", "here"])
         self.occ_table.verticalHeader().setVisible(False)
@@ -211,27 +211,50 @@ class CaseStudyWidget(QWidget):
         self.view_title = QLabel()
         self.view_title.setWordWrap(True)     # a long mesh description must not widen the window
 
+        # the problem beside the mesh view (shown once there is a mesh: no empty plot before), the two
+        # tables below across the whole width, every row and column shown (no scroll bars)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.addWidget(self.note)
         ll.addWidget(gb)
-        ll.addWidget(QLabel("<b>Times and speed-ups</b>"))
-        ll.addWidget(self.table)
-        ll.addWidget(QLabel("<b>Occupancy of both versions</b> (theoretical; cell-stage kernels)"))
-        ll.addWidget(self.occ_summary)
-        ll.addWidget(self.occ_table, 1)
-        right = QWidget()
-        rl = QVBoxLayout(right)
+        ll.addStretch(1)
+        # the view takes the height the problem column leaves (its own preferred height would make the
+        # page taller than the tab: a scroll bar at 1440 × 900)
+        self.view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        self.view.setMinimumHeight(200)
+        self.view_box = QWidget()
+        rl = QVBoxLayout(self.view_box)
         rl.addWidget(self.view_title)
         rl.addWidget(self.view, 1)
+        self.view_box.setVisible(False)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
-        split.addWidget(right)
+        split.addWidget(self.view_box)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
+        tables = QWidget()
+        tl = QVBoxLayout(tables)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addWidget(QLabel("<b>Times and speed-ups</b>"))
+        tl.addWidget(self.table)
+        tl.addWidget(QLabel("<b>Occupancy of both versions</b> (theoretical; cell-stage kernels)"))
+        tl.addWidget(self.occ_summary)
+        tl.addWidget(self.occ_table)
+        for t in (self.table, self.occ_table):
+            t.horizontalHeader().setStretchLastSection(True)
+        # the page scrolls as a whole where it does not fit (lecture fonts), never inside a table
+        page = QWidget()
+        pl = QVBoxLayout(page)
+        pl.setContentsMargins(0, 0, 0, 0)
+        pl.addWidget(split, 1)
+        pl.addWidget(tables)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(page)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(split)
+        lay.addWidget(self.scroll)
 
         self.note.setText(
             "Paper 003 (Solano-Quinde et al. 2011): an unstructured-grid solver whose straightforward GPU "
@@ -280,6 +303,7 @@ class CaseStudyWidget(QWidget):
         return self.problem
 
     def show_solution(self, u: np.ndarray, what: str) -> None:
+        self.view_box.setVisible(True)
         vals = U.cell_means(u)
         self.mesh_item.set_mesh(self.mesh.vertices, self.mesh.cells, vals)
         self.view.autoRange()
@@ -429,5 +453,5 @@ class CaseStudyWidget(QWidget):
             f"{t10['occupancy']['improved']:.0%} ({t10['cells_per_block']} cells = "
             f"{t10['cells_per_block'] * P} threads per block, the paper's two warps; registers assumed "
             f"{U.T10_ASSUMED_REGS}).  {label}: {here['occupancy']['original']:.0%} → "
-            f"{here['occupancy']['improved']:.0%} ({cpb} cells per block).")
+            f"{here['occupancy']['improved']:.0%} ({plural(cpb, 'cell')} per block).")
         return self.occ

@@ -1,5 +1,11 @@
 """The Occupancy workspace's charts: occupancy vs threads per block, registers per thread and shared
-memory, the current launch marked; lecture styling; the curve point under the mouse."""
+memory, the current launch marked; lecture styling; the curve point under the mouse.
+
+Each curve is a step function of its (integer) input — warps, registers and shared memory are
+allocated in whole units — so it is drawn as steps, on screen and in SVG: the occupancy computed
+at a sample ``x[i]`` holds for every input in ``(x[i-1], x[i]]`` (pyqtgraph's ``stepMode="left"``:
+the step to the left of ``x[i]`` is drawn at ``y[i]``; a block of 33…64 threads takes two warps,
+like 64)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +15,10 @@ from PyQt6.QtWidgets import QVBoxLayout, QWidget
 from ..colorbar import hover
 
 CURVE_PEN = pg.mkPen("#1f5fa0", width=2)
+#: a sample's value holds back to the previous sample, (x[i-1], x[i]]: pyqtgraph's "left" steps
+STEP_MODE = "left"
+#: the x labels in lecture mode (the chart titles say what is varied; long labels were clipped)
+LECTURE_X = {"threads": "threads", "regs": "registers", "smem": "shared"}
 AXES = (("threads", "Threads per block", "threads/block"), ("regs", "Registers per thread", "registers/thread"),
         ("smem", "Shared memory per block", "bytes"))
 
@@ -31,7 +41,7 @@ class OccupancyCharts(QWidget):
             p.showGrid(x=True, y=True, alpha=0.25)
             p.setYRange(0, 105, padding=0)
             p.setMouseEnabled(x=True, y=False)
-            c = p.plot([], [], pen=CURVE_PEN, stepMode=None)
+            c = p.plot([], [], pen=CURVE_PEN, stepMode=STEP_MODE)
             pt = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#d1495b"), pen=pg.mkPen("k"))
             p.addItem(pt)
             self.plots[key], self.curves[key], self.points[key] = p, c, pt
@@ -41,11 +51,12 @@ class OccupancyCharts(QWidget):
                   lambda text: self.report(text) if self.report is not None else None)
 
     def describe(self, key: str, title: str, unit: str, x: float) -> str:
-        """The curve point nearest ``x``: '<title> <x> <unit>: occupancy <y> %'."""
+        """The step under ``x`` (the first sample at or right of it, :data:`STEP_MODE`):
+        '<title> <sample x> <unit>: occupancy <y> %'."""
         xs, ys, _pt = self.data(key)
         if not xs:
             return ""
-        i = int(np.argmin(np.abs(np.asarray(xs, float) - x)))
+        i = min(int(np.searchsorted(np.asarray(xs, float), x, side="left")), len(xs) - 1)
         return f"{title} {xs[i]:g} {unit}: occupancy {ys[i]:.1f} %"
 
     def set_lecture(self, on: bool) -> None:
@@ -63,6 +74,9 @@ class OccupancyCharts(QWidget):
                 f"Occupancy vs {unit if unit != 'bytes' else 'shared memory'}"
             from ..theme import set_title
             set_title(p, title, on)
+            x_title = dict((k, t) for k, t, _u in AXES)[key]
+            p.setLabel("bottom", LECTURE_X[key] if on else x_title, units=None if unit != "bytes" else "B")
+            p.setYRange(0, 115 if on else 105, padding=0)     # room for the large current-point marker
 
     def set_data(self, key, xs, ys_frac, cur_x, cur_y_frac) -> None:
         self.curves[key].setData(xs, [100 * y for y in ys_frac])

@@ -5,16 +5,57 @@ argument), and a selected kernel loaded into the calculator."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt
+from PyQt6.QtCore import QEvent, QSize, Qt
 from PyQt6.QtGui import QBrush, QColor, QFont
-from PyQt6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
-                             QTableWidgetItem, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
+                             QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..widgets import plot_panel
 from .charts import CURVE_PEN
 
 #: the calculator's compute-capability choice meaning "this GPU" (its own spec, from the driver)
 DEVICE = "device"
+
+
+def plural(n: int, noun: str) -> str:
+    """'1 block', '2 blocks', '0 blocks' (the workspace's counts in words)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+class FittedTable(QTableWidget):
+    """A table as tall as its header and all its rows — no row behind a vertical scroll bar — also
+    after its rows or fonts change (lecture mode): rows sized to their text, the height asked of the
+    layout following the header's sections."""
+
+    def __init__(self, rows: int, cols: int, parent=None, min_row: int = 21):
+        super().__init__(rows, cols, parent)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWordWrap(False)                  # one line a row: a narrow column must not make rows tall
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.verticalHeader().setMinimumSectionSize(min_row)
+        self.setSizePolicy(self.sizePolicy().horizontalPolicy(), QSizePolicy.Policy.Fixed)
+        self.verticalHeader().sectionResized.connect(lambda *_: self.updateGeometry())
+        self.horizontalHeader().geometriesChanged.connect(self.updateGeometry)
+
+    def full_height(self) -> int:
+        """Header + every row + frame (+ a horizontal scroll bar when one shows)."""
+        header = self.horizontalHeader()
+        hh = 0 if header.isHidden() else max(header.height(), header.sizeHint().height())
+        sb = self.horizontalScrollBar()
+        extra = sb.sizeHint().height() if sb.isVisible() else 0
+        return hh + self.verticalHeader().length() + 2 * self.frameWidth() + extra
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.full_height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), self.full_height())
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.resizeRowsToContents()
+            self.updateGeometry()
 
 
 def table_item(text, tip: str = "", bold: bool = False, bg: QColor | None = None) -> QTableWidgetItem:

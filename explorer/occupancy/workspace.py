@@ -27,9 +27,11 @@ from ..export import Figure, guarded, save_figure, write_file
 from ..widgets import MessageBar, add_dock
 from ..workspace_api import Workspace
 from .charts import AXES, OccupancyCharts
-from .kernels_tab import DEVICE, KernelsTabMixin, table_item
+from .kernels_tab import DEVICE, FittedTable, KernelsTabMixin, plural, table_item
 
 LIMITER_BG = QColor("#ffe08a")
+#: the charts' minimum height (px), and in lecture mode, where the table's rows take more
+CHARTS_H, LECTURE_CHARTS_H = 240, 200
 
 
 class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
@@ -137,19 +139,16 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
         self._summary_font = QFont(f)
         self.summary.setWordWrap(True)
         v.addWidget(self.summary)
-        self.table = QTableWidget(0, 2)
+        self.table = FittedTable(0, 2)
         self.table.setHorizontalHeaderLabels(["quantity", "value"])
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(21)
-        self.table.setMinimumHeight(21 * 13 + 30)
-        self.table.setMaximumHeight(21 * 13 + 30)
         self.table.setToolTip("Per-resource block limits; the highlighted rows limit occupancy")
         v.addWidget(self.table)
         self.charts = OccupancyCharts()
         self.charts.report = self._report_cursor
-        self.charts.setMinimumHeight(240)
+        self.charts.setMinimumHeight(CHARTS_H)
         v.addWidget(self.charts, 1)
         self.tabs.addTab(calc, "Calculator")
         self.tabs.addTab(self._build_kernels_tab(), "My kernels")
@@ -230,7 +229,7 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
             self.message_bar.show_message(f"This launch cannot run on CC {spec.cc}: {exc}", "error")
         r = self.result
         self.summary.setText(f"Occupancy {r.occupancy:.0%} — {r.active_warps_per_sm} of {r.max_warps_per_sm} "
-                             f"warps, {r.active_blocks_per_sm} blocks per SM — limited by "
+                             f"warps, {plural(r.active_blocks_per_sm, 'block')} per SM — limited by "
                              f"{', '.join(LABELS[x] for x in r.limiters) or '—'}")
         self._fill_table(spec, r)
         self._update_charts(spec, inp, r)
@@ -278,7 +277,8 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
     def _update_suggestions(self, spec, inp) -> None:
         b, nb = max_potential_block_size(spec, inp["regs_per_thread"], inp["smem_static"],
                                          inp["smem_dynamic"], carveout=inp["carveout"])
-        txt = (f"Best block size (cudaOccupancyMaxPotentialBlockSize): <b>{b}</b> threads, {nb} blocks/SM"
+        txt = (f"Best block size (cudaOccupancyMaxPotentialBlockSize): <b>{b}</b> threads, "
+               f"{plural(nb, 'block')}/SM"
                if b else "No block size can launch with these registers / shared memory.")
         if spec.major == 1:
             b0 = choosers.max_occupancy_000(spec.cc, inp["regs_per_thread"], 0,
@@ -436,10 +436,7 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
         if on:                             # its own font: three points above the lecture size
             f.setPointSizeF(LECTURE_PT + 3)
         self.summary.setFont(f)
-        rh = 36 if on else 21
-        self.table.verticalHeader().setDefaultSectionSize(rh)
-        self.table.setMinimumHeight(rh * 13 + 30)
-        self.table.setMaximumHeight(rh * 13 + 30)
+        self.charts.setMinimumHeight(LECTURE_CHARTS_H if on else CHARTS_H)
 
     # --------------------------------------------------------------- sessions
     def session_state(self) -> dict:
