@@ -127,9 +127,12 @@ class FlintRunForm(QWidget):
             form.addRow(LABELS[key], w)
             w.setToolTip(TOOLTIPS[key])
         self._values = self.controls()
-        for key, w in self.widgets.items():        # undo: every control, hooked here once
-            if w is self.cb_record:
+        for key, w in self.widgets.items():        # undo: every control, hooked here once; the boxes
+            if w is self.cb_record:                  # by text (their lists change with the model)
                 undo.track(w, key, get=w.currentText, set=w.setEditText, changed=w.editTextChanged,
+                           label=LABELS[key])
+            elif isinstance(w, QComboBox):
+                undo.track(w, key, get=w.currentText, set=w.setCurrentText, changed=w.currentTextChanged,
                            label=LABELS[key])
             else:
                 undo.track(w, key, label=LABELS[key])

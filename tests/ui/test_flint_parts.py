@@ -81,6 +81,11 @@ def test_run_form_edits_are_signalled_once_and_undone(form, tmp_path, rng):
     assert form.sp_tend.value() == t0 and form.sp_dt.value() == dt0
     stack.redo()
     assert form.sp_tend.value() == t1 + 1.0
+    # the boxes are undone by their text (their lists change with the model)
+    form.cb_vary.setCurrentText("k1")
+    assert stack.text(stack.count() - 1) == "Vary parameter: (none) → k1"
+    stack.undo()
+    assert form.cb_vary.currentText() == "(none)"
     # loading a model and set_value are no edits
     n = stack.count()
     form.bind_model(small_model(tmp_path, rng, 4))
