@@ -18,7 +18,7 @@ from . import theme as theme_mod
 from . import workspaces as registry
 from .app import APP_NAME
 from .message_log import LogSource, LogView, MessageLog
-from .widgets import ElidedLabel, add_dock, dock_button_tooltips, fit_combos
+from .widgets import ElidedLabel, add_dock, dock_button_tooltips
 from .window_files import WindowFilesMixin
 from .window_menus import WindowMenusMixin
 from .workspace_api import COMMANDS
@@ -219,8 +219,6 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
                 w.message_bar.shown.connect(LogSource(self.log, key).message)
             self.edit.add_workspace(w)         # its undo stack, after restore: restoring is no edit
             dock_button_tooltips(w)
-            if not self._lecture:
-                fit_combos(w)                  # combos never clip their text (measured at normal fonts)
             if self._lecture:
                 w.set_lecture_mode(True)
             self._workspaces[key] = w

@@ -164,7 +164,9 @@ def dock_button_tooltips(root: QWidget) -> int:
 
 
 #: a combo never asks for more than this to show its longest entry (longer ones keep "…" and a tooltip)
-COMBO_MAX_PX = 380
+COMBO_MAX_PX = 320
+#: a combo's frame, margins and arrow beside its text (Fusion: 31 px; a little to spare)
+COMBO_CHROME_PX = 36
 
 
 def fit_combos(root: QWidget) -> int:
@@ -172,18 +174,17 @@ def fit_combos(root: QWidget) -> int:
     :data:`COMBO_MAX_PX`), so a dock does not squeeze it to a clipped text ("RK2 midpoint
     (explicit, paper 000"); its popup list is as wide as its longest entry.  Measured with the
     fonts of now (call it at normal fonts: lecture mode keeps these floors).  Returns how many
-    combos got a floor."""
-    from PyQt6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+    combos got a floor.  A workspace calls it on its parameter form and lets the dock (or the
+    scroll area, :func:`scrolled`) take the form's new minimum width — applied from outside, a
+    scrolled page would only grow past its area and hide its right edge."""
+    from PyQt6.QtWidgets import QComboBox
     n = 0
     for c in root.findChildren(QComboBox):
         if c.count() == 0 or c.isEditable():
             continue
         fm = c.fontMetrics()
         text_w = max(fm.horizontalAdvance(c.itemText(i)) for i in range(c.count()))
-        opt = QStyleOptionComboBox()
-        c.initStyleOption(opt)
-        frame = c.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, opt, QSize(0, fm.height()), c).width()
-        need = min(COMBO_MAX_PX, text_w + frame + 4)
+        need = min(COMBO_MAX_PX, text_w + COMBO_CHROME_PX)
         c.view().setMinimumWidth(min(2 * COMBO_MAX_PX, text_w + 40))
         if need > c.minimumWidth():
             c.setMinimumWidth(need)

@@ -180,6 +180,10 @@ class WindowMenusMixin:
         self._refresh_caption()
 
     # --------------------------------------------------------------- presets
+    def preset_actions(self) -> list:
+        """The Presets menu's entries of presets (shipped, then the user's), in order."""
+        return list(self._preset_entries)
+
     def rebuild_presets(self) -> None:
         """Rebuild the Presets menu (after a user preset was saved, imported or deleted)."""
         self._rebuild_presets()
@@ -198,6 +202,7 @@ class WindowMenusMixin:
         shipped = len(self.presets)
         self.presets += self.user_presets.load(key)
         usable = self._supports("apply_preset")
+        self._preset_entries = []
         for i, p in enumerate(self.presets):
             if i == shipped and i:
                 self.m_presets.addSection("Your presets")
@@ -210,6 +215,7 @@ class WindowMenusMixin:
             act.setEnabled(usable)
             act.triggered.connect(lambda _=False, n=i: self.apply_preset(n))
             self.m_presets.addAction(act)
+            self._preset_entries.append(act)
         self.user_presets.add_actions(self.m_presets, key, self.presets[shipped:])
         self.m_presets.setToolTipsVisible(True)
         self.m_presets.menuAction().setVisible(bool(self.presets) or not self.m_presets.isEmpty())

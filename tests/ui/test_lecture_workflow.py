@@ -57,9 +57,9 @@ def test_bad_preset_file_gives_a_clear_message(tmp_path):
 
 def test_every_cahn_hilliard_preset_runs(main_window, ws, qtbot):
     ps = presets_mod.load_presets("cahn_hilliard")
-    assert [a.text().split("  ", 1)[1] for a in main_window.m_presets.actions()] == [p["name"] for p in ps]
+    assert [a.text().split("  ", 1)[1] for a in main_window.preset_actions()] == [p["name"] for p in ps]
     for i, p in enumerate(ps):
-        main_window.m_presets.actions()[i].trigger()          # the menu entry (shortcut i + 1)
+        main_window.preset_actions()[i].trigger()             # the menu entry (shortcut i + 1)
         want = presets_mod.resolved(p, False)["params"]
         assert ws.sim.params.size == want["size"] and ws.sim.params.dim == want.get("dim", 2)
         assert ws.is_running()
@@ -81,8 +81,8 @@ def test_number_key_selects_a_preset(main_window, ws, qtbot):
             main_window.activateWindow()
     except Exception:
         pytest.skip("the window cannot become active here (key shortcuts need an active window)")
-    ws.reset_view_btn.setFocus()            # a button: digits are not text input there
-    qtbot.keyClick(ws.reset_view_btn, Qt.Key.Key_2)
+    ws.view_bar.reset_view_btn.setFocus()            # a button: digits are not text input there
+    qtbot.keyClick(ws.view_bar.reset_view_btn, Qt.Key.Key_2)
     qtbot.waitUntil(lambda: ws.preset is not None, timeout=5000)
     ws.pause()
     assert ws.preset["name"] == "droplet 2D" and ws.sim.params.initial == "droplets"

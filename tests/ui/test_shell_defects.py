@@ -61,15 +61,28 @@ def test_mode_bar_captions_fit_in_lecture_mode(main_window, qtbot):
     assert _words_fit(main_window) == [] and main_window.mode_bar.width() == 92
 
 
-def test_combos_show_their_whole_text(main_window, ws, qtbot):
-    qtbot.wait(100)
-    clipped = []
-    for c in ws.findChildren(QComboBox):
-        if c.isVisible() and not c.isEditable():
-            need = c.fontMetrics().horizontalAdvance(c.currentText())
-            if need + 20 > c.width():
-                clipped.append((c.currentText(), c.width(), need))
-    assert clipped == []
+def test_fit_combos_gives_each_combo_room_for_its_longest_entry(qtbot):
+    from PyQt6.QtWidgets import QFormLayout, QWidget
+
+    from explorer.widgets import COMBO_MAX_PX, fit_combos
+    form_w = QWidget()
+    qtbot.addWidget(form_w)
+    form = QFormLayout(form_w)
+    long_text = "RK2 midpoint (explicit, paper 000)"
+    c = QComboBox()
+    c.addItems(["Euler", long_text])
+    huge = QComboBox()
+    huge.addItems(["x" * 400])
+    form.addRow("Integrator", c)
+    form.addRow("Other", huge)
+    form_w.resize(200, 100)
+    form_w.show()
+    qtbot.waitExposed(form_w)
+    assert fit_combos(form_w) == 2
+    form_w.adjustSize()
+    qtbot.wait(50)
+    assert c.width() >= c.fontMetrics().horizontalAdvance(long_text) + 20     # the longest entry, whole
+    assert huge.minimumWidth() == COMBO_MAX_PX                               # capped
 
 
 def test_steps_per_second_hidden_while_paused(main_window, ws, qtbot):
