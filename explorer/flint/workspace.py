@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QAbstractButton, QComboBox, QFileDialog, QFormLayout, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
@@ -469,7 +470,6 @@ class FlintWorkspace(Workspace, QWidget):
     def restore_session(self, state: dict, data: dict) -> None:
         """A session of :meth:`session_state` (or an older one with only ``run``: the form shows
         ``FlintRun.from_dict``); the traces saved with it are shown."""
-        import numpy as np
         t, y = np.asarray(data.get("t", np.zeros(0))), np.asarray(data.get("traces", np.zeros((0, 1, 0))))
         if y.ndim != 3 or t.ndim != 1 or len(t) != len(y):          # checked before anything changes
             raise InvalidParameter(f"the session's traces have shape {y.shape} for {t.shape} times")
