@@ -89,17 +89,17 @@ class FieldCanvas:
                     pass
         self.uploader = self.volume_uploader = None
 
-    def _build_2d(self, n: int):
+    def _build_2d(self, ny: int, nx: int):
         self.view = self.grid.add_view(row=0, col=0, border_color=None)
         # float texture, contrast applied in the shader: raw φ can be written
         # straight from CUDA (zero-copy uploader) without a host-side rescale
-        self.image = scene.visuals.Image(np.zeros((n, n), np.float32), cmap=colormap(self.cmap_name),
+        self.image = scene.visuals.Image(np.zeros((ny, nx), np.float32), cmap=colormap(self.cmap_name),
                                          clim=self.clim, interpolation="nearest", texture_format="auto",
                                          parent=self.view.scene)
         cam = scene.PanZoomCamera(aspect=1)
         cam.flip = (False, True, False)   # row 0 at the top, like a matrix / napari
         self.view.camera = cam
-        cam.set_range(x=(0, n), y=(0, n), margin=0.02)
+        cam.set_range(x=(0, nx), y=(0, ny), margin=0.02)
         self.uploader = make_uploader(self.image, self.canvas, self.backend, self.interop)
         # slab boundaries: thin dashed lines, white dashes on dark gaps (visible on every colormap)
         self.slab_lines = scene.visuals.Line(np.zeros((2, 2), np.float32), connect="segments", width=1,
@@ -146,7 +146,7 @@ class FieldCanvas:
         self._clear()
         self.shape, self.dim = shape, len(shape)
         if self.dim == 2:
-            self._build_2d(shape[0])
+            self._build_2d(*shape)
         else:
             self.slice_index = shape[0] // 2
             self._build_3d(shape[0])
@@ -288,7 +288,7 @@ class FieldCanvas:
     def _update_slab_lines(self) -> None:
         if self.slab_lines is None:
             return
-        n = self.shape[0] if self.shape else 0
+        n, nx = (self.shape[0], self.shape[-1]) if self.shape else (0, 0)
         rows = [r for r in self.slab_rows if 0 < r < n]
         on = self.show_slabs and self.dim == 2 and bool(rows)
         if on:
@@ -296,7 +296,7 @@ class FieldCanvas:
             # so the boundary above row r is the horizontal line y = r
             pos, col = [], []
             for r in rows:
-                for x0, x1, white in self._dashes(n):
+                for x0, x1, white in self._dashes(nx):
                     pos += [(x0, r), (x1, r)]
                     c = (1.0, 1.0, 1.0, 0.95) if white else (0.0, 0.0, 0.0, 0.55)
                     col += [c, c]
@@ -314,7 +314,7 @@ class FieldCanvas:
             if not 0 < r < n:
                 continue
             y = r * cells_px - t // 2
-            for x0, x1, white in self._dashes(n * cells_px):
+            for x0, x1, white in self._dashes(self.shape[-1] * cells_px):
                 xs = slice(int(round(x0)), int(round(x1)))
                 c = np.array((255, 255, 255) if white else (0, 0, 0), np.float64)
                 a = 0.95 if white else 0.55
@@ -357,8 +357,8 @@ class FieldCanvas:
             return None
         p = node.get_transform("canvas", "visual").map([pos[0], pos[1], 0, 1])
         col, row = int(np.floor(p[0] / p[3])), int(np.floor(p[1] / p[3]))
-        n = self.shape[0]
-        if not (0 <= row < n and 0 <= col < n):
+        rows, cols = self.shape if self.dim == 2 else self.shape[:2]
+        if not (0 <= row < rows and 0 <= col < cols):
             return None
         if self.dim == 2:
             idx = (row, col)
@@ -372,10 +372,10 @@ class FieldCanvas:
     def reset_camera(self) -> None:
         if not self.shape:
             return
-        n = self.shape[0]
+        n, ny, nx = self.shape[0], self.shape[-2], self.shape[-1]
         for v in (self.view, self.slice_view):
             if v is not None:
-                v.camera.set_range(x=(0, n), y=(0, n), margin=0.02)
+                v.camera.set_range(x=(0, nx), y=(0, ny), margin=0.02)
         if self.view3d is not None:
             self.view3d.camera.center = (n / 2, n / 2, n / 2)
             self.view3d.camera.distance = 2.6 * n
@@ -386,9 +386,9 @@ class FieldCanvas:
         """(x0, y0, x1, y1) of the 2D image in logical canvas pixels, or None."""
         if self.image is None or self.shape is None:
             return None
-        n = self.shape[0]
+        ny, nx = self.shape
         tr = self.image.get_transform("visual", "canvas")
-        p = tr.map(np.array([[0, 0], [n, n]], float))
+        p = tr.map(np.array([[0, 0], [nx, ny]], float))
         xs, ys = p[:, 0] / p[:, 3], p[:, 1] / p[:, 3]
         return min(xs), min(ys), max(xs), max(ys)
 
@@ -417,7 +417,7 @@ class FieldCanvas:
         """
         if crop_to_data and self.dim == 2 and self.field is not None:
             r = self.data_rect()
-            n = self.shape[0]
+            n = self.shape[-1]                 # cells across
             on_screen = (r[2] - r[0]) if r is not None else n
             k = max(1, int(round(on_screen * scale / n)))
             return self.field_rgba(k)

@@ -7,9 +7,12 @@ from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormL
                              QVBoxLayout, QWidget)
 
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
+from kernels.cahn_hilliard.params import LIVE
 from kernels.cahn_hilliard.params import (BLOCK_LAYOUTS, BOUNDARIES, CPU_VARIANTS, EXCHANGES, INTEGRATORS,
                                           MAX_GPUS, MAX_THREADS, NOISE_SOURCES, TILES, VARIANT_NAMES, VARIANTS,
                                           CHParams)
+
+from .. import undo
 
 # halo exchange between GPUs: combo text and the tooltip of each entry
 EXCHANGE_LABELS = {"p2p": "p2p (peer-to-peer)", "host": "host (staged, paper 001)",
@@ -132,9 +135,16 @@ PENDING_STYLE = "color: #a15c00; font-weight: bold;"
 
 
 class ControlPanel(QWidget):
-    """Emits ``param_changed(name, value)`` for every edit; the workspace applies it."""
+    """Emits ``param_changed(name, value)`` for every edit; the workspace applies it.
+
+    Every parameter and *Steps per frame* is undoable (``explorer.undo``, hooked in here once):
+    an edit pushes onto the workspace's stack, consecutive edits of one field merge, and an undo
+    sets the control as an edit does (so a needs-Reset parameter is marked ⟳ again).  Values
+    shown by :meth:`set_value` with ``emit=False`` / :meth:`set_params` are not edits."""
 
     param_changed = pyqtSignal(str, object)
+    #: a control now shows another value (an edit, or a value shown by the program)
+    shown_changed = pyqtSignal(str)
     steps_per_frame_changed = pyqtSignal(int)
     start_pause_clicked = pyqtSignal()
     step_clicked = pyqtSignal()
@@ -173,6 +183,7 @@ class ControlPanel(QWidget):
         self.spf.setKeyboardTracking(False)
         self.spf.setToolTip("Time steps computed between two displayed frames (also the size of one 'Step')")
         self.spf.valueChanged.connect(self.steps_per_frame_changed)
+        undo.track(self.spf, "steps_per_frame", label="steps per frame")
         spf_row.addRow("Steps per frame", self.spf)
         outer.addLayout(spf_row)
 
@@ -277,6 +288,11 @@ class ControlPanel(QWidget):
             w.valueChanged.connect(lambda v: self._sync_multi_gpu())
         w.setToolTip(tip)
         self.widgets[name] = w
+        # after param_changed: an edit the workspace refuses is shown back first and pushes nothing
+        (w.currentIndexChanged if isinstance(w, QComboBox) else w.valueChanged).connect(
+            lambda *_a, n=name: self.shown_changed.emit(n))
+        undo.track(self, name, get=lambda n=name: self._read(n), set=lambda v, n=name: self.set_value(n, v),
+                   changed=self.shown_changed, label=label, needs_reset=name not in LIVE)
         return w
 
     def _read(self, name: str):
@@ -295,18 +311,27 @@ class ControlPanel(QWidget):
     def set_value(self, name: str, value, emit: bool = True) -> None:
         """Set a control as if the user had edited it (emits param_changed when emit)."""
         w = self.widgets[name]
-        w.blockSignals(not emit)
-        try:
-            if isinstance(w, QComboBox):
-                i = w.findData(value)
-                if i >= 0:
-                    w.setCurrentIndex(i)
-            elif isinstance(w, QDoubleSpinBox):
-                w.setValue(w.minimum() if value is None else float(value))
-            else:
-                w.setValue(int(value))
-        finally:
-            w.blockSignals(False)
+        if not emit:
+            with undo.suspended(self):
+                w.blockSignals(True)
+                try:
+                    self._show(w, value)
+                finally:
+                    w.blockSignals(False)
+                self.shown_changed.emit(name)      # the undo tracker follows, pushing nothing
+            return
+        self._show(w, value)
+
+    @staticmethod
+    def _show(w, value) -> None:
+        if isinstance(w, QComboBox):
+            i = w.findData(value)
+            if i >= 0:
+                w.setCurrentIndex(i)
+        elif isinstance(w, QDoubleSpinBox):
+            w.setValue(w.minimum() if value is None else float(value))
+        else:
+            w.setValue(int(value))
 
     def set_params(self, p: CHParams) -> None:
         """Show ``p`` without emitting changes."""

@@ -43,14 +43,54 @@ class DiagnosticsPlots(QWidget):
         self.p_mean.getAxis("left").enableAutoSIPrefix(False)
         self.p_length.setLogMode(x=True, y=True)
         self.p_sk.setLogMode(x=False, y=True)
-        self.legend = self.p_length.addLegend(offset=(-8, 8), labelTextSize="8pt")
         self.c_energy = self.p_energy.plot(pen=PEN)
         self.c_mean = self.p_mean.plot(pen=PEN)
-        self.c_length = self.p_length.plot(pen=PEN, name="L(t) = 2π/k₁")
-        self.c_fit = self.p_length.plot(pen=FIT_PEN, name="fit")
+        self.c_length = self.p_length.plot(pen=PEN)
+        self.c_fit = self.p_length.plot(pen=FIT_PEN)
         self.c_sk = self.p_sk.plot(pen=PEN, symbol="o", symbolSize=3, symbolBrush="#1f5fa0")
         self.alpha = float("nan")
         self.lecture = False
+        self.fit_label = "fit"
+        self.legend = None
+        self._build_legend()
+        self._fit_time_axes(np.zeros(0))
+
+    def _build_legend(self) -> None:
+        """The L(t) legend in the text size of the mode, laid out again (labels resized in place
+        would keep the row heights of the largest size).  Top left: L(t) grows to the right on
+        log–log axes, so its curve and fit never run through that corner."""
+        if self.legend is None:
+            self.legend = self.p_length.addLegend(offset=(8, 8), labelTextSize="8pt")
+            self.legend.addItem(self.c_length, "L(t) = 2π/k₁")
+            self.legend.addItem(self.c_fit, self.fit_label)
+        size = "14pt" if self.lecture else "8pt"
+        self.legend.opts["labelTextSize"] = size
+        # None: pyqtgraph's foreground, as built
+        self.legend.opts["labelTextColor"] = pg.mkColor("w") if self.lecture else None
+        for _sample, lab in self.legend.items:
+            lab.setText(lab.text, size=size, color="w" if self.lecture else None)
+        self._relayout_legend()
+
+    def _relayout_legend(self) -> None:
+        lay = self.legend.layout
+        for i in range(lay.rowCount()):
+            lay.setRowMaximumHeight(i, 0)          # forget the old rows' heights …
+            lay.setRowMaximumHeight(i, 1e6)
+        lay.invalidate()
+        lay.activate()
+        for _sample, lab in self.legend.items:
+            lab.resize(lab.preferredSize())
+        self.legend.updateSize()
+
+    def _fit_time_axes(self, t: np.ndarray) -> None:
+        """E(t) and ⟨φ⟩(t): t from 0 while there is at most one time (before the first step
+        autorange would centre a ±0.5 range on t = 0), else autorange."""
+        for p in (self.p_energy, self.p_mean):
+            if t.size < 2 or not np.ptp(t) > 0:
+                t0 = float(t[0]) if t.size else 0.0
+                p.setXRange(t0, t0 + 1.0, padding=0)
+            else:
+                p.enableAutoRange(axis="x")
 
     def set_lecture(self, on: bool) -> None:
         """Lecture mode: black background, thick bright curves, large fonts (and back)."""
@@ -65,13 +105,7 @@ class DiagnosticsPlots(QWidget):
         for p in (self.p_energy, self.p_mean, self.p_length, self.p_sk):
             style_plot(p, on)
             p.getAxis("left").setWidth(90 if on else 52)
-        self.legend.setLabelTextSize("14pt" if on else "8pt")
-        if on:
-            self.legend.setLabelTextColor("w")
-        else:                                           # None: pyqtgraph's foreground, as built
-            self.legend.opts["labelTextColor"] = None
-        for _sample, lab in self.legend.items:          # re-render the existing labels
-            lab.setText(lab.text, size="14pt" if on else "8pt", color="w" if on else None)
+        self._build_legend()
 
     def _title(self, plot, text):
         from ..theme import set_title
@@ -82,9 +116,12 @@ class DiagnosticsPlots(QWidget):
             c.setData([], [])
         self.alpha = float("nan")
         self._title(self.p_length, "Domain size L(t)")
+        self._set_fit_label("fit")
+        self._fit_time_axes(np.zeros(0))
 
     def update_history(self, h: dict) -> None:
         t = np.asarray(h["t"], float)
+        self._fit_time_axes(t)
         self.c_energy.setData(t, np.asarray(h["energy"], float))
         m = np.asarray(h["mean"], float)
         self.c_mean.setData(t, m)
@@ -109,12 +146,14 @@ class DiagnosticsPlots(QWidget):
             self.c_fit.setData([], [])
             label = "fit (needs more data)"
             self._title(self.p_length, "Domain size L(t)")
-        try:
-            for sample, lab in self.legend.items:
-                if sample.item is self.c_fit:
-                    lab.setText(label)
-        except Exception:
-            pass
+        self._set_fit_label(label)
+
+    def _set_fit_label(self, label: str) -> None:
+        self.fit_label = label
+        for sample, lab in self.legend.items:
+            if sample.item is self.c_fit and lab.text != label:
+                lab.setText(label)
+                self._relayout_legend()
 
     def update_structure(self, k: np.ndarray, S: np.ndarray) -> None:
         # drop the k → 0 bin (mean removed: round-off only) so it does not squash the log axis

@@ -33,11 +33,13 @@ FIXED_FIELDS = ("m", "b", "u", "K", "dx", "dt", "dim", "boundary", "boundary_val
 
 
 class CHSweepTab(QWidget):
-    """Controls for the swept parameters + the sweep panel + the live plot."""
+    """Controls for the swept parameters + the sweep panel + the live plot.  ``params()``: the
+    Parameters panel's current CHParams (the fixed values of every run); ``message(text, level)``:
+    where notices go."""
 
-    def __init__(self, workspace, parent=None):
+    def __init__(self, params, message, parent=None):
         super().__init__(parent)
-        self.ws = workspace
+        self.params = params
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.ed_axes = {}
@@ -77,7 +79,13 @@ class CHSweepTab(QWidget):
             run.addWidget(w)
         form.addRow("each run", run)
         lay.addLayout(form)
-        self.panel = SweepPanel(self.make_sweep, message=workspace.message_bar.show_message, unit="runs")
+        self.panel = SweepPanel(self.make_sweep, message=message, unit="runs")
+        for bt, tip in ((self.panel.bt_run, "Run every combination of the swept values, each a Cahn–Hilliard run "
+                                            "from the Parameters panel's values (progress below; Cancel stops)"),
+                        (self.panel.bt_csv, "Save the finished runs' rows (parameters and results) as CSV"),
+                        (self.panel.bt_file, "Choose the result file the rows are appended to")):
+            if not bt.toolTip():
+                bt.setToolTip(tip)
         self.panel.row.connect(lambda _r: self.redraw())
         self.panel.started.connect(self.redraw)
         lay.addWidget(self.panel)
@@ -119,7 +127,7 @@ class CHSweepTab(QWidget):
 
     def make_sweep(self, path, mode, scheduler, workers) -> Sweep:
         axes = self.axes()
-        p = self.ws.sim.params
+        p = self.params()
         fixed = {k: getattr(p, k) for k in FIXED_FIELDS if k not in axes}
         if fixed.get("initial") == "file":
             fixed["initial"] = "spinodal"
@@ -179,7 +187,7 @@ class CHSweepTab(QWidget):
 def add_sweep_dock(ws) -> CHSweepTab:
     """The Sweep tab as a dock of the Cahn–Hilliard workspace, tabbed with its Diagnostics dock (in a
     scroll area: the tab never makes the window taller than the screen, lecture mode included)."""
-    tab = CHSweepTab(ws)
+    tab = CHSweepTab(lambda: ws.sim.params, ws.message_bar.show_message)
     dock = add_dock(ws, "Sweep", "ch_sweep", scrolled(tab), "bottom", tabify_with=ws.plots_dock)
     ws.plots_dock.raise_()
     tab.dock = dock

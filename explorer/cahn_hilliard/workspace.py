@@ -10,33 +10,42 @@ import json
 import time
 from collections import deque
 
-from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
-from PyQt6.QtWidgets import QFileDialog, QHBoxLayout, QMainWindow, QVBoxLayout, QWidget
+from pathlib import Path
 
-from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
-from kernels.cahn_hilliard.params import LIVE, CHParams, stability_limit
+from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
+from PyQt6.QtWidgets import QHBoxLayout, QMainWindow, QVBoxLayout, QWidget
+
+from kernels.cahn_hilliard.multigpu import offered_gpus
+from kernels.cahn_hilliard.params import CHParams
 from kernels.cahn_hilliard.simulation import CahnHilliard
 from kernels.errors import ExplorerError
 
+from .. import recent
 from ..colorbar import ColorBar
-from ..export import MovieRecorder
 from ..widgets import MessageBar, add_dock, busy_cursor, holding
 from ..workspace_api import Workspace
-from .canvas import COLORMAPS, SLICE_AXES, FieldCanvas, colormap
+from . import sessions
+from .canvas import COLORMAPS, FieldCanvas, colormap
 from .controls import ControlPanel
-from .exports import FieldExportsMixin
+from .decomposition import DecompositionReport, fit_gpus
+from .exports import FieldExports
+from .param_edits import ParameterEdits
 from .plots import DiagnosticsPlots
-from .sessions import SessionMixin
-from .view_bar import ViewBarMixin
+from .view_bar import SLABS_KEY, ViewBar
 from .worker import SimulationWorker
 
 
-class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Workspace, QMainWindow):
-    """Workspace widget (an inner QMainWindow so controls and plots are dockable)."""
+class CahnHilliardWorkspace(Workspace, QMainWindow):
+    """Workspace widget (an inner QMainWindow so controls and plots are dockable), composed of
+    parts that own their state: the :class:`ViewBar` over the :class:`FieldCanvas`, the
+    :class:`ControlPanel` form, the :class:`DiagnosticsPlots`, the :class:`FieldExports` files and
+    the :class:`DecompositionReport`; this class runs the simulation and routes between them."""
 
     CAPABILITIES = frozenset({"open_field", "save_field", "export_image", "export_plots", "export_movie",
                               "toggle_run", "step_once", "reset", "set_colormap", "set_plots_visible",
-                              "set_controls_visible", "apply_preset", "colormaps", "figures", "sessions"})
+                              "set_controls_visible", "apply_preset", "colormaps", "figures", "sessions",
+                              "open_files", "user_presets"})
+    FILE_TYPES = {".npz": "field", ".npy": "field"}
 
     status_changed = pyqtSignal(dict)
     colormap_changed = pyqtSignal(str)
@@ -46,8 +55,6 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self.setWindowFlags(Qt.WindowType.Widget)
         self.backend = backend
         self._explicit_params = params is not None
-        self.pending: dict = {}
-        self.recorder: MovieRecorder | None = None
         self._hist = None
         self._hist_dirty = False
         self._last_sk = 0.0
@@ -59,11 +66,6 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self.preset: dict | None = None      # the last preset applied (named in the caption)
         self._lecture = False
         self._last_status: dict = {}
-        self._seen_stepper = None            # the stepper whose decomposition / notes are shown
-        self._seen_notes = 0
-        self._notes_msg = ""                 # the message-bar text of the last notes shown
-        self.decomposition: dict = {"gpus": 1, "notes": []}
-        self.decomposition_text = ""         # status-bar summary, "" on one GPU
 
         self.offered_gpus = offered_gpus(backend)
         self.sim = CahnHilliard(self._fit_gpus(params or CHParams())[0], backend)
@@ -79,9 +81,13 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         cl.setContentsMargins(4, 4, 4, 0)
         cl.setSpacing(4)
         self.canvas = FieldCanvas(backend)
-        cl.addLayout(self._build_view_bar())
+        self.view_bar = ViewBar(self.canvas, self.offered_gpus)
+        self.view_bar.colormap_chosen.connect(self.set_colormap)
+        self.view_bar.contrast_chosen.connect(self._on_contrast)
+        cl.addWidget(self.view_bar)
         self.message_bar = MessageBar()
         cl.addWidget(self.message_bar)
+        self.decomp = DecompositionReport(self.message_bar)
         self.canvas.native.setMinimumSize(320, 240)
         self.colorbar = ColorBar("φ")
         self.colorbar.setToolTip("Colour scale of φ (fixed [−1, 1] or each frame's min–max: Contrast)")
@@ -98,7 +104,9 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self.controls = ControlPanel(backend)
         self.controls.set_params(self.sim.params)
         self.controls.spf.setValue(self.worker.steps_per_frame)
-        self.controls.param_changed.connect(self._on_param)
+        self.edits = ParameterEdits(self.sim, self.controls, self.message_bar, self.worker.lock,
+                                    backend.is_gpu, self.show_error, self)
+        self.edits.changed.connect(self._sync_decomposition)
         self.controls.steps_per_frame_changed.connect(self._on_spf)
         self.controls.start_pause_clicked.connect(self.toggle_run)
         self.controls.step_clicked.connect(self.step_once)
@@ -107,6 +115,9 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
 
         self.plots = DiagnosticsPlots()
         self.plots_dock = add_dock(self, "Diagnostics", "ch_plots", self.plots, "bottom")
+        self.files = FieldExports(self, self.canvas, self.colorbar, self.plots, self.message_bar,
+                                  snapshot=self._field_snapshot, extra_figures=self._extra_figures)
+        self.files.recording_changed.connect(self._on_recording)
         self.plots.setMinimumHeight(200)
         QTimer.singleShot(0, lambda: self.resizeDocks([self.plots_dock], [270], Qt.Orientation.Vertical))
         from .sweep_tab import add_sweep_dock
@@ -123,7 +134,7 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self._plot_timer.timeout.connect(self._refresh_plots)
         self._plot_timer.start()
 
-        self._refresh_param_feedback()
+        self.edits.refresh()
         self._show_current()
         # the main window connects status_changed after construction: repeat the last status then
         QTimer.singleShot(0, self._emit_last_status)
@@ -131,7 +142,16 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
     def _emit_last_status(self):
         self.status_changed.emit(dict(self._last_status))
 
-    # ------------------------------------------------------------ view bar
+    @property
+    def recorder(self):
+        """The movie being recorded (None: none)."""
+        return self.files.recorder
+
+    @property
+    def decomposition_text(self) -> str:
+        """Status-bar summary of the GPU / thread split ("" on one GPU)."""
+        return self.decomp.text
+
     # --------------------------------------------------------------- frames
     def _show_current(self, force_iso: bool = True):
         self.worker.want_structure = True
@@ -144,7 +164,7 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self.canvas.update_field(field, force_iso=force_iso)
         self.colorbar.set_range(*self.canvas.current_clim)
         if self.canvas.shape != old_shape:
-            self._sync_view_bar()
+            self.view_bar.sync()
         self._hist = info["history"]
         self._hist_dirty = True
         now = time.perf_counter()
@@ -154,11 +174,13 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         interval = max(0.5 if self.canvas.dim == 2 else 2.0, 5 * self.worker.structure_seconds)
         if now - self._last_sk > interval:
             self.worker.want_structure = True
-        if len(self.sim.notes) != self._seen_notes:      # a note from stepping (e.g. CUDA graphs)
+        if self.decomp.notes_changed(self.sim):          # a note from stepping (e.g. CUDA graphs)
             self._sync_decomposition()
-        self._last_status = {"fps": self._fps, "steps_per_s": info["steps_per_s"],
+        # steps/s only while running (a paused run's last rate is not a rate)
+        sps = info["steps_per_s"] if self.worker.running else 0.0
+        self._last_status = {"fps": self._fps, "steps_per_s": sps, "running": self.worker.running,
                              "display": self.canvas.upload_mode,
-                             "t": info["t"], "steps": info["steps"], "info": self.decomposition_text}
+                             "t": info["t"], "steps": info["steps"], "info": self.decomp.text}
         self.status_changed.emit(dict(self._last_status))
 
     def _on_frame(self, field, info):
@@ -171,13 +193,13 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
             self._fps = (len(ft) - 1) / (ft[-1] - ft[0]) if self.worker.running and len(ft) > 2 else 0.0
             self._display(field, info)
             self._frames_shown += 1
-            if self.recorder is not None:
-                self._record_frame()
+            if self.files.recorder is not None:
+                self.files.record_frame()
         finally:
             self.worker.frame_done()
 
-    def _refresh_plots(self):
-        if not self._hist_dirty or self._hist is None or not self.plots_dock.isVisible():
+    def _refresh_plots(self, force: bool = False):
+        if self._hist is None or not (force or (self._hist_dirty and self.plots_dock.isVisible())):
             return
         self._hist_dirty = False
         self.plots.update_history(self._hist)
@@ -207,8 +229,11 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         if not running:
             self._fps = 0.0
             self._frame_times.clear()
-            self.status_changed.emit({"fps": 0.0, "steps_per_s": 0.0})
+            self._last_status.update(fps=0.0, steps_per_s=0.0, running=False)
+            self.status_changed.emit({"fps": 0.0, "steps_per_s": 0.0, "running": False})
             self._on_progress(1, 1)
+        else:
+            self.status_changed.emit({"running": True})
 
     def _on_progress(self, done: int, total: int):
         """A slow frame advances in chunks: progress in the status bar, a busy cursor on the view."""
@@ -223,7 +248,7 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
     def busy(self) -> bool:
         """A run (or a movie recording) is in progress: the main window marks the mode bar and
         asks before quitting."""
-        return self.worker.running or self.recorder is not None
+        return self.worker.running or self.files.recorder is not None
 
     # ------------------------------------------------------------- run API
     def is_running(self) -> bool:
@@ -250,10 +275,8 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
 
     def _after_rebuild(self):
         """Sync controls, plots and view after the simulation was rebuilt."""
-        self.pending.clear()
-        self.controls.set_params(self.sim.params)
         self.plots.clear()
-        self._refresh_param_feedback()
+        self.edits.clear()
         self._show_current()
 
     def reset(self):
@@ -275,36 +298,10 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self.message_bar.show_message(msg, "error")
 
     # -------------------------------------------------------- parameter edits
-    def _effective(self, name):
-        return self.pending.get(name, getattr(self.sim.params, name))
-
-    def _on_param(self, name: str, value):
-        try:
-            if name in LIVE:
-                # validate against the pending (needs-reset) edits too, so that a
-                # combination that Reset would refuse is reported now
-                self.sim.params.with_changes(**{**self.pending, name: value})
-                with holding(self.worker.lock):
-                    self.sim.set_params(**{name: value})
-            else:
-                self.sim.params.with_changes(**{**self.pending, name: value})  # validate the combination
-                if value == getattr(self.sim.params, name):
-                    self.pending.pop(name, None)
-                else:
-                    self.pending[name] = value
-                if name == "dim" and value == 3 and self._effective("size") > 128:
-                    small = 128 if self.backend.is_gpu else 64
-                    self.pending["size"] = small
-                    self.controls.set_value("size", small, emit=False)
-                    self.message_bar.show_message(f"3D: grid size set to {small}³ (change it if you like); "
-                                                  "press Reset to apply.", "info")
-        except ExplorerError as exc:
-            self.show_error(str(exc))
-            self.controls.set_value(name, self._effective(name), emit=False)
-        except Exception as exc:   # e.g. a CUDA/NCCL error building a multi-GPU stepper: never abort the app
-            self.show_error(f"could not apply {name} = {value!r}: {exc.__class__.__name__}: {exc}")
-            self.controls.set_value(name, self._effective(name), emit=False)
-        self._refresh_param_feedback()
+    @property
+    def pending(self) -> dict:
+        """Edits that wait for Reset: {name: value}."""
+        return self.edits.pending
 
     def set_parameter(self, name: str, value):
         """Programmatic edit, exactly as through the form (used by tests and scripts)."""
@@ -313,82 +310,19 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
     def _on_spf(self, n: int):
         self.worker.steps_per_frame = int(n)
 
-    def _refresh_param_feedback(self):
-        try:
-            p = self.sim.params.with_changes(**self.pending)
-        except ExplorerError:
-            p = self.sim.params
-        self.controls.set_dt_limit(self.sim.params.dt, stability_limit(p), self.sim.params.integrator)
-        self.controls.set_pending(self.pending)
-        self._sync_decomposition()
-
     # ------------------------------------------------------------ multi-GPU
     def _fit_gpus(self, p: CHParams) -> tuple[CHParams, str]:
-        """``p`` with at most the GPUs this machine offers (settings, sessions and files from
-        another machine), and a note when it had to cut them."""
-        if p.gpus <= self.offered_gpus:
-            return p, ""
-        have = self.offered_gpus
-        note = (f"{p.gpus} GPUs were asked for; this machine offers {have}"
-                + ("" if have > 1 or self.backend.is_gpu else f" (set {VIRTUAL_ENV}=N for N virtual GPUs)")
-                + f": running on {have} GPU{'s' if have > 1 else ''}")
-        return p.with_changes(gpus=have), note
-
-    @staticmethod
-    def describe_decomposition(d: dict) -> str:
-        """Status-bar summary, e.g. "2 GPUs · p2p · slabs of 128/128 rows" ("" on one GPU)."""
-        P = d.get("gpus", 1)
-        if d.get("threads"):
-            return f"cpu-threads · {d['threads']} thread{'s' if d['threads'] != 1 else ''} (OpenMP)"
-        if P < 2 or "slab_rows" not in d:
-            return ""
-        sizes = [y1 - y0 for y0, y1 in d["slab_rows"]]
-        unit = "z planes" if d.get("dim", 2) == 3 else "rows"
-        if len(sizes) <= 4:
-            slabs = f"slabs of {'/'.join(map(str, sizes))} {unit}"
-        elif min(sizes) == max(sizes):
-            slabs = f"slabs of {sizes[0]} {unit}"
-        else:
-            slabs = f"slabs of {min(sizes)}–{max(sizes)} {unit}"
-        gpus = f"{P} virtual GPUs" if d.get("virtual_gpus") else f"{P} GPUs"
-        graphs = " · CUDA graphs" if d.get("cuda_graphs") else ""
-        return f"{gpus} · {d.get('exchange', '?')} · {slabs}{graphs}"
+        return fit_gpus(p, self.offered_gpus, self.backend.is_gpu)
 
     def _sync_decomposition(self) -> None:
         """After a (possible) rebuild of the stepper: the status-bar decomposition, the slab
-        overlay and, for a new stepper or new notes, the simulation's notes in the message bar."""
-        st = self.sim.stepper
-        notes = self.sim.notes
-        threads = getattr(st, "threads", None)
-        new = (st is not self._seen_stepper or len(notes) != self._seen_notes
-               or threads != getattr(self, "_seen_threads", None))
-        if not new:
+        overlay and the simulation's notes in the message bar."""
+        if not self.decomp.sync(self.sim):
             return
-        self._seen_stepper, self._seen_notes, self._seen_threads = st, len(notes), threads
-        d = dict(self.sim.decomposition())
-        d["dim"] = self.sim.params.dim
-        self.decomposition = d
-        self.decomposition_text = self.describe_decomposition(d)
-        self.canvas.set_slab_rows([y0 for y0, _y1 in d.get("slab_rows", [])][1:])
-        self._sync_slabs_check()
-        self._last_status["info"] = self.decomposition_text
-        self.status_changed.emit({"info": self.decomposition_text})
-        if notes:
-            p = self.sim.params
-            honoured = d["gpus"] == p.gpus and d.get("exchange", p.exchange) == p.exchange
-            self._notes_msg = "Multi-GPU: " + "; ".join(notes) + "."
-            self.message_bar.show_message(self._notes_msg, "info" if honoured else "warning")
-        elif self._notes_msg and self.message_bar.text() == self._notes_msg:
-            self.message_bar.hide()             # the old notes no longer apply
-            self._notes_msg = ""
-
-    def notes_tail(self) -> str:
-        """The simulation's notes, to append to another message shown after a rebuild."""
-        notes = self.sim.notes
-        if not notes:
-            return ""
-        self._notes_msg = ""
-        return " — Multi-GPU: " + "; ".join(notes) + "."
+        self.canvas.set_slab_rows(self.decomp.slab_starts())
+        self.view_bar.sync(self.decomp.decomposition["gpus"])
+        self._last_status["info"] = self.decomp.text
+        self.status_changed.emit({"info": self.decomp.text})
 
     # ------------------------------------------------------------- view API
     def colormaps(self):
@@ -400,20 +334,36 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
     def set_colormap(self, name: str):
         if name not in COLORMAPS:
             return
+        if self.view_bar.colormap() != name:     # through the bar's combo: it comes back here
+            self.view_bar.select_colormap(name)
+            return
         self.canvas.set_colormap(name)
         self.colorbar.set_colormap(colormap(name))
-        if self.cmap_combo.currentText() != name:
-            self.cmap_combo.blockSignals(True)
-            self.cmap_combo.setCurrentText(name)
-            self.cmap_combo.blockSignals(False)
         self.colormap_changed.emit(name)
 
     def set_auto_contrast(self, auto: bool):
-        self.contrast_combo.setCurrentIndex(1 if auto else 0)
+        self.view_bar.set_auto_contrast(auto)
 
-    def _on_contrast(self, i: int):
-        self.canvas.set_auto_contrast(self.contrast_combo.itemData(i))
+    def _on_contrast(self, auto: bool):
+        self.canvas.set_auto_contrast(auto)
         self.colorbar.set_range(*self.canvas.current_clim)
+
+    def show_slabs(self) -> bool:
+        return self.view_bar.show_slabs()
+
+    def set_show_slabs(self, on: bool):
+        self.view_bar.set_show_slabs(on)
+
+    def toggle_slabs(self):
+        """Workspace ▸ Show / hide slab boundaries (only where the overlay applies)."""
+        self.view_bar.toggle_slabs()
+
+    def extra_actions(self):
+        """Workspace menu entries (text, method, shortcut, tip): the slab overlay, where GPUs are offered."""
+        if self.offered_gpus < 2:
+            return []
+        return [("Show / hide &slab boundaries", "toggle_slabs", SLABS_KEY,
+                 "Dashed lines where the field is split between GPUs (2D view)")]
 
     def plots_visible(self) -> bool:
         return not self.plots_dock.isHidden()
@@ -424,13 +374,66 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
     def set_controls_visible(self, on: bool):
         self.controls_dock.setVisible(bool(on))
 
-    # --------------------------------------------------------------- file I/O
-    def _ask_path(self, title, filt, save=True, default=""):
-        fn = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
-        path, _ = fn(self, title, default, filt)
-        return path or None
+    # --------------------------------------------------------------- files
+    def _field_snapshot(self):
+        with holding(self.worker.lock):
+            return (self.sim.field_numpy().copy(), self.sim.params, self.sim.t, self.sim.step_count)
 
-    # ---------------------------------------------------------------- exports
+    def _extra_figures(self):
+        from ..export import Figure
+        return [Figure("Reproduce timings (paper 001 Fig. 10 / paper 000 layouts)", widget=self.fig10.plots)]
+
+    def save_field(self, path=None):
+        """The field and its parameters as .npz; the path written (None: cancelled or failed)."""
+        return self.files.save_field(path)
+
+    def open_file(self, path: str) -> None:
+        """Load a field file (.npz / .npy) as the initial condition 'file', with its parameters
+        where it has them; ExplorerError (nothing changed) when it cannot be used."""
+        phi, params = self.files.load(path)
+        base = (params or self.sim.params).with_changes(initial="file", dim=phi.ndim, size=phi.shape[0])
+        base, cut = self._fit_gpus(base)
+        self.worker.pause()
+        with holding(self.worker.lock):
+            self.sim.reset(base, field0=phi)
+        self._after_rebuild()
+        self.message_bar.show_message(f"Loaded {Path(path).name}: {'×'.join(map(str, phi.shape))} field "
+                                      "(initial condition 'file'; Reset returns to it)"
+                                      + (f"; {cut}" if cut else "") + self.decomp.notes_tail(self.sim), "info")
+
+    def open_field(self, path=None) -> bool:
+        """File ▸ Open field… (a dialog when ``path`` is None); False after a message."""
+        asked = path is None
+        path = path or self.files.ask_field()
+        if not path:
+            return False
+        try:
+            self.open_file(path)
+        except ExplorerError as exc:
+            self.show_error(str(exc))
+            return False
+        if asked:
+            recent.file_opened(path)
+        return True
+
+    def export_image(self, path=None, scale: float | None = None, crop_to_data: bool | None = None):
+        return self.files.export_image(path, scale, crop_to_data)
+
+    def export_plots(self, path=None):
+        self._refresh_plots(force=True)
+        return self.files.export_plots(path)
+
+    def export_movie(self, path=None, frames: int | None = None, fps: int = 25):
+        """Record the next ``frames`` frames of the running field (MP4/GIF); the path."""
+        return self.files.start_movie(path, frames, fps)
+
+    def _on_recording(self, on: bool):
+        if on and not self.worker.running:
+            self.start()
+
+    def figure_targets(self):
+        return self.files.figure_targets()
+
     # --------------------------------------------------------------- settings
     def save_settings(self, s):
         s.setValue("params_json", json.dumps(self.sim.params.with_changes(
@@ -438,7 +441,7 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         s.setValue("steps_per_frame", self.worker.steps_per_frame)
         s.setValue("colormap", self.canvas.cmap_name)
         s.setValue("auto_contrast", bool(self.canvas.auto_contrast))
-        s.setValue("show_slabs", self.show_slabs())
+        s.setValue("show_slabs", self.view_bar.show_slabs())
         s.setValue("dock_state", self.saveState())
         s.setValue("sweep_json", json.dumps(self.sweep.state()))
         s.setValue("reproduce_json", json.dumps(self.fig10.state()))
@@ -477,21 +480,18 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
             except (ExplorerError, ValueError, TypeError):
                 return
             self.controls.set_params(self.sim.params)
-            self._refresh_param_feedback()
+            self.edits.refresh()
             self._show_current()
             if cut:
-                self.message_bar.show_message(f"Saved settings: {cut}." + self.notes_tail(), "info")
+                self.message_bar.show_message(f"Saved settings: {cut}." + self.decomp.notes_tail(self.sim), "info")
 
     # ---------------------------------------------------------------- presets
-    VIEW_KEYS = ("steps_per_frame", "colormap", "auto_contrast", "isosurface", "slice_axis", "show_slabs",
-                 "run")
-
     def apply_preset(self, preset: dict) -> None:
         """Rebuild from defaults + ``preset["params"]`` (CHParams fields and the view keys
         steps_per_frame, colormap, auto_contrast, isosurface, slice_axis, show_slabs, run); more GPUs
         than this machine offers are cut to those it has."""
         prm = dict(preset["params"])
-        view = {k: prm.pop(k) for k in self.VIEW_KEYS if k in prm}
+        view = {k: prm.pop(k) for k in (*sessions.VIEW_KEYS, "run") if k in prm}
         p, _cut = self._fit_gpus(CHParams().with_changes(**prm))   # validates before anything changes
         self.worker.pause()
         with holding(self.worker.lock):
@@ -503,6 +503,16 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         if view.get("run", True):
             self.start()
 
+    def preset_params(self) -> dict:
+        """The parameters (pending edits included) and the view, as a preset's ``params``: a
+        loaded field's run becomes a spinodal start from its seed; the run waits for Start."""
+        p = self.edits.params()
+        if p.initial == "file":
+            p = p.with_changes(initial="spinodal")
+        view = self.view_bar.state()
+        view.pop("slice_index", None)
+        return {**p.to_dict(), "steps_per_frame": int(self.worker.steps_per_frame), **view, "run": False}
+
     def _apply_view(self, view: dict) -> None:
         if "steps_per_frame" in view:
             self.controls.spf.setValue(int(view["steps_per_frame"]))
@@ -510,14 +520,7 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
             self.set_colormap(view["colormap"])
         if "auto_contrast" in view:
             self.set_auto_contrast(bool(view["auto_contrast"]))
-        if "slice_axis" in view and view["slice_axis"] in SLICE_AXES:
-            self.slice_axis.setCurrentText(view["slice_axis"])
-        if "slice_index" in view and self.canvas.dim == 3:
-            self.slice_slider.setValue(int(view["slice_index"]))
-        if "isosurface" in view:
-            self.iso_check.setChecked(bool(view["isosurface"]) and self.iso_check.isEnabled())
-        if "show_slabs" in view:
-            self.set_show_slabs(bool(view["show_slabs"]))
+        self.view_bar.apply(view)
 
     def load_run(self, state: dict, preset: dict | None = None) -> None:
         """Show a finished run (a CahnHilliard ``state_dict``, e.g. the PFHub tab's) in the view and
@@ -552,15 +555,47 @@ class CahnHilliardWorkspace(FieldExportsMixin, SessionMixin, ViewBarMixin, Works
         self._lecture = bool(on)
         self.controls.set_essential(on)
         self.plots.set_lecture(on)
-        for w in (self.contrast_label, self.contrast_combo):
-            w.setVisible(not on)
+        self.view_bar.set_lecture(on)
         self.controls_dock.setMinimumWidth(0)
 
     # --------------------------------------------------------------- sessions
-    # ----------------------------------------------------------------- figures
+    def session_state(self) -> dict:
+        return {"params": self.sim.params.to_dict(), "pending": dict(self.pending),
+                "t": float(self.sim.t), "steps": int(self.sim.step_count),
+                "steps_per_frame": int(self.worker.steps_per_frame), **self.view_bar.state(),
+                "plots_visible": self.plots_visible(),
+                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")}}
+
+    def session_data(self) -> dict:
+        with holding(self.worker.lock):
+            return sessions.run_arrays(self.sim.state_dict())
+
+    def restore_session(self, state: dict, data: dict) -> None:
+        """Parameters, view and (when saved) the run, bit for bit; everything is checked before
+        anything changes (:func:`.sessions.read_session`)."""
+        plan = sessions.read_session(state, data)
+        p, cut = self._fit_gpus(plan.params)
+        run = None if plan.run is None else self.sim.check_state_dict({"params": p, **plan.run})
+        self.worker.pause()
+        with holding(self.worker.lock):
+            if run is None:
+                self.sim.reset(p)
+            else:
+                self.sim.load_state_dict(run)
+        self.preset = plan.preset
+        self._after_rebuild()
+        for name, value in plan.pending.items():
+            self.controls.set_value(name, value, emit=True)
+        self._apply_view(plan.view)
+        if plan.plots_visible is not None:
+            self.set_plots_visible(plan.plots_visible)
+        self.message_bar.show_message("Session restored" + ("" if run is not None else
+                                      " (parameters only: the field was rebuilt from the seed)")
+                                      + (f"; {cut}" if cut else "") + self.decomp.notes_tail(self.sim), "info")
+
     def shutdown(self):
-        if self.recorder is not None:
-            self._finish_movie()
+        if self.files.recorder is not None:
+            self.files.finish_movie()
         self._plot_timer.stop()
         self.sweep.panel.shutdown()
         self.fig10.shutdown()

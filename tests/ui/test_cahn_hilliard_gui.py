@@ -150,13 +150,13 @@ def test_3d_volume_and_slice(qtbot, ws):
     ws.step_once()
     qtbot.waitUntil(lambda: ws.sim.step_count == 30, timeout=TIMEOUT)
     qtbot.wait(300)
-    assert ws.view3d_bar.isVisible()
+    assert ws.view_bar.view3d_bar.isVisible()
     img = ws.canvas.render()
     assert img.std() > 5   # volume + slice drew something
     bg = img[2, 2, :3].astype(int)
     assert (np.abs(img[..., :3].astype(int) - bg).sum(-1) > 30).mean() > 0.05
     assert ws.canvas.volume.visible
-    ws.iso_check.setChecked(True)                  # isosurface φ = 0 (marching cubes → Mesh)
+    ws.view_bar.iso_check.setChecked(True)                  # isosurface φ = 0 (marching cubes → Mesh)
     assert ws.canvas.iso_mesh is not None and ws.canvas.iso_mesh.visible
     assert len(ws.canvas.iso_mesh.mesh_data.get_faces()) > 100
     ws.set_colormap("grays")                        # grey slice/volume, orange surface
@@ -165,12 +165,12 @@ def test_3d_volume_and_slice(qtbot, ws):
     orange = (left[..., 0] > 120) & (left[..., 0] > left[..., 2] + 60)
     assert orange.mean() > 0.02, orange.mean()
     phi = ws.sim.field_numpy()
-    ws.slice_axis.setCurrentText("y")
-    ws.slice_slider.setValue(5)
+    ws.view_bar.slice_axis.setCurrentText("y")
+    ws.view_bar.slice_slider.setValue(5)
     np.testing.assert_array_equal(ws.canvas.slice_data(), phi[:, 5, :])
     np.testing.assert_array_equal(ws.canvas.slice_image._data, phi[:, 5, :])
-    ws.slice_axis.setCurrentText("x")
-    ws.slice_slider.setValue(17)
+    ws.view_bar.slice_axis.setCurrentText("x")
+    ws.view_bar.slice_slider.setValue(17)
     np.testing.assert_array_equal(ws.canvas.slice_data(), phi[:, :, 17])
 
 

@@ -53,7 +53,7 @@ def test_controls_offer_two_virtual_gpus(ws2):
     assert "cudaMemcpyPeerAsync" in tips[0] and "pinned host memory" in tips[1] and "NCCL" in tips[2]
     ws2.set_parameter("gpus", 2)
     assert exch.isEnabled()
-    assert ws2.slabs_check.isVisible() and ws2.slabs_check.isEnabled()
+    assert ws2.view_bar.slabs_check.isVisible() and ws2.view_bar.slabs_check.isEnabled()
 
 
 def test_two_gpus_while_running_bit_exact(ws2, qtbot, main_window):
@@ -96,7 +96,7 @@ def test_exchange_and_spectral_notes(ws2, qtbot, main_window):
     assert ws2.sim.decomposition()["gpus"] == 1
     assert "spectral" in ws2.message_bar.text() and ws2.message_bar.level == "warning"
     qtbot.waitUntil(lambda: main_window.lbl_info.text() == "", timeout=TIMEOUT)
-    assert not ws2.slabs_check.isEnabled()
+    assert not ws2.view_bar.slabs_check.isEnabled()
     ws2.step_once()
     qtbot.waitUntil(lambda: ws2.sim.step_count == 10, timeout=TIMEOUT)
     ws2.set_parameter("integrator", "rk2")
@@ -119,7 +119,7 @@ def test_slab_overlay(ws3, qtbot):
     ws3.set_colormap("grays")
     assert not c.slab_overlay_visible()
     off = c.canvas.render(alpha=False).astype(int)
-    ws3.slabs_check.setChecked(True)
+    ws3.view_bar.slabs_check.setChecked(True)
     assert ws3.show_slabs() and c.slab_overlay_visible()
     pos = c.slab_lines.pos
     assert sorted(set(pos[:, 1].tolist())) == [22, 43]   # the boundaries above rows 22 and 43
@@ -138,7 +138,7 @@ def test_slab_overlay(ws3, qtbot):
     assert rows.size and all(min(abs(row - y) for y in ys) <= 2.5 * ratio for row in rows), (rows, ys)
     # the exported view carries the overlay, at the boundaries only
     img = c.field_rgba(4)
-    ws3.slabs_check.setChecked(False)
+    ws3.view_bar.slabs_check.setChecked(False)
     plain = c.field_rgba(4)
     diff = np.nonzero((img != plain).any(axis=(1, 2)))[0]
     assert set(diff.tolist()) == {22 * 4, 43 * 4}
@@ -150,19 +150,19 @@ def test_slab_overlay(ws3, qtbot):
 
 def test_slab_overlay_off_in_3d(qtbot, ws2):
     ws2.set_parameter("gpus", 2)
-    ws2.slabs_check.setChecked(True)
+    ws2.view_bar.slabs_check.setChecked(True)
     ws2.set_parameter("dim", 3)
     ws2.set_parameter("size", 32)
     assert ws2.reset()
     assert ws2.sim.decomposition()["gpus"] == 2
     assert ws2.canvas.dim == 3
-    assert not ws2.slabs_check.isEnabled() and not ws2.canvas.slab_overlay_visible()
+    assert not ws2.view_bar.slabs_check.isEnabled() and not ws2.canvas.slab_overlay_visible()
 
 
 def test_gpus_remembered(ws2, qtbot, main_window):
     ws2.set_parameter("gpus", 2)
     ws2.set_parameter("exchange", "host")
-    ws2.slabs_check.setChecked(True)
+    ws2.view_bar.slabs_check.setChecked(True)
     main_window.close()
     s = main_window.settings
     s.sync()
@@ -177,7 +177,7 @@ def test_one_gpu_offered_disables_controls(ws1):
     assert not gpus.isEnabled() and not exch.isEnabled()
     assert gpus.maximum() == 1
     assert "two or more CUDA GPUs" in gpus.toolTip() and VIRTUAL_ENV in gpus.toolTip()
-    assert not ws1.slabs_check.isVisible()
+    assert not ws1.view_bar.slabs_check.isVisible()
     assert ws1.extra_actions() == []
     assert ws1.sim.decomposition()["gpus"] == 1
 

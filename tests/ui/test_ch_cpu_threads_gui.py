@@ -28,12 +28,12 @@ def test_variant_threads_control_and_status(ws, qtbot):
     assert c.widgets["threads"].isEnabled() and not c.widgets["tile"].isEnabled()
     ws.set_parameter("threads", 2)
     assert ws.sim.params.threads == 2 and ws.sim.stepper.threads == 2
-    assert "cpu-threads · 2 threads" in ws.decomposition_text
+    assert "cpu-threads · 2 threads" in ws.decomp.text
     ws.step_once()
     qtbot.waitUntil(lambda: ws.sim.step_count > 0, timeout=TIMEOUT)
     assert not np.array_equal(before, ws.sim.field_numpy())
     ws.set_parameter("variant", "reference")
-    assert not c.widgets["threads"].isEnabled() and ws.decomposition_text == ""
+    assert not c.widgets["threads"].isEnabled() and ws.decomp.text == ""
 
 
 def test_reproduce_tab_runs_fig10_on_the_cpu(ws, qtbot, tmp_path):
