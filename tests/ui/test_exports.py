@@ -37,9 +37,10 @@ def prepare(main_window, qtbot, key):
         _wait_graphs(qtbot, w)
         w.click_node(0)
     elif key == "flint":
-        w._set_controls({"t_end": 20.0, "dt": 0.05})
+        w.form.set_controls({"t_end": 20.0, "dt": 0.05})
         w.run()
         qtbot.waitUntil(lambda: w.worker is None, timeout=30000)
+        qtbot.waitUntil(lambda: not w.compiler.busy() and w.compiler.prog is not None, timeout=30000)
     return w
 
 

@@ -45,7 +45,7 @@ def test_first_graph_above_5000_vertices_shows_the_whole_ring(main_window, graph
 # ------------------------------------------------------------------------------------- Flint
 def test_flint_long_run_settings_do_not_overflow_the_progress_bar(main_window, flint_ws, qtbot):
     fl = flint_ws
-    fl._set_controls({"t_end": 1e6, "dt": 1e-4})       # 1e10 steps: more than a C int
+    fl.form.set_controls({"t_end": 1e6, "dt": 1e-4})       # 1e10 steps: more than a C int
     assert fl.sp_tend.value() == 1e6 and fl.sp_dt.value() == pytest.approx(1e-4)
     fl.run()                                            # raised OverflowError in QProgressBar.setRange
     assert fl.worker is not None and fl.progress.maximum() == 1000
@@ -54,7 +54,7 @@ def test_flint_long_run_settings_do_not_overflow_the_progress_bar(main_window, f
     fl.stop()
     qtbot.waitUntil(lambda: fl.worker is None, timeout=30000)
     # a recording that cannot fit in memory is refused before it starts
-    fl._set_controls({"members": "line", "n": 1_000_000, "t_end": 1e6, "dt": 0.1})
+    fl.form.set_controls({"members": "line", "n": 1_000_000, "t_end": 1e6, "dt": 0.1})
     fl.run()
     assert fl.worker is None and "GiB" in fl.message.text() and fl.message.level == "error"
 
@@ -114,7 +114,7 @@ def test_colour_bars_follow_every_colour_mapped_view(main_window, ws, qtbot):
     assert (lo, hi) == (0, g._apsp_summary["diameter"]) and g.heat_bar.isVisible()
     # Flint: the heatmap of a line
     fl = main_window.show_workspace("flint")
-    fl._set_controls({"members": "line", "n": 8, "t_end": 20.0, "dt": 0.01})
+    fl.form.set_controls({"members": "line", "n": 8, "t_end": 20.0, "dt": 0.01})
     fl.run()
     qtbot.waitUntil(lambda: fl.worker is None, timeout=30000)
     y = fl.samples[:, 0, :]
@@ -189,7 +189,7 @@ def test_mode_bar_marks_running_workspaces_and_quit_asks(main_window, ws, qtbot,
     ws.pause()
     qtbot.waitUntil(lambda: not main_window.mode_bar_marked("cahn_hilliard"), timeout=3000)
     fl = main_window.show_workspace("flint")
-    fl._set_controls({"t_end": 1e5, "dt": 0.01})
+    fl.form.set_controls({"t_end": 1e5, "dt": 0.01})
     fl.run()
     main_window.update_mode_bar()
     assert main_window.mode_bar_marked("flint")
