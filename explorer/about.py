@@ -10,8 +10,8 @@ from PyQt6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QLabel, QP
                              QVBoxLayout)
 
 from kernels import sysinfo
+from kernels.appdirs import APP_NAME
 
-from .app import APP_NAME
 from .papers import PAPERS
 
 

@@ -14,14 +14,15 @@ complete, and the path returned is the path written.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from PyQt6.QtCore import QRectF, Qt, QTimer
-from PyQt6.QtGui import QColor, QFont, QImage, QPainter
+from PyQt6.QtCore import QRect, QRectF, Qt, QTimer
+from PyQt6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                              QLineEdit, QProgressDialog, QScrollArea, QSpinBox, QWidget)
 
@@ -158,20 +159,30 @@ def figure_image(fig: Figure, scale: float = 1.0) -> QImage:
     return array_to_qimage(fig.render(scale))
 
 
+_FOOTER_FLAGS = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap)
+
+
+def _footer_font(scale: float) -> QFont:
+    f = QFont()
+    f.setPixelSize(max(8, int(round(FOOTER_FONT_PX * scale))))
+    return f
+
+
 def _footer_height(text: str, width: int, scale: float) -> int:
-    lines = max(1, len(text.splitlines()))
-    return int(round((FOOTER_FONT_PX * 1.45 * lines + 10) * scale))
+    """The strip's height for ``text`` wrapped at ``width`` as :func:`_draw_footer` draws it (a
+    long caption wraps to more lines than it has: counting its lines clipped both ends)."""
+    pad = 6 * scale
+    fm = QFontMetrics(_footer_font(scale))
+    r = fm.boundingRect(QRect(0, 0, max(1, int(width - 2 * pad)), 1_000_000), _FOOTER_FLAGS, text)
+    return int(math.ceil(r.height() + 2 * pad))
 
 
 def _draw_footer(p: QPainter, rect: QRectF, text: str, scale: float) -> None:
     p.fillRect(rect, QColor("white"))
-    f = QFont()
-    f.setPixelSize(max(8, int(round(FOOTER_FONT_PX * scale))))
-    p.setFont(f)
+    p.setFont(_footer_font(scale))
     p.setPen(QColor("#222222"))
     pad = 6 * scale
-    p.drawText(rect.adjusted(pad, pad / 2, -pad, -pad / 2),
-               int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap), text)
+    p.drawText(rect.adjusted(pad, pad, -pad, -pad), _FOOTER_FLAGS, text)
 
 
 def with_footer(img: QImage, text: str, scale: float = 1.0) -> QImage:

@@ -10,13 +10,13 @@ from PyQt6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QListWidget, QLis
                              QProgressBar, QStackedWidget, QVBoxLayout, QWidget)
 
 from kernels import appdirs
+from kernels.appdirs import APP_NAME
 
 from . import jobs
 from . import recent as recent_mod
 from . import sweep_panel
 from . import theme as theme_mod
 from . import workspaces as registry
-from .app import APP_NAME
 from .message_log import LogSource, LogView, MessageLog
 from .widgets import ElidedLabel, add_dock, dock_button_tooltips
 from .window_files import WindowFilesMixin

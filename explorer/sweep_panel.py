@@ -241,6 +241,7 @@ class SweepPanel(QWidget):
                                 "nothing finished is lost; with Resume a second run skips the points already in it")
         self.bt_file = QPushButton("…")
         self.bt_file.setMaximumWidth(30)
+        self.bt_file.setToolTip("Choose the result CSV file the rows are appended to")
         self.bt_file.clicked.connect(self._choose_file)
         self.ck_resume = QCheckBox("Resume")
         self.ck_resume.setToolTip("Continue the result file: only the points not yet in it run (the file must "
@@ -253,12 +254,14 @@ class SweepPanel(QWidget):
         row = QHBoxLayout()
         self.bt_run = QPushButton("Run sweep")
         self.bt_run.clicked.connect(self.run)
+        self.bt_run.setToolTip("Run every point of the sweep on the chosen scheduler (progress below; Cancel stops)")
         self.bt_cancel = QPushButton("Cancel")
         self.bt_cancel.setEnabled(False)
         self.bt_cancel.setToolTip("Cancel the points not finished yet; finished rows stay (and in the result file)")
         self.bt_cancel.clicked.connect(self.cancel)
         self.bt_csv = QPushButton("Export CSV…")
         self.bt_csv.clicked.connect(lambda: self.export_csv())
+        self.bt_csv.setToolTip("Save the finished rows as CSV")
         for b in (self.bt_run, self.bt_cancel, self.bt_csv):
             row.addWidget(b)
         lay.addLayout(row)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PyQt6.QtWidgets import QFileDialog, QInputDialog
 
+from kernels.appdirs import APP_NAME
 from kernels.errors import ExplorerError
 
 from . import export as fig_export
@@ -16,7 +17,6 @@ from . import figure_style
 from . import session as session_mod
 from . import undo
 from . import workspaces as registry
-from .app import APP_NAME
 
 SESSION_KIND = "session"
 

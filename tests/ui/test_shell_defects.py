@@ -93,3 +93,22 @@ def test_steps_per_second_hidden_while_paused(main_window, ws, qtbot):
     main_window.show_workspace("occupancy")
     main_window.show_workspace("cahn_hilliard")                 # replayed when shown again
     assert not main_window.lbl_sps.isVisible()
+
+
+def test_footer_strip_holds_a_wrapped_caption(qtbot):
+    """A caption longer than the image is wide wraps; the strip is tall enough for every line
+    (first and last pixel rows of the strip stay white: no text cut at either edge)."""
+    import numpy as np
+    from PyQt6.QtGui import QColor, QImage
+
+    from explorer.export import qimage_to_array, with_footer
+    img = QImage(300, 100, QImage.Format.Format_ARGB32)
+    img.fill(QColor("#3366aa"))
+    words = " ".join(f"word{i}" for i in range(60))
+    out = with_footer(img, f"caption line one\n{words}", scale=2.0)
+    a = qimage_to_array(out)[..., :3]
+    strip = a[100:]
+    dark = (strip < 200).any(axis=(1, 2))
+    assert dark.sum() > 6 * 2 * 8                      # many wrapped lines drawn
+    assert not dark[0] and not dark[-1]                # white above the first and below the last
+    assert np.all(a[:100] == a[0, 0])                  # the image itself untouched
