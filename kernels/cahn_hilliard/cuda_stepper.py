@@ -43,6 +43,7 @@ import numpy as np
 from .. import gpu as layer
 from .. import launches
 from ..errors import BackendUnavailable, GridTooLarge
+from . import temporal
 from .base import Stepper
 
 _CUDA_DIR = files(__package__) / "cuda"        # package data (importlib.resources)
@@ -99,12 +100,12 @@ HOST_RATE = {"A": 5e5, "B": 5e5, "C": 5e5, "D": 5e5, "E": 1.2e6}
 
 
 def _code() -> str:
-    """ch_kernels.cu with its headers (ch_stencil.cuh, ch_regmarch.cuh) inlined, so the layer's memo key
+    """ch_kernels.cu with its headers (ch_stencil.cuh, ch_regmarch.cuh, ch_temporal.cuh) inlined, so the layer's memo key
     (the source text) covers all of them."""
     global _source
     if _source is None:
         body = (_CUDA_DIR / "ch_kernels.cu").read_text(encoding="utf-8")
-        for name in ("ch_stencil.cuh", "ch_regmarch.cuh"):
+        for name in ("ch_stencil.cuh", "ch_regmarch.cuh", "ch_temporal.cuh"):
             body = body.replace(f'#include "{name}"', (_CUDA_DIR / name).read_text(encoding="utf-8"))
         _source = body
     return _source
@@ -491,13 +492,52 @@ class CudaStepper(Stepper):
         self.dev.launch(kern, grid, (NT, 1, 1), args, shared_mem=smem)
         return out
 
+    # ---- temporal blocking (variant E): k RK2 steps per pass ------------------------
+    def steps_per_pass(self, dtype=None) -> int:
+        """k of this stepper's passes (``params.steps_per_pass`` resolved by :mod:`.temporal`, lowered
+        where the grid or the GPU's shared memory cannot hold the 4k halo)."""
+        p = self.params
+        itemsize = np.dtype(dtype or p.dtype).itemsize
+        limit = None
+        if not self.emulated:
+            limit = int(self._device_props().get("sharedMemPerBlockOptin", temporal.SMEM_LIMIT))
+        return temporal.fits(p, temporal.requested(p), itemsize, limit)
+
+    def fused_steps(self, src, out, k: int):
+        """out = k RK2 steps of src in a single launch (``ch_fused_tb``, temporal blocking); bit for bit
+        k calls of :meth:`fused_step`.  k = 1 is :meth:`fused_step`."""
+        k = int(k)
+        if k == 1:
+            return self.fused_step(src, out)
+        p = self.params
+        src = self._prep(src)
+        dtype = src.dtype
+        dim = src.ndim
+        nx, ny, nz = _dims(src.shape)
+        if p.boundary != "fixed" and temporal.halo(k) > min(src.shape):
+            raise ValueError(f"{k} fused steps need a halo of {temporal.halo(k)} cells: every extent at least that "
+                             f"(got {src.shape})")
+        expr, nt = temporal.expression(_ctype(dtype), _BC[p.boundary], dim, k)
+        smem = temporal.smem_bytes(dim, k, dtype.itemsize)
+        kern = self._kernel(expr, nt, smem)
+        if not self.emulated and smem > 48 * 1024 and kern.max_dynamic_shared_size_bytes < smem:
+            kern.max_dynamic_shared_size_bytes = smem
+        m, b, u, K, idx2, bval = self._coefs(dtype)
+        t = dtype.type
+        self.dev.launch(kern, temporal.grid(dim, nx, ny, nz), (nt, 1, 1),
+                        (src, out, np.int32(nx), np.int32(ny), np.int32(nz),
+                         t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval), shared_mem=smem)
+        return out
+
     def step(self, phi, n: int = 1):
+        """``n`` steps; kernel E runs them as passes of :meth:`steps_per_pass` fused steps and the
+        remainder as single steps (:func:`.temporal.plan`)."""
         p = self.params
         if p.variant != "E" or p.integrator != "rk2":
             return super().step(phi, n)
         _, out = self._buffers(phi)
-        for _ in range(n):
-            self.fused_step(phi, out)
+        for k in temporal.plan(n, self.steps_per_pass(phi.dtype)):
+            self.fused_steps(phi, out, k)
             phi, out = out, phi
         self._out = out
         return phi

@@ -325,6 +325,7 @@ ch_march(ch_ull src, const T* __restrict__ base, T* __restrict__ out, int nx, in
 }
 
 #include "ch_regmarch.cuh"
+#include "ch_temporal.cuh"
 
 // ---- E, 3D, z-march version (ours): one launch per RK2 step, each block a TX×TY column of
 // outputs marching along z through `chunk` planes.  Four rings of 3 planes in shared memory:

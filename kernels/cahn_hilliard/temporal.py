@@ -1,0 +1,93 @@
+"""Temporal blocking of kernel E (issue #38): k RK2 steps fused into one pass over the field.
+
+One launch of ``ch_fused_tb`` (``cuda/ch_temporal.cuh``) loads each output tile with a halo of
+4·k cells (an RK2 step of the Cahn–Hilliard stencil reaches 4 cells: μ, φ*, μ*, φⁿ⁺¹ one each) and
+advances it k steps in shared memory before one write — the scheme of AN5D (Matsumura et al.,
+CGO 2020) and EBISU (Zhang et al., ICS 2023) with a shared-memory tile.  Every cell does the same
+arithmetic in the same order as a single step of kernel E (the same ``ch_stencil.cuh`` functions),
+so k fused steps equal k single steps **bit for bit** on the same device and build
+(tests/test_ch_temporal.py on the host device, tests/test_ch_temporal_gpu.py on the GPU).
+
+``steps_per_pass`` (a :class:`~.params.CHParams` field): ``"auto"`` or 1–4.  :func:`steps_per_pass`
+resolves it (:func:`auto_steps_per_pass`: k = 2 for 2D fields of at least :data:`AUTO_MIN_CELLS_2D`
+cells, else 1 — the 3D tile recomputes a (8+8k)³ frame per 8³ outputs and costs more than it saves)
+and lowers it where the grid or the shared memory cannot hold the halo (:func:`fits`).  A step count
+not divisible by k runs its remainder as single steps (:func:`plan`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: (threads, outputs OX, OY, OZ) per block of ch_fused_tb per dimension
+TB_SHAPE = {2: (256, 64, 64, 1), 3: (256, 8, 8, 8)}
+#: auto: fused steps per pass (2D fields of at least this many cells get 2)
+AUTO_MIN_CELLS_2D = 1024 * 1024
+AUTO_K_2D = 2
+#: the most dynamic shared memory per block a GPU gives (H100: 227 KiB) when the device does not say
+SMEM_LIMIT = 227 * 1024
+#: the ch_fused_tb tile buffers (φ, μ, φ*)
+BUFFERS = 3
+
+
+def halo(k: int) -> int:
+    """Halo width of a k-step pass: the stencil radius of one RK2 step (4) times k."""
+    return 4 * int(k)
+
+
+def smem_bytes(dim: int, k: int, itemsize: int, shape=None) -> int:
+    """Dynamic shared memory of one ch_fused_tb block (three tiles of (O + 8k) cells per axis)."""
+    _, ox, oy, oz = shape or TB_SHAPE[dim]
+    h = 2 * halo(k)
+    cells = (ox + h) * (oy + h) * ((oz + h) if dim == 3 else 1)
+    return BUFFERS * cells * int(itemsize)
+
+
+def auto_steps_per_pass(params) -> int:
+    """k for ``steps_per_pass="auto"``: :data:`AUTO_K_2D` for 2D fields of at least
+    :data:`AUTO_MIN_CELLS_2D` cells, 1 otherwise (3D and small 2D fields)."""
+    if params.dim == 2 and int(np.prod(params.shape)) >= AUTO_MIN_CELLS_2D:
+        return AUTO_K_2D
+    return 1
+
+
+def requested(params) -> int:
+    """The k asked for (``"auto"`` resolved), before :func:`fits` lowers it."""
+    v = str(params.steps_per_pass)
+    return auto_steps_per_pass(params) if v == "auto" else int(v)
+
+
+def fits(params, k: int, itemsize: int, smem_limit: int | None = SMEM_LIMIT) -> int:
+    """The largest k' ≤ ``k`` the grid and the device hold: periodic and mirror ghosts need the halo
+    4k' ≤ every extent (the mapped frame must lie in [−n, 2n)); the block's tiles must fit
+    ``smem_limit`` bytes (None: no limit, the host device)."""
+    k = max(1, int(k))
+    while k > 1:
+        if params.boundary != "fixed" and halo(k) > min(params.shape):
+            k -= 1
+            continue
+        if smem_limit is not None and smem_bytes(params.dim, k, itemsize) > smem_limit:
+            k -= 1
+            continue
+        break
+    return k
+
+
+def plan(n: int, k: int) -> list[int]:
+    """Steps per launch for ``n`` steps with k-step passes: ⌊n/k⌋ passes of k, then the rest as
+    single steps (k = 1: n single steps)."""
+    n, k = int(n), max(1, int(k))
+    if k == 1:
+        return [1] * n
+    return [k] * (n // k) + [1] * (n % k)
+
+
+def expression(T: str, bc: int, dim: int, k: int, shape=None) -> tuple[str, int]:
+    """(template instantiation, threads per block) of ch_fused_tb."""
+    nt, ox, oy, oz = shape or TB_SHAPE[dim]
+    return f"ch_fused_tb<{T}, {bc}, {dim}, {k}, {nt}, {ox}, {oy}, {oz}>", nt
+
+
+def grid(dim: int, nx: int, ny: int, nz: int, shape=None) -> tuple[int, int, int]:
+    """Blocks of a ch_fused_tb launch over an nx × ny (× nz) field."""
+    _, ox, oy, oz = shape or TB_SHAPE[dim]
+    return (-(-nx // ox), -(-ny // oy), -(-nz // oz) if dim == 3 else 1)

@@ -1,0 +1,151 @@
+"""Kernel E's temporal blocking (``ch_fused_tb``, issue #38) as CUDA source run on the CPU (the library
+host device): k fused RK2 steps in one pass equal k single steps of kernel E (its default 2D warp march
+and 3D register z-march) BIT FOR BIT on fresh random fields — 2D and 3D, every boundary, float32 and
+float64, grids that are not multiples of the tile, k = 2, 3, 4 — and a step count not divisible by k
+runs its remainder as single steps.  The GPU runs the same checks in test_ch_temporal_gpu.py."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernels import gpu
+from kernels.backend import Backend
+from kernels.cahn_hilliard import CHParams, temporal
+from kernels.errors import InvalidParameter
+
+CPU = Backend("cpu", np)
+needs_host = pytest.mark.skipif(not gpu.available("host"), reason="needs the host device (a C++ compiler)")
+BOUNDARIES = ("periodic", "mirror", "fixed")
+# partial tiles: 2D tiles are 64×64 outputs, 3D 8×8×8; every extent ≥ 4k (k ≤ 4: 16)
+BOX = {2: (37, 70), 3: (17, 18, 19)}
+
+
+def _params(rng, dim, shape, boundary, dtype, **kw):
+    return CHParams(dim=dim, size=shape[-1], dt=0.01 if dim == 2 else 0.004, boundary=boundary,
+                    boundary_value=float(rng.uniform(-1, 1)), m=float(rng.uniform(0.5, 1.5)),
+                    K=float(rng.uniform(0.5, 1.5)), dtype=dtype, variant="E", **kw)
+
+
+def _stepper(p):
+    from kernels.cahn_hilliard.cuda_stepper import CudaStepper
+    return CudaStepper(p, CPU)
+
+
+def _single_steps(st, phi, n):
+    a, b = phi.copy(), np.empty_like(phi)
+    for _ in range(n):
+        st.fused_step(a, b)
+        a, b = b, a
+    return a
+
+
+def _check(rng, dim, boundary, dtype, k):
+    shape = BOX[dim]
+    p = _params(rng, dim, shape, boundary, dtype)
+    st = _stepper(p)
+    phi = rng.uniform(-1, 1, shape).astype(dtype)
+    want = _single_steps(st, phi, k)
+    got = st.fused_steps(phi.copy(), np.full_like(phi, np.nan), k)
+    assert np.isfinite(got).all(), "some outputs were never written"
+    assert not np.array_equal(want, phi)
+    np.testing.assert_array_equal(got, want)
+
+
+# the fast set: each boundary × dimension once, dtype and k rotating
+FAST = [(2, "periodic", "float32", 2), (2, "mirror", "float64", 3), (2, "fixed", "float32", 4),
+        (3, "periodic", "float64", 2), (3, "mirror", "float32", 3), (3, "fixed", "float64", 2)]
+
+
+@needs_host
+@pytest.mark.parametrize("dim,boundary,dtype,k", FAST, ids=[f"{d}d-{b}-{t}-k{k}" for d, b, t, k in FAST])
+def test_fused_k_steps_equal_k_single_steps_bit_for_bit(dim, boundary, dtype, k, rng):
+    _check(rng, dim, boundary, dtype, k)
+
+
+SLOW = [(d, b, t, k) for d in (2, 3) for b in BOUNDARIES for t in ("float32", "float64") for k in (2, 3, 4)
+        if (d, b, t, k) not in FAST]
+
+
+@needs_host
+@pytest.mark.slow
+@pytest.mark.parametrize("dim,boundary,dtype,k", SLOW, ids=[f"{d}d-{b}-{t}-k{k}" for d, b, t, k in SLOW])
+def test_fused_k_steps_matrix(dim, boundary, dtype, k, rng):
+    _check(rng, dim, boundary, dtype, k)
+
+
+@needs_host
+def test_step_runs_the_remainder_as_single_steps(rng):
+    """7 steps with 3 per pass (3 + 3 + 1) == 7 single steps, through CudaStepper.step."""
+    shape = BOX[2]
+    boundary = str(rng.choice(BOUNDARIES))
+    p1 = _params(rng, 2, shape, boundary, "float64", steps_per_pass="1")
+    p3 = p1.with_changes(steps_per_pass="3")
+    phi = rng.uniform(-1, 1, shape)
+    st3 = _stepper(p3)
+    assert st3.steps_per_pass() == 3
+    got = st3.step(phi.copy(), 7)
+    want = _stepper(p1).step(phi.copy(), 7)
+    np.testing.assert_array_equal(got, want)
+    names = [ln.name for ln in __import__("kernels.launches", fromlist=["recorded"]).recorded("cahn_hilliard")]
+    assert any("ch_fused_tb<double, " in n and ", 2, 3, " in n for n in names)
+
+
+@needs_host
+def test_simulation_diagnostics_see_the_same_fields(rng):
+    """A Simulation stepping 5 at a time with 2 steps per pass records what single steps record."""
+    from kernels.cahn_hilliard.simulation import CahnHilliard as Simulation
+    seed = int(rng.integers(1 << 30))
+    runs = []
+    for k in ("1", "2"):
+        p = CHParams(dim=2, size=40, dt=0.01, variant="E", dtype="float64", seed=seed, steps_per_pass=k)
+        sim = Simulation(p, CPU)
+        for _ in range(2):
+            sim.step(5)
+        runs.append((sim.field_numpy().copy(), list(sim.history.energy), list(sim.history.mean)))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    assert runs[0][1] == runs[1][1] and runs[0][2] == runs[1][2]
+
+
+def test_plan_and_auto_rule():
+    assert temporal.plan(7, 3) == [3, 3, 1]
+    assert temporal.plan(8, 4) == [4, 4]
+    assert temporal.plan(2, 3) == [1, 1]
+    assert temporal.plan(3, 1) == [1, 1, 1]
+    big2 = CHParams(dim=2, size=1024, variant="E")
+    assert temporal.requested(big2) == temporal.AUTO_K_2D
+    assert temporal.requested(CHParams(dim=2, size=256, variant="E")) == 1
+    assert temporal.requested(CHParams(dim=3, size=256, variant="E")) == 1
+    assert temporal.requested(big2.with_changes(steps_per_pass="4")) == 4
+
+
+def test_fits_lowers_k_for_small_grids_and_shared_memory():
+    p = CHParams(dim=2, size=10, variant="E", boundary="periodic", steps_per_pass="4")
+    assert temporal.fits(p, 4, 4, None) == 2            # halo 4k ≤ 10
+    assert temporal.fits(p.with_changes(boundary="fixed"), 4, 4, None) == 4   # fixed: no images needed
+    p3 = CHParams(dim=3, size=256, variant="E")
+    limit = 227 * 1024
+    k = temporal.fits(p3, 4, 4, limit)
+    assert temporal.smem_bytes(3, k, 4) <= limit and (k == 4 or temporal.smem_bytes(3, k + 1, 4) > limit)
+    assert temporal.fits(p3, 4, 8, None) == 4
+
+
+@pytest.mark.parametrize("bad", ["0", "5", "two", 5, True])
+def test_params_reject_bad_steps_per_pass(bad):
+    with pytest.raises(InvalidParameter, match="steps per pass"):
+        CHParams(steps_per_pass=bad).validate()
+
+
+def test_params_accept_steps_per_pass():
+    for v in ("auto", "1", "2", "3", "4", 3):
+        assert CHParams(steps_per_pass=v).validate().steps_per_pass == v
+    assert "steps_per_pass" in CHParams().to_dict()
+
+
+def test_cli_option(capsys):
+    from cli.ch import add_model_options, given_params
+    import argparse
+    ap = argparse.ArgumentParser()
+    add_model_options(ap)
+    assert given_params(ap.parse_args(["--steps-per-pass", "3"]))["steps_per_pass"] == "3"
+    with pytest.raises(SystemExit):
+        ap.parse_args(["--steps-per-pass", "5"])
