@@ -1,7 +1,7 @@
 """The Floyd–Warshall GPU kernels and their launch sequences (kernels.graphs.fw_gpu), run on the host
-through tests/fw_cuda_emu.py (the .cu sources compiled by the host C++ compiler after
-kernels.hostcc.CUDA_HOST_PRELUDE; every CUDA thread an OS thread), against paper 002's V1 on fresh
-random graphs: exact distances on integer weights, valid predecessor paths.  Each run draws its
+device (kernels.gpu.host: the .cu sources compiled by the host C++ compiler after its CUDA prelude;
+blocks on worker threads, every CUDA thread a fiber), against paper 002's V1 on fresh random
+graphs: exact distances on integer weights, valid predecessor paths.  Each run draws its
 tile / configuration at random, so repeated runs cover them all while one run stays short."""
 import numpy as np
 import pytest
@@ -63,6 +63,7 @@ def test_blocked_three_phase(dev, rng):
     run_case(dev, rng, fw_gpu.run_blocked, int(rng.integers(65, 130)), "float32", False, 64, tile=64)
 
 
+@pytest.mark.slow                  # a cold compile cache: ~6–8 s of compiling on 2 cores
 @pytest.mark.parametrize("method", ["mm", "2l"])
 def test_thesis_mm_and_two_level(dev, rng, method):
     tile = int(rng.choice(fw_gpu.THESIS_TILES))
@@ -78,6 +79,7 @@ def test_recursive(dev, rng):
     run_case(dev, rng, fw_gpu.run_recursive, int(rng.integers(3 * t_r, 6 * t_r)), "int32", True, t_r, t_r=t_r)
 
 
+@pytest.mark.slow                  # a cold compile cache: ~9 s of compiling the GEMM kernels on 2 cores
 def test_fast(dev, rng):
     tile = int(rng.choice(fw_gpu.FAST_TILES))
     cfg = str(rng.choice(list(fw_gpu.GEMM_CONFIGS)))

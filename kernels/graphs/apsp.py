@@ -39,8 +39,8 @@ METHODS = REGISTRY
 
 
 def method_names(gpu: bool | None = None) -> tuple[str, ...]:
-    """Registered method names (``gpu=True``: those that need a GPU, ``False``: those that run on
-    the CPU)."""
+    """Registered method names (``gpu=True``: those without a CPU implementation — their CUDA
+    kernels run on the GPU, or as CUDA source on the CPU where ``host``; ``False``: those with one)."""
     return tuple(k for k, c in METHODS.items() if gpu is None or (not c.cpu) == gpu)
 
 
