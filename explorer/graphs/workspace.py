@@ -9,36 +9,47 @@ that row's predecessors.  Drag a vertex while the force layout runs or is paused
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
-import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
-                             QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton, QSpinBox,
+from PyQt6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton,
                              QTabWidget, QVBoxLayout, QWidget)
 
-from kernels.errors import InvalidParameter
+from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs import generators as gen
-from kernels.graphs.apsp import METHODS, apsp, sentinel
+from kernels.graphs.apsp import METHODS, apsp
 from kernels.graphs.overlays import overlay_values
-from kernels.graphs.stats import degree_histogram, path_length_histogram, summary
+from kernels.graphs.stats import summary
 
-from ..colorbar import ColorBar, bar_axes, hover, plot_colorbar, set_bar_label
-from ..widgets import ElidedLabel, MessageBar, add_dock, busy_cursor, page_of, plot_panel, scrolled
+from .. import recent, undo
+from ..colorbar import ColorBar
+from ..widgets import ElidedLabel, MessageBar, add_dock, busy_cursor, page_of
 from ..workspace_api import Workspace
+from . import graph_sessions
 from .canvas import GraphCanvas
-from .files import GraphFilesMixin
+from .files import GRAPH_SUFFIXES, GraphFiles
+from .generator_form import GeneratorForm, check_params
+from .job_runner import JobRunner
+from .graph_plots import GraphPlots
 from .layout_panel import LayoutPanel
 from .lecture_docks import LectureDocks, shrinkable_combos
-from .overlay_panel import COLOR_BY, OverlayPanel  # noqa: F401  (COLOR_BY: the colour-by texts)
+from .overlay_panel import OverlayPanel
+from .pointer import GraphPointer
 from .prepare import prepare_graph, run_abandonable
-from ..jobs import FunctionJob
-
-GEN_LABELS = {k: gen.LABELS.get(k, k) for k in gen.GENERATORS}
+from .sweep_tabs import add_sweep_tabs, sweep_figures
 
 
-class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
+class GraphsWorkspace(Workspace, QMainWindow):
+    """Composed of parts that own their state: the :class:`GeneratorForm`, the
+    :class:`OverlayPanel` and :class:`LayoutPanel` in the controls dock, the :class:`GraphCanvas`
+    with its :class:`GraphPointer`, the plot tabs and the :class:`GraphFiles`; this class runs the
+    jobs and shows their results."""
+
     CAPABILITIES = frozenset({"open_field", "save_field", "export_image", "export_plots", "toggle_run", "reset",
-                              "set_plots_visible", "set_controls_visible", "apply_preset", "figures", "sessions"})
+                              "set_plots_visible", "set_controls_visible", "apply_preset", "figures", "sessions",
+                              "open_files", "user_presets"})
+    FILE_TYPES = {s: "graph" for s in (*GRAPH_SUFFIXES, ".gml", ".el")}
     status_changed = pyqtSignal(dict)
     job_finished = pyqtSignal(str)          # job name, for tests and scripts
 
@@ -52,11 +63,9 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.local_cc = None
         self.selected: list[int] = []
         self.highlighted_path: list[int] = []
-        self.job: FunctionJob | None = None
         self._src_row = None                # OverlayValues of the distance from the clicked vertex
         self._overlay = None                # the OverlayValues shown
-        self._press = None                  # (vertex, moved) of a left press on a vertex
-        self._camera_touched = False        # the user moved the camera since the graph was shown
+        self._apsp_summary = None           # kernels.graphs.stats.summary of the shown APSP result
         self.preset: dict | None = None          # last preset applied (named in the caption)
         self._queued_preset: dict | None = None  # applied when the running job ends
         self._then = None                        # run after the next successful job (preset: APSP)
@@ -78,19 +87,20 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         row.addWidget(self.canvas.native, 1)
         row.addWidget(self.colorbar)
         cl.addLayout(row, 1)
-        ev = self.canvas.canvas.events
-        ev.mouse_move.connect(self._on_mouse_move)
-        ev.mouse_press.connect(self._on_mouse_press)
-        ev.mouse_release.connect(self._on_mouse_release)
-        ev.mouse_wheel.connect(lambda _e: setattr(self, "_camera_touched", True))
+        self.pointer = GraphPointer(self.canvas, None, lambda: self, self.click_node, self._report_cursor)
         # one line, cut with "…" (the whole text in its tooltip): a wrapped hint took the view's
         # height, and its width held the view narrow in lecture mode
         self.info = ElidedLabel("Generate a graph to start.")
         cl.addWidget(self.info)
         self.setCentralWidget(central)
         self._build_controls(n)
+        self.pointer.layout_panel = self.layout_panel
         self._build_plots()
+        self.files = GraphFiles(self, self.canvas, self.colorbar, self.tabs, self.message_bar, lambda: self)
         self.lecture_docks = LectureDocks(self, self.controls, self.plots)
+
+    def _report_cursor(self, text: str) -> None:
+        self.status_changed.emit({"cursor": text})
 
     # ------------------------------------------------------------------ UI
     def _build_controls(self, n):
@@ -101,54 +111,25 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
             widget.setToolTip(text)
             return widget
 
-        self.cb_gen = tip(QComboBox(), "Graph generator (paper 000 §4.1, paper 001 §5.7)")
-        for k, v in GEN_LABELS.items():
-            self.cb_gen.addItem(v, k)
-        self.sp_n = tip(QSpinBox(), "Number of vertices N (every vertex and edge is drawn at any size)")
-        self.sp_n.setRange(3, 2_000_000)
-        self.sp_n.setValue(n)
-        self.sp_k = tip(QSpinBox(), "Mean degree k (ring, WS, α-model, spatial); BA: edges per new vertex m")
-        self.sp_k.setRange(1, 1000)
-        self.sp_k.setValue(4)
-        self.sp_p = tip(QDoubleSpinBox(), "Probability: WS rewiring, ER edge, α-model random link")
-        self.sp_p.setDecimals(6)
-        self.sp_p.setRange(0, 1)
-        self.sp_p.setSingleStep(0.01)
-        self.sp_p.setValue(0.1)
-        self.sp_alpha = tip(QDoubleSpinBox(), "α of Watts' α-model (0: only triangle-closing links)")
-        self.sp_alpha.setRange(0, 100)
-        self.sp_alpha.setValue(1.0)
-        self.ck_ring = tip(QCheckBox("ring substrate"), "α-model on a ring (paper 000 type 1: always connected)")
-        self.ck_ring.setChecked(True)
-        self.cb_weights = tip(QComboBox(), "Weighted variant for Floyd–Warshall / SSSP")
-        self.cb_weights.addItems(["none", "int", "float"])
-        self.sp_seed = tip(QSpinBox(), "Random seed: the same seed gives the same graph")
-        self.sp_seed.setRange(0, 2 ** 31 - 1)
-        self.sp_seed.setValue(1)
-        self.cb_method = tip(QComboBox(), "All-pairs shortest paths: hover a method for its paper and section")
-        for m, cls in METHODS.items():
-            self.cb_method.addItem(m)
-            self.cb_method.setItemData(self.cb_method.count() - 1, cls.help, Qt.ItemDataRole.ToolTipRole)
-            if not cls.available(self.backend):
-                self.cb_method.model().item(self.cb_method.count() - 1).setEnabled(False)
+        self.gen_form = GeneratorForm(self.backend, n)
+        f = self.gen_form           # its controls by their old names (scripts and tests use them)
+        self.cb_gen, self.sp_n, self.sp_k, self.sp_p, self.sp_alpha, self.ck_ring, self.cb_weights, self.sp_seed, \
+            self.cb_method = (f.cb_gen, f.sp_n, f.sp_k, f.sp_p, f.sp_alpha, f.ck_ring, f.cb_weights, f.sp_seed,
+                              f.cb_method)
         self.overlay = OverlayPanel()
         self.cb_color = self.overlay.cb_color
         self.overlay.changed.connect(self._recolor)
         self.layout_panel = LayoutPanel(self.backend, message=self.message_bar.show_message)
         self.layout_panel.positions.connect(self._on_positions)
         self.layout_panel.state_changed.connect(self._on_layout_state)
-        for label, wid in (("generator", self.cb_gen), ("N", self.sp_n), ("k / m", self.sp_k), ("p", self.sp_p),
-                           ("α", self.sp_alpha), ("", self.ck_ring), ("weights", self.cb_weights),
-                           ("seed", self.sp_seed), ("APSP", self.cb_method)):
-            form.addRow(label, wid)
+        for wid, key, label in ((self.overlay.cb_color, "color_by", "colour by"),
+                                (self.overlay.ck_density, "density", "density overlay"),
+                                (self.layout_panel.cb_layout, "layout", "layout"),
+                                (self.layout_panel.sp_iter, "iterations", "iterations")):
+            undo.track(wid, key, label=label)
+        form.addRow(self.gen_form)
         form.addRow(self.overlay)
         form.addRow(self.layout_panel)
-        self._form = form
-        self._tips = {w: w.toolTip() for w in (self.sp_k, self.sp_p, self.sp_alpha, self.ck_ring, self.sp_seed)}
-        self.cb_gen.currentIndexChanged.connect(lambda _i: self._update_generator_controls())
-        self._update_generator_controls()
-        self._nonessential = (self.sp_alpha, self.ck_ring, self.cb_weights, self.sp_seed, self.cb_method,
-                              self.layout_panel.sp_iter)
         self.bt_gen = tip(QPushButton("Generate"), "Build the graph (Ctrl+R)")
         self.bt_apsp = tip(QPushButton("Compute APSP"), "All-pairs shortest paths with the chosen method (Space)")
         self.bt_cancel = tip(QPushButton("Cancel"), "Stop the running computation")
@@ -168,48 +149,23 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.stats.setMinimumWidth(1)
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow(self.stats)
+        self.jobs = JobRunner(self.progress, self.bt_cancel, (self.bt_gen, self.bt_apsp), self.message_bar, self.info,
+                              self)
+        self.jobs.ended.connect(self._job_ended)
         shrinkable_combos(w)
         self.controls = add_dock(self, "Graph", "graphControls", w, "left", closable=True)
 
     def _build_plots(self):
         self.tabs = QTabWidget()
-        self.heat = plot_panel("distance matrix (hops)", "target vertex", "source vertex")
-        self.heat_img = pg.ImageItem()
-        self.heat_img.setColorMap(pg.colormap.get("viridis"))
-        self.heat.addItem(self.heat_img)
-        self.heat.invertY(True)
-        self.heat_bar = plot_colorbar(self.heat.getPlotItem(), "viridis", "hops")
-        hover(self.heat, self._describe_distance, self._report_cursor)
-        self.deg_plot = plot_panel("degree distribution", "degree", "vertices")
-        hover(self.deg_plot, lambda x, y: self._describe_bar(self.deg_plot, x, "degree", "vertices"),
-              self._report_cursor)
-        self.path_plot = plot_panel("path-length distribution", "hops", "ordered pairs")
-        hover(self.path_plot, lambda x, y: self._describe_bar(self.path_plot, x, "hops", "ordered pairs"),
-              self._report_cursor)
-        self.tabs.addTab(self.heat, "Distances")
-        self.tabs.addTab(self.deg_plot, "Degrees")
-        self.tabs.addTab(self.path_plot, "Path lengths")
-        from .reproduce import ReproducePanel
-        self.reproduce = ReproducePanel(self.backend, message=self.message_bar.show_message)
-        self.tabs.addTab(scrolled(self.reproduce), "Reproduce (paper 000)")
-        from .cc_timing import ClusteringTimingPanel
-        self.cc_timing = ClusteringTimingPanel(self.backend, message=self.message_bar.show_message)
-        self.tabs.addTab(scrolled(self.cc_timing), "Clustering timings (paper 001)")
-        from .bfs_evolution import BFSEvolutionPanel, BlockSweepPanel
-        from .fw_family import FWFamilyPanel
-        from .sssp_table import SSSPTablePanel
-        msg = self.message_bar.show_message
-        self.bfs_evolution = BFSEvolutionPanel(self.backend, message=msg)
-        self.tabs.addTab(scrolled(self.bfs_evolution), "BFS kernels (paper 000)")
-        self.block_sweep = BlockSweepPanel(self.backend, message=msg)
-        self.tabs.addTab(scrolled(self.block_sweep), "Block sweep (paper 000)")
-        self.sssp_table = SSSPTablePanel(self.backend, message=msg)
-        self.tabs.addTab(scrolled(self.sssp_table), "SSSP (paper 004)")
-        self.fw_family = FWFamilyPanel(self.backend, message=msg)
-        self.tabs.addTab(scrolled(self.fw_family), "Floyd–Warshall family (papers 002, 004)")
-        #: the sweep tabs by their settings / session key
-        self._sweeps = {"reproduce": self.reproduce, "cc_timing": self.cc_timing, "bfs_evolution": self.bfs_evolution,
-                        "block_sweep": self.block_sweep, "sssp_table": self.sssp_table, "fw_family": self.fw_family}
+        self.graph_plots = gp = GraphPlots(lambda: self.result, self.pointer.report)
+        self.heat, self.heat_img, self.heat_bar, self.deg_plot, self.path_plot = (
+            gp.heat, gp.heat_img, gp.heat_bar, gp.deg_plot, gp.path_plot)
+        for w, text in gp.tabs():
+            self.tabs.addTab(w, text)
+        #: the experiment tabs by their settings / session key
+        self._sweeps = add_sweep_tabs(self.tabs, self.backend, self.message_bar.show_message)
+        (self.reproduce, self.cc_timing, self.bfs_evolution, self.block_sweep, self.sssp_table,
+         self.fw_family) = self._sweeps.values()
         self.plots = add_dock(self, "Plots", "graphPlots", self.tabs, "right", closable=True)
 
     def show_tab(self, panel) -> int:
@@ -220,59 +176,22 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
                 return i
         raise KeyError("not a tab of the Graphs workspace")
 
-    def _update_generator_controls(self) -> None:
-        """Grey out the parameters the chosen generator ignores (``generators.USES``) and name what
-        k means for it (BA: edges per new vertex m)."""
-        kind = self.cb_gen.currentData()
-        uses = gen.USES.get(kind, ())
-        label = GEN_LABELS.get(kind, kind)
-        for key, w in (("k", self.sp_k), ("p", self.sp_p), ("alpha", self.sp_alpha), ("ring", self.ck_ring),
-                       ("seed", self.sp_seed)):
-            w.setEnabled(key in uses)
-            w.setToolTip(self._tips[w] if key in uses else f"{self._tips[w]}\n(not used by {label})")
-        k_label = self._form.labelForField(self.sp_k)
-        if k_label is not None:
-            k_label.setText("m" if kind == "ba" else "k")
-        if kind in gen.K_MEANING:
-            self.sp_k.setToolTip(f"{label}: {gen.K_MEANING[kind]}")
-
     # ------------------------------------------------------------------ jobs
     def _params(self):
-        return dict(kind=self.cb_gen.currentData(), n=self.sp_n.value(), k=self.sp_k.value(), p=self.sp_p.value(),
-                    alpha=self.sp_alpha.value(), ring=self.ck_ring.isChecked(), seed=self.sp_seed.value())
+        return self.gen_form.params()
 
     def control_params(self) -> dict:
         """The controls by ``set_parameters``' names (sessions and settings store this)."""
-        prm = self._params()
-        return {"generator": prm["kind"], "n": prm["n"], "k": prm["k"], "p": prm["p"], "alpha": prm["alpha"],
-                "ring": prm["ring"], "weights": self.cb_weights.currentText(), "seed": prm["seed"],
-                "method": self.cb_method.currentText(), "layout": self.layout_panel.name(),
+        return {**self.gen_form.values(), "layout": self.layout_panel.name(),
                 "iterations": self.layout_panel.sp_iter.value(), "color_by": self.overlay.name(),
                 "density": self.overlay.density()}
 
-    @staticmethod
-    def _check_params(prm) -> dict:
-        """A stored ``control_params`` dict, or InvalidParameter when it names an unknown generator or
-        APSP method."""
-        if not isinstance(prm, dict) or prm.get("generator") not in GEN_LABELS or prm.get("method", "cpu") not in METHODS:
-            raise InvalidParameter("the session names an unknown generator or APSP method")
-        return prm
+    _check_params = staticmethod(check_params)
 
     def set_parameters(self, **kw):
         """Set controls by name (generator, n, k, p, alpha, ring, weights, seed, method, layout,
         iterations, color_by, density); an unknown layout or colour-by (a newer session) is skipped."""
-        if "generator" in kw:
-            self.cb_gen.setCurrentIndex(self.cb_gen.findData(kw["generator"]))
-        for key, wid in (("n", self.sp_n), ("k", self.sp_k), ("p", self.sp_p), ("alpha", self.sp_alpha),
-                         ("seed", self.sp_seed)):
-            if key in kw:
-                wid.setValue(kw[key])
-        if "ring" in kw:
-            self.ck_ring.setChecked(bool(kw["ring"]))
-        if "weights" in kw:
-            self.cb_weights.setCurrentText(kw["weights"])
-        if "method" in kw:
-            self.cb_method.setCurrentText(kw["method"])
+        self.gen_form.set_values(**kw)
         if isinstance(kw.get("layout"), str):
             self.layout_panel.set_name(kw["layout"])
         if isinstance(kw.get("iterations"), int):
@@ -290,50 +209,21 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
     def busy(self) -> bool:
         return bool(self._jobs())
 
-    def _start(self, name, fn, on_done):
-        if self.job is not None:
-            self.message_bar.show_message("A computation is running: wait for it or press Cancel.", "warning")
-            return False
-        self.job = FunctionJob(name, fn)
-        self.job.progress.connect(lambda f: self.progress.setValue(int(1000 * f)))
-        self.job.done.connect(lambda r: self._finish(name, on_done, r))
-        self.job.failed.connect(lambda msg: self._finish(name, None, msg, failed=True))
-        self.job.cancelled.connect(lambda: self._finish(name, None, None, cancelled=True))
-        self.progress.setValue(0)
-        self.bt_cancel.setEnabled(True)
-        self.bt_gen.setEnabled(False)
-        self.bt_apsp.setEnabled(False)
-        self.info.setText(f"{name} …")
-        self.job.start()
-        return True
+    @property
+    def job(self):
+        """The running generate / open / APSP job (None: none)."""
+        return self.jobs.job
 
-    def _finish(self, name, on_done, payload, failed=False, cancelled=False):
-        job, self.job = self.job, None
-        if job is not None:
-            job.wait(5000)
-        self.bt_cancel.setEnabled(False)
-        self.bt_gen.setEnabled(True)
-        self.bt_apsp.setEnabled(True)
-        self.progress.setValue(1000 if not (failed or cancelled) else 0)
-        if failed:
-            self.message_bar.show_message(payload, "error")
-            self.info.setText(f"{name} failed.")
-        elif cancelled:
-            self.message_bar.show_message(f"{name} cancelled.", "info")
-            self.info.setText(f"{name} cancelled.")
-        else:
-            try:
-                on_done(payload)
-            except Exception as exc:  # keep the app alive and say what went wrong
-                import traceback
-                traceback.print_exc()
-                self.message_bar.show_message(f"{name}: could not show the result ({exc})", "error")
+    def _start(self, name, fn, on_done) -> bool:
+        return self.jobs.start(name, fn, on_done)
+
+    def _job_ended(self, name: str, ok: bool) -> None:
         then, self._then = self._then, None
         self.job_finished.emit(name)
         if self._queued_preset is not None:
             p, self._queued_preset = self._queued_preset, None
             self.apply_preset(p)
-        elif then is not None and not (failed or cancelled):
+        elif then is not None and ok:
             then()
 
     def cancel(self):
@@ -345,7 +235,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
     # ------------------------------------------------------------------ actions
     def generate(self):
         prm = self._params()
-        weights = self.cb_weights.currentText()
+        weights = self.gen_form.weights()
         try:                                          # validate before work starts
             if prm["kind"] in ("ring", "ws", "alpha"):
                 gen._check_k(prm["n"], prm["k"])
@@ -379,16 +269,11 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.global_cc = gc
         self.canvas.set_graph(pos, g.edges)
         self.canvas.set_path([])
-        self._camera_touched = False
+        self.pointer.camera_touched = False
         self._recolor()
         if payload.layout is not None:
             self.layout_panel.stream(payload.layout)
-        deg = degree_histogram(g.degrees())
-        self.deg_plot.clear()
-        self.deg_plot.plot(np.arange(deg.size + 1), deg, stepMode="center", fillLevel=0, brush=(60, 110, 170, 150))
-        self.path_plot.clear()
-        self.heat_img.clear()
-        self.heat_bar.setVisible(False)      # shown again with the next APSP
+        self.graph_plots.show_graph(g)
         lay = self.layout_panel.resolved(g).name
         self.info.setText(f"{g.describe()}, layout {lay}. Click a vertex, then another for the shortest path.")
         self.stats.setText(f"global clustering {gc:.4f}\naverage clustering {float(lc.mean()):.4f}")
@@ -405,7 +290,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         """New positions from the live layout."""
         if self.graph is not None and len(pos) == self.graph.n:
             self.canvas.set_positions(pos)
-            if not self._camera_touched:     # follow the unfolding graph until the user pans or zooms
+            if not self.pointer.camera_touched:     # follow the unfolding graph until the user pans or zooms
                 self.canvas.scene.fit()
             if self.highlighted_path:
                 self.canvas.set_path(self.highlighted_path)
@@ -423,7 +308,7 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         if self.graph is None:
             self.message_bar.show_message("Generate or open a graph first.", "warning")
             return
-        g, method, be = self.graph, self.cb_method.currentText(), self.backend
+        g, method, be = self.graph, self.gen_form.method(), self.backend
 
         def work(progress, cancelled):
             return apsp(g, method, backend=be, progress=progress, cancel=cancelled)
@@ -435,31 +320,8 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
         self.overlay.set_apsp_available(True)
         s = summary(res.dist)
         self._apsp_summary = s
+        self.graph_plots.show_apsp(res)
         dist = res.dist
-        n = dist.shape[0]
-        # heatmap: block-averaged above 1024 vertices (aggregate view)
-        f = res.as_float() if n <= 1024 else None
-        b = 1
-        if f is None:
-            b = -(-n // 1024)
-            m = (n // b) * b
-            sub = dist[:m, :m].astype(np.float32)
-            if dist.dtype.kind == "u":
-                sub[dist[:m, :m] == sentinel(dist.dtype)] = np.nan
-            f = np.nanmean(sub.reshape(m // b, b, m // b, b), axis=(1, 3))
-        f = np.where(np.isfinite(f), f, np.nan)
-        top = float(np.nanmax(f)) if np.isfinite(f).any() else 1.0
-        self.heat_img.setImage(f.T, autoLevels=False, levels=(0, top))
-        self.heat_bar.setLevels((0.0, top if top > 0 else 1.0))
-        self.heat_bar.setVisible(True)
-        set_bar_label(self.heat_bar, "hops" if dist.dtype.kind == "u" else "path length (weights)")
-        # axes in vertex indices even when b×b blocks are averaged
-        self.heat_img.setRect(0, 0, f.shape[0] * b, f.shape[1] * b)
-        self.heat.setTitle("distance matrix (hops)" if b == 1 else f"distance matrix (hops, mean of {b}×{b} blocks)")
-        if dist.dtype.kind == "u":
-            h = path_length_histogram(dist)
-            self.path_plot.clear()
-            self.path_plot.plot(np.arange(h.size + 1), h, stepMode="center", fillLevel=0, brush=(170, 90, 60, 150))
         mp = s["mean_path_length"]
         conn = "" if s["connected"] else f" (disconnected: {100 * s['reachable_fraction']:.1f} % of pairs reachable)"
         self.stats.setText(f"global clustering {self.global_cc:.4f}\naverage clustering {float(self.local_cc.mean()):.4f}\n"
@@ -489,7 +351,8 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
             self.highlighted_path = []
             self.canvas.set_path([])
             if not reset:
-                self.overlay.set_name("distance")
+                with undo.suspended(self.overlay):      # a click, not an edit of the colour-by choice
+                    self.overlay.set_name("distance")
             self.info.setText(f"source {i}: click another vertex for the shortest path "
                               f"(distance row on the {self._src_row.backend.upper()} in "
                               f"{1e3 * self._src_row.seconds:.1f} ms)")
@@ -553,23 +416,164 @@ class GraphsWorkspace(GraphFilesMixin, Workspace, QMainWindow):
 
     # ----------------------------------------------------- caption / lecture
     def set_lecture_mode(self, on: bool) -> None:
-        from ..theme import style_axis, style_plot
         self._lecture = bool(on)
-        for w in self._nonessential:
-            form = self._form if self._form.indexOf(w) >= 0 else w.parentWidget().layout()
-            form.setRowVisible(w, not on)
+        self.gen_form.set_lecture(on)
+        self.layout_panel.layout().setRowVisible(self.layout_panel.sp_iter, not on)
         self.canvas.set_lecture(on)
-        for pw in (self.heat, self.deg_plot, self.path_plot):
-            pw.setBackground("k" if on else "w")
-            style_plot(pw.getPlotItem(), on)
-        for ax in bar_axes(self.heat_bar):
-            style_axis(ax, on)
+        self.graph_plots.set_lecture(on)
         self.bt_apsp.setText("APSP" if on else "Compute APSP")     # the row fits the lecture dock
         (self.lecture_docks.enter if on else self.lecture_docks.leave)()
         self._recolor()
 
+    def caption(self) -> str:
+        lead = f"{self.preset['name']}: " if self.preset else ""
+        paper = f"paper {self.preset['paper']}" if self.preset else "paper 000 §4 (Leist, Playne & Hawick 2009)"
+        if self.graph is None:
+            return f"{lead}Graphs — generators, all-pairs shortest paths, clustering — {paper}"
+        g = self.graph
+        extra = f", mean path {self._apsp_summary['mean_path_length']:.3g}" if self.result is not None \
+            and self._apsp_summary else ""
+        cc = f", clustering {self.global_cc:.3f}" if np.isfinite(self.global_cc) else ""
+        return f"{lead}{g.name}: N = {g.n:,}, m = {g.m:,}{cc}{extra} — {paper}"
+
+    def parameter_summary(self) -> str:
+        prm = self._params()
+        return (f"generator {gen.LABELS.get(prm['kind'], prm['kind'])}, N = {prm['n']}, k = {prm['k']}, "
+                f"p = {prm['p']:g}, α = {prm['alpha']:g}, ring {prm['ring']}, weights {self.gen_form.weights()}, "
+                f"seed {prm['seed']}, APSP {self.gen_form.method()}, layout {self.layout_panel.name()}, "
+                f"colour by {self.cb_color.currentText()}")
+
+    # --------------------------------------------------------------- files
+    def open_file(self, path: str) -> None:
+        """Read a graph (GraphML or an edge list) and show it (layout and clustering on a worker
+        thread); ExplorerError, with nothing changed, when it cannot be read or a job runs."""
+        if self.job is not None:
+            raise ExplorerError("a computation is running: wait for it or press Cancel, then open the graph")
+        g = self.files.load(path)
+        self._start("Open graph", lambda progress, cancelled: self._prepare(g, progress, cancelled), self._show_graph)
+
+    def open_field(self, path=None):
+        """File ▸ Open graph… (a dialog when ``path`` is None)."""
+        asked = path is None
+        path = path or self.files.ask_graph()
+        if not path:
+            return
+        try:
+            self.open_file(path)
+        except ExplorerError as exc:
+            self.message_bar.show_message(str(exc), "error")
+            return
+        if asked:
+            recent.file_opened(path)
+
+    def save_field(self, path=None):
+        return self.files.save_graph(path)
+
+    def export_distances(self, path=None):
+        return self.files.export_distances(path)
+
+    def export_image(self, path=None):
+        return self.files.export_image(path)
+
+    def export_plots(self, path=None):
+        return self.files.export_plots(path)
+
+    def figure_targets(self):
+        return self.files.figure_targets([
+            ("Distance matrix", self.heat), ("Degree distribution", self.deg_plot),
+            ("Path-length distribution", self.path_plot), *sweep_figures(self._sweeps)])
+
+    # ------------------------------------------------------- settings, presets
+    def save_settings(self, s):
+        """Generator controls and the sweep tabs, as JSON under this workspace's group."""
+        s.setValue("params_json", json.dumps(self.control_params()))
+        for key, w in self._sweeps.items():
+            s.setValue(f"{key}_json", json.dumps(w.state()))
+
+    def restore_settings(self, s):
+        try:
+            self.set_parameters(**check_params(json.loads(s.value("params_json") or "null")))
+        except (InvalidParameter, TypeError, ValueError):
+            pass
+        for key, w in self._sweeps.items():
+            try:
+                w.restore(json.loads(s.value(f"{key}_json") or "{}"))
+            except (TypeError, ValueError):
+                pass
+
+    PRESET_KEYS = ("generator", "n", "k", "p", "alpha", "ring", "weights", "seed", "method", "layout",
+                   "iterations", "color_by", "density")
+
+    def apply_preset(self, preset: dict) -> None:
+        """Set the controls from ``preset["params"]`` (:data:`PRESET_KEYS`, ``tab``) and generate;
+        ``apsp``: then compute APSP."""
+        prm = dict(preset["params"])
+        if self.job is not None:               # finish with the running job first
+            self._queued_preset = preset
+            self.job.cancel()
+            return
+        if prm.get("generator", self.cb_gen.currentData()) not in gen.GENERATORS:
+            raise InvalidParameter(f"unknown generator {prm.get('generator')!r}")
+        if "method" in prm and prm["method"] not in METHODS:
+            raise InvalidParameter(f"unknown APSP method {prm['method']!r}")
+        self.preset = preset
+        self.set_parameters(**{k: v for k, v in prm.items() if k in self.PRESET_KEYS})
+        if "tab" in prm:
+            self.tabs.setCurrentIndex(int(prm["tab"]))
+        self._then = self.compute if prm.get("apsp") else None
+        self.generate()
+
+    def preset_params(self) -> dict:
+        """The controls as a preset's ``params`` (and ``apsp`` when the shown graph has its APSP)."""
+        return {**self.control_params(), "apsp": self.result is not None}
+
     # --------------------------------------------------------------- sessions
-    # ----------------------------------------------------------------- figures
+    def session_state(self) -> dict:
+        return {"params": self.control_params(), "color_by": self.overlay.name(),
+                "selected": [int(i) for i in self.selected], "tab": self.tabs.currentIndex(),
+                **graph_sessions.graph_state(self.graph, self.result),
+                "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")},
+                **{key: w.state() for key, w in self._sweeps.items()}}
+
+    def session_data(self) -> dict:
+        return graph_sessions.session_data(self.graph, self.pos, self.result)
+
+    def restore_session(self, state: dict, data: dict) -> None:
+        """Controls from the state; the graph (and distances) from the data, or regenerated from
+        the seed when the session holds none (:func:`.graph_sessions.read_session` checks first)."""
+        from kernels.graphs.apsp import APSPResult
+        plan = graph_sessions.read_session(state, data, tuple(self._sweeps))
+        if self.job is not None:
+            self.job.cancel()
+            self.job.wait(5000)
+        self.set_parameters(**plan.params)
+        if plan.color_by is not None:                  # older sessions: the list's text
+            self.overlay.set_name(plan.color_by)
+        for key, w in self._sweeps.items():
+            w.restore(plan.sweeps.get(key))
+        self.preset = plan.preset
+
+        def done(payload):
+            self._show_graph(payload)
+            if plan.dist is not None:
+                self._show_apsp(APSPResult(dist=plan.dist, method=plan.apsp_method, seconds=plan.apsp_seconds,
+                                           kernel_seconds=0.0))
+            for i in plan.selected[:2]:
+                if 0 <= i < self.graph.n:
+                    self.click_node(i)
+            if plan.tab is not None:
+                self.tabs.setCurrentIndex(plan.tab)
+            self.message_bar.show_message("Session restored", "info")
+
+        g = plan.graph
+        if g is not None:
+            self._start("Restore session", lambda progress, cancelled: self._prepare(g, progress, cancelled), done)
+        elif plan.has_graph:
+            self._then = None
+            self.generate()
+        else:
+            self.message_bar.show_message("Session restored (no graph was generated in it)", "info")
+
     def toggle_run(self):
         self.compute()
 

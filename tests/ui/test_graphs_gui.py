@@ -32,9 +32,9 @@ def test_controls_a_generator_ignores_are_greyed_out(graphs_ws):
         if not ws.sp_p.isEnabled():
             assert "not used by" in ws.sp_p.toolTip()
     ws.set_parameters(generator="ba")
-    assert ws._form.labelForField(ws.sp_k).text() == "m" and "per new vertex" in ws.sp_k.toolTip()
+    assert ws.gen_form.form.labelForField(ws.sp_k).text() == "m" and "per new vertex" in ws.sp_k.toolTip()
     ws.set_parameters(generator="alpha")
-    assert ws._form.labelForField(ws.sp_k).text() == "k" and ws.sp_alpha.isEnabled()
+    assert ws.gen_form.form.labelForField(ws.sp_k).text() == "k" and ws.sp_alpha.isEnabled()
 
 
 def test_compute_click_and_shortest_path(graphs_ws, qtbot):
