@@ -125,6 +125,15 @@ class HostTexture:
 
 
 _pool: list = []
+#: one error-message buffer per Python thread (launches from several threads stay apart)
+_errors = threading.local()
+
+
+def _error_buffer():
+    b = getattr(_errors, "b", None)
+    if b is None:
+        b = _errors.b = ctypes.create_string_buffer(512)
+    return b
 _prelude: list = []
 
 
@@ -288,7 +297,7 @@ class HostDevice(Device):
         if len(args) != len(k.params):
             raise TypeError(f"{k.name} takes {len(k.params)} arguments, got {len(args)}")
         vals = [_value(c, a) for c, a in zip(k.params, args)]
-        ptrs = (ctypes.c_void_p * max(1, len(vals)))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in vals])
+        ptrs = (ctypes.c_void_p * max(1, len(vals)))(*[ctypes.addressof(v) for v in vals])
         blocks = g[0] * g[1] * g[2]
         if cooperative and blocks > MAX_COOPERATIVE_BLOCKS:
             raise ValueError(f"a cooperative launch of {blocks} blocks: the host device runs at most "
@@ -300,10 +309,9 @@ class HostDevice(Device):
             workers = 1                            # too little work to wake the pool for
         else:
             workers = min(self.workers, blocks)
-        err = ctypes.create_string_buffer(512)
+        err = _error_buffer()
         t0 = time.perf_counter()
-        rc = k._launch(*g, *b, int(shared_mem), workers, int(k.plain), ctypes.cast(ptrs, ctypes.c_void_p), pool_run(),
-                       err, 512)
+        rc = k._launch(*g, *b, int(shared_mem), workers, int(k.plain), ctypes.addressof(ptrs), pool_run(), err, 512)
         k.cost = (time.perf_counter() - t0) * min(workers, self.workers) / nthreads
         self.launch_count += 1
         if rc:
