@@ -20,6 +20,10 @@
 //    workers).  The DPX and integer intrinsics are plain code with CUDA's definitions.
 #pragma once
 // light headers only (each kernel is its own translation unit: the compile time is the prelude's)
+#if defined(__APPLE__) && !defined(_XOPEN_SOURCE)
+#define _XOPEN_SOURCE 700           // macOS: the (deprecated) ucontext routines of the fallback switch
+#define _DARWIN_C_SOURCE 1          // ... and MAP_ANON beside them
+#endif
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -321,6 +325,12 @@ static char* take_stacks(size_t bytes) {
             return p;
         }
     pthread_mutex_unlock(&pool_m);
+#if !defined(MAP_NORESERVE)
+#define MAP_NORESERVE 0
+#endif
+#if !defined(MAP_ANONYMOUS)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? nullptr : (char*)p;
 }
