@@ -16,8 +16,11 @@ from kernels.errors import InvalidParameter
 CPU = Backend("cpu", np)
 needs_host = pytest.mark.skipif(not gpu.available("host"), reason="needs the host device (a C++ compiler)")
 BOUNDARIES = ("periodic", "mirror", "fixed")
-# partial tiles: 2D tiles are 64×64 outputs, 3D 8×8×8; every extent ≥ 4k (k ≤ 4: 16)
-BOX = {2: (37, 70), 3: (17, 18, 19)}
+# partial tiles / strips: 2D tiles are 64×64 outputs, warp-march strips 128 − 8k columns (two strips, the
+# second partial; nx % 4 == 0: the 16-byte path, else the scalar one); 3D tiles 8×8×8; every extent
+# ≥ 4k (k ≤ 4: 16)
+BOX = {2: (37, 132), 3: (17, 18, 19)}
+BOX_SCALAR_2D = (29, 130)
 
 
 def _params(rng, dim, shape, boundary, dtype, **kw):
@@ -39,38 +42,53 @@ def _single_steps(st, phi, n):
     return a
 
 
-def _check(rng, dim, boundary, dtype, k):
-    shape = BOX[dim]
+def _check(rng, dim, boundary, dtype, k, impl, shape=None):
+    shape = shape or BOX[dim]
     p = _params(rng, dim, shape, boundary, dtype)
     st = _stepper(p)
     phi = rng.uniform(-1, 1, shape).astype(dtype)
-    want = _single_steps(st, phi, k)
+    want = _single_steps(st, phi, k)           # kernel E's default single step (2D wmarch, 3D zreg)
+    if dim == 2:
+        st.fused_impl = "wmarch" if impl == "wmarch" else "generic"
     got = st.fused_steps(phi.copy(), np.full_like(phi, np.nan), k)
     assert np.isfinite(got).all(), "some outputs were never written"
     assert not np.array_equal(want, phi)
     np.testing.assert_array_equal(got, want)
 
 
-# the fast set: each boundary × dimension once, dtype and k rotating
-FAST = [(2, "periodic", "float32", 2), (2, "mirror", "float64", 3), (2, "fixed", "float32", 4),
-        (3, "periodic", "float64", 2), (3, "mirror", "float32", 3), (3, "fixed", "float64", 2)]
+# the fast set: each boundary × dimension × 2D kernel once, dtype and k rotating
+FAST = [(2, "periodic", "float32", 2, "wmarch"), (2, "mirror", "float64", 3, "wmarch"),
+        (2, "fixed", "float32", 4, "wmarch"), (2, "periodic", "float64", 3, "tile"),
+        (2, "mirror", "float32", 2, "tile"), (2, "fixed", "float64", 2, "tile"),
+        (3, "periodic", "float64", 2, "tile"), (3, "mirror", "float32", 3, "tile"),
+        (3, "fixed", "float64", 2, "tile")]
+IDS = [f"{d}d-{b}-{t}-k{k}-{i}" for d, b, t, k, i in FAST]
 
 
 @needs_host
-@pytest.mark.parametrize("dim,boundary,dtype,k", FAST, ids=[f"{d}d-{b}-{t}-k{k}" for d, b, t, k in FAST])
-def test_fused_k_steps_equal_k_single_steps_bit_for_bit(dim, boundary, dtype, k, rng):
-    _check(rng, dim, boundary, dtype, k)
+@pytest.mark.parametrize("dim,boundary,dtype,k,impl", FAST, ids=IDS)
+def test_fused_k_steps_equal_k_single_steps_bit_for_bit(dim, boundary, dtype, k, impl, rng):
+    _check(rng, dim, boundary, dtype, k, impl)
 
 
-SLOW = [(d, b, t, k) for d in (2, 3) for b in BOUNDARIES for t in ("float32", "float64") for k in (2, 3, 4)
-        if (d, b, t, k) not in FAST]
+@needs_host
+@pytest.mark.parametrize("boundary", BOUNDARIES)
+def test_warp_march_scalar_path(boundary, rng):
+    """nx % 4 ≠ 0: the warp march's scalar loads and stores."""
+    _check(rng, 2, boundary, str(rng.choice(["float32", "float64"])), int(rng.integers(2, 5)), "wmarch",
+           BOX_SCALAR_2D)
+
+
+SLOW = [(d, b, t, k, i) for d in (2, 3) for i in (("wmarch", "tile") if d == 2 else ("tile",))
+        for b in BOUNDARIES for t in ("float32", "float64") for k in (2, 3, 4)
+        if (d, b, t, k, i) not in FAST]
 
 
 @needs_host
 @pytest.mark.slow
-@pytest.mark.parametrize("dim,boundary,dtype,k", SLOW, ids=[f"{d}d-{b}-{t}-k{k}" for d, b, t, k in SLOW])
-def test_fused_k_steps_matrix(dim, boundary, dtype, k, rng):
-    _check(rng, dim, boundary, dtype, k)
+@pytest.mark.parametrize("dim,boundary,dtype,k,impl", SLOW, ids=[f"{d}d-{b}-{t}-k{k}-{i}" for d, b, t, k, i in SLOW])
+def test_fused_k_steps_matrix(dim, boundary, dtype, k, impl, rng):
+    _check(rng, dim, boundary, dtype, k, impl)
 
 
 @needs_host
@@ -87,7 +105,8 @@ def test_step_runs_the_remainder_as_single_steps(rng):
     want = _stepper(p1).step(phi.copy(), 7)
     np.testing.assert_array_equal(got, want)
     names = [ln.name for ln in __import__("kernels.launches", fromlist=["recorded"]).recorded("cahn_hilliard")]
-    assert any("ch_fused_tb<double, " in n and ", 2, 3, " in n for n in names)
+    assert any(n.startswith("CH ch_fused_wmarch2d_tb<double, ") and f"<double, {BOUNDARIES.index(boundary)}, 3, " in n
+               for n in names)
 
 
 @needs_host

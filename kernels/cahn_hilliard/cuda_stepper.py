@@ -504,8 +504,9 @@ class CudaStepper(Stepper):
         return temporal.fits(p, temporal.requested(p), itemsize, limit)
 
     def fused_steps(self, src, out, k: int):
-        """out = k RK2 steps of src in a single launch (``ch_fused_tb``, temporal blocking); bit for bit
-        k calls of :meth:`fused_step`.  k = 1 is :meth:`fused_step`."""
+        """out = k RK2 steps of src in a single launch (temporal blocking, :mod:`.temporal`): in 2D with
+        ``fused_impl="wmarch"`` the k-step warp march ``ch_fused_wmarch2d_tb``, otherwise the shared tile
+        ``ch_fused_tb``; bit for bit k calls of :meth:`fused_step`.  k = 1 is :meth:`fused_step`."""
         k = int(k)
         if k == 1:
             return self.fused_step(src, out)
@@ -517,13 +518,26 @@ class CudaStepper(Stepper):
         if p.boundary != "fixed" and temporal.halo(k) > min(src.shape):
             raise ValueError(f"{k} fused steps need a halo of {temporal.halo(k)} cells: every extent at least that "
                              f"(got {src.shape})")
+        m, b, u, K, idx2, bval = self._coefs(dtype)
+        t = dtype.type
+        if dim == 2 and self.fused_impl == "wmarch":
+            WPB, PD, chunk, MINB = temporal.WMARCH_TB_SHAPE[_ctype(dtype)]
+            expr = f"ch_fused_wmarch2d_tb<{_ctype(dtype)}, {_BC[p.boundary]}, {k}, {WPB}, {PD}, {MINB}>"
+            kern = self._kernel(expr, 32 * WPB)
+            across = _cdiv(_cdiv(nx, temporal.strip_width(k)), WPB)
+            if chunk <= 0:
+                chunk = self._wave_chunk(expr, kern, 32 * WPB, across, ny, 8, 32 * k)
+            chunk = min(chunk, _cdiv(ny, 8) * 8)
+            vec = 1 if (self.vec_ok(src) and _ptr(out) % 16 == 0) else 0
+            self.dev.launch(kern, (across, _cdiv(ny, chunk), 1), (32 * WPB, 1, 1),
+                            (src, out, np.int32(nx), np.int32(ny), np.int32(chunk), np.int32(vec),
+                             t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            return out
         expr, nt = temporal.expression(_ctype(dtype), _BC[p.boundary], dim, k)
         smem = temporal.smem_bytes(dim, k, dtype.itemsize)
         kern = self._kernel(expr, nt, smem)
         if not self.emulated and smem > 48 * 1024 and kern.max_dynamic_shared_size_bytes < smem:
             kern.max_dynamic_shared_size_bytes = smem
-        m, b, u, K, idx2, bval = self._coefs(dtype)
-        t = dtype.type
         self.dev.launch(kern, temporal.grid(dim, nx, ny, nz), (nt, 1, 1),
                         (src, out, np.int32(nx), np.int32(ny), np.int32(nz),
                          t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval), shared_mem=smem)

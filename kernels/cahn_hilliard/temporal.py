@@ -20,6 +20,9 @@ import numpy as np
 
 #: (threads, outputs OX, OY, OZ) per block of ch_fused_tb per dimension
 TB_SHAPE = {2: (256, 64, 64, 1), 3: (256, 8, 8, 8)}
+#: (warps per block, φ rows in flight, rows per warp (0: one wave), min. blocks per SM) of the 2D warp-march
+#: k-step kernel ch_fused_wmarch2d_tb per dtype (no register cap: k windows of 14 rows of 4 values)
+WMARCH_TB_SHAPE = {"float": (1, 3, 0, 1), "double": (1, 2, 0, 1)}
 #: auto: fused steps per pass (2D fields of at least this many cells get 2)
 AUTO_MIN_CELLS_2D = 1024 * 1024
 AUTO_K_2D = 2
@@ -79,6 +82,11 @@ def plan(n: int, k: int) -> list[int]:
     if k == 1:
         return [1] * n
     return [k] * (n // k) + [1] * (n % k)
+
+
+def strip_width(k: int) -> int:
+    """Output columns of one warp of ch_fused_wmarch2d_tb: 128 less the 4k-column halo each side."""
+    return 128 - 2 * halo(k)
 
 
 def expression(T: str, bc: int, dim: int, k: int, shape=None) -> tuple[str, int]:

@@ -98,3 +98,140 @@ ch_fused_tb(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int 
         }
     }
 }
+
+// ---- E, 2D, temporal blocking of the warp march (ours): KS RK2 steps per launch.
+// ch_fused_wmarch2d's row pipeline (μ, φ*, μ*, φ⁺ one row each behind the last) repeated KS times:
+// step s takes the φˢ rows step s−1 puts out (4 rows behind its input) and puts out φˢ⁺¹, each with
+// its own register windows (ChWmStep).  A lane still holds 4 columns (a warp 128), but the strip's x
+// halo is now 4·KS columns a side (KS lanes), so lanes KS … 31−KS write 128 − 8·KS output columns;
+// in y the block loads chunk + 8·KS rows for chunk outputs.  Each row is computed by ch_mu_row4 /
+// ch_stage_row4 exactly as in ch_fused_wmarch2d (bit for bit KS single steps).  Fixed boundaries:
+// φ* and the intermediate φˢ⁺¹ of a ghost cell are bval (what a single step's load would give).
+template <class T, int BC>
+struct ChWmStep {
+    T f[5][4], mu[3][4], st[3][4], ms[3][4];
+    __device__ __forceinline__ void clear() {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+#pragma unroll
+            for (int r = 0; r < 5; ++r) f[r][q] = T(0);
+#pragma unroll
+            for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
+        }
+    }
+    // φ row r arrives (in); out ← φ⁺ of row r − 4.  last: the kernel's output (no ghost rule).
+    __device__ __forceinline__ void push(const CHCoef<T>& k, const T in[4], int r, int ny, const bool xin[4],
+                                         T c1, T c2, T bval, bool last, T o[4]) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) f[i][q] = f[i + 1][q];
+            f[4][q] = in[q];
+        }
+        T nm[4];
+        ch_mu_row4<T>(k, f[2], f[3], f[4], nm);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) { mu[0][q] = mu[1][q]; mu[1][q] = mu[2][q]; mu[2][q] = nm[q]; }
+        T ns[4];
+        ch_stage_row4<T>(k, mu[0], mu[1], mu[2], f[2], c1, ns);
+        if (BC == CH_FIXED) {
+            const bool yin = r - 2 >= 0 && r - 2 < ny;
+#pragma unroll
+            for (int q = 0; q < 4; ++q) ns[q] = (yin && xin[q]) ? ns[q] : bval;
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q) { st[0][q] = st[1][q]; st[1][q] = st[2][q]; st[2][q] = ns[q]; }
+        T nms[4];
+        ch_mu_row4<T>(k, st[0], st[1], st[2], nms);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) { ms[0][q] = ms[1][q]; ms[1][q] = ms[2][q]; ms[2][q] = nms[q]; }
+        ch_stage_row4<T>(k, ms[0], ms[1], ms[2], f[0], c2, o);
+        if (BC == CH_FIXED && !last) {
+            const bool yin = r - 4 >= 0 && r - 4 < ny;
+#pragma unroll
+            for (int q = 0; q < 4; ++q) o[q] = (yin && xin[q]) ? o[q] : bval;
+        }
+    }
+};
+
+// KS fused steps, WPB warps (strips) per block, PD rows of φ in flight, MINB min. blocks per SM
+template <class T, int BC, int KS, int WPB, int PD, int MINB>
+__global__ void __launch_bounds__(32 * WPB, MINB)
+ch_fused_wmarch2d_tb(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int chunk, int vec,
+                     T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int U = 8;                 // rows per unrolled inner loop (chunk and 8·KS are multiples of 8)
+    constexpr int H = 4 * KS, W = 128 - 2 * H;
+    const int lane = threadIdx.x & 31;
+    const int strip = blockIdx.x * WPB + (threadIdx.x >> 5);
+    if (strip * W >= nx) return;         // the whole warp
+    const int x0 = strip * W - H + 4 * lane;
+    const int y0 = blockIdx.y * chunk;
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
+
+    int cx[4];
+    bool xin[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        cx[q] = ch_idx<BC>(x0 + q, nx);
+        xin[q] = x0 + q >= 0 && x0 + q < nx;
+    }
+    const bool vl = vec != 0 && x0 >= 0 && x0 + 4 <= nx;
+    const bool wlane = lane >= KS && lane <= 31 - KS;
+    auto load = [&](int y, T v[4]) {
+        const int yy = ch_idx<BC>(y, ny);
+        if (BC == CH_FIXED && yy < 0) {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) v[q] = bval;
+            return;
+        }
+        const T* row = src + (size_t)yy * nx;
+        if (vl) {
+            ChPack<T, 4>::template load<true>(row + x0, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
+        }
+    };
+
+    const int steps = chunk + 2 * H;
+    const int yend = min(y0 + chunk, ny);
+    ChWmStep<T, BC> st[KS];
+#pragma unroll
+    for (int s = 0; s < KS; ++s) st[s].clear();
+    T pq[PD][4];
+#pragma unroll
+    for (int i = 0; i < PD; ++i) load(y0 - H + i, pq[i]);
+
+    for (int j0 = 0; j0 < steps; j0 += U) {
+#pragma unroll
+        for (int jj = 0; jj < U; ++jj) {
+            const int j = j0 + jj;
+            T row[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                row[q] = pq[0][q];
+#pragma unroll
+                for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
+            }
+            if (j + PD < steps) load(y0 - H + j + PD, pq[PD - 1]);
+#pragma unroll
+            for (int s = 0; s < KS; ++s) {   // step s: input row y0 − H + j − 4s, output 4 rows behind
+                T o[4];
+                st[s].push(k, row, y0 - H + j - 4 * s, ny, xin, c1, c2, bval, s + 1 == KS, o);
+#pragma unroll
+                for (int q = 0; q < 4; ++q) row[q] = o[q];
+            }
+            const int yo = y0 - 2 * H + j;
+            if (j >= 2 * H && yo < yend && wlane) {
+                T* orow = out + (size_t)yo * nx + x0;
+                if (vl) {
+                    ChPack<T, 4>::store(orow, row);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        if (xin[q]) orow[q] = row[q];
+                }
+            }
+        }
+    }
+}
