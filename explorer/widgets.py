@@ -148,9 +148,15 @@ DOCK_BUTTON_TIPS = {"qt_dockwidget_floatbutton": "Float this panel in its own wi
                     "qt_dockwidget_closebutton": "Close this panel (View menu or the workspace's menu shows it again)"}
 
 
+#: tooltips of Qt's own buttons that come without one (tables' corner, tab bars' scroll arrows)
+INTERNAL_BUTTON_TIPS = {"qt_tableview_cornerbutton": "Select the whole table",
+                        "ScrollLeftButton": "Scroll the tabs left", "ScrollRightButton": "Scroll the tabs right"}
+
+
 def dock_button_tooltips(root: QWidget) -> int:
-    """Tooltips on the float and close buttons of every dock under ``root`` (Qt gives them none);
-    the number of buttons given one."""
+    """Tooltips on the float and close buttons of every dock under ``root``, and on Qt's other
+    internal buttons (:data:`INTERNAL_BUTTON_TIPS`) — Qt gives them none; the number of buttons
+    given one."""
     from PyQt6.QtWidgets import QAbstractButton
     n = 0
     docks = root.findChildren(QDockWidget) + ([root] if isinstance(root, QDockWidget) else [])
@@ -160,6 +166,11 @@ def dock_button_tooltips(root: QWidget) -> int:
             if tip and not b.toolTip():
                 b.setToolTip(f"{tip}: {dock.windowTitle()}" if dock.windowTitle() else tip)
                 n += 1
+    for b in root.findChildren(QAbstractButton):
+        tip = INTERNAL_BUTTON_TIPS.get(b.objectName())
+        if tip and not b.toolTip():
+            b.setToolTip(tip)
+            n += 1
     return n
 
 

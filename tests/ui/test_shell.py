@@ -305,6 +305,8 @@ def test_dock_buttons_have_tooltips(main_window, occ_ws):
     buttons = [b for d in occ_ws.findChildren(QDockWidget) + main_window.findChildren(QDockWidget)
                for b in d.findChildren(QAbstractButton) if b.objectName().startswith("qt_dockwidget_")]
     assert buttons and all(b.toolTip() for b in buttons)
+    corners = [b for b in occ_ws.findChildren(QAbstractButton) if b.objectName() == "qt_tableview_cornerbutton"]
+    assert all(b.toolTip() for b in corners)
 
 
 def test_every_workspace_keeps_the_default_open_file_contract():
