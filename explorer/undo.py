@@ -93,20 +93,32 @@ def suspended(widget: QObject):
 
 
 def _inside(obj: QObject | None, root: QObject) -> bool:
-    while obj is not None:
-        if obj is root:
-            return True
-        obj = obj.parent()
+    try:
+        while obj is not None:
+            if obj is root:
+                return True
+            obj = obj.parent()
+    except RuntimeError:                 # a widget already deleted (a closed window's)
+        return False
     return False
+
+
+def _alive(t: "Tracker") -> bool:
+    try:
+        t.widget.objectName()
+    except RuntimeError:
+        _trackers.discard(t)
+        return False
+    return True
 
 
 def trackers(root: QObject) -> list["Tracker"]:
     """The trackers of the parameters inside ``root`` (itself included), in the order tracked."""
-    return sorted((t for t in list(_trackers) if _inside(t.widget, root)), key=lambda t: t.uid)
+    return sorted((t for t in list(_trackers) if _alive(t) and _inside(t.widget, root)), key=lambda t: t.uid)
 
 
 def is_tracked(widget: QObject) -> bool:
-    return any(t.widget is widget for t in list(_trackers))
+    return any(t.widget is widget for t in list(_trackers) if _alive(t))
 
 
 def resync(root: QObject) -> None:
