@@ -139,7 +139,8 @@ def run(a) -> int:
     local_cc = local_clustering(g, be, cc_variant, kernel=use_kernel)
     out["average_clustering"] = float(local_cc.mean())
     out["clustering_method"] = cc_variant if use_kernel else "cpu"
-    apsp_emulated = a.apsp != "none" and ap.METHODS[a.apsp].emulated(be)
+    apsp_emulated = a.apsp != "none" and (ap.METHODS[a.apsp].emulated(be) or
+                                          bool((r.params or {}).get("emulated")))   # e.g. FW emulate=1
     out["emulated"] = bool(not be.is_gpu and (use_kernel or apsp_emulated))
     out["apsp_method"] = a.apsp
     if r is not None:

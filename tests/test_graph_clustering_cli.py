@@ -55,7 +55,7 @@ def test_defaults_on_the_cpu_and_human_table():
     (("--ws-sizes", "300,x"), "--ws-sizes"),
     (("--ba-sizes", "50,300"), "between"),
     (("--methods", "cpu,fast"), "unknown clustering method"),
-    (("--methods", "gpu-sorted", "--ws-sizes", "300,300000"), "limit is 30 s"),
+    (("--methods", "gpu-sorted", "--ws-sizes", "300,1000000"), "limit is 30 s"),
     (("--repeats", "0"), "--repeats"),
     (("--threads", "-2"), "--threads"),
 ])

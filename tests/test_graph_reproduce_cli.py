@@ -188,7 +188,7 @@ def test_gpu_method_above_the_host_limit_is_refused_naming_it():
     from kernels.backend import gpu_available
     if gpu_available()[0]:
         pytest.skip("a GPU is present here")
-    r = cli("--sizes", "1000,5000", "--types", "ba", "--method", "gpu-bfs-k1")
+    r = cli("--sizes", "1000,8000", "--types", "ba", "--method", "gpu-bfs-k1")
     assert r.returncode == 2 and r.stderr.startswith("error:") and "limit is 30 s" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     # without --method, a CPU backend picks cpu-sampled

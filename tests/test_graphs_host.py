@@ -134,15 +134,16 @@ def test_frontier_row_on_the_host(weighted, rng):
 
 
 def test_host_guard_names_the_limit_before_any_work(rng):
-    g = G.barabasi_albert(3000, 3, int(rng.integers(99)))
+    g = G.barabasi_albert(5000, 3, int(rng.integers(99)))
     with pytest.raises(InvalidParameter, match=r"limit is 30 s — about [\d,]+ sources"):
-        apsp(g, "gpu-bfs-k1", backend=CPU)
+        apsp(g, "gpu-bfs-k3", backend=CPU)
     with pytest.raises(InvalidParameter, match="limit is 30 s"):
         E.check_host(["ba"], [20000], ["gpu-bfs-k3"], CPU)
     E.check_host(["ba"], [60], ["gpu-bfs-k3", "gpu-msbfs"], CPU)          # a lecture-sized run passes
-    from kernels.graphs.clustering import check_clustering_host
+    from kernels.graphs import cc_timing as cc
     with pytest.raises(InvalidParameter, match="limit is 30 s"):
-        check_clustering_host(G.ring_lattice(100_000, 100).csr())
+        cc.check_host("ws", 1_000_000)                    # measured on a 4 000-vertex sample, scaled
+    cc.check_host("ws", 2000)
 
 
 # ------------------------------------------------------------------ host == GPU, bit for bit

@@ -116,9 +116,17 @@ def null(dev):
 
 #: the longest run the host device is allowed before any work (issue 33: "about 30 s")
 HOST_LIMIT_S = 30.0
-#: host cost model, measured on this project's CI machine (2 cores; see done notes / RESULTS.md):
-#: seconds per launch, per CUDA thread run, per arc visited
-HOST_COSTS = (3e-4, 8e-7, 5e-8)
+#: the host cost model (issue 33), fitted to the process CPU time of 14 runs of these kernels on the
+#: project's 2-core CI machine (its wall time when nothing else runs; ``benchmarks/bfs.py --sections
+#: host``): seconds per launch (Python side, marshalling, the pool), per CUDA thread of a kernel with
+#: barriers or warp collectives (a fiber: context switches), per thread of one without (a plain
+#: loop), per arc visit
+HOST_LAUNCH_S, HOST_FIBER_S, HOST_PLAIN_S, HOST_ARC_S = 1.4e-4, 3.1e-7, 3e-8, 1e-8
+#: (per launch, per thread, per arc) of kernels with barriers (the default) and without
+HOST_COSTS = (HOST_LAUNCH_S, HOST_FIBER_S, HOST_ARC_S)
+PLAIN_COSTS = (HOST_LAUNCH_S, HOST_PLAIN_S, HOST_ARC_S)
+#: half the threads in each: a plain scatter launch, then a check launch with a barrier (sssp.cu)
+MIXED_COSTS = (HOST_LAUNCH_S, 0.5 * (HOST_FIBER_S + HOST_PLAIN_S), HOST_ARC_S)
 
 
 class HostRunnable:

@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from ..errors import InvalidParameter
-from ._cuda import HostRunnable, free_memory, to_host
+from ._cuda import PLAIN_COSTS, HostRunnable, free_memory, to_host
 from .apsp_core import APSPMethod, APSPResult, DistanceOverflow, hop_dtype, register, sentinel
 from .graph import CSR, PackedInt4
 
@@ -366,6 +366,7 @@ PAPER_HELP = {
 def _paper_method(k: int) -> type[APSPMethod]:
     cls = type(f"BFSKernel{k}" if k != 7 else "BFSKernel7Paper", (PaperBFSMethod,),
                {"name": f"gpu-bfs-k{k}", "kernel": k, "__doc__": f"Paper 000 §4.3 kernel {k}.",
+                **({"host_costs": PLAIN_COSTS} if k <= 2 else {}),          # K1, K2: no barrier
                 "help": f"Paper 000 §4.3 kernel {k}: {PAPER_HELP[k]}; one source per BFS "
                         "(option batch: sources per launch) — hop counts"})
     return register(cls)

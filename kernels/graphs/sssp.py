@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from ..errors import InvalidParameter
-from ._cuda import HostRunnable, free_memory, to_host
+from ._cuda import HOST_COSTS, MIXED_COSTS, HostRunnable, free_memory, to_host
 from .apsp_core import APSPMethod, APSPResult, float_to_hops, register
 from .graph import CSR
 
@@ -168,6 +168,7 @@ class SSSPMethod(HostRunnable, APSPMethod):
     record = False
     default_S: int | None = PAPER_N
     default_threads = PAPER_N * PAPER_B
+    host_costs = MIXED_COSTS                     # plain scatter + check with a barrier
 
     def __init__(self, S: int | None = None, threads: int | None = None, sources=None):
         S = self.default_S if S is None else S
@@ -229,6 +230,7 @@ class StagedSSSP(SSSPMethod):
     help = ("Paper 004 §3.4.1 Fig. 3.9: task-parallel SSSP with each vertex's edges staged in shared memory, "
             "N = 32 problems × B = 4 vertices per block — weighted or hop counts")
     staged = True
+    host_costs = HOST_COSTS                      # the staged scatter votes (__ballot_sync)
 
 
 @register
@@ -238,3 +240,4 @@ class PathSSSP(SSSPMethod):
             "(predecessors for CPU backtracking) — weighted or hop counts")
     staged = True
     record = True
+    host_costs = HOST_COSTS                      # the staged scatter votes (__ballot_sync)
