@@ -69,6 +69,9 @@ SWEEP_REPEATS = 5
 #: default sizes on the host device (no GPU): each run well inside the host limit
 HOST_SIZES = (100, 200, 400)
 HOST_SWEEP_SIZES = (200,)
+#: per-type sizes of a quick evolution on the host (the GUI's defaults without a GPU): every kernel
+#: run ≤ about 15 s by the host model; type (1)'s long paths (many levels) keep it smallest
+HOST_QUICK_SIZES = {"alpha-ring": (60, 120, 250), "alpha": (250, 500, 1000), "ba": (250, 500, 1000)}
 
 
 def check_kernels(kernels, backend=None) -> list[str]:
