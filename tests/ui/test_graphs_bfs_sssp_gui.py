@@ -1,5 +1,6 @@
 """Graphs workspace: the "BFS kernels", "Block sweep" (paper 000) and "SSSP (paper 004)" tabs, the
-generator list and the method list (CPU backend: GPU parts are refused with a message)."""
+generator list and the method list (CPU backend: the CUDA kernels run their source on the CPU,
+labelled so; sizes above the host limit are refused naming it — issue 33)."""
 import csv
 
 import numpy as np
@@ -8,6 +9,8 @@ import pytest
 from kernels.graphs import generators as gen
 from kernels.graphs import sssp_table as T
 from kernels.graphs.apsp import METHODS
+
+from explorer.graphs.emulated import HOST_LABEL
 
 
 def test_tabs_registered_and_remembered(graphs_ws):
@@ -37,24 +40,32 @@ def test_tabs_registered_and_remembered(graphs_ws):
 def test_generators_and_methods_listed(graphs_ws):
     gens = [graphs_ws.cb_gen.itemData(i) for i in range(graphs_ws.cb_gen.count())]
     assert gens == list(gen.GENERATORS)
-    methods = [graphs_ws.cb_method.itemText(i) for i in range(graphs_ws.cb_method.count())]
+    cb = graphs_ws.cb_method
+    methods = [cb.itemData(i) or cb.itemText(i) for i in range(cb.count())]   # data: the name under a label
     assert methods == list(METHODS)
     for i, m in enumerate(methods):
-        assert graphs_ws.cb_method.model().item(i).isEnabled() == METHODS[m].available(graphs_ws.backend)
-        assert graphs_ws.cb_method.itemData(i, 3) == METHODS[m].help          # tooltip role
+        assert cb.model().item(i).isEnabled() == METHODS[m].available(graphs_ws.backend)
+        assert cb.itemData(i, 3).startswith(METHODS[m].help)                  # tooltip role
+    assert all(cb.model().item(i).isEnabled() for i, m in enumerate(methods)
+               if m.startswith(("gpu-bfs", "gpu-msbfs", "sssp")))           # CUDA source run on the CPU
     graphs_ws.set_parameters(generator="rmat")
     assert graphs_ws.sp_k.isEnabled() and not graphs_ws.sp_p.isEnabled()
 
 
-def test_gpu_tabs_refuse_on_the_cpu(graphs_ws):
-    for p in (graphs_ws.bfs_evolution, graphs_ws.block_sweep):
-        before = p.state()
-        assert p.run() is False and "CUDA GPU" in p.lbl.text()
-        assert p.state() == before and p.job is None
+def test_sssp_tab_runs_cuda_methods_on_the_cpu_host(qtbot, graphs_ws):
     s = graphs_ws.sssp_table
-    assert not s.ck_method["sssp-staged"].isEnabled() and s.methods() == ["cpu-dijkstra"]
+    ck = s.ck_method["sssp-staged"]
+    assert ck.isEnabled() and HOST_LABEL in ck.text() and s.methods() == ["cpu-dijkstra"]   # opt in
+    ck.setChecked(True)
+    s.cb_exp.setCurrentIndex(s.cb_exp.findData("3.10"))
+    s.ed_values.setText("40, 80")
+    s.sp_sources.setValue(0)
+    with qtbot.waitSignal(s.finished, timeout=60000):
+        assert s.run()
+    assert {r.method for r in s.rows} == {"cpu-dijkstra", "sssp-staged"} and all(r.agrees for r in s.rows)
     s.cb_exp.setCurrentIndex(s.cb_exp.findData("overhead"))
-    assert s.run() is False and "CUDA GPU" in s.lbl.text()
+    s.ed_values.setText("4096, 16384")
+    assert s.run() is False and "limit is 30 s" in s.lbl.text() and s.job is None
 
 
 def test_sssp_figure_runs_on_the_cpu_and_exports(qtbot, graphs_ws, tmp_path):
