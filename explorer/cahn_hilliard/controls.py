@@ -7,12 +7,12 @@ from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormL
                              QVBoxLayout, QWidget)
 
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
-from kernels.cahn_hilliard.params import LIVE
-from kernels.cahn_hilliard.params import (BLOCK_LAYOUTS, BOUNDARIES, CPU_VARIANTS, EXCHANGES, INTEGRATORS,
+from kernels.cahn_hilliard.params import (BLOCK_LAYOUTS, BOUNDARIES, EXCHANGES, GPU_VARIANTS, INTEGRATORS, LIVE,
                                           MAX_GPUS, MAX_THREADS, NOISE_SOURCES, TILES, VARIANT_NAMES, VARIANTS,
-                                          CHParams)
+                                          CHParams, variant_runs, variant_title)
 
 from .. import undo
+from ..widgets import fit_combos
 
 # halo exchange between GPUs: combo text and the tooltip of each entry
 EXCHANGE_LABELS = {"p2p": "p2p (peer-to-peer)", "host": "host (staged, paper 001)",
@@ -226,6 +226,7 @@ class ControlPanel(QWidget):
         bl.addStretch(1)
         self._sync_multi_gpu()
         self._sync_threads()
+        fit_combos(body)                 # no combo clips its entries ("RK2 midpoint (explicit, paper 000")
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
         self.setMinimumWidth(370)
@@ -262,18 +263,18 @@ class ControlPanel(QWidget):
             w.currentIndexChanged.connect(lambda i, n=name: self.param_changed.emit(n, self._read(n)))
             if name == "variant":
                 model = w.model()
+                gpu = self.backend.is_gpu
                 for i, v in enumerate(VARIANTS):
-                    if v == "reference":
-                        continue
-                    if not self.backend.is_gpu and v not in CPU_VARIANTS:
-                        model.item(i).setEnabled(False)
-                        w.setItemData(i, "CUDA kernel: needs the GPU backend (running on CPU/NumPy)",
-                                      Qt.ItemDataRole.ToolTipRole)
-                    elif self.backend.is_gpu and v in CPU_VARIANTS:
+                    w.setItemText(i, variant_title(v, gpu))       # A–E on the CPU: "… (CUDA source run on the CPU)"
+                    if not variant_runs(v, gpu):
                         model.item(i).setEnabled(False)
                         w.setItemData(i, "Compiled C++ on host cores: needs the CPU backend (start with "
                                       "--backend cpu); here the field lives on the GPU",
                                       Qt.ItemDataRole.ToolTipRole)
+                    elif not gpu and v in GPU_VARIANTS:
+                        w.setItemData(i, "No GPU here: this CUDA kernel's source runs on the CPU (host C++ "
+                                      "compiler), the reference's numbers to rounding; a grid whose step would "
+                                      "take over 30 s is refused, naming the limit", Qt.ItemDataRole.ToolTipRole)
                 w.currentIndexChanged.connect(lambda i: self._sync_threads())
             if name == "exchange":
                 for i, e in enumerate(EXCHANGES):

@@ -16,6 +16,7 @@ from kernels.graphs import generators as gen
 from kernels.graphs.apsp import METHODS
 
 from .. import undo
+from .emulated import HOST_LABEL, HOST_TIP
 
 GEN_LABELS = {k: gen.LABELS.get(k, k) for k in gen.GENERATORS}
 WEIGHTS = ("none", "int", "float")
@@ -67,8 +68,10 @@ class GeneratorForm(QWidget):
         self.sp_seed.setValue(1)
         self.cb_method = tip(QComboBox(), "All-pairs shortest paths: hover a method for its paper and section")
         for m, cls in METHODS.items():
-            self.cb_method.addItem(m)
-            self.cb_method.setItemData(self.cb_method.count() - 1, cls.help, Qt.ItemDataRole.ToolTipRole)
+            host = getattr(cls, "emulated", lambda _b: False)(backend)   # CUDA source run on the CPU
+            self.cb_method.addItem(m, m)                                  # text and data: the method name
+            tip_text = cls.help + (f" — without a GPU: {HOST_LABEL.strip('()')}{HOST_TIP}" if host else "")
+            self.cb_method.setItemData(self.cb_method.count() - 1, tip_text, Qt.ItemDataRole.ToolTipRole)
             if not cls.available(backend):
                 self.cb_method.model().item(self.cb_method.count() - 1).setEnabled(False)
         rows = (("generator", self.cb_gen, "generator"), ("N", self.sp_n, "N"), ("k / m", self.sp_k, "k"),
@@ -93,7 +96,7 @@ class GeneratorForm(QWidget):
         return self.cb_weights.currentText()
 
     def method(self) -> str:
-        return self.cb_method.currentText()
+        return self.cb_method.currentData() or self.cb_method.currentText()
 
     def values(self) -> dict:
         """The controls by the names of :meth:`set_values` (sessions, settings and presets)."""
@@ -115,7 +118,9 @@ class GeneratorForm(QWidget):
         if "weights" in kw:
             self.cb_weights.setCurrentText(kw["weights"])
         if "method" in kw:
-            self.cb_method.setCurrentText(kw["method"])
+            i = self.cb_method.findData(kw["method"])
+            if i >= 0:
+                self.cb_method.setCurrentIndex(i)
 
     def update_generator_controls(self) -> None:
         """Grey out the parameters the chosen generator ignores and name what k means for it

@@ -18,11 +18,11 @@ def test_window_and_status(main_window, ws):
     assert "CPU (NumPy)" in main_window.lbl_backend.text()
     assert ws.sim.params.size == 64
     assert main_window.workspace() is ws
-    # variant A–E are listed but disabled on the CPU (cpu-threads, item 1, is offered)
+    # variants A–E run on the CPU as CUDA source on the host; cpu-threads (item 1) too
     combo = ws.controls.widgets["variant"]
     assert combo.count() == 7
     assert combo.model().item(1).isEnabled()
-    assert not combo.model().item(2).isEnabled()
+    assert combo.model().item(2).isEnabled() and combo.itemText(2).endswith("(CUDA source run on the CPU)")
     assert "GPU" in combo.itemData(2, 3)
 
 
