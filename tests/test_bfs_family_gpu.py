@@ -182,7 +182,7 @@ def test_evolution_and_sweep_runners(gpu, rng):
     assert set(E.fit_slopes(rows)) == {(t, k) for t in ("alpha", "ba") for k in E.KERNELS + E.EXTRA}
     pc = E.percent_changes(rows)
     assert np.isfinite(pc["ba", "gpu-bfs-k7"][0]) and np.isnan(pc["ba", "gpu-bfs-k1"][0])
-    from kernels.occupancy.gpu import launch_occupancy
+    from kernels.gpu import launch_occupancy
     sweep = list(E.run_block_sweep(["ba"], [150], [32, 256], "gpu-bfs-k7", repeats=2, backend=gpu,
                                    occupancy_of=launch_occupancy))
     assert [r.block for r in sweep] == [32, 256] and all(0 < r.occupancy <= 1 and r.registers > 0 for r in sweep)
