@@ -10,8 +10,11 @@
    over N ∈ {128 … 4096} in 2D, seconds per step, speed-up, fitted log–log slope.
 3. ``--host`` (no GPU needed): kernels A–E as CUDA source run on the CPU (kernels.gpu's host
    device) at lecture sizes, next to the NumPy reference and cpu-threads: what runs live.
+4. Kernel E's temporal blocking (issue #38, :mod:`kernels.cahn_hilliard.temporal`): k = 1–4 RK2 steps
+   per pass, in table 1 and alone with ``--temporal`` (fast; ``--temporal --host``: on the host device),
+   each with a check that the k-step field equals k single steps bit for bit.
 
-Usage:  python benchmarks/ch.py [--quick] [--host]      (tables also to $OUT/ch_bench.md)
+Usage:  python benchmarks/ch.py [--quick] [--host] [--temporal]   (tables also to $OUT/ch_bench.md)
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from kernels import gpu  # noqa: E402
 from kernels.backend import Backend, gpu_backend  # noqa: E402
 from kernels.cahn_hilliard.params import CHParams  # noqa: E402
 from kernels.cahn_hilliard.steppers import ReferenceStepper  # noqa: E402
+from benchmarks.ch_temporal import TEMPORAL_LABELS, TEMPORAL_ROWS, temporal_results, temporal_table  # noqa: E402
 
 VARIANTS = ("A", "B", "C", "D", "E")
 
@@ -270,8 +274,16 @@ def main(argv=None):
                          '(e.g. the best shapes benchmarks/ch_scan.py --set floor found)')
     ap.add_argument("--host", action="store_true",
                     help="only the host-path table: kernels A–E as CUDA source run on the CPU (no GPU needed)")
+    ap.add_argument("--temporal", action="store_true",
+                    help="only kernel E's temporal-blocking rows (k = 1–4 RK2 steps per pass, issue #38) at 2D "
+                         "4096² and 3D 256³; with --host at 2D 256² and 3D 32³ on the host device")
     args = ap.parse_args(argv)
     e_attrs = json.loads(args.e_attrs)
+    if args.temporal:
+        text = "\n".join(temporal_table(args.host, args.quick, args.dims))
+        print("\n" + text)
+        save_markdown("ch_temporal_host_bench.md" if args.host else "ch_temporal_bench.md", text)
+        return
     if args.host:
         text = "\n".join(host_table(args.quick))
         print("\n" + text)
@@ -298,8 +310,8 @@ def main(argv=None):
         res = {}
         for v in VARIANTS:
             phi = field(shape, cp)
-            try:
-                res[v] = time_variant(p.with_changes(variant=v), phi, steps, reps,
+            try:   # kernel E one step per pass here; its k-step passes are the temporal rows below
+                res[v] = time_variant(p.with_changes(variant=v, steps_per_pass="1"), phi, steps, reps,
                                       **(e_attrs.get(str(dim), {}) if v == "E" else {}))
             except Exception as exc:  # keep going, report
                 print(f"variant {v} {dim}D failed: {exc!r}", flush=True)
@@ -309,11 +321,13 @@ def main(argv=None):
         phi = field(shape, cp)
         if dim == 2:   # kernel E: the warp march (default) next to the shared-tile versions
             for key, impl in (("E shared tile", "sliding"), ("E generic tile", "generic")):
-                res[key] = time_variant(p.with_changes(variant="E"), phi, steps, reps, fused_impl=impl)
+                res[key] = time_variant(p.with_changes(variant="E", steps_per_pass="1"), phi, steps, reps,
+                                        fused_impl=impl)
                 print(f"2D {key}: {fmt_ms(res[key])} ms", flush=True)
         if dim == 3:   # kernel E: the register z-march (default) next to the shared-ring march, 3D tiles
             for key, impl in (("E shared-ring march", "march"), ("E generic tile", "generic")):
-                res[key] = time_variant(p.with_changes(variant="E"), phi, steps, reps, fused_impl3d=impl)
+                res[key] = time_variant(p.with_changes(variant="E", steps_per_pass="1"), phi, steps, reps,
+                                        fused_impl3d=impl)
                 print(f"3D {key}: {fmt_ms(res[key])} ms", flush=True)
         # the non-default B/D layouts of this dimension
         others = ("paper", "march") if dim == 2 else ("paper",)
@@ -323,6 +337,7 @@ def main(argv=None):
                 res[key] = time_variant(p.with_changes(variant=v), phi, steps, reps, tile_impl=impl)
                 print(f"{dim}D {key}: {fmt_ms(res[key])} ms", flush=True)
         del phi
+        res.update(temporal_results(p, gb, "cuda", steps, reps, quick=args.quick))
         phi = field(shape, cp)
         res["naive CuPy"] = time_naive(p, phi, max(2, steps // 10), max(3, reps // 3))
         print(f"{dim}D naive: {fmt_ms(res['naive CuPy'])} ms", flush=True)
@@ -342,7 +357,8 @@ def main(argv=None):
         rows[(dim, n)] = res
 
     names = list(VARIANTS) + ["B paper layout", "D paper layout", "B march layout", "D march layout",
-                              "E shared tile", "E shared-ring march", "E generic tile",
+                              "E shared tile", "E shared-ring march", "E generic tile"] + TEMPORAL_ROWS + [
+                              "E steps bit-identical (k = 2, 3, 4)",
                               "naive CuPy", "torch.compile", "jax.jit",
                               "floor two-pass (5 transfers)", "floor fused (2 transfers)"]
     if e_attrs:
@@ -354,6 +370,9 @@ def main(argv=None):
         cells = []
         for dim, n, _ in configs:
             t = rows[(dim, n)].get(nm)
+            if isinstance(t, str):     # the bit-identity row
+                cells += [t, ""]
+                continue
             cells.append(fmt_ms(t))
             cells.append("—" if not t or not math.isfinite(t) else f"{n ** dim / t / 1e9:.1f}")
         label = {"A": "A global", "B": "B shared (2D: 64×64 sweep; 3D: z-march)", "C": "C texture",
@@ -364,7 +383,8 @@ def main(argv=None):
                  "E": "E fused RK2 (2D: warp march; 3D: register z-march)",
                  "E shared tile": "E shared tile + register sweeps (2D, the previous default)",
                  "E shared-ring march": "E z-march with shared plane rings (3D, the previous default)",
-                 "E generic tile": "E generic tile (2D: tile loops; 3D: 3D tiles)"}.get(nm, nm)
+                 "E generic tile": "E generic tile (2D: tile loops; 3D: 3D tiles)",
+                 **TEMPORAL_LABELS}.get(nm, nm)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
 

@@ -168,3 +168,15 @@ def test_cli_option(capsys):
     assert given_params(ap.parse_args(["--steps-per-pass", "3"]))["steps_per_pass"] == "3"
     with pytest.raises(SystemExit):
         ap.parse_args(["--steps-per-pass", "5"])
+
+
+@needs_host
+def test_benchmark_temporal_rows_on_the_host():
+    """benchmarks/ch.py's temporal rows (the CPU part of ``--temporal --host``) on a small 2D grid."""
+    from benchmarks.ch_temporal import BIT_ROW, temporal_results
+    p = CHParams(dim=2, size=64, dt=0.01, variant="E")
+    res = temporal_results(p, CPU, "host", steps=12, reps=1, quick=True)
+    assert res[BIT_ROW] == "yes (k = 2, 3, 4)"
+    for k in (1, 2, 3, 4):
+        assert 0 < res[f"E k={k}"] < 10
+    assert 0 < res["E k=2 shared tile"] < 10

@@ -248,6 +248,8 @@ class CudaStepper(Stepper):
         self.zreg_shape = dict(ZREG_SHAPE)
         self._wave = {}         # (kernel name, block, blocks across, extent) -> rows / planes per block
         self.fused_march_shape = dict(FUSED_MARCH_SHAPE)
+        #: 2D k-step warp march shapes per dtype (temporal.WMARCH_TB_SHAPE; tunable per instance)
+        self.tb_wmarch_shape = dict(temporal.WMARCH_TB_SHAPE)
         #: layout of B/D overriding ``params.tile`` (benchmarks): None, "sweep", "march" or "paper"
         self.tile_impl = None
         #: march kernel shapes per dimension (see MARCH_SHAPE; tunable per instance)
@@ -521,7 +523,7 @@ class CudaStepper(Stepper):
         m, b, u, K, idx2, bval = self._coefs(dtype)
         t = dtype.type
         if dim == 2 and self.fused_impl == "wmarch":
-            WPB, PD, chunk, MINB = temporal.WMARCH_TB_SHAPE[_ctype(dtype)]
+            WPB, PD, chunk, MINB = self.tb_wmarch_shape[_ctype(dtype)]
             expr = f"ch_fused_wmarch2d_tb<{_ctype(dtype)}, {_BC[p.boundary]}, {k}, {WPB}, {PD}, {MINB}>"
             kern = self._kernel(expr, 32 * WPB)
             across = _cdiv(_cdiv(nx, temporal.strip_width(k)), WPB)
