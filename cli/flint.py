@@ -1,10 +1,14 @@
 """``flint``: compile a cell model (native, SBML, CellML) and integrate it headless (paper 004 ch. 5),
-or run an SBML file on the SBML reference simulator (``--runtime sbml``).
+or run an SBML file on the SBML reference simulator (``--method lsoda``).
+
+The run is named on two axes (:mod:`kernels.flint.schemes`): ``--method`` (euler, rk4, lsoda, auto) and
+``--engine`` (numpy, c, c-is, is, ts, auto); ``--runtime`` is the old one-word spelling, an alias that
+prints one note with the pair (``sbml`` = ``--method lsoda --engine numpy``).
 
 Numbers and choices are parsed in :func:`run` so that bad input gives one ``error:`` line.  Before
 any model is compiled: the time grid (at least one step, at most :data:`MAX_STEPS`), ``--csv``, the
 model file's size and nesting (:mod:`kernels.flint.inputs`) and the memory of the run *including the
-recorded samples* are checked; ``--runtime sbml`` also estimates its output grid before allocating.
+recorded samples* are checked; ``--method lsoda`` also estimates its output grid before allocating.
 """
 from __future__ import annotations
 
@@ -16,11 +20,12 @@ from kernels.filegate import ENV_ALLOW_OUTSIDE, MODEL
 from . import flint_sweep
 from .common import (CSV_EXTS, UsageError, add_limit_options, apply_limit_options, check_output, dumps, note, number,
                      num_type, raise_failed, threads_type, write_outputs)
-from .flint_options import MAX_STEPS, grid, load, model_path, parameter_sets, settings  # noqa: F401  (MAX_STEPS: public here too)
+from .flint_options import (MAX_STEPS, add_axes, grid, load, model_path, parameter_sets,  # noqa: F401  (MAX_STEPS: public)
+                            resolve_axes, say_alias, settings)
 
 NAME = "flint"
 USES_BACKEND = False
-BACKEND_HINT = "its --runtime chooses CPU or GPU"
+BACKEND_HINT = "its --engine chooses CPU or GPU"
 
 
 def add_parser(sub, parents) -> None:
@@ -29,35 +34,28 @@ def add_parser(sub, parents) -> None:
                        description="Compile a cell model to bytecode / CUDA C and integrate it headless.")
     p.add_argument("model", help="model file (.flint, SBML .xml, .cellml) or a shipped model name")
     p.add_argument("--t-end", default=1000.0, type=num_type(float, above=0), help="end time (model time units, ms for LR)")
-    p.add_argument("--dt", default=0.01, type=num_type(float, above=0), help="time step; with --runtime sbml the output interval (the "
+    p.add_argument("--dt", default=0.01, type=num_type(float, above=0), help="time step; with --method lsoda the output interval (the "
                    "reference simulator chooses its own adaptive steps)")
-    from kernels.flint.runtimes import runtime_help
-    p.add_argument("--runtime", default="auto",
-                   help="auto (default): picked by the number of cells, coupling and this machine (a GPU for ts, "
-                        "a C++ compiler for c), the choice and why printed; "
-                   + "; ".join(f"{k}: {v}" for k, v in runtime_help().items())
-                   + " (host threads: --threads); or sbml: the SBML reference simulator on the CPU (LSODA with "
-                     "root-found events, delays, algebraic rules, fast reactions; one model instance, SBML files "
-                     "only)")
-    p.add_argument("--integrator", default=None, help="euler (default) or rk4; not with --runtime sbml")
-    p.add_argument("--dtype", default=None, help="float64 (default) or float32; sbml: float64 only")
-    p.add_argument("--threads", default=1, type=threads_type(), help="host threads of --runtime c / c-is (OpenMP over cells; "
+    add_axes(p, NAME)
+    p.add_argument("--integrator", default=None, help="the old name of --method")
+    p.add_argument("--dtype", default=None, help="float64 (default) or float32; lsoda: float64 only")
+    p.add_argument("--threads", default=1, type=threads_type(), help="host threads of --engine c / c-is (OpenMP over cells; "
                    "default 1, the thesis's CPU-1)")
     p.add_argument("--mapping", default=None,
                    help="GPU thread mapping: cell (one thread a member/cell, the default) or expression (the "
-                        "thesis's: one launch a phase, one thread a bytecode, warps of 32); sbml: cell only")
-    p.add_argument("--ensemble", default=1, type=num_type(int, minimum=1), help="ensemble size N (one model, N members); sbml: 1 only")
+                        "thesis's: one launch a phase, one thread a bytecode, warps of 32); lsoda: cell only")
+    p.add_argument("--ensemble", default=1, type=num_type(int, minimum=1), help="ensemble size N (one model, N members); lsoda: 1 only")
     p.add_argument("--vary", action="append", default=[], metavar="PARAM=LO:HI",
-                   help="spread a parameter linearly over the ensemble (repeatable; not with sbml)")
-    p.add_argument("--line", default=None, type=num_type(int, minimum=1), metavar="N", help="N cells in a line, diffusively coupled on V (not sbml)")
-    p.add_argument("--ring", default=None, type=num_type(int, minimum=1), metavar="N", help="N cells in a ring (not sbml)")
+                   help="spread a parameter linearly over the ensemble (repeatable; not with lsoda)")
+    p.add_argument("--line", default=None, type=num_type(int, minimum=1), metavar="N", help="N cells in a line, diffusively coupled on V (not lsoda)")
+    p.add_argument("--ring", default=None, type=num_type(int, minimum=1), metavar="N", help="N cells in a ring (not lsoda)")
     p.add_argument("--coupling", default=1.0, type=num_type(float), help="coupling coefficient D (1/time) for --line/--ring")
     p.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE", help="change a parameter")
     p.add_argument("--record", action="append", default=None,
-                   help="state to record (repeatable, comma lists and patterns such as 'S_RG_*'; default all); sbml: any species, parameter or "
+                   help="state to record (repeatable, comma lists and patterns such as 'S_RG_*'; default all); lsoda: any species, parameter or "
                         "compartment id, @a:S for the amount of species S (default: species and "
                         "non-constant parameters)")
-    p.add_argument("--every", default=100, type=num_type(int, minimum=1), help="sample every N steps (sbml: every N output intervals; "
+    p.add_argument("--every", default=100, type=num_type(int, minimum=1), help="sample every N steps (lsoda: every N output intervals; "
                    "its samples include t = 0)")
     p.add_argument("--csv", default=None, help="write the recorded traces (member 0 / cell 0 .. all cells) as CSV; "
                    "with --sweep: the result file, one row per member, appended as each slice finishes")
@@ -76,7 +74,7 @@ def add_solver_steps_option(p) -> None:
     """``--max-solver-steps``: raises :data:`kernels.limits.MAX_SOLVER_STEPS` for this run."""
     from kernels import limits as L
     p.add_argument("--max-solver-steps", type=num_type(int, minimum=1), default=None, metavar="N",
-                   help=f"most integrator steps of one SBML reference-simulator run (--runtime sbml) before it "
+                   help=f"most integrator steps of one SBML reference-simulator run (--method lsoda) before it "
                         f"stops (default {L.MAX_SOLVER_STEPS:,})")
 
 
@@ -127,9 +125,12 @@ def run_flint(a) -> int:
     from kernels.errors import InvalidParameter
     from kernels.flint.model import select_states
     from kernels.flint.run import FlintRun, Vary
-    from kernels.flint.runtimes import RUNTIMES, check_memory, samples_in
-    if a.runtime not in (*RUNTIMES, "sbml", "auto"):
-        raise UsageError(f"--runtime must be auto, {', '.join(RUNTIMES)} or sbml (got {a.runtime!r})")
+    from kernels.flint.runtimes import check_memory, samples_in
+    method, engine = resolve_axes(a, NAME)
+    if method == "lsoda":                               # the SBML reference simulator: engine numpy only
+        if engine not in (None, "auto", "numpy"):
+            raise UsageError(f"--method lsoda runs on --engine numpy only (got --engine {engine})")
+        a.runtime = "sbml"
     _common_checks(a)
     if a.sweep:
         return flint_sweep.run(a)
@@ -170,6 +171,7 @@ def run_flint(a) -> int:
     itemsize = 4 if dtype == "float32" else 8
     a.runtime = spec.runtime
     check_memory(model, n, len(member), a.runtime, mapping, itemsize, recorded=samples_in(0, steps, every) * len(rec) * n)
+    say_alias(a)
     t0 = time.perf_counter()
     sim = spec.simulation()
     t_compile = time.perf_counter() - t0
@@ -179,7 +181,7 @@ def run_flint(a) -> int:
     info = sim.info()
     states = list(model.states)
     out = {"model": model.name, "n_states": model.n_states, "n_cells": sim.n, "steps": steps, "dt": dt,
-           "t_end": steps * dt, "runtime": a.runtime, "mapping": mapping, "integrator": integrator, "dtype": dtype,
+           "t_end": steps * dt, "method": spec.method, "engine": spec.engine, "runtime": a.runtime, "mapping": mapping, "integrator": integrator, "dtype": dtype,
            "compile_seconds": round(t_compile, 4), "seconds": round(seconds, 4),
            "steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,
            "block_size": info["block_size"], "threads": info["threads"],
@@ -191,7 +193,7 @@ def run_flint(a) -> int:
                          for i, r in enumerate(rec)}}
     return _report(a, out, times, samples, rec,
                    f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {integrator} steps "
-                   f"on {a.runtime} in {seconds:.3f} s ({out['steps_per_s']} steps/s)"
+                   f"on engine {spec.engine} in {seconds:.3f} s ({out['steps_per_s']} steps/s)"
                    + (f"\n{spec.choice}" if spec.choice else ""))
 
 
@@ -218,24 +220,23 @@ def _report(a, out: dict, times, samples, rec: list, headline: str) -> int:
 
 
 def _run_sbml(a) -> int:
-    """--runtime sbml: the SBML reference simulator (kernels/flint/sbml/reference.py), one model instance."""
+    """--method lsoda (old: --runtime sbml): the SBML reference simulator (kernels/flint/sbml/reference.py),
+    one model instance on engine numpy."""
     import numpy as np
 
     from kernels.errors import InvalidParameter
     from kernels.flint.sbml.reference import check_output_memory, load_reference, n_output_points, output_times, run_reference
     why = "(the SBML reference simulator integrates one model instance with LSODA in float64)"
-    if a.integrator is not None:
-        raise UsageError(f"--integrator does not apply to --runtime sbml {why}")
     if a.dtype not in (None, "float64"):
-        raise UsageError(f"--dtype {a.dtype} does not apply to --runtime sbml {why}")
+        raise UsageError(f"--dtype {a.dtype} does not apply to --method lsoda {why}")
     if a.mapping not in (None, "cell"):
-        raise UsageError(f"--mapping {a.mapping} does not apply to --runtime sbml {why}")
+        raise UsageError(f"--mapping {a.mapping} does not apply to --method lsoda {why}")
     if a.line or a.ring:
-        raise UsageError(f"--line/--ring do not apply to --runtime sbml {why}")
+        raise UsageError(f"--line/--ring do not apply to --method lsoda {why}")
     if number("--ensemble", a.ensemble, int, minimum=1) != 1:
-        raise UsageError(f"--ensemble {a.ensemble} does not apply to --runtime sbml {why}")
+        raise UsageError(f"--ensemble {a.ensemble} does not apply to --method lsoda {why}")
     if a.vary:
-        raise UsageError(f"--vary does not apply to --runtime sbml {why}; use --set")
+        raise UsageError(f"--vary does not apply to --method lsoda {why}; use --set")
     t_end, dt, every, steps = grid(a)
     try:
         n_points = n_output_points(t_end, dt, every)
@@ -245,7 +246,7 @@ def _run_sbml(a) -> int:
     if path is None:
         raise UsageError(f"no such model file: {a.model}")
     if path.suffix.lower() in (".flint", ".cellml"):
-        raise UsageError(f"--runtime sbml needs an SBML file, got {path.name}")
+        raise UsageError(f"--method lsoda needs an SBML file, got {path.name}")
     t0 = time.perf_counter()
     ref = load_reference(path, allow_outside=a.allow_outside_references)
     overrides = {}
@@ -266,10 +267,12 @@ def _run_sbml(a) -> int:
     check_output_memory(ref, n_points, len(rec))
     times = output_times(t_end, dt, every)
     t_load = time.perf_counter() - t0
+    say_alias(a)
     res = run_reference(ref, times, rec, params=overrides)
     y = res.values
     out = {"model": ref.name, "n_states": res.n_states, "n_cells": 1, "steps": steps, "dt": dt,
-           "t_end": steps * dt, "runtime": "sbml", "mapping": None, "integrator": "lsoda", "dtype": "float64",
+           "t_end": steps * dt, "method": "lsoda", "engine": "numpy", "runtime": "sbml", "mapping": None,
+           "integrator": "lsoda", "dtype": "float64",
            "compile_seconds": round(t_load, 4), "seconds": round(res.seconds, 4),
            "steps_per_s": round(steps / res.seconds, 1) if res.seconds > 0 else None, "block_size": None,
            "n_events": len(ref.system.events), "files_read": list(ref.system.files_read),

@@ -3,10 +3,86 @@ and its ``--set`` changes — used by a single run (:mod:`cli.flint`) and a swee
 (:mod:`cli.flint_sweep`), so neither imports the other's module."""
 from __future__ import annotations
 
-from .common import UsageError, number
+from kernels.flint.run import MAX_STEPS  # noqa: F401  (the one definition; public here too)
 
-#: most time steps one run may take (t_end / dt)
-MAX_STEPS = 10 ** 12
+from .common import UsageError, note, number
+
+#: the option each FlintRun setting is given by (RunSettingError.field → flag)
+FLAGS = {"method": "--method", "engine": "--engine", "dtype": "--dtype", "mapping": "--mapping"}
+
+
+def add_axes(p, command: str) -> None:
+    """``--method``, ``--engine`` and the old ``--runtime`` (an alias), their help generated from
+    :mod:`kernels.flint.schemes` (which engine offers which method)."""
+    from kernels.flint.schemes import ENGINES, engine_table, methods_help
+    from kernels.flint.runtimes.auto import AUTO_HELP
+    aliases = _aliases(command)
+    if command == "flint":
+        auto_m, auto_e = "euler", f"auto: {AUTO_HELP}"
+    else:
+        auto_m, auto_e = "the engine's first method", "auto: numpy (the CPU reference), or the engine offering --method"
+    p.add_argument("--method", default=None, metavar="METHOD",
+                   help=f"the integrator; auto (default) = {auto_m}. {methods_help(command)}")
+    p.add_argument("--engine", default=None, metavar="ENGINE",
+                   help="where and how it runs: " + "; ".join(f"{e}: {ENGINES[e].help}" for e in engine_table(command))
+                   + f"; {auto_e}")
+    extra = ""
+    if command != "flint":                         # adaptive backends added by register_backend, by name
+        from kernels.flint.schemes import ADAPTIVE_BACKENDS, SUITE_RUNTIME_ALIASES
+        more = {k: b.help for k, b in ADAPTIVE_BACKENDS.items() if k not in SUITE_RUNTIME_ALIASES and k not in ENGINES}
+        extra = "".join(f"; {k}: {v}" for k, v in more.items())
+    p.add_argument("--runtime", default=None, metavar="OLD",
+                   help="the old spelling, kept as an alias (a note says the pair): "
+                   + ", ".join(f"{k} = {_pair_text(*v)}" for k, v in aliases.items()) + extra)
+
+
+def _aliases(command: str) -> dict:
+    from kernels.flint import schemes
+    return schemes.FLINT_RUNTIME_ALIASES if command == "flint" else schemes.SUITE_RUNTIME_ALIASES
+
+
+def _pair_text(method, engine) -> str:
+    return f"--method {method} --engine {engine}" if method else f"--engine {engine}"
+
+
+def resolve_axes(a, command: str = "flint") -> tuple[str | None, str | None]:
+    """(method, engine) as given, with an old ``--runtime`` spelling mapped to its pair (the ``note:``
+    line saying so is kept for :func:`say_alias`); sets ``a.method`` / ``a.engine``.  ``--integrator`` (flint) is the old
+    name of ``--method``.  Nothing else is checked here: FlintRun / :func:`kernels.flint.schemes.pair`
+    check the values."""
+    from kernels.errors import InvalidParameter
+    from kernels.flint.schemes import alias_note, old_runtime
+    method = getattr(a, "method", None)
+    old_int = getattr(a, "integrator", None)
+    if old_int is not None:
+        if method is not None and method != old_int:
+            raise UsageError("--integrator is the old spelling of --method; give one of them")
+        method = old_int
+    engine = a.engine
+    if a.runtime is not None:
+        if engine is not None:
+            raise UsageError("--runtime is the old spelling of --engine (and --method); give one of them")
+        try:
+            m, engine = old_runtime(a.runtime, command)
+        except InvalidParameter as exc:
+            raise UsageError(f"--{exc}") from None
+        if m is not None:
+            if method not in (None, "auto", m):
+                flag = "--integrator" if old_int is not None else "--method"
+                raise UsageError(f"{flag} {method} does not apply to --runtime {a.runtime} (= {_pair_text(m, engine)})")
+            method = m
+        a.alias_note = alias_note(a.runtime, m, engine)
+    a.method, a.engine = method, engine
+    return method, engine
+
+
+def say_alias(a) -> None:
+    """The one ``note:`` line of an old ``--runtime`` spelling — said once the options are all checked
+    and the run starts (a refused run keeps its one ``error:`` line)."""
+    text = getattr(a, "alias_note", None)
+    if text:
+        note(text)
+        a.alias_note = None
 
 
 def model_path(name):
@@ -29,21 +105,22 @@ def grid(a):
 
 
 def settings(a) -> tuple[str, str, str]:
-    """(integrator, dtype, mapping) of a bytecode / C / NumPy run, checked."""
-    from kernels.flint.runtimes import INTEGRATORS, MAPPINGS
-    integrator, dtype, mapping = a.integrator or "euler", a.dtype or "float64", a.mapping or "cell"
-    if integrator not in INTEGRATORS:
-        raise UsageError(f"--integrator must be euler or rk4 (got {integrator!r})")
-    if dtype not in ("float64", "float32"):
-        raise UsageError(f"--dtype must be float64 or float32 (got {dtype!r})")
-    if mapping not in MAPPINGS:
-        raise UsageError(f"--mapping must be {' or '.join(MAPPINGS)} (got {mapping!r})")
-    return integrator, dtype, mapping
+    """(method, dtype, mapping) of a fixed-step run, checked by FlintRun's one check
+    (:func:`kernels.flint.run.check_settings`); sets ``a.runtime`` to the Runtime of ``--engine``."""
+    from kernels.flint.run import RunSettingError, check_settings
+    try:
+        method, runtime, dtype, mapping = check_settings(a.method, a.engine, a.dtype or "float64", a.mapping or "cell")
+    except RunSettingError as exc:
+        flag = "--integrator" if exc.field == "method" and getattr(a, "integrator", None) is not None \
+            else FLAGS[exc.field]
+        raise UsageError(f"{flag} {exc.text}") from None
+    a.runtime = runtime
+    return method, dtype, mapping
 
 
 def load(a):
     """The model of the MODEL argument (an SBML file the compiler refuses gets the hint to try
-    --runtime sbml); the files its reading opened are kept in ``a.files_read`` for --json."""
+    --method lsoda); the files its reading opened are kept in ``a.files_read`` for --json."""
     from kernels.errors import ExplorerError
     from kernels.flint.loaders import read_model
     try:

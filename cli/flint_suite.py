@@ -1,15 +1,17 @@
 """``flint-suite``: SBML Test Suite conformance of the Flint SBML simulator (per-tag table, JSON).
 
 Exit status 0 when no case failed, 1 otherwise, 2 on bad input.  ``--json FILE`` and ``--out-dir``
-are checked before any case runs.  ``--scheduler`` runs the cases on Dask
-(:func:`kernels.sweep.suite_tasks.run_cases`: same outcomes and time limit); without it the local
-process pool runs them as before.
+are checked before any case runs.  The one executor is the sweep layer
+(:func:`kernels.sweep.suite_tasks.run_cases`): ``--scheduler local`` (the default: worker processes on
+this machine, a per-case time limit, a crash fails only its case), ``none`` (serial, in this process, no
+time limit: debugging) or a Dask cluster address.
 
 The harness's paths live here, not in the library (:mod:`kernels.flint.sbml.conformance` takes the
 suite root as an argument): the suite root (:func:`suite_dir`: ``--suite-dir``, else ``GSE_SBML_SUITE``,
 else ../shared/sbml-test-suite beside the project) and the fixed CI sample
-(:data:`SAMPLE_FILE`, tests/data/sbml_suite_sample.txt).  The ``--runtime`` choices are the adaptive
-backends of :data:`kernels.flint.schemes.ADAPTIVE_BACKENDS` (``register_backend`` adds one)."""
+(:data:`SAMPLE_FILE`, tests/data/sbml_suite_sample.txt).  ``--method`` / ``--engine`` pick an adaptive
+backend of :data:`kernels.flint.schemes.ADAPTIVE_BACKENDS` through :func:`kernels.flint.schemes.pair`
+(``--runtime`` is the old spelling; a backend added by ``register_backend`` is named by ``--runtime``)."""
 from __future__ import annotations
 
 import os
@@ -27,7 +29,7 @@ from .scheduler import add_scheduler, scheduler_value
 
 NAME = "flint-suite"
 USES_BACKEND = False
-BACKEND_HINT = "its --runtime chooses CPU or GPU"
+BACKEND_HINT = "its --engine chooses CPU or GPU"
 PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_SUITE = PROJECT.parent / "shared" / "sbml-test-suite"
 SAMPLE_FILE = PROJECT / "tests" / "data" / "sbml_suite_sample.txt"
@@ -55,17 +57,13 @@ def write_sample(ids: list[str], path: str | os.PathLike = SAMPLE_FILE, n: int =
     write_text(path, "\n".join(head + list(ids)) + "\n")
 
 
-def _runtime_help() -> str:
-    from kernels.flint.schemes import backend_help
-    return "; ".join(f"{k}: {v}" for k, v in backend_help("adaptive").items())
-
-
 def add_parser(sub, parents) -> None:
     p = sub.add_parser(NAME, parents=parents, help="SBML Test Suite conformance of the Flint SBML simulator",
                        description="Run SBML Test Suite TimeCourse cases, compare with results.csv by the suite's "
                                    "rule, print a per-tag table; exit 0 when no case failed, 1 otherwise.")
     p.add_argument("cases", nargs="*", metavar="CASES", help="case ids or ranges, e.g. 1 42 100-200 (default: all)")
-    p.add_argument("--runtime", default="cpu", help=_runtime_help())
+    from .flint_options import add_axes
+    add_axes(p, NAME)
     p.add_argument("--json", default=None, metavar="OUT.json", help="write every case's outcome as JSON ('-': stdout)")
     p.add_argument("--out-dir", default=None, metavar="DIR", help="write each simulated case as DIR/NNNNN.csv")
     p.add_argument("--workers", default=None, type=threads_type(),
@@ -78,7 +76,7 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--allow-outside-references", action="store_true",
                    help="let a case's model read files it names outside the case's folder (comp external model "
                         "definitions); refused by default")
-    add_scheduler(p, None, "cases", workers=False)
+    add_scheduler(p, "local", "cases", workers=False)
     add_limit_options(p)
     from .flint import add_solver_steps_option
     add_solver_steps_option(p)
@@ -92,10 +90,16 @@ def run(a) -> int:
 
 def run_suite(a) -> int:
     from kernels.flint.sbml import conformance as suite
-    from kernels.flint.schemes import ADAPTIVE_BACKENDS, backend_unavailable
-    if a.runtime not in ADAPTIVE_BACKENDS:
-        names = list(ADAPTIVE_BACKENDS)
-        raise UsageError(f"--runtime must be {', '.join(names[:-1])} or {names[-1]} (got {a.runtime!r})")
+    from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, backend_unavailable, pair
+    from .flint_options import resolve_axes, say_alias
+    method, engine = resolve_axes(a, NAME)
+    if engine in ADAPTIVE_BACKENDS and engine not in ENGINES:     # a backend of register_backend, by name
+        a.runtime = engine
+    else:
+        try:
+            a.runtime = pair(method, engine, NAME).target
+        except InvalidParameter as exc:
+            raise UsageError(f"--{exc}") from None
     if ADAPTIVE_BACKENDS[a.runtime].device == "gpu" and backend_unavailable(a.runtime):
         raise UsageError(backend_unavailable(a.runtime))
     if a.json not in (None, "-"):
@@ -137,14 +141,11 @@ def run_suite(a) -> int:
         print(("\r" + line.ljust(70)) if tty else line, end="\n" if not tty or done == total else "",
               file=sys.stderr, flush=True)
 
+    say_alias(a)
     t0 = time.perf_counter()
-    if scheduler is None:
-        outcomes = suite.run_cases(cases, a.runtime, workers=workers, timeout=timeout, out_dir=a.out_dir,
-                                   progress=progress)
-    else:
-        from kernels.sweep.suite_tasks import run_cases
-        outcomes = run_cases(cases, a.runtime, workers=workers, timeout=timeout, out_dir=a.out_dir, progress=progress,
-                             scheduler=scheduler)
+    from kernels.sweep.suite_tasks import run_cases
+    outcomes = run_cases(cases, a.runtime, workers=workers, timeout=timeout, out_dir=a.out_dir, progress=progress,
+                         scheduler=scheduler or "local")
     wall = time.perf_counter() - t0
     rep = suite.report(cases, outcomes, a.runtime, wall, str(root))
     if a.json == "-":

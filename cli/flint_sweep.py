@@ -11,7 +11,7 @@ are in ``--csv``; the same command with ``--resume`` runs the rest).
 from __future__ import annotations
 
 from .common import UsageError, check_out_dir, check_output, num_type, number, print_result
-from .flint_options import grid, load, parameter_sets, settings
+from .flint_options import grid, load, parameter_sets, say_alias, settings
 from .scheduler import add_scheduler, interrupted, scheduler_value, workers_value
 
 #: the options that mean something only with --sweep: (flag, argparse dest)
@@ -27,7 +27,7 @@ def add_options(p) -> None:
                         "is START:STOP:COUNT, FIRST..LAST or a comma list, e.g. --sweep g_Na=16:30:1000 "
                         "--sweep g_si=0.06,0.09; the members run in slices (--slice) spread over --scheduler's "
                         "workers, one row per member (min / max / final of the recorded states) in --csv. "
-                        "Not with --vary, --ensemble, --line/--ring or --runtime sbml")
+                        "Not with --vary, --ensemble, --line/--ring or --method lsoda")
     p.add_argument("--slice", default=None, metavar="N", type=num_type(int, minimum=1),
                    help=f"members per task of a --sweep (one ensemble run each; default {DEFAULT_SLICE})")
     add_scheduler(p, None, "slices of a --sweep")
@@ -67,7 +67,7 @@ def run(a) -> int:
 
     why = "(the sweep's members are the ensemble)"
     if a.runtime == "sbml":
-        raise UsageError("--sweep does not apply to --runtime sbml (one model instance); use --runtime cpu, c, "
+        raise UsageError("--sweep does not apply to --method lsoda (one model instance); use --engine numpy, c, "
                          "c-is, is or ts")
     for flag, bad in (("--vary", a.vary), ("--line/--ring", a.line or a.ring), ("--ensemble", str(a.ensemble) != "1")):
         if bad:
@@ -103,6 +103,7 @@ def run(a) -> int:
         a.runtime = choose_runtime(n).runtime
     check_memory(model, n, len(a.sweep), a.runtime, mapping, 4 if dtype == "float32" else 8,
                  recorded=samples_in(0, steps, every) * len(rec) * n)
+    say_alias(a)
     try:
         out = flint_sweep(model, a.sweep, t_end=t_end, dt=dt, runtime=a.runtime, integrator=integrator,
                           dtype=dtype, every=every, record=rec, set_params=sets, threads=threads, slice_size=size,

@@ -175,3 +175,67 @@ def test_flint_cli_cellml_import_resolves_beside_the_model(tmp_path):
     assert r.returncode == 0, r.stderr
     x = json.loads(r.stdout)["variables"]["x"]["final"]
     assert x == pytest.approx(np.exp(-0.5), rel=1e-3)                                   # dx/dt = -k x, Euler
+
+
+# --- issue 34: --method / --engine, and --runtime as an alias ---------------------------------------
+
+def _alias_cases():
+    from kernels.flint.schemes import FLINT_RUNTIME_ALIASES, SUITE_RUNTIME_ALIASES
+    return ([("flint", k, v) for k, v in FLINT_RUNTIME_ALIASES.items()]
+            + [("flint-suite", k, v) for k, v in SUITE_RUNTIME_ALIASES.items()])
+
+
+@pytest.mark.parametrize("command, old, pair", _alias_cases())
+def test_every_old_runtime_spelling_maps_to_its_pair_with_one_note(command, old, pair, capsys):
+    """resolve_axes maps each old --runtime to (method, engine) and keeps ONE note line, said by
+    say_alias once (not an error, not twice); both engine and method resolve in the schemes table."""
+    import argparse
+
+    from cli.flint_options import resolve_axes, say_alias
+    from kernels.flint import schemes
+    a = argparse.Namespace(runtime=old, engine=None, method=None, integrator=None)
+    method, engine = resolve_axes(a, command)
+    assert (method, engine) == pair and capsys.readouterr().err == ""
+    say_alias(a)
+    say_alias(a)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("note: ") and f"--runtime {old} " in err[0] and f"--engine {engine}" in err[0]
+    assert (f"--method {method}" in err[0]) == (method is not None)
+    p = schemes.pair(method, engine, command)          # the pair runs: the old target is reached
+    if command == "flint-suite":
+        assert p.target == old
+    elif old == "sbml":
+        assert p.kind == "reference"
+    else:
+        assert p.target == (old if old != "cpu" else "cpu") and p.engine == ("numpy" if old == "cpu" else old)
+
+
+def test_old_spelling_runs_with_one_note_and_conflicts_refused():
+    r = _cli("luo_rudy_1991", "--t-end", "1", "--runtime", "cpu", "--integrator", "rk4", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert (d["method"], d["engine"], d["runtime"]) == ("rk4", "numpy", "cpu")
+    assert r.stderr.strip().splitlines() == ["note: --runtime cpu is the old spelling of --engine numpy"]
+    new = _cli("luo_rudy_1991", "--t-end", "1", "--method", "rk4", "--engine", "numpy", "--json")
+    assert new.returncode == 0 and new.stderr == "" and json.loads(new.stdout)["variables"] == d["variables"]
+    for args, msg in ((["--runtime", "cpu", "--engine", "c"], "--runtime is the old spelling"),
+                      (["--method", "lsoda", "--engine", "c"], "--method lsoda runs on --engine numpy only"),
+                      (["--engine", "gpu"], "--engine must be numpy, c, c-is, is, ts or auto"),
+                      (["--method", "dopri9"], "--method must be euler or rk4")):
+        r = _cli("luo_rudy_1991", "--t-end", "1", *args)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error:") and msg in lines[0], r.stderr
+
+
+def test_help_lists_the_methods_of_each_engine(capsys):
+    """--help of flint and flint-suite: each engine with the methods it offers, from the registries."""
+    from cli import main
+    from kernels.flint.schemes import ENGINES, engine_table
+    for command in ("flint", "flint-suite"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        table = engine_table(command)
+        assert table and all(f"{e} ({ENGINES[e].device}): {', '.join(ms)}" in text for e, ms in table.items())
+    assert "lsoda" in engine_table("flint")["numpy"] and "dopri5" not in engine_table("flint")["ts"]
+    assert "roadrunner" in engine_table("flint-suite") and "roadrunner" not in engine_table("flint")

@@ -38,7 +38,8 @@ def test_ring_members_and_protocols(lr):
 
 
 @pytest.mark.parametrize("kw, match", [
-    ({"runtime": "nope"}, "runtime must be one of"), ({"integrator": "rk45"}, "integrator"),
+    ({"runtime": "nope"}, "engine must be numpy, c, c-is, is, ts or auto"),
+    ({"integrator": "rk45"}, "method must be euler or rk4"),
     ({"dtype": "float16"}, "dtype"), ({"dt": 0}, "dt must be > 0"), ({"dt": float("nan")}, "dt must be > 0"),
     ({"dt": 5.0, "t_end": 1.0}, "not one step"), ({"members": "grid"}, "members must be"),
     ({"members": "ring", "n": 1}, "at least 2 cells"), ({"n": 0}, "n must be"),
@@ -63,3 +64,32 @@ def test_frozen_and_session_round_trip(lr):
     assert lr.params["g_Na"] != 20.0                       # the caller's model is not touched
     t, y = run.simulation().advance(run.steps, run.dt, record=run.record_index, every=run.every)
     assert y.shape == (run.steps // 5, 2, 4) and run.record_names == ["V", "m"]
+
+
+@pytest.mark.parametrize("kw, field, choices", [
+    ({"integrator": "dopri9"}, "method", "euler or rk4"), ({"runtime": "gpu"}, "engine", "numpy, c, c-is, is, ts"),
+    ({"dtype": "float16"}, "dtype", "float64 or float32"), ({"mapping": "warp"}, "mapping", "cell or expression"),
+])
+def test_settings_checked_in_one_place(lr, kw, field, choices):
+    """A bad method / engine / dtype / mapping: one error naming the setting and its choices, the same
+    from check_settings (what the CLI calls before loading a model) and from FlintRun."""
+    from kernels.flint.run import RunSettingError, check_settings
+    args = {"method": kw.get("integrator", "euler"), "engine": kw.get("runtime", "auto"),
+            "dtype": kw.get("dtype", "float64"), "mapping": kw.get("mapping", "cell")}
+    with pytest.raises(RunSettingError) as a:
+        check_settings(**args)
+    with pytest.raises(RunSettingError) as b:
+        FlintRun(lr, **kw)
+    assert a.value.field == b.value.field == field and choices in str(a.value) and str(a.value) == str(b.value)
+
+
+def test_engine_names_and_old_sessions(lr):
+    """Engine numpy is Runtime cpu; a session saves method/engine; an old session (runtime/integrator)
+    loads the same run."""
+    run = FlintRun(lr, runtime="numpy", integrator="rk4", t_end=1.0)
+    assert run.runtime == "cpu" and run.engine == "numpy" and run.method == "rk4"
+    d = run.to_dict()
+    assert d["engine"] == "numpy" and d["method"] == "rk4" and "runtime" not in d
+    old = {k: v for k, v in d.items() if k not in ("engine", "method")} | {"runtime": "cpu", "integrator": "rk4"}
+    assert FlintRun.from_dict(lr, old) == FlintRun.from_dict(lr, d) == run
+    assert FlintRun(lr, integrator="auto").method == "euler"

@@ -28,7 +28,7 @@ from kernels.flint.sbml.reference import LABEL as SBML_LABEL
 from kernels.flint.sbml.reference import TOOLTIP as SBML_TOOLTIP
 
 from .. import undo
-from .worker import INIT_ONE_WAY, INIT_UNIFORM, RUNTIME_TOOLTIP
+from .worker import HOST_THREADS, INIT_ONE_WAY, INIT_UNIFORM, RUNTIME_TOOLTIP
 
 INIT_TOOLTIP = ("Initial state of a ring.\n"
                 "uniform (stimulus): every cell at the model's resting state; the stimulus excites the first "
@@ -231,7 +231,7 @@ class FlintRunForm(QWidget):
         steps = int(round(c["t_end"] / dt))
         every = max(1, int(round(0.1 / dt))) if steps > 2000 else 1
         names = select_states(m, c["record"] or list(m.states)[0])
-        return FlintRun(m, runtime=c["runtime"], integrator=c["integrator"], dtype=c["dtype"], dt=dt,
+        return FlintRun(m, runtime=c["runtime"], integrator=c["integrator"], dtype=c["dtype"], threads=HOST_THREADS, dt=dt,
                         t_end=c["t_end"], members=kind, n=n, coupling=c["D"], vary=varied, record=tuple(names),
                         every=every, protocol="one-way" if kind != "ensemble" and self.one_way() else "uniform")
 

@@ -7,7 +7,6 @@ import time
 
 from PyQt6.QtCore import pyqtSignal
 
-from kernels.flint import Simulation
 from kernels.flint.protocols import one_way_wave
 from kernels.flint.runtimes import runtime_class, runtime_help
 from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
@@ -35,7 +34,9 @@ class _RunWorker(Job):
 
 
 class FlintWorker(_RunWorker):
-    """Builds the Simulation and integrates chunk by chunk; emits (times, samples) per chunk."""
+    """Integrates ``cfg["run"]`` (a :class:`~kernels.flint.run.FlintRun`) chunk by chunk — its
+    :meth:`~kernels.flint.run.FlintRun.simulation`, exactly the run a session saves — and emits
+    (times, samples) per chunk."""
     TITLE = "the Flint run"
     chunk = pyqtSignal(object, object)
     note = pyqtSignal(str)
@@ -44,37 +45,41 @@ class FlintWorker(_RunWorker):
         super().__init__(cfg, parent)
         self.y0 = None
 
+    @property
+    def run(self):
+        """The FlintRun this worker integrates."""
+        return self.cfg["run"]
+
     def work(self):
-        c = self.cfg
-        if c.get("init") == INIT_ONE_WAY:
-            net = c["network"]
+        run = self.run
+        if run.protocol == "one-way":
+            net = run.network
             self.note.emit(f"preparing the one-way wave: a {2 * net.n_cells}-cell line stimulated at one end…")
-            self.y0 = one_way_wave(c["model"], net.n_cells, net.D, state=net.state, dt=c["dt"],
-                                   integrator=c["integrator"], runtime=c["runtime"])
+            self.y0 = one_way_wave(run.model, net.n_cells, net.D, state=net.state, dt=run.dt,
+                                   integrator=run.integrator, runtime=run.runtime)
             i = self.y0.info
             self.note.emit(f"one-way wave: pulse {i['pulse_cells']} cells (front at cell {i['front']}), "
                            f"line velocity {i['cv_cells_per_ms']:.3f} cells/ms → one revolution ≈ "
                            f"{net.n_cells / i['cv_cells_per_ms']:.0f} ms")
-        what = runtime_class(c["runtime"]).compiler
-        choice = getattr(c.get("run"), "choice", None)       # runtime "auto": what it picked and why
+        what = runtime_class(run.runtime).compiler
+        choice = run.choice                     # engine "auto": what it picked and why
         said = f" — {choice}" if choice else ""
         if what:                                # compiles take seconds to a minute for the large models
-            self.note.emit(f"compiling {c['model'].name} ({c['model'].n_states} states) for runtime "
-                           f"{c['runtime']} with {what}… (cached afterwards){said}")
+            self.note.emit(f"compiling {run.model.name} ({run.model.n_states} states) for engine "
+                           f"{run.engine} with {what}… (cached afterwards){said}")
         elif choice:
             self.note.emit(str(choice))
-        self.sim = Simulation(c["model"], runtime=c["runtime"], n=c["n"], member_params=c["member"],
-                              network=c["network"], integrator=c["integrator"], dtype=c["dtype"],
-                              y0=self.y0, threads=HOST_THREADS)
+        self.sim = run.simulation(y0=self.y0)
         if what:
-            self.note.emit(f"{c['model'].name}: compiled for runtime {c['runtime']} in "
+            self.note.emit(f"{run.model.name}: compiled for engine {run.engine} in "
                            f"{self.sim.compile_seconds:.1f} s{said}")
-        total, done, t0, every = c["steps"], 0, time.perf_counter(), c["every"]
+        total, done, t0, every = run.steps, 0, time.perf_counter(), run.every
+        record = run.record_index
         chunk = max(every, min(2000, max(every, total // 50)) // every * every)
         while done < total and not self.checkpoint():      # waits while paused
             k = min(chunk, total - done)
             t1 = time.perf_counter()
-            t, y = self.sim.advance(k, c["dt"], record=c["record"], every=every)
+            t, y = self.sim.advance(k, run.dt, record=record, every=every)
             took = time.perf_counter() - t1
             done += k
             self.chunk.emit(t, y)

@@ -18,8 +18,9 @@ import numpy as np
 from ..errors import InvalidParameter
 from .compiler import Network
 from .model import Model, select_states
-from .runtimes import INTEGRATORS, runtime_class
+from .runtimes import INTEGRATORS, MAPPINGS, runtime_class
 from .runtimes.auto import AUTO, choose_runtime
+from .schemes import ENGINES, engine_for_runtime, runtime_for_engine
 
 MEMBERS = ("ensemble", "line", "ring")
 PROTOCOLS = ("uniform", "one-way")      # a ring's initial state: rest + stimulus, or a one-way wave
@@ -55,6 +56,39 @@ class Vary:
 
     def to_dict(self) -> dict:
         return {"param": self.param, "lo": self.lo, "hi": self.hi}
+
+
+class RunSettingError(InvalidParameter):
+    """A bad method / engine / dtype / mapping: ``field`` names the setting (the CLI names its option)."""
+
+    def __init__(self, field: str, text: str):
+        super().__init__(f"{field} {text}")
+        self.field, self.text = field, text
+
+
+def check_settings(method: str = "euler", engine: str = "auto", dtype: str = "float64",
+                   mapping: str = "cell") -> tuple[str, str, str, str]:
+    """(method, runtime, dtype, mapping) of a fixed-step run, checked — the one check of these settings
+    (``main.py flint``, its sweeps, the workspace and sessions all come here through :class:`FlintRun`).
+    ``method`` auto is euler; ``engine`` an engine of :data:`kernels.flint.schemes.ENGINES` or a Runtime
+    name (``cpu`` is engine ``numpy``).  :class:`RunSettingError` names the setting and the choices."""
+    method = "euler" if method in (None, AUTO) else method
+    if method not in INTEGRATORS:
+        raise RunSettingError("method", f"must be {' or '.join(INTEGRATORS)} (got {method!r}); the adaptive "
+                                        "methods: lsoda (engine numpy, the SBML reference simulator) or "
+                                        "main.py flint-suite")
+    runtime = runtime_for_engine(engine or AUTO)
+    if runtime != AUTO:
+        try:
+            runtime_class(runtime)
+        except InvalidParameter:
+            names = [e for e in ENGINES if ENGINES[e].runtime]
+            raise RunSettingError("engine", f"must be {', '.join(names)} or auto (got {engine!r})") from None
+    if dtype not in DTYPES:
+        raise RunSettingError("dtype", f"must be {' or '.join(DTYPES)} (got {dtype!r})")
+    if mapping not in MAPPINGS:
+        raise RunSettingError("mapping", f"must be {' or '.join(MAPPINGS)} (got {mapping!r})")
+    return method, runtime, dtype, mapping
 
 
 def _positive(name: str, v) -> float:
@@ -95,6 +129,9 @@ class FlintRun:
 
     def __post_init__(self):
         m = self.model
+        integrator, runtime, _, _ = check_settings(self.integrator, self.runtime, self.dtype, self.mapping)
+        object.__setattr__(self, "integrator", integrator)
+        object.__setattr__(self, "runtime", runtime)
         if self.runtime == AUTO:                 # resolved once, here: runtime is the name picked
             if self.members not in MEMBERS:
                 raise InvalidParameter(f"members must be one of {', '.join(MEMBERS)} (got {self.members!r})")
@@ -103,12 +140,8 @@ class FlintRun:
             object.__setattr__(self, "runtime", ch.runtime)
             object.__setattr__(self, "choice", ch)
         cls = runtime_class(self.runtime)
-        if self.integrator not in INTEGRATORS:
-            raise InvalidParameter(f"integrator must be {' or '.join(INTEGRATORS)} (got {self.integrator!r})")
-        if self.dtype not in DTYPES:
-            raise InvalidParameter(f"dtype must be float64 or float32 (got {self.dtype!r})")
         if self.mapping not in cls.mappings:
-            raise InvalidParameter(f"runtime {self.runtime} runs the {' or '.join(cls.mappings)} mapping "
+            raise RunSettingError("mapping", f"{self.mapping} does not run on engine {self.engine}: it runs the {' or '.join(cls.mappings)} mapping "
                                    f"{cls.mapping_note()}".rstrip())
         object.__setattr__(self, "dt", _positive("dt", self.dt))
         object.__setattr__(self, "t_end", _positive("t end", self.t_end))
@@ -142,6 +175,17 @@ class FlintRun:
                 raise InvalidParameter(f"vary {v.param}: the range must be finite (got {v.lo}:{v.hi})")
         object.__setattr__(self, "vary", vary)
         object.__setattr__(self, "record", tuple(select_states(m, list(self.record))) if self.record else ())
+
+    # --- the two axes (kernels.flint.schemes) -------------------------------------------------------
+    @property
+    def engine(self) -> str:
+        """The engine (``numpy`` for Runtime ``cpu``, else the Runtime's name)."""
+        return engine_for_runtime(self.runtime)
+
+    @property
+    def method(self) -> str:
+        """The method (the fixed-step integrator)."""
+        return self.integrator
 
     # --- derived ---------------------------------------------------------------------------------
     @property
@@ -182,7 +226,8 @@ class FlintRun:
         return member
 
     def simulation(self, y0=None):
-        """The :class:`~kernels.flint.runtimes.Simulation` of this run (compiled, at t = 0)."""
+        """The :class:`~kernels.flint.runtimes.Simulation` of this run (compiled, at t = 0) — what the CLI,
+        the workspace's worker and sweeps integrate; ``y0`` a prepared initial state (the one-way wave)."""
         from .runtimes import Simulation
         return Simulation(self.model, runtime=self.runtime, n=self.n, member_params=self.member_params(),
                           network=self.network, integrator=self.integrator, dtype=self.dtype, y0=y0,
@@ -195,8 +240,8 @@ class FlintRun:
     # --- sessions --------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         """Everything but the model itself (its name, and its parameter values): JSON-ready."""
-        return {"model": self.model.name, "params": dict(self.model.params), "runtime": self.runtime,
-                "integrator": self.integrator, "dtype": self.dtype, "mapping": self.mapping,
+        return {"model": self.model.name, "params": dict(self.model.params), "method": self.method,
+                "engine": self.engine, "dtype": self.dtype, "mapping": self.mapping,
                 "threads": self.threads, "dt": self.dt, "t_end": self.t_end, "members": self.members,
                 "n": self.n, "coupling": self.coupling, "coupled": self.coupled,
                 "vary": [v.to_dict() for v in self.vary], "record": list(self.record), "every": self.every,
@@ -204,7 +249,8 @@ class FlintRun:
 
     @classmethod
     def from_dict(cls, model: Model, d: dict) -> "FlintRun":
-        """The run of :meth:`to_dict` on ``model`` (its saved parameter values applied to a copy)."""
+        """The run of :meth:`to_dict` on ``model`` (its saved parameter values applied to a copy).  Old
+        sessions (``runtime`` / ``integrator``: cpu is engine numpy) load the same run."""
         m = model.copy()
         for k, v in dict(d.get("params", {})).items():
             if k in m.params:
@@ -212,4 +258,8 @@ class FlintRun:
         keys = ("runtime", "integrator", "dtype", "mapping", "threads", "dt", "t_end", "members", "n", "coupling",
                 "coupled", "every", "protocol")
         kw = {k: d[k] for k in keys if k in d}
+        if "engine" in d:
+            kw["runtime"] = d["engine"]
+        if "method" in d:
+            kw["integrator"] = d["method"]
         return cls(m, vary=tuple(d.get("vary", ())), record=tuple(d.get("record", ())), **kw)

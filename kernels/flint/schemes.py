@@ -1,12 +1,21 @@
-"""Two named axes of a Flint run instead of one overloaded "runtime":
+"""The two named axes of a Flint run — the single source of truth of ``--method`` and ``--engine``
+(``main.py flint``, ``main.py flint-suite``, the Flint workspace and its sessions):
 
-* the *scheme* — ``fixed-step``: Euler / RK4 with a fixed dt on any model, an ensemble or a line/ring of
-  cells (:mod:`kernels.flint.runtimes`, the backends ``cpu is ts c c-is``); ``adaptive``: error-controlled
-  integration of SBML models with root-found events (the SBML reference simulator, the adaptive
-  Dormand–Prince ensembles of :mod:`kernels.flint.ensemble`, libRoadRunner as a peer);
-* the *backend* that carries the scheme out.  The fixed-step backends are the Runtime classes of
-  :data:`kernels.flint.runtimes.RUNTIMES`; the adaptive ones are listed here, :data:`ADAPTIVE_BACKENDS`
-  (``main.py flint-suite --runtime``, the SBML Test Suite harness), and :func:`register_backend` adds one.
+* the **method**, the integrator (:data:`METHODS`): ``euler`` and ``rk4`` (fixed step dt, any model, an
+  ensemble or a line/ring of cells), ``dopri5`` (adaptive Dormand–Prince with root-found events),
+  ``lsoda`` (the SBML reference simulator: LSODA, events, delays, algebraic rules, fast reactions),
+  ``cvode`` (libRoadRunner's, the peer), ``auto`` (the engine's default: euler in ``flint``, the engine's
+  first adaptive method in ``flint-suite``).  No stiff GPU method runs yet: none is listed.
+* the **engine**, where and how it runs (:data:`ENGINES`): ``numpy``, ``c`` (the generated C compiled for
+  the host), ``c-is`` (the bytecode interpreter compiled for the host), ``is`` / ``ts`` (the GPU's
+  interpreter / translator), ``roadrunner`` (flint-suite only), ``auto``.
+
+Each :class:`Engine` says which methods it offers and through what: a fixed-step Runtime of
+:data:`kernels.flint.runtimes.RUNTIMES` (``runtime``) for euler/rk4, and adaptive backends
+(``adaptive``: method → a name of :data:`ADAPTIVE_BACKENDS`).  The SBML reference simulator is
+``--method lsoda --engine numpy``.  :func:`engine_table` is what ``--help`` and the README list;
+:func:`pair` resolves a (method, engine) of one command to what runs; :func:`old_runtime` maps every
+old ``--runtime`` spelling (:data:`FLINT_RUNTIME_ALIASES`, :data:`SUITE_RUNTIME_ALIASES`) to its pair.
 
 An adaptive backend is ``fn(model_path, times, variables, amount, concentration) -> {variable: values}``
 (values at ``times``; species in ``amount`` as amounts, in ``concentration`` as concentrations); raising
@@ -20,6 +29,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import InvalidParameter
+from ..registry import Registry
 
 SCHEMES = ("fixed-step", "adaptive")
 
@@ -44,7 +54,7 @@ class AdaptiveBackend:
             ok, why = bk.gpu_available()
             if not ok:
                 return (f"runtime {self.name} needs a GPU: {why} (the NumPy twin of the same integrator is "
-                        "--runtime dopri-cpu)")
+                        "--method dopri5 --engine numpy, old spelling --runtime dopri-cpu)")
         if self.needs and importlib.util.find_spec(self.needs[0]) is None:
             return f"runtime {self.name} needs {self.needs[1]}"
         if isinstance(self.target, str) and importlib.util.find_spec(self.target.partition(":")[0]) is None:
@@ -110,3 +120,169 @@ register_backend("is", "kernels.flint.ensemble.gpu:simulate_file_is",
                  "adaptive Dormand-Prince on the GPU, the model through the bytecode interpreter", device="gpu")
 register_backend("ts", "kernels.flint.ensemble.gpu:simulate_file_ts",
                  "adaptive Dormand-Prince on the GPU, the model as generated CUDA C", device="gpu")
+
+
+# ------------------------------------------------------------------ the two axes
+
+@dataclass(frozen=True)
+class Method:
+    """An integrator: ``adaptive`` (error-controlled steps, output at the requested times) or fixed-step."""
+    name: str
+    help: str
+    adaptive: bool = False
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Where and how a run is carried out: ``runtime`` (the fixed-step Runtime, or None) runs
+    :data:`FIXED_METHODS`; ``adaptive`` maps a method to the adaptive backend running it;
+    ``device`` "cpu" or "gpu"; ``suite_only``: not offered by ``flint`` (the SBML Test Suite's peers)."""
+    name: str
+    help: str
+    device: str = "cpu"
+    runtime: str | None = None
+    adaptive: tuple = ()               # ((method, backend name), …)
+    suite_only: bool = False
+
+    def methods(self, command: str = "flint") -> list[str]:
+        """The methods this engine runs in ``command`` ("flint": fixed-step + the reference
+        simulator; "flint-suite": the adaptive ones)."""
+        adaptive = [m for m, _ in self.adaptive]
+        if command == "flint-suite":
+            return adaptive
+        if self.suite_only:
+            return []
+        fixed = list(FIXED_METHODS) if self.runtime else []
+        return fixed + [m for m in adaptive if m in FLINT_ADAPTIVE]
+
+    def backend(self, method: str) -> str | None:
+        return dict(self.adaptive).get(method)
+
+
+AUTO = "auto"
+FIXED_METHODS = ("euler", "rk4")
+#: adaptive methods ``flint`` runs itself (the SBML reference simulator); the others run in flint-suite
+FLINT_ADAPTIVE = ("lsoda",)
+COMMANDS = ("flint", "flint-suite")
+
+METHODS: Registry = Registry("method")
+ENGINES: Registry = Registry("engine")
+for _m in (Method("euler", "forward Euler, fixed step dt"),
+           Method("rk4", "classical Runge–Kutta 4, fixed step dt"),
+           Method("dopri5", "adaptive Dormand–Prince 5(4), root-found events", adaptive=True),
+           Method("lsoda", "LSODA (SciPy), the SBML reference simulator: events, delays, algebraic rules, "
+                           "fast reactions", adaptive=True),
+           Method("cvode", "CVODE inside libRoadRunner (the peer)", adaptive=True)):
+    METHODS.register(_m)
+for _e in (Engine("numpy", "NumPy on the host (the reference)", "cpu", "cpu",
+                  (("lsoda", "cpu"), ("dopri5", "dopri-cpu"))),
+           Engine("c", "the generated C, compiled for the host (OpenMP threads)", "cpu", "c"),
+           Engine("c-is", "the bytecode interpreter, compiled for the host", "cpu", "c-is"),
+           Engine("is", "GPU: the bytecode interpreter (CUDA)", "gpu", "is", (("dopri5", "is"),)),
+           Engine("ts", "GPU: the model as generated CUDA C", "gpu", "ts", (("dopri5", "ts"),)),
+           Engine("roadrunner", "libRoadRunner, the peer (flint-suite only)", "cpu", None,
+                  (("cvode", "roadrunner"),), suite_only=True)):
+    ENGINES.register(_e)
+
+#: every old ``flint --runtime`` spelling → (method or None = keep --method, engine)
+FLINT_RUNTIME_ALIASES = {"auto": (None, "auto"), "cpu": (None, "numpy"), "c": (None, "c"), "c-is": (None, "c-is"),
+                         "is": (None, "is"), "ts": (None, "ts"), "sbml": ("lsoda", "numpy")}
+#: every old ``flint-suite --runtime`` spelling → (method, engine)
+SUITE_RUNTIME_ALIASES = {"cpu": ("lsoda", "numpy"), "dopri-cpu": ("dopri5", "numpy"), "is": ("dopri5", "is"),
+                         "ts": ("dopri5", "ts"), "roadrunner": ("cvode", "roadrunner")}
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A resolved (method, engine) of one command: ``target`` is the fixed-step runtime name
+    (``kind`` "fixed"; "auto" while the engine is still to be picked), ``"sbml"`` for the reference
+    simulator in ``flint`` (kind "reference"), or the adaptive backend name (kind "adaptive")."""
+    method: str
+    engine: str
+    kind: str
+    target: str
+
+
+def engine_table(command: str = "flint") -> dict[str, list[str]]:
+    """engine → the methods it offers in ``command`` (engines offering none are left out)."""
+    out = {}
+    for name in ENGINES:
+        ms = ENGINES[name].methods(command)
+        if ms:
+            out[name] = ms
+    return out
+
+
+def methods_help(command: str = "flint") -> str:
+    """One ``--help`` sentence: which methods each engine offers (generated from the registries)."""
+    rows = "; ".join(f"{e} ({ENGINES[e].device}): {', '.join(ms)}" for e, ms in engine_table(command).items())
+    return f"methods by engine — {rows}"
+
+
+def engine_for_runtime(runtime: str) -> str:
+    """The engine whose fixed-step Runtime is ``runtime`` (``cpu`` → ``numpy``); unknown names unchanged."""
+    for name in ENGINES:
+        if ENGINES[name].runtime == runtime:
+            return name
+    return runtime
+
+
+def runtime_for_engine(engine: str) -> str:
+    """The fixed-step Runtime name of ``engine`` (``numpy`` → ``cpu``); a Runtime name or auto unchanged."""
+    e = ENGINES.get(engine, None) if isinstance(engine, str) else None
+    return e.runtime if e is not None and e.runtime else engine
+
+
+def _choices(command: str) -> str:
+    return ", ".join([*engine_table(command), AUTO])
+
+
+def pair(method: str | None, engine: str | None, command: str = "flint") -> Pair:
+    """What ``--method METHOD --engine ENGINE`` runs in ``command``; one InvalidParameter naming the
+    choices when the engine does not offer the method.  ``None`` means auto."""
+    if command not in COMMANDS:
+        raise InvalidParameter(f"command must be one of {', '.join(COMMANDS)}, got {command!r}")
+    method, engine = method or AUTO, engine or AUTO
+    table = engine_table(command)
+    if engine != AUTO and engine not in table:
+        raise InvalidParameter(f"engine must be one of {_choices(command)} (got {engine!r})")
+    offered = sorted({m for ms in table.values() for m in ms}, key=list(METHODS).index)
+    if method != AUTO and method not in offered:
+        raise InvalidParameter(f"method must be one of {', '.join(offered)} or auto (got {method!r}); "
+                               + methods_help(command))
+    if command == "flint":
+        if method == "lsoda":
+            if engine not in (AUTO, "numpy"):
+                raise InvalidParameter(f"method lsoda runs on engine numpy only (got engine {engine!r})")
+            return Pair("lsoda", "numpy", "reference", "sbml")
+        method = "euler" if method == AUTO else method
+        if engine == AUTO:
+            return Pair(method, AUTO, "fixed", AUTO)
+        if method not in table[engine]:
+            raise InvalidParameter(f"engine {engine} offers {', '.join(table[engine])}, not method {method!r}")
+        return Pair(method, engine, "fixed", ENGINES[engine].runtime)
+    if engine == AUTO:                              # flint-suite: the CPU reference unless a method says else
+        engine = next((e for e, ms in table.items() if method in ms), "numpy") if method != AUTO else "numpy"
+    if method == AUTO:
+        method = table[engine][0]
+    if method not in table[engine]:
+        raise InvalidParameter(f"engine {engine} offers {', '.join(table[engine])}, not method {method!r}")
+    return Pair(method, engine, "adaptive", ENGINES[engine].backend(method))
+
+
+def old_runtime(runtime: str, command: str = "flint") -> tuple[str | None, str]:
+    """(method or None, engine) of an old ``--runtime`` spelling of ``command``; an adaptive backend
+    added by :func:`register_backend` (flint-suite) is its own engine-less name: (None, name)."""
+    aliases = FLINT_RUNTIME_ALIASES if command == "flint" else SUITE_RUNTIME_ALIASES
+    if runtime in aliases:
+        return aliases[runtime]
+    if command == "flint-suite" and runtime in ADAPTIVE_BACKENDS:
+        return None, runtime
+    names = list(aliases) + ([k for k in ADAPTIVE_BACKENDS if k not in aliases] if command != "flint" else [])
+    raise InvalidParameter(f"runtime must be {', '.join(names[:-1])} or {names[-1]} (got {runtime!r})")
+
+
+def alias_note(runtime: str, method: str | None, engine: str) -> str:
+    """The one line saying what an old ``--runtime`` spelling now is."""
+    said = f"--method {method} --engine {engine}" if method else f"--engine {engine}"
+    return f"--runtime {runtime} is the old spelling of {said}"

@@ -1,15 +1,16 @@
-"""The SBML Test Suite on a Dask cluster: ``run_cases`` of :mod:`kernels.flint.sbml.conformance`, with the
-hand-made process pool replaced by the sweep layer.
+"""The SBML Test Suite's one executor (``main.py flint-suite``, benchmarks): :func:`run_cases` runs
+:func:`kernels.flint.sbml.conformance.run_case` for every case on the sweep layer.
 
-Same contract and outcomes as ``suite.run_cases``: outcomes in case order; ``progress(done,
+Contract: outcomes in case order; ``progress(done,
 total, eta_seconds, outcome)`` after every case; a case past ``timeout`` seconds is failed with
 "timed out after T s (worker killed)" and its worker is restarted (the clock starts when the case
 is submitted; at most one case per worker thread is in flight, so that is when it starts); a case
 whose worker dies is failed with "crashed: worker process died (…)" (an embedded cluster does not
 retry it: Dask's allowed-failures is 0 there).  ``workers`` is the number of local worker
 processes (``scheduler="local"``); with a ``tcp://`` address the cluster's workers run the cases
-(the suite folder and ``out_dir`` must be the same path on every machine).  ``scheduler="none"``
-runs the cases here one by one, without a time limit (debugging).  Qt-free.
+(the suite folder and ``out_dir`` must be the same path on every machine).  ``scheduler="none"`` is
+the serial path: the cases run here one by one, without a time limit or crash isolation (debugging,
+and where worker processes are unwanted).  Qt-free.
 """
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ class SBMLCaseTask(SweepTask):
         case = suite.load_case(Path(point["folder"]), point["case"])
         try:
             fn = self.spec if callable(self.spec) else _resolve(self.spec)
-        except Exception as exc:  # noqa: BLE001 — the case's outcome, as in the process pool
+        except Exception as exc:  # noqa: BLE001 — the case's outcome
             oc = suite.Outcome(case.id, "failed", f"runtime not loadable: {exc}", 0.0, None, case.tags)
         else:
             from .. import limits
@@ -110,8 +111,8 @@ def _outcome(row: dict, case, timeout: float):
 def run_cases(cases: list, runtime: str | Callable = "cpu", workers: int = 2, timeout: float = 60.0,
               out_dir=None, progress: Callable | None = None, quiet: bool = True,
               scheduler: str = "local") -> list:
-    """``suite.run_cases`` on the sweep layer (see the module docstring); returns the outcomes in
-    case order."""
+    """Every case of ``cases`` run by ``runtime`` (an adaptive backend's name or a callable) on
+    ``scheduler`` (see the module docstring); returns the outcomes in case order."""
     from pathlib import Path
     if workers < 1 or not timeout > 0:
         raise InvalidParameter("workers must be ≥ 1 and timeout > 0")

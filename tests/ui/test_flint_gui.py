@@ -213,3 +213,35 @@ def test_every_control_of_the_workspace_has_a_tooltip(flint_ws):
     assert len(widgets) >= 35
     missing = [(type(w).__name__, getattr(w, "text", lambda: "")()) for w in widgets if not w.toolTip().strip()]
     assert not missing, missing
+
+
+def test_session_round_trip_runs_exactly_the_saved_run(flint_ws, qtbot):
+    """Issue 34: the worker integrates the FlintRun itself (run.simulation()); a restored session runs
+    exactly the run it saved — same method/engine/threads, same numbers as that run built afresh.  An
+    old session (runtime/integrator keys) restores the same run."""
+    from kernels.flint.run import FlintRun
+    from explorer.flint.worker import HOST_THREADS
+    ws = flint_ws
+    ws.form.set_controls({"members": "ensemble", "n": 3, "vary": "g_Na", "spread": 0.2, "t_end": 2.0, "dt": 0.01,
+                          "integrator": "rk4", "runtime": "cpu", "record": "V"})
+    state = ws.session_state()
+    saved = state["run"]
+    assert (saved["method"], saved["engine"], saved["threads"]) == ("rk4", "numpy", HOST_THREADS)
+    ws.form.set_controls({"n": 2, "spread": 0.1, "integrator": "euler", "t_end": 5.0})
+    only_run = {k: v for k, v in state.items() if k not in ("controls", "params")}
+    ws.restore_session(only_run, {})
+    ws.run()
+    worker = ws.worker
+    assert worker is not None
+    _wait_done(qtbot, ws)
+    assert worker.run.to_dict() == saved
+    ref_run = FlintRun.from_dict(ws.model, saved)
+    ref = ref_run.simulation()
+    ref.advance(ref_run.steps, ref_run.dt, record=ref_run.record_index, every=ref_run.every)
+    np.testing.assert_allclose(worker.sim.state(), ref.state(), rtol=1e-12, atol=0)
+    old = dict(saved)
+    old["runtime"], old["integrator"] = "cpu", old.pop("method")
+    old.pop("engine")
+    ws.form.set_controls({"n": 2, "integrator": "euler"})
+    ws.restore_session({**only_run, "run": old}, {})
+    assert ws.flint_run().to_dict() == saved

@@ -1,9 +1,9 @@
 """SBML Test Suite conformance (semantic TimeCourse cases): the library half of ``main.py flint-suite``.
 
 Reads cases (``settings.txt``, ``model.m`` tags, ``results.csv``), applies the suite's pass rule
-|sim − expected| ≤ absolute + relative·|expected| (NaN/Inf must match exactly), and runs cases in a
-pool of persistent worker processes with a per-case time limit: a hung or crashing case is killed,
-recorded as failed and its worker replaced, so one case never stops the run.
+|sim − expected| ≤ absolute + relative·|expected| (NaN/Inf must match exactly) and runs one case
+(:func:`run_case`).  Running many — in worker processes with a per-case time limit, a hung or crashing
+case failed alone — is the sweep layer's one executor, :func:`kernels.sweep.suite_tasks.run_cases`.
 
 The backends are the adaptive ones of :data:`kernels.flint.schemes.ADAPTIVE_BACKENDS` (by name) or any
 callable of their signature; :func:`kernels.flint.schemes.register_backend` adds one (tests inject
@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing as mp
 import os
 import re
 import time
 from dataclasses import asdict, dataclass, field
-from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Callable
 
@@ -29,7 +27,6 @@ import numpy as np
 from ... import filegate
 from ...errors import InvalidParameter, Unsupported
 from ...fileio import write_bytes, write_text
-from ..schemes import adaptive_backend, resolve
 
 STATUSES = ("passed", "failed", "refused")
 
@@ -312,136 +309,9 @@ def run_case(case: Case, fn: Callable, out_dir: str | os.PathLike | None = None)
                 cmp.worst)
 
 
-def _worker(conn, spec, out_dir, quiet, parent=None, lim=None):
-    from ... import limits, procs
-    procs.die_with_parent(parent)              # a killed flint-suite takes its case workers with it
-    if lim is not None:                        # the parent's expansion limits (--max-…)
-        limits.set_limits(**asdict(lim))
-    if quiet:  # keep the parent's progress line and tables clean of native-library chatter
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-    fn = None
-    while True:
-        try:
-            case = conn.recv()
-        except EOFError:
-            return
-        if case is None:
-            return
-        if fn is None:
-            try:
-                fn = resolve(spec)
-            except Exception as exc:  # noqa: BLE001
-                conn.send(Outcome(case.id, "failed", f"runtime not loadable: {exc}", 0.0, None, case.tags))
-                continue
-        conn.send(run_case(case, fn, out_dir))
-
-
-class _Slot:
-    def __init__(self, ctx, spec, out_dir, quiet):
-        self.conn, child = ctx.Pipe()
-        from ... import limits
-        self.proc = ctx.Process(target=_worker, args=(child, spec, out_dir, quiet, os.getpid(), limits.current()),
-                                daemon=True)
-        self.proc.start()
-        child.close()
-        self.case: Case | None = None
-        self.t0 = 0.0
-
-    def stop(self, kill=False):
-        if kill:
-            self.proc.kill()
-        else:
-            try:
-                self.conn.send(None)
-            except OSError:
-                pass
-        self.proc.join(2)
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join(2)
-        self.conn.close()
-
-
-def run_cases(cases: list[Case], runtime: str | Callable = "cpu", workers: int = 2, timeout: float = 60.0,
-              out_dir: str | os.PathLike | None = None, progress: Callable | None = None,
-              quiet: bool = True) -> list[Outcome]:
-    """Run ``cases`` in ``workers`` persistent processes; returns outcomes in case order.
-
-    ``progress(done, total, eta_seconds, outcome)`` is called after every case.  A case past
-    ``timeout`` seconds or one whose worker dies is failed (message says which); its worker is
-    replaced."""
-    spec = adaptive_backend(runtime).target if isinstance(runtime, str) else runtime
-    if workers < 1 or not timeout > 0:
-        raise InvalidParameter("workers must be ≥ 1 and timeout > 0")
-    if out_dir is not None:
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-    # GPU runtimes: fresh (spawned) workers, since a CUDA context does not survive fork
-    gpu_rt = isinstance(runtime, str) and adaptive_backend(runtime).device == "gpu"
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() and not gpu_rt else "spawn")
-    todo = list(reversed(cases))
-    total, results = len(cases), {}
-    from ...procs import terminate_on_sigterm
-    sigterm = terminate_on_sigterm()          # SIGTERM/SIGHUP: like Ctrl+C, the workers are stopped
-    sigterm.__enter__()
-    slots = []
-    t_start = time.perf_counter()
-
-    def record(slot, oc):
-        results[oc.case] = oc
-        slot.case = None
-        if progress:
-            n = len(results)
-            el = time.perf_counter() - t_start
-            progress(n, total, el / n * (total - n) if n else None, oc)
-
-    try:
-        slots += [_Slot(ctx, spec, out_dir, quiet) for _ in range(min(workers, max(1, total)))]
-        while len(results) < total:
-            for i, sl in enumerate(slots):
-                if sl.case is None and todo:
-                    sl.case, sl.t0 = todo.pop(), time.perf_counter()
-                    try:
-                        sl.conn.send(sl.case)
-                    except OSError:  # worker died while idle: replace it and retry
-                        todo.append(sl.case)
-                        sl.case = None
-                        sl.stop(kill=True)
-                        slots[i] = _Slot(ctx, spec, out_dir, quiet)
-            busy = [s for s in slots if s.case is not None]
-            now = time.perf_counter()
-            wait_s = max(0.0, min((s.t0 + timeout for s in busy), default=now) - now)
-            ready = wait([x for s in busy for x in (s.conn, s.proc.sentinel)], timeout=wait_s)
-            now = time.perf_counter()
-            for i, sl in enumerate(slots):
-                if sl.case is None:
-                    continue
-                case = sl.case
-                if sl.conn in ready or sl.proc.sentinel in ready:
-                    try:
-                        if sl.conn.poll():
-                            record(sl, sl.conn.recv())
-                            continue
-                    except (EOFError, OSError):
-                        pass
-                    sl.proc.join(1)
-                    code = sl.proc.exitcode
-                    why = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-                    record(sl, Outcome(case.id, "failed", f"crashed: worker process died ({why})",
-                                       round(now - sl.t0, 4), None, case.tags))
-                elif now - sl.t0 >= timeout:
-                    record(sl, Outcome(case.id, "failed", f"timed out after {timeout:g} s (worker killed)",
-                                       round(now - sl.t0, 4), None, case.tags))
-                else:
-                    continue
-                sl.stop(kill=True)
-                slots[i] = _Slot(ctx, spec, out_dir, quiet)
-    finally:
-        for sl in slots:
-            sl.stop(kill=sl.case is not None)
-        sigterm.__exit__(None, None, None)
-    return [results[c.id] for c in cases]
+# Running many cases — in worker processes with a per-case time limit and crash isolation, or serially —
+# is the sweep layer's: kernels.sweep.suite_tasks.run_cases (scheduler "local" / "none" / a cluster).
+# (The hand-made process pool that lived here is gone: one executor.)
 
 
 # ---------------------------------------------------------------- reports
