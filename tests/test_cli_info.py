@@ -73,3 +73,18 @@ def test_main_py_version_as_a_process(tmp_path):
                        timeout=60, env=env)
     assert r.returncode == 0 and r.stdout.startswith("gpu-science-explorer ")
     assert "PyQt6" not in r.stderr
+
+
+@pytest.mark.gpu
+def test_info_names_cuda_and_the_gpu_on_a_gpu_backend():
+    import re
+
+    from kernels import backend as backend_mod
+    try:
+        b = backend_mod.select("gpu")
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"no GPU here: {exc}")
+    rows = dict(sysinfo.versions(b))
+    assert re.fullmatch(r"\d+\.\d+", rows["CUDA driver"]) and re.fullmatch(r"\d+\.\d+", rows["CUDA runtime"])
+    assert b.device_name in rows["GPU"]
+    assert rows["CuPy"] == b.xp.__version__
