@@ -100,7 +100,7 @@ class PaperBFS:
                           cp.empty(total, dtype=cp.int32) if k == 6 else None)
         cost, front, update = (a[:total] if a is not None else None for a in self._work)
         launch = self.dev.launch
-        launch(self.init, grid, block, (np.int32(n), np.int32(cnt), src_d, cost, front))
+        launch(self.init, (grid,), (block,), (np.int32(n), np.int32(cnt), src_d, cost, front))
         g = self.graph
         n32, c32 = np.int32(n), np.int32(cnt)
         if k == 6:
@@ -108,7 +108,7 @@ class PaperBFS:
             flag = self.counter
             while True:
                 flag.fill(0)
-                launch(self.fn, grid, block, (*g, n32, c32, front, update, cost, flag))
+                launch(self.fn, (grid,), (block,), (*g, n32, c32, front, update, cost, flag))
                 self.launches += 1
                 if int(to_host(flag)[0]) == 0:
                     break
@@ -120,9 +120,9 @@ class PaperBFS:
                 self.counter.fill(cnt)                   # the sources are the first frontier
             while True:
                 if k == 1:
-                    launch(self.fn, grid, block, (*g, n32, c32, front, cost, np.int32(level)))
+                    launch(self.fn, (grid,), (block,), (*g, n32, c32, front, cost, np.int32(level)))
                 else:
-                    launch(self.fn, grid, block, (*g, n32, c32, front, cost, np.int32(level), self.counter))
+                    launch(self.fn, (grid,), (block,), (*g, n32, c32, front, cost, np.int32(level), self.counter))
                 self.launches += 1
                 if k == 1:
                     if not to_host(front).any():         # K1: the whole frontier array to the host
@@ -130,7 +130,7 @@ class PaperBFS:
                 elif int(to_host(self.counter)[0]) == 0:  # K2 …: only the counter
                     break
                 level += 1
-        launch(self.compact, grid, block, (np.int64(total), cost, out_rows, self.overflow))
+        launch(self.compact, (grid,), (block,), (np.int64(total), cost, out_rows, self.overflow))
 
     def run(self, sources: np.ndarray, batch: int = 1, progress=None, cancel=None):
         """(hop counts len(sources) × n on the host, seconds without the final copies)."""
@@ -221,7 +221,7 @@ class BFSK7:
             if level + 1 >= top:
                 raise DistanceOverflow(f"hop counts reach {top}: {self.dtype} is too small")
             self.counter.fill(0)
-            self.dev.launch(self.k7, grid, self.block, (self.arcs4, self.vertices, self.sorted, np.int32(n),
+            self.dev.launch(self.k7, (grid,), (self.block,), (self.arcs4, self.vertices, self.sorted, np.int32(n),
                                                         np.int32(count), dist, np.int32(level), self.counter))
             self.launches += 1
             if int(to_host(self.counter)[0]) == 0:

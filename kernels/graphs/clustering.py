@@ -129,7 +129,7 @@ class GPUClustering:
         tri = self.cp.zeros(self.csr.n, dtype=self.cp.uint32) if local else None
         threads = 256
         if arcs:
-            self.dev.launch(self.fn, blocks(arcs, threads), threads,
+            self.dev.launch(self.fn, (blocks(arcs, threads),), (threads,),
                             (*self.d, np.int64(arcs), self.counters, tri if tri is not None else null(self.dev)))
         c = to_host(self.counters).view(np.int64)
         return (int(c[0]), int(c[1]), tri) if local else (int(c[0]), int(c[1]))

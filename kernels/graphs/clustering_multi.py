@@ -124,7 +124,7 @@ class MultiGPUClustering:
             null = _cuda.null(gdev)
 
             def launch(a, b):          # returns at once: the event marks the block's end
-                gdev.launch(fn, _cuda.blocks(b - a, THREADS), THREADS,
+                gdev.launch(fn, (_cuda.blocks(b - a, THREADS),), (THREADS,),
                             (ptr, idx, S[a:b], A[a:b], np.int64(b - a), counters, null))
                 done = cp.cuda.Event(disable_timing=True)
                 done.record()

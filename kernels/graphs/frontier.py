@@ -234,12 +234,12 @@ def kernel_row(p: PreparedGraph, s: int, dev):
         if slot == 0:
             counters.fill(0)
         out = counters[slot:slot + 1]
-        grid = blocks(32 * count, BLOCK)
+        grid = (blocks(32 * count, BLOCK),)
         if p.weighted:
-            dev.launch(fn, grid, BLOCK, (ptr, idx, d["weights"], cur, np.int32(count), bits, stamp, np.int32(level),
+            dev.launch(fn, grid, (BLOCK,), (ptr, idx, d["weights"], cur, np.int32(count), bits, stamp, np.int32(level),
                                          nxt, out))
         else:
-            dev.launch(fn, grid, BLOCK, (ptr, idx, cur, np.int32(count), lev, np.int32(level), nxt, out))
+            dev.launch(fn, grid, (BLOCK,), (ptr, idx, cur, np.int32(count), lev, np.int32(level), nxt, out))
         count = int(to_host(out)[0])              # the one host sync of a level: is the frontier empty?
         cur, nxt = nxt, cur
         level += 1
@@ -250,6 +250,6 @@ def kernel_row(p: PreparedGraph, s: int, dev):
         dist = cp.where(lev >= 0, lev.astype(cp.float64), cp.inf)
         wts = cp.zeros(1, cp.float32)             # unused (weighted = 0)
     pred = cp.empty(n, dtype=cp.int32)
-    dev.launch(function(dev, "frontier.cu", "frontier_pred"), blocks(32 * n, BLOCK), BLOCK,
+    dev.launch(function(dev, "frontier.cu", "frontier_pred"), (blocks(32 * n, BLOCK),), (BLOCK,),
                (ptr, idx, wts, np.int32(p.weighted), dist, np.int32(n), np.int32(s), pred))
     return to_host(dist), to_host(pred), level

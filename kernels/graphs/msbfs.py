@@ -68,15 +68,15 @@ class MSBFS:
         threads = n * W
         grid = (threads + block - 1) // block
         launch = self.dev.launch
-        launch(self.clear, grid, block, (np.int32(n), np.int32(W), np.int32(cnt), seen, visit))
-        launch(self.seed, (cnt + 255) // 256, 256, (np.int32(W), np.int32(cnt), targets_d[t0:t0 + cnt], seen,
+        launch(self.clear, (grid,), (block,), (np.int32(n), np.int32(W), np.int32(cnt), seen, visit))
+        launch(self.seed, ((cnt + 255) // 256,), (256,), (np.int32(W), np.int32(cnt), targets_d[t0:t0 + cnt], seen,
                                                      visit, D, np.int64(ld), np.int64(col0)))
         top = sentinel(self.dtype)
         level = 0
         while True:
             if level + 1 >= top:
                 raise DistanceOverflow(f"hop counts reach {top}: {self.dtype} is too small")
-            launch(self.level, grid, block, (self.d_ptr, self.d_idx, np.int32(n), np.int32(W), visit, nxt, seen,
+            launch(self.level, (grid,), (block,), (self.d_ptr, self.d_idx, np.int32(n), np.int32(W), visit, nxt, seen,
                                              D, np.int64(ld), np.int64(col0), np.uint32(level + 1), self.active))
             self.launches += 1
             visit, nxt = nxt, visit

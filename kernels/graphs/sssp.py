@@ -108,12 +108,12 @@ class TaskParallelSSSP:
             src[:cnt] = sources[r0:r0 + cnt]
             src_d = cp.asarray(src)
             t0 = time.perf_counter()
-            launch(self.k_init, grid, threads, (n32, S32, src_d, cost, upd, mask))
+            launch(self.k_init, (grid,), (threads,), (n32, S32, src_d, cost, upd, mask))
             it = 0
             while True:
                 it += 1
-                launch(self.k_scatter, grid, threads, (self.d_ptr, self.d_idx, self.d_w, n32, S32, mask, cost, upd))
-                launch(self.k_check, grid, threads, (np.int64(total), mask, cost, upd, self.flag, np.int32(it)))
+                launch(self.k_scatter, (grid,), (threads,), (self.d_ptr, self.d_idx, self.d_w, n32, S32, mask, cost, upd))
+                launch(self.k_check, (grid,), (threads,), (np.int64(total), mask, cost, upd, self.flag, np.int32(it)))
                 self.launches += 2
                 if int(to_host(self.flag)[0]) != it:          # no cost changed in this iteration
                     break
@@ -122,7 +122,7 @@ class TaskParallelSSSP:
             self.cost_seconds += t1 - t0
             if self.record:
                 p = upd.view(cp.int32)                     # Pa reuses Ua's memory
-                launch(self.k_record, grid, threads, (self.r_ptr, self.r_idx, self.r_w, n32, S32, src_d, cost, p))
+                launch(self.k_record, (grid,), (threads,), (self.r_ptr, self.r_idx, self.r_w, n32, S32, src_d, cost, p))
                 self.launches += 1
                 self.dev.synchronize()
                 self.record_seconds += time.perf_counter() - t1
