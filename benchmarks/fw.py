@@ -55,16 +55,9 @@ def save():
 
 
 def events_time(cp, fn, repeats=5) -> float:
-    fn()
-    ts = []
-    for _ in range(repeats):
-        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-        e0.record()
-        fn()
-        e1.record()
-        e1.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(e0, e1) * 1e-3)
-    return float(np.median(ts))
+    """Median seconds of ``repeats`` calls after one untimed call (CUDA events: the GPU layer's timer)."""
+    from kernels import gpu
+    return float(gpu.timing.time_calls(fn, repeat=repeats, warmup=1, device=gpu.device("cuda")).median)
 
 
 def pct(n, sec, peak):
@@ -89,7 +82,7 @@ def section_ceiling(be, n, quick):
     out("| configuration | float32 ms | % peak | int32 ms | % peak | DPX ms | % peak |")
     out("|---|---|---|---|---|---|---|")
     rng = np.random.default_rng(0)
-    dev = fw_gpu.CudaDevice(be)
+    dev = fw_gpu.device(be)
     res = {}
     for cfg in fw_gpu.GEMM_CONFIGS:
         cells = []
@@ -180,7 +173,7 @@ def best_fast(rows, default="fw-fast"):
 def section_fastparts(be, n):
     """fw-fast's phases timed apart (no look-ahead): closure, panels, non-pivot product, per tile."""
     cp = be.xp
-    dev = fw_gpu.CudaDevice(be)
+    dev = fw_gpu.device(be)
     peak, _ = S.peak_updates(be)
     from kernels.graphs.fw_core import working_matrix
     m = S.paper_graph(n, 9)
@@ -192,8 +185,8 @@ def section_fastparts(be, n):
             d = cp.asarray(working_matrix(m, ar, 128))
             acc = [0.0, 0.0, 0.0]
             t, b = fw_gpu.ctype(d.dtype), "false"
-            kc = dev.kernel("fw_gemm.cu", f"fw_fast_closure<{t},{b},{tile}>")
-            kp = dev.kernel("fw_gemm.cu", f"fw_fast_panels<{t},0,{b},{tile},{tile // 16}>")
+            kc = fw_gpu.kernel(dev, "fw_gemm.cu", f"fw_fast_closure<{t},{b},{tile}>")
+            kp = fw_gpu.kernel(dev, "fw_gemm.cu", f"fw_fast_panels<{t},0,{b},{tile},{tile // 16}>")
             ev = [cp.cuda.Event() for _ in range(4)]
             z = np.uintp(0)
             for kb in range(0, n, tile):
