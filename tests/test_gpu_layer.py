@@ -163,6 +163,12 @@ def test_the_host_device_is_emulated_or_reported_missing():
     assert dev.emulated and dev.xp is np and gpu.device_for("cpu") is dev
 
 
+def test_launch_shapes_become_cupy_tuples():
+    from kernels.gpu.cuda import dims
+    n = random.randrange(1, 1 << 20)
+    assert dims(n) == (n,) and dims(np.int64(n)) == (n,) and dims([n, 2]) == (n, 2) and dims((n, 2, 3)) == (n, 2, 3)
+
+
 def test_without_cupy_the_cuda_device_is_unavailable(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", None)         # import cupy -> ImportError
     from kernels.gpu.cuda import CudaDevice
@@ -198,6 +204,10 @@ def test_cuda_device_memoizes_records_and_launches():
     a = cp.asarray(np.random.default_rng().integers(-1000, 1000, n, dtype=np.int32))
     b = cp.zeros_like(a)
     dev.launch(k, ((n + 127) // 128,), (128,), (a, b, np.int32(n)))
+    dev.synchronize()
+    assert np.array_equal(cp.asnumpy(b), cp.asnumpy(a) + 1)
+    b.fill(0)
+    dev.launch(k, (n + 127) // 128, 128, (a, b, np.int32(n)))      # ints as well as tuples
     dev.synchronize()
     assert np.array_equal(cp.asnumpy(b), cp.asnumpy(a) + 1)
     (ln,) = launches.recorded("gpu-test")

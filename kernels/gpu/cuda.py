@@ -22,6 +22,11 @@ def cupy_or_raise():
         raise BackendUnavailable(f"the CUDA device needs CuPy and a CUDA GPU ({exc})") from exc
 
 
+def dims(v) -> tuple:
+    """A launch's grid or block as the tuple CuPy takes: an int ``n`` is ``(n,)``."""
+    return tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v),)
+
+
 class CudaDevice(Device):
     """An NVIDIA GPU through CuPy (see the module docstring)."""
 
@@ -87,8 +92,10 @@ class CudaDevice(Device):
 
     def run(self, kernel, grid, block, args, shared_mem: int = 0, cooperative: bool = False) -> None:
         # cooperative launches: CuPy launches every kernel of a module compiled with
-        # enable_cooperative_groups (ModuleSpec.cooperative) cooperatively
-        kernel(grid, block, args, shared_mem=shared_mem)
+        # enable_cooperative_groups (ModuleSpec.cooperative) cooperatively.  CuPy takes tuples only;
+        # the layer takes ints too (as the host device does)
+        kernel(grid if type(grid) is tuple else dims(grid), block if type(block) is tuple else dims(block), args,
+               shared_mem=shared_mem)
 
     def attributes(self, kernel) -> dict:
         return dict(kernel.attributes)
