@@ -15,7 +15,7 @@ from ..errors import GridTooLarge, InvalidParameter, SimulationBlowUp
 from . import diagnostics
 from .adaptive import AdaptiveController
 from .domains import domain_mask
-from .params import LIVE, NEEDS_RESET, CHParams, stability_limit
+from .params import NEEDS_RESET, CHParams, stability_limit
 from .pfhub import initial_phi
 from .steppers import make_stepper
 
@@ -405,6 +405,3 @@ class CahnHilliard:
                 "slab_rows": [[s.y0, s.y1] for s in slabs], "exchange": st.exchange,
                 "halo": st.radius, "cuda_graphs": bool(getattr(st, "graph", False)),
                 "notes": self.notes}
-
-    def live_parameter(self, name: str) -> bool:
-        return name in LIVE

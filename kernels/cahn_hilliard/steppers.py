@@ -24,6 +24,7 @@ import numpy as np
 
 # scipy.fft / cupyx.scipy.fft are imported where a cosine stepper needs them (CuPy stays optional)
 from ..errors import InvalidParameter
+from ..registry import Registry
 from . import domains, fused, stencil
 from .base import Stepper
 from .cpu_threads import ThreadedStepper
@@ -308,15 +309,21 @@ def make_stepper(params: CHParams, backend) -> Stepper:
     return st
 
 
-#: kernel variant → its Stepper class; every CUDA variant (A–E) shares CudaStepper, which runs on the
-#: GPU or, on the CPU backend, the same CUDA source on the host (kernels.gpu's host device)
-VARIANT_STEPPERS = {"reference": ReferenceStepper, "cpu-threads": ThreadedStepper,
-                    **{v: CudaStepper for v in GPU_VARIANTS}}
+#: kernel variant → its Stepper class (a :class:`kernels.registry.Registry`, read like the dict it was);
+#: every CUDA variant (A–E) shares CudaStepper, which runs on the GPU or, on the CPU backend, the same
+#: CUDA source on the host (kernels.gpu's host device)
+VARIANT_STEPPERS: Registry = Registry("kernel variant", base=Stepper)
+VARIANT_STEPPERS.register(ReferenceStepper, name="reference")
+VARIANT_STEPPERS.register(ThreadedStepper, name="cpu-threads")
+for _v in GPU_VARIANTS:
+    VARIANT_STEPPERS.register(CudaStepper, name=_v)
+del _v
 
 
 def stepper_class(variant: str):
-    """The Stepper class of ``variant`` (see :data:`VARIANT_STEPPERS`)."""
-    return VARIANT_STEPPERS[variant]
+    """The Stepper class of ``variant`` (see :data:`VARIANT_STEPPERS`; an unknown name is one
+    InvalidParameter naming the choices)."""
+    return VARIANT_STEPPERS.get(variant)
 
 
 def _single_stepper(params: CHParams, backend) -> Stepper:

@@ -48,11 +48,12 @@ import numpy as np
 from .. import devices as dv
 from .. import gpu as layer
 from ..errors import BackendUnavailable, InvalidParameter
+from ..registry import Registry
 from .gpu import T_PAPER, PerThreadGPU, SingleTableGPU, thread_seeds, to_host
 from .ranmar import L97, L_BIG, ONE, RanmarVec, fill_tables, seed_to_ijkl, table_for, to_float
 
-#: name → approach class, in registration order
-APPROACHES: dict[str, type["RNGApproach"]] = {}
+#: name → approach class, in registration order (a :class:`kernels.registry.Registry`, read like a dict)
+APPROACHES: Registry = Registry("RNG approach")
 #: paper 001 Table 1: numbers generated (and discarded) per timing
 PAPER_COUNT = 24_000_000_000
 #: RANMAR's published check (F. James 1990): seeds 1802, 9373, draws 20 001 … 20 006 × 2^24
@@ -67,10 +68,9 @@ EMULATED_LABEL = "CUDA source run on the CPU"
 
 
 def register(cls):
-    if not cls.name or cls.name in APPROACHES:
-        raise ValueError(f"RNG approach name {cls.name!r} is empty or taken")
-    APPROACHES[cls.name] = cls
-    return cls
+    """Class decorator: add an approach to :data:`APPROACHES` under its ``name`` (an empty or taken
+    name is a ValueError)."""
+    return APPROACHES.register(cls)
 
 
 class VecEngine:
@@ -359,9 +359,7 @@ class SingleTable(RNGApproach):
 
 def make(name: str, seed: int = 1, backend=None, gpus: int = 1, streams=None, workers=None) -> RNGApproach:
     """The approach ``name`` built for ``seed`` (one error naming the choices when unknown)."""
-    cls = APPROACHES.get(name)
-    if cls is None:
-        raise InvalidParameter(f"unknown RNG approach {name!r}: use one of {', '.join(APPROACHES)}")
+    cls = APPROACHES.get(name)       # unknown: InvalidParameter naming the choices
     return cls(seed, backend, gpus, streams, workers)
 
 
