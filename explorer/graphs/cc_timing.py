@@ -208,8 +208,8 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
                 "threads": self.sp_threads.value(), "seed": self.sp_seed.value(), "gpus": self.sp_gpus.value()}
 
     def restore(self, state) -> None:
-        """Set the controls from ``state()``'s dict; unknown or malformed entries are skipped (GPU
-        methods stay off without a GPU)."""
+        """Set the controls from ``state()``'s dict; unknown or malformed entries are skipped (without
+        a GPU the GPU methods are restored too: their CUDA source runs on the CPU)."""
         if not isinstance(state, dict):
             return
         if isinstance(state.get("families"), list):
