@@ -198,3 +198,26 @@ def test_graphs_user_preset_round_trip(graphs_ws, qtbot):
     _wait(qtbot, g)
     assert g.control_params() == {k: v for k, v in prm.items() if k != "apsp"}
     assert g.graph.n == 80
+
+
+def test_ch_view_is_fitted_after_grid_and_view_size_changes(main_window, ws, qtbot):
+    def fitted():
+        x0, y0, x1, y1 = ws.canvas.data_rect()
+        w, h = ws.canvas.canvas.size
+        ny, nx = ws.canvas.shape
+        inside = x0 >= -1 and y0 >= -1 and x1 <= w + 1 and y1 <= h + 1
+        fills = max((x1 - x0) / w, (y1 - y0) / h) > 0.9
+        return inside and fills and abs((x1 - x0) / (y1 - y0) - nx / ny) < 0.01
+
+    ws.canvas.view.camera.zoom(3.0)                      # the user zooms in …
+    assert not fitted()
+    ws.set_parameter("size", 96)
+    ws.reset()                                           # … a new grid is shown whole
+    qtbot.wait(100)
+    assert ws.canvas.shape == (96, 96) and fitted()
+    ws.apply_preset({"name": "rect", "paper": "test", "params": {"size": 80, "size_y": 40, "run": False}})
+    qtbot.wait(100)
+    assert ws.canvas.shape == (40, 80) and fitted()       # a rectangle: all of it, not an 40×40 corner
+    main_window.resize(main_window.width() - 200, main_window.height() - 100)
+    qtbot.wait(300)
+    assert fitted()
