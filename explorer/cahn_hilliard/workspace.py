@@ -147,11 +147,6 @@ class CahnHilliardWorkspace(Workspace, QMainWindow):
         """The movie being recorded (None: none)."""
         return self.files.recorder
 
-    @property
-    def decomposition_text(self) -> str:
-        """Status-bar summary of the GPU / thread split ("" on one GPU)."""
-        return self.decomp.text
-
     # --------------------------------------------------------------- frames
     def _show_current(self, force_iso: bool = True):
         self.worker.want_structure = True
