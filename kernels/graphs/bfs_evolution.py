@@ -67,11 +67,13 @@ SWEEP_BLOCKS = tuple(range(32, 513, 32))
 SWEEP_SIZES = (10000, 30000)
 SWEEP_REPEATS = 5
 #: default sizes on the host device (no GPU): each run well inside the host limit
-HOST_SIZES = (100, 200, 400)
+#: (the seven kernels × 3 types × 2 instances: about half a minute of CPU by the host model)
+HOST_SIZES = (60, 120, 240)
 HOST_SWEEP_SIZES = (200,)
-#: per-type sizes of a quick evolution on the host (the GUI's defaults without a GPU): every kernel
-#: run ≤ about 15 s by the host model; type (1)'s long paths (many levels) keep it smallest
-HOST_QUICK_SIZES = {"alpha-ring": (60, 120, 250), "alpha": (250, 500, 1000), "ba": (250, 500, 1000)}
+#: per-type sizes of a quick evolution on the host (the GUI's defaults without a GPU): the seven
+#: kernels, two instances each, about a minute of CPU by the host model; type (1)'s long paths
+#: (many levels) keep it smallest
+HOST_QUICK_SIZES = {"alpha-ring": (60, 120, 240), "alpha": (150, 300, 600), "ba": (150, 300, 600)}
 
 
 def check_kernels(kernels, backend=None) -> list[str]:
