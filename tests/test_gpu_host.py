@@ -78,6 +78,12 @@ extern "C" __global__ void grid_phases(int* a, int* b, int rounds) {    // coope
         g.sync();
     }
 }
+extern "C" __global__ void grid_after_exit(int* a, int* out) {  // block 0 leaves early: the others still meet
+    if (blockIdx.x == 0) return;
+    a[blockIdx.x] = blockIdx.x;
+    cooperative_groups::this_grid().sync();
+    if (threadIdx.x == 0) out[blockIdx.x] = a[1 + blockIdx.x % (gridDim.x - 1)];
+}
 extern "C" __global__ void dpx(const int* a, const int* b, const int* c, int* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -112,8 +118,8 @@ def dev():
 def mod(dev, tmp_path_factory):
     inc = tmp_path_factory.mktemp("inc")
     (inc / "helper.cuh").write_text("#pragma once\n__device__ __forceinline__ int twice(int v) { return 2 * v; }\n")
-    names = ["reverse_in_block<64>", "block_sums", "atomics", "warp_ops", "grid_phases", "dpx", "scalars", "textures",
-             "divergent"]
+    names = ["reverse_in_block<64>", "block_sums", "atomics", "warp_ops", "grid_phases", "grid_after_exit", "dpx",
+             "scalars", "textures", "divergent"]
     return dev.module(SRC, name_expressions=names, options=(f"-I{inc}",), system="test")
 
 
@@ -183,6 +189,10 @@ def test_cooperative_grid_sync(dev, mod, rng):
     b = np.zeros_like(a)
     dev.launch(mod.function("grid_phases"), blocks, block, (a, b, rounds), cooperative=True)
     assert np.array_equal(a, want.astype(np.int32))
+    c, out = np.zeros(blocks + 1, np.int32), np.zeros(blocks + 1, np.int32)
+    dev.launch(mod.function("grid_after_exit"), blocks + 1, 32, (c, out), cooperative=True)   # block 0 not waited for
+    want = 1 + np.arange(1, blocks + 1) % blocks
+    assert out[0] == 0 and np.array_equal(out[1:], want)
 
 
 def test_dpx_intrinsics(dev, mod, rng):

@@ -179,11 +179,18 @@ struct Launch {
         pthread_mutex_unlock(&m);
     }
     bool has_failed() { return __atomic_load_n(&failed, __ATOMIC_SEQ_CST) != 0; }
+    // a worker with no block left no longer joins grid barriers (like a thread that has exited):
+    // the others may be complete now
+    void leave() {
+        pthread_mutex_lock(&m);
+        if (--members > 0 && waiting > 0 && waiting >= members) { waiting = 0; ++ggen; pthread_cond_broadcast(&cv); }
+        pthread_mutex_unlock(&m);
+    }
     // every block meets here (one thread per block); false when the launch failed meanwhile
     bool grid_wait() {
         pthread_mutex_lock(&m);
         long g = ggen;
-        if (++waiting == members) { waiting = 0; ++ggen; pthread_cond_broadcast(&cv); }
+        if (++waiting >= members) { waiting = 0; ++ggen; pthread_cond_broadcast(&cv); }
         else while (ggen == g && !has_failed()) pthread_cond_wait(&cv, &m);
         bool ok = ggen != g;
         pthread_mutex_unlock(&m);
@@ -364,6 +371,7 @@ static void* worker(void* arg) {
         }
         t_blk = nullptr;
     }
+    L->leave();
     if (stacks) give_stacks(stacks, bytes);
     free(fibers);
     free(dyn);
