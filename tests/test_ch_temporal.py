@@ -180,3 +180,51 @@ def test_benchmark_temporal_rows_on_the_host():
     for k in (1, 2, 3, 4):
         assert 0 < res[f"E k={k}"] < 10
     assert 0 < res["E k=2 shared tile"] < 10
+
+
+# ---- cpu-threads (compiled C++ with OpenMP): ch_rk2_tb, bands with 4k halo rows per thread ----------
+def _threads_case(rng, dim, boundary, dtype, k, threads):
+    from kernels.cahn_hilliard.cpu_threads import ThreadedStepper
+    n = 37 if dim == 2 else 19                  # bands of 13 / 7 rows with 3 threads: partial last band
+    p = CHParams(dim=dim, size=n, dt=0.01 if dim == 2 else 0.004, boundary=boundary,
+                 boundary_value=float(rng.uniform(-1, 1)), m=float(rng.uniform(0.5, 1.5)),
+                 K=float(rng.uniform(0.5, 1.5)), dtype=dtype, variant="cpu-threads", threads=threads)
+    phi = rng.uniform(-1, 1, (n,) * dim).astype(dtype)
+    want = ThreadedStepper(p.with_changes(steps_per_pass="1"), CPU).step(phi.copy(), k)
+    st = ThreadedStepper(p.with_changes(steps_per_pass=str(k)), CPU)
+    assert st.steps_per_pass() == k
+    got = st.fused_steps(phi.copy(), np.full_like(phi, np.nan), k)
+    assert not np.array_equal(want, phi)
+    np.testing.assert_array_equal(got, want)
+
+
+THREADS_FAST = [(2, "periodic", "float32", 2, 3), (2, "mirror", "float64", 4, 2), (2, "fixed", "float32", 3, 1),
+                (3, "periodic", "float64", 3, 2), (3, "mirror", "float32", 2, 3), (3, "fixed", "float64", 4, 3)]
+
+
+@pytest.mark.parametrize("dim,boundary,dtype,k,threads", THREADS_FAST,
+                         ids=[f"{d}d-{b}-{t}-k{k}-t{n}" for d, b, t, k, n in THREADS_FAST])
+def test_cpu_threads_fused_k_steps_bit_for_bit(dim, boundary, dtype, k, threads, rng):
+    _threads_case(rng, dim, boundary, dtype, k, threads)
+
+
+THREADS_SLOW = [(d, b, t, k, n) for d in (2, 3) for b in BOUNDARIES for t in ("float32", "float64")
+                for k in (2, 3, 4) for n in (1, 3) if (d, b, t, k, n) not in THREADS_FAST]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dim,boundary,dtype,k,threads", THREADS_SLOW,
+                         ids=[f"{d}d-{b}-{t}-k{k}-t{n}" for d, b, t, k, n in THREADS_SLOW])
+def test_cpu_threads_fused_matrix(dim, boundary, dtype, k, threads, rng):
+    _threads_case(rng, dim, boundary, dtype, k, threads)
+
+
+def test_cpu_threads_step_with_remainder(rng):
+    """cpu-threads: 7 steps at 3 per pass == 7 single steps, and equal to the NumPy reference bit for bit."""
+    from kernels.cahn_hilliard.cpu_threads import ThreadedStepper
+    from kernels.cahn_hilliard.steppers import ReferenceStepper
+    p = CHParams(dim=2, size=40, dt=0.01, boundary=str(rng.choice(BOUNDARIES)), dtype="float64",
+                 variant="cpu-threads", threads=2, steps_per_pass="3")
+    phi = rng.uniform(-1, 1, p.shape)
+    got = ThreadedStepper(p, CPU).step(phi.copy(), 7)
+    np.testing.assert_array_equal(got, ReferenceStepper(p.with_changes(variant="reference"), CPU).step(phi.copy(), 7))
