@@ -112,8 +112,8 @@ def run(a) -> int:
     agree = all(r.agrees for r in rows)
     if a.json:
         import json
-        out = dict(json.loads(fs.rows_to_json(rows, be)), backend=be.name, emulated=any(r.backend == "host" for r in rows),
-                   specs=specs, sizes=sizes, arith=arith,
+        out = dict(json.loads(fs.rows_to_json(rows, be)), backend=be.name,
+                   emulated=any(r.backend == "host" for r in rows), specs=specs, sizes=sizes, arith=arith,
                    repeats=repeats, seed=seed, pred=a.pred, table=a.table, all_agree=agree, **written)
         print_result(out, True)
         raise_failed(failed)

@@ -238,7 +238,8 @@ def test_plain_kernels_and_the_ucontext_switch(dev, rng):
     src = r'''extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
         int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }
         extern "C" __global__ void shift(const int* x, int* y) {
-        __shared__ int s[32]; s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); y[threadIdx.x] = s[(threadIdx.x + 1) % 32]; }'''
+        __shared__ int s[32]; s[threadIdx.x] = x[threadIdx.x]; __syncthreads();
+        y[threadIdx.x] = s[(threadIdx.x + 1) % 32]; }'''
     k = dev.module(src).function("axpy")
     assert k.plain
     n = int(rng.integers(100, 3000))

@@ -158,7 +158,8 @@ class FWVersion(APSPMethod):
         if n > limit:
             est = self.host_s_per_update * float(n) ** 3
             raise InvalidParameter(f"{self.name} runs its CUDA source on the CPU here (no GPU): n = {n} would take "
-                                   f"about {est:.0f} s; the limit is {HOST_LIMIT_S:.0f} s — n ≤ {limit} (or use a GPU)")
+                                   f"about {est:.0f} s; the limit is {HOST_LIMIT_S:.0f} s — n ≤ {limit} "
+                                   "(or use a GPU)")
 
     def default_pred(self, options: dict) -> bool:
         """Keep predecessors unless asked not to (``pred=None``)."""

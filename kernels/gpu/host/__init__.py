@@ -6,7 +6,7 @@ CUDA prelude and run on the CPU cores ("CUDA source run on the CPU").
     k = dev.module(path_or_source, name_expressions=("fw_v3<int,true>",)).function("fw_v3<int,true>")
     dev.launch(k, grid, block, args, shared_mem=0, cooperative=False)
 
-Execution model and the CUDA features covered: ``cuda_host.cuh``; loading: :mod:`.source`;
+Execution model: ``cuda_host.cuh``; intrinsics: ``cuda_intrinsics.cuh``; loading: :mod:`.source`;
 device, modules, kernels and argument marshalling: :mod:`.device`.
 """
 from .device import HostDevice, HostKernel, HostModule

@@ -3,10 +3,10 @@
 :class:`HostDevice` has the GPU layer's device interface with NumPy arrays (``xp`` = numpy):
 ``module(source, name_expressions, options)`` (the layer's :class:`kernels.gpu.Device`: memoized,
 recorded), ``function(name)`` → :class:`HostKernel`, ``launch(k, grid, block, args, shared_mem,
-cooperative)``, ``synchronize()``, ``emulated = True``.  Each kernel (one C++ name expression, e.g. ``"fw_v3<int,true>"``) is its own
-small shared library: the source after the CUDA prelude (``cuda_host.cuh``; :mod:`.source`), compiled
-once per machine by the host C++ compiler (:func:`kernels.hostcc.compile_library`, cached by the
-text's hash) and memoized per process.  The parameter types come from the compiled function
+cooperative)``, ``synchronize()``, ``emulated = True``.  Each kernel (one C++ name expression,
+e.g. ``"fw_v3<int,true>"``) is its own small shared library: the source after the CUDA prelude
+(``cuda_host.cuh``, ``cuda_intrinsics.cuh``), compiled once per machine by the host C++ compiler
+(:func:`kernels.hostcc.compile_library`, cached by the text's hash) and memoized per process.  The parameter types come from the compiled function
 (``emu_signature``), so launch arguments are converted the way CUDA would read them.
 
 The device looks like a small GPU to launchers that size grids by occupancy: ``sms`` = the host's
@@ -100,7 +100,7 @@ class _TexDesc(ctypes.Structure):
 
 
 class HostTexture:
-    """A host texture object (``cuda_host.cuh``'s ``cuda_emu::Texture``); ``int(t)`` is the handle.
+    """A host texture object (``cuda_intrinsics.cuh``'s ``cuda_emu::Texture``); ``int(t)`` is the handle.
     It keeps its array alive."""
 
     def __init__(self, array, kind: str = "1d"):

@@ -1,8 +1,8 @@
 """A CUDA source made into one host C++ translation unit (the host backend's loader).
 
 :func:`translation_unit` returns the text the host compiler reads for one kernel: the CUDA prelude
-(``cuda_host.cuh``), the source with its quoted ``#include``\\ s inlined (searched beside the source
-file, then in the ``-I`` folders of the module's options; each file once per ``#pragma once``),
+(``cuda_host.cuh`` + ``cuda_intrinsics.cuh``), the source with its quoted includes inlined
+(searched beside the source file, then in the ``-I`` folders of the module's options; each file once per ``#pragma once``),
 CUDA toolkit headers the prelude stands in for dropped, ``extern __shared__`` arrays pointed at the
 launch's dynamic shared memory, and the exported entry points of the one kernel named by a C++
 name expression (``"fw_v3<int,true>"``): ``emu_launch`` (run a grid) and ``emu_signature`` (the
@@ -28,9 +28,13 @@ _EXTERN_SHARED = re.compile(
     r"(?:__align__\s*\(\s*\d+\s*\)\s*)?\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 
 
+#: the prelude's parts, in order (package data): the execution model, then the intrinsics
+PRELUDE_PARTS = ("cuda_host.cuh", "cuda_intrinsics.cuh")
+
+
 def prelude() -> str:
-    """The CUDA prelude (``cuda_host.cuh``, package data)."""
-    return (files(__package__) / "cuda_host.cuh").read_text()
+    """The CUDA prelude (:data:`PRELUDE_PARTS`, one text)."""
+    return "\n".join((files(__package__) / part).read_text() for part in PRELUDE_PARTS)
 
 
 def include_dirs(options) -> list[str]:
@@ -65,7 +69,8 @@ def inline_includes(text: str, path: str | None, dirs: list[str], seen: set | No
 
     def repl(m):
         kind, name = m.group(1), m.group(2).strip()
-        if name in PRELUDE_HEADERS or os.path.basename(name) in PRELUDE_HEADERS or name.startswith("cooperative_groups/"):
+        if (name in PRELUDE_HEADERS or os.path.basename(name) in PRELUDE_HEADERS
+                or name.startswith("cooperative_groups/")):
             return f"// {name}: defined by the host prelude"
         if kind == "<":
             return m.group(0)
@@ -116,7 +121,7 @@ def plain(prepared: str) -> bool:
 
 
 #: the prelude's file name (a precompiled copy of it may sit beside it: :func:`translation_unit`)
-PRELUDE_FILE = "cuda_host.cuh"
+PRELUDE_FILE = "cuda_prelude.cuh"
 
 
 def translation_unit(prepared: str, name: str, options=(), include: str | None = None) -> str:
