@@ -3,7 +3,7 @@
 :func:`function` asks a device of :mod:`kernels.gpu` (``gpu.device_for(backend)``: the CUDA device
 on a GPU backend, the host device — the same ``.cu`` source compiled by the host C++ compiler after
 a CUDA prelude — otherwise) for a kernel; the layer compiles, memoizes per device and records it in
-the launch registry under the system "Graphs".  The launchers (``bfs.py``, ``msbfs.py``,
+the launch registry under the system "graphs".  The launchers (``bfs.py``, ``msbfs.py``,
 ``sssp.py``, ``clustering.py``, ``frontier.py``) use only the device's array module ``dev.xp`` and
 ``dev.launch``, so one launch sequence runs on both devices.
 
@@ -37,10 +37,6 @@ SYSTEM = "graphs"
 def resource(name: str):
     """``cuda/<name>`` as an importlib.resources file (the layer reads it and includes from its folder)."""
     return files(__package__) / "cuda" / name
-
-
-def source(name: str) -> str:
-    return resource(name).read_text(encoding="utf-8")
 
 
 def group(name: str) -> str:
@@ -82,13 +78,6 @@ def function(dev, file: str, name: str):
     mod = dev.module(resource(file), name_expressions=names, options=options(dev), system=SYSTEM,
                      cooperative=file in COOPERATIVE)
     return mod.function(name)
-
-
-def kernel(file: str, name: str):
-    """The kernel ``name`` from ``cuda/<file>`` on the current CUDA device (callers that hold no
-    device: the Floyd–Warshall launchers)."""
-    from .. import gpu
-    return function(gpu.device("cuda"), file, name)
 
 
 def to_host(a, out: np.ndarray | None = None) -> np.ndarray:
