@@ -135,6 +135,7 @@ def test_plan_and_auto_rule():
     assert temporal.requested(CHParams(dim=2, size=256, variant="E")) == 1
     assert temporal.requested(CHParams(dim=3, size=256, variant="E")) == 1
     assert temporal.requested(big2.with_changes(steps_per_pass="4")) == 4
+    assert temporal.requested(big2.with_changes(variant="cpu-threads")) == 1
 
 
 def test_fits_lowers_k_for_small_grids_and_shared_memory():

@@ -43,7 +43,7 @@ TILES = ("auto", "paper", "sweep", "march")
 #: sources of the initial noise: paper 001's Marsaglia generator (approach 2, identical on NumPy and
 #: CuPy) or the array library's own generator (NumPy PCG64 / CuPy's default_rng: differ between backends)
 NOISE_SOURCES = ("marsaglia", "xp")
-#: RK2 steps kernel E fuses into one pass over the field (temporal blocking, kernels.cahn_hilliard.temporal):
+#: RK2 steps kernel E and cpu-threads fuse into one pass over the field (temporal blocking, kernels.cahn_hilliard.temporal):
 #: auto (kernels.cahn_hilliard.temporal.auto_steps_per_pass: by dimension and size) or 1–4
 STEPS_PER_PASS = ("auto", "1", "2", "3", "4")
 INITIAL_MEAN = {"spinodal": 0.0, "droplets": -0.5}
@@ -121,10 +121,11 @@ class CHParams:
     tile: str = _f("auto", "shared-memory layout of kernels B and D: auto (2D sweep, 3D march), paper (2D: "
                            "16×16 threads writing the inner 12×12, paper 000 Listing 7), sweep (2D only) or "
                            "march", choices=TILES)
-    steps_per_pass: str = _f("auto", "RK2 steps kernel E fuses into one pass over the field (temporal blocking: "
-                                     "a halo 4·k wide, the result bit-identical to k single steps); auto = 2 "
-                                     "for 2D fields of at least 1024² cells, else 1; a step count not divisible by "
-                                     "k runs the rest as single steps", "steps", choices=STEPS_PER_PASS)
+    steps_per_pass: str = _f("auto", "RK2 steps kernel E and cpu-threads fuse into one pass over the field "
+                                     "(temporal blocking: a halo 4·k wide, the result bit-identical to k single "
+                                     "steps); auto = 2 for kernel E on 2D fields of at least 1024² cells, else 1; "
+                                     "a step count not divisible by k runs the rest as single steps", "steps",
+                             choices=STEPS_PER_PASS)
     adaptive: bool = _f(False, "adaptive time step (kernels.cahn_hilliard.adaptive): step doubling, each accepted "
                                "step lowers the free energy; dt is then the first step")
     tolerance: float = _f(1e-3, "adaptive step: largest local error allowed per step (RMS over the domain of the "
