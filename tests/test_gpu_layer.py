@@ -286,3 +286,17 @@ def test_the_app_provides_the_occupancy_presets_kernels():
     assert set(app_kernels.FW_PRESETS) == set(PRESET_KERNELS)
     assert set(app_kernels.FW_PRESETS) <= set(launches.provided())
     assert set(app_kernels.SWEEP_CASES) <= set(launches.sweep_kernels())
+
+
+@pytest.mark.gpu
+def test_occupancy_presets_resolve_to_kernels_compiled_here():
+    """The FW preset kernels reach the Occupancy workspace through the registry, compiled for this GPU
+    with the threads per block the thesis launches them with."""
+    from kernels import app_kernels
+    from kernels.gpu.occupancy import kernel_resources
+    from kernels.graphs.fw_gpu import PRESET_KERNELS
+    for key in app_kernels.FW_PRESETS:
+        ln = launches.resolve(key)
+        res = kernel_resources(ln.kernel)
+        assert ln.block == PRESET_KERNELS[key][2] and res["registers"] > 0
+        assert any(x.kernel is ln.kernel for x in launches.recorded())
