@@ -22,6 +22,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _user_folders(tmp_path_factory, monkeypatch):
+    """No test reads or writes the user's real settings, presets or recent files: the app's
+    folders (kernels.appdirs) point into a fresh temporary folder for every test."""
+    base = tmp_path_factory.mktemp("userdirs")
+    monkeypatch.setenv("GSE_CONFIG_DIR", str(base / "config"))
+    monkeypatch.setenv("GSE_DATA_DIR", str(base / "data"))
+
+
 @pytest.fixture
 def cpu():
     """The NumPy backend (not the global selection)."""
