@@ -107,6 +107,11 @@ def test_every_function_is_recorded_and_launch_updates_its_shape(dev):
     rec = {x.name: x for x in launches.recorded("test-system")}["TS g<float> tile 8"]
     assert (rec.block, rec.dynamic_smem) == (bx * by, 256)
     assert [x.name for x in launches.recorded("test-system")] == ["TS k", "TS g<float> tile 8"]   # order kept
+    mod.function("g", block=64)                          # told another shape: recorded at once …
+    assert {x.name: x for x in launches.recorded("test-system")}["TS g<float> tile 8"].block == 64
+    dev.launch(g, 1, (bx, by), (), shared_mem=256)       # … and the next launch's shape wins again
+    rec = {x.name: x for x in launches.recorded("test-system")}["TS g<float> tile 8"]
+    assert (rec.block, rec.dynamic_smem) == (bx * by, 256)
 
 
 def test_sources_from_paths_and_resources_include_their_folder(dev, tmp_path):

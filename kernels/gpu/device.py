@@ -127,6 +127,7 @@ class Device:
 
     def __init__(self):
         self._records: dict[int, _Record] = {}
+        self._last: dict[int, tuple] = {}           # id(kernel) -> (block, shared_mem) as last launched
 
     # ---------------------------------------------------------------- what a subclass supplies
     def current_id(self) -> int:
@@ -233,6 +234,7 @@ class Device:
         shape = (int(n), int(shared_mem))
         launches.record(name, fn, max(1, min(1024, shape[0])), shape[1], system=system)
         self._records[id(fn)] = _Record(name, system, shape)
+        self._last[id(fn)] = (None, None)           # the next launch compares its shape again
 
     def launch(self, kernel, grid, block, args, shared_mem: int = 0, cooperative: bool = False) -> None:
         """Launch ``kernel`` on ``grid`` blocks of ``block`` threads (ints or tuples) with ``args``
@@ -240,11 +242,16 @@ class Device:
         once (grid barriers).  A kernel of this layer launched with a new shape updates its entry
         in the launch registry."""
         self.run(kernel, grid, block, args, shared_mem, cooperative)
-        rec = self._records.get(id(kernel))
-        if rec is not None:
-            n = threads(block)
-            if rec.shape != (n, shared_mem):
-                self._note(kernel, rec.name, rec.system, n, int(shared_mem))
+        last = self._last.get(id(kernel))        # the shape as last passed: one lookup per launch
+        if last is not None and (last[0] != block or last[1] != shared_mem):
+            self._reshape(kernel, block, shared_mem)
+
+    def _reshape(self, kernel, block, shared_mem) -> None:
+        rec = self._records[id(kernel)]
+        n = threads(block)
+        if rec.shape != (n, int(shared_mem)):
+            self._note(kernel, rec.name, rec.system, n, int(shared_mem))
+        self._last[id(kernel)] = (block, shared_mem)
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.kind}>"
