@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 
 from kernels.graphs import fw_sweep as fs
-from kernels.graphs.apsp import METHODS
+from kernels.graphs.apsp import METHODS, apsp
 from kernels.graphs.fw_core import fw_versions
 
 
@@ -34,7 +34,9 @@ def test_method_list_tooltips_and_cpu_availability(graphs_ws):
     names = [cb.itemText(i) for i in range(cb.count())]
     assert names == list(METHODS)
     for i, m in enumerate(names):
-        assert cb.itemData(i, Qt.ItemDataRole.ToolTipRole) == METHODS[m].help
+        tip = cb.itemData(i, Qt.ItemDataRole.ToolTipRole)
+        assert tip.startswith(METHODS[m].help)
+        assert ("CUDA source run on the CPU" in tip) == METHODS[m].emulated(graphs_ws.backend)
         assert cb.model().item(i).isEnabled() == METHODS[m].available(graphs_ws.backend)   # CPU backend
     assert cb.model().item(names.index("fw-v3")).isEnabled()     # its CUDA source on the CPU
 
@@ -109,3 +111,19 @@ def test_weighted_path_highlight_uses_predecessors(graphs_ws, qtbot):
     assert nx.path_weight(H, path, "weight") == float(np.float32(nx.shortest_path_length(H, 0, t, weight="weight"))) \
         or abs(nx.path_weight(H, path, "weight") - r.dist[0, t]) < 1e-4
     assert "length" in ws.info.text()
+
+
+def test_gpu_only_version_computes_on_the_cpu_backend(graphs_ws, qtbot, rng):
+    """Without a GPU the workspace's APSP runs fw-v4's CUDA source on the CPU; distances equal fw-v1's."""
+    ws = graphs_ws
+    seed = int(rng.integers(1000))
+    ws.set_parameters(generator="ws", n=int(rng.integers(40, 90)), k=4, p=0.2, seed=seed, method="fw-v4")
+    ws.cb_weights.setCurrentText("int")
+    with qtbot.waitSignal(ws.job_finished, timeout=60000):
+        ws.generate()
+    with qtbot.waitSignal(ws.job_finished, timeout=120000):
+        ws.compute()
+    r = ws.result
+    assert r.method == "fw-v4" and r.params["emulated"]
+    ref = apsp(ws.graph, "fw-v1")
+    assert np.array_equal(r.dist, ref.dist)
