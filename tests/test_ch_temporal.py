@@ -121,6 +121,7 @@ def test_simulation_diagnostics_see_the_same_fields(rng):
         for _ in range(2):
             sim.step(5)
         runs.append((sim.field_numpy().copy(), list(sim.history.energy), list(sim.history.mean)))
+        assert sim.temporal_blocking() == {"steps_per_pass": int(k)}
     np.testing.assert_array_equal(runs[0][0], runs[1][0])
     assert runs[0][1] == runs[1][1] and runs[0][2] == runs[1][2]
 

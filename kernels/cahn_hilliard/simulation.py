@@ -388,8 +388,17 @@ class CahnHilliard:
             "free_energy_final": h.energy[-1],
             "length_scale_final": h.length[-1],
             "coarsening_exponent": self.coarsening_exponent(),
+            **self.temporal_blocking(),
             **self.decomposition(),
         }
+
+    def temporal_blocking(self) -> dict:
+        """``{"steps_per_pass": k}``: the RK2 steps the stepper fuses per pass (issue #38; kernel E and
+        cpu-threads: ``params.steps_per_pass`` resolved and fitted to the grid and device), else {}."""
+        fn = getattr(self.stepper, "steps_per_pass", None)
+        if fn is None or self.params.variant not in ("E", "cpu-threads"):
+            return {}
+        return {"steps_per_pass": int(fn())}
 
     def decomposition(self) -> dict:
         """How the field is split over GPUs: slabs (device, rows), exchange, notes."""
