@@ -7,7 +7,7 @@ not fit the GPU's shared memory say so).  One more row checks on a fresh field t
 k single steps bit for bit (k = 2, 3, 4).
 
 ``python benchmarks/ch.py --temporal`` (GPU: 2D 4096², 3D 256³) or ``--temporal --host`` (the host device:
-2D 256², 3D 32³).
+2D 256², 3D 32³, plus the cpu-threads variant's k-step bands).
 """
 from __future__ import annotations
 
@@ -28,6 +28,24 @@ TEMPORAL_LABELS = {
     "E steps bit-identical (k = 2, 3, 4)": "E: k-step pass == k single steps, bit for bit",
 }
 BIT_ROW = "E steps bit-identical (k = 2, 3, 4)"
+#: host rows of the cpu-threads variant (compiled C++ with OpenMP: ch_rk2_tb bands)
+THREAD_ROWS = [f"cpu-threads k={k}" for k in KS]
+TEMPORAL_LABELS.update({f"cpu-threads k={k}": f"cpu-threads (C++ OpenMP), {k} step{'s' if k > 1 else ''} per pass"
+                        for k in KS})
+
+
+def threads_results(p: CHParams, steps: int, reps: int) -> dict:
+    """{"cpu-threads k=…": seconds per step} on the host (the field's shape of ``p``)."""
+    from kernels.backend import Backend
+    from kernels.cahn_hilliard.cpu_threads import ThreadedStepper
+    steps = -(-max(steps, 12) // 12) * 12
+    res = {}
+    for k in KS:
+        st = ThreadedStepper(p.with_changes(variant="cpu-threads", integrator="rk2", steps_per_pass=str(k)),
+                             Backend("cpu", np))
+        res[f"cpu-threads k={k}"] = _time(st, p.shape, steps, reps, None)
+        print(f"{p.dim}D N={p.size} cpu-threads k={k}: {res[f'cpu-threads k={k}']}", flush=True)
+    return res
 
 
 def _field(shape, xp, seed=0):
@@ -123,11 +141,13 @@ def temporal_table(host: bool, quick: bool, dims=(2, 3)) -> list[str]:
     for dim, n in sizes:
         p = CHParams(dim=dim, size=n, dt=0.01 if dim == 2 else 0.005, boundary="periodic", variant="E")
         cols[(dim, n)] = temporal_results(p, backend, device, steps, reps, quick=quick)
+        if host:
+            cols[(dim, n)].update(threads_results(p, steps, reps))
     where = "host device, CUDA source run on the CPU" if host else backend.device_name
     out = [f"### Kernel E temporal blocking ({where}), RK2 float32 periodic, ms per step (median)", "",
            "| method | " + " | ".join(f"{d}D {n}{'²' if d == 2 else '³'}" for d, n in sizes) + " |",
            "|---|" + "---|" * len(sizes)]
-    for row in TEMPORAL_ROWS + [BIT_ROW]:
+    for row in TEMPORAL_ROWS + [BIT_ROW] + THREAD_ROWS:
         if not any(row in c for c in cols.values()):
             continue
         out.append(f"| {TEMPORAL_LABELS[row]} | " + " | ".join(_fmt(cols[s].get(row)) for s in sizes) + " |")
