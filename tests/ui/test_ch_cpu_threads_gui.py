@@ -17,11 +17,12 @@ TIMEOUT = 60000
 def test_variant_threads_control_and_status(ws, qtbot):
     c = ws.controls
     assert not c.widgets["threads"].isEnabled()
-    # on the CPU backend cpu-threads is offered, the CUDA kernels are not; the layouts follow the variant
+    # on the CPU backend cpu-threads is offered, and the CUDA kernels as their source run on the CPU
     from kernels.cahn_hilliard.params import VARIANTS
     model = c.widgets["variant"].model()
     assert model.item(VARIANTS.index("cpu-threads")).isEnabled()
-    assert not model.item(VARIANTS.index("B")).isEnabled()
+    assert model.item(VARIANTS.index("B")).isEnabled()
+    assert c.widgets["variant"].itemText(VARIANTS.index("B")).endswith("(CUDA source run on the CPU)")
     before = ws.sim.field_numpy().copy()
     ws.set_parameter("variant", "cpu-threads")
     assert type(ws.sim.stepper).__name__ == "ThreadedStepper"
