@@ -134,6 +134,8 @@ def _error_buffer():
     if b is None:
         b = _errors.b = ctypes.create_string_buffer(512)
     return b
+
+
 _prelude: list = []
 
 
