@@ -69,7 +69,7 @@ def resolve_axes(a, command: str = "flint") -> tuple[str | None, str | None]:
         if m is not None:
             if method not in (None, "auto", m):
                 flag = "--integrator" if old_int is not None else "--method"
-                raise UsageError(f"{flag} {method} does not apply to --runtime {a.runtime} (= {_pair_text(m, engine)})")
+                raise UsageError(f"{flag} does not apply to --runtime {a.runtime} (= {_pair_text(m, engine)}; got {method})")
             method = m
         a.alias_note = alias_note(a.runtime, m, engine)
     a.method, a.engine = method, engine
@@ -77,8 +77,8 @@ def resolve_axes(a, command: str = "flint") -> tuple[str | None, str | None]:
 
 
 def say_alias(a) -> None:
-    """The one ``note:`` line of an old ``--runtime`` spelling — said once the options are all checked
-    and the run starts (a refused run keeps its one ``error:`` line)."""
+    """The one ``note:`` line of an old ``--runtime`` spelling — said once, with the results (a refused
+    or interrupted run keeps its one ``error:`` line)."""
     text = getattr(a, "alias_note", None)
     if text:
         note(text)

@@ -141,12 +141,12 @@ def run_suite(a) -> int:
         print(("\r" + line.ljust(70)) if tty else line, end="\n" if not tty or done == total else "",
               file=sys.stderr, flush=True)
 
-    say_alias(a)
     t0 = time.perf_counter()
     from kernels.sweep.suite_tasks import run_cases
     outcomes = run_cases(cases, a.runtime, workers=workers, timeout=timeout, out_dir=a.out_dir, progress=progress,
                          scheduler=scheduler or "local")
     wall = time.perf_counter() - t0
+    say_alias(a)                                 # an old --runtime spelling: one note, with the results
     rep = suite.report(cases, outcomes, a.runtime, wall, str(root))
     if a.json == "-":
         print(dumps(rep))

@@ -67,7 +67,8 @@ def run(a) -> int:
 
     why = "(the sweep's members are the ensemble)"
     if a.runtime == "sbml":
-        raise UsageError("--sweep does not apply to --method lsoda (one model instance); use --engine numpy, c, "
+        raise UsageError("--sweep does not apply to --runtime sbml / --method lsoda (one model instance); use "
+                         "--engine numpy, c, "
                          "c-is, is or ts")
     for flag, bad in (("--vary", a.vary), ("--line/--ring", a.line or a.ring), ("--ensemble", str(a.ensemble) != "1")):
         if bad:
@@ -103,7 +104,6 @@ def run(a) -> int:
         a.runtime = choose_runtime(n).runtime
     check_memory(model, n, len(a.sweep), a.runtime, mapping, 4 if dtype == "float32" else 8,
                  recorded=samples_in(0, steps, every) * len(rec) * n)
-    say_alias(a)
     try:
         out = flint_sweep(model, a.sweep, t_end=t_end, dt=dt, runtime=a.runtime, integrator=integrator,
                           dtype=dtype, every=every, record=rec, set_params=sets, threads=threads, slice_size=size,
@@ -111,6 +111,7 @@ def run(a) -> int:
                           workers=workers, traces_dir=a.traces_dir)
     except SweepInterrupted as exc:
         return interrupted(exc)
+    say_alias(a)                                 # an old --runtime spelling: one note, with the results
     status = 1 if out["errors"] else 0
     if a.json:
         print_result(out, True)

@@ -356,3 +356,27 @@ def test_registered_backend_runs_from_the_cli(tmp_path, capsys):
     finally:
         from kernels.flint.schemes import ADAPTIVE_BACKENDS
         ADAPTIVE_BACKENDS.pop("fake-cli", None)
+
+
+# ------------------------------------------------------------ issue 34: --method / --engine of flint-suite
+
+@pytest.mark.parametrize("method, engine, target", [
+    (None, None, "cpu"), ("lsoda", "numpy", "cpu"), ("dopri5", "numpy", "dopri-cpu"), ("dopri5", None, "dopri-cpu"),
+    (None, "ts", "ts"), ("dopri5", "is", "is"), ("cvode", None, "roadrunner"), ("auto", "roadrunner", "roadrunner"),
+])
+def test_suite_method_and_engine_pick_the_backend(method, engine, target):
+    from kernels.flint.schemes import ADAPTIVE_BACKENDS, pair
+    p = pair(method, engine, "flint-suite")
+    assert p.target == target and p.target in ADAPTIVE_BACKENDS and p.kind == "adaptive"
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["--method", "euler"], "--method must be one of dopri5, lsoda, cvode or auto"),
+    (["--engine", "c"], "--engine must be one of numpy, is, ts, roadrunner, auto"),
+    (["--method", "cvode", "--engine", "numpy"], "engine numpy offers lsoda, dopri5, not method 'cvode'"),
+    (["--runtime", "cpu", "--engine", "numpy"], "--runtime is the old spelling"),
+])
+def test_cli_bad_method_engine(args, msg):
+    r = _cli("1", *args)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error:") and msg in lines[0], r.stderr

@@ -22,6 +22,7 @@ from PyQt6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QW
 from kernels.errors import InvalidParameter
 from kernels.flint.model import select_states
 from kernels.flint.run import FlintRun, Vary
+from kernels.flint.schemes import FIXED_METHODS
 from kernels.flint.runtimes import RUNTIMES
 from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
 from kernels.flint.sbml.reference import LABEL as SBML_LABEL
@@ -43,7 +44,8 @@ TOOLTIPS = {
     "dt": "Integration time step dt, ms (the models' time unit); the output is recorded every "
           "0.1 ms for runs of more than 2 000 steps",
     "t_end": "End time of the run, ms; the run takes t end / dt steps",
-    "integrator": "Fixed-step integrator: explicit Euler (1st order) or classic Runge–Kutta 4",
+    "integrator": "Method (--method): the fixed-step integrator, explicit Euler (1st order) or classic "
+                  "Runge–Kutta 4.  SBML reference mode runs lsoda",
     "runtime": RUNTIME_TOOLTIP,
     "dtype": "Arithmetic precision of the state and the bytecode: float64 or float32",
     "members": "ensemble: N independent copies of the cell (optionally with a parameter varied); "
@@ -57,7 +59,7 @@ TOOLTIPS = {
               "e.g. 'S_RG_F, S_RG_E' or 'S_*'",
 }
 #: the labels of the rows (SBML reference mode renames dt and t end)
-LABELS = {"dt": "dt (ms)", "t_end": "t end (ms)", "integrator": "Integrator", "runtime": "Runtime",
+LABELS = {"dt": "dt (ms)", "t_end": "t end (ms)", "integrator": "Method", "runtime": "Engine",
           "dtype": "Precision", "members": "Members", "n": "N (members / cells)", "D": "Coupling D (1/ms)",
           "init": "Initial state", "vary": "Vary parameter", "spread": "± spread", "record": "Record"}
 SBML_LABELS = {"dt": "dt (output interval)", "t_end": "t end (model time)"}
@@ -98,7 +100,7 @@ class FlintRunForm(QWidget):
         self.sp_dt = QDoubleSpinBox(decimals=4, minimum=1e-4, maximum=10.0, value=0.01, singleStep=0.005)
         self.sp_tend = QDoubleSpinBox(decimals=1, minimum=0.1, maximum=1e6, value=400.0)
         self.cb_integ = QComboBox()
-        self.cb_integ.addItems(["euler", "rk4"])
+        self.cb_integ.addItems(list(FIXED_METHODS))
         self.cb_runtime = QComboBox()
         self.cb_runtime.addItems(gui_runtimes(gpu))
         for i in range(self.cb_runtime.count()):          # each entry: its help line from the registry

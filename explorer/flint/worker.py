@@ -18,7 +18,8 @@ HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one
 CHUNK_SECONDS = 1 / 30   # integration time per chunk streamed to the GUI: ≥ 30 trace updates a second
 INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
 PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take more steps than a C int)
-RUNTIME_TOOLTIP = "<br>".join(f"<b>{k}</b>: {v}" for k, v in {AUTO: AUTO_HELP, **runtime_help()}.items())
+RUNTIME_TOOLTIP = ("Engine (--engine): where and how the run is carried out (cpu is engine numpy)<br>"
+                   + "<br>".join(f"<b>{k}</b>: {v}" for k, v in {AUTO: AUTO_HELP, **runtime_help()}.items()))
 
 
 class _RunWorker(Job):

@@ -160,7 +160,7 @@ def test_compiled_cpu_runtimes_match_numpy(flint_ws, qtbot):
         _wait_done(qtbot, ws)
         assert ws.samples.shape[0] > 0, f"runtime {rt}: no traces"
         if rt != "cpu":                                   # the compile is announced, then its time
-            assert f"compiled for runtime {rt} in" in ws.message.label.text(), ws.message.label.text()
+            assert f"compiled for engine {rt} in" in ws.message.label.text(), ws.message.label.text()
         traces[rt] = ws.samples.copy()
     assert traces["cpu"].shape == traces["c"].shape and traces["cpu"].max() > 0
     for rt in ("c", "c-is"):
