@@ -34,15 +34,17 @@ REDRAW_EVERY = 0.3
 
 class PFHubTab(SweepRunner, QWidget):
     """Controls, a live log–log F(t) plot with posted curves, the summary and the exports.
-    ``state()`` / ``restore(dict)`` for the settings."""
+    ``state()`` / ``restore(dict)`` for the settings.  ``message(text, level)``: notices;
+    ``pause_live()``: pause a live run before this one takes the cores / the GPU;
+    ``show_run(state_dict, preset)``: show the finished field (the workspace's ``load_run``)."""
 
     finished = pyqtSignal()
 
-    def __init__(self, workspace=None, backend=None, parent=None):
+    def __init__(self, backend=None, message=None, pause_live=None, show_run=None, parent=None):
         super().__init__(parent)
-        self.ws = workspace
-        self.backend = backend if backend is not None else (workspace.backend if workspace is not None else None)
-        self.message = workspace.message_bar.show_message if workspace is not None else None
+        self.backend = backend
+        self.message = message
+        self.pause_live, self.show_run = pause_live, show_run
         self.job = None
         self.rows: list = []                 # (t, F) of the last run, for the CSV export
         self.result: pfhub.PFHubResult | None = None
@@ -192,8 +194,8 @@ class PFHubTab(SweepRunner, QWidget):
         except ExplorerError as exc:
             self._say(str(exc))
             return False
-        if self.ws is not None and self.ws.is_running():
-            self.ws.pause()                   # the live run would share the cores / the GPU
+        if self.pause_live is not None:
+            self.pause_live()                 # the live run would share the cores / the GPU
         t_end = self.sp_tend.value()
         self.sim, self.result, self.rows, self._t_end = sim, None, [], t_end
         self.lbl.setText(f"Running {pfhub.VARIANTS[self.cb_variant.currentData()].title} to t = {t_end:g} …")
@@ -232,10 +234,10 @@ class PFHubTab(SweepRunner, QWidget):
         if self.result is not None:
             self._on_step(self.result)
         super()._end(what, failed)
-        if not failed and self.sim is not None and self.ws is not None and self.result is not None:
+        if not failed and self.sim is not None and self.show_run is not None and self.result is not None:
             try:
-                self.ws.load_run(self.sim.state_dict(), {"name": self.cb_variant.currentText(),
-                                                         "paper": "Jokisaari et al. 2017 (PFHub benchmark 1)"})
+                self.show_run(self.sim.state_dict(), {"name": self.cb_variant.currentText(),
+                                                      "paper": "Jokisaari et al. 2017 (PFHub benchmark 1)"})
             except ExplorerError as exc:
                 self._say(f"The run finished but its field could not be shown: {exc}")
 
@@ -312,7 +314,7 @@ def throttled(gen, cancelled, every: float = REDRAW_EVERY):
 
 def add_pfhub_dock(ws) -> PFHubTab:
     """The PFHub tab as a dock of the Cahn–Hilliard workspace, tabbed behind Diagnostics."""
-    tab = PFHubTab(ws)
+    tab = PFHubTab(ws.backend, ws.message_bar.show_message, pause_live=ws.pause, show_run=ws.load_run)
     tab.dock = add_dock(ws, "PFHub", "ch_pfhub", scrolled(tab), "bottom", tabify_with=ws.plots_dock)
     ws.plots_dock.raise_()
     return tab

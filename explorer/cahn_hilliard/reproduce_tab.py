@@ -56,10 +56,10 @@ class CHReproduceTab(SweepRunner, QWidget):
 
     finished = pyqtSignal()
 
-    def __init__(self, workspace=None, backend=None, message=None, parent=None):
+    def __init__(self, message=None, pause_live=None, parent=None):
         super().__init__(parent)
-        self.ws = workspace
-        self.message = message if message is not None else (workspace.message_bar.show_message if workspace else None)
+        self.message = message
+        self.pause_live = pause_live      # pauses a live run before the timings take the cores / the GPU
         self.gpus = fig10.gpu_count()
         self.rows: list[fig10.Fig10Row] = []
         self.job = None
@@ -229,8 +229,8 @@ class CHReproduceTab(SweepRunner, QWidget):
         except InvalidParameter as exc:
             self._say(str(exc))
             return False
-        if self.ws is not None and self.ws.is_running():
-            self.ws.pause()                   # the live run would share the cores / the GPU with the timings
+        if self.pause_live is not None:
+            self.pause_live()                 # the live run would share the cores / the GPU with the timings
         threads, variant, budget = self.sp_threads.value(), self.cb_variant.currentText(), self.sp_budget.value()
         gpus = max(2, self.gpus)
         self.rows = []
@@ -300,7 +300,7 @@ class CHReproduceTab(SweepRunner, QWidget):
 
 def add_reproduce_dock(ws) -> CHReproduceTab:
     """The Reproduce tab as a dock of the Cahn–Hilliard workspace, tabbed with Diagnostics and Sweep."""
-    tab = CHReproduceTab(ws)
+    tab = CHReproduceTab(ws.message_bar.show_message, pause_live=ws.pause)
     dock = QDockWidget("Reproduce", ws)
     dock.setObjectName("ch_reproduce")
     dock.setWidget(scrolled(tab))
