@@ -18,6 +18,9 @@
   μ* planes: default ``fused_impl3d="zreg"`` (each thread 2 or 4 x-adjacent cells with their z
   windows in registers, only in-plane neighbours through shared memory, one barrier per plane);
   ``"march"`` (plane rings in shared memory, four barriers per plane); ``"generic"`` (3D tiles).
+  Temporal blocking (``params.steps_per_pass``, :mod:`.temporal`): k = 2–4 RK2 steps per launch with a
+  4k halo — 2D the k-step warp march ``ch_fused_wmarch2d_tb``, 3D (and 2D ``"generic"``) the shared tile
+  ``ch_fused_tb`` (``cuda/ch_temporal.cuh``) — bit for bit k single steps.
 
 All kernels use the single stencil/boundary definition in ``cuda/ch_stencil.cuh``.
 Parameters m, b, u, K, dx, dt and boundary_value are kernel arguments (read from
