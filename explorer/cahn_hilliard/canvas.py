@@ -72,6 +72,26 @@ class FieldCanvas:
         self.slab_rows: list[int] = []   # first rows of the GPUs' slabs after the first (array axis 0)
         self.show_slabs = False          # overlay: dashed lines at those rows (2D only)
         self.slab_lines = None
+        self.camera_touched = False      # the user turned / zoomed the 3D view since it was fitted
+        ev = self.canvas.events
+        ev.mouse_wheel.connect(self._touched)
+        ev.mouse_press.connect(self._touched)
+        ev.resize.connect(lambda _e: self._refit_3d())
+
+    def _touched(self, _ev=None) -> None:
+        self.camera_touched = True
+
+    def _distance_3d(self) -> float:
+        """Camera distance that shows the whole cube in the 3D view: 2.6 n in a view at least as
+        wide as tall, farther in a narrow one (the horizontal field of view is the smaller)."""
+        n = self.shape[0]
+        w, h = (max(1.0, float(v)) for v in self.view3d.size)
+        return 2.6 * n * max(1.0, h / w)
+
+    def _refit_3d(self) -> None:
+        """After a size change of the view: fit the cube again unless the user moved the camera."""
+        if self.view3d is not None and not self.camera_touched:
+            self.view3d.camera.distance = self._distance_3d()
 
     # ------------------------------------------------------------- building
     def _clear(self):
@@ -128,6 +148,9 @@ class FieldCanvas:
                                         parent=self.view3d.scene)
         self.view3d.camera = scene.TurntableCamera(fov=40, elevation=25, azimuth=35,
                                                    center=(n / 2, n / 2, n / 2), distance=2.6 * n)
+        self.camera_touched = False
+        self.view3d.events.resize.connect(lambda _e: self._refit_3d())   # laid out at the first draw
+        self._refit_3d()
         self.slice_image = scene.visuals.Image(np.zeros((n, n), np.float32), cmap=colormap(self.cmap_name),
                                                clim=self.clim, interpolation="nearest", texture_format="auto",
                                                parent=self.slice_view.scene)
@@ -378,7 +401,8 @@ class FieldCanvas:
                 v.camera.set_range(x=(0, nx), y=(0, ny), margin=0.02)
         if self.view3d is not None:
             self.view3d.camera.center = (n / 2, n / 2, n / 2)
-            self.view3d.camera.distance = 2.6 * n
+            self.camera_touched = False
+            self._refit_3d()
         self.canvas.update()
 
     # ---------------------------------------------------------------- export

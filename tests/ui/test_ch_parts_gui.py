@@ -219,3 +219,27 @@ def test_length_legend_back_from_lecture_and_clear_of_the_curve(qtbot, rng):
         assert not any(inside), f"legend over the L(t) curve (lecture {lecture})"
     r1 = plots.legend.boundingRect()
     assert (r1.width(), r1.height()) == (r0.width(), r0.height())
+
+
+def test_3d_view_refits_the_cube_after_a_size_change_until_the_user_turns_it(qtbot, backend, rng):
+    canvas = FieldCanvas(backend, size=(500, 400))
+    qtbot.addWidget(canvas.native)
+    n = int(rng.integers(8, 24))
+    canvas.update_field(rng.uniform(-1, 1, (n, n, n)).astype(np.float32))
+    canvas.native.show()
+    qtbot.waitExposed(canvas.native)
+
+    def want():
+        w, h = canvas.view3d.size
+        return 2.6 * n * max(1.0, h / w)
+    for size in ((900, 400), (420, 700)):               # wide, then narrow and tall
+        canvas.native.resize(*size)
+        qtbot.waitUntil(lambda: canvas.view3d.camera.distance == pytest.approx(want()), timeout=3000)
+    assert canvas.view3d.camera.distance > 2.6 * n       # the narrow view: farther, the whole cube shows
+    canvas.camera_touched = True                        # the user turned or zoomed it: left alone
+    d = canvas.view3d.camera.distance
+    canvas.native.resize(900, 400)
+    qtbot.wait(200)
+    assert canvas.view3d.camera.distance == d
+    canvas.reset_camera()                               # Reset view fits it again
+    assert canvas.view3d.camera.distance == pytest.approx(want()) and not canvas.camera_touched
