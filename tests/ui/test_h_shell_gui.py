@@ -221,3 +221,21 @@ def test_ch_view_is_fitted_after_grid_and_view_size_changes(main_window, ws, qtb
     main_window.resize(main_window.width() - 200, main_window.height() - 100)
     qtbot.wait(300)
     assert fitted()
+
+
+def test_own_open_dialogs_list_the_file_under_open_recent(main_window, ws, qtbot, tmp_path, monkeypatch):
+    rng = np.random.default_rng()
+    n = int(rng.choice([16, 32]))
+    field = tmp_path / "mine.npz"
+    ch_io.save_field(field, rng.uniform(-1, 1, (n, n)).astype(np.float32), CHParams(size=n))
+    monkeypatch.setattr(ws.files, "ask_field", lambda: str(field))
+    assert ws.open_field() and ws.sim.params.size == n          # File ▸ Open field… (its dialog)
+    assert main_window.recent.files.paths("field") == [str(field.resolve())]
+    g = main_window.show_workspace("graphs")
+    qtbot.waitExposed(g.canvas.native)
+    graph = tmp_path / "mine.edgelist"
+    graph.write_text("".join(f"{i} {(i + 1) % 12}\n" for i in range(12)))
+    monkeypatch.setattr(g.files, "ask_graph", lambda: str(graph))
+    g.open_field()                                              # File ▸ Open graph… (its dialog)
+    _wait(qtbot, g)
+    assert g.graph.n == 12 and main_window.recent.files.paths("graph") == [str(graph.resolve())]
