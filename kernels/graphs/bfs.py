@@ -331,16 +331,21 @@ class PaperBFSMethod(HopMethod):
 
 
 def levels_estimate(csr: CSR) -> int:
-    """BFS levels per source, for the host guard: the eccentricity of vertex 0 (one CPU BFS) + 1;
-    a source's own eccentricity is at most twice that on a connected undirected graph."""
+    """BFS levels per source, for the host guard: the largest eccentricity (within what it reaches)
+    of four spread vertices (CPU BFS each) + 2 — on a connected undirected graph any source's is at
+    most twice one of them; four starts also cover a digraph whose first vertex reaches little."""
     from scipy.sparse.csgraph import breadth_first_order
 
     from .frontier import tree_depth
     if csr.n == 0:
         return 1
-    _order, pred = breadth_first_order(csr.to_scipy(weighted=False), 0, directed=True, return_predecessors=True)
-    depth = tree_depth(pred, 0)
-    return int(depth[np.isfinite(depth)].max(initial=0)) + 2
+    A = csr.to_scipy(weighted=False)
+    top = 0
+    for s in sorted({0, csr.n // 3, 2 * csr.n // 3, csr.n - 1}):
+        _order, pred = breadth_first_order(A, s, directed=True, return_predecessors=True)
+        depth = tree_depth(pred, s)
+        top = max(top, int(depth[np.isfinite(depth)].max(initial=0)))
+    return top + 2
 
 
 def bfs_host_work(csr: CSR, rows: int, batch: int) -> tuple[float, float, float]:
