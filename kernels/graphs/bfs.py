@@ -269,7 +269,7 @@ class HopMethod(HostRunnable, APSPMethod):
     @classmethod
     def level_function(cls, backend=None, dtype="uint8"):
         """The CUDA function this method launches once per BFS level (occupancy: registers,
-        shared memory), on the device of ``backend`` (default: the CUDA device)."""
+        shared memory), on the device of ``backend`` (the GPU backend: CUDA; else the host device)."""
         raise NotImplementedError
 
 
