@@ -16,6 +16,7 @@ from kernels.graphs.apsp import METHODS
 
 from ..log_axis import log_axes
 from ..sweep_runner import SweepRunner
+from .emulated import HOST_TIP, label
 from .reproduce import LEGEND
 
 #: kernel -> colour (K1 … K7 along a colour ramp, the two beyond-the-paper kernels apart)
@@ -61,7 +62,8 @@ class _Panel(SweepRunner, QWidget):
             self.ck_type[t] = ck
             grid.addWidget(ck, i, 0)
             if with_sizes:
-                ed = QLineEdit(QUICK_SIZES[t])
+                host = E.emulated(self.backend)             # the CUDA source on the CPU: smaller sizes
+                ed = QLineEdit(", ".join(map(str, E.HOST_QUICK_SIZES[t])) if host else QUICK_SIZES[t])
                 ed.setToolTip("Sizes N (vertices), comma-separated, at least two. Paper 000: 1 000 … 30 000 "
                               "(hours with one source per BFS)")
                 self.ed_sizes[t] = ed
@@ -72,10 +74,8 @@ class _Panel(SweepRunner, QWidget):
     def types(self) -> list[str]:
         return [t for t, ck in self.ck_type.items() if ck.isChecked()]
 
-    def _gpu_or_say(self) -> bool:
-        if self.backend is None or not self.backend.is_gpu:
-            self._say("The BFS kernels need a CUDA GPU (this backend is the CPU).")
-            return False
+    def _idle(self) -> bool:
+        """No job running (the kernels run on any backend: their CUDA source on the CPU without a GPU)."""
         return self.job is None
 
     def export_csv(self, path=None):
@@ -116,9 +116,10 @@ class BFSEvolutionPanel(_Panel):
         grid = QGridLayout()
         self.ck_kernel = {}
         for i, k in enumerate(E.KERNELS + E.EXTRA):
-            ck = QCheckBox(SHORT[k])
+            host = E.emulated(self.backend)
+            ck = QCheckBox(label(SHORT[k], host))
             ck.setChecked(k in E.KERNELS)
-            ck.setToolTip(METHODS[k].help)
+            ck.setToolTip(METHODS[k].help + (HOST_TIP if host else ""))
             self.ck_kernel[k] = ck
             grid.addWidget(ck, i // 5, i % 5)
         form.addRow("kernels", grid)
@@ -174,16 +175,18 @@ class BFSEvolutionPanel(_Panel):
                 ck.setChecked(k in state["kernels"])
 
     def run(self) -> bool:
-        if not self._gpu_or_say():
+        if not self._idle():
             return False
         try:
             types = E.check_types(self.types())
             sizes = {t: parse_sizes(self.ed_sizes[t].text(), LEGEND[t]) for t in types}
             kernels = E.check_kernels([k for k, ck in self.ck_kernel.items() if ck.isChecked()], self.backend)
+            v = {k: sp.value() for k, sp in self._spins.items()}
+            E.check_host(types, [max(sizes[t]) for t in types], kernels, self.backend, v["batch"], v["block"],
+                         v["seed"])                        # the CUDA source on the CPU: the host limit
         except InvalidParameter as exc:
             self._say(str(exc))
             return False
-        v = {k: sp.value() for k, sp in self._spins.items()}
         self.rows = []
         self._redraw()
         self.lbl.setText("Timing …")
@@ -252,12 +255,12 @@ class BlockSweepPanel(_Panel):
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self._types_row(form, with_sizes=False)
-        self.ed_n = QLineEdit("2000, 10000")
+        self.ed_n = QLineEdit(", ".join(map(str, E.HOST_SWEEP_SIZES)) if E.emulated(backend) else "2000, 10000")
         self.ed_n.setToolTip("Sizes N, comma-separated (paper 000 Fig. 15: 10 000 and 30 000)")
         form.addRow("N", self.ed_n)
         self.cb_kernel = QComboBox()
         for k in E.KERNELS + ("gpu-bfs",):
-            self.cb_kernel.addItem(SHORT[k], k)
+            self.cb_kernel.addItem(label(SHORT[k], E.emulated(backend)), k)
         self.cb_kernel.setCurrentIndex(6)
         self.cb_kernel.setToolTip("The kernel swept (paper: kernel 7)")
         form.addRow("kernel", self.cb_kernel)
@@ -277,7 +280,8 @@ class BlockSweepPanel(_Panel):
         self.lbl.setText("Paper 000 Fig. 15: 256 is a good block size overall; the best one differs by graph type.")
         self.plots = pg.GraphicsLayoutWidget()
         self.p_time = self.plots.addPlot(row=0, col=0, title="time / mean path vs block (Fig. 15)")
-        self.p_occ = self.plots.addPlot(row=1, col=0, title="theoretical occupancy (kernels.occupancy)")
+        self.p_occ = self.plots.addPlot(row=1, col=0, title="theoretical occupancy" + (
+            " (GPU only: none for the CUDA source run on the CPU)" if E.emulated(backend) else ""))
         self.p_occ.setXLink(self.p_time)
         for p, ylab in ((self.p_time, "seconds per hop of mean path"), (self.p_occ, "occupancy %")):
             p.showGrid(x=True, y=True, alpha=0.3)
@@ -303,28 +307,31 @@ class BlockSweepPanel(_Panel):
             self.cb_kernel.setCurrentIndex(i)
 
     def run(self) -> bool:
-        if not self._gpu_or_say():
+        if not self._idle():
             return False
         try:
             types = E.check_types(self.types())
             ns = sorted({int(s) for s in self.ed_n.text().replace(";", ",").split(",") if s.strip()})
             if not ns or ns[0] < rp.MIN_N or ns[-1] > rp.MAX_N:
                 raise InvalidParameter(f"sizes N must lie in {rp.MIN_N} … {rp.MAX_N}")
+            v = {k: sp.value() for k, sp in self._spins.items()}
+            kernel = self.cb_kernel.currentData()
+            E.check_host(types, [max(ns)], [kernel], self.backend, min(v["batch"], max(ns)), max(E.SWEEP_BLOCKS),
+                         v["seed"])                        # the CUDA source on the CPU: the host limit
         except (InvalidParameter, ValueError) as exc:
             self._say(str(exc) if isinstance(exc, InvalidParameter) else f"sizes N must be whole numbers ({exc})")
             return False
-        v = {k: sp.value() for k, sp in self._spins.items()}
-        kernel = self.cb_kernel.currentData()
         self.rows = []
         self._redraw()
 
         def rows(cancelled):
             from kernels.gpu import launch_occupancy
+            occupancy_of = launch_occupancy if not E.emulated(self.backend) else None
             for t in types:
                 for n in ns:
                     yield from E.run_block_sweep([t], [n], E.SWEEP_BLOCKS, kernel, v["repeats"], min(v["batch"], n),
                                                  self.backend, v["seed"], cancel=cancelled,
-                                                 occupancy_of=launch_occupancy)
+                                                 occupancy_of=occupancy_of)
 
         self._start("Block-size sweep", rows, len(types) * len(ns) * len(E.SWEEP_BLOCKS))
         return True

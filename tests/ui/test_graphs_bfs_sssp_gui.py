@@ -52,6 +52,24 @@ def test_generators_and_methods_listed(graphs_ws):
     assert graphs_ws.sp_k.isEnabled() and not graphs_ws.sp_p.isEnabled()
 
 
+def test_bfs_kernels_run_on_the_cpu_host_and_large_sizes_are_refused(qtbot, graphs_ws):
+    p = graphs_ws.bfs_evolution
+    for t, ck in p.ck_type.items():
+        ck.setChecked(t == "ba")
+    p.ed_sizes["ba"].setText("60, 90")
+    for k, ck in p.ck_kernel.items():
+        ck.setChecked(k in ("gpu-bfs-k1", "gpu-bfs-k6", "gpu-msbfs"))
+    p._spins["instances"].setValue(1)
+    assert HOST_LABEL in p.ck_kernel["gpu-bfs-k1"].text()
+    with qtbot.waitSignal(p.finished, timeout=120000):
+        assert p.run()
+    assert len(p.rows) == 6 and all(r.agrees for r in p.rows)
+    p.ed_sizes["ba"].setText("1000, 30000")
+    before = p.state()
+    assert p.run() is False and "limit is 30 s" in p.lbl.text()
+    assert p.state() == before and p.job is None
+
+
 def test_sssp_tab_runs_cuda_methods_on_the_cpu_host(qtbot, graphs_ws):
     s = graphs_ws.sssp_table
     ck = s.ck_method["sssp-staged"]
