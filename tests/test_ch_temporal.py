@@ -17,8 +17,8 @@ CPU = Backend("cpu", np)
 needs_host = pytest.mark.skipif(not gpu.available("host"), reason="needs the host device (a C++ compiler)")
 BOUNDARIES = ("periodic", "mirror", "fixed")
 # partial tiles / strips: 2D tiles are 64×64 outputs, warp-march strips 128 − 8k columns (two strips, the
-# second partial; nx % 4 == 0: the 16-byte path, else the scalar one); 3D tiles 8×8×8; every extent
-# ≥ 4k (k ≤ 4: 16)
+# second partial; nx % 4 == 0: the 16-byte path, else the scalar one); 3D tiles 8×8×8, z-march frames
+# 32×8 (scalar path); every extent ≥ 4k (k ≤ 4: 16)
 BOX = {2: (37, 132), 3: (17, 18, 19)}
 BOX_SCALAR_2D = (29, 130)
 
@@ -50,6 +50,8 @@ def _check(rng, dim, boundary, dtype, k, impl, shape=None):
     want = _single_steps(st, phi, k)           # kernel E's default single step (2D wmarch, 3D zreg)
     if dim == 2:
         st.fused_impl = "wmarch" if impl == "wmarch" else "generic"
+    else:
+        st.fused_impl3d = "zreg" if impl == "zreg" else "generic"
     got = st.fused_steps(phi.copy(), np.full_like(phi, np.nan), k)
     assert np.isfinite(got).all(), "some outputs were never written"
     assert not np.array_equal(want, phi)
@@ -60,7 +62,8 @@ def _check(rng, dim, boundary, dtype, k, impl, shape=None):
 FAST = [(2, "periodic", "float32", 2, "wmarch"), (2, "mirror", "float64", 3, "wmarch"),
         (2, "fixed", "float32", 4, "wmarch"), (2, "periodic", "float64", 3, "tile"),
         (2, "mirror", "float32", 2, "tile"), (2, "fixed", "float64", 2, "tile"),
-        (3, "periodic", "float64", 2, "tile"), (3, "mirror", "float32", 3, "tile"),
+        (3, "periodic", "float64", 2, "zreg"), (3, "mirror", "float32", 3, "zreg"),
+        (3, "fixed", "float64", 4, "zreg"), (3, "periodic", "float32", 3, "tile"),
         (3, "fixed", "float64", 2, "tile")]
 IDS = [f"{d}d-{b}-{t}-k{k}-{i}" for d, b, t, k, i in FAST]
 
@@ -79,7 +82,25 @@ def test_warp_march_scalar_path(boundary, rng):
            BOX_SCALAR_2D)
 
 
-SLOW = [(d, b, t, k, i) for d in (2, 3) for i in (("wmarch", "tile") if d == 2 else ("tile",))
+@needs_host
+@pytest.mark.parametrize("boundary", BOUNDARIES)
+def test_zreg_chunks_and_vector_path(boundary, rng):
+    """3D register z-march k-step kernel: several z chunks (a short last one) and the 16-byte path."""
+    k = int(rng.integers(2, 5))
+    shape = (23, 17, 52)
+    dtype = str(rng.choice(["float32", "float64"]))
+    p = _params(rng, 3, shape, boundary, dtype)
+    st = _stepper(p)
+    phi = rng.uniform(-1, 1, shape).astype(dtype)
+    assert st.vec_ok(phi)
+    want = _single_steps(st, phi, k)
+    T = "float" if dtype == "float32" else "double"
+    st.tb_zreg_shape = {**st.tb_zreg_shape, T: (8, 4, 5) + tuple(st.tb_zreg_shape[T][3:])}
+    got = st.fused_steps(phi.copy(), np.full_like(phi, np.nan), k)
+    np.testing.assert_array_equal(got, want)
+
+
+SLOW = [(d, b, t, k, i) for d in (2, 3) for i in (("wmarch", "tile") if d == 2 else ("zreg", "tile"))
         for b in BOUNDARIES for t in ("float32", "float64") for k in (2, 3, 4)
         if (d, b, t, k, i) not in FAST]
 

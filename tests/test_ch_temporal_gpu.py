@@ -1,5 +1,6 @@
 """Kernel E's temporal blocking on the GPU (issue #38): a k-step pass (2D warp march
-``ch_fused_wmarch2d_tb`` and shared tile ``ch_fused_tb``, 3D shared tile) equals k single steps of kernel
+``ch_fused_wmarch2d_tb`` and shared tile ``ch_fused_tb``, 3D register z-march ``ch_fused_zreg3d_tb`` and
+shared tile) equals k single steps of kernel
 E BIT FOR BIT on fresh random fields — both compiled by NVRTC with the same options, every value from
 the same ch_stencil.cuh expressions — every boundary, float32 and float64, partial tiles, k = 2, 3, 4;
 and CudaStepper.step with a remainder.  The CPU twin is test_ch_temporal.py (host device)."""
@@ -15,7 +16,7 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _ok, reason=f"needs a CUDA
 
 BOUNDARIES = ("periodic", "mirror", "fixed")
 BOX = {2: (301, 1030), 3: (37, 45, 70)}      # not multiples of the tiles / strips
-CASES = [(d, b, t, k, i) for d in (2, 3) for i in (("wmarch", "tile") if d == 2 else ("tile",))
+CASES = [(d, b, t, k, i) for d in (2, 3) for i in (("wmarch", "tile") if d == 2 else ("zreg", "tile"))
          for b in BOUNDARIES for t in ("float32", "float64") for k in (2, 3, 4)]
 
 
@@ -40,6 +41,8 @@ def test_gpu_fused_k_steps_equal_k_single_steps_bit_for_bit(dim, boundary, dtype
     st = _stepper(p)
     if dim == 2:
         st.fused_impl = "wmarch" if impl == "wmarch" else "generic"
+    else:
+        st.fused_impl3d = "zreg" if impl == "zreg" else "generic"
     if st.steps_per_pass() < k:
         pytest.skip(f"{k} steps of a {dim}D {dtype} tile do not fit the GPU's shared memory")
     phi = cp.asarray(rng.uniform(-1, 1, shape).astype(dtype))

@@ -253,6 +253,8 @@ class CudaStepper(Stepper):
         self.fused_march_shape = dict(FUSED_MARCH_SHAPE)
         #: 2D k-step warp march shapes per dtype (temporal.WMARCH_TB_SHAPE; tunable per instance)
         self.tb_wmarch_shape = dict(temporal.WMARCH_TB_SHAPE)
+        #: 3D k-step register z-march shapes per dtype (temporal.ZREG_TB_SHAPE; tunable per instance)
+        self.tb_zreg_shape = dict(temporal.ZREG_TB_SHAPE)
         #: layout of B/D overriding ``params.tile`` (benchmarks): None, "sweep", "march" or "paper"
         self.tile_impl = None
         #: march kernel shapes per dimension (see MARCH_SHAPE; tunable per instance)
@@ -506,7 +508,16 @@ class CudaStepper(Stepper):
         limit = None
         if not self.emulated:
             limit = int(self._device_props().get("sharedMemPerBlockOptin", temporal.SMEM_LIMIT))
-        return temporal.fits(p, temporal.requested(p), itemsize, limit)
+        return temporal.fits(p, temporal.requested(p), itemsize, limit, self._tb_smem(p.dim, itemsize))
+
+    def _tb_smem(self, dim, itemsize):
+        """k → shared memory per block of the k-step kernel this stepper launches."""
+        T = "float" if itemsize == 4 else "double"
+        if dim == 2 and self.fused_impl == "wmarch":
+            return lambda k: 0
+        if dim == 3 and self.fused_impl3d == "zreg":
+            return lambda k: temporal.zreg_smem_bytes(k, itemsize, self.tb_zreg_shape[T])
+        return lambda k: temporal.smem_bytes(dim, k, itemsize)
 
     def fused_steps(self, src, out, k: int):
         """out = k RK2 steps of src in a single launch (temporal blocking, :mod:`.temporal`): in 2D with
@@ -537,6 +548,24 @@ class CudaStepper(Stepper):
             self.dev.launch(kern, (across, _cdiv(ny, chunk), 1), (32 * WPB, 1, 1),
                             (src, out, np.int32(nx), np.int32(ny), np.int32(chunk), np.int32(vec),
                              t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval))
+            return out
+        if dim == 3 and self.fused_impl3d == "zreg":
+            shape = self.tb_zreg_shape[_ctype(dtype)]
+            TX, TY, chunk, MINB, PD, VW = shape
+            NT = temporal.zreg_threads(k, shape)
+            expr = f"ch_fused_zreg3d_tb<{_ctype(dtype)}, {_BC[p.boundary]}, {k}, {TX}, {TY}, {NT}, {MINB}, {PD}, {VW}>"
+            smem = temporal.zreg_smem_bytes(k, dtype.itemsize, shape)
+            kern = self._kernel(expr, NT, smem)
+            if not self.emulated and smem > 48 * 1024 and kern.max_dynamic_shared_size_bytes < smem:
+                kern.max_dynamic_shared_size_bytes = smem
+            across = _cdiv(nx, TX) * _cdiv(ny, TY)
+            if chunk <= 0:
+                chunk = self._wave_chunk(expr, kern, NT, across, nz, 1, 16 * k)
+            chunk = min(chunk, nz)
+            vec = 1 if (self.vec_ok(src) and _ptr(out) % 16 == 0) else 0
+            self.dev.launch(kern, (_cdiv(nx, TX), _cdiv(ny, TY), _cdiv(nz, chunk)), (NT, 1, 1),
+                            (src, out, np.int32(nx), np.int32(ny), np.int32(nz), np.int32(chunk), np.int32(vec),
+                             t(0.5 * p.dt), t(p.dt), m, b, u, K, idx2, bval), shared_mem=smem)
             return out
         expr, nt = temporal.expression(_ctype(dtype), _BC[p.boundary], dim, k)
         smem = temporal.smem_bytes(dim, k, dtype.itemsize)

@@ -28,6 +28,10 @@ TB_SHAPE = {2: (256, 64, 64, 1), 3: (256, 8, 8, 8)}
 #: (warps per block, φ rows in flight, rows per warp (0: one wave), min. blocks per SM) of the 2D warp-march
 #: k-step kernel ch_fused_wmarch2d_tb per dtype (no register cap: k windows of 14 rows of 4 values)
 WMARCH_TB_SHAPE = {"float": (1, 3, 0, 1), "double": (1, 2, 0, 1)}
+#: (TX, TY, chunk (0: one wave), min. blocks per SM, φ planes in flight, cells per thread VW) of the 3D register
+#: z-march k-step kernel ch_fused_zreg3d_tb per dtype (a (TX+8k)×(TY+8k) frame; dynamic shared memory
+#: 2·4k planes, :func:`zreg_smem_bytes`)
+ZREG_TB_SHAPE = {"float": (32, 8, 0, 1, 2, 4), "double": (32, 8, 0, 1, 1, 4)}
 #: auto: fused steps per pass (2D fields of at least this many cells get 2)
 AUTO_MIN_CELLS_2D = 1024 * 1024
 AUTO_K_2D = 2
@@ -50,6 +54,21 @@ def smem_bytes(dim: int, k: int, itemsize: int, shape=None) -> int:
     return BUFFERS * cells * int(itemsize)
 
 
+def zreg_smem_bytes(k: int, itemsize: int, shape) -> int:
+    """Dynamic shared memory of one ch_fused_zreg3d_tb block: two sets of 4k planes of
+    ((TY+8k+2)·(TX+8k) + 8) values."""
+    tx, ty = shape[0], shape[1]
+    h = 2 * halo(k)
+    return 2 * 4 * int(k) * ((ty + h + 2) * (tx + h) + 8) * int(itemsize)
+
+
+def zreg_threads(k: int, shape) -> int:
+    """Threads per block of ch_fused_zreg3d_tb: one per group of VW frame cells, rounded up to warps."""
+    tx, ty, vw = shape[0], shape[1], shape[5]
+    h = 2 * halo(k)
+    return -(-((tx + h) // vw * (ty + h)) // 32) * 32
+
+
 def auto_steps_per_pass(params) -> int:
     """k for ``steps_per_pass="auto"``: kernel E on a 2D field of at least :data:`AUTO_MIN_CELLS_2D` cells
     gets :data:`AUTO_K_2D`; everything else 1 (3D, small 2D fields, and cpu-threads, whose k-step bands
@@ -65,16 +84,19 @@ def requested(params) -> int:
     return auto_steps_per_pass(params) if v == "auto" else int(v)
 
 
-def fits(params, k: int, itemsize: int, smem_limit: int | None = SMEM_LIMIT) -> int:
+def fits(params, k: int, itemsize: int, smem_limit: int | None = SMEM_LIMIT, smem=None) -> int:
     """The largest k' ≤ ``k`` the grid and the device hold: periodic and mirror ghosts need the halo
-    4k' ≤ every extent (the mapped frame must lie in [−n, 2n)); the block's tiles must fit
-    ``smem_limit`` bytes (None: no limit, the host device)."""
+    4k' ≤ every extent (the mapped frame must lie in [−n, 2n)); the block's shared memory (``smem(k)``
+    bytes, default the tile's :func:`smem_bytes`) must fit ``smem_limit`` (None: no limit, the host)."""
+    if smem is None:
+        def smem(j):
+            return smem_bytes(params.dim, j, itemsize)
     k = max(1, int(k))
     while k > 1:
         if params.boundary != "fixed" and halo(k) > min(params.shape):
             k -= 1
             continue
-        if smem_limit is not None and smem_bytes(params.dim, k, itemsize) > smem_limit:
+        if smem_limit is not None and smem(k) > smem_limit:
             k -= 1
             continue
         break

@@ -235,3 +235,168 @@ ch_fused_wmarch2d_tb(const T* __restrict__ src, T* __restrict__ out, int nx, int
         }
     }
 }
+
+// ---- E, 3D, temporal blocking of the register z-march (ours): KS RK2 steps per launch.
+// ch_fused_zreg3d with its per-group z windows repeated KS times (ChZrStep): step s takes the φˢ
+// planes step s−1 puts out (4 planes behind its input) and puts out φˢ⁺¹.  The frame is the TX×TY
+// output tile with a 4·KS halo; at the start of every march step each step stores its four centre
+// planes (φ, μ, φ*, μ* computed the march step before) into one of two buffer sets of 4·KS planes in
+// dynamic shared memory, one barrier, then every step computes from registers and that set, exactly
+// as ch_fused_zreg3d (ch_nsum3dv, ch_mu; bit for bit KS single steps).
+template <class T, int BC, int VW>
+struct ChZrStep {
+    T f[5][VW], mu[3][VW], st[3][VW], ms[3][VW];
+    __device__ __forceinline__ void clear() {
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+#pragma unroll
+            for (int r = 0; r < 5; ++r) f[r][q] = T(0);
+#pragma unroll
+            for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
+        }
+    }
+    __device__ __forceinline__ void store(T* s, int PS) const {   // centre planes of the last march step
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+            s[q] = f[4][q];
+            s[PS + q] = mu[2][q];
+            s[2 * PS + q] = st[2][q];
+            s[3 * PS + q] = ms[2][q];
+        }
+    }
+    __device__ __forceinline__ void shift(const T in[VW]) {
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) f[r][q] = f[r + 1][q];
+            f[4][q] = in[q];
+        }
+    }
+    // the stages of input plane p (already shifted in) from the planes s (this step's 4 in the set);
+    // o ← φ⁺ of plane p − 4 (ghost rule for fixed unless last)
+    template <int SX>
+    __device__ __forceinline__ void compute(const CHCoef<T>& k, const T* s, int PS, int p, int nz, bool yin,
+                                            const bool xin[VW], T c1, T c2, T bval, bool last, T o[VW]) {
+        T ns[VW], v[VW];
+        ch_nsum3dv<T, SX, VW>(s, f[3], f[2], f[4], ns);
+#pragma unroll
+        for (int q = 0; q < VW; ++q) v[q] = ch_mu<T>(k, f[3][q], ns[q], T(6));
+#pragma unroll
+        for (int q = 0; q < VW; ++q) { mu[0][q] = mu[1][q]; mu[1][q] = mu[2][q]; mu[2][q] = v[q]; }
+        ch_nsum3dv<T, SX, VW>(s + PS, mu[1], mu[0], mu[2], ns);
+        const bool zin = p - 2 >= 0 && p - 2 < nz;
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+            v[q] = f[2][q] + c1 * (k.mi * (ns[q] - T(6) * mu[1][q]));
+            if (BC == CH_FIXED && !(zin && yin && xin[q])) v[q] = bval;
+        }
+#pragma unroll
+        for (int q = 0; q < VW; ++q) { st[0][q] = st[1][q]; st[1][q] = st[2][q]; st[2][q] = v[q]; }
+        ch_nsum3dv<T, SX, VW>(s + 2 * PS, st[1], st[0], st[2], ns);
+#pragma unroll
+        for (int q = 0; q < VW; ++q) v[q] = ch_mu<T>(k, st[1][q], ns[q], T(6));
+#pragma unroll
+        for (int q = 0; q < VW; ++q) { ms[0][q] = ms[1][q]; ms[1][q] = ms[2][q]; ms[2][q] = v[q]; }
+        ch_nsum3dv<T, SX, VW>(s + 3 * PS, ms[1], ms[0], ms[2], ns);
+        const bool oin = p - 4 >= 0 && p - 4 < nz;
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+            o[q] = f[0][q] + c2 * (k.mi * (ns[q] - T(6) * ms[1][q]));
+            if (BC == CH_FIXED && !last && !(oin && yin && xin[q])) o[q] = bval;
+        }
+    }
+};
+
+// KS fused steps; TX×TY outputs per block, NT threads (≥ one per group of VW cells of the frame), MINB
+// min. blocks per SM, PD φ planes in flight; dynamic shared memory 2·4·KS planes of PS values
+template <class T, int BC, int KS, int TX, int TY, int NT, int MINB, int PD, int VW>
+__global__ void __launch_bounds__(NT, MINB)
+ch_fused_zreg3d_tb(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int nz, int chunk, int vec,
+                   T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int H = 4 * KS;
+    constexpr int SX = TX + 2 * H, SY = TY + 2 * H, GX = SX / VW, G = GX * SY;
+    constexpr int PS = (SY + 2) * SX + 8;
+    static_assert(TX % 4 == 0 && (VW == 2 || VW == 4) && NT >= G, "TX a multiple of 4; one thread per group");
+    extern __shared__ __align__(16) unsigned char ch_smem_raw[];
+    T* sm = reinterpret_cast<T*>(ch_smem_raw);
+
+    const int tid = threadIdx.x;
+    const bool act = tid < G;
+    const int gx = tid % GX, gy = tid / GX;
+    const int ox = blockIdx.x * TX, oy = blockIdx.y * TY;
+    const int m0 = blockIdx.z * chunk;
+    const int L = min(chunk, nz - m0);
+    const int x0 = ox - H + VW * gx, y = oy - H + gy;
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
+    const size_t plane = (size_t)nx * ny;
+    const int soff = 4 + (gy + 1) * SX + VW * gx;
+
+    int cx[VW];
+    bool xin[VW];
+#pragma unroll
+    for (int q = 0; q < VW; ++q) {
+        cx[q] = ch_idx<BC>(x0 + q, nx);
+        xin[q] = x0 + q >= 0 && x0 + q < nx;
+    }
+    const int cy = ch_idx<BC>(y, ny);
+    const bool yin = y >= 0 && y < ny;
+    const bool vl = vec != 0 && x0 >= 0 && x0 + VW <= nx;
+    auto load = [&](int pz, T* v) {
+        const int zz = ch_idx<BC>(pz, nz);
+        if (BC == CH_FIXED && (zz < 0 || cy < 0)) {
+#pragma unroll
+            for (int q = 0; q < VW; ++q) v[q] = bval;
+            return;
+        }
+        const T* row = src + (size_t)zz * plane + (size_t)cy * nx;
+        if (vl) {
+            ChPack<T, VW>::template load<true>(row + x0, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < VW; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
+        }
+    };
+    const bool wr = act && gx >= H / VW && gx < (TX + H) / VW && gy >= H && gy < TY + H && y < ny;
+
+    ChZrStep<T, BC, VW> zs[KS];
+#pragma unroll
+    for (int s = 0; s < KS; ++s) zs[s].clear();
+    T pq[PD][VW];
+    const int steps = L + 2 * H;
+#pragma unroll
+    for (int i = 0; i < PD; ++i)
+        if (act) load(m0 - H + i, pq[i]);
+    for (int t = 0; t < steps; ++t) {
+        const int p = m0 - H + t;
+        T* sb = sm + (t & 1) * 4 * KS * PS + soff;
+        if (act) {
+#pragma unroll
+            for (int s = 0; s < KS; ++s) zs[s].store(sb + 4 * s * PS, PS);
+            zs[0].shift(pq[0]);
+#pragma unroll
+            for (int q = 0; q < VW; ++q) {
+#pragma unroll
+                for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
+            }
+            if (t + PD < steps) load(p + PD, pq[PD - 1]);
+        }
+        __syncthreads();
+        if (!act) continue;
+        T o[VW];
+#pragma unroll
+        for (int s = 0; s < KS; ++s) {
+            if (s > 0) zs[s].shift(o);
+            zs[s].template compute<SX>(k, sb + 4 * s * PS, PS, p - 4 * s, nz, yin, xin, c1, c2, bval, s + 1 == KS, o);
+        }
+        if (t >= 2 * H && wr) {
+            T* orow = out + (size_t)(p - H) * plane + (size_t)y * nx + x0;
+            if (vl) {
+                ChPack<T, VW>::store(orow, o);
+            } else {
+#pragma unroll
+                for (int q = 0; q < VW; ++q)
+                    if (xin[q]) orow[q] = o[q];
+            }
+        }
+    }
+}
