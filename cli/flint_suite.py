@@ -94,12 +94,13 @@ def run_suite(a) -> int:
     from .flint_options import resolve_axes, say_alias
     method, engine = resolve_axes(a, NAME)
     if engine in ADAPTIVE_BACKENDS and engine not in ENGINES:     # a backend of register_backend, by name
-        a.runtime = engine
+        a.runtime, axes = engine, {"method": None, "engine": None}
     else:
         try:
-            a.runtime = pair(method, engine, NAME).target
+            chosen = pair(method, engine, NAME)
         except InvalidParameter as exc:
             raise UsageError(f"--{exc}") from None
+        a.runtime, axes = chosen.target, {"method": chosen.method, "engine": chosen.engine}
     if ADAPTIVE_BACKENDS[a.runtime].device == "gpu" and backend_unavailable(a.runtime):
         raise UsageError(backend_unavailable(a.runtime))
     if a.json not in (None, "-"):
@@ -148,6 +149,7 @@ def run_suite(a) -> int:
     wall = time.perf_counter() - t0
     say_alias(a)                                 # an old --runtime spelling: one note, with the results
     rep = suite.report(cases, outcomes, a.runtime, wall, str(root))
+    rep.update(axes)                             # the (method, engine) pair beside the backend name
     if a.json == "-":
         print(dumps(rep))
         return 1 if rep["totals"]["failed"] else 0
@@ -158,6 +160,7 @@ def run_suite(a) -> int:
             print(f"failed {o.case}: {o.message}")
     t = rep["totals"]
     print(f"{a.runtime}: {t['total']} cases, {t['passed']} passed, {t['failed']} failed, "
-          f"{t['refused']} refused in {wall:.1f} s ({workers} workers)")
+          f"{t['refused']} refused in {wall:.1f} s "
+          + (f"({workers} workers)" if (scheduler or "local") == "local" else f"(scheduler {scheduler})"))
     raise_failed(failed)
     return 1 if rep["totals"]["failed"] else 0
