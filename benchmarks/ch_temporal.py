@@ -2,8 +2,9 @@
 
 Each k runs ``CudaStepper.step`` with ``steps_per_pass = k`` over a multiple of 12 steps (no single-step
 remainder), median ms per step.  2D: the k-step warp march (``ch_fused_wmarch2d_tb``), plus the shared
-tile (``ch_fused_tb``) and the warp march with fixed row chunks at k = 2; 3D: the shared tile (k that do
-not fit the GPU's shared memory say so).  One more row checks on a fresh field that a k-step pass equals
+tile (``ch_fused_tb``) and the warp march with fixed row chunks at k = 2; 3D: the k-step register z-march
+(``ch_fused_zreg3d_tb``), plus the shared tile and fixed z chunks at k = 2 (k that do not fit the GPU's
+shared memory say so).  One more row checks on a fresh field that a k-step pass equals
 k single steps bit for bit (k = 2, 3, 4).
 
 ``python benchmarks/ch.py --temporal`` (GPU: 2D 4096², 3D 256³) or ``--temporal --host`` (the host device:
@@ -19,11 +20,12 @@ from kernels.cahn_hilliard.params import CHParams
 KS = (1, 2, 3, 4)
 #: rows (in table order) and their labels
 TEMPORAL_ROWS = [f"E k={k}" for k in KS] + ["E k=2 shared tile", "E k=2 chunk 64", "E k=2 chunk 128",
-                                            "E k=2 chunk 256"]
+                                            "E k=2 chunk 256", "E k=2 z chunk 32", "E k=2 z chunk 64"]
 TEMPORAL_LABELS = {
     "E k=1": "E, 1 step per pass (2D: warp march; 3D: register z-march)",
-    **{f"E k={k}": f"E temporal, {k} steps per pass (2D: warp march; 3D: shared tile)" for k in KS[1:]},
-    "E k=2 shared tile": "E temporal k = 2, shared tile (2D)",
+    **{f"E k={k}": f"E temporal, {k} steps per pass (2D: warp march; 3D: register z-march)" for k in KS[1:]},
+    "E k=2 shared tile": "E temporal k = 2, shared tile (2D: 64×64, 3D: 8³ outputs)",
+    **{f"E k=2 z chunk {c}": f"E temporal k = 2, z-march, {c}-plane chunks (3D)" for c in (32, 64)},
     **{f"E k=2 chunk {c}": f"E temporal k = 2, warp march, {c}-row chunks (2D)" for c in (64, 128, 256)},
     "E steps bit-identical (k = 2, 3, 4)": "E: k-step pass == k single steps, bit for bit",
 }
@@ -102,17 +104,27 @@ def temporal_results(p: CHParams, backend, device: str, steps: int, reps: int, q
         else:
             res[f"E k={k}"] = _time(st, p.shape, steps, reps, device)
         print(f"{p.dim}D N={p.size} E k={k}: {res[f'E k={k}']}", flush=True)
+    from kernels.cahn_hilliard import temporal
+    q = p.with_changes(steps_per_pass="2")
     if p.dim == 2:
-        q = p.with_changes(steps_per_pass="2")
         extra = {"E k=2 shared tile": dict(fused_impl="generic")}
         if not quick:
             for c in (64, 128, 256):
-                from kernels.cahn_hilliard import temporal
                 shapes = {d: (w, pd, c, mb) for d, (w, pd, _, mb) in temporal.WMARCH_TB_SHAPE.items()}
                 extra[f"E k=2 chunk {c}"] = dict(tb_wmarch_shape=shapes)
-        for key, attrs in extra.items():
-            res[key] = _time(_stepper(q, backend, **attrs), p.shape, steps, reps, device)
-            print(f"2D N={p.size} {key}: {res[key]}", flush=True)
+    else:
+        extra = {"E k=2 shared tile": dict(fused_impl3d="generic")}
+        if not quick:
+            for c in (32, 64):
+                shapes = {d: (tx, ty, c) + rest for d, (tx, ty, _, *rest) in temporal.ZREG_TB_SHAPE.items()}
+                extra[f"E k=2 z chunk {c}"] = dict(tb_zreg_shape=shapes)
+    for key, attrs in extra.items():
+        st = _stepper(q, backend, **attrs)
+        if st.steps_per_pass() < 2:
+            res[key] = "does not fit"
+        else:
+            res[key] = _time(st, p.shape, steps, reps, device)
+        print(f"{p.dim}D N={p.size} {key}: {res[key]}", flush=True)
     res[BIT_ROW] = _bit_identical(p, backend)
     print(f"{p.dim}D N={p.size} {BIT_ROW}: {res[BIT_ROW]}", flush=True)
     return res

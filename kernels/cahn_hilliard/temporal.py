@@ -1,17 +1,19 @@
 """Temporal blocking of kernel E (issue #38): k RK2 steps fused into one pass over the field.
 
-One launch of ``ch_fused_tb`` (``cuda/ch_temporal.cuh``) loads each output tile with a halo of
-4·k cells (an RK2 step of the Cahn–Hilliard stencil reaches 4 cells: μ, φ*, μ*, φⁿ⁺¹ one each) and
-advances it k steps in shared memory before one write — the scheme of AN5D (Matsumura et al.,
-CGO 2020) and EBISU (Zhang et al., ICS 2023) with a shared-memory tile.  Every cell does the same
+One launch (``cuda/ch_temporal.cuh``) holds each output tile with a halo of 4·k cells (an RK2 step of
+the Cahn–Hilliard stencil reaches 4 cells: μ, φ*, μ*, φⁿ⁺¹ one each) and advances it k steps before one
+write — the scheme of AN5D (Matsumura et al., CGO 2020) and EBISU (Zhang et al., ICS 2023): in 2D the warp march ``ch_fused_wmarch2d_tb`` (k register
+row pipelines), in 3D the register z-march ``ch_fused_zreg3d_tb`` (k plane pipelines), and a shared-memory
+tile ``ch_fused_tb`` (2D ``fused_impl="generic"``, 3D ``fused_impl3d`` other than zreg).  Every cell does the same
 arithmetic in the same order as a single step of kernel E (the same ``ch_stencil.cuh`` functions),
 so k fused steps equal k single steps **bit for bit** on the same device and build
 (tests/test_ch_temporal.py on the host device, tests/test_ch_temporal_gpu.py on the GPU).
 
-``steps_per_pass`` (a :class:`~.params.CHParams` field): ``"auto"`` or 1–4.  :func:`steps_per_pass`
+``steps_per_pass`` (a :class:`~.params.CHParams` field): ``"auto"`` or 1–4.  :func:`requested`
 resolves it (:func:`auto_steps_per_pass`: k = 2 for kernel E on 2D fields of at least
-:data:`AUTO_MIN_CELLS_2D` cells, else 1 — the 3D tile recomputes a (8+8k)³ frame per 8³ outputs and costs
-more than it saves)
+:data:`AUTO_MIN_CELLS_2D` cells, else 1 — in 3D E is compute-bound (0.154 ms per step at 256³ against a
+0.046 ms memory floor), so k-step passes, which save memory traffic and add halo work, stay opt-in until
+measured faster: :data:`AUTO_K_3D`)
 and lowers it where the grid or the shared memory cannot hold the halo (:func:`fits`).  A step count
 not divisible by k runs its remainder as single steps (:func:`plan`).
 
@@ -32,9 +34,12 @@ WMARCH_TB_SHAPE = {"float": (1, 3, 0, 1), "double": (1, 2, 0, 1)}
 #: z-march k-step kernel ch_fused_zreg3d_tb per dtype (a (TX+8k)×(TY+8k) frame; dynamic shared memory
 #: 2·4k planes, :func:`zreg_smem_bytes`)
 ZREG_TB_SHAPE = {"float": (32, 8, 0, 1, 2, 4), "double": (32, 8, 0, 1, 1, 4)}
-#: auto: fused steps per pass (2D fields of at least this many cells get 2)
+#: auto: fused steps per pass (2D fields of at least this many cells get 2; 3D fields of at least
+#: AUTO_MIN_CELLS_3D get AUTO_K_3D, 1 until a GPU run shows the k-step z-march faster)
 AUTO_MIN_CELLS_2D = 1024 * 1024
 AUTO_K_2D = 2
+AUTO_MIN_CELLS_3D = 128 ** 3
+AUTO_K_3D = 1
 #: the most dynamic shared memory per block a GPU gives (H100: 227 KiB) when the device does not say
 SMEM_LIMIT = 227 * 1024
 #: the ch_fused_tb tile buffers (φ, μ, φ*)
@@ -73,8 +78,13 @@ def auto_steps_per_pass(params) -> int:
     """k for ``steps_per_pass="auto"``: kernel E on a 2D field of at least :data:`AUTO_MIN_CELLS_2D` cells
     gets :data:`AUTO_K_2D`; everything else 1 (3D, small 2D fields, and cpu-threads, whose k-step bands
     measured no faster than single steps on a shared 2-core machine: 2D 1024² 87–90 vs 70 ms per step)."""
-    if params.variant == "E" and params.dim == 2 and int(np.prod(params.shape)) >= AUTO_MIN_CELLS_2D:
+    if params.variant != "E":
+        return 1
+    cells = int(np.prod(params.shape))
+    if params.dim == 2 and cells >= AUTO_MIN_CELLS_2D:
         return AUTO_K_2D
+    if params.dim == 3 and cells >= AUTO_MIN_CELLS_3D:
+        return AUTO_K_3D
     return 1
 
 
