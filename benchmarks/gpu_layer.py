@@ -96,15 +96,24 @@ ROWS = {
     "msbfs_ba30000_s": msbfs,
     "flint_ts_lr1991_100k_20000steps_s": flint_ts,
 }
+#: --quick: the same rows at small sizes (a smoke run)
+QUICK = {
+    "ch_E_2d_1024_step_s": lambda: ch_kernel_e(2, 1024),
+    "ch_E_3d_64_step_s": lambda: ch_kernel_e(3, 64, steps=20),
+    "fw_fast_1024_f32_s": lambda: fw_fast(1024),
+    "msbfs_ba5000_s": lambda: msbfs(5000),
+    "flint_ts_lr1991_1k_2000steps_s": lambda: flint_ts(1000, 2000),
+}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=None)
     ap.add_argument("--label", default=os.path.basename(os.getcwd()))
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     a = ap.parse_args(argv)
     out = {"label": a.label}
-    for name, fn in ROWS.items():
+    for name, fn in (QUICK if a.quick else ROWS).items():
         try:
             out[name] = fn()
         except Exception as exc:   # a row that fails is reported, the others still run

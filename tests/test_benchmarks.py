@@ -36,6 +36,7 @@ BENCHMARKS = {
     "flint_thesis.py": (True, ["--no-gpu", "--sections", "accuracy,memory"]),
     "fw.py": (False, []),
     "fw_ncu.py": (False, []),
+    "gpu_layer.py": (False, []),
     "graph_view.py": (True, ["--only", "layout", "--no-gpu"]),
     "graphs.py": (False, []),
     "interop.py": (False, []),
