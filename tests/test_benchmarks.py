@@ -51,6 +51,7 @@ BENCHMARKS = {
     "unstructured.py": (False, []),
 }
 NOT_BENCHMARKS = {"report.py",          # the shared markdown writer
+                  "ch_temporal.py",     # kernel E's temporal-blocking rows of ch.py (ch.py --temporal)
                   "ch_ncu.py"}          # a few CH steps for Nsight Compute to profile (device only)
 
 
