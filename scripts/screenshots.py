@@ -72,7 +72,7 @@ def shoot(name):
 def _ch_run(steps, iso=False):
     def setup(app, win, ws):
         if iso:
-            ws.iso_check.setChecked(True)
+            ws.view_bar.iso_check.setChecked(True)
         ws.start()
         _pump(app, until=lambda: ws.sim.step_count >= steps)
         ws.pause()

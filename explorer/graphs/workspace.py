@@ -238,8 +238,8 @@ class GraphsWorkspace(Workspace, QMainWindow):
         weights = self.gen_form.weights()
         try:                                          # validate before work starts
             if prm["kind"] in ("ring", "ws", "alpha"):
-                gen._check_k(prm["n"], prm["k"])
-            gen._check_p(prm["p"])
+                gen.check_k(prm["n"], prm["k"])
+            gen.check_p(prm["p"])
         except InvalidParameter as exc:
             self.message_bar.show_message(str(exc), "error")
             return

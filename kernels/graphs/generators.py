@@ -152,7 +152,9 @@ def _check_n(n: int, minimum: int = 2) -> int:
     return n
 
 
-def _check_k(n: int, k: int) -> int:
+def check_k(n: int, k: int) -> int:
+    """The ring degree ``k`` of an n-vertex Watts–Strogatz / ring lattice: even, 2 ≤ k < n
+    (InvalidParameter otherwise); returned as an int."""
     k = int(k)
     if k < 2 or k % 2:
         raise InvalidParameter(f"k must be an even number ≥ 2 (got {k})")
@@ -161,7 +163,8 @@ def _check_k(n: int, k: int) -> int:
     return k
 
 
-def _check_p(p: float, name: str = "p") -> float:
+def check_p(p: float, name: str = "p") -> float:
+    """A probability ``p`` in [0, 1] (InvalidParameter naming ``name`` otherwise); returned as a float."""
     p = float(p)
     if not (0.0 <= p <= 1.0):
         raise InvalidParameter(f"{name} must be a probability in [0, 1] (got {p})")
@@ -175,7 +178,7 @@ def _ring_positions(n: int) -> np.ndarray:
 
 def ring_lattice(n: int, k: int = 4) -> Graph:
     n = _check_n(n, 3)
-    k = _check_k(n, k)
+    k = check_k(n, k)
     i = np.repeat(np.arange(n, dtype=np.int64), k // 2)
     d = np.tile(np.arange(1, k // 2 + 1, dtype=np.int64), n)
     e, _ = canonical_edges(i, (i + d) % n, n)
@@ -184,8 +187,8 @@ def ring_lattice(n: int, k: int = 4) -> Graph:
 
 def watts_strogatz(n: int, k: int = 10, p: float = 0.1, seed=None, cancel=None) -> Graph:
     n = _check_n(n, 3)
-    k = _check_k(n, k)
-    p = _check_p(p)
+    k = check_k(n, k)
+    p = check_p(p)
     rng = _rng(seed)
     u = np.repeat(np.arange(n, dtype=np.int64), k // 2)
     v = (u + np.tile(np.arange(1, k // 2 + 1), n)) % n
@@ -216,7 +219,7 @@ def watts_strogatz(n: int, k: int = 10, p: float = 0.1, seed=None, cancel=None) 
 
 def erdos_renyi(n: int, p: float = 0.01, seed=None, cancel=None) -> Graph:
     n = _check_n(n, 2)
-    p = _check_p(p)
+    p = check_p(p)
     rng = _rng(seed)
     pairs = n * (n - 1) // 2
     m = int(rng.binomial(pairs, p))
@@ -313,8 +316,8 @@ def watts_alpha(n: int, k: int = 10, alpha: float = 1.0, p: float = 1e-4, ring: 
     """Watts' α-model, vectorised in rounds (see module docstring)."""
     import scipy.sparse as sp
     n = _check_n(n, 4)
-    k = _check_k(n, k)
-    p = _check_p(p)
+    k = check_k(n, k)
+    p = check_p(p)
     if alpha < 0:
         raise InvalidParameter(f"alpha must be ≥ 0 (got {alpha})")
     rng = _rng(seed)
