@@ -154,10 +154,24 @@ def test_plan_and_auto_rule():
     assert temporal.plan(3, 1) == [1, 1, 1]
     big2 = CHParams(dim=2, size=1024, variant="E")
     assert temporal.requested(big2) == temporal.AUTO_K_2D
-    assert temporal.requested(CHParams(dim=2, size=256, variant="E")) == 1
-    assert temporal.requested(CHParams(dim=3, size=256, variant="E")) == 1
+    assert temporal.requested(CHParams(dim=3, size=256, variant="E")) == temporal.AUTO_K_3D
     assert temporal.requested(big2.with_changes(steps_per_pass="4")) == 4
-    assert temporal.requested(big2.with_changes(variant="cpu-threads")) == 1
+
+
+def test_auto_rule_follows_the_constants(monkeypatch):
+    """auto picks AUTO_K_2D / AUTO_K_3D for kernel E on large fields only, and says so in the help."""
+    monkeypatch.setattr(temporal, "AUTO_K_2D", 3)
+    monkeypatch.setattr(temporal, "AUTO_K_3D", 2)
+    assert temporal.requested(CHParams(dim=2, size=1024, variant="E")) == 3
+    assert temporal.requested(CHParams(dim=2, size=1000, variant="E")) == 1
+    assert temporal.requested(CHParams(dim=3, size=128, variant="E")) == 2
+    assert temporal.requested(CHParams(dim=3, size=100, variant="E")) == 1
+    assert temporal.requested(CHParams(dim=2, size=1024, variant="cpu-threads")) == 1
+    assert temporal.auto_rule() == ("auto = 3 for kernel E on 2D fields of at least 1024² cells, 2 for kernel E "
+                                    "on 3D fields of at least 128³ cells, else 1")
+    monkeypatch.setattr(temporal, "AUTO_K_2D", 1)
+    monkeypatch.setattr(temporal, "AUTO_K_3D", 1)
+    assert temporal.auto_rule().startswith("auto = 1 (single steps)")
 
 
 def test_fits_lowers_k_for_small_grids_and_shared_memory():

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 from ..devices import MAX_GPUS
 from ..errors import InvalidParameter
+from . import temporal
 
 BOUNDARIES = ("periodic", "mirror", "fixed")
 #: initial conditions: pfhub = PFHub benchmark 1's cosine field (kernels.cahn_hilliard.pfhub); file = a loaded field
@@ -123,9 +124,8 @@ class CHParams:
                            "march", choices=TILES)
     steps_per_pass: str = _f("auto", "RK2 steps kernel E and cpu-threads fuse into one pass over the field "
                                      "(temporal blocking: a halo 4·k wide, the result bit-identical to k single "
-                                     "steps); auto = 2 for kernel E on 2D fields of at least 1024² cells, else 1; "
-                                     "a step count not divisible by k runs the rest as single steps", "steps",
-                             choices=STEPS_PER_PASS)
+                                     f"steps); {temporal.auto_rule()}; a step count not divisible by k runs the "
+                                     "rest as single steps", "steps", choices=STEPS_PER_PASS)
     adaptive: bool = _f(False, "adaptive time step (kernels.cahn_hilliard.adaptive): step doubling, each accepted "
                                "step lowers the free energy; dt is then the first step")
     tolerance: float = _f(1e-3, "adaptive step: largest local error allowed per step (RMS over the domain of the "

@@ -10,10 +10,9 @@ so k fused steps equal k single steps **bit for bit** on the same device and bui
 (tests/test_ch_temporal.py on the host device, tests/test_ch_temporal_gpu.py on the GPU).
 
 ``steps_per_pass`` (a :class:`~.params.CHParams` field): ``"auto"`` or 1–4.  :func:`requested`
-resolves it (:func:`auto_steps_per_pass`: k = 2 for kernel E on 2D fields of at least
-:data:`AUTO_MIN_CELLS_2D` cells, else 1 — in 3D E is compute-bound (0.154 ms per step at 256³ against a
-0.046 ms memory floor), so k-step passes, which save memory traffic and add halo work, stay opt-in until
-measured faster: :data:`AUTO_K_3D`)
+resolves it (:func:`auto_steps_per_pass`: :data:`AUTO_K_2D` / :data:`AUTO_K_3D` for kernel E on large 2D / 3D
+fields, both 1 until measured faster on the GPU — single steps of E are partly compute-bound, 2D 0.066 ms and
+3D 0.154 ms per step against a 0.046 ms memory floor, and k-step passes save memory traffic but add halo work)
 and lowers it where the grid or the shared memory cannot hold the halo (:func:`fits`).  A step count
 not divisible by k runs its remainder as single steps (:func:`plan`).
 
@@ -34,10 +33,12 @@ WMARCH_TB_SHAPE = {"float": (1, 3, 0, 1), "double": (1, 2, 0, 1)}
 #: z-march k-step kernel ch_fused_zreg3d_tb per dtype (a (TX+8k)×(TY+8k) frame; dynamic shared memory
 #: 2·4k planes, :func:`zreg_smem_bytes`)
 ZREG_TB_SHAPE = {"float": (32, 8, 0, 1, 2, 4), "double": (32, 8, 0, 1, 1, 4)}
-#: auto: fused steps per pass (2D fields of at least this many cells get 2; 3D fields of at least
-#: AUTO_MIN_CELLS_3D get AUTO_K_3D, 1 until a GPU run shows the k-step z-march faster)
+#: auto: kernel E's fused steps per pass on 2D fields of at least AUTO_MIN_CELLS_2D cells and on 3D fields of
+#: at least AUTO_MIN_CELLS_3D (every other case: 1).  Both 1 until the H100 run of ``benchmarks/ch.py
+#: --temporal`` shows a k-step pass faster than single steps (its rows "E temporal, k steps per pass" against
+#: "E, 1 step per pass"): set the winning k here; the CLI / GUI help follows (:func:`auto_rule`).
 AUTO_MIN_CELLS_2D = 1024 * 1024
-AUTO_K_2D = 2
+AUTO_K_2D = 1
 AUTO_MIN_CELLS_3D = 128 ** 3
 AUTO_K_3D = 1
 #: the most dynamic shared memory per block a GPU gives (H100: 227 KiB) when the device does not say
@@ -74,10 +75,20 @@ def zreg_threads(k: int, shape) -> int:
     return -(-((tx + h) // vw * (ty + h)) // 32) * 32
 
 
+def auto_rule() -> str:
+    """What ``steps_per_pass="auto"`` picks, in words (CLI and GUI help)."""
+    parts = [f"{k} for kernel E on {d}D fields of at least {n}{'²' if d == 2 else '³'} cells"
+             for d, k, n in ((2, AUTO_K_2D, round(AUTO_MIN_CELLS_2D ** 0.5)), (3, AUTO_K_3D, round(AUTO_MIN_CELLS_3D ** (1 / 3))))
+             if k > 1]
+    return ("auto = " + ", ".join(parts) + ", else 1") if parts else \
+        "auto = 1 (single steps) until a GPU benchmark shows k-step passes faster"
+
+
 def auto_steps_per_pass(params) -> int:
-    """k for ``steps_per_pass="auto"``: kernel E on a 2D field of at least :data:`AUTO_MIN_CELLS_2D` cells
-    gets :data:`AUTO_K_2D`; everything else 1 (3D, small 2D fields, and cpu-threads, whose k-step bands
-    measured no faster than single steps on a shared 2-core machine: 2D 1024² 87–90 vs 70 ms per step)."""
+    """k for ``steps_per_pass="auto"``: kernel E on a 2D field of at least :data:`AUTO_MIN_CELLS_2D` cells gets
+    :data:`AUTO_K_2D`, on a 3D field of at least :data:`AUTO_MIN_CELLS_3D` :data:`AUTO_K_3D`; everything else 1
+    (small fields, and cpu-threads, whose k-step bands measured no faster than single steps on a shared 2-core
+    machine: 2D 1024² 87–90 vs 70 ms per step)."""
     if params.variant != "E":
         return 1
     cells = int(np.prod(params.shape))
