@@ -1,11 +1,12 @@
-"""The Occupancy workspace's *My kernels* tab (:class:`KernelsTabMixin`): every app kernel compiled so
-far with its registers, shared memory and occupancy on this GPU (``kernels.occupancy.gpu``), a button
-that compiles them all, a measured block-size sweep beside the theoretical occupancy (paper 003's
-argument), and a selected kernel loaded into the calculator."""
+"""The Occupancy workspace's *My kernels* tab (:class:`KernelsTab`, a composed part): every app kernel
+compiled so far with its registers, shared memory and occupancy on this GPU (``kernels.occupancy.gpu``),
+a button that compiles them all, a measured block-size sweep beside the theoretical occupancy (paper
+003's argument); selecting a kernel emits ``kernel_chosen(row)`` (the workspace loads it into the
+calculator).  It owns its rows and needs only the GPU's spec (None without a GPU)."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PyQt6.QtCore import QEvent, QSize, Qt
+from PyQt6.QtCore import QEvent, QSize, Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QFont
 from PyQt6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
                              QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -74,12 +75,19 @@ def table_item(text, tip: str = "", bold: bool = False, bg: QColor | None = None
     return it
 
 
-class KernelsTabMixin:
-    """The *My kernels* tab of :class:`~explorer.occupancy.workspace.OccupancyWorkspace`."""
+class KernelsTab(QWidget):
+    """The *My kernels* tab.  ``device_spec``: this GPU's spec (``kernels.occupancy.gpu.device_spec``)
+    or None (the buttons are disabled and a note says why, ``why``).  Signals: ``kernel_chosen(row)``
+    (a row of :meth:`refresh_kernels` selected), ``message(text, level)``."""
 
-    def _build_kernels_tab(self) -> QWidget:
-        w = QWidget()
-        v = QVBoxLayout(w)
+    kernel_chosen = pyqtSignal(dict)
+    message = pyqtSignal(str, str)
+
+    def __init__(self, device_spec=None, why: str = "", parent=None):
+        super().__init__(parent)
+        self._device_spec = device_spec
+        self.kernel_rows: list[dict] = []
+        v = QVBoxLayout(self)
         self.kernels_note = QLabel()
         self.kernels_note.setWordWrap(True)
         v.addWidget(self.kernels_note)
@@ -121,12 +129,11 @@ class KernelsTabMixin:
                                       f"(CC {self._device_spec.cc}); 'driver' is cudaOccupancyMaxActiveBlocks"
                                       "PerMultiprocessor's answer.")
         else:
-            why = getattr(self.backend, "notice", "") or "the CPU backend is selected"
+            why = why or "the CPU backend is selected"
             self.kernels_note.setText("<b>No kernels to show:</b> this table lists the app's compiled CUDA "
                                       "kernels (registers, shared memory, occupancy on the current GPU), and the "
                                       f"app is running without a GPU ({why}). The calculator works for every "
                                       "compute capability without one.")
-        return w
 
     def refresh_kernels(self) -> list[dict]:
         if self._device_spec is None:
@@ -152,17 +159,14 @@ class KernelsTabMixin:
             QApplication.restoreOverrideCursor()
         self.refresh_kernels()
         if not ran:
-            self.message_bar.show_message("No kernel compilers are registered (kernels.app_kernels was not "
-                                          "imported): the table lists the kernels compiled so far", "info")
+            self.message.emit("No kernel compilers are registered (kernels.app_kernels was not "
+                              "imported): the table lists the kernels compiled so far", "info")
 
     def _on_kernel_selected(self) -> None:
         rows = self.kernels.selectionModel().selectedRows()
         if not rows or not self.kernel_rows:
             return
-        r = self.kernel_rows[rows[0].row()]
-        self.set_inputs(cc=DEVICE, threads=r["block"], regs=r["registers"], smem_static=r["static_smem"],
-                        smem_dynamic=r.get("dynamic_smem", 0))
-        self.message_bar.show_message(f"Loaded {r['name']} into the calculator", "info")
+        self.kernel_chosen.emit(dict(self.kernel_rows[rows[0].row()]))
 
     def measure_block_sizes(self, kind: str = "ch_point", size: int = 2048) -> list[dict]:
         if self._device_spec is None:

@@ -23,21 +23,23 @@ from kernels.occupancy import choosers
 from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis, max_potential_block_size, occupancy
 from kernels.occupancy.specs import get_spec, known_ccs
 
+from .. import undo
 from ..export import Figure, guarded, save_figure, write_file
 from ..widgets import MessageBar, add_dock
 from ..workspace_api import Workspace
 from .charts import AXES, OccupancyCharts
-from .kernels_tab import DEVICE, FittedTable, KernelsTabMixin, plural, table_item
+from .kernels_tab import DEVICE, FittedTable, KernelsTab, plural, table_item
 
 LIMITER_BG = QColor("#ffe08a")
 #: the charts' minimum height (px), and in lecture mode, where the table's rows take more
 CHARTS_H, LECTURE_CHARTS_H = 240, 200
 
 
-class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
+class OccupancyWorkspace(Workspace, QMainWindow):
     """Workspace widget: inputs dock on the left; calculator, my kernels and papers as tabs."""
 
-    CAPABILITIES = frozenset({"export_plots", "set_controls_visible", "apply_preset", "figures", "sessions"})
+    CAPABILITIES = frozenset({"export_plots", "set_controls_visible", "apply_preset", "figures", "sessions",
+                              "user_presets"})
 
     status_changed = pyqtSignal(dict)
 
@@ -48,7 +50,6 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
         self.result = None
         self.preset: dict | None = None
         self._lecture = False
-        self.kernel_rows: list[dict] = []
         self._device_spec = None
         if backend.is_gpu:
             try:
@@ -151,7 +152,11 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
         self.charts.setMinimumHeight(CHARTS_H)
         v.addWidget(self.charts, 1)
         self.tabs.addTab(calc, "Calculator")
-        self.tabs.addTab(self._build_kernels_tab(), "My kernels")
+        self.kernels_tab = KernelsTab(self._device_spec, getattr(backend, "notice", ""))
+        self.kernels_tab.kernel_chosen.connect(self._load_kernel)
+        self.kernels_tab.message.connect(self.message_bar.show_message)
+        self.measure_plot = self.kernels_tab.measure_plot
+        self.tabs.addTab(self.kernels_tab, "My kernels")
         self.tabs.addTab(self._build_papers_tab(), "Papers' choosers")
         from .case_study import CaseStudyWidget          # paper 003's unstructured-grid case study
         self.case_study = CaseStudyWidget(backend)
@@ -169,6 +174,10 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
             w.valueChanged.connect(self.recompute)
         self.cc.currentIndexChanged.connect(self._on_cc)
         self._on_cc()
+        for w, key in ((self.cc, "compute capability"), (self.threads, "threads per block"),
+                       (self.regs, "registers per thread"), (self.smem_static, "static shared memory"),
+                       (self.smem_dyn, "dynamic shared memory"), (self.carveout, "carve-out")):
+            undo.track(w, key, label=key)     # Edit ▸ Undo (cc by its index)
 
     # ------------------------------------------------------------------------ inputs
     def spec(self):
@@ -179,14 +188,22 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
         s = self.spec() if not initial else get_spec("9.0")
         for w, top in ((self.threads, s.max_threads_per_block), (self.regs, s.max_regs_per_thread),
                        (self.smem_static, s.max_smem_per_block), (self.smem_dyn, s.max_smem_per_block_optin)):
-            w.blockSignals(True)
+            was = w.blockSignals(True)      # keep set_inputs' blocking (one recompute, no undo entries)
             w.setRange(0 if w is not self.threads else 1, top)
-            w.blockSignals(False)
+            w.blockSignals(was)
         self.threads.setSingleStep(s.warp_size)
 
     def _on_cc(self, *_):
         self._apply_cc_ranges()
+        for w in (self.threads, self.regs, self.smem_static, self.smem_dyn):
+            undo.resync(w)       # a clamp to the new CC's limits is no undo step of its own
         self.recompute()
+
+    def _load_kernel(self, r: dict) -> None:
+        """A kernel chosen in *My kernels*: its launch block, registers and shared memory as inputs."""
+        self.set_inputs(cc=DEVICE, threads=r["block"], regs=r["registers"], smem_static=r["static_smem"],
+                        smem_dynamic=r.get("dynamic_smem", 0))
+        self.message_bar.show_message(f"Loaded {r['name']} into the calculator", "info")
 
     def _report_cursor(self, text: str) -> None:
         if text != getattr(self, "_cursor_text", None):
@@ -210,6 +227,7 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
             for w in widgets:
                 w.blockSignals(False)
         self.recompute()
+        undo.resync(self)        # the inputs were set with their signals blocked
 
     def inputs(self) -> dict:
         c = self.carveout.value()
@@ -404,6 +422,13 @@ class OccupancyWorkspace(KernelsTabMixin, Workspace, QMainWindow):
                         smem_static=prm.get("smem_static", 0), smem_dynamic=prm.get("smem_dynamic", 0),
                         carveout=prm.get("carveout", -1))
         self.tabs.setCurrentIndex(int(prm.get("tab", 0)))
+
+    def preset_params(self) -> dict:
+        """The inputs as a preset's params (:meth:`apply_preset` restores them; Presets ▸ Save current)."""
+        i = self.inputs()
+        return {"cc": self.cc.currentData(), "threads": i["threads_per_block"], "regs": i["regs_per_thread"],
+                "smem_static": i["smem_static"], "smem_dynamic": i["smem_dynamic"],
+                "carveout": -1 if i["carveout"] is None else i["carveout"], "tab": self.tabs.currentIndex()}
 
     # ----------------------------------------------------- caption / lecture
     def caption(self) -> str:

@@ -57,10 +57,10 @@ def test_bad_input_shows_the_exact_reason_without_an_exception(occ_ws):
 
 
 def test_my_kernels_on_cpu_says_why_it_is_empty(occ_ws):
-    assert occ_ws.kernels.rowCount() == 0
-    assert "without a GPU" in occ_ws.kernels_note.text()
-    assert not occ_ws.btn_refresh.isEnabled() and not occ_ws.btn_measure.isEnabled()
-    assert occ_ws.refresh_kernels() == []
+    assert occ_ws.kernels_tab.kernels.rowCount() == 0
+    assert "without a GPU" in occ_ws.kernels_tab.kernels_note.text()
+    assert not occ_ws.kernels_tab.btn_refresh.isEnabled() and not occ_ws.kernels_tab.btn_measure.isEnabled()
+    assert occ_ws.kernels_tab.refresh_kernels() == []
 
 
 def test_papers_tab_reproduces_table_4_5(occ_ws):
