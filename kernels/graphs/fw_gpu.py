@@ -44,6 +44,10 @@ DEFAULT_GEMM = "128x128/8x8/2"
 #: the thin products of fw-fast's look-ahead (a band of tile rows or columns): small blocks, more of them
 THIN_GEMM = "64x64/4x4"
 FAST_TILES = (64, 128)
+#: the persistent fw-fast (cuda/fw_persist.cu, one cooperative launch): its product configurations
+#: (256 threads a block, like the closure and the panels of tile 64 it runs in the same kernel)
+PERSIST_CONFIGS = ("128x128/8x8/2", "128x128/8x8", "128x64/8x4", "64x64/4x4")
+PERSIST_TILE = 64
 
 
 def ctype(dtype) -> str:
@@ -77,11 +81,20 @@ def _names() -> dict[str, list[str]]:
     gm += [f"fw_fast_closure<{t},{b},{tt}>" for t, b, tt in product(TYPES, BOOL, FAST_TILES)]
     gm += [f"fw_fast_panels<{t},{op},false,{tt},{tt // 16}>" for (t, op), tt in product(ops, FAST_TILES)]
     gm += [f"fw_fast_panels<{t},0,true,{tt},{tt // 16}>" for t, tt in product(TYPES, FAST_TILES)]
-    return {"fw.cu": fw, "fw_paper002.cu": p2, "fw_coop.cu": coop, "fw_thesis.cu": th, "fw_gemm.cu": gm}
+    pe = [persist_name(t, op, False, GEMM_CONFIGS[c]) for (t, op), c in product(ops, PERSIST_CONFIGS)]
+    pe += [persist_name(t, 0, True, GEMM_PRED) for t in TYPES]
+    return {"fw.cu": fw, "fw_paper002.cu": p2, "fw_coop.cu": coop, "fw_thesis.cu": th, "fw_gemm.cu": gm,
+            "fw_persist.cu": pe}
+
+
+def persist_name(t: str, op: int, pred: bool, cfg) -> str:
+    bm, bn, bk, tm, tn, mb = cfg
+    return f"fw_persist<{t},{op},{BOOL[pred]},{bm},{bn},{bk},{tm},{tn},{mb}>"
 
 
 NAMES = _names()
 _cuda.NAME_EXPRESSIONS.update(NAMES)
+_cuda.COOPERATIVE.add("fw_persist.cu")
 
 
 #: paper 004 Table 4.4's non-pivot kernels, as compiled here (occupancy presets): key → (file, name, threads)
@@ -357,6 +370,33 @@ def run_fast(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = Fa
         else:
             launches += _band_product(dev, d, p, n, kb, tile, cfg, dpx, skip_rows=(band,), skip_cols=(band,))
     return launches
+
+
+def run_fast_persistent(dev, d, p, n: int, cfg=DEFAULT_GEMM, dpx: bool = False, cancel=None) -> int:
+    """fw-fast (tile 64) as one persistent cooperative kernel (``cuda/fw_persist.cu``): the closure,
+    the panels and the non-pivot product of every pivot band in one launch, the next band's closure
+    beside the current product (look-ahead inside the kernel, a work queue per band, one grid
+    barrier per band).  The same arithmetic per element as :func:`run_fast`: bit-identical results.
+    n a multiple of 128; ``cfg`` one of :data:`PERSIST_CONFIGS` (predecessors: :data:`GEMM_PRED`).
+    Not cancellable once launched (one launch)."""
+    if n % 128:
+        raise ValueError(f"the persistent fw-fast needs n a multiple of 128 (got {n})")
+    t = ctype(d.dtype)
+    pred = p is not None
+    if pred:
+        shape = GEMM_PRED
+    else:
+        if cfg not in PERSIST_CONFIGS:
+            raise ValueError(f"persistent cfg must be one of {', '.join(PERSIST_CONFIGS)} (got {cfg!r})")
+        shape = GEMM_CONFIGS[cfg]
+    op = 1 if (dpx and t == "int" and not pred) else 0
+    if cancel is not None and cancel():
+        raise InterruptedError("cancelled")
+    k = kernel(dev, "fw_persist.cu", persist_name(t, op, pred, shape))
+    grid = max(1, dev.active_blocks(k, 256, 0)) * dev.sms
+    sync = dev.xp.zeros(3 * (n // PERSIST_TILE), dtype=np.int32)
+    dev.launch(k, (grid,), (256,), (d, _pp(dev, p), np.int32(n), sync), cooperative=True)
+    return 1
 
 
 def offset(a, elements: int):

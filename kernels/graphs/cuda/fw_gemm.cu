@@ -18,8 +18,18 @@
 // N x N x N min-plus product: FW's update count without its dependencies).
 #include "fw_common.cuh"
 
+// The shared memory of one mp_tile: its caller declares it (__shared__), so that a kernel running
+// tiles of several shapes (the persistent FW, fw_persist.cu) can overlay them in a union.
+template <typename T, bool PRED, int BM, int BN, int BK>
+struct __align__(16) MpShared {
+    T As[2][BK][BM];
+    T Bs[2][BK][BN];
+    int Ps[PRED ? 2 : 1][PRED ? BK : 1][PRED ? BN : 1];
+};
+
 template <typename T, int OP, bool PRED, int BM, int BN, int BK, int TM, int TN>
-__device__ __forceinline__ void mp_tile(const T* Cin, T* Cout, const int* PCin, int* PCout, int ldci, int ldco,
+__device__ __forceinline__ void mp_tile(MpShared<T, PRED, BM, BN, BK>& sm,
+                                        const T* Cin, T* Cout, const int* PCin, int* PCout, int ldci, int ldco,
                                         const T* A, int lda, const T* B, const int* PB, int ldb,
                                         int M, int N, int K, int row0, int col0,
                                         int sr0, int sr1, int sr2, int sr3, int sc0, int sc1, int sc2, int sc3)
@@ -30,9 +40,9 @@ __device__ __forceinline__ void mp_tile(const T* Cin, T* Cout, const int* PCin, 
     constexpr int SM_ = BM / GM, SN = BN / GN;          // spacing of the groups
     constexpr int AV = BM * BK / 4 / NT, BV = BK * BN / 4 / NT;   // float4 loads per thread per chunk
     static_assert(AV >= 1 && BV >= 1 && BM * BK % (4 * NT) == 0 && BK * BN % (4 * NT) == 0, "tile shape");
-    __shared__ T As[2][BK][BM];
-    __shared__ T Bs[2][BK][BN];
-    __shared__ int Ps[PRED ? 2 : 1][PRED ? BK : 1][PRED ? BN : 1];
+    auto& As = sm.As;
+    auto& Bs = sm.Bs;
+    auto& Ps = sm.Ps;
     const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
     const T INF = FwInf<T>::get();
 
@@ -167,7 +177,8 @@ mp_gemm(const T* Cin, T* Cout, const int* PCin, int* PCout, int ldci, int ldco,
         const T* A, int lda, const T* B, const int* PB, int ldb, int M, int N, int K,
         int sr0, int sr1, int sr2, int sr3, int sc0, int sc1, int sc2, int sc3)
 {
-    mp_tile<T, OP, PRED, BM, BN, BK, TM, TN>(Cin, Cout, PCin, PCout, ldci, ldco, A, lda, B, PB, ldb, M, N, K,
+    __shared__ MpShared<T, PRED, BM, BN, BK> sm;
+    mp_tile<T, OP, PRED, BM, BN, BK, TM, TN>(sm, Cin, Cout, PCin, PCout, ldci, ldco, A, lda, B, PB, ldb, M, N, K,
                                               blockIdx.y * BM, blockIdx.x * BN, sr0, sr1, sr2, sr3,
                                               sc0, sc1, sc2, sc3);
 }
@@ -176,7 +187,7 @@ mp_gemm(const T* Cin, T* Cout, const int* PCin, int* PCout, int ldci, int ldco,
 // (TT/4)^2 threads, each holding a 4 x 4 block in registers; row k and column k pass through
 // shared memory, double-buffered by the parity of k (one __syncthreads per k).
 template <typename T, bool PRED, int TT>
-__global__ void __launch_bounds__((TT / 4) * (TT / 4)) fw_fast_closure(T* d, int* p, int n, int b)
+__device__ __forceinline__ void fw_fast_close(T* d, int* p, int n, int b)
 {
     constexpr int TX = TT / 4;
     __shared__ T srow[2][TT];
@@ -231,26 +242,42 @@ __global__ void __launch_bounds__((TT / 4) * (TT / 4)) fw_fast_closure(T* d, int
         }
 }
 
+template <typename T, bool PRED, int TT>
+__global__ void __launch_bounds__((TT / 4) * (TT / 4)) fw_fast_closure(T* d, int* p, int n, int b)
+{
+    fw_fast_close<T, PRED, TT>(d, p, n, b);
+}
+
 // Fast FW, phase 2: both panels of band [b, b + TT) as min-plus products with the closed pivot
 // tile P: blockIdx.y == 0 the row panel R <- P (x) R (block x: columns x*TT ...), == 1 the column
 // panel C <- C (x) P (block x: rows x*TT ...).  A block owns all TT rows (columns) of its panel
 // slice, so the operand it reads from its own panel is in shared memory before it stores; the
 // pivot tile itself is not stored (every block reads it).
+// One TT-wide slice of a panel: side 0 the row panel's columns x*TT ..., side 1 the column
+// panel's rows x*TT ...
 template <typename T, int OP, bool PRED, int TT, int TM>
-__global__ void __launch_bounds__((TT / TM) * (TT / TM))
-fw_fast_panels(T* d, int* p, int n, int b)
+__device__ __forceinline__ void fw_fast_panel(MpShared<T, PRED, TT, TT, 16>& sm, T* d, int* p, int n, int b,
+                                              int side, int x)
 {
     const T* P = d + (long long)b * n + b;
-    if (blockIdx.y == 0) {
+    if (side == 0) {
         T* R = d + (long long)b * n;
         int* PR = p ? p + (long long)b * n : p;
-        mp_tile<T, OP, PRED, TT, TT, 16, TM, TM>(R, R, PR, PR, n, n, P, n, R, PR, n, TT, n, TT,
-                                                 0, blockIdx.x * TT, 0, 0, 0, 0, b, b + TT, 0, 0);
+        mp_tile<T, OP, PRED, TT, TT, 16, TM, TM>(sm, R, R, PR, PR, n, n, P, n, R, PR, n, TT, n, TT,
+                                                 0, x * TT, 0, 0, 0, 0, b, b + TT, 0, 0);
     } else {
         T* C = d + b;
         int* PC = p ? p + b : p;
         const int* PP = p ? p + (long long)b * n + b : p;
-        mp_tile<T, OP, PRED, TT, TT, 16, TM, TM>(C, C, PC, PC, n, n, C, n, P, PP, n, n, TT, TT,
-                                                 blockIdx.x * TT, 0, b, b + TT, 0, 0, 0, 0, 0, 0);
+        mp_tile<T, OP, PRED, TT, TT, 16, TM, TM>(sm, C, C, PC, PC, n, n, C, n, P, PP, n, n, TT, TT,
+                                                 x * TT, 0, b, b + TT, 0, 0, 0, 0, 0, 0);
     }
+}
+
+template <typename T, int OP, bool PRED, int TT, int TM>
+__global__ void __launch_bounds__((TT / TM) * (TT / TM))
+fw_fast_panels(T* d, int* p, int n, int b)
+{
+    __shared__ MpShared<T, PRED, TT, TT, 16> sm;
+    fw_fast_panel<T, OP, PRED, TT, TM>(sm, d, p, n, b, blockIdx.y, blockIdx.x);
 }

@@ -1,0 +1,130 @@
+// fw-fast as ONE persistent cooperative kernel (issue 38): the same three-phase blocked FW as the
+// launch sequence of fw_gpu.run_fast (tile TT = 64), with the same arithmetic per element, so the
+// result is bit-identical to fw-fast's — but no launch per phase, and the one-block pivot closure
+// off the critical path (look-ahead inside the kernel).
+//
+// The grid is every block that can be resident (cooperative launch, 256 threads a block).  Before
+// the k loop: block 0 closes pivot tile 0, grid.sync(), all blocks compute the panels of band 0,
+// grid.sync().  Then one round per pivot band kb = s * TT (next band nb = kb + TT), with one
+// grid.sync() at its end.  The round's work is a queue of items taken by atomicAdd on a per-round
+// counter (sync[3 s]):
+//   1. band items: the TT x TT tiles of band nb's rows and columns (outside bands kb and nb)
+//      updated by pivot band kb — D <- min(D, D[:, kb band] (x) D[kb band, :]), a thin mp_tile;
+//      each finished one increments sync[3 s + 1];
+//   2. product items: every BM x BN tile of the non-pivot update of band kb, stores skipping the
+//      rows and columns of bands kb and nb (the bands are updated by items 1 and 3);
+//   3. panel items of band nb: the row and column panel slices R <- P (x) R, C <- C (x) P with the
+//      closed pivot P of band nb.  They wait until block 0 has set sync[3 s + 2] (pivot closed) and
+//      every band item is done (their slices were updated by the band items).
+// Block 0 first updates the pivot tile (nb, nb) by band kb, closes it (fw_fast_close), sets the flag,
+// then joins the queue: the closure runs beside the product instead of before it.  Items 3 of
+// round s only write bands nb (rows and columns), which the product items of round s neither store
+// nor use (a product tile reads D[rows, kb band] and D[kb band, cols]; where such a value is in band
+// nb the output it feeds is in band nb too, and not stored).  Per element the updates are those of
+// run_fast in the same k order: the same result bit for bit (float32 too).
+//
+// Needs n a multiple of 128 (of BM and BN) and TT = 64; sync: 3 * n / TT zeroed ints.
+#include "fw_gemm.cu"
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
+
+template <typename T, bool PRED, int BM, int BN, int BK, int TT>
+union FwPersistShared {
+    MpShared<T, PRED, BM, BN, BK> big;
+    MpShared<T, PRED, TT, TT, 16> thin;
+};
+
+__device__ __forceinline__ void fw_persist_grid_sync()
+{
+    cooperative_groups::this_grid().sync();
+}
+
+// wait (thread 0 spins, the block follows) until *flag != 0 and *count >= want
+__device__ __forceinline__ void fw_persist_wait(int* flag, int* count, int want)
+{
+    if (threadIdx.x == 0) {
+        while (*(volatile int*)flag == 0 || *(volatile int*)count < want) {
+#if defined(__CUDA_HOST_EMU__)
+            __nanosleep(0);
+#endif
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// after a block's global stores: make them visible, then count (or flag) them
+__device__ __forceinline__ void fw_persist_signal(int* where)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(where, 1);
+    }
+}
+
+template <typename T, int OP, bool PRED, int BM, int BN, int BK, int TM, int TN, int MB>
+__global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* sync)
+{
+    constexpr int TT = 64, TMT = TT / 16;
+    static_assert((BM / TM) * (BN / TN) == 256, "the product tile needs 256 threads");
+    __shared__ FwPersistShared<T, PRED, BM, BN, BK, TT> sm;
+    __shared__ int s_item;
+    const int nt = n / TT, tc = n / BN, nprod = (n / BM) * tc;
+
+    // the update of one TT x TT tile at (r0, c0) by pivot band kb (all of it stored)
+    auto thin = [&](int kb, int r0, int c0) {
+        mp_tile<T, OP, PRED, TT, TT, 16, TMT, TMT>(sm.thin, d, d, p, p, n, n, d + kb, n, d + (long long)kb * n,
+                                                    PRED ? p + (long long)kb * n : p, n, n, n, TT, r0, c0,
+                                                    0, 0, 0, 0, 0, 0, 0, 0);
+    };
+    // panel item i of band b: side 0 row panel slices, side 1 column panel slices, the pivot's own skipped
+    auto panel = [&](int b, int i) {
+        const int side = i / (nt - 1), x0 = i % (nt - 1), x = x0 < b / TT ? x0 : x0 + 1;
+        fw_fast_panel<T, OP, PRED, TT, TMT>(sm.thin, d, p, n, b, side, x);
+    };
+
+    if (blockIdx.x == 0) fw_fast_close<T, PRED, TT>(d, p, n, 0);
+    fw_persist_grid_sync();
+    for (int i = blockIdx.x; i < 2 * (nt - 1); i += gridDim.x) panel(0, i);
+    fw_persist_grid_sync();
+
+    for (int s = 0; s < nt; ++s) {
+        const int kb = s * TT, nb = kb + TT;
+        const bool next = nb < n;
+        const int nband = next ? 2 * (nt - 2) : 0, npanel = next ? 2 * (nt - 1) : 0;
+        const int skip1 = kb + (next ? 2 : 1) * TT;            // bands kb and nb are adjacent
+        int* counter = sync + 3 * s;
+        if (next && blockIdx.x == 0) {                          // the next pivot: update, close, flag
+            thin(kb, nb, nb);
+            __syncthreads();
+            fw_fast_close<T, PRED, TT>(d, p, n, nb);
+            fw_persist_signal(counter + 2);
+        }
+        const int total = nband + nprod + npanel;
+        for (;;) {
+            if (threadIdx.x == 0) s_item = atomicAdd(counter, 1);
+            __syncthreads();
+            const int item = s_item;
+            __syncthreads();
+            if (item >= total) break;
+            if (item < nband) {                                 // 1. band nb, updated by band kb
+                const int half = item / (nt - 2), j0 = item % (nt - 2), j = (j0 < s ? j0 : j0 + 2) * TT;
+                if (half == 0) thin(kb, nb, j);
+                else thin(kb, j, nb);
+                fw_persist_signal(counter + 1);
+            } else if (item < nband + nprod) {                  // 2. the non-pivot product
+                const int t = item - nband, row0 = (t / tc) * BM, col0 = (t % tc) * BN;
+                if ((row0 >= kb && row0 + BM <= skip1) || (col0 >= kb && col0 + BN <= skip1)) continue;
+                mp_tile<T, OP, PRED, BM, BN, BK, TM, TN>(sm.big, d, d, p, p, n, n, d + kb, n, d + (long long)kb * n,
+                                                          PRED ? p + (long long)kb * n : p, n, n, n, TT, row0, col0,
+                                                          kb, skip1, 0, 0, kb, skip1, 0, 0);
+            } else {                                            // 3. the panels of band nb
+                fw_persist_wait(counter + 2, counter + 1, nband);
+                panel(nb, item - nband - nprod);
+            }
+        }
+        fw_persist_grid_sync();
+    }
+}
