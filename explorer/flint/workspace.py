@@ -41,7 +41,7 @@ from .sbml_panel import SbmlPanel
 from .stimulus import StimulusEditor
 from .trace_view import TraceView
 from .traces import check_recording
-from .worker import INIT_ONE_WAY, INIT_UNIFORM, FlintWorker, SbmlWorker
+from .worker import FlintWorker, SbmlWorker
 
 MODEL_SUFFIXES = (".flint", ".xml", ".sbml", ".cellml")
 #: tooltips of the buttons Qt builds inside tables and tab bars (it gives them none)
@@ -276,30 +276,28 @@ class FlintWorkspace(Workspace, QWidget):
         self.table.set_value(name, value)
 
     def _config(self) -> dict:
-        """The worker's run: :meth:`flint_run` and what follows from it."""
+        """The worker's run: ``run`` (:meth:`flint_run`, checked, what FlintWorker integrates with
+        ``run.simulation()``) and, for the views, its model, N, steps and recorded state indices."""
         run = self.form.flint_run()
         n, rec = run.n, run.record_index
         if len(rec) > 1 and n > 1:
             raise InvalidParameter(f"{len(rec)} recorded states need N = 1 (one member or cell); "
                                    "with N > 1 record one state")
         check_recording(run.steps // run.every + 1, len(rec), n)
-        return {"model": run.model, "runtime": run.runtime, "n": n, "member": run.member_params(),
-                "network": run.network, "integrator": run.integrator, "dtype": run.dtype,
-                "dt": run.dt, "steps": run.steps, "every": run.every, "record": rec,
-                "init": INIT_ONE_WAY if run.protocol == "one-way" else INIT_UNIFORM, "run": run}
+        return {"run": run, "model": run.model, "n": n, "steps": run.steps, "record": rec}
 
     def _show_listing(self, *_a) -> None:
         """Recompile for the Compiler tab (≤ 4 members, on its worker thread)."""
         if self.model is None:
             return
         try:
-            c = self._config()
+            run = self._config()["run"]
         except ExplorerError as exc:
             self.listing.setPlainText(f"cannot compile: {exc}")
             return
-        net = c["network"]
-        self.compiler.request(c["model"], min(c["n"], 4), {k: v[:4] for k, v in c["member"].items()},
-                              Network(net.kind, min(c["n"], 4), net.state, net.D) if net else None)
+        net, k = run.network, min(run.n, 4)
+        self.compiler.request(run.model, k, {p: v[:4] for p, v in run.member_params().items()},
+                              Network(net.kind, k, net.state, net.D) if net else None)
 
     # ------------------------------------------------------------------ run
     def run(self) -> None:
