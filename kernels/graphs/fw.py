@@ -519,7 +519,7 @@ class FWFast(FWVersion):
             "weights); CPU: NumPy blocked")
     cpu = True
     ariths = ("float32", "int32", "dpx")
-    options_allowed = {"tile": "size", "cfg": fw_gpu.DEFAULT_GEMM, "lookahead": "size"}
+    options_allowed = {"tile": "size", "cfg": fw_gpu.DEFAULT_GEMM, "lookahead": "size", "persistent": 0}
     #: measured on the H100 (benchmarks/RESULTS.md): below this n tile 64 without look-ahead is
     #: fastest, from it on tile 128 with look-ahead (less matrix traffic per update)
     BIG_N = 8192
@@ -541,17 +541,41 @@ class FWFast(FWVersion):
         if self.options["cfg"] not in ("auto", *fw_gpu.GEMM_CONFIGS):
             raise InvalidParameter(f"cfg must be auto or one of {', '.join(fw_gpu.GEMM_CONFIGS)} "
                                    f"(got {self.options['cfg']!r})")
+        per = self.options["persistent"]
+        if isinstance(per, (list, float)) or per not in self.LOOKAHEAD_VALUES[1:]:
+            raise InvalidParameter(f"persistent must be 0 or 1 (got {per!r})")
+        if self.persistent():
+            if self.options["tile"] not in ("size", "auto", 64, "64"):
+                raise InvalidParameter("persistent=1 runs tile 64 only")
+            if self.options["cfg"] not in ("auto", *fw_gpu.PERSIST_CONFIGS):
+                raise InvalidParameter(f"persistent=1: cfg must be one of {', '.join(fw_gpu.PERSIST_CONFIGS)} "
+                                       f"(got {self.options['cfg']!r})")
 
     def lookahead(self, n: int) -> bool:
         look = self.options["lookahead"]
         if look == "size":
             return n >= self.BIG_N
-        return look not in (False, 0, "0", "false", "no", "off")
+        return not self.off(look)
+
+    @staticmethod
+    def off(value) -> bool:
+        return value in (False, 0, "0", "false", "no", "off")
+
+    def persistent(self) -> bool:
+        """``persistent=1`` (opt-in, issue 38): the whole FW as one cooperative kernel with the look-ahead
+        inside it (fw_gpu.run_fast_persistent; tile 64), bit-identical to the launch sequence."""
+        return not self.off(self.options["persistent"])
 
     def pad(self, n, gpu):
         return 128 if gpu else self.t(n)
 
     def solve_gpu(self, backend, d, p, n, arith, cancel):
+        if self.persistent():
+            cfg = self.options["cfg"]
+            cfg = fw_gpu.DEFAULT_GEMM if cfg == "auto" else cfg
+            launches = fw_gpu.run_fast_persistent(gpu_device(backend), d, p, n, cfg, arith == "dpx", cancel)
+            return launches, {"tile": fw_gpu.PERSIST_TILE, "cfg": "pred 64x64/4x4" if p is not None else cfg,
+                              "lookahead": True, "persistent": True}
         tile, cfg, extra = self.t(n), self.options["cfg"], {}
         if self.options["tile"] == "auto" or cfg == "auto":
             from .fw_tune import tune_fast
