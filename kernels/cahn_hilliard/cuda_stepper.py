@@ -521,7 +521,8 @@ class CudaStepper(Stepper):
 
     def fused_steps(self, src, out, k: int):
         """out = k RK2 steps of src in a single launch (temporal blocking, :mod:`.temporal`): in 2D with
-        ``fused_impl="wmarch"`` the k-step warp march ``ch_fused_wmarch2d_tb``, otherwise the shared tile
+        ``fused_impl="wmarch"`` the k-step warp march ``ch_fused_wmarch2d_tb``, in 3D with
+        ``fused_impl3d="zreg"`` the k-step register z-march ``ch_fused_zreg3d_tb``, otherwise the shared tile
         ``ch_fused_tb``; bit for bit k calls of :meth:`fused_step`.  k = 1 is :meth:`fused_step`."""
         k = int(k)
         if k == 1:
