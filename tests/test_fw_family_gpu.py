@@ -216,3 +216,49 @@ def test_host_device_equals_the_gpu_bit_for_bit(gpu, rng, name, opts):
         assert g.backend == "gpu" and h.backend == "host" and h.params["emulated"]
         assert g.dist.dtype == h.dist.dtype and np.array_equal(g.dist.view(np.uint32), h.dist.view(np.uint32))
         assert np.array_equal(g.pred, h.pred)
+
+
+#: issue 38's opt-in fw-fast variants: each must equal the launch sequence bit for bit
+FAST_VARIANTS = ([{"persistent": 1, "cfg": c} for c in fw_gpu.PERSIST_CONFIGS]
+                 + [{"graph": 1, "lookahead": 0}, {"graph": 1, "lookahead": 1, "tile": 128}])
+
+
+@pytest.mark.parametrize("arith", ["float32", "int32", "dpx"])
+def test_fast_variants_equal_fw_fast_bit_for_bit(gpu, rng, arith):
+    """persistent=1 (one cooperative kernel) and graph=1 (the launches as one CUDA graph) against the
+    plain launch sequence on the GPU, on a fresh random graph of a size no multiple of the tile; the
+    int32 distances also against V1, the persistent kernel also against its host-device run."""
+    from kernels.backend import select
+    n = int(rng.integers(300, 900))
+    n += n % 64 == 0
+    m = random_matrix(rng, n, ints=arith != "float32")
+    for opts in FAST_VARIANTS:
+        base = C.floyd_warshall(m, "fw-fast", gpu, arith=arith, pred=False, tile=opts.get("tile", 64),
+                                lookahead=opts.get("lookahead", 0), cfg=opts.get("cfg", fw_gpu.DEFAULT_GEMM))
+        got = C.floyd_warshall(m, "fw-fast", gpu, arith=arith, pred=False, **opts)
+        assert got.backend == "gpu" and np.array_equal(got.dist.view(np.uint32), base.dist.view(np.uint32)), opts
+    if arith != "float32":
+        assert np.array_equal(got.dist, reference(m, "int32").dist)
+    small = m[:200, :200]
+    g = C.floyd_warshall(small, "fw-fast", gpu, arith=arith, pred=True, persistent=1)
+    s = C.floyd_warshall(small, "fw-fast", gpu, arith=arith, pred=True, tile=64, lookahead=0)
+    h = C.floyd_warshall(small, "fw-fast", select("cpu"), arith=arith, pred=True, persistent=1, emulate=1)
+    assert g.launches == 1 and g.params["persistent"] and h.backend == "host"
+    for other in (s, h):
+        assert np.array_equal(g.dist.view(np.uint32), other.dist.view(np.uint32)) and np.array_equal(g.pred, other.pred)
+
+
+def test_fast_graph_replays_on_new_contents(gpu, rng):
+    """A captured graph is launched again for the same buffer with new contents: still the launch
+    sequence's result."""
+    import cupy as cp
+    dev = fw_gpu.device(gpu)
+    n = 512
+    d = cp.empty((n, n), cp.int32)
+    for _ in range(3):
+        w = C.working_matrix(random_matrix(rng, n - int(rng.integers(0, 60))), "int32", n)
+        d.set(w)
+        fw_gpu.run_fast_graph(dev, d, None, n, 64, fw_gpu.DEFAULT_GEMM, False, False)
+        ref = cp.asarray(w)
+        fw_gpu.run_fast(dev, ref, None, n, 64, fw_gpu.DEFAULT_GEMM, False, False)
+        assert bool((d == ref).all())

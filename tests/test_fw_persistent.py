@@ -88,3 +88,17 @@ def test_persistent_needs_n_a_multiple_of_128(dev):
     d = np.zeros((192, 192), np.int32)
     with pytest.raises(ValueError, match="multiple of 128"):
         fw_gpu.run_fast_persistent(dev, d, None, 192)
+
+
+def test_graph_option_on_the_host_is_the_launch_sequence(dev, rng):
+    """``graph=1`` on the host device (no CUDA graphs there) runs the same launch sequence."""
+    n = 128
+    m, w = random_working(rng, 100, "int32")
+    a, b = w.copy(), w.copy()
+    assert fw_gpu.run_fast_graph(dev, a, None, n, 64, "64x64/4x4") == fw_gpu.run_fast(dev, b, None, n, 64,
+                                                                                       "64x64/4x4", False, False)
+    assert np.array_equal(a, b)
+    with pytest.raises(InvalidParameter):
+        C.fw_versions()["fw-fast"](graph=1, persistent=1)
+    with pytest.raises(InvalidParameter):
+        C.fw_versions()["fw-fast"](graph="x")

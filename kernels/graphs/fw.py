@@ -516,10 +516,11 @@ class FWFast(FWVersion):
     paper = "ours"
     help = ("Ours, beyond papers 002/004: three-phase blocked FW whose panel and non-pivot phases are "
             "register-tiled min-plus GEMMs (tile 64, or 128 with look-ahead from n = 8192; int32/DPX for integer "
-            "weights); CPU: NumPy blocked")
+            "weights); opt-in persistent=1 (one cooperative kernel, look-ahead inside) or graph=1 (the launches as "
+            "one CUDA graph), both bit-identical; CPU: NumPy blocked")
     cpu = True
     ariths = ("float32", "int32", "dpx")
-    options_allowed = {"tile": "size", "cfg": fw_gpu.DEFAULT_GEMM, "lookahead": "size", "persistent": 0}
+    options_allowed = {"tile": "size", "cfg": fw_gpu.DEFAULT_GEMM, "lookahead": "size", "persistent": 0, "graph": 0}
     #: measured on the H100 (benchmarks/RESULTS.md): below this n tile 64 without look-ahead is
     #: fastest, from it on tile 128 with look-ahead (less matrix traffic per update)
     BIG_N = 8192
@@ -544,6 +545,11 @@ class FWFast(FWVersion):
         per = self.options["persistent"]
         if isinstance(per, (list, float)) or per not in self.LOOKAHEAD_VALUES[1:]:
             raise InvalidParameter(f"persistent must be 0 or 1 (got {per!r})")
+        gr = self.options["graph"]
+        if isinstance(gr, (list, float)) or gr not in self.LOOKAHEAD_VALUES[1:]:
+            raise InvalidParameter(f"graph must be 0 or 1 (got {gr!r})")
+        if self.persistent() and not self.off(gr):
+            raise InvalidParameter("persistent=1 is one launch already: graph=1 is for the launch sequence")
         if self.persistent():
             if self.options["tile"] not in ("size", "auto", 64, "64"):
                 raise InvalidParameter("persistent=1 runs tile 64 only")
@@ -562,7 +568,8 @@ class FWFast(FWVersion):
         return value in (False, 0, "0", "false", "no", "off")
 
     def persistent(self) -> bool:
-        """``persistent=1`` (opt-in, issue 38): the whole FW as one cooperative kernel with the look-ahead
+        """``graph=1`` (opt-in, issue 38): the launch sequence captured once into a CUDA graph and replayed
+        (fw_gpu.run_fast_graph).  ``persistent=1`` (opt-in, issue 38): the whole FW as one cooperative kernel with the look-ahead
         inside it (fw_gpu.run_fast_persistent; tile 64), bit-identical to the launch sequence."""
         return not self.off(self.options["persistent"])
 
@@ -584,7 +591,11 @@ class FWFast(FWVersion):
             cfg = choice["cfg"] if cfg == "auto" else cfg
             extra = {"tuned": choice["table"], "tuning_seconds": choice["seconds"]}
         look = self.lookahead(n)
-        launches = fw_gpu.run_fast(gpu_device(backend), d, p, n, tile, cfg, arith == "dpx", look, cancel)
+        graph = not self.off(self.options["graph"])
+        run = fw_gpu.run_fast_graph if graph else fw_gpu.run_fast
+        launches = run(gpu_device(backend), d, p, n, tile, cfg, arith == "dpx", look, cancel)
+        if graph:
+            extra["graph"] = True
         return launches, {"tile": tile, "cfg": "pred 64x64/4x4" if p is not None else cfg, "lookahead": look,
                           **extra}
 
