@@ -39,8 +39,8 @@ import numpy as np
 
 from ..errors import InvalidParameter
 from .expr import Expr, parse, sym
-from .loaders import MODELS_DIR
 from .model import Model, parse_text
+from .shipped import MODELS_DIR
 
 __all__ = ["wang_buzsaki", "rybak", "lr_network", "mix", "CATALOG", "build", "synchrony"]
 

@@ -2,8 +2,9 @@
 models of :mod:`.catalog` built on demand) and :func:`load_model`, which picks the reader (native
 text :func:`.model.parse_text`, SBML :mod:`.sbml`, CellML :mod:`.cellml`) by suffix and content.
 
-The readers import :mod:`.model`; this module imports them (lazily), so ``model`` never imports a
-reader: no import circle.  Where the shipped files are is decided in :func:`models_dir` only.
+The readers import :mod:`.model`; this module imports them, so ``model`` never imports a reader.
+Where the shipped files are is decided in :mod:`.shipped` (re-exported here), which :mod:`.catalog`
+reads too: neither imports this module, so every import here is at module level (no circle).
 """
 from __future__ import annotations
 
@@ -11,42 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InvalidParameter
+from .catalog import CATALOG, build
+from .cellml import read_cellml
+from .inputs import read_model_text
 from .model import Model, parse_text
+from .sbml import read_sbml
+from .shipped import DEFAULT_MODEL, MODEL_SUFFIXES, MODELS_DIR, find_model_file, models_dir, shipped_models
 
-DEFAULT_MODEL = "luo_rudy_1991.flint"
-MODEL_SUFFIXES = (".flint", ".xml", ".sbml", ".cellml")
-
-
-def models_dir() -> Path:
-    """The folder of the shipped model files (resources/models), through importlib.resources
-    (checkout, editable install or wheel)."""
-    from resources import location
-    return location("models")
-
-
-MODELS_DIR = models_dir()
-
-
-def shipped_models() -> dict[str, Path]:
-    """Model files shipped in resources/models (name → path): :data:`DEFAULT_MODEL` (the hand-written
-    single cell) first, then by name."""
-    out = {}
-    root = models_dir()
-    if root.is_dir():
-        for p in sorted(root.iterdir(), key=lambda q: (q.name != DEFAULT_MODEL, q.name)):
-            if p.suffix in MODEL_SUFFIXES:
-                out[p.name] = p
-    return out
-
-
-def find_model_file(name: str | Path) -> Path | None:
-    """The file behind a model argument: an existing path, or a shipped file's name (with or
-    without ``.flint``); None otherwise."""
-    p = Path(name)
-    if p.exists():
-        return p
-    shipped = shipped_models()
-    return shipped.get(str(name)) or shipped.get(f"{name}.flint")
+__all__ = ["DEFAULT_MODEL", "MODEL_SUFFIXES", "MODELS_DIR", "LoadedModel", "find_model_file", "load_model",
+           "models_dir", "read_model", "shipped_models"]
 
 
 @dataclass
@@ -72,21 +46,17 @@ def read_model(path_or_name: str | Path, allow_outside: bool | None = None) -> L
     ``--allow-outside-references``)."""
     p = find_model_file(path_or_name)
     if p is None:
-        from .catalog import CATALOG, build      # flattened benchmark models, built on demand
         if str(path_or_name).lower().replace("_", "-") in CATALOG:
             return LoadedModel(build(str(path_or_name)), [])
         raise InvalidParameter(f"no such model file: {path_or_name} (catalog models: {', '.join(CATALOG)})")
-    from .inputs import read_model_text
     text = read_model_text(p)                    # the gate: before any parser sees the file
     files = [str(p.resolve())]
     head = text.lstrip()[:400]
     try:
         if p.suffix == ".cellml" or ("<model" in head and "cellml" in head):
-            from .cellml import read_cellml
             model = read_cellml(text, source=p.name, base_dir=str(p.resolve().parent), allow_outside=allow_outside,
                                 files_read=files)
         elif p.suffix in (".xml", ".sbml") or head.startswith("<"):
-            from .sbml import read_sbml
             model = read_sbml(text, source=p.name, location=str(p.resolve()), allow_outside=allow_outside,
                               files_read=files)
         else:

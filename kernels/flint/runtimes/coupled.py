@@ -42,7 +42,7 @@ import numpy as np
 
 from ..compiler import Program
 from .codegen import RK4_C, expr_code, invariant_functions, rk4_stage_lines
-from .gpu import cuda_module
+from .cuda import cuda_module
 
 #: the grid barrier and the coherent neighbour read, shared by both kernels
 GRID_SYNC = r"""// Grid-wide barrier of a cooperative launch (all blocks resident): block masters fence, count in on

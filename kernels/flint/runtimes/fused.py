@@ -24,6 +24,7 @@ benchmarks/flint.py, section 3b) — and ``GpuRuntime.fused_mode`` overrides it.
 with CUDA events, recording inside the kernel (the interface of :meth:`Runtime.run_loop`)."""
 from __future__ import annotations
 
+# CuPy is imported inside cuda_include only: the app runs without it.
 import os
 
 import numpy as np
@@ -31,7 +32,7 @@ import numpy as np
 from ... import gpu
 from ...errors import InvalidParameter
 from .codegen import COMMON_SOURCE, CUDA_DIR, NVRTC_OPTIONS, is_source, loopable, ts_phase_bodies
-from .gpu import cuda_module
+from .cuda import cuda_module
 from .memory import samples_in
 
 FUSED_SOURCE = CUDA_DIR / "flint_fused.cuh"

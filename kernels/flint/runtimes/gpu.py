@@ -1,6 +1,6 @@
 """What the GPU runtimes (``is``, ``ts``) share: CuPy arrays, the integrator's launch sequence, the
 thread-per-expression phase launches, device-side sampling and blow-up check.  Sources are compiled
-with NVRTC through the GPU layer (:func:`cuda_module`: CuPy, once per device and source) with
+with NVRTC through the GPU layer (:func:`.cuda.cuda_module`: CuPy, once per device and source) with
 :data:`~.codegen.NVRTC_OPTIONS` (no FMA contraction).
 
 Cell mapping: one thread integrates one member/cell (blocks of :attr:`block_size`).  Expression
@@ -23,18 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import gpu
+# CuPy (cupy, cupyx) is imported inside the methods that use it: the app runs without it.
+from ... import backend as bk, gpu
 from ...errors import BackendUnavailable
 from .base import RK4_STAGES, Runtime
-from .codegen import NVRTC_OPTIONS
+from .fused import FusedPhases
 from .memory import samples_in
-
-
-def cuda_module(source: str, options=NVRTC_OPTIONS, cooperative: bool = False):
-    """A module of ``source`` on the current GPU through the GPU layer (:mod:`kernels.gpu`): compiled
-    once per device and source, its kernels recorded in the launch registry as Flint's."""
-    return gpu.device("cuda").module(source, options=tuple(options), system="flint", prefix="Flint",
-                                     cooperative=cooperative)
 
 
 class GpuRuntime(Runtime):
@@ -66,7 +60,6 @@ class GpuRuntime(Runtime):
 
     @classmethod
     def unavailable(cls) -> str | None:
-        from ... import backend as bk
         ok, why = bk.gpu_available()
         return None if ok else f"runtime {cls.name} needs a GPU: {why}"
 
@@ -100,7 +93,6 @@ class GpuRuntime(Runtime):
         self.acc = cp.zeros_like(self.y)
         self._fused = None
         if self.mapping == "expression" and self.fused_enabled:
-            from .fused import FusedPhases
             self._fused = FusedPhases(self, self._fused_source, *self._fused_code(), mode=self.fused_mode,
                                       shared_v=self.fused_shared)
 

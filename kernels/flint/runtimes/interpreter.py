@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .codegen import is_source
+from .cuda import cuda_module
 from .fused import fused_is_source
-from .gpu import GpuRuntime, cuda_module
+from .gpu import GpuRuntime
 from .is_loop import CONST_WORDS, is_loop_source, pack, packable, shared_bytes
 from .is_regs import pack_registers
 

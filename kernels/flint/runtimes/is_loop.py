@@ -20,14 +20,13 @@ Same operations in the same order as ``flint_exec``, so the states equal IS one 
 for bit (tests/test_flint_is_loop.py on the CPU, tests/test_flint_gpu.py on the GPU)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..bytecode import N_ARGS, OPCODES, OPNAMES
 from ..compiler import Program
-from .codegen import CUDA_DIR, is_source, loopable
+from .codegen import CUDA_DIR, is_source
 from .is_regs import IMM, OPR, TIME
+from .packed import Packed, packable
 
 IS_LOOP_SOURCE = CUDA_DIR / "flint_is_loop.cu"
 
@@ -45,23 +44,6 @@ ARG_MAX = (1 << 23) - 1
 #: immediates must fit the 64 KiB of __constant__ data); a longer program is read from shared or
 #: global memory only
 CONST_WORDS = 4096
-
-def packable(prog: Program) -> bool:
-    """Whether the many-steps interpreter applies: an ensemble (:func:`.codegen.loopable`) whose members
-    share one bytecode (``index`` None: option ``unify`` on, or no per-member parameters)."""
-    return loopable(prog) and prog.index is None
-
-
-@dataclass(frozen=True)
-class Packed:
-    """A program packed for the loop kernel: ``code`` (one word an instruction), ``imm`` (a constant
-    operand's value, else 0), ``dslot`` (the derivative slots, renumbered) and ``n_slots`` (slots the
-    renumbered program uses)."""
-    code: np.ndarray
-    imm: np.ndarray
-    dslot: np.ndarray
-    n_slots: int
-
 
 def _reads_slot(name: str) -> bool:
     return name == "VAR" or name.endswith("_VAR") or "_KVAR" in name or "_VARK" in name

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..bytecode import N_ARGS, OPCODES, OPNAMES
 from ..compiler import Program
+from .packed import Packed, packable
 
 #: the register form's own opcodes (after the bytecode's)
 OPR = {"MOV": 90, "LOADP": 91}
@@ -30,11 +31,10 @@ _BINARY = {"ADD", "MUL", "SUB", "DIV", "POW", "MIN", "MAX", "LT", "LE", "GT", "G
 
 
 def pack_registers(prog: Program, dtype):
-    """The register form of ``prog`` (an ensemble sharing one bytecode, :func:`.is_loop.packable`):
-    a :class:`.is_loop.Packed` whose ``code`` holds two words an instruction (``END`` three times at
+    """The register form of ``prog`` (an ensemble sharing one bytecode, :func:`.packed.packable`):
+    a :class:`.packed.Packed` whose ``code`` holds two words an instruction (``END`` three times at
     the end: the kernel fetches ahead), ``imm`` one constant an instruction (padded to ``code``'s
     length), ``dslot`` the registers of the derivatives and ``n_slots`` the registers used."""
-    from .is_loop import Packed, packable
     if not packable(prog):
         raise ValueError("the many-steps interpreter needs an ensemble sharing one bytecode")
     consts = np.asarray(prog.consts).astype(dtype)

@@ -14,13 +14,15 @@ steps/stages (:mod:`.coupled`, a cooperative launch) where :meth:`TranslatorRunt
 says it pays, else one launch a step (a stage)."""
 from __future__ import annotations
 
+# CuPy is imported inside the methods that use it: the app runs without it.
 import numpy as np
 
 from ... import gpu
 from .codegen import NVRTC_OPTIONS, loopable, ts_loop_source, ts_phase_build, ts_source
 from .coupled import CoupledLoop, cooperative_launch_supported
+from .cuda import cuda_module
 from .fused import fused_ts_source
-from .gpu import GpuRuntime, cuda_module
+from .gpu import GpuRuntime
 from .printers import LiteralCPrinter
 
 
