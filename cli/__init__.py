@@ -20,8 +20,8 @@ the command) or the GSE_BACKEND environment variable chooses CuPy or NumPy.  Any
 one line starting ``error:`` and exits with status 2 (``--debug`` prints the traceback instead);
 Ctrl+C exits with status 130.
 
-Each command module has ``NAME``, ``add_parser(sub)`` and ``run(args) -> exit status``; this
-package imports no Qt (the GUI is started by ``main.py``); ``graph --export-view`` draws with the
+Each command module has ``NAME``, ``add_parser(sub)`` and ``run(args) -> exit status`` and is
+registered in :data:`COMMANDS` below; this package imports no Qt (the GUI is started by ``main.py``); ``graph --export-view`` draws with the
 Qt-free renderer :mod:`explorer.graphs.render` (VisPy, offscreen EGL).
 """
 from __future__ import annotations
@@ -30,14 +30,18 @@ import argparse
 import sys
 
 from kernels import limits
+from kernels.registry import Registry
 
 from . import (ch, ch_sweep, flint, flint_suite, graph, graph_bfs, graph_clustering, graph_fw, graph_reproduce,
                graph_sssp, info, occupancy, rng)
 from .common import ArgumentParser, UsageError, reset_outputs, run_guarded
 
-#: command name → module (``add_parser``, ``run``), in the order ``--help`` lists them
-COMMANDS = {m.NAME: m for m in (ch, ch_sweep, graph, graph_reproduce, graph_clustering, graph_fw, graph_bfs,
-                                 graph_sssp, occupancy, rng, flint, flint_suite)}
+#: command name → module (``add_parser``, ``run``), in the order ``--help`` lists them (a
+#: :class:`~kernels.registry.Registry`: a second module under a taken name is a ValueError)
+COMMANDS: Registry = Registry("command", key=lambda mod: mod.NAME)
+for _mod in (ch, ch_sweep, graph, graph_reproduce, graph_clustering, graph_fw, graph_bfs, graph_sssp, occupancy, rng,
+             flint, flint_suite):
+    COMMANDS.register(_mod)
 
 BACKENDS = ("auto", "gpu", "cpu")
 

@@ -1,7 +1,6 @@
 """The app's own GPU kernels, across compute systems: compile them all, and time one over block sizes.
 
-This module sits *above* the compute systems (it imports Cahn–Hilliard, the RNG, Graphs and the
-occupancy tools, each inside a function), so that none of them needs to import another: each system
+This module sits *above* the compute systems, so that none of them needs to import another: each system
 records the kernels it compiles in :mod:`kernels.launches` and builds its own
 :class:`~kernels.launches.SweepCase`; :mod:`kernels.occupancy.gpu` only reads the registry.
 
@@ -10,7 +9,9 @@ so that the Occupancy workspace reaches other systems' kernels through the regis
 compiler of the CH and RNG kernels, the sweep cases of :data:`SWEEP_CASES` and the occupancy
 presets' Floyd–Warshall kernels (``"fw-mm t=64"``, …, :data:`kernels.graphs.fw_gpu.PRESET_KERNELS`).
 
-Needs CuPy and a CUDA device (at call time; importing it needs neither).
+Needs CuPy and a CUDA device (at call time; importing it needs neither).  It imports Cahn–Hilliard,
+the RNG, Graphs and the occupancy tools inside functions or as lazy registry entries: the main window
+imports it at start-up, which then imports no compute system and compiles nothing.
 """
 from __future__ import annotations
 
@@ -19,24 +20,22 @@ from typing import Callable
 
 from . import launches
 from .launches import Launch, SweepCase
+from .registry import Registry
 
 
-def _ch_point(size: int) -> SweepCase:
-    from .cahn_hilliard.cuda_stepper import block_sweep_case
-    return block_sweep_case(size)
-
-
-def _rng_per_thread(size: int) -> SweepCase:
-    from .rng.gpu import block_sweep_case
-    return block_sweep_case(size)
-
-
-#: kernels a block-size sweep can time: name -> SweepCase factory taking a problem size
-SWEEP_CASES: dict[str, Callable[[int], SweepCase]] = {
-    "ch_point": _ch_point,              # Cahn–Hilliard variant A stage kernel on a size² grid
-    "rng_per_thread": _rng_per_thread,  # Marsaglia table-per-thread generator, size streams
-}
+#: kernels a block-size sweep can time: name → SweepCase factory taking a problem size, each owned by
+#: its system and named lazily ("module:function": imported at the first sweep, not at start-up)
+SWEEP_CASES: Registry[Callable[[int], SweepCase]] = Registry("sweep kernel")
+SWEEP_CASES.register("kernels.cahn_hilliard.cuda_stepper:block_sweep_case",
+                     name="ch_point")           # Cahn–Hilliard variant A stage kernel on a size² grid
+SWEEP_CASES.register("kernels.rng.gpu:block_sweep_case",
+                     name="rng_per_thread")     # Marsaglia table-per-thread generator, size streams
 SWEEP_KERNELS = tuple(SWEEP_CASES)
+
+
+def sweep_case(kind: str, size: int) -> SweepCase:
+    """The :class:`~kernels.launches.SweepCase` of sweep kernel ``kind`` at problem size ``size``."""
+    return SWEEP_CASES.get(kind)(int(size))
 
 
 def compile_app_kernels(size: int = 64) -> None:
@@ -74,8 +73,8 @@ FW_PRESETS = tuple(f"{kind} t={t}" for kind in ("fw-mm", "fw-2level") for t in (
 def register() -> None:
     """Register the app's providers in :mod:`kernels.launches` (done on import; idempotent)."""
     launches.provide_compiler("cahn_hilliard+rng", compile_app_kernels)
-    for name, factory in SWEEP_CASES.items():
-        launches.provide_sweep(name, factory)
+    for name in SWEEP_CASES:
+        launches.provide_sweep(name, partial(sweep_case, name))
     for key in FW_PRESETS:
         launches.provide(key, partial(fw_preset_launch, key))
 
@@ -84,9 +83,7 @@ def block_size_sweep(kind: str = "ch_point", size: int = 4096, blocks=None, repe
     """Time the app kernel ``kind`` (one of :data:`SWEEP_KERNELS`) at every block size, with the
     theoretical occupancy beside each (:func:`kernels.occupancy.gpu.block_size_sweep`)."""
     from .occupancy.gpu import block_size_sweep as sweep
-    if kind not in SWEEP_CASES:
-        raise ValueError(f"unknown sweep kernel {kind!r}: use {' or '.join(SWEEP_KERNELS)}")
-    return sweep(SWEEP_CASES[kind](size), blocks, repeats)
+    return sweep(sweep_case(kind, size), blocks, repeats)
 
 
 register()

@@ -18,16 +18,18 @@ module above the systems (:mod:`kernels.app_kernels`, imported by the main windo
 * :func:`provide_compiler` — a function compiling a group of the app's kernels (:func:`compile_all`);
 * :func:`provide_sweep` — a :class:`SweepCase` factory by kernel name (:func:`sweep_case`).
 
-This module sits below every compute system: it imports nothing from ``kernels``.
+The four tables (:data:`LAUNCHES`, :data:`PROVIDERS`, :data:`COMPILERS`, :data:`SWEEPS`) are
+:class:`~kernels.registry.Registry` instances; each entry is replaced on purpose (``replace=True``:
+the latest launch shape, the latest provider registered under a key).
+
+This module sits below every compute system: it imports nothing from ``kernels`` but the registry type.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Callable
 
-_lock = threading.Lock()
-_launches: dict[str, "Launch"] = {}
+from .registry import Registry
 
 
 @dataclass(frozen=True)
@@ -52,29 +54,28 @@ class Launch:
             raise ValueError(f"{self.name}: negative dynamic shared memory")
 
 
+#: name → :class:`Launch`, in compile order (a kernel recorded again keeps its place)
+LAUNCHES: Registry[Launch] = Registry("kernel launch")
+
+
 def record(name: str, kernel, block: int, dynamic_smem: int = 0, system: str = ""):
     """Record (or update) the launch of ``kernel`` under ``name``; returns ``kernel``.
 
     Recording the same name again replaces its entry (the latest launch shape wins) and keeps
     its place in compile order."""
-    launch = Launch(str(name), kernel, int(block), int(dynamic_smem), str(system))
-    with _lock:
-        _launches[launch.name] = launch
+    LAUNCHES.register(Launch(str(name), kernel, int(block), int(dynamic_smem), str(system)), replace=True)
     return kernel
 
 
 def recorded(system: str | None = None) -> list[Launch]:
     """Every recorded launch in compile order (only ``system``'s when given)."""
-    with _lock:
-        out = list(_launches.values())
-    return [ln for ln in out if system is None or ln.system == system]
+    return [ln for ln in LAUNCHES.values() if system is None or ln.system == system]
 
 
 def forget(system: str | None = None) -> None:
     """Drop the recorded launches (of one system when given) — for tests."""
-    with _lock:
-        for name in [n for n, ln in _launches.items() if system is None or ln.system == system]:
-            del _launches[name]
+    for ln in recorded(system):
+        LAUNCHES.unregister(ln.name)
 
 
 @dataclass(frozen=True)
@@ -89,28 +90,28 @@ class SweepCase:
 
 
 # ------------------------------------------------------------------------------------- providers
-_providers: dict[str, Callable[[], Launch]] = {}
-_compilers: dict[str, Callable[[], None]] = {}
-_sweeps: dict[str, Callable[[int], SweepCase]] = {}
+#: key → factory() compiling a kernel and returning its :class:`Launch` (:func:`provide`)
+PROVIDERS: Registry[Callable[[], Launch]] = Registry("provided kernel")
+#: name → compile_fn() compiling (and so recording) a group of the app's kernels (:func:`provide_compiler`)
+COMPILERS: Registry[Callable[[], None]] = Registry("kernel compiler")
+#: kernel name → factory(size) of its :class:`SweepCase` (:func:`provide_sweep`)
+SWEEPS: Registry[Callable[[int], SweepCase]] = Registry("sweep kernel")
 
 
 def provide(key: str, factory: Callable[[], Launch]) -> None:
-    """Register ``factory()`` (compiles a kernel, returns its :class:`Launch`) under ``key``."""
-    with _lock:
-        _providers[str(key)] = factory
+    """Register ``factory()`` (compiles a kernel, returns its :class:`Launch`) under ``key`` (again: replaced)."""
+    PROVIDERS.register(factory, name=str(key), replace=True)
 
 
 def provided() -> list[str]:
     """The keys :func:`resolve` knows, in registration order."""
-    with _lock:
-        return list(_providers)
+    return PROVIDERS.names()
 
 
 def resolve(key: str) -> Launch:
     """The launch of the kernel provided under ``key``, compiled now if needed (and recorded);
     ``KeyError`` when nothing provides it (its system's provider module was not imported)."""
-    with _lock:
-        factory = _providers.get(key)
+    factory = PROVIDERS.get(key, None)
     if factory is None:
         raise KeyError(f"no kernel is provided under {key!r}")
     ln = factory()
@@ -121,15 +122,13 @@ def resolve(key: str) -> Launch:
 
 def provide_compiler(name: str, compile_fn: Callable[[], None]) -> None:
     """Register ``compile_fn()``, which compiles (and so records) a group of the app's kernels."""
-    with _lock:
-        _compilers[str(name)] = compile_fn
+    COMPILERS.register(compile_fn, name=str(name), replace=True)
 
 
 def compile_all(names=None) -> list[str]:
     """Run every registered compiler (those named in ``names`` when given); the names of those
     that ran (none registered: [])."""
-    with _lock:
-        todo = [(n, fn) for n, fn in _compilers.items() if names is None or n in names]
+    todo = [(n, fn) for n, fn in COMPILERS.items() if names is None or n in names]
     for _name, fn in todo:
         fn()
     return [name for name, _fn in todo]
@@ -137,20 +136,15 @@ def compile_all(names=None) -> list[str]:
 
 def provide_sweep(name: str, factory: Callable[[int], SweepCase]) -> None:
     """Register a :class:`SweepCase` factory (taking a problem size) for block-size sweeps."""
-    with _lock:
-        _sweeps[str(name)] = factory
+    SWEEPS.register(factory, name=str(name), replace=True)
 
 
 def sweep_kernels() -> list[str]:
     """The kernel names :func:`sweep_case` takes."""
-    with _lock:
-        return list(_sweeps)
+    return SWEEPS.names()
 
 
 def sweep_case(name: str, size: int) -> SweepCase:
-    """The sweep case ``name`` at problem size ``size``; ``ValueError`` for an unknown name."""
-    with _lock:
-        factory = _sweeps.get(name)
-    if factory is None:
-        raise ValueError(f"unknown sweep kernel {name!r}: use {' or '.join(sweep_kernels()) or 'none (none provided)'}")
-    return factory(int(size))
+    """The sweep case ``name`` at problem size ``size``; InvalidParameter (a ValueError) naming the
+    choices for an unknown name."""
+    return SWEEPS.get(name)(int(size))

@@ -1,7 +1,10 @@
 """All-pairs shortest paths: one call over every method of papers 000, 002 and 004.
 
-:func:`apsp` runs the method registered under a name (:data:`METHODS`, name → class; see
-:mod:`kernels.graphs.apsp_core`).  The families live in their own modules and register there:
+:func:`apsp` runs the method registered under a name (:data:`METHODS`, name → class, a
+:class:`~kernels.registry.Registry`; see :mod:`kernels.graphs.apsp_core`), or an
+:class:`~kernels.graphs.apsp_core.APSPMethod` subclass given instead of a name (as scipy's
+``solve_ivp(method=…)`` takes ``"RK45"`` or ``RK45``).  The families live in their own modules; this
+module registers every one of them (:data:`FAMILIES`), in the order the CLI and the GUI list them:
 
 * ``cpu`` — scipy.sparse.csgraph (BFS for hop counts, Dijkstra for weights), the reference
   (:mod:`.apsp_core`);
@@ -19,49 +22,70 @@ Hop counts are stored compactly (uint8 / uint16 / uint32, the all-ones value mea
 """
 from __future__ import annotations
 
+# scipy.sparse.csgraph is imported inside path_between only (slow to import; --help does not need it).
 import numpy as np
 
+from .. import backend as kb
 from ..errors import GridTooLarge, InvalidParameter
-from . import bfs as _bfs_family, fw as _fw_family, sssp as _sssp_family  # noqa: F401  (they register)
-from . import dijkstra as _dijkstra, msbfs as _msbfs  # noqa: F401  (they register)
-from . import apsp_multi as _multi  # noqa: F401  (registers multi-bfs, multi-sssp)
-from .apsp_core import (REGISTRY, APSPMethod, APSPResult, DistanceOverflow, apsp_cpu,  # noqa: F401
+from .apsp_core import (REGISTRY, APSPMethod, APSPResult, DistanceOverflow, ScipyAPSP, apsp_cpu,  # noqa: F401
                         float_to_hops, hop_dtype, register, sentinel)
-from .bfs import BFSK7, apsp_bfs_k1, apsp_bfs_k7  # noqa: F401
-from .fw import (FW_TILES, autotune_tile, dense_matrix, fw_blocked_device, fw_cpu,  # noqa: F401
-                 fw_naive_device, tile_by_model)
+from .apsp_multi import MultiGPUBFS, MultiGPUSSSP
+from .bfs import (BFSK7, BFSKernel1, BFSKernel2, BFSKernel3, BFSKernel4, BFSKernel5, BFSKernel6,  # noqa: F401
+                  BFSKernel7, BFSKernel7Paper, apsp_bfs_k1, apsp_bfs_k7)
+from .dijkstra import CPUDijkstra
+from .fw import (FW_TILES, FWV1, FWV2, FWV3, FWV4, FWV5, FWBlocked, FWFast, FWMM, FWPlain,  # noqa: F401
+                 FWRecursive, FWTuned, FWTwoLevel, FWV4Coop, autotune_tile, dense_matrix, fw_blocked_device,
+                 fw_cpu, fw_naive_device, tile_by_model)
 from .fw_core import floyd_warshall, path as fw_path  # noqa: F401
 from .graph import Graph
-from .sssp import apsp_sssp  # noqa: F401
+from .msbfs import MultiSourceBFS
+from .sssp import HarishSSSP, PathSSSP, StagedSSSP, TaskParallelSSSPMethod, apsp_sssp  # noqa: F401
 
-#: every registered method: name → :class:`~kernels.graphs.apsp_core.APSPMethod` subclass
+#: every APSP method, by family, in the order :data:`METHODS` lists them (CLI choices, GUI list)
+FAMILIES = {
+    "cpu": (ScipyAPSP,),
+    "bfs": (BFSKernel7, BFSKernel1, BFSKernel2, BFSKernel3, BFSKernel4, BFSKernel5, BFSKernel6, BFSKernel7Paper),
+    "fw": (FWV1, FWV2, FWV3, FWV4, FWV4Coop, FWV5, FWPlain, FWBlocked, FWMM, FWTwoLevel, FWTuned, FWRecursive,
+           FWFast),
+    "sssp": (TaskParallelSSSPMethod, HarishSSSP, StagedSSSP, PathSSSP, CPUDijkstra),
+    "msbfs": (MultiSourceBFS,),
+    "multi-gpu": (MultiGPUBFS, MultiGPUSSSP),
+}
+_ALL = [cls for family in FAMILIES.values() for cls in family]
+for _cls in _ALL:           # a family module that still registers its classes itself (a decorator) ran first:
+    REGISTRY.unregister(_cls.name)          # FAMILIES, not import order, sets the order
+for _cls in _ALL:
+    register(_cls)
+
+#: every registered method: name → :class:`~kernels.graphs.apsp_core.APSPMethod` subclass (a
+#: :class:`~kernels.registry.Registry`: ``METHODS.get(name_or_class)``, ``METHODS.names(cpu=True)``)
 METHODS = REGISTRY
 
 
 def method_names(gpu: bool | None = None) -> tuple[str, ...]:
     """Registered method names (``gpu=True``: those without a CPU implementation — their CUDA
     kernels run on the GPU, or as CUDA source on the CPU where ``host``; ``False``: those with one)."""
-    return tuple(k for k, c in METHODS.items() if gpu is None or (not c.cpu) == gpu)
+    return tuple(METHODS.names() if gpu is None else METHODS.names(cpu=not gpu))
 
 
-def estimate_bytes(n: int, method: str, itemsize: int = 1) -> int:
-    """Device bytes ``method`` needs for ``n`` vertices (the result matrix for batched methods)."""
-    cls = METHODS.get(method)
+def estimate_bytes(n: int, method: str | type[APSPMethod], itemsize: int = 1) -> int:
+    """Device bytes ``method`` (a name or class) needs for ``n`` vertices (the result matrix for batched
+    methods)."""
+    cls = METHODS.get(method, None)
     extra = cls.device_bytes(n) if cls is not None else 0
     return extra or n * n * itemsize
 
 
-def check_memory(n: int, method: str, backend, itemsize: int = 1, rows: int | None = None) -> None:
+def check_memory(n: int, method: str | type[APSPMethod], backend, itemsize: int = 1, rows: int | None = None) -> None:
     """Raise :class:`GridTooLarge` before work starts when the matrix (``rows`` × n: the chosen
     sources' rows; default n) cannot fit."""
-    from ..backend import host_available_memory
-    cls = METHODS.get(method)
+    cls = METHODS.get(method, None)
     dense = cls is not None and cls.dense
     rows = n if rows is None else int(rows)
     need_host = rows * n * (12 if dense else itemsize)      # dense: matrix, predecessors, result
-    if need_host > 0.8 * host_available_memory():
+    if need_host > 0.8 * kb.host_available_memory():
         raise GridTooLarge(f"the {rows} × {n} distance matrix needs {need_host / 2**30:.1f} GiB of host "
-                           f"memory; only {host_available_memory() / 2**30:.1f} GiB are available")
+                           f"memory; only {kb.host_available_memory() / 2**30:.1f} GiB are available")
     if backend is not None and backend.is_gpu and dense and cls.gpu:
         need = estimate_bytes(n, method)
         if need > 0.9 * backend.free_memory():
@@ -87,14 +111,14 @@ def check_weights(csr, cls) -> None:
         raise InvalidParameter(f"edge {min(u, v)}–{max(u, v)}: weight {float(w[i])!r} {what}{fix}")
 
 
-def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dtype="auto",
+def apsp(g, method: str | type[APSPMethod] = "cpu", backend=None, weighted: bool | None = None, dtype="auto",
          progress=None, cancel=None, **kw) -> APSPResult:
-    """All-pairs shortest paths of ``g`` (Graph or CSR) by ``method`` (a key of :data:`METHODS`);
-    ``kw`` are the method's own options (e.g. ``tile`` of ``fw-blocked``, ``batch`` of ``gpu-bfs``)."""
+    """All-pairs shortest paths of ``g`` (Graph or CSR) by ``method``: a key of :data:`METHODS` or an
+    :class:`~kernels.graphs.apsp_core.APSPMethod` subclass, registered or not; ``kw`` are the method's
+    own options (e.g. ``tile`` of ``fw-blocked``, ``batch`` of ``gpu-bfs``)."""
     csr = g.csr() if isinstance(g, Graph) else g
-    cls = METHODS.get(method)
-    if cls is None:
-        raise InvalidParameter(f"unknown APSP method {method!r}: use one of {', '.join(METHODS)}")
+    cls = METHODS.get(method)                  # InvalidParameter naming the choices for an unknown one
+    method = cls.name or cls.__name__
     weighted = (csr.weights is not None) if weighted is None else weighted
     if not cls.available(backend):
         cpu_ok = ", ".join(k for k, c in METHODS.items() if c.available(backend))
@@ -107,7 +131,7 @@ def apsp(g, method: str = "cpu", backend=None, weighted: bool | None = None, dty
     sources = kw.get("sources")
     rows = None if sources is None else int(np.size(sources))
     if kw.get("out") is None:                  # rows streamed to a file (multi-*) need no host matrix
-        check_memory(csr.n, method, backend, 4 if weighted else 2, rows)
+        check_memory(csr.n, cls, backend, 4 if weighted else 2, rows)
     runner = cls(**kw)
     if cls.gpu and not cls.dense and backend is not None and backend.is_gpu:
         need, free = runner.memory_bytes(csr, weighted), backend.free_memory()

@@ -2,15 +2,19 @@
 
 An APSP method is a subclass of :class:`APSPMethod` registered under its name with
 :func:`register` (like scipy's ``solve_ivp`` ``METHODS`` table of ``OdeSolver`` classes).  The
-registry (:data:`REGISTRY`, name → class) is what the CLI's ``--apsp`` choices, the Graphs
-workspace's method list and its tooltips read; :func:`kernels.graphs.apsp.apsp` dispatches through
-it.  Each family lives in its own module (``bfs.py``, ``fw.py``, ``sssp.py``) and registers there.
+registry (:data:`REGISTRY`, a :class:`~kernels.registry.Registry`, name → class) is what the CLI's
+``--apsp`` choices, the Graphs workspace's method list and its tooltips read;
+:func:`kernels.graphs.apsp.apsp` dispatches through it and accepts an :class:`APSPMethod` subclass
+wherever a name is.  Each family lives in its own module (``bfs.py``, ``fw.py``, ``sssp.py`` …);
+:mod:`kernels.graphs.apsp` registers them all, in the order the CLI lists them.
 
 Hop counts are stored compactly (:func:`hop_dtype`): uint8 / uint16 / uint32 with the all-ones
 value (255, 65535, …) meaning *unreachable*; weighted distances are float32 with inf.
 """
 from __future__ import annotations
 
+# scipy.sparse.csgraph is imported inside the functions that use it (it is slow to import; the CLI's
+# --help and the GUI's start do not need it).
 import time
 from dataclasses import dataclass
 from typing import ClassVar
@@ -18,10 +22,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import InvalidParameter
+from ..registry import Registry
 from .graph import CSR, Graph
-
-#: name → :class:`APSPMethod` subclass, in registration order
-REGISTRY: dict[str, type["APSPMethod"]] = {}
 
 
 class APSPMethod:
@@ -82,12 +84,15 @@ class APSPMethod:
         raise NotImplementedError
 
 
+#: name → :class:`APSPMethod` subclass, in registration order (an unregistered subclass is accepted
+#: by :meth:`~kernels.registry.Registry.get` too)
+REGISTRY: Registry[type[APSPMethod]] = Registry("APSP method", base=APSPMethod)
+
+
 def register(cls: type[APSPMethod]) -> type[APSPMethod]:
-    """Class decorator: add ``cls`` to :data:`REGISTRY` under ``cls.name``."""
-    if not cls.name or cls.name in REGISTRY:
-        raise ValueError(f"APSP method name {cls.name!r} is empty or taken")
-    REGISTRY[cls.name] = cls
-    return cls
+    """Add ``cls`` to :data:`REGISTRY` under ``cls.name`` (a class decorator too); the same class again
+    is a no-op, another class under a taken name a ValueError (the registry's one policy)."""
+    return REGISTRY.register(cls)
 
 
 class DistanceOverflow(InvalidParameter):

@@ -21,6 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import InvalidParameter
+from ...registry import Registry
 
 INTEGRATORS = ("euler", "rk4")
 MAPPINGS = ("cell", "expression")
@@ -149,29 +150,32 @@ class Runtime:
         return {"runtime": self.name, "block_size": None, "threads": self.threads}
 
 
-#: the registry: name → Runtime subclass, in the order the CLI lists them
-RUNTIMES: dict[str, type[Runtime]] = {}
+#: the registry (:class:`~kernels.registry.Registry`): name → Runtime subclass, in the order the CLI
+#: lists them; filled in ``kernels/flint/runtimes/__init__.py``.  A Runtime subclass is accepted
+#: wherever a name is (:func:`runtime_class`), registered or not.
+RUNTIMES: Registry[type[Runtime]] = Registry("Flint runtime", base=Runtime)
 
 
 def register(cls: type[Runtime]) -> type[Runtime]:
-    """Add (or replace) a runtime class under ``cls.name``; returns the class (usable as a decorator)."""
+    """Add a runtime class under ``cls.name``; returns the class (usable as a decorator).  A different
+    class under a taken name is a ValueError (the registry's one duplicate policy)."""
     if not (isinstance(cls, type) and issubclass(cls, Runtime)) or not cls.name:
         raise InvalidParameter(f"a Flint runtime is a named Runtime subclass, got {cls!r}")
-    RUNTIMES[cls.name] = cls
-    return cls
+    return RUNTIMES.register(cls)
 
 
 def unregister(name: str) -> None:
     """Remove runtime ``name`` (tests that registered a toy one)."""
-    RUNTIMES.pop(name, None)
+    RUNTIMES.unregister(name)
 
 
-def runtime_class(name: str) -> type[Runtime]:
-    """The class of runtime ``name``; InvalidParameter naming the choices otherwise."""
+def runtime_class(name: str | type[Runtime]) -> type[Runtime]:
+    """The class of runtime ``name`` (a Runtime subclass is returned as is); InvalidParameter naming
+    the choices otherwise."""
     try:
-        return RUNTIMES[name]
-    except (KeyError, TypeError):
-        raise InvalidParameter(f"runtime must be one of {', '.join(RUNTIMES)}, got {name!r}") from None
+        return RUNTIMES.get(name)
+    except TypeError:                       # an unhashable value
+        raise InvalidParameter(f"unknown Flint runtime {name!r}: use one of {', '.join(RUNTIMES)}") from None
 
 
 def runtime_help() -> dict[str, str]:

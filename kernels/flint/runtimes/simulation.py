@@ -26,7 +26,8 @@ class Simulation:
     model : Model
     runtime : a name of :data:`~kernels.flint.runtimes.RUNTIMES`: "cpu" (NumPy), "is" (bytecode
         interpreter on the GPU), "ts" (generated CUDA C), "c" / "c-is" (the TS / IS source compiled by
-        the host C++ compiler: the thesis's CPU-1 TS / IS)
+        the host C++ compiler: the thesis's CPU-1 TS / IS) — or a :class:`~.base.Runtime` subclass
+        itself, registered or not (as scipy's ``solve_ivp`` takes ``"RK45"`` or ``RK45``)
     n : ensemble size (ignored for a network: n = network.n_cells)
     member_params : name → array of n values (per-member parameters)
     network : Network or None
@@ -46,7 +47,8 @@ class Simulation:
                  network: Network | None = None, integrator: str = "euler", dtype: str = "float64",
                  options: CompileOptions | None = None, y0=None, bytecode_on_cpu: bool = False,
                  mapping: str = "cell", threads: int = 1):
-        cls = runtime_class(runtime)
+        cls = runtime_class(runtime)            # a name of RUNTIMES, or a Runtime subclass itself
+        runtime = cls.name or cls.__name__
         if integrator not in INTEGRATORS:
             raise InvalidParameter(f"integrator must be euler or rk4, got {integrator!r}")
         if dtype not in ("float64", "float32"):
@@ -56,7 +58,7 @@ class Simulation:
         self.model, self.runtime, self.integrator, self.dtype = model, runtime, integrator, np.dtype(dtype)
         self.mapping = mapping
         check_memory(model, network.n_cells if network is not None else int(n), len(member_params or {}),
-                     runtime, mapping, self.dtype.itemsize)
+                     cls, mapping, self.dtype.itemsize)
         t0 = _time.perf_counter()
         self.engine = cls(integrator=integrator, mapping=mapping, threads=threads, bytecode_on_cpu=bytecode_on_cpu)
         self.prog = compile_model(model, n, member_params, network, options)
