@@ -285,9 +285,6 @@ class FieldCanvas:
             self._update_iso()
             self.canvas.update()
 
-    def iso_available(self) -> bool:
-        return self.dim == 3 and self.shape[0] <= ISO_MAX_SIDE
-
     # ---------------------------------------------------------- slab overlay
     DASH_PER_SIDE = 24     # dash + gap pairs across the field
 

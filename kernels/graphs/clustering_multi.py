@@ -159,8 +159,3 @@ class MultiGPUClustering:
     def run(self) -> float:
         t, p = self.counts()
         return 3.0 * t / p if p > 0 else 0.0
-
-
-def multi_gpu_counts(g, backend, variant: str = "arc", gpus=2, block: int | None = None) -> tuple[int, int]:
-    """(t, p) of ``g`` over ``gpus`` GPUs (virtual on the NumPy backend)."""
-    return MultiGPUClustering(g, backend, variant, gpus, block).counts()
