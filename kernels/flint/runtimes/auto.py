@@ -2,14 +2,14 @@
 they are coupled, the thread mapping, and what this machine has (a CUDA device for ``ts``, a host
 C++ compiler for ``c``) — and one line saying why.
 
-The rule follows the measurements in benchmarks/RESULTS.md (LR-1991, 100,000 Euler steps):
+The rule (the measurements behind it, and the limits' crossovers, are in benchmarks/RESULTS.md,
+"``--runtime auto`` against the fastest runtime"; ``benchmarks/flint_thesis.py --sections auto``):
 
-* a GPU thread is slower than a host core at one cell's sequential steps (TS many steps a launch
-  ≈ 3.8–4.4 µs a step of latency; runtime ``c`` ≈ 0.5 µs a step plus ≈ 0.25 µs a further member), so up
-  to :data:`ENSEMBLE_CPU_MAX` members go to ``c``; more members to ``ts``, whose cost stays flat
-  while the GPU has idle lanes;
+* a GPU thread is slower than a host core at one cell's sequential steps, so up to
+  :data:`ENSEMBLE_CPU_MAX` members go to ``c``; more members to ``ts``, whose cost stays flat while
+  the GPU has idle lanes;
 * coupled cells (lines, rings) that fit the GPU at once take many steps a launch with a grid-wide
-  barrier between steps (≈ 4.2 µs a step up to one block, ≈ 7–9 µs beyond), so the host wins up to
+  barrier between steps, slower a step than an ensemble's, so the host wins up to
   :data:`NETWORK_CPU_MAX` cells;
 * the expression mapping is a GPU thread layout: ``ts`` (on the CPU only ``cpu`` emulates it);
 * without a GPU: ``c`` when a compiler exists, else ``cpu`` (NumPy, always there).
@@ -21,16 +21,12 @@ from dataclasses import dataclass
 from .base import runtime_class
 
 AUTO = "auto"
-#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present.
-#: Measured by ``benchmarks/flint_thesis.py --sections auto`` (LR-1991, 100,000 Euler steps, with the
-#: GPU machine's host core; benchmarks/RESULTS.md): c ≈ 0.1 s + 0.025 s a member against TS many
-#: steps a launch flat up to 10,000 members (≈ 0.37 s on the H100 with the literal-constant loop), so
-#: they cross near 14 members (12: c 0.35 s; 16: c 0.43 s, TS 0.37 s).
+#: ensembles of at most this many members run on a host core (runtime c) even with a GPU present:
+#: near the crossover of c (a fixed cost plus a cost a member) and TS many steps a launch (flat)
 ENSEMBLE_CPU_MAX = 12
-#: lines/rings of at most this many cells run on a host core: TS takes many steps a launch with a
-#: barrier between steps (≈ 0.385 s for 100,000 steps of a line of up to 100 cells, H100), c 0.026–
-#: 0.043 s a cell on the two H100 hosts measured (benchmarks/RESULTS.md), so the crossover is 9–15
-#: cells depending on the host's core; 11 bounds the worse ratio near ≈ 1.2× on both hosts.
+#: lines/rings of at most this many cells run on a host core: the crossover of c and TS with a
+#: barrier between steps moves with the host's core, and this limit bounds the worse ratio on the
+#: hosts measured
 NETWORK_CPU_MAX = 11
 AUTO_HELP = (f"picked for the run: c for up to {ENSEMBLE_CPU_MAX} members (or a line/ring of up to "
              f"{NETWORK_CPU_MAX} cells), ts on a GPU for more, NumPy when neither a GPU nor a C++ compiler is "
