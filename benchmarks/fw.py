@@ -12,6 +12,12 @@ Sections (``--sections``, comma list; default all):
   thesis    paper 004 Table 4.6 layout (MM-based / two-level t = 16, 32, 64, recursive t_R = 16, 32, 64)
   breakdown paper 004 Tables 4.7–4.8 layout at n = 8192 (per-kernel times, non-pivot share of peak)
   big       n = 16384 float32 with the best version (and int32)
+  launch    issue 38, fw-fast's per-band launch overhead: the launch sequence (with and without the
+            stream look-ahead) beside the same sequence as one CUDA graph (graph=1) and the persistent
+            cooperative kernel (persistent=1, every product configuration it has), float32 and int32 at
+            --n, with the plain min-plus product (the floor) and the torch k-loop in the same run, and
+            whether each variant equals fw-fast bit for bit; ``launch16k`` adds n = 16384 int32.
+            Without a GPU the section runs on the host device at --host-n (no graphs, no torch)
   host      no GPU needed: every GPU version's CUDA source run on the CPU (kernels.gpu.host) at a
             lecture size (--host-n, default 512; int32), ns per min-plus update, the size guard's
             limit n, and the CPU implementation beside it where one exists
@@ -64,9 +70,11 @@ def pct(n, sec, peak):
     return 100.0 * n ** 3 / sec / peak
 
 
-def fw_time(m, spec, be, arith="float32", repeats=3):
-    """Median computation time of one spec on matrix m (one untimed run first); result of the last run."""
-    name, opts = S.parse_spec(spec)
+def fw_time(m, spec, be, arith="float32", repeats=3, opts=None):
+    """Median computation time of one spec on matrix m (one untimed run first); result of the last run.
+    ``opts``: the options instead of the spec's."""
+    name, parsed = S.parse_spec(spec)
+    opts = parsed if opts is None else opts
     floyd_warshall(m, name, be, arith=arith, pred=False, **opts)
     ts, res = [], None
     for _ in range(repeats):
@@ -132,22 +140,9 @@ def section_fw(be, n, quick):
         out(f"| {spec} | {sec * 1e3:.2f} | {pct(n, sec, peak):.1f} % | {res.launches} | {par} | {same} |")
     # peers
     try:
-        import torch
-        D = torch.tensor(m, device="cuda")
-
-        def tk():
-            X = D.clone()
-            for k in range(n):
-                torch.minimum(X, X[:, k, None] + X[None, k, :], out=X)
-        torch.cuda.synchronize()
-        tk()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        tk()
-        torch.cuda.synchronize()
-        sec = time.perf_counter() - t0
+        sec, version = torch_kloop(m)
         rows["torch k-loop"] = sec
-        out(f"| torch k-loop (GPU, {torch.__version__}) | {sec * 1e3:.1f} | {pct(n, sec, peak):.1f} % | {n} | | |")
+        out(f"| torch k-loop (GPU, {version}) | {sec * 1e3:.1f} | {pct(n, sec, peak):.1f} % | {n} | | |")
     except Exception as exc:  # noqa: BLE001
         out(f"| torch k-loop | unavailable: {exc} | | | | |")
     from scipy.sparse.csgraph import floyd_warshall as sfw
@@ -162,6 +157,87 @@ def section_fw(be, n, quick):
     out(f"\nBest: **{best[1]}** {best[0] * 1e3:.2f} ms = {pct(n, best[0], peak):.1f} % of peak.\n")
     DATA["fw"] = rows
     return rows
+
+
+def torch_kloop(m) -> tuple[float, str]:
+    """Seconds of the naive torch k-loop FW on the GPU (one run after an untimed one), torch's version."""
+    import torch
+    n = m.shape[0]
+    D = torch.tensor(m, device="cuda")
+
+    def tk():
+        X = D.clone()
+        for k in range(n):
+            torch.minimum(X, X[:, k, None] + X[None, k, :], out=X)
+    torch.cuda.synchronize()
+    tk()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    tk()
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0, torch.__version__
+
+
+#: issue 38's rows: today's launch sequence first (the reference every other row must equal bit for bit)
+LAUNCH_SPECS = (["fw-fast:tile=64,lookahead=0", "fw-fast:tile=64,lookahead=1",
+                 "fw-fast:tile=64,lookahead=0,graph=1", "fw-fast:tile=64,lookahead=1,graph=1"]
+                + [f"fw-fast:persistent=1,cfg={c}" for c in fw_gpu.PERSIST_CONFIGS])
+
+
+def section_launch(be, n, ariths=("float32", "int32"), specs=LAUNCH_SPECS, repeats=3):
+    """Issue 38: fw-fast's launch sequence vs one CUDA graph vs one persistent kernel (GPU; ``be`` None:
+    the host device, CUDA source on the CPU, where graph=1 is the plain sequence)."""
+    host = be is None
+    cpu = select("cpu") if host else None
+    peak, formula = S.peak_updates(be) if not host else (None, "")
+    m = S.paper_graph(n, 13)
+    where = "host device (CUDA source on the CPU)" if host else be.device_name
+    out(f"### Issue 38: fw-fast launch overhead, n = {n} ({where}; computation only, median of {repeats})\n")
+    if peak:
+        out(f"Peak: {formula}; n³ at peak = {n ** 3 / peak * 1e3:.2f} ms.\n")
+    out("| arith | variant | ms | % of peak | × product | launches | graph captures | equals the first row bit for bit |")
+    out("|---|---|---|---|---|---|---|---|")
+    for ar in ariths:
+        mm = m if ar == "int32" else m + np.random.default_rng(2).uniform(0, 1, m.shape).astype(np.float32)
+        prod = None
+        if not host:
+            dev, cp = fw_gpu.device(be), be.xp
+            dt = np.float32 if ar == "float32" else np.int32
+            rng = np.random.default_rng(0)
+            a, b, c = (cp.asarray(rng.integers(lo, lo + 1000, (n, n)).astype(dt)) for lo in (1, 1, 1000))
+            prod = events_time(cp, lambda: fw_gpu.gemm(dev, c, c, a, b, n, n, n, lda=n, ldb=n, ldci=n, ldco=n,
+                                                        cfg=fw_gpu.DEFAULT_GEMM), 5)
+            out(f"| {ar} | min-plus product {n}³, {fw_gpu.DEFAULT_GEMM} (the floor) | {prod * 1e3:.2f} | "
+                f"{pct(n, prod, peak):.1f} % | 1.00 | 1 | | |")
+            DATA[f"launch|{n}|{ar}|product"] = prod
+        ref = None
+        for spec in specs:
+            name, opts = S.parse_spec(spec)
+            if host:
+                opts = dict(opts, emulate=1)
+            before = len(fw_gpu.GRAPHS)
+            try:
+                sec, res = fw_time(mm, f"{name}", cpu if host else be, ar, repeats, opts)
+            except Exception as exc:  # noqa: BLE001 - report and go on
+                out(f"| {ar} | {spec} | failed: {exc} | | | | | |")
+                continue
+            ref = ref if ref is not None else res
+            same = res.dist.dtype == ref.dist.dtype and np.array_equal(res.dist.view(np.uint32),
+                                                                        ref.dist.view(np.uint32))
+            caps = len(fw_gpu.GRAPHS) - before if "graph=1" in spec and not host else ""
+            out(f"| {ar} | {spec} | {sec * 1e3:.2f} | {'' if not peak else f'{pct(n, sec, peak):.1f} %'} | "
+                f"{'' if not prod else f'{sec / prod:.2f}'} | {res.launches} | {caps} | {same} |")
+            DATA[f"launch|{n}|{ar}|{spec}"] = sec
+        if ar == "float32" and not host:
+            try:
+                sec, version = torch_kloop(mm)
+                out(f"| {ar} | torch k-loop (GPU, {version}) | {sec * 1e3:.1f} | {pct(n, sec, peak):.1f} % | "
+                    f"{sec / prod:.1f} | {n} | | |")
+                DATA[f"launch|{n}|{ar}|torch"] = sec
+            except Exception as exc:  # noqa: BLE001
+                out(f"| {ar} | torch k-loop | unavailable: {exc} | | | | | |")
+        save()
+    out()
 
 
 def best_fast(rows, default="fw-fast"):
@@ -299,7 +375,8 @@ def section_big(be, n, specs):
 
 
 HOST_SPECS = ("fw-v2", "fw-v3", "fw-v4", "fw-v4-coop", "fw-v5", "fw", "fw-blocked:tile=32", "fw-blocked:tile=64",
-              "fw-mm:tile=32", "fw-2level:tile=32", "fw-recursive:t_r=32", "fw-fast:tile=64")
+              "fw-mm:tile=32", "fw-2level:tile=32", "fw-recursive:t_r=32", "fw-fast:tile=64",
+              "fw-fast:persistent=1")
 
 
 def section_host(n, repeats=2):
@@ -349,7 +426,15 @@ def main():
         save()
         if sec == {"host"}:
             return
-    be = select("gpu")
+    try:
+        be = select("gpu")
+    except Exception as exc:  # noqa: BLE001 - no GPU: the sections that run on the host device
+        if "launch" not in sec:
+            raise
+        out(f"No GPU ({exc}): the launch section on the host device at n = {a.host_n}.\n")
+        section_launch(None, a.host_n, repeats=1)
+        save()
+        return
     out(f"Device: {be.device_name} (CC {be.compute_capability}); {time.strftime('%Y-%m-%d')}\n")
     if "ceiling" in sec:
         section_ceiling(be, a.n, a.quick)
@@ -359,6 +444,11 @@ def main():
         best = best_fast(section_fw(be, a.n, a.quick), a.best)
         out(f"Best fw-fast configuration, used below: {best}\n")
         save()
+    if "launch" in sec:
+        section_launch(be, a.n)
+    if "launch16k" in sec:
+        section_launch(be, 16384, ("int32",), ["fw-fast", "fw-fast:persistent=1", "fw-fast:persistent=1,cfg=128x64/8x4",
+                                                "fw-fast:graph=1"], repeats=1)
     if "fastparts" in sec:
         section_fastparts(be, a.n)
     if "int" in sec:

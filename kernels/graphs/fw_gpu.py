@@ -373,7 +373,7 @@ def run_fast(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: bool = Fa
 
 
 #: captured CUDA graphs of run_fast, by (GPU, matrix addresses, n, type, tile, cfg, dpx, look-ahead)
-_GRAPHS: dict = {}
+GRAPHS: dict = {}
 GRAPH_CACHE = 8
 
 
@@ -391,7 +391,7 @@ def run_fast_graph(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: boo
     import cupy as cp
     key = (dev.current_id(), d.data.ptr, None if p is None else p.data.ptr, n, d.dtype.str, tile, str(cfg), dpx,
            lookahead)
-    entry = _GRAPHS.get(key)
+    entry = GRAPHS.get(key)
     if entry is None:
         if cancel is not None and cancel():
             raise InterruptedError("cancelled")
@@ -403,9 +403,9 @@ def run_fast_graph(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: boo
                 launches = run_fast(dev, d, p, n, tile, cfg, dpx, lookahead)
             finally:
                 graph = cap.end_capture()
-        while len(_GRAPHS) >= GRAPH_CACHE:
-            _GRAPHS.pop(next(iter(_GRAPHS)))
-        entry = _GRAPHS[key] = (graph, launches)
+        while len(GRAPHS) >= GRAPH_CACHE:
+            GRAPHS.pop(next(iter(GRAPHS)))
+        entry = GRAPHS[key] = (graph, launches)
     graph, launches = entry
     graph.launch(cp.cuda.get_current_stream())
     return launches
