@@ -51,10 +51,13 @@ FAMILIES = {
     "msbfs": (MultiSourceBFS,),
     "multi-gpu": (MultiGPUBFS, MultiGPUSSSP),
 }
-_ALL = [cls for family in FAMILIES.values() for cls in family]
-for _cls in _ALL:           # a family module that still registers its classes itself (a decorator) ran first:
-    REGISTRY.unregister(_cls.name)          # FAMILIES, not import order, sets the order
-for _cls in _ALL:
+_LISTED = [cls for family in FAMILIES.values() for cls in family]
+# a family module that still registers its classes itself (a decorator) ran first: FAMILIES, not the
+# import order, sets the order; a class registered by its module but not listed here comes last
+_OTHERS = [cls for cls in REGISTRY.values() if cls not in _LISTED]
+for _name in list(REGISTRY):
+    REGISTRY.unregister(_name)
+for _cls in _LISTED + _OTHERS:
     register(_cls)
 
 #: every registered method: name → :class:`~kernels.graphs.apsp_core.APSPMethod` subclass (a

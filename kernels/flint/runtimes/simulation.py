@@ -7,6 +7,7 @@ import time as _time
 
 import numpy as np
 
+from ... import backend as bk
 from ...errors import GridTooLarge, InvalidParameter, SimulationBlowUp
 from ..compiler import CompileOptions, Network, compile_model
 from ..model import Model
@@ -110,7 +111,6 @@ class Simulation:
         n_rec_cells = len(range(self.n)[cells]) if isinstance(cells, slice) else len(np.atleast_1d(cells))
         recorded = samples_in(self.steps, n_steps, every) * len(record) * n_rec_cells
         need = record_bytes(recorded, self.dtype.itemsize)
-        from ... import backend as bk
         if need > 0.8 * bk.host_available_memory():
             raise GridTooLarge(f"recording {recorded:,} values ({len(record)} states × {n_rec_cells} cells every "
                                f"{every} steps) needs about {need / 2**30:.1f} GiB of host memory; "
