@@ -10,13 +10,18 @@ steps_per_s t steps display info``, ``running`` (bool; when sent, steps/s shows 
 True), ``cursor`` (the value under the mouse, "" when
 none) and ``progress`` (``(fraction, text)`` of a slow step, or None when it is done).
 
-To add a workspace (Graphs, Occupancy, Flint …) append a spec with
-:func:`register` in this module; nothing else in the main window changes.
+:data:`WORKSPACES` is a :class:`kernels.registry.Registry` (key → spec, in mode-bar order).  To add a
+workspace (Graphs, Occupancy, Flint …) register a spec with :func:`register` in this module; nothing
+else in the main window changes.  Each workspace's module is imported inside a function (the first
+time its class is asked for): the window starts without importing the workspaces it does not show.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
+
+from kernels.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -30,21 +35,21 @@ class WorkspaceSpec:
     workspace_class: Callable[[], type] | None = None   # the class (imported when called): FILE_TYPES
 
 
-WORKSPACES: list[WorkspaceSpec] = []
+#: key → :class:`WorkspaceSpec`, in mode-bar order
+WORKSPACES: Registry[WorkspaceSpec] = Registry("workspace", key=lambda spec: spec.key)
 
 
 def register(spec: WorkspaceSpec) -> WorkspaceSpec:
-    if any(w.key == spec.key for w in WORKSPACES):
-        raise ValueError(f"workspace {spec.key!r} is already registered")
-    WORKSPACES.append(spec)
-    return spec
+    """Add ``spec`` under ``spec.key`` (another spec under a taken key: ValueError)."""
+    return WORKSPACES.register(spec)
 
 
 def get(key: str) -> WorkspaceSpec:
-    for w in WORKSPACES:
-        if w.key == key:
-            return w
-    raise KeyError(key)
+    """The spec registered under ``key`` (KeyError otherwise, whatever ``key`` is: a session file's)."""
+    try:
+        return WORKSPACES[key]
+    except TypeError:                        # an unhashable key
+        raise KeyError(key) from None
 
 
 def file_types(spec: WorkspaceSpec) -> dict[str, str]:
@@ -59,9 +64,8 @@ def file_types(spec: WorkspaceSpec) -> dict[str, str]:
 def workspace_for(path, prefer: str | None = None) -> str | None:
     """The key of the workspace that opens ``path`` (by its suffix; ``prefer``, the current
     workspace, first when it opens that suffix too), or None."""
-    from pathlib import Path
     suffix = Path(str(path)).suffix.lower()
-    specs = sorted(WORKSPACES, key=lambda s: s.key != prefer)
+    specs = sorted(WORKSPACES.values(), key=lambda s: s.key != prefer)
     for spec in specs:
         if suffix and suffix in file_types(spec):
             return spec.key

@@ -12,11 +12,20 @@ from PyQt6.QtWidgets import QWidget
 from explorer import workspaces as registry
 from explorer.workspace_api import COMMANDS, FEATURES, KNOWN_CAPABILITIES, Workspace
 
-KEYS = [w.key for w in registry.WORKSPACES]
+KEYS = list(registry.WORKSPACES)
 
 
 def test_all_four_workspaces_are_registered():
     assert {"cahn_hilliard", "graphs", "occupancy", "flint"} <= set(KEYS)
+    from kernels.registry import Registry
+    assert isinstance(registry.WORKSPACES, Registry)
+    assert [s.key for s in registry.WORKSPACES.values()] == KEYS and registry.get("graphs").title == "Graphs"
+    spec = registry.get("flint")
+    assert registry.register(spec) is spec                     # the same spec again: no-op
+    with pytest.raises(ValueError, match="registered twice"):
+        registry.register(registry.WorkspaceSpec("flint", "Impostor", spec.factory))
+    with pytest.raises(KeyError):
+        registry.get("nope")
 
 
 def _overrides(ws, name: str) -> bool:
@@ -63,7 +72,7 @@ def test_registered_workspace_conforms(main_window, key):
 @pytest.mark.parametrize("key", KEYS)
 def test_menus_follow_the_declared_capabilities(main_window, key):
     ws = main_window.show_workspace(key)
-    for act, method in main_window._bound_actions:
+    for act, method in main_window.menus.bound_actions:
         assert act.isEnabled() == ws.supports(method), (key, method)
     assert main_window.act_figure.isEnabled() == ws.supports("figures")
     assert main_window.m_cmap.isEnabled() == ws.supports("colormaps")
