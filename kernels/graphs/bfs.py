@@ -385,7 +385,7 @@ def kernel_function(name: str, dtype="uint8", backend=None):
     """The CUDA function the BFS method ``name`` launches per level (for occupancy: registers,
     shared memory), asked of its registered class (``level_function``)."""
     from .apsp_core import REGISTRY
-    cls = REGISTRY.get(name)
+    cls = REGISTRY.get(name, None)
     if cls is None or not issubclass(cls, HopMethod):
         raise InvalidParameter(f"unknown BFS kernel {name!r}")
     return cls.level_function(backend, dtype)

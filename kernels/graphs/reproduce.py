@@ -135,7 +135,7 @@ def check_memory_for(sizes, method: str, backend, reference: str | None = None) 
 def emulated(method: str, backend) -> bool:
     """True when ``method`` runs its CUDA source on the host device (no GPU backend)."""
     from .apsp import METHODS
-    cls = METHODS.get(method)
+    cls = METHODS.get(method, None)
     return bool(cls is not None and cls.emulated(backend))
 
 
