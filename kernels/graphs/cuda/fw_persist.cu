@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* 
     constexpr int TT = 64, TMT = TT / 16;
     static_assert((BM / TM) * (BN / TN) == 256, "the product tile needs 256 threads");
     __shared__ FwPersistShared<T, PRED, BM, BN, BK, TT> sm;
-    __shared__ int s_item;
+    __shared__ int s_item, s_round;
     const int nt = n / TT, tc = n / BN, nprod = (n / BM) * tc;
 
     // the update of one TT x TT tile at (r0, c0) by pivot band kb (all of it stored)
@@ -90,25 +90,30 @@ __global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* 
     for (int i = blockIdx.x; i < 2 * (nt - 1); i += gridDim.x) panel(0, i);
     fw_persist_grid_sync();
 
-    for (int s = 0; s < nt; ++s) {
-        const int kb = s * TT, nb = kb + TT;
-        const bool next = nb < n;
-        const int nband = next ? 2 * (nt - 2) : 0, npanel = next ? 2 * (nt - 1) : 0;
-        const int skip1 = kb + (next ? 2 : 1) * TT;            // bands kb and nb are adjacent
-        int* counter = sync + 3 * s;
-        if (next && blockIdx.x == 0) {                          // the next pivot: update, close, flag
-            thin(kb, nb, nb);
-            __syncthreads();
-            fw_fast_close<T, PRED, TT>(d, p, n, nb);
-            fw_persist_signal(counter + 2);
+    for (int round = 0; round < nt; ++round) {
+        if (threadIdx.x == 0) s_round = round;
+        {
+            const int kb = round * TT, nb = kb + TT;
+            if (nb < n && blockIdx.x == 0) {                    // the next pivot: update, close, flag
+                thin(kb, nb, nb);
+                __syncthreads();
+                fw_fast_close<T, PRED, TT>(d, p, n, nb);
+                fw_persist_signal(sync + 3 * round + 2);
+            }
         }
-        const int total = nband + nprod + npanel;
         for (;;) {
-            if (threadIdx.x == 0) s_item = atomicAdd(counter, 1);
+            if (threadIdx.x == 0) s_item = atomicAdd(sync + 3 * s_round, 1);
             __syncthreads();
-            const int item = s_item;
+            // the round's values are re-derived from shared memory after each barrier instead of kept
+            // in registers across the product tile (which needs all 128 of them)
+            const int item = *(volatile int*)&s_item, s = *(volatile int*)&s_round;
             __syncthreads();
-            if (item >= total) break;
+            const int kb = s * TT, nb = kb + TT;
+            const bool next = nb < n;
+            const int nband = next ? 2 * (nt - 2) : 0, npanel = next ? 2 * (nt - 1) : 0;
+            const int skip1 = kb + (next ? 2 : 1) * TT;        // bands kb and nb are adjacent
+            int* counter = sync + 3 * s;
+            if (item >= nband + nprod + npanel) break;
             if (item < nband) {                                 // 1. band nb, updated by band kb
                 const int half = item / (nt - 2), j0 = item % (nt - 2), j = (j0 < s ? j0 : j0 + 2) * TT;
                 if (half == 0) thin(kb, nb, j);
