@@ -1,14 +1,17 @@
 """Main window: mode bar of workspaces (marking those that run), status bar (with the value under
-the mouse and the progress of slow steps), lecture mode and theme; the menus bound to the current
-workspace and its presets come from :mod:`.window_menus`, sessions and figure export for every
-workspace from :mod:`.window_files`; quitting while a workspace runs asks first."""
+the mouse and the progress of slow steps), lecture mode and theme; quitting while a workspace runs
+asks first.  It is composed of parts that own their state (napari's ``QtViewer`` model): the menus
+bound to the current workspace and its presets (:class:`.window_menus.WindowMenus`, itself composing
+Edit, Open Recent and user presets), sessions, figure export and dropped files for every workspace
+(:class:`.window_files.WindowFiles`), the message log (:mod:`.message_log`)."""
 from __future__ import annotations
 
 from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
-from PyQt6.QtGui import QAction, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap
+from PyQt6.QtGui import QColor, QFont, QIcon, QPainter, QPen, QPixmap
 from PyQt6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
                              QProgressBar, QStackedWidget, QVBoxLayout, QWidget)
 
+import kernels.app_kernels  # noqa: F401  (registers the app kernels' providers in kernels.launches: Occupancy ▸ Compile)
 from kernels import appdirs
 from kernels.appdirs import APP_NAME
 
@@ -19,8 +22,8 @@ from . import theme as theme_mod
 from . import workspaces as registry
 from .message_log import LogSource, LogView, MessageLog
 from .widgets import ElidedLabel, add_dock, dock_button_tooltips
-from .window_files import WindowFilesMixin
-from .window_menus import WindowMenusMixin
+from .window_files import WindowFiles
+from .window_menus import WindowMenus
 from .workspace_api import COMMANDS
 
 
@@ -75,28 +78,25 @@ def backend_label(backend) -> str:
     return "CPU (NumPy)" + (" ⚠" if backend.notice else "")
 
 
+def workspace_specs() -> list:
+    """The registered workspaces' specs in mode-bar order (``workspaces.WORKSPACES``: a registry of
+    key → spec, or a plain list of specs)."""
+    reg = registry.WORKSPACES
+    return list(reg.values()) if hasattr(reg, "values") else list(reg)
+
+
+def workspace_keys() -> list[str]:
+    return [spec.key for spec in workspace_specs()]
+
+
 def app_settings() -> QSettings:
     """The app's settings: an INI file at :func:`kernels.appdirs.settings_file` (platformdirs; on
     Linux where ``QSettings(ORG, APP_NAME)`` kept them)."""
     return QSettings(str(appdirs.settings_file()), QSettings.Format.IniFormat)
 
 
-class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
+class MainWindow(QMainWindow):
     """Top-level window.  ``options`` maps a workspace key to keyword arguments of its factory."""
-
-    # (menu text, workspace method, shortcut, status tip)
-    FILE_ACTIONS = [
-        ("&Open field…", "open_field", QKeySequence.StandardKey.Open, "Load a saved field (.npz) as the initial condition"),
-        ("&Save field…", "save_field", QKeySequence.StandardKey.Save, "Save the current field and its parameters (.npz)"),
-        None,
-        ("&Export image…", "export_image", "Ctrl+E", "Render the view to a PNG at a chosen resolution"),
-        ("Export &plots…", "export_plots", "Ctrl+Shift+E", "Save the diagnostic plots as PNG or SVG"),
-    ]
-    SIM_ACTIONS = [
-        ("&Start / Pause", "toggle_run", "Space", "Start or pause the simulation"),
-        ("S&tep", "step_once", ".", "Advance one frame (steps per frame) while paused"),
-        ("&Reset", "reset", "Ctrl+R", "Rebuild the initial field with the current parameters"),
-    ]
 
     def __init__(self, backend, settings: QSettings | None = None, options: dict | None = None, parent=None):
         super().__init__(parent)
@@ -104,7 +104,6 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         self.settings = settings if settings is not None else app_settings()
         self._options = options or {}
         self._workspaces: dict[str, QWidget] = {}
-        self._bound_actions: list[tuple[QAction, str]] = []
         self._status: dict[str, dict] = {}   # last status fields per workspace key
         self._lecture = False
         self._lecture_look = theme_mod.LectureLook()
@@ -113,8 +112,6 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         self._pre_lecture_docks = None       # workspace → dock sizes before lecture mode
         self._dock_restore = (None, 0, 0)    # (window rect to wait for, checks left, calm checks)
         self._dock_timer = None
-        self._recorder = None                # ScreenRecorder of a workspace without its own movie export
-        self.presets: list[dict] = []        # the current workspace's presets
         self.last_message = ""               # last notice shown (tests read it)
         self.ask_before_quit = True          # confirm closing while a workspace runs
         self.setWindowTitle(APP_NAME)
@@ -157,7 +154,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         lay.addLayout(right, 1)
         self.setCentralWidget(central)
         self._icons = {}                     # key → (idle icon, running icon)
-        for spec in registry.WORKSPACES:
+        for spec in workspace_specs():
             short = spec.short or spec.title[:2]
             self._icons[spec.key] = (_badge_icon(short, spec.color), _badge_icon(short, spec.color, running=True))
             it = QListWidgetItem(self._icons[spec.key][0],
@@ -176,7 +173,14 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         self.log_dock = add_dock(self, "Message log", "messageLogDock", LogView(self.log), area="bottom",
                                  closable=True)
         self.log_dock.hide()
-        self._build_menus()
+        self.files = WindowFiles(self)         # sessions, figures, movies, dropped / recent files
+        self.menus = WindowMenus(self)         # File … Help, re-bound to the current workspace
+        # the parts' pieces other code and tests reach through the window
+        self.edit, self.recent, self.user_presets = self.menus.edit, self.menus.recent, self.menus.user_presets
+        self.act_lecture, self.act_log, self.act_figure = self.menus.act_lecture, self.menus.act_log, self.menus.act_figure
+        self.m_workspace, self.m_presets, self.m_cmap = self.menus.m_workspace, self.menus.m_presets, self.menus.m_cmap
+        self.files.file_used.connect(self.recent.add)
+        self.files.file_gone.connect(self.recent.files.remove)
         self._build_status_bar()
         self.statusBar().messageChanged.connect(LogSource(self.log, "status bar").info)
         if self.backend.notice:
@@ -193,8 +197,8 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         geo = self.settings.value("main/geometry")
         if isinstance(geo, QByteArray):
             self.restoreGeometry(geo)
-        last = self.settings.value("main/workspace", registry.WORKSPACES[0].key if registry.WORKSPACES else "")
-        keys = [w.key for w in registry.WORKSPACES]
+        last = self.settings.value("main/workspace", (workspace_keys() or [""])[0])
+        keys = workspace_keys()
         self.mode_bar.setCurrentRow(keys.index(last) if last in keys else 0)
         state = self.settings.value("main/state")
         if isinstance(state, QByteArray):
@@ -227,21 +231,21 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
 
     def show_workspace(self, key: str) -> QWidget:
         """Make ``key`` the current workspace (as a click in the mode bar does) and return it."""
-        keys = [w.key for w in registry.WORKSPACES]
+        keys = workspace_keys()
         self.mode_bar.setCurrentRow(keys.index(key))
         return self.workspace(key)
 
     def busy_workspaces(self) -> list[str]:
         """Keys of the workspaces running something (a simulation, a job, a recording)."""
         out = [k for k, w in self._workspaces.items() if w.busy()]
-        if self._recorder is not None and self._recorder.active:
-            out.append(self._recorder_key)
+        if self.files.recording() is not None:
+            out.append(self.files.recording())
         return list(dict.fromkeys(out))
 
     def update_mode_bar(self) -> None:
         """A green dot on the icon (and "running" in the tooltip) of every working workspace."""
         busy = set(self.busy_workspaces())
-        for row, spec in enumerate(registry.WORKSPACES):
+        for row, spec in enumerate(workspace_specs()):
             it = self.mode_bar.item(row)
             on = spec.key in busy
             if bool(it.data(Qt.ItemDataRole.UserRole + 1)) != on:
@@ -252,18 +256,20 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
 
     def mode_bar_marked(self, key: str) -> bool:
         """Whether the mode bar shows ``key`` as running (tests)."""
-        row = [w.key for w in registry.WORKSPACES].index(key)
+        row = workspace_keys().index(key)
         return bool(self.mode_bar.item(row).data(Qt.ItemDataRole.UserRole + 1))
 
     def _on_mode_changed(self, row: int) -> None:
         if row < 0:
             return
-        key = registry.WORKSPACES[row].key
+        key = workspace_keys()[row]
         w = self.workspace(key)
         self.stack.setCurrentWidget(w)
         self.edit.set_current(w)
         self.settings.setValue("main/workspace", key)
-        self._rebind_actions()
+        self.menus.rebind()
+        self._apply_status(self._status.get(key), reset=True)
+        self.refresh_caption()
 
     def lecture_mode(self) -> bool:
         return self._lecture
@@ -274,10 +280,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         if on == self._lecture:
             return
         self._lecture = on
-        if self.act_lecture.isChecked() != on:
-            self.act_lecture.blockSignals(True)
-            self.act_lecture.setChecked(on)
-            self.act_lecture.blockSignals(False)
+        self.menus.check_lecture(on)
         if on:      # the workspaces' dock layouts, put back exactly when lecture mode ends
             self._pre_lecture_docks = {k: dock_sizes(w) for k, w in self._workspaces.items()
                                        if isinstance(w, QMainWindow)}
@@ -305,15 +308,15 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             self._dock_restore = (rect, DOCK_CHECKS, 0)
             self._restore_docks()
         self.caption.setVisible(on)
-        self._refresh_caption()
+        self.refresh_caption()
 
     def fit_mode_bar(self) -> None:
         """Size the mode bar's items for its font: each word of a title fits whole ("Occupancy",
         not "Occupa…" at the lecture font); 92 px wide at the normal font, as before."""
         from PyQt6.QtGui import QFontMetrics
         fm = QFontMetrics(self.mode_bar.font())
-        words = [w for spec in registry.WORKSPACES for w in spec.title.replace("–", "– ").split()]
-        lines = max((len(spec.title.replace("–", "– ").split()) for spec in registry.WORKSPACES), default=1)
+        words = [w for spec in workspace_specs() for w in spec.title.replace("–", "– ").split()]
+        lines = max((len(spec.title.replace("–", "– ").split()) for spec in workspace_specs()), default=1)
         item_w = max(84, max((fm.horizontalAdvance(w) for w in words), default=0) + 16)
         item_h = max(80, 36 + 16 + lines * fm.lineSpacing())
         for row in range(self.mode_bar.count()):
@@ -360,7 +363,8 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         ws = self.stack.currentWidget()
         return ws is not None and ws.size() != self.stack.size()
 
-    def _refresh_caption(self) -> None:
+    def refresh_caption(self) -> None:
+        """The lecture caption follows the current workspace (its ``caption()``)."""
         ws = self.workspace()
         text = (ws.caption() or ws.objectName()) if ws is not None else ""
         if self.caption.text() != text:
@@ -371,8 +375,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             return
         self.theme = name
         self.settings.setValue("main/theme", name)
-        for a in self.theme_group.actions():
-            a.setChecked(a.text().lower() == name)
+        self.menus.check_theme(name)
         if not self._lecture:
             theme_mod.apply_theme(name)
 
@@ -386,20 +389,93 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
             ws.message_bar.show_message(text, level)
         self.statusBar().showMessage(text, 10000)
 
-    # ---------------------------------------------------------------- figures
-    # --------------------------------------------------------------- sessions
-    def _sync_cmap(self, name: str) -> None:
-        for a in self.cmap_group.actions():
-            a.setChecked(a.text() == name)
+    def show_status(self, text: str, ms: int = 6000, remember: bool = False) -> None:
+        """A status-bar message (also logged); ``remember``: kept as :attr:`last_message` too."""
+        if remember:
+            self.last_message = text
+        self.statusBar().showMessage(text, ms)
+
+    def current_key(self) -> str:
+        """The key of the workspace shown ("" before any)."""
+        w = self.stack.currentWidget()
+        return w.objectName() if w is not None else ""
+
+    # ------------------------------------------- the parts' commands (public API, tests)
+    @property
+    def presets(self) -> list[dict]:
+        """The current workspace's presets (shipped, then the user's)."""
+        return self.menus.presets
+
+    def apply_preset(self, which) -> bool:
+        return self.menus.apply_preset(which)
+
+    def preset_actions(self) -> list:
+        return self.menus.preset_actions()
+
+    def rebuild_presets(self) -> None:
+        self.menus.rebuild_presets()
+
+    def shortcuts(self) -> list[tuple[str, str]]:
+        return self.menus.shortcuts()
+
+    def show_about(self):
+        return self.menus.show_about()
+
+    def open_path(self, path) -> bool:
+        return self.files.open_path(path)
+
+    def remember_file(self, path) -> None:
+        self.files.remember_file(path)
+
+    def figures(self) -> list:
+        return self.files.figures()
+
+    def figure_footer(self) -> str:
+        return self.files.figure_footer()
+
+    def figure_style(self, fig):
+        return self.files.figure_style(fig)
+
+    def set_figure_style(self, fig, style) -> None:
+        self.files.set_figure_style(fig, style)
+
+    def export_figure(self, *args, **kw):
+        return self.files.export_figure(*args, **kw)
+
+    def copy_figure(self):
+        return self.files.copy_figure()
+
+    def record_movie(self, *args, **kw):
+        return self.files.record_movie(*args, **kw)
+
+    def save_session(self, *args, **kw):
+        return self.files.save_session(*args, **kw)
+
+    def open_session(self, path=None) -> bool:
+        return self.files.open_session(path)
+
+    def dragEnterEvent(self, ev) -> None:  # noqa: N802 (Qt's name)
+        if ev.mimeData().hasUrls() and any(u.isLocalFile() for u in ev.mimeData().urls()):
+            ev.acceptProposedAction()
+        else:
+            ev.ignore()
+
+    def dropEvent(self, ev) -> None:  # noqa: N802
+        """A dropped file opens in the workspace that reads it (:meth:`WindowFiles.open_path`)."""
+        paths = [u.toLocalFile() for u in ev.mimeData().urls() if u.isLocalFile()]
+        if not paths:
+            ev.ignore()
+            return
+        ev.acceptProposedAction()
+        for p in paths:
+            self.files.open_path(p)
 
     def supports(self, capability: str) -> bool:
         """The current workspace offers ``capability`` (explorer.workspace_api)."""
         ws = self.workspace()
         return ws is not None and ws.supports(capability)
 
-    _supports = supports
-
-    def _call(self, method: str, *args):
+    def call(self, method: str, *args):
         """Run a menu command (one of the workspace's CAPABILITIES) or one of its extra_actions()."""
         ws = self.workspace()
         if ws is None or (method in COMMANDS and not ws.supports(method)):
@@ -445,12 +521,12 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
     def _on_status(self, info: dict) -> None:
         key = self.sender().objectName() if self.sender() is not None else ""
         # the mouse readout is live only: never replayed when the workspace is shown again
-        self._status.setdefault(key, {}).update({k: v for k, v in info.items() if k != "cursor"})
+        self._status.setdefault(key, {}).update({k: v for k, v in info.items() if k not in ("cursor", "message")})
         if self.sender() is not self.workspace():
             return
         self._apply_status(info)
         if self._lecture:
-            self._refresh_caption()
+            self.refresh_caption()
 
     def _apply_status(self, info: dict | None, reset: bool = False) -> None:
         """Show the fields a workspace reports; with ``reset`` hide the others."""
@@ -464,6 +540,8 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
                 w.setVisible(False)
         if reset:
             self.lbl_cursor.hide()
+        if info.get("message"):                # a passing notice (file written …): status bar + log
+            self.show_status(str(info["message"]), 10000, remember=True)
         if "cursor" in info:
             self.lbl_cursor.setText(info["cursor"])
             self.lbl_cursor.setVisible(bool(info["cursor"]))
@@ -508,8 +586,7 @@ class MainWindow(WindowMenusMixin, WindowFilesMixin, QMainWindow):
         self._busy_timer.stop()
         if self._lecture:
             self.set_lecture_mode(False)
-        if self._recorder is not None:
-            self._recorder.stop()
+        self.files.stop_recording()
         self.settings.setValue("main/theme", self.theme)
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/state", self.saveState())

@@ -16,8 +16,9 @@ from . import presets as presets_mod
 
 
 class PresetActions(QObject):
-    """The user-preset entries of ``window``'s Presets menu (``window``: the main window, for its
-    current workspace, ``notify`` and menus)."""
+    """The user-preset entries of ``window``'s Presets menu (``window``: the main window; used:
+    ``workspace()``, ``current_key()``, ``supports(cap)``, ``notify(text, level)``,
+    ``rebuild_presets()``)."""
 
     def __init__(self, window, directory: Path | None = None):
         super().__init__(window)
@@ -25,8 +26,7 @@ class PresetActions(QObject):
         self.directory = directory            # None: presets_mod.user_preset_dir() (tests pass a folder)
 
     def _key(self) -> str:
-        w = self.window.stack.currentWidget()
-        return w.objectName() if w is not None else ""
+        return self.window.current_key()
 
     def load(self, key: str) -> list[dict]:
         """The user's presets of ``key`` ([] after a message when the file is unreadable)."""

@@ -1,13 +1,16 @@
 """The workspace contract: what the main window uses of a workspace, and nothing else.
 
 Every registered workspace (``explorer.workspaces``) is a QWidget that also derives from
-:class:`Workspace` (put it after the workspace's own mixins, before the Qt class, so that their
-methods win).  The main window calls the *hooks* below on every workspace — the defaults here do
+:class:`Workspace` (put it before the Qt class, so that the workspace's methods win).  The main window calls the *hooks* below on every workspace — the defaults here do
 nothing — and binds its menus to the optional *commands* a workspace lists in ``CAPABILITIES``;
 it never probes a workspace with ``getattr`` / ``hasattr``.
 
 A workspace also has a Qt signal ``status_changed(dict)`` (status-bar fields, see
-``explorer.workspaces``) and a ``message_bar`` (an ``explorer.widgets.MessageBar``) for notices.
+``explorer.workspaces``; ``{"message": text}`` shows a passing notice in the status bar and the log,
+e.g. "Exported … to …") and a ``message_bar`` (an ``explorer.widgets.MessageBar``) for notices that
+must stay until dismissed (errors).  A success notice goes to the status bar, not the message bar:
+the bar takes room above the views, so showing it re-lays out the figures (an export after it would
+have another aspect than the one before).
 ``tests/ui/test_workspace_protocol.py`` checks every registered workspace against this.
 """
 from __future__ import annotations
@@ -31,7 +34,7 @@ KNOWN_CAPABILITIES = frozenset(COMMANDS) | frozenset(FEATURES)
 
 
 class Workspace:
-    """Mixin of every workspace: the hooks the main window calls, with no-op defaults.
+    """Base class of every workspace: the hooks the main window calls, with no-op defaults.
 
     ``CAPABILITIES``: the optional commands (:data:`COMMANDS`) and features (:data:`FEATURES`)
     the workspace implements; ``MENU_TEXT``: {command: menu text} renaming shared menu entries."""

@@ -23,6 +23,13 @@ AXES = (("threads", "Threads per block", "threads/block"), ("regs", "Registers p
         ("smem", "Shared memory per block", "bytes"))
 
 
+def chart_title(unit: str) -> str:
+    """A chart's title, "vs <what is varied>" (the y axis says occupancy).  Short on purpose: a
+    title label is never narrower than its text, so "Occupancy vs threads/block" made the three
+    charts ≈ 886 px at least, wider than their view in a 1280-px window (the third was cut off)."""
+    return f"vs {unit}" if unit != "bytes" else "vs shared memory"
+
+
 class OccupancyCharts(QWidget):
     """Occupancy vs threads/block, vs registers/thread, vs shared memory; current point marked."""
 
@@ -35,7 +42,7 @@ class OccupancyCharts(QWidget):
         lay.addWidget(self.layout_widget)
         self.plots, self.curves, self.points = {}, {}, {}
         for col, (key, title, unit) in enumerate(AXES):
-            p = self.layout_widget.addPlot(row=0, col=col, title=f"Occupancy vs {unit if unit != 'bytes' else 'shared memory'}")
+            p = self.layout_widget.addPlot(row=0, col=col, title=chart_title(unit))
             p.setLabel("bottom", title, units=None if unit != "bytes" else "B")
             p.setLabel("left", "occupancy", units="%")
             p.showGrid(x=True, y=True, alpha=0.25)
@@ -70,10 +77,8 @@ class OccupancyCharts(QWidget):
             self.points[key].setPen(pg.mkPen("w" if on else "k", width=2 if on else 1))
             p.getAxis("left").setWidth(70 if on else None)
             unit = dict((k, u) for k, _t, u in AXES)[key]
-            title = (f"vs {unit}" if unit != "bytes" else "vs shared memory") if on else \
-                f"Occupancy vs {unit if unit != 'bytes' else 'shared memory'}"
             from ..theme import set_title
-            set_title(p, title, on)
+            set_title(p, chart_title(unit), on)
             x_title = dict((k, t) for k, t, _u in AXES)[key]
             p.setLabel("bottom", LECTURE_X[key] if on else x_title, units=None if unit != "bytes" else "B")
             p.setYRange(0, 115 if on else 105, padding=0)     # room for the large current-point marker

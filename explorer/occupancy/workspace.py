@@ -360,8 +360,10 @@ class OccupancyWorkspace(Workspace, QMainWindow):
 
     def _written(self, what: str, fn, ok_text: str):
         out = guarded(lambda m: self.message_bar.show_message(m, "error"), what, fn)
-        if out is not None:
-            self.message_bar.show_message(ok_text.format(out), "info")
+        if out is not None:            # the status bar: the message bar would re-lay out the charts
+            if self.message_bar.level == "info":
+                self.message_bar.hide()
+            self.status_changed.emit({"message": ok_text.format(out)})
         return out
 
     def export_table(self, path=None):

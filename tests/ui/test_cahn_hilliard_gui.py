@@ -39,7 +39,7 @@ def test_start_pause_step(qtbot, ws, main_window):
     qtbot.wait(200)
     assert ws.sim.step_count == n0 + ws.worker.steps_per_frame == n0 + 10
     # the keyboard shortcut path (Simulation ▸ Step) does the same
-    main_window._call("step_once")
+    main_window.call("step_once")
     qtbot.waitUntil(lambda: ws.sim.step_count == n0 + 20, timeout=TIMEOUT)
 
 

@@ -105,7 +105,7 @@ def _movie_ws(win, w, qtbot, p):
 def _movie_main(win, w, qtbot, p):
     out = win.record_movie(str(p), frames=3, fps=20)
     if out is not None:
-        qtbot.waitUntil(lambda: not win._recorder.active, timeout=10000)
+        qtbot.waitUntil(lambda: not win.files.recorder.active, timeout=10000)
     return out
 
 

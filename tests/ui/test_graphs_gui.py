@@ -111,14 +111,14 @@ def test_exports(graphs_ws, qtbot, tmp_path):
 
 def test_menus_and_status_follow_the_workspace(qtbot, main_window, graphs_ws):
     """Switching workspaces renames/hides shared actions and shows only the status fields it reports."""
-    texts = {a.data(): a.text() for a, _m in main_window._bound_actions if a.data()}
+    texts = {a.data(): a.text() for a, _m in main_window.menus.bound_actions if a.data()}
     assert texts["&Start / Pause"] == "&Compute APSP"
     assert texts["&Open field…"] == "&Open graph…"
     extra = [a.text() for a in main_window.m_workspace.actions()]
     assert any("distances" in t for t in extra) and main_window.m_workspace.menuAction().isVisible()
     assert not main_window.lbl_sps.isVisible() and not main_window.lbl_fps.isVisible()
     main_window.mode_bar.setCurrentRow(0)   # back to Cahn–Hilliard
-    texts = {a.data(): a.text() for a, _m in main_window._bound_actions if a.data()}
+    texts = {a.data(): a.text() for a, _m in main_window.menus.bound_actions if a.data()}
     assert texts["&Start / Pause"] == "&Start / Pause" and texts["&Open field…"] == "&Open field…"
     assert not main_window.m_workspace.menuAction().isVisible()
 

@@ -329,8 +329,8 @@ def test_copy_figure_and_record_a_view(main_window, graphs_ws, qtbot, tmp_path):
     img = main_window.copy_figure()
     assert not img.isNull() and not is_blank(QApplication.clipboard().image())
     path = main_window.record_movie(str(tmp_path / "g.gif"), frames=4, fps=20)
-    qtbot.waitUntil(lambda: not main_window._recorder.active, timeout=10000)
-    assert main_window._recorder.rec.count == 4
+    qtbot.waitUntil(lambda: not main_window.files.recorder.active, timeout=10000)
+    assert main_window.files.recorder.rec.count == 4
     import imageio.v3 as iio
     frames = iio.imread(path)           # a static view: the GIF writer merges identical frames
     assert frames.ndim == 4 and frames.std() > 0

@@ -74,3 +74,30 @@ def test_occupancy_preset_params_round_trip(qtbot, occ):
     ws.apply_preset({"name": "mine", "params": want})
     assert ws.cc.currentData() == cc and ws.inputs() == inputs and ws.tabs.currentIndex() == tab
     assert ws.preset_params() == want
+
+
+def test_charts_fit_a_1280_window_and_exports_keep_their_aspect(main_window, occ_ws, qtbot, tmp_path):
+    """At 1280×860 (the fixture's size) the three charts fit their view (the third was cut off:
+    titles made them ≥ 886 px); exporting a never-exported figure twice gives the same image (the
+    first export's notice opened the message bar, which shrank the charts for the next ones)."""
+    from PyQt6.QtCore import Qt
+    from PyQt6.QtGui import QImage
+    lw = occ_ws.charts.layout_widget
+    need = lw.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+    assert need <= lw.width(), (need, lw.width())
+    right = max(p.mapRectToScene(p.boundingRect()).right() for p in occ_ws.charts.plots.values())
+    assert right <= lw.width() + 1
+    size0 = lw.size()
+    rng = __import__("random").Random()
+    width = rng.randrange(600, 1400)
+    shapes = []
+    for i in range(2):
+        out = main_window.export_figure(str(tmp_path / f"c{i}.png"), target="Occupancy charts", width=width, dpi=96)
+        qtbot.wait(50)
+        img = QImage(str(out))
+        shapes.append((img.width(), img.height()))
+        assert lw.size() == size0                       # the notice did not re-lay out the figure
+    assert shapes[0] == shapes[1] and shapes[0][0] == width
+    assert "Exported Occupancy charts" in main_window.statusBar().currentMessage()
+    occ_ws.export_plots(str(tmp_path / "own.png"))      # the workspace's own button: the same rule
+    assert lw.size() == size0
