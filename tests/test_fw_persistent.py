@@ -41,15 +41,17 @@ def test_persistent_equals_fw_fast_and_v1(dev, rng, arith, pred):
         n = int(rng.integers(129, 300))
     m, w = random_working(rng, n, arith)
     npad = w.shape[0]
-    cfg = fw_gpu.DEFAULT_GEMM if pred else str(rng.choice(fw_gpu.PERSIST_CONFIGS))
+    tile = 64 if pred else int(rng.choice(fw_gpu.PERSIST_TILES))
+    allowed = fw_gpu.PERSIST_CONFIGS if tile == 64 else fw_gpu.PERSIST_128_CONFIGS
+    cfg = fw_gpu.DEFAULT_GEMM if pred else str(rng.choice(allowed))
     dpx = arith == "dpx"
     p0 = C.initial_pred(w, n) if pred else None
     a, pa = w.copy(), None if p0 is None else p0.copy()
     b, pb = w.copy(), None if p0 is None else p0.copy()
     look = bool(rng.integers(2))
-    assert fw_gpu.run_fast_persistent(dev, a, pa, npad, cfg, dpx) == 1
-    fw_gpu.run_fast(dev, b, pb, npad, 64, cfg, dpx, look)
-    assert np.array_equal(bits(a), bits(b)), (n, arith, cfg, look)
+    assert fw_gpu.run_fast_persistent(dev, a, pa, npad, cfg, dpx, tile=tile) == 1
+    fw_gpu.run_fast(dev, b, pb, npad, tile, cfg, dpx, look)
+    assert np.array_equal(bits(a), bits(b)), (n, arith, tile, cfg, look)
     if pred:
         assert np.array_equal(pa, pb)
     ref = w.copy()
@@ -77,11 +79,23 @@ def test_persistent_option_through_the_library(rng):
     assert np.array_equal(per.dist, seq.dist) and np.array_equal(per.pred, seq.pred)
 
 
-@pytest.mark.parametrize("opts", [{"persistent": 2}, {"persistent": "maybe"}, {"persistent": 1, "tile": 128},
-                                  {"persistent": 1, "cfg": "128x128/8x4"}])
+@pytest.mark.parametrize("opts", [{"persistent": 2}, {"persistent": "maybe"}, {"persistent": 1, "tile": 32},
+                                  {"persistent": 1, "cfg": "128x128/8x4"},
+                                  {"persistent": 1, "tile": 128, "cfg": "64x64/4x4"}])
 def test_persistent_refuses_what_it_cannot_run(opts):
     with pytest.raises(InvalidParameter):
         C.fw_versions()["fw-fast"](**opts)
+
+
+@pytest.mark.slow
+def test_persistent_tile_128_both_sides_of_the_band_pairs(dev, rng):
+    """Tile 128: an odd and an even number of pivot bands (n = 384, 512), float32, vs the sequence."""
+    for npad in (384, 512):
+        m, w = random_working(rng, npad - int(rng.integers(1, 60)), "float32")
+        a, b = w.copy(), w.copy()
+        fw_gpu.run_fast_persistent(dev, a, None, npad, "128x128/8x8/2", tile=128)
+        fw_gpu.run_fast(dev, b, None, npad, 128, "128x128/8x8/2", False, bool(rng.integers(2)))
+        assert np.array_equal(bits(a), bits(b)), npad
 
 
 def test_persistent_needs_n_a_multiple_of_128(dev):

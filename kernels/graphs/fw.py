@@ -551,11 +551,19 @@ class FWFast(FWVersion):
         if self.persistent() and not self.off(gr):
             raise InvalidParameter("persistent=1 is one launch already: graph=1 is for the launch sequence")
         if self.persistent():
-            if self.options["tile"] not in ("size", "auto", 64, "64"):
-                raise InvalidParameter("persistent=1 runs tile 64 only")
-            if self.options["cfg"] not in ("auto", *fw_gpu.PERSIST_CONFIGS):
-                raise InvalidParameter(f"persistent=1: cfg must be one of {', '.join(fw_gpu.PERSIST_CONFIGS)} "
+            if self.options["tile"] not in ("size", "auto", *fw_gpu.PERSIST_TILES, *map(str, fw_gpu.PERSIST_TILES)):
+                raise InvalidParameter(f"persistent=1 runs tile {' or '.join(map(str, fw_gpu.PERSIST_TILES))}")
+            tile = self.persist_tile()
+            allowed = fw_gpu.PERSIST_CONFIGS if tile == 64 else fw_gpu.PERSIST_128_CONFIGS
+            if self.options["cfg"] not in ("auto", *allowed):
+                raise InvalidParameter(f"persistent=1 at tile {tile}: cfg must be one of {', '.join(allowed)} "
                                        f"(got {self.options['cfg']!r})")
+
+    def persist_tile(self) -> int:
+        """The persistent kernel's pivot tile: 64 unless tile=128 is asked for (size / auto: 64, the
+        measured choice is pending — issue 38)."""
+        tile = self.options["tile"]
+        return 128 if tile in (128, "128") else fw_gpu.PERSIST_TILE
 
     def lookahead(self, n: int) -> bool:
         look = self.options["lookahead"]
@@ -580,8 +588,9 @@ class FWFast(FWVersion):
         if self.persistent():
             cfg = self.options["cfg"]
             cfg = fw_gpu.DEFAULT_GEMM if cfg == "auto" else cfg
-            launches = fw_gpu.run_fast_persistent(gpu_device(backend), d, p, n, cfg, arith == "dpx", cancel)
-            return launches, {"tile": fw_gpu.PERSIST_TILE, "cfg": "pred 64x64/4x4" if p is not None else cfg,
+            tile = fw_gpu.persist_tile(self.persist_tile(), p is not None)
+            launches = fw_gpu.run_fast_persistent(gpu_device(backend), d, p, n, cfg, arith == "dpx", cancel, tile)
+            return launches, {"tile": tile, "cfg": "pred 64x64/4x4" if p is not None else cfg,
                               "lookahead": True, "persistent": True}
         tile, cfg, extra = self.t(n), self.options["cfg"], {}
         if self.options["tile"] == "auto" or cfg == "auto":

@@ -47,7 +47,10 @@ FAST_TILES = (64, 128)
 #: the persistent fw-fast (cuda/fw_persist.cu, one cooperative launch): its product configurations
 #: (256 threads a block, like the closure and the panels of tile 64 it runs in the same kernel)
 PERSIST_CONFIGS = ("128x128/8x8/2", "128x128/8x8", "128x64/8x4", "64x64/4x4")
+#: its pivot tiles (128: without predecessors, with the product configurations below), and the default
+PERSIST_TILES = (64, 128)
 PERSIST_TILE = 64
+PERSIST_128_CONFIGS = ("128x128/8x8/2", "128x128/8x8")
 
 
 def ctype(dtype) -> str:
@@ -82,14 +85,15 @@ def _names() -> dict[str, list[str]]:
     gm += [f"fw_fast_panels<{t},{op},false,{tt},{tt // 16}>" for (t, op), tt in product(ops, FAST_TILES)]
     gm += [f"fw_fast_panels<{t},0,true,{tt},{tt // 16}>" for t, tt in product(TYPES, FAST_TILES)]
     pe = [persist_name(t, op, False, GEMM_CONFIGS[c]) for (t, op), c in product(ops, PERSIST_CONFIGS)]
+    pe += [persist_name(t, op, False, GEMM_CONFIGS[c], 128) for (t, op), c in product(ops, PERSIST_128_CONFIGS)]
     pe += [persist_name(t, 0, True, GEMM_PRED) for t in TYPES]
     return {"fw.cu": fw, "fw_paper002.cu": p2, "fw_coop.cu": coop, "fw_thesis.cu": th, "fw_gemm.cu": gm,
             "fw_persist.cu": pe}
 
 
-def persist_name(t: str, op: int, pred: bool, cfg) -> str:
+def persist_name(t: str, op: int, pred: bool, cfg, tile: int = PERSIST_TILE) -> str:
     bm, bn, bk, tm, tn, mb = cfg
-    return f"fw_persist<{t},{op},{BOOL[pred]},{bm},{bn},{bk},{tm},{tn},{mb}>"
+    return f"fw_persist<{t},{op},{BOOL[pred]},{tile},{bm},{bn},{bk},{tm},{tn},{mb}>"
 
 
 NAMES = _names()
@@ -411,29 +415,40 @@ def run_fast_graph(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: boo
     return launches
 
 
-def run_fast_persistent(dev, d, p, n: int, cfg=DEFAULT_GEMM, dpx: bool = False, cancel=None) -> int:
-    """fw-fast (tile 64) as one persistent cooperative kernel (``cuda/fw_persist.cu``): the closure,
-    the panels and the non-pivot product of every pivot band in one launch, the next band's closure
-    beside the current product (look-ahead inside the kernel, a work queue per band, one grid
-    barrier per band).  The same arithmetic per element as :func:`run_fast`: bit-identical results.
-    n a multiple of 128; ``cfg`` one of :data:`PERSIST_CONFIGS` (predecessors: :data:`GEMM_PRED`).
-    Not cancellable once launched (one launch)."""
+def persist_tile(tile: int, pred: bool) -> int:
+    """The pivot tile the persistent kernel runs for ``tile`` (predecessors: 64)."""
+    return PERSIST_TILE if pred else int(tile)
+
+
+def run_fast_persistent(dev, d, p, n: int, cfg=DEFAULT_GEMM, dpx: bool = False, cancel=None,
+                        tile: int = PERSIST_TILE) -> int:
+    """fw-fast as one persistent cooperative kernel (``cuda/fw_persist.cu``): the closure, the panels
+    and the non-pivot product of every pivot band in one launch, the next band's closure beside the
+    current product (look-ahead inside the kernel, a work queue per band, one grid barrier per band).
+    The same arithmetic per element as :func:`run_fast` with the same tile: bit-identical results.
+    n a multiple of 128; ``tile`` 64 or 128 (128: no predecessors — they run tile 64 — and ``cfg`` one
+    of :data:`PERSIST_128_CONFIGS`); ``cfg`` one of :data:`PERSIST_CONFIGS` (predecessors:
+    :data:`GEMM_PRED`).  Not cancellable once launched (one launch)."""
     if n % 128:
         raise ValueError(f"the persistent fw-fast needs n a multiple of 128 (got {n})")
     t = ctype(d.dtype)
     pred = p is not None
+    tile = persist_tile(tile, pred)
+    allowed = PERSIST_CONFIGS if tile == 64 else PERSIST_128_CONFIGS
+    if tile not in PERSIST_TILES:
+        raise ValueError(f"persistent tile must be one of {PERSIST_TILES} (got {tile})")
     if pred:
         shape = GEMM_PRED
     else:
-        if cfg not in PERSIST_CONFIGS:
-            raise ValueError(f"persistent cfg must be one of {', '.join(PERSIST_CONFIGS)} (got {cfg!r})")
+        if cfg not in allowed:
+            raise ValueError(f"persistent cfg at tile {tile} must be one of {', '.join(allowed)} (got {cfg!r})")
         shape = GEMM_CONFIGS[cfg]
     op = 1 if (dpx and t == "int" and not pred) else 0
     if cancel is not None and cancel():
         raise InterruptedError("cancelled")
-    k = kernel(dev, "fw_persist.cu", persist_name(t, op, pred, shape))
+    k = kernel(dev, "fw_persist.cu", persist_name(t, op, pred, shape, tile))
     grid = max(1, dev.active_blocks(k, 256, 0)) * dev.sms
-    sync = dev.xp.zeros(3 * (n // PERSIST_TILE), dtype=np.int32)
+    sync = dev.xp.zeros(3 * (n // tile), dtype=np.int32)
     dev.launch(k, (grid,), (256,), (d, _pp(dev, p), np.int32(n), sync), cooperative=True)
     return 1
 

@@ -186,57 +186,70 @@ mp_gemm(const T* Cin, T* Cout, const int* PCin, int* PCout, int ldci, int ldco,
 // Fast FW, phase 1: close the TT x TT pivot tile at corner (b, b) with plain FW, one block of
 // (TT/4)^2 threads, each holding a 4 x 4 block in registers; row k and column k pass through
 // shared memory, double-buffered by the parity of k (one __syncthreads per k).
-template <typename T, bool PRED, int TT>
+template <typename T, bool PRED, int TT, int R = 4>
 __device__ __forceinline__ void fw_fast_close(T* d, int* p, int n, int b)
 {
-    constexpr int TX = TT / 4;
+    // (TT/R)^2 threads, each holding an R x R block (R = 4 for the fw_fast_closure kernel; the
+    // persistent kernel closes a 128 tile with 256 threads, R = 8); same updates in the same k order
+    constexpr int TX = TT / R;
     __shared__ T srow[2][TT];
     __shared__ T scol[2][TT];
     __shared__ int sprow[PRED ? 2 : 1][PRED ? TT : 1];
     const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
-    T a[4][4];
-    int pa[PRED ? 4 : 1][PRED ? 4 : 1];
+    T a[R][R];
+    int pa[PRED ? R : 1][PRED ? R : 1];
 #pragma unroll
-    for (int r = 0; r < 4; ++r)
+    for (int r = 0; r < R; ++r)
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-            const long long g = (long long)(b + ty * 4 + r) * n + b + tx * 4 + c;
+        for (int c = 0; c < R; ++c) {
+            const long long g = (long long)(b + ty * R + r) * n + b + tx * R + c;
             a[r][c] = d[g];
             if (PRED) pa[PRED ? r : 0][PRED ? c : 0] = p[g];
         }
     for (int k = 0; k < TT; ++k) {
-        const int s = k & 1, q = k & 3;
-        if (ty == k / 4) {                        // this thread holds row k: publish it
+        const int s = k & 1, q = k % R;
+        if (ty == k / R) {                        // this thread holds row k: publish it
 #pragma unroll
-            for (int c = 0; c < 4; ++c) {
-                srow[s][tx * 4 + c] = q == 0 ? a[0][c] : q == 1 ? a[1][c] : q == 2 ? a[2][c] : a[3][c];
-                if (PRED) sprow[PRED ? s : 0][PRED ? tx * 4 + c : 0] =
-                    q == 0 ? pa[0][PRED ? c : 0] : q == 1 ? pa[PRED ? 1 : 0][PRED ? c : 0]
-                    : q == 2 ? pa[PRED ? 2 : 0][PRED ? c : 0] : pa[PRED ? 3 : 0][PRED ? c : 0];
+            for (int c = 0; c < R; ++c) {
+                T v = a[0][c];
+                int pv = pa[0][PRED ? c : 0];
+#pragma unroll
+                for (int r = 1; r < R; ++r)
+                    if (q == r) {
+                        v = a[r][c];
+                        if (PRED) pv = pa[PRED ? r : 0][PRED ? c : 0];
+                    }
+                srow[s][tx * R + c] = v;
+                if (PRED) sprow[PRED ? s : 0][PRED ? tx * R + c : 0] = pv;
             }
         }
-        if (tx == k / 4) {                        // this thread holds column k
+        if (tx == k / R) {                        // this thread holds column k
 #pragma unroll
-            for (int r = 0; r < 4; ++r)
-                scol[s][ty * 4 + r] = q == 0 ? a[r][0] : q == 1 ? a[r][1] : q == 2 ? a[r][2] : a[r][3];
+            for (int r = 0; r < R; ++r) {
+                T v = a[r][0];
+#pragma unroll
+                for (int c = 1; c < R; ++c)
+                    if (q == c) v = a[r][c];
+                scol[s][ty * R + r] = v;
+            }
         }
         __syncthreads();
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-            const T ci = scol[s][ty * 4 + r];
+        for (int r = 0; r < R; ++r) {
+            const T ci = scol[s][ty * R + r];
 #pragma unroll
-            for (int c = 0; c < 4; ++c) {
-                if (PRED) mp_relax_pred(a[r][c], pa[PRED ? r : 0][PRED ? c : 0], ci, srow[s][tx * 4 + c],
-                                        sprow[PRED ? s : 0][PRED ? tx * 4 + c : 0]);
-                else a[r][c] = MinPlus<T, 0>::relax(a[r][c], ci, srow[s][tx * 4 + c]);
+            for (int c = 0; c < R; ++c) {
+                if (PRED) mp_relax_pred(a[r][c], pa[PRED ? r : 0][PRED ? c : 0], ci, srow[s][tx * R + c],
+                                        sprow[PRED ? s : 0][PRED ? tx * R + c : 0]);
+                else a[r][c] = MinPlus<T, 0>::relax(a[r][c], ci, srow[s][tx * R + c]);
             }
         }
     }
 #pragma unroll
-    for (int r = 0; r < 4; ++r)
+    for (int r = 0; r < R; ++r)
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-            const long long g = (long long)(b + ty * 4 + r) * n + b + tx * 4 + c;
+        for (int c = 0; c < R; ++c) {
+            const long long g = (long long)(b + ty * R + r) * n + b + tx * R + c;
             d[g] = a[r][c];
             if (PRED) p[g] = pa[PRED ? r : 0][PRED ? c : 0];
         }

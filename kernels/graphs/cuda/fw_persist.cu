@@ -1,5 +1,5 @@
 // fw-fast as ONE persistent cooperative kernel (issue 38): the same three-phase blocked FW as the
-// launch sequence of fw_gpu.run_fast (tile TT = 64), with the same arithmetic per element, so the
+// launch sequence of fw_gpu.run_fast (pivot tile TT), with the same arithmetic per element, so the
 // result is bit-identical to fw-fast's — but no launch per phase, and the one-block pivot closure
 // off the critical path (look-ahead inside the kernel).
 //
@@ -23,7 +23,9 @@
 // nb the output it feeds is in band nb too, and not stored).  Per element the updates are those of
 // run_fast in the same k order: the same result bit for bit (float32 too).
 //
-// Needs n a multiple of 128 (of BM and BN) and TT = 64; sync: 3 * n / TT zeroed ints.
+// TT = 64 or 128 (a 128 pivot closed by 256 threads, 8 x 8 each: half the rounds, hence half the
+// passes over the matrix, the longer closure hidden all the same).  Needs n a multiple of 128 (of TT,
+// BM and BN); sync: 3 * n / TT zeroed ints.
 #include "fw_gemm.cu"
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
@@ -64,10 +66,11 @@ __device__ __forceinline__ void fw_persist_signal(int* where)
     }
 }
 
-template <typename T, int OP, bool PRED, int BM, int BN, int BK, int TM, int TN, int MB>
+template <typename T, int OP, bool PRED, int TT, int BM, int BN, int BK, int TM, int TN, int MB>
 __global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* sync)
 {
-    constexpr int TT = 64, TMT = TT / 16;
+    constexpr int TMT = TT / 16;                                // thin tiles, panels and closure: 16 x 16 threads
+    static_assert(TT == 64 || TT == 128, "pivot tile 64 or 128");
     static_assert((BM / TM) * (BN / TN) == 256, "the product tile needs 256 threads");
     __shared__ FwPersistShared<T, PRED, BM, BN, BK, TT> sm;
     __shared__ int s_item, s_round;
@@ -85,7 +88,7 @@ __global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* 
         fw_fast_panel<T, OP, PRED, TT, TMT>(sm.thin, d, p, n, b, side, x);
     };
 
-    if (blockIdx.x == 0) fw_fast_close<T, PRED, TT>(d, p, n, 0);
+    if (blockIdx.x == 0) fw_fast_close<T, PRED, TT, TMT>(d, p, n, 0);
     fw_persist_grid_sync();
     for (int i = blockIdx.x; i < 2 * (nt - 1); i += gridDim.x) panel(0, i);
     fw_persist_grid_sync();
@@ -97,7 +100,7 @@ __global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* 
             if (nb < n && blockIdx.x == 0) {                    // the next pivot: update, close, flag
                 thin(kb, nb, nb);
                 __syncthreads();
-                fw_fast_close<T, PRED, TT>(d, p, n, nb);
+                fw_fast_close<T, PRED, TT, TMT>(d, p, n, nb);
                 fw_persist_signal(sync + 3 * round + 2);
             }
         }
