@@ -35,6 +35,7 @@ def main(argv=None) -> int:
     from cli.flint_suite import read_sample, suite_dir
     from kernels.flint.sbml import conformance as suite
     from kernels.flint.schemes import backend_unavailable
+    from kernels.sweep.suite_tasks import run_cases
     ids = suite.parse_case_ids(a.cases) if a.cases else None
     if a.sample:
         sample = set(read_sample())
@@ -53,7 +54,7 @@ def main(argv=None) -> int:
             continue
         t0 = time.perf_counter()
         tty = sys.stderr.isatty()
-        out = suite.run_cases(cases, rt, workers=a.workers, timeout=a.timeout,
+        out = run_cases(cases, rt, workers=a.workers, timeout=a.timeout, scheduler="local",
                               progress=lambda d, n, eta, oc: tty and print(
                                   f"\r{rt} {d}/{n} ETA {eta or 0:.0f} s ", end="", file=sys.stderr))
         if tty:

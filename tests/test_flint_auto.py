@@ -67,5 +67,5 @@ def test_cli_default_is_auto_and_says_why(capsys):
 
 def test_gui_lists_auto_first():
     pytest.importorskip("PyQt6")
-    from explorer.flint.workspace import gui_runtimes
+    from explorer.flint.run_form import gui_runtimes
     assert gui_runtimes(gpu=False)[0] == "auto" and gui_runtimes(gpu=True)[0] == "auto"
