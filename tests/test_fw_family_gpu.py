@@ -220,6 +220,7 @@ def test_host_device_equals_the_gpu_bit_for_bit(gpu, rng, name, opts):
 
 #: issue 38's opt-in fw-fast variants: each must equal the launch sequence bit for bit
 FAST_VARIANTS = ([{"persistent": 1, "cfg": c} for c in fw_gpu.PERSIST_CONFIGS]
+                 + [{"persistent": 1, "tile": 128, "cfg": c} for c in fw_gpu.PERSIST_128_CONFIGS]
                  + [{"graph": 1, "lookahead": 0}, {"graph": 1, "lookahead": 1, "tile": 128}])
 
 
