@@ -76,16 +76,31 @@ __global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* 
     __shared__ int s_item, s_round;
     const int nt = n / TT, tc = n / BN, nprod = (n / BM) * tc;
 
-    // the update of one TT x TT tile at (r0, c0) by pivot band kb (all of it stored)
-    auto thin = [&](int kb, int r0, int c0) {
-        mp_tile<T, OP, PRED, TT, TT, 16, TMT, TMT>(sm.thin, d, d, p, p, n, n, d + kb, n, d + (long long)kb * n,
-                                                    PRED ? p + (long long)kb * n : p, n, n, n, TT, r0, c0,
-                                                    0, 0, 0, 0, 0, 0, 0, 0);
+    // Every item is the same update of one tile at (r0, c0): D <- min(D, D[:, band] (x) D[band, :]) with
+    // K = TT, stores skipping rows and columns in [lo, hi).  A panel slice of band b is this update with
+    // band = b (R <- P (x) R reads D[b rows, b band] = P and D[b band, cols] = R: the same values in the
+    // same k order as fw_fast_panel).  "big": the product's BM x BN shape, else a TT x TT tile; one call
+    // site when the two shapes are the same (fewer inlined copies of the tile, fewer spills).
+    constexpr bool SAME = BM == TT && BN == TT && BK == 16 && TM == TMT && TN == TMT;
+    auto tile = [&](bool big, int band, int r0, int c0, int lo, int hi) {
+        const T* A = d + band;
+        const T* B = d + (long long)band * n;
+        const int* PB = PRED ? p + (long long)band * n : p;
+        if constexpr (SAME) {
+            mp_tile<T, OP, PRED, BM, BN, BK, TM, TN>(sm.big, d, d, p, p, n, n, A, n, B, PB, n, n, n, TT, r0, c0,
+                                                      lo, hi, 0, 0, lo, hi, 0, 0);
+        } else if (big) {
+            mp_tile<T, OP, PRED, BM, BN, BK, TM, TN>(sm.big, d, d, p, p, n, n, A, n, B, PB, n, n, n, TT, r0, c0,
+                                                      lo, hi, 0, 0, lo, hi, 0, 0);
+        } else {
+            mp_tile<T, OP, PRED, TT, TT, 16, TMT, TMT>(sm.thin, d, d, p, p, n, n, A, n, B, PB, n, n, n, TT, r0, c0,
+                                                        0, 0, 0, 0, 0, 0, 0, 0);
+        }
     };
-    // panel item i of band b: side 0 row panel slices, side 1 column panel slices, the pivot's own skipped
+    // panel item i of band b: side 0 the row panel's slices, side 1 the column panel's, the pivot's own skipped
     auto panel = [&](int b, int i) {
-        const int side = i / (nt - 1), x0 = i % (nt - 1), x = x0 < b / TT ? x0 : x0 + 1;
-        fw_fast_panel<T, OP, PRED, TT, TMT>(sm.thin, d, p, n, b, side, x);
+        const int side = i / (nt - 1), x0 = i % (nt - 1), x = (x0 < b / TT ? x0 : x0 + 1) * TT;
+        tile(false, b, side == 0 ? b : x, side == 0 ? x : b, 0, 0);
     };
 
     if (blockIdx.x == 0) fw_fast_close<T, PRED, TT, TMT>(d, p, n, 0);
@@ -98,7 +113,7 @@ __global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* 
         {
             const int kb = round * TT, nb = kb + TT;
             if (nb < n && blockIdx.x == 0) {                    // the next pivot: update, close, flag
-                thin(kb, nb, nb);
+                tile(false, kb, nb, nb, 0, 0);
                 __syncthreads();
                 fw_fast_close<T, PRED, TT, TMT>(d, p, n, nb);
                 fw_persist_signal(sync + 3 * round + 2);
@@ -119,15 +134,12 @@ __global__ void __launch_bounds__(256, MB) fw_persist(T* d, int* p, int n, int* 
             if (item >= nband + nprod + npanel) break;
             if (item < nband) {                                 // 1. band nb, updated by band kb
                 const int half = item / (nt - 2), j0 = item % (nt - 2), j = (j0 < s ? j0 : j0 + 2) * TT;
-                if (half == 0) thin(kb, nb, j);
-                else thin(kb, j, nb);
+                tile(false, kb, half == 0 ? nb : j, half == 0 ? j : nb, 0, 0);
                 fw_persist_signal(counter + 1);
             } else if (item < nband + nprod) {                  // 2. the non-pivot product
                 const int t = item - nband, row0 = (t / tc) * BM, col0 = (t % tc) * BN;
                 if ((row0 >= kb && row0 + BM <= skip1) || (col0 >= kb && col0 + BN <= skip1)) continue;
-                mp_tile<T, OP, PRED, BM, BN, BK, TM, TN>(sm.big, d, d, p, p, n, n, d + kb, n, d + (long long)kb * n,
-                                                          PRED ? p + (long long)kb * n : p, n, n, n, TT, row0, col0,
-                                                          kb, skip1, 0, 0, kb, skip1, 0, 0);
+                tile(true, kb, row0, col0, kb, skip1);
             } else {                                            // 3. the panels of band nb
                 fw_persist_wait(counter + 2, counter + 1, nband);
                 panel(nb, item - nband - nprod);
