@@ -84,8 +84,9 @@ def _names() -> dict[str, list[str]]:
     gm += [f"fw_fast_closure<{t},{b},{tt}>" for t, b, tt in product(TYPES, BOOL, FAST_TILES)]
     gm += [f"fw_fast_panels<{t},{op},false,{tt},{tt // 16}>" for (t, op), tt in product(ops, FAST_TILES)]
     gm += [f"fw_fast_panels<{t},0,true,{tt},{tt // 16}>" for t, tt in product(TYPES, FAST_TILES)]
-    pe = [persist_name(t, op, False, GEMM_CONFIGS[c]) for (t, op), c in product(ops, PERSIST_CONFIGS)]
-    pe += [persist_name(t, op, False, GEMM_CONFIGS[c], 128) for (t, op), c in product(ops, PERSIST_128_CONFIGS)]
+    pe = [persist_name(t, 0, False, GEMM_CONFIGS[c], tt) for t, tt in product(TYPES, PERSIST_TILES)
+          for c in (PERSIST_CONFIGS if tt == 64 else PERSIST_128_CONFIGS)]
+    pe += [persist_name("int", 1, False, GEMM_CONFIGS[DEFAULT_GEMM], tt) for tt in PERSIST_TILES]
     pe += [persist_name(t, 0, True, GEMM_PRED) for t in TYPES]
     return {"fw.cu": fw, "fw_paper002.cu": p2, "fw_coop.cu": coop, "fw_thesis.cu": th, "fw_gemm.cu": gm,
             "fw_persist.cu": pe}
@@ -443,7 +444,9 @@ def run_fast_persistent(dev, d, p, n: int, cfg=DEFAULT_GEMM, dpx: bool = False, 
         if cfg not in allowed:
             raise ValueError(f"persistent cfg at tile {tile} must be one of {', '.join(allowed)} (got {cfg!r})")
         shape = GEMM_CONFIGS[cfg]
-    op = 1 if (dpx and t == "int" and not pred) else 0
+    # DPX: the explicit intrinsic is instantiated for the default configuration only (fewer kernels to
+    # compile); elsewhere op 0, which nvcc fuses into the same VIADDMNMX (RESULTS.md FW §3) — exact either way
+    op = 1 if (dpx and t == "int" and not pred and cfg == DEFAULT_GEMM) else 0
     if cancel is not None and cancel():
         raise InterruptedError("cancelled")
     k = kernel(dev, "fw_persist.cu", persist_name(t, op, pred, shape, tile))
