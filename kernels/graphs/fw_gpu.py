@@ -393,7 +393,7 @@ def run_fast_graph(dev, d, p, n: int, tile: int = 64, cfg=DEFAULT_GEMM, dpx: boo
     is run_fast.  Returns the kernel launches inside the graph."""
     if dev.emulated:
         return run_fast(dev, d, p, n, tile, cfg, dpx, lookahead, cancel)
-    import cupy as cp
+    cp = dev.cp                      # the layer's CuPy (a CUDA device)
     key = (dev.current_id(), d.data.ptr, None if p is None else p.data.ptr, n, d.dtype.str, tile, str(cfg), dpx,
            lookahead)
     entry = GRAPHS.get(key)
