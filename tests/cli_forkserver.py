@@ -39,6 +39,11 @@ def _child(req: dict, entry) -> int:
     for fd, target in ((fd_in, 0), (fd_out, 1), (fd_err, 2)):
         os.dup2(fd, target)
         os.close(fd)
+    # fresh stream objects: the inherited ones may hold a buffer lock taken by another thread of the
+    # server at the fork (a reply being written, stdin being read), which would block this child forever
+    sys.stdin = open(0, encoding="utf-8", closefd=False)
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
     try:
         status = entry(list(req["argv"]))
     except SystemExit as exc:
@@ -63,7 +68,8 @@ def main() -> int:
     reply = sys.stdout
 
     def serve(req: dict) -> None:
-        pid = os.fork()
+        with out_lock:                      # never fork while another thread writes a reply
+            pid = os.fork()
         if pid == 0:
             _child(req, entry_module.main)
         timer = threading.Timer(float(req.get("timeout", 90)), lambda: os.kill(pid, signal.SIGKILL))
