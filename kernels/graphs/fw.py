@@ -542,13 +542,8 @@ class FWFast(FWVersion):
         if self.options["cfg"] not in ("auto", *fw_gpu.GEMM_CONFIGS):
             raise InvalidParameter(f"cfg must be auto or one of {', '.join(fw_gpu.GEMM_CONFIGS)} "
                                    f"(got {self.options['cfg']!r})")
-        per = self.options["persistent"]
-        if isinstance(per, (list, float)) or per not in self.LOOKAHEAD_VALUES[1:]:
-            raise InvalidParameter(f"persistent must be 0 or 1 (got {per!r})")
-        gr = self.options["graph"]
-        if isinstance(gr, (list, float)) or gr not in self.LOOKAHEAD_VALUES[1:]:
-            raise InvalidParameter(f"graph must be 0 or 1 (got {gr!r})")
-        if self.persistent() and not self.off(gr):
+        per, graph = self.switch("persistent"), self.switch("graph")      # both validated
+        if per and graph:
             raise InvalidParameter("persistent=1 is one launch already: graph=1 is for the launch sequence")
         if self.persistent():
             if self.options["tile"] not in ("size", "auto", *fw_gpu.PERSIST_TILES, *map(str, fw_gpu.PERSIST_TILES)):
@@ -575,11 +570,18 @@ class FWFast(FWVersion):
     def off(value) -> bool:
         return value in (False, 0, "0", "false", "no", "off")
 
+    def switch(self, key: str) -> bool:
+        """An on/off option (0/1, yes/no, …); InvalidParameter for anything else.  Issue 38's opt-ins:
+        ``persistent=1`` — the whole FW as one cooperative kernel, the look-ahead inside it
+        (fw_gpu.run_fast_persistent); ``graph=1`` — the launch sequence captured once into a CUDA graph
+        and replayed (fw_gpu.run_fast_graph).  Both bit-identical to the launch sequence."""
+        v = self.options[key]
+        if isinstance(v, (list, float)) or v not in self.LOOKAHEAD_VALUES[1:]:
+            raise InvalidParameter(f"{key} must be 0 or 1 (got {v!r})")
+        return not self.off(v)
+
     def persistent(self) -> bool:
-        """``graph=1`` (opt-in, issue 38): the launch sequence captured once into a CUDA graph and replayed
-        (fw_gpu.run_fast_graph).  ``persistent=1`` (opt-in, issue 38): the whole FW as one cooperative kernel with the look-ahead
-        inside it (fw_gpu.run_fast_persistent; tile 64), bit-identical to the launch sequence."""
-        return not self.off(self.options["persistent"])
+        return self.switch("persistent")
 
     def pad(self, n, gpu):
         return 128 if gpu else self.t(n)
@@ -600,7 +602,7 @@ class FWFast(FWVersion):
             cfg = choice["cfg"] if cfg == "auto" else cfg
             extra = {"tuned": choice["table"], "tuning_seconds": choice["seconds"]}
         look = self.lookahead(n)
-        graph = not self.off(self.options["graph"])
+        graph = self.switch("graph")
         run = fw_gpu.run_fast_graph if graph else fw_gpu.run_fast
         launches = run(gpu_device(backend), d, p, n, tile, cfg, arith == "dpx", look, cancel)
         if graph:
