@@ -8,8 +8,9 @@ from PyQt6.QtWidgets import (QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormL
 
 from kernels.cahn_hilliard.multigpu import VIRTUAL_ENV, offered_gpus
 from kernels.cahn_hilliard.params import (BLOCK_LAYOUTS, BOUNDARIES, EXCHANGES, GPU_VARIANTS, INTEGRATORS, LIVE,
-                                          MAX_GPUS, MAX_THREADS, NOISE_SOURCES, TILES, VARIANT_NAMES, VARIANTS,
-                                          CHParams, variant_runs, variant_title)
+                                          MAX_GPUS, MAX_THREADS, NOISE_SOURCES, STEPS_PER_PASS, TILES, VARIANT_NAMES,
+                                          VARIANTS, CHParams, variant_runs, variant_title)
+from kernels.cahn_hilliard.temporal import auto_rule
 
 from .. import undo
 from ..widgets import fit_combos
@@ -76,6 +77,15 @@ SPEC = {
              "inner 12×12 cells (3D: a 16×8×8 tile); sweep = a 68×68 tile swept by columns in registers "
              "(2D only); march = the block marches along y (2D) / z (3D) keeping planes in shared memory. "
              "Same result either way. Live."),
+    "steps_per_pass": ("Steps per pass", CHOICE,
+                       dict(items=[(k, "auto" if k == "auto" else f"{k} step{'s' if k != '1' else ''}")
+                                   for k in STEPS_PER_PASS]),
+                       "Temporal blocking of kernel E and cpu-threads (issue 38): k RK2 steps fused into one "
+                       "pass over the field, each block (CPU: each thread's band of rows) holding a halo 4·k "
+                       "cells wide, so the field is read and written once per k steps. The result is "
+                       "bit-identical to k single steps. " + auto_rule() + "; k is lowered where the grid "
+                       "(periodic / mirror: every side ≥ 4k) or the GPU's shared memory cannot hold the halo. A "
+                       "step count not divisible by k runs the rest as single steps. Live."),
     "gpus": ("GPUs", INT, dict(lo=1, hi=MAX_GPUS, step=1),
              "GPUs to split the field over (paper 001 §4.6): contiguous slabs of rows (2D) or z planes "
              "(3D), one per GPU, each swapping halo rows of the stencil's width (2 cells; 4 for the "
@@ -123,7 +133,7 @@ SPEC = {
 
 GROUPS = [
     ("Model  dφ/dt = m∇²(−bφ + uφ³ − K∇²φ)", ("m", "b", "u", "K")),
-    ("Time stepping", ("dt", "integrator", "variant", "threads", "block_layout", "tile")),
+    ("Time stepping", ("dt", "integrator", "variant", "threads", "block_layout", "tile", "steps_per_pass")),
     (MULTI_GPU_GROUP, ("gpus", "exchange")),
     ("Grid", ("dim", "size", "dx", "dtype")),
     ("Boundary", ("boundary", "boundary_value")),
@@ -342,7 +352,8 @@ class ControlPanel(QWidget):
         self._sync_threads()
 
     #: variant-specific options and the variants they apply to
-    VARIANT_OPTIONS = {"threads": ("cpu-threads",), "block_layout": ("A", "C"), "tile": ("B", "D")}
+    VARIANT_OPTIONS = {"threads": ("cpu-threads",), "block_layout": ("A", "C"), "tile": ("B", "D"),
+                       "steps_per_pass": ("E", "cpu-threads")}
 
     def _sync_threads(self) -> None:
         """CPU threads, thread layout, shared tile: enabled only with the variants they apply to."""

@@ -10,6 +10,7 @@ from PyQt6.QtWidgets import QWidget
 
 from explorer import undo
 from explorer.cahn_hilliard.canvas import FieldCanvas
+from explorer.cahn_hilliard import controls as cp
 from explorer.cahn_hilliard.controls import ControlPanel
 from explorer.cahn_hilliard.decomposition import DecompositionReport, describe_decomposition, fit_gpus
 from explorer.cahn_hilliard.param_edits import ParameterEdits
@@ -243,3 +244,20 @@ def test_3d_view_refits_the_cube_after_a_size_change_until_the_user_turns_it(qtb
     assert canvas.view3d.camera.distance == d
     canvas.reset_camera()                               # Reset view fits it again
     assert canvas.view3d.camera.distance == pytest.approx(want()) and not canvas.camera_touched
+
+
+def test_steps_per_pass_is_a_live_option_of_kernel_e_and_cpu_threads(form, rng):
+    """Issue 38: the temporal-blocking k is in the form's time-stepping group, enabled only for the
+    variants that read it, applied live (no Reset) and undoable."""
+    sim, controls, edits, _bar, stack = form
+    assert "steps_per_pass" in dict(cp.GROUPS)["Time stepping"]
+    for v in ("E", "reference", "cpu-threads", "B", "reference"):
+        controls.set_value("variant", v)                 # as chosen in the form
+        assert controls.widgets["steps_per_pass"].isEnabled() == (v in ("E", "cpu-threads")), v
+    k = str(rng.choice(["2", "3", "4"]))
+    before = stack.count()
+    controls.set_value("steps_per_pass", k)
+    assert sim.params.steps_per_pass == k and "steps_per_pass" not in edits.pending     # live
+    assert stack.count() == before + 1
+    stack.undo()
+    assert sim.params.steps_per_pass == "auto"
