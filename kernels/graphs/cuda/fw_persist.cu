@@ -19,9 +19,12 @@
 // Block 0 first updates the pivot tile (nb, nb) by band kb, closes it (fw_fast_close), sets the flag,
 // then joins the queue: the closure runs beside the product instead of before it.  Items 3 of
 // round s only write bands nb (rows and columns), which the product items of round s neither store
-// nor use (a product tile reads D[rows, kb band] and D[kb band, cols]; where such a value is in band
-// nb the output it feeds is in band nb too, and not stored).  Per element the updates are those of
-// run_fast in the same k order: the same result bit for bit (float32 too).
+// nor use for a stored output (a product tile reads its own C, D[rows, kb band] and D[kb band, cols];
+// where such a value is in band nb the output it feeds is in band nb too, and not stored).  Ordering:
+// a writer block stores, __syncthreads, thread 0 __threadfence + atomicAdd; a waiting block's thread 0
+// sees the count (volatile load), __threadfence, __syncthreads, then loads (paper 002's flag-barrier
+// pattern).  Per element the updates are those of run_fast in the same k order: the same result bit
+// for bit (float32 too).
 //
 // TT = 64 or 128 (a 128 pivot closed by 256 threads, 8 x 8 each: half the rounds, hence half the
 // passes over the matrix, the longer closure hidden all the same).  Needs n a multiple of 128 (of TT,
