@@ -1,10 +1,10 @@
 """The source papers behind the workspaces (shown in Help ▸ About)."""
 
 PAPERS = [
-    ("P0", "A. Leist, D. P. Playne, K. A. Hawick",
+    ("000", "A. Leist, D. P. Playne, K. A. Hawick",
      "Exploiting graphical processing units for data-parallel scientific applications",
      "Concurrency Computat.: Pract. Exper. 21:2400–2437, 2009 (DOI 10.1002/cpe.1462)"),
-    ("P1", "K. A. Hawick, A. Leist, D. P. Playne",
+    ("001", "K. A. Hawick, A. Leist, D. P. Playne",
      "Mixing Multi-Core CPUs and GPUs for Scientific Simulation Software",
      "Massey University technical report, c. 2009"),
     ("002", "P. Carrega, V. Ferreira",

@@ -16,6 +16,7 @@ from kernels.graphs import generators as gen
 from kernels.graphs.apsp import METHODS
 
 from .. import undo
+from ..widgets import fit_combos
 from .emulated import HOST_LABEL, HOST_TIP
 
 GEN_LABELS = {k: gen.LABELS.get(k, k) for k in gen.GENERATORS}
@@ -85,6 +86,8 @@ class GeneratorForm(QWidget):
         self.cb_gen.currentIndexChanged.connect(lambda _i: self.update_generator_controls())
         self.update_generator_controls()
         self.nonessential = (self.sp_alpha, self.ck_ring, self.cb_weights, self.sp_seed, self.cb_method)
+        fit_combos(self)                 # "Random, DIMACS style (paper 004)" not clipped when chosen
+        self._combo_floors = {c: c.minimumWidth() for c in (self.cb_gen, self.cb_weights, self.cb_method)}
 
     # ----------------------------------------------------------------- values
     def params(self) -> dict:
@@ -142,3 +145,5 @@ class GeneratorForm(QWidget):
         """Lecture mode: only generator, N, k and p."""
         for w in self.nonessential:
             self.form.setRowVisible(w, not on)
+        for c, floor in self._combo_floors.items():   # the view keeps its share of a 1440-px screen
+            c.setMinimumWidth(0 if on else floor)

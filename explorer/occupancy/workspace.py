@@ -25,7 +25,7 @@ from kernels.occupancy.specs import get_spec, known_ccs
 
 from .. import undo
 from ..export import Figure, guarded, save_figure, write_file
-from ..widgets import MessageBar, add_dock
+from ..widgets import MessageBar, add_dock, fit_combos
 from ..workspace_api import Workspace
 from .charts import AXES, OccupancyCharts
 from .kernels_tab import DEVICE, FittedTable, KernelsTab, plural, table_item
@@ -118,6 +118,7 @@ class OccupancyWorkspace(Workspace, QMainWindow):
         bl.addWidget(self.btn_png)
         form.addRow(bl)
         self._export_row = bl
+        fit_combos(dock_w)               # "This GPU — <name> (CC x.y)" not clipped
         self.controls_dock = add_dock(self, "Launch configuration", "occ_controls", dock_w, "left")
 
         # ---------------------------------------------------------------- central tabs
