@@ -9,7 +9,7 @@ from __future__ import annotations
 from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PyQt6.QtGui import QColor, QFont, QIcon, QPainter, QPen, QPixmap
 from PyQt6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
-                             QProgressBar, QStackedWidget, QVBoxLayout, QWidget)
+                             QStackedWidget, QVBoxLayout, QWidget)
 
 import kernels.app_kernels  # noqa: F401  (registers the app kernels' providers in kernels.launches: Occupancy ▸ Compile)
 from kernels import appdirs
@@ -21,9 +21,10 @@ from . import sweep_panel
 from . import theme as theme_mod
 from . import workspaces as registry
 from .message_log import LogSource, LogView, MessageLog
-from .widgets import ElidedLabel, add_dock, dock_button_tooltips
+from .widgets import add_dock, dock_button_tooltips
 from .window_files import WindowFiles
 from .window_menus import WindowMenus
+from .window_status import StatusFields
 from .workspace_api import COMMANDS
 
 
@@ -69,13 +70,6 @@ def _badge_icon(text: str, color: str, size: int = 40, running: bool = False) ->
         p.drawEllipse(size - d - 1, 1, d, d)
     p.end()
     return QIcon(pm)
-
-
-def backend_label(backend) -> str:
-    """The status bar's short backend name; a fallback's reason is in its tooltip and the log."""
-    if backend.is_gpu:
-        return f"GPU: {backend.device_name}"
-    return "CPU (NumPy)" + (" ⚠" if backend.notice else "")
 
 
 def workspace_specs() -> list:
@@ -181,7 +175,11 @@ class MainWindow(QMainWindow):
         self.m_workspace, self.m_presets, self.m_cmap = self.menus.m_workspace, self.menus.m_presets, self.menus.m_cmap
         self.files.file_used.connect(self.recent.add)
         self.files.file_gone.connect(self.recent.files.remove)
-        self._build_status_bar()
+        self.status_fields = StatusFields(self.statusBar(), self.backend)
+        self.status_fields.message.connect(lambda text: self.show_status(text, 10000, remember=True))
+        for name in ("lbl_backend", "lbl_fps", "lbl_sps", "lbl_t", "lbl_cursor", "lbl_info", "lbl_display",
+                     "progress_bar"):       # the fields, as other code and tests reach them
+            setattr(self, name, getattr(self.status_fields, name))
         self.statusBar().messageChanged.connect(LogSource(self.log, "status bar").info)
         if self.backend.notice:
             self.log.add(f"Backend: {self.backend.describe()}", "warning", "start")
@@ -268,7 +266,7 @@ class MainWindow(QMainWindow):
         self.edit.set_current(w)
         self.settings.setValue("main/workspace", key)
         self.menus.rebind()
-        self._apply_status(self._status.get(key), reset=True)
+        self.status_fields.apply(self._status.get(key), reset=True)
         self.refresh_caption()
 
     def lecture_mode(self) -> bool:
@@ -483,87 +481,15 @@ class MainWindow(QMainWindow):
         return getattr(ws, method)(*args)
 
     # ------------------------------------------------------------ status bar
-    def _build_status_bar(self) -> None:
-        sb = self.statusBar()
-        self.lbl_backend = QLabel(backend_label(self.backend))
-        self.lbl_backend.setToolTip(self.backend.describe() + ("\n(also in View ▸ Message log)"
-                                                               if self.backend.notice else ""))
-        if not self.backend.is_gpu and self.backend.notice:
-            self.lbl_backend.setStyleSheet("color: #9a5b00;")
-        self.lbl_fps = QLabel("— fps")
-        self.lbl_sps = QLabel("— steps/s")
-        self.lbl_t = QLabel("t = 0")
-        self.lbl_cursor = ElidedLabel("", "The value under the mouse")
-        self.lbl_cursor.setMaximumWidth(520)
-        self.lbl_cursor.hide()
-        sb.addPermanentWidget(self.lbl_cursor)
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setRange(0, 1000)
-        self.progress_bar.setMaximumWidth(220)
-        self.progress_bar.setToolTip("Progress of a slow step of the current workspace")
-        self.progress_bar.hide()
-        sb.addPermanentWidget(self.progress_bar)
-        self.lbl_info = ElidedLabel("", "About the current workspace's data")
-        self.lbl_info.setMaximumWidth(560)
-        sb.addPermanentWidget(self.lbl_info)
-        self.lbl_display = QLabel("")
-        self.lbl_display.setToolTip("How frames reach the screen: CUDA–GL interop writes the GPU field "
-                                    "straight into an OpenGL buffer; host = copied through main memory")
-        sb.addPermanentWidget(self.lbl_display)
-        for w, tip, width in ((self.lbl_fps, "Display frames drawn per second", 70),
-                              (self.lbl_sps, "Simulation steps per second (compute only)", 120),
-                              (self.lbl_t, "Simulation time and step count", 200)):
-            w.setToolTip(tip)
-            w.setMinimumWidth(width)
-            sb.addPermanentWidget(w)
-        sb.addPermanentWidget(self.lbl_backend)
-
     def _on_status(self, info: dict) -> None:
         key = self.sender().objectName() if self.sender() is not None else ""
         # the mouse readout is live only: never replayed when the workspace is shown again
         self._status.setdefault(key, {}).update({k: v for k, v in info.items() if k not in ("cursor", "message")})
         if self.sender() is not self.workspace():
             return
-        self._apply_status(info)
+        self.status_fields.apply(info)
         if self._lecture:
             self.refresh_caption()
-
-    def _apply_status(self, info: dict | None, reset: bool = False) -> None:
-        """Show the fields a workspace reports; with ``reset`` hide the others."""
-        fields = {"fps": self.lbl_fps, "steps_per_s": self.lbl_sps, "t": self.lbl_t,
-                  "display": self.lbl_display, "info": self.lbl_info}
-        info = info or {}
-        for k, w in fields.items():
-            if k in info and not (k == "steps_per_s" and info.get("running") is False):
-                w.setVisible(True)
-            elif reset:
-                w.setVisible(False)
-        if reset:
-            self.lbl_cursor.hide()
-        if info.get("message"):                # a passing notice (file written …): status bar + log
-            self.show_status(str(info["message"]), 10000, remember=True)
-        if "cursor" in info:
-            self.lbl_cursor.setText(info["cursor"])
-            self.lbl_cursor.setVisible(bool(info["cursor"]))
-        if "progress" in info or reset:
-            prog = info.get("progress")
-            self.progress_bar.setVisible(prog is not None)
-            if prog is not None:
-                self.progress_bar.setValue(int(1000 * max(0.0, min(1.0, prog[0]))))
-                self.progress_bar.setFormat(prog[1])
-        if "info" in info:
-            self.lbl_info.setText(str(info["info"]))
-        if "fps" in info:
-            self.lbl_fps.setText(f"{info['fps']:.0f} fps" if info["fps"] > 0 else "— fps")
-        if "running" in info:                  # steps/s only while something runs
-            self.lbl_sps.setVisible(bool(info["running"]))
-        if "steps_per_s" in info:
-            v = info["steps_per_s"]
-            self.lbl_sps.setText("— steps/s" if v <= 0 else f"{v:,.0f} steps/s" if v >= 10 else f"{v:.2g} steps/s")
-        if "display" in info:
-            self.lbl_display.setText(f"display: {info['display']}")
-        if "t" in info:
-            self.lbl_t.setText(f"t = {info['t']:.4g}   step {info.get('steps', 0):,}")
 
     # ---------------------------------------------------------------- closing
     def confirm_quit(self, running: list[str]) -> bool:

@@ -78,10 +78,9 @@ class OccupancyCharts(QWidget):
             p.getAxis("left").setWidth(70 if on else None)
             unit = dict((k, u) for k, _t, u in AXES)[key]
             from ..theme import set_title
-            if on:          # the x labels say what is varied: a 16-pt title made the charts wider than a
-                p.setTitle(None)                    # 1440-px screen's view ("vs shared memor…")
-            else:
-                set_title(p, chart_title(unit), False)
+            # lecture: "vs threads" … — at 16 pt "vs shared memory" made the charts wider than
+            # a 1440-px screen's view ("vs shared memor" cut off)
+            set_title(p, f"vs {LECTURE_X[key]}" if on else chart_title(unit), on)
             x_title = dict((k, t) for k, t, _u in AXES)[key]
             p.setLabel("bottom", LECTURE_X[key] if on else x_title, units=None if unit != "bytes" else "B")
             p.setYRange(0, 115 if on else 105, padding=0)     # room for the large current-point marker

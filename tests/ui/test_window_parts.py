@@ -148,3 +148,31 @@ def test_window_files_alone_sessions_and_figures(qtbot, host, tmp_path):
     assert files.include_data() is True
     host.settings.setValue("main/session_data", False)
     assert files.include_data() is False
+
+
+def test_status_fields_alone(qtbot, backend):
+    from PyQt6.QtWidgets import QStatusBar
+
+    from explorer.window_status import StatusFields, backend_label
+    sb = QStatusBar()
+    qtbot.addWidget(sb)
+    sb.show()
+    f = StatusFields(sb, backend)
+    assert f.lbl_backend.text() == backend_label(backend) and f.lbl_backend.text().startswith("CPU (NumPy)")
+    rng = random.Random()
+    sps, t, steps = rng.uniform(10, 1e6), rng.uniform(0, 100), rng.randint(0, 10**6)
+    f.apply({"steps_per_s": sps, "running": True, "t": t, "steps": steps, "info": "hello"}, reset=True)
+    assert f.lbl_sps.isVisible() and f.lbl_sps.text() == f"{sps:,.0f} steps/s"
+    assert f.lbl_t.text() == f"t = {t:.4g}   step {steps:,}" and f.lbl_info.text() == "hello"
+    assert not f.lbl_fps.isVisible() and not f.progress_bar.isVisible()
+    f.apply({"running": False})                           # paused: steps/s hidden
+    assert not f.lbl_sps.isVisible()
+    frac = rng.random()
+    f.apply({"progress": (frac, "working"), "cursor": "x = 1"})
+    assert f.progress_bar.isVisible() and f.progress_bar.value() == int(1000 * frac)
+    assert f.lbl_cursor.isVisible() and f.lbl_cursor.text() == "x = 1"
+    with qtbot.waitSignal(f.message) as sig:
+        f.apply({"message": "Exported X to y.png"})
+    assert sig.args == ["Exported X to y.png"]
+    f.apply({}, reset=True)                               # another workspace: nothing of this one shown
+    assert not any(w.isVisible() for w in (f.lbl_sps, f.lbl_t, f.lbl_info, f.lbl_cursor, f.progress_bar))
