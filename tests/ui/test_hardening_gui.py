@@ -164,7 +164,9 @@ def test_value_under_the_mouse_in_the_status_bar(main_window, ws, qtbot):
     p = occ.charts.plots["threads"]
     view = occ.charts.layout_widget
     xs, ys, _pt = occ.charts.data("threads")
-    sp = view.mapFromScene(p.vb.mapViewToScene(QPointF(xs[3], 50.0)))
+    # inside the step (xs[2], xs[3]] that xs[3]'s value holds for, not on its edge (a pixel's rounding
+    # there reads the next step)
+    sp = view.mapFromScene(p.vb.mapViewToScene(QPointF((xs[2] + xs[3]) / 2, 50.0)))
     _move(qtbot, view.viewport(), sp.x(), sp.y())
     want = f"Threads per block {xs[3]:g} threads/block: occupancy {ys[3]:.1f} %"
     qtbot.waitUntil(lambda: lbl.text() == want, timeout=3000)
