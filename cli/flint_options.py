@@ -14,7 +14,7 @@ FLAGS = {"method": "--method", "engine": "--engine", "dtype": "--dtype", "mappin
 def add_axes(p, command: str) -> None:
     """``--method``, ``--engine`` and the old ``--runtime`` (an alias), their help generated from
     :mod:`kernels.flint.schemes` (which engine offers which method)."""
-    from kernels.flint.schemes import ENGINES, engine_table, methods_help
+    from kernels.flint.schemes import engine_named, engine_table, methods_help
     from kernels.flint.runtimes.auto import AUTO_HELP
     aliases = _aliases(command)
     if command == "flint":
@@ -24,11 +24,11 @@ def add_axes(p, command: str) -> None:
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"the integrator; auto (default) = {auto_m}. {methods_help(command)}")
     p.add_argument("--engine", default=None, metavar="ENGINE",
-                   help="where and how it runs: " + "; ".join(f"{e}: {ENGINES[e].help}" for e in engine_table(command))
+                   help="where and how it runs: " + "; ".join(f"{e}: {engine_named(e).help}" for e in engine_table(command))
                    + f"; {auto_e}")
     extra = ""
     if command != "flint":                         # adaptive backends added by register_backend, by name
-        from kernels.flint.schemes import ADAPTIVE_BACKENDS, SUITE_RUNTIME_ALIASES
+        from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, SUITE_RUNTIME_ALIASES
         more = {k: b.help for k, b in ADAPTIVE_BACKENDS.items() if k not in SUITE_RUNTIME_ALIASES and k not in ENGINES}
         extra = "".join(f"; {k}: {v}" for k, v in more.items())
     p.add_argument("--runtime", default=None, metavar="OLD",

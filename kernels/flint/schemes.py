@@ -203,19 +203,39 @@ class Pair:
     target: str
 
 
+def registered_runtime_engines() -> list[Engine]:
+    """A fixed-step Runtime registered in ``kernels.flint.runtimes.RUNTIMES`` that no engine above runs
+    is an engine of its own name (a runtime added by a user or a test is offered by ``--engine``,
+    ``--help`` and the GUI with no other change)."""
+    from .runtimes.base import RUNTIMES          # inside: the runtimes package imports NumPy/CuPy paths
+    covered = {ENGINES[e].runtime for e in ENGINES}
+    return [Engine(name, RUNTIMES[name].help or name, RUNTIMES[name].device, name)
+            for name in RUNTIMES if name not in covered and name != AUTO]
+
+
+def engine_named(name: str) -> Engine:
+    """The engine ``name`` (a registered engine, or a registered fixed-step Runtime's own engine)."""
+    if name in ENGINES:
+        return ENGINES[name]
+    for e in registered_runtime_engines():
+        if e.name == name:
+            return e
+    return ENGINES.get(name)                     # InvalidParameter naming the engines
+
+
 def engine_table(command: str = "flint") -> dict[str, list[str]]:
     """engine → the methods it offers in ``command`` (engines offering none are left out)."""
     out = {}
-    for name in ENGINES:
-        ms = ENGINES[name].methods(command)
+    for e in [ENGINES[n] for n in ENGINES] + registered_runtime_engines():
+        ms = e.methods(command)
         if ms:
-            out[name] = ms
+            out[e.name] = ms
     return out
 
 
 def methods_help(command: str = "flint") -> str:
     """One ``--help`` sentence: which methods each engine offers (generated from the registries)."""
-    rows = "; ".join(f"{e} ({ENGINES[e].device}): {', '.join(ms)}" for e, ms in engine_table(command).items())
+    rows = "; ".join(f"{e} ({engine_named(e).device}): {', '.join(ms)}" for e, ms in engine_table(command).items())
     return f"methods by engine — {rows}"
 
 
@@ -260,7 +280,7 @@ def pair(method: str | None, engine: str | None, command: str = "flint") -> Pair
             return Pair(method, AUTO, "fixed", AUTO)
         if method not in table[engine]:
             raise InvalidParameter(f"engine {engine} offers {', '.join(table[engine])}, not method {method!r}")
-        return Pair(method, engine, "fixed", ENGINES[engine].runtime)
+        return Pair(method, engine, "fixed", engine_named(engine).runtime)
     if engine == AUTO:                              # flint-suite: the CPU reference unless a method says else
         engine = next((e for e, ms in table.items() if method in ms), "numpy") if method != AUTO else "numpy"
     if method == AUTO:
@@ -278,6 +298,8 @@ def old_runtime(runtime: str, command: str = "flint") -> tuple[str | None, str]:
         return aliases[runtime]
     if command == "flint-suite" and runtime in ADAPTIVE_BACKENDS:
         return None, runtime
+    if command == "flint" and runtime in {e.name for e in registered_runtime_engines()}:
+        return None, runtime                      # a registered Runtime is its own engine
     names = list(aliases) + ([k for k in ADAPTIVE_BACKENDS if k not in aliases] if command != "flint" else [])
     raise InvalidParameter(f"runtime must be {', '.join(names[:-1])} or {names[-1]} (got {runtime!r})")
 
