@@ -34,7 +34,7 @@ BENCHMARKS = {
     "flint.py": (True, ["--no-gpu", "--steps", "500", "--only", "ensembles", "--runtimes", "cpu"]),
     "flint_compile.py": (True, []),
     "flint_thesis.py": (True, ["--no-gpu", "--sections", "accuracy,memory"]),
-    "fw.py": (False, []),
+    "fw.py": (True, ["--sections", "launch", "--host-n", "128", "--n", "512"]),
     "fw_ncu.py": (False, []),
     "gpu_layer.py": (False, []),
     "graph_view.py": (True, ["--only", "layout", "--no-gpu"]),
