@@ -74,3 +74,24 @@ def test_cli_commands_registry_in_help_order(capsys):
     fake = types.SimpleNamespace(NAME="ch")
     with pytest.raises(ValueError, match="command 'ch' is registered twice"):
         cli.COMMANDS.register(fake)
+
+
+def test_every_house_registry_is_one_type():
+    """Issue 37: one Registry type serves every name → implementation table of the app."""
+    import cli
+    from explorer import workspaces
+    from kernels import app_kernels, launches
+    from kernels.cahn_hilliard.steppers import VARIANT_STEPPERS
+    from kernels.flint.runtimes import RUNTIMES
+    from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, METHODS
+    from kernels.graphs.apsp import METHODS as APSP
+    from kernels.graphs.layout import LAYOUTS
+    from kernels.graphs.overlays import OVERLAYS
+    from kernels.rng.streams import APPROACHES
+    from kernels.sweep import TASKS
+    regs = (cli.COMMANDS, workspaces.WORKSPACES, launches.LAUNCHES, app_kernels.SWEEP_CASES, VARIANT_STEPPERS,
+            RUNTIMES, ADAPTIVE_BACKENDS, ENGINES, METHODS, APSP, LAYOUTS, OVERLAYS, APPROACHES, TASKS)
+    assert all(isinstance(r, Registry) for r in regs), [type(r) for r in regs if not isinstance(r, Registry)]
+    for r in regs:                                       # every one refuses an unknown name the same way
+        with pytest.raises(InvalidParameter, match="use one of"):
+            r.get("no-such-entry")

@@ -48,7 +48,7 @@ def _fake_runtime(model, times, variables, amount, concentration):
     return {v: out[v] for v in variables}
 
 
-register_backend("fake", _fake_runtime)
+register_backend("fake", _fake_runtime, replace=True)
 
 
 def _make_case(root: Path, cid: str, what: str, tags=("Species", "Parameter"), ttags=("Amount",)):
@@ -344,7 +344,7 @@ def test_registered_backend_runs_from_the_cli(tmp_path, capsys):
     root = tmp_path / "suite"
     for i, what in enumerate(["ok", "wrong", "ok"], start=1):
         _make_case(root, f"{i:05d}", what)
-    register_backend("fake-cli", _fake_runtime, "a fake backend of this test")
+    register_backend("fake-cli", _fake_runtime, "a fake backend of this test", replace=True)
     try:
         with pytest.raises(SystemExit):
             main(["flint-suite", "--help"])
@@ -355,7 +355,7 @@ def test_registered_backend_runs_from_the_cli(tmp_path, capsys):
         assert rep["totals"] == {"passed": 2, "failed": 1, "refused": 0, "total": 3}
     finally:
         from kernels.flint.schemes import ADAPTIVE_BACKENDS
-        ADAPTIVE_BACKENDS.pop("fake-cli", None)
+        ADAPTIVE_BACKENDS.unregister("fake-cli")
 
 
 # ------------------------------------------------------------ issue 34: --method / --engine of flint-suite

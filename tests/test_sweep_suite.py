@@ -58,7 +58,7 @@ def test_serial_path_outcomes(tmp_path):
     root = tmp_path / "suite"
     for i, what in enumerate(["ok", "wrong", "refuse", "raise"], start=1):
         _case(root, f"{i:05d}", what)
-    register_backend("fake-sweep", fake_runtime)
+    register_backend("fake-sweep", fake_runtime, replace=True)
     out = run_cases(S.discover(root), "fake-sweep", workers=1, timeout=TIMEOUT, out_dir=tmp_path / "o",
                     scheduler="none")
     assert [o.status for o in out] == ["passed", "failed", "refused", "failed"]
@@ -78,7 +78,7 @@ def test_one_executor_serial_and_local_agree(tmp_path):
     for i, what in enumerate(kinds, start=1):
         _case(root, f"{i:05d}", what)
     cases = S.discover(root)
-    register_backend("fake-sweep", fake_runtime)
+    register_backend("fake-sweep", fake_runtime, replace=True)
     runnable = [c for c, k in zip(cases, kinds) if k not in ("crash", "hang")]
     serial = run_cases(runnable, "fake-sweep", workers=1, timeout=TIMEOUT, out_dir=tmp_path / "serial",
                        scheduler="none")

@@ -71,29 +71,29 @@ def resolve(target: Callable | str) -> Callable:
 
 
 #: name → AdaptiveBackend, in the order ``--help`` lists them
-ADAPTIVE_BACKENDS: dict[str, AdaptiveBackend] = {}
+ADAPTIVE_BACKENDS: Registry[AdaptiveBackend] = Registry("adaptive backend")
 
 
 def register_backend(name: str, fn: Callable | str, help: str = "", device: str = "cpu",
-                     needs: tuple | None = None) -> AdaptiveBackend:
-    """Add (or replace) an adaptive backend: a callable or a ``"module:function"`` string."""
+                     needs: tuple | None = None, replace: bool = False) -> AdaptiveBackend:
+    """Add an adaptive backend: a callable or a ``"module:function"`` string.  Another backend under a
+    taken name is a ValueError unless ``replace`` (the registries' one duplicate policy)."""
     if not name or not (callable(fn) or (isinstance(fn, str) and ":" in fn)):
         raise InvalidParameter(f"a backend is a name and a function or 'module:function', got {name!r}, {fn!r}")
-    ADAPTIVE_BACKENDS[name] = b = AdaptiveBackend(name, fn, help, device, needs)
-    return b
+    return ADAPTIVE_BACKENDS.register(AdaptiveBackend(name, fn, help, device, needs), name=name, replace=replace)
 
 
 def adaptive_backend(name: str) -> AdaptiveBackend:
     """The backend ``name``; InvalidParameter naming the choices otherwise."""
-    try:
-        return ADAPTIVE_BACKENDS[name]
-    except (KeyError, TypeError):
-        raise InvalidParameter(f"unknown runtime {name!r} (choose from {', '.join(ADAPTIVE_BACKENDS)})") from None
+    b = ADAPTIVE_BACKENDS.get(name, None) if isinstance(name, str) else None
+    if b is None:
+        raise InvalidParameter(f"unknown runtime {name!r} (choose from {', '.join(ADAPTIVE_BACKENDS)})")
+    return b
 
 
 def backend_unavailable(name: str) -> str | None:
     """None when adaptive backend ``name`` can run here, else a one-line reason (what to install)."""
-    b = ADAPTIVE_BACKENDS.get(name)
+    b = ADAPTIVE_BACKENDS.get(name, None) if isinstance(name, str) else None
     if b is None:
         return f"unknown runtime {name!r} (choose from {', '.join(sorted(ADAPTIVE_BACKENDS))})"
     return b.unavailable()

@@ -58,7 +58,7 @@ class SBMLCaseTask(SweepTask):
 
     def needs_gpu(self) -> bool:
         from ..flint.schemes import ADAPTIVE_BACKENDS
-        b = ADAPTIVE_BACKENDS.get(self.fixed["runtime"])
+        b = ADAPTIVE_BACKENDS.get(self.fixed["runtime"], None)
         return b is not None and b.device == "gpu"
 
     def check_point(self, point: dict) -> dict:
