@@ -11,7 +11,7 @@ the two agree to rounding of the last bit.)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -232,10 +232,6 @@ class FlintRun:
         return Simulation(self.model, runtime=self.runtime, n=self.n, member_params=self.member_params(),
                           network=self.network, integrator=self.integrator, dtype=self.dtype, y0=y0,
                           mapping=self.mapping, threads=self.threads)
-
-    def with_(self, **changes) -> "FlintRun":
-        """A copy with ``changes``, validated again."""
-        return replace(self, **changes)
 
     # --- sessions --------------------------------------------------------------------------------
     def to_dict(self) -> dict:
