@@ -4,11 +4,11 @@ window, Open Recent, and a user preset of the current model and controls."""
 from __future__ import annotations
 
 import pytest
-from PyQt6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PyQt6.QtGui import QDragEnterEvent, QDropEvent
+from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
 
 from explorer import undo
+from shell_support import drop_file
 
 CTRL, SHIFT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
 
@@ -31,14 +31,7 @@ def press(qtbot, win, key, mods):
 
 def drop(win, path):
     """Drag ``path`` over the window and drop it, as a file manager does."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path))])
-    enter = QDragEnterEvent(QPoint(100, 100), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
-    win.dragEnterEvent(enter)
-    assert enter.isAccepted()
-    win.dropEvent(QDropEvent(QPointF(100, 100), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                             Qt.KeyboardModifier.NoModifier))
+    return drop_file(win, path)
 
 
 def model_file(folder, rng, name="decay.flint"):

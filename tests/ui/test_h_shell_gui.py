@@ -8,14 +8,15 @@ import json
 
 import numpy as np
 import pytest
-from PyQt6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PyQt6.QtGui import QDragEnterEvent, QDropEvent, QImage
+from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QImage
 from PyQt6.QtTest import QTest
 from PyQt6.QtWidgets import QApplication
 
 from explorer import undo
 from kernels.cahn_hilliard import io as ch_io
 from kernels.cahn_hilliard.params import CHParams
+from shell_support import drop_file
 
 TIMEOUT = 30000
 
@@ -43,14 +44,8 @@ def redo_key(win):
 
 
 def drop(win, path):
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path))])
-    enter = QDragEnterEvent(QPoint(300, 300), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
-    win.dragEnterEvent(enter)
-    assert enter.isAccepted()
-    win.dropEvent(QDropEvent(QPointF(300, 300), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                             Qt.KeyboardModifier.NoModifier))
+    """Drag ``path`` over the window and drop it, as a file manager does."""
+    return drop_file(win, path)
 
 
 def type_into(qtbot, spin, text):

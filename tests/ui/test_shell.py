@@ -7,8 +7,8 @@ import random
 from pathlib import Path
 
 import pytest
-from PyQt6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PyQt6.QtGui import QDragEnterEvent, QDropEvent, QImage
+from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QImage
 from PyQt6.QtWidgets import QApplication, QDockWidget
 
 from explorer import export as fig_export
@@ -16,6 +16,7 @@ from explorer import undo
 from explorer.figure_style import FigureStyle
 from explorer.workspace_api import Workspace
 from kernels.errors import ExplorerError
+from shell_support import drop_file
 
 
 @pytest.fixture(autouse=True)
@@ -157,17 +158,8 @@ def test_recent_files_reopen_and_drop_missing_ones(main_window, occ_ws, qtbot, t
 
 
 def _drop(win, path):
-    """Drag ``path`` over the window and drop it (the events a file manager's drag sends)."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path))])
-    enter = QDragEnterEvent(QPoint(200, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
-    win.dragEnterEvent(enter)
-    assert enter.isAccepted()
-    ev = QDropEvent(QPointF(200, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                    Qt.KeyboardModifier.NoModifier)
-    win.dropEvent(ev)
-    return ev
+    """Drag ``path`` over the window and drop it, as a file manager does."""
+    return drop_file(win, path)
 
 
 def test_dropped_files_open_in_their_workspace(main_window, occ_ws, qtbot, tmp_path, monkeypatch):
