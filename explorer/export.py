@@ -330,6 +330,7 @@ class ExportFigureDialog(QDialog):
         self.size_label = QLabel()
         self.footer_check = QCheckBox("Add caption / parameter footer")
         self.footer_text = QLineEdit(footer)
+        self.footer_text.setCursorPosition(0)          # a long caption shows its start, not its end
         self.footer_text.setToolTip("Text printed under the figure (the caption and parameters by default)")
         self.footer_check.toggled.connect(self.footer_text.setEnabled)
         self.footer_check.setChecked(True)

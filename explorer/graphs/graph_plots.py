@@ -53,6 +53,8 @@ class GraphPlots:
         hover(self.deg_plot, lambda x, y: describe_bar(self.deg_plot, x, "degree", "vertices"), report)
         self.path_plot = plot_panel("path-length distribution", "hops", "ordered pairs")
         hover(self.path_plot, lambda x, y: describe_bar(self.path_plot, x, "hops", "ordered pairs"), report)
+        for pw in (self.heat, self.deg_plot, self.path_plot):     # empty: 0 … 1, not pyqtgraph's ±0.5
+            pw.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
 
     def tabs(self) -> list:
         """(widget, tab text) of the three plots."""
@@ -62,6 +64,7 @@ class GraphPlots:
         deg = degree_histogram(g.degrees())
         self.deg_plot.clear()
         self.deg_plot.plot(np.arange(deg.size + 1), deg, stepMode="center", fillLevel=0, brush=(60, 110, 170, 150))
+        self.deg_plot.enableAutoRange()
         self.path_plot.clear()
         self.heat_img.clear()
         self.heat_bar.setVisible(False)      # shown again with the next APSP
@@ -77,10 +80,12 @@ class GraphPlots:
         # axes in vertex indices even when b×b blocks are averaged
         self.heat_img.setRect(0, 0, f.shape[0] * b, f.shape[1] * b)
         self.heat.setTitle("distance matrix (hops)" if b == 1 else f"distance matrix (hops, mean of {b}×{b} blocks)")
+        self.heat.enableAutoRange()
         if dist.dtype.kind == "u":
             h = path_length_histogram(dist)
             self.path_plot.clear()
             self.path_plot.plot(np.arange(h.size + 1), h, stepMode="center", fillLevel=0, brush=(170, 90, 60, 150))
+            self.path_plot.enableAutoRange()
 
     def set_lecture(self, on: bool) -> None:
         from ..theme import style_axis, style_plot

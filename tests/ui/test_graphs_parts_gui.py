@@ -184,3 +184,21 @@ def test_ch_field_files_round_trip(qtbot, backend, tmp_path, rng):
     assert (x1 - x0) / (y1 - y0) == pytest.approx(nx / ny, rel=1e-3)
     names = [f.name for f in files.figure_targets()]
     assert names[:3] == ["Field view", "Field view with colour bar", "Diagnostic plots"]
+
+
+def test_graph_plots_start_at_zero_before_any_graph(qtbot):
+    """Issue 36: the plots of an empty Graphs workspace showed pyqtgraph's −0.5 … 0.5 (as −500 … 500
+    ×0.001); they start at 0 … 1 until a graph is shown, then fit the data."""
+    from explorer.graphs.graph_plots import GraphPlots
+    from kernels.graphs import generators as G
+    plots = GraphPlots(lambda: None, lambda text: None)
+    for w, _name in plots.tabs():
+        qtbot.addWidget(w)
+        w.resize(400, 300)
+        w.show()
+        (x0, x1), (y0, y1) = w.getPlotItem().viewRange()
+        assert x0 >= 0 and y0 >= 0 and x1 <= 1.01 and y1 <= 1.01, (_name, x0, x1, y0, y1)
+    g = G.barabasi_albert(200, 3, int(np.random.default_rng().integers(1 << 30)))
+    plots.show_graph(g)
+    top = int(g.degrees().max())                            # fitted to the degrees after a graph
+    qtbot.waitUntil(lambda: plots.deg_plot.getPlotItem().viewRange()[0][1] >= top, timeout=3000)
