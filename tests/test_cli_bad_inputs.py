@@ -620,6 +620,8 @@ class ForkServer:
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
+        self.reader.join(timeout=10)
+        self.proc.stdout.close()
 
 
 #: every SAMPLE-th case also runs as a plain ``python main.py …`` and must answer the same

@@ -275,12 +275,16 @@ def test_compilers_and_sweep_cases_are_registered_by_name():
     ran = []
     name = f"test-compiler-{random.randrange(1 << 30)}"
     launches.provide_compiler(name, lambda: ran.append(name))
-    assert launches.compile_all([name]) == [name] and ran == [name]
-    size = random.randrange(10, 100)
-    launches.provide_sweep(name, lambda n: launches.SweepCase(name, None, lambda b: None, n, "cells"))
-    assert launches.sweep_case(name, size).work == size and name in launches.sweep_kernels()
-    with pytest.raises(ValueError):
-        launches.sweep_case(name + "-unknown", size)
+    try:
+        assert launches.compile_all([name]) == [name] and ran == [name]
+        size = random.randrange(10, 100)
+        launches.provide_sweep(name, lambda n: launches.SweepCase(name, None, lambda b: None, n, "cells"))
+        assert launches.sweep_case(name, size).work == size and name in launches.sweep_kernels()
+        with pytest.raises(ValueError):
+            launches.sweep_case(name + "-unknown", size)
+    finally:                                 # the app's tables hold only the app's entries afterwards
+        launches.COMPILERS.unregister(name)
+        launches.SWEEPS.unregister(name)
 
 
 def test_the_app_provides_the_occupancy_presets_kernels():
