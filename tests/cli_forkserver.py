@@ -23,15 +23,31 @@ import threading
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ADDRESS_SPACE = 6 << 30
+ADDRESS_SPACE = 6 << 30            # RLIMIT_AS of each child: the safety net
+
+
+def case_environment(extra: dict | None = None) -> dict:
+    """The environment every case runs in (the CPU backend, one BLAS/OpenMP thread), plus ``extra``;
+    ``GSE_MAX_MODEL_MB`` only where ``extra`` sets it."""
+    env = dict(os.environ, GSE_BACKEND="cpu", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", PYTHONWARNINGS="default")
+    env.update(extra or {})
+    if "GSE_MAX_MODEL_MB" not in (extra or {}):
+        env.pop("GSE_MAX_MODEL_MB", None)
+    return env
+
+
+def set_limits() -> None:
+    """The memory limit (and no core files) of a case's process."""
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _child(req: dict, entry) -> int:
     os.environ.update(req.get("env") or {})
     for k in req.get("unset") or ():
         os.environ.pop(k, None)
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    set_limits()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     fd_in = os.open(os.devnull, os.O_RDONLY)
     fd_out = os.open(req["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import signal
 import subprocess
 import sys
@@ -24,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_forkserver import case_environment, set_limits
 
 ROOT = Path(__file__).resolve().parents[1]
 PEAK_RSS_MB = 512                  # per child (ru_maxrss); a bad input must not grow memory
-ADDRESS_SPACE = 6 << 30            # RLIMIT_AS of each child: the safety net
 CASE_TIMEOUT = 90                  # s
 
 D, O = "{d}", "{o}"                # the fixture folder; the case's own output folder (sentinels)
@@ -547,22 +546,13 @@ def _write_fixtures(d: Path) -> None:
     (d / "binary.flint").write_bytes(b"model d\n\xff\xfe\x00state")
 
 
-def _set_limits():
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 def run_cli(argv: list[str], workdir: Path, env_extra: dict | None = None, timeout: float = CASE_TIMEOUT):
     """Run ``python main.py *argv``; returns (exit status, stdout, stderr, peak RSS in MiB)."""
-    env = dict(os.environ, GSE_BACKEND="cpu", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", PYTHONWARNINGS="default")
-    env.update(env_extra or {})
-    if "GSE_MAX_MODEL_MB" not in (env_extra or {}):
-        env.pop("GSE_MAX_MODEL_MB", None)
+    env = case_environment(env_extra)
     out, err = workdir / ".stdout", workdir / ".stderr"
     with open(out, "wb") as fo, open(err, "wb") as fe:
         p = subprocess.Popen([sys.executable, str(ROOT / "main.py"), *argv], cwd=ROOT, env=env, stdout=fo,
-                             stderr=fe, stdin=subprocess.DEVNULL, preexec_fn=_set_limits)
+                             stderr=fe, stdin=subprocess.DEVNULL, preexec_fn=set_limits)
     timer = threading.Timer(timeout, lambda: os.kill(p.pid, signal.SIGKILL))
     timer.start()
     try:
@@ -582,9 +572,7 @@ class ForkServer:
     imported the CLI once)."""
 
     def __init__(self):
-        env = dict(os.environ, GSE_BACKEND="cpu", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-                   MKL_NUM_THREADS="1", PYTHONWARNINGS="default")
-        env.pop("GSE_MAX_MODEL_MB", None)
+        env = case_environment()
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "cli_forkserver.py")], cwd=ROOT,
                                      env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.lock = threading.Lock()
