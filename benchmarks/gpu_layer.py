@@ -25,6 +25,8 @@ import numpy as np  # noqa: E402
 
 
 def _events(fn, reps: int, warm: int = 2) -> float:
+    """Median seconds of ``fn`` by CUDA events.  Not kernels.gpu.timing: this script also runs in trees
+    from before that layer existed (the "before" side of the comparison)."""
     import cupy as cp
     for _ in range(warm):
         fn()
@@ -76,6 +78,7 @@ def msbfs(n: int = 30000) -> float:
 
 
 def flint_ts(n: int = 100_000, steps: int = 20_000) -> float:
+    import cupy as cp
     from kernels.flint import Simulation, load_model
     sim = Simulation(load_model("luo_rudy_1991"), "ts", n=n)
     sim.advance(200, 0.01, record=[0], every=1000)
@@ -83,7 +86,6 @@ def flint_ts(n: int = 100_000, steps: int = 20_000) -> float:
     for _ in range(3):
         t0 = time.perf_counter()
         sim.advance(steps, 0.01, record=[0], every=1000)
-        import cupy as cp
         cp.cuda.Device().synchronize()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
