@@ -151,10 +151,6 @@ class FlintWorkspace(Workspace, QWidget):
         """The run the controls describe (:meth:`FlintRunForm.flint_run`)."""
         return self.form.flint_run()
 
-    def _set_controls(self, prm: dict) -> None:
-        """:meth:`FlintRunForm.set_controls` (kept for the tests of other modules)."""
-        self.form.set_controls(prm)
-
     # ------------------------------------------------------------------ model
     def _on_model_chosen(self, i: int) -> None:
         """A model picked in the list: load it, or go back to the loaded one (with the message)."""
