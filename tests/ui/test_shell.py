@@ -27,13 +27,9 @@ def _user_dirs(tmp_path, monkeypatch):
 
 
 def _threads_tracked(ws):
-    """The Occupancy workspace's inputs, tracked for undo (by the workspace once it hooks in
-    itself; here otherwise); returns the threads field."""
-    for w, key in ((ws.cc, "cc"), (ws.threads, "threads per block"), (ws.regs, "registers"),
-                   (ws.smem_static, "static shared memory"), (ws.smem_dyn, "dynamic shared memory"),
-                   (ws.carveout, "carve-out")):
-        if not undo.is_tracked(w):
-            undo.track(w, key, label=key)
+    """The Occupancy workspace tracks its six inputs for undo itself; returns the threads field."""
+    for w in (ws.cc, ws.threads, ws.regs, ws.smem_static, ws.smem_dyn, ws.carveout):
+        assert undo.is_tracked(w)
     return ws.threads
 
 
@@ -264,12 +260,8 @@ def test_export_dialog_style_is_remembered_per_figure(main_window, occ_ws, qtbot
     assert dlg.style() is None
 
 
-def test_user_preset_save_apply_export_import(main_window, occ_ws, qtbot, tmp_path, monkeypatch):
-    cls = type(occ_ws)
-    if not occ_ws.supports("user_presets"):           # until the workspace declares it itself
-        monkeypatch.setattr(cls, "CAPABILITIES", cls.CAPABILITIES | {"user_presets"})
-        monkeypatch.setattr(cls, "preset_params", lambda self: {
-            "cc": self.cc.currentData(), "threads": self.threads.value(), "regs": self.regs.value()})
+def test_user_preset_save_apply_export_import(main_window, occ_ws, qtbot, tmp_path):
+    assert occ_ws.supports("user_presets")
     main_window.show_workspace("occupancy")
     n = random.choice([64, 96, 288])
     occ_ws.threads.setValue(n)
