@@ -3,7 +3,6 @@ the window: Ctrl+Z / Ctrl+Shift+Z of parameter and run-control edits, a model fi
 window, Open Recent, and a user preset of the current model and controls."""
 from __future__ import annotations
 
-import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
 
@@ -11,13 +10,6 @@ from explorer import undo
 from shell_support import drop_file
 
 CTRL, SHIFT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
-
-
-@pytest.fixture(autouse=True)
-def user_dirs(tmp_path, monkeypatch):
-    """User presets and settings of these tests live in the test's folder."""
-    monkeypatch.setenv("GSE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("GSE_CONFIG_DIR", str(tmp_path / "config"))
 
 
 def press(qtbot, win, key, mods):

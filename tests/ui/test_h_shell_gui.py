@@ -21,12 +21,6 @@ from shell_support import drop_file
 TIMEOUT = 30000
 
 
-@pytest.fixture(autouse=True)
-def _user_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("GSE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("GSE_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def press(win, key, mods):
     """A shortcut typed on the window, focus off any line edit (which would take Ctrl+Z itself)."""
     win.activateWindow()

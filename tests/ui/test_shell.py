@@ -19,13 +19,6 @@ from kernels.errors import ExplorerError
 from shell_support import drop_file
 
 
-@pytest.fixture(autouse=True)
-def _user_dirs(tmp_path, monkeypatch):
-    """User presets and settings of these tests live in the test's folder."""
-    monkeypatch.setenv("GSE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("GSE_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def _threads_tracked(ws):
     """The Occupancy workspace tracks its six inputs for undo itself; returns the threads field."""
     for w in (ws.cc, ws.threads, ws.regs, ws.smem_static, ws.smem_dyn, ws.carveout):
