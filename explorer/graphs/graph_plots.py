@@ -48,7 +48,6 @@ class GraphPlots:
         self.heat.addItem(self.heat_img)
         self.heat.invertY(True)
         self.heat_bar = plot_colorbar(self.heat.getPlotItem(), "viridis", "hops")
-        self.heat_bar.setVisible(False)          # no distances yet: shown with the first APSP
         hover(self.heat, lambda x, y: describe_distance(result(), x, y), report)
         self.deg_plot = plot_panel("degree distribution", "degree", "vertices")
         hover(self.deg_plot, lambda x, y: describe_bar(self.deg_plot, x, "degree", "vertices"), report)
