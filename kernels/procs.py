@@ -50,19 +50,16 @@ def die_with_parent(parent_pid: int | None = None, sig: int = signal.SIGKILL) ->
 
 
 @contextlib.contextmanager
-def terminate_on_sigterm():
-    """SIGTERM and SIGHUP raise :class:`Terminated` inside the block (main thread only; elsewhere
+def on_sigterm(callback):
+    """Inside the block, SIGTERM and SIGHUP call ``callback(signum)`` (main thread only; elsewhere
     the block runs unchanged); the previous handlers are restored after it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def handler(signum, frame):
-        raise Terminated(f"signal {signal.Signals(signum).name}")
     old = {}
     for s in (signal.SIGTERM, signal.SIGHUP):
         try:
-            old[s] = signal.signal(s, handler)
+            old[s] = signal.signal(s, lambda signum, _frame: callback(signum))
         except (ValueError, OSError):
             pass
     try:
@@ -70,3 +67,13 @@ def terminate_on_sigterm():
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+
+
+def raise_terminated(signum: int):
+    """Raise :class:`Terminated` for ``signum`` (the default :func:`on_sigterm` action)."""
+    raise Terminated(f"signal {signal.Signals(signum).name}")
+
+
+def terminate_on_sigterm():
+    """SIGTERM and SIGHUP raise :class:`Terminated` inside the block (see :func:`on_sigterm`)."""
+    return on_sigterm(raise_terminated)

@@ -28,6 +28,7 @@ import time
 from typing import Iterator
 
 from ..errors import BackendUnavailable, ExplorerError, InvalidParameter
+from ..procs import on_sigterm, raise_terminated
 from .cluster import Connection, connect, parse_scheduler
 from .points import identity
 from .results import ResultFile
@@ -150,7 +151,27 @@ class Sweep:
     # ---------------------------------------------------------------- running
     def rows(self) -> Iterator[dict]:
         """Yield each finished row (after it is in the result file); closes everything at the end,
-        on cancel, on an error and when the caller stops iterating."""
+        on cancel, on an error and when the caller stops iterating.  SIGTERM and SIGHUP stop it as
+        Ctrl+C does, so the workers go down with the run: a serial run raises
+        :class:`procs.Terminated` at once; a distributed one cancels, lets the scheduler's loop wind
+        down (raising inside a Dask call leaves its threads logging errors), then raises it."""
+        got: list[int] = []
+
+        def terminate(signum: int):
+            got.append(signum)
+            self.cancel()
+            if self.connection is not None and self.connection.serial:
+                raise_terminated(signum)
+        with on_sigterm(terminate):
+            try:
+                yield from self._rows()
+            except Exception:
+                if not got:
+                    raise                     # a failure of its own, not the signal's doing
+        if got:
+            raise_terminated(got[0])
+
+    def _rows(self) -> Iterator[dict]:
         try:
             self.open()
             if not self.pending:

@@ -135,7 +135,13 @@ def test_pick_is_exact_at_200k_vertices(graph_canvas, rng):
     gc.set_graph(pos, edges)
     ppu = gc.scene.pixels_per_unit()
     hits = misses = 0
-    points = [(rng.uniform(20, 620), rng.uniform(20, 460)) for _ in range(8)] + [(3.0, 3.0), (637.0, 240.0)]
+    to_canvas = gc.scene.view.scene.node_transform(gc.scene.canvas.scene)
+    near = []                                # 4 points 3 px from random vertices: always within reach
+    for v in rng.choice(len(pos), 4, replace=False):
+        c = to_canvas.map(np.array([[pos[v, 0], pos[v, 1], 0, 1]], np.float32))[0]
+        near.append((c[0] / c[3] + 3.0, c[1] / c[3]))
+    points = ([(rng.uniform(20, 620), rng.uniform(20, 460)) for _ in range(8)] + near
+              + [(3.0, 3.0), (637.0, 240.0)])
     for cx, cy in points:
         x, y = gc.scene.data_of((cx, cy))
         want, dist = brute_nearest(pos, x, y)
