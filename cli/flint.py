@@ -20,12 +20,13 @@ from kernels.filegate import ENV_ALLOW_OUTSIDE, MODEL
 from . import flint_sweep
 from .common import (CSV_EXTS, UsageError, add_limit_options, apply_limit_options, check_output, dumps, note, number,
                      num_type, raise_failed, threads_type, write_outputs)
-from .flint_options import (MAX_STEPS, add_axes, grid, load, model_path, parameter_sets,  # noqa: F401  (MAX_STEPS: public)
-                            resolve_axes, say_alias, settings)
+from .flint_options import (MAX_STEPS, add_axes, auto_backend, backend_agrees, grid, load,  # noqa: F401  (MAX_STEPS)
+                            model_path, parameter_sets, resolve_axes, say_alias, settings)
 
 NAME = "flint"
-USES_BACKEND = False
-BACKEND_HINT = "its --engine chooses CPU or GPU"
+#: ``--backend`` (the array library) is taken: ``--engine auto`` follows it (cpu: c or NumPy; gpu: ts), an
+#: explicit ``--engine`` on the other device is refused
+USES_BACKEND = True
 
 
 def add_parser(sub, parents) -> None:
@@ -130,7 +131,11 @@ def run_flint(a) -> int:
     if method == "lsoda":                               # the SBML reference simulator: engine numpy only
         if engine not in (None, "auto", "numpy"):
             raise UsageError(f"--method lsoda runs on --engine numpy only (got --engine {engine})")
+        if a.backend == "gpu":
+            raise UsageError("--method lsoda (the SBML reference simulator) runs on the CPU, but --backend gpu "
+                             "says the GPU")
         a.runtime = "sbml"
+    backend_agrees(engine, a.backend)
     _common_checks(a)
     if a.sweep:
         return flint_sweep.run(a)
@@ -166,7 +171,7 @@ def run_flint(a) -> int:
         raise UsageError(f"--{text}" if text.startswith("record:") else f"--record: {text}") from None
     spec = FlintRun(model, runtime=a.runtime, integrator=integrator, dtype=dtype, mapping=mapping, threads=threads,
                     dt=dt, t_end=t_end, members=members, n=n, coupling=coupling, coupled="V", vary=tuple(vary),
-                    record=tuple(rec), every=every)
+                    record=tuple(rec), every=every, backend=auto_backend(a))
     member = spec.member_params()
     itemsize = 4 if dtype == "float32" else 8
     a.runtime = spec.runtime

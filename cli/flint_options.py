@@ -76,6 +76,23 @@ def resolve_axes(a, command: str = "flint") -> tuple[str | None, str | None]:
     return method, engine
 
 
+def auto_backend(a) -> str | None:
+    """What ``--engine auto`` follows: ``--backend``, else GSE_BACKEND (cpu / gpu), else None (auto)."""
+    from .scheduler import backend_choice
+    b = backend_choice(a)
+    return None if b == "auto" else b
+
+
+def backend_agrees(engine: str | None, backend: str | None) -> None:
+    """An explicit ``--engine`` and an explicit ``--backend`` name the same device (one error line)."""
+    from kernels.errors import InvalidParameter
+    from kernels.flint.schemes import check_backend
+    try:
+        check_backend(engine, backend)
+    except InvalidParameter as exc:
+        raise UsageError(f"--{exc}") from None
+
+
 def say_alias(a) -> None:
     """The one ``note:`` line of an old ``--runtime`` spelling — said once, with the results (a refused
     or interrupted run keeps its one ``error:`` line)."""

@@ -28,8 +28,9 @@ from .common import (JSON_EXTS, UsageError, add_limit_options, apply_limit_optio
 from .scheduler import add_scheduler, scheduler_value
 
 NAME = "flint-suite"
-USES_BACKEND = False
-BACKEND_HINT = "its --engine chooses CPU or GPU"
+#: ``--backend`` is taken: ``--engine auto`` follows it (cpu: numpy; gpu: ts), an explicit ``--engine`` on the
+#: other device is refused
+USES_BACKEND = True
 PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_SUITE = PROJECT.parent / "shared" / "sbml-test-suite"
 SAMPLE_FILE = PROJECT / "tests" / "data" / "sbml_suite_sample.txt"
@@ -91,13 +92,14 @@ def run(a) -> int:
 def run_suite(a) -> int:
     from kernels.flint.sbml import conformance as suite
     from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, backend_unavailable, pair
-    from .flint_options import resolve_axes, say_alias
+    from .flint_options import auto_backend, backend_agrees, resolve_axes, say_alias
     method, engine = resolve_axes(a, NAME)
     if engine in ADAPTIVE_BACKENDS and engine not in ENGINES:     # a backend of register_backend, by name
         a.runtime, axes = engine, {"method": None, "engine": None}
     else:
+        backend_agrees(engine, a.backend)
         try:
-            chosen = pair(method, engine, NAME)
+            chosen = pair(method, engine, NAME, backend=auto_backend(a))
         except InvalidParameter as exc:
             raise UsageError(f"--{exc}") from None
         a.runtime, axes = chosen.target, {"method": chosen.method, "engine": chosen.engine}

@@ -101,7 +101,8 @@ def run(a) -> int:
     n = min(size, members)
     if a.runtime == "auto":
         from kernels.flint.runtimes.auto import choose_runtime
-        a.runtime = choose_runtime(n).runtime
+        from cli.flint_options import auto_backend
+        a.runtime = choose_runtime(n, backend=auto_backend(a)).runtime
     check_memory(model, n, len(a.sweep), a.runtime, mapping, 4 if dtype == "float32" else 8,
                  recorded=samples_in(0, steps, every) * len(rec) * n)
     try:

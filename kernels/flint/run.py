@@ -124,6 +124,8 @@ class FlintRun:
     record: tuple = ()                   # state names; () = every state
     every: int = 100
     protocol: str = "uniform"
+    #: the global ``--backend`` (cpu / gpu / None = auto) that ``runtime="auto"`` follows
+    backend: str | None = field(default=None, compare=False, repr=False)
     #: what ``runtime="auto"`` picked and why (:class:`~kernels.flint.runtimes.auto.Choice`), else None
     choice: object = field(default=None, compare=False, repr=False)
 
@@ -136,7 +138,7 @@ class FlintRun:
             if self.members not in MEMBERS:
                 raise InvalidParameter(f"members must be one of {', '.join(MEMBERS)} (got {self.members!r})")
             ch = choose_runtime(self.n if isinstance(self.n, (int, np.integer)) else 1,
-                                self.members != "ensemble", self.mapping)
+                                self.members != "ensemble", self.mapping, backend=self.backend)
             object.__setattr__(self, "runtime", ch.runtime)
             object.__setattr__(self, "choice", ch)
         cls = runtime_class(self.runtime)

@@ -257,15 +257,33 @@ def _choices(command: str) -> str:
     return ", ".join([*engine_table(command), AUTO])
 
 
-def pair(method: str | None, engine: str | None, command: str = "flint") -> Pair:
+def check_backend(engine: str | None, backend: str | None) -> None:
+    """The global ``--backend`` (the array library: cpu / gpu; None or auto: no say) and an explicit
+    engine must agree on the device: ``--backend cpu --engine ts`` is one InvalidParameter."""
+    if backend in (None, AUTO) or engine in (None, AUTO):
+        return
+    try:
+        dev = engine_named(engine).device
+    except InvalidParameter:                     # an unknown engine: refused where it is checked
+        return
+    if dev != backend:
+        raise InvalidParameter(f"engine {engine} runs on the {dev.upper()}, but --backend {backend} says the "
+                               f"{backend.upper()} (--engine auto follows --backend)")
+
+
+def pair(method: str | None, engine: str | None, command: str = "flint", backend: str | None = None) -> Pair:
     """What ``--method METHOD --engine ENGINE`` runs in ``command``; one InvalidParameter naming the
-    choices when the engine does not offer the method.  ``None`` means auto."""
+    choices when the engine does not offer the method.  ``None`` means auto.  ``backend`` (the global
+    ``--backend``): engine auto follows it (flint-suite: ``gpu`` → the first GPU engine offering the
+    method, else the CPU ones; flint: :class:`~kernels.flint.run.FlintRun` picks), an explicit engine
+    on the other device is refused (:func:`check_backend`)."""
     if command not in COMMANDS:
         raise InvalidParameter(f"command must be one of {', '.join(COMMANDS)}, got {command!r}")
     method, engine = method or AUTO, engine or AUTO
     table = engine_table(command)
     if engine != AUTO and engine not in table:
         raise InvalidParameter(f"engine must be one of {_choices(command)} (got {engine!r})")
+    check_backend(engine, backend)
     offered = sorted({m for ms in table.values() for m in ms}, key=list(METHODS).index)
     if method != AUTO and method not in offered:
         raise InvalidParameter(f"method must be one of {', '.join(offered)} or auto (got {method!r}); "
@@ -281,8 +299,13 @@ def pair(method: str | None, engine: str | None, command: str = "flint") -> Pair
         if method not in table[engine]:
             raise InvalidParameter(f"engine {engine} offers {', '.join(table[engine])}, not method {method!r}")
         return Pair(method, engine, "fixed", engine_named(engine).runtime)
-    if engine == AUTO:                              # flint-suite: the CPU reference unless a method says else
-        engine = next((e for e, ms in table.items() if method in ms), "numpy") if method != AUTO else "numpy"
+    if engine == AUTO:          # flint-suite: the CPU reference unless a method or --backend gpu says else
+        dev = "gpu" if backend == "gpu" else "cpu"
+        on_dev = sorted((e for e in table if engine_named(e).device == dev), key=lambda e: e != "ts")  # ts first
+        engine = next((e for e in on_dev if method in table[e] or method == AUTO), None)
+        if engine is None:
+            raise InvalidParameter(f"no {dev.upper()} engine offers method {method} (--backend {backend}); "
+                                   + methods_help(command))
     if method == AUTO:
         method = table[engine][0]
     if method not in table[engine]:

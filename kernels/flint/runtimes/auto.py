@@ -12,12 +12,15 @@ The rule (the measurements behind it, and the limits' crossovers, are in benchma
   barrier between steps, slower a step than an ensemble's, so the host wins up to
   :data:`NETWORK_CPU_MAX` cells;
 * the expression mapping is a GPU thread layout: ``ts`` (on the CPU only ``cpu`` emulates it);
-* without a GPU: ``c`` when a compiler exists, else ``cpu`` (NumPy, always there).
+* without a GPU: ``c`` when a compiler exists, else ``cpu`` (NumPy, always there);
+* the global ``--backend`` (the array library) is followed: ``cpu`` keeps the run on the host (``c``,
+  else ``cpu``) even with a GPU present, ``gpu`` puts it on the GPU (``ts``) whatever its size.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...errors import BackendUnavailable, InvalidParameter
 from .base import runtime_class
 
 AUTO = "auto"
@@ -30,7 +33,8 @@ ENSEMBLE_CPU_MAX = 12
 NETWORK_CPU_MAX = 11
 AUTO_HELP = (f"picked for the run: c for up to {ENSEMBLE_CPU_MAX} members (or a line/ring of up to "
              f"{NETWORK_CPU_MAX} cells), ts on a GPU for more, NumPy when neither a GPU nor a C++ compiler is "
-             "here; the choice and why are shown")
+             "here; the choice and why are shown; it follows the global --backend: cpu keeps the run on the "
+             "host (c, else NumPy), gpu puts it on the GPU (ts)")
 
 
 @dataclass(frozen=True)
@@ -44,15 +48,30 @@ class Choice:
 
 
 def choose_runtime(cells: int, network: bool = False, mapping: str = "cell", gpu: bool | None = None,
-                   compiler: bool | None = None) -> Choice:
+                   compiler: bool | None = None, backend: str | None = None) -> Choice:
     """The runtime for ``cells`` members (``network``: coupled cells of a line/ring) in ``mapping``.
 
     ``gpu`` / ``compiler``: whether runtime ts / c can run here (default: asked of the runtimes,
-    :meth:`Runtime.unavailable`)."""
-    gpu = runtime_class("ts").unavailable() is None if gpu is None else bool(gpu)
-    compiler = runtime_class("c").unavailable() is None if compiler is None else bool(compiler)
+    :meth:`Runtime.unavailable`).  ``backend``: the global ``--backend`` (``cpu`` / ``gpu``; None or
+    ``auto``: the rule above) — ``cpu`` rules the GPU out, ``gpu`` picks ``ts`` (BackendUnavailable
+    saying why when there is no GPU)."""
+    if backend not in (None, AUTO, "cpu", "gpu"):
+        raise InvalidParameter(f"backend must be auto, cpu or gpu (got {backend!r})")
     cells = int(cells)
     what = f"{cells:,} {'coupled cells' if network else ('member' if cells == 1 else 'members')}"
+    if backend == "gpu":
+        why = runtime_class("ts").unavailable() if gpu is None else (None if gpu else "no GPU here")
+        if why:
+            raise BackendUnavailable(f"--backend gpu: engine auto would run ts, but {why}")
+        return Choice("ts", f"--backend gpu: {what} on the GPU (the translator)")
+    if backend == "cpu":
+        gpu = False
+    gpu = runtime_class("ts").unavailable() is None if gpu is None else bool(gpu)
+    compiler = runtime_class("c").unavailable() is None if compiler is None else bool(compiler)
+    if backend == "cpu" and mapping != "expression":
+        if compiler:
+            return Choice("c", f"--backend cpu: {what} as compiled C on host cores")
+        return Choice("cpu", f"--backend cpu and no host C++ compiler: {what} with NumPy")
     if mapping == "expression":
         if gpu:
             return Choice("ts", f"the expression mapping is a GPU thread layout; {what} on the GPU")
