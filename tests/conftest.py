@@ -1,14 +1,7 @@
-import os
-import sys
-
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from kernels.backend import Backend, gpu_available  # noqa: E402
+from kernels.backend import Backend, gpu_available
 
 _GPU_OK, _GPU_WHY = gpu_available()
 

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _wait_done(qtbot, ws, timeout=60000):
@@ -120,7 +119,7 @@ def test_several_recorded_states_rybak_preset(flint_ws, qtbot, tmp_path):
     presets = json.loads((ROOT / "resources/presets/flint.json").read_text())["presets"]
     p = dict(next(q for q in presets if q["name"] == "Rybak CPG: flexor–extensor rhythm"))
     assert p["params"]["t_end"] >= 2500.0                     # ≥ 2 cycles of ≈ 1.2 s
-    p["params_cpu"] = {**p["params_cpu"], "t_end": 20.0}      # the rhythm itself: tests/test_flint_models.py
+    p["params_cpu"] = {**p["params_cpu"], "t_end": 20.0}      # the rhythm itself: tests/flint/test_flint_models.py
     ws.apply_preset(p)
     _wait_done(qtbot, ws)
     assert ws.record_names == ["S_Mn_F", "S_Mn_E"]
@@ -194,7 +193,7 @@ def test_session_saves_the_flint_run_and_runs_without_controls_restore(flint_ws)
 def test_files_read_by_a_model_are_shown(flint_ws, tmp_path, rng):
     """Issue 35: the paths a model's reading opened (here an SBML comp external definition beside
     it) are reported in the GUI too, not only in ``flint --json``."""
-    from tests.test_confinement import SUB_SBML, sbml_top
+    from support.sbml_docs import SUB_SBML, sbml_top
     parts = tmp_path / "parts"
     parts.mkdir()
     (parts / "sub.xml").write_text(SUB_SBML.format(x0=float(rng.uniform(1, 9))))

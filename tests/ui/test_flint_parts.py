@@ -12,6 +12,7 @@ from PyQt6.QtCore import pyqtSignal
 from explorer import undo
 from kernels.flint.loaders import read_model
 from kernels.flint.run import FlintRun
+from support.sbml_docs import event_sbml
 
 
 def small_model(tmp_path, rng, n_states=3):
@@ -167,18 +168,6 @@ def test_parameter_table_undo_per_parameter_and_per_model(table, rng):
 
 
 # ------------------------------------------------------------------------------------- SbmlPanel
-def event_sbml(tmp_path, k: float, thr: float):
-    """dx/dt = k, x reset to 0 when x > thr (an event: the Flint compiler refuses it)."""
-    from tests.test_sbml_solver import apply, ci, cn, doc, math_, param
-    body = f"""<listOfParameters>{param("x", 0, False)}{param("k", k)}{param("thr", thr)}</listOfParameters>
-    <listOfRules><rateRule variable="x">{math_(ci("k"))}</rateRule></listOfRules>
-    <listOfEvents><event id="E" useValuesFromTriggerTime="true">
-      <trigger initialValue="true" persistent="true">{math_(apply("gt", ci("x"), ci("thr")))}</trigger>
-      <listOfEventAssignments><eventAssignment variable="x">{math_(cn(0))}</eventAssignment>
-      </listOfEventAssignments></event></listOfEvents>"""
-    p = tmp_path / "reset.xml"
-    p.write_text(doc(body))
-    return p
 
 
 def test_sbml_panel_owns_the_reference_model_and_names_gui_controls(qtbot, tmp_path, rng, monkeypatch):

@@ -3,14 +3,13 @@ on the SBML reference simulator; traces stream, parameter edits change the next 
 malformed file only shows a message, and a shipped Flint model brings the normal mode back."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kernels.flint.sbml.reference import LABEL, load_reference, output_times, run_reference
+from support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"               # ../shared beside the project
 IZH = SHARED / "models" / "BIOMD0000000127.xml"                     # Izhikevich 2003: spike reset by events
 CASE = SHARED / "sbml-test-suite" / "cases" / "00026" / "00026-sbml-l3v2.xml"   # EventNoDelay
 
@@ -129,7 +128,7 @@ def test_malformed_after_sbml_mode_keeps_it(flint_ws, tmp_path):
 def test_refused_output_grid_names_the_gui_controls(flint_ws, tmp_path):
     """Issue 36: a grid the reference simulator refuses is explained with the controls of the GUI
     (its row labels), not with the CLI's option "every"."""
-    from tests.ui.test_flint_parts import event_sbml
+    from support.sbml_docs import event_sbml
     ws = flint_ws
     assert ws.open_field(str(event_sbml(tmp_path, 1.0, 2.0))) and ws.in_sbml_mode()
     ws.form.set_controls({"t_end": 1e6, "dt": 1e-4})

@@ -74,7 +74,7 @@ def test_a_dropped_model_file_opens_in_flint_and_is_listed_recent(main_window, q
     drop(main_window, bad)
     assert ws.model.name == "decay" and str(bad.resolve()) not in main_window.recent.files.paths("model")
     # an SBML file with an event: SBML reference mode
-    from tests.ui.test_flint_parts import event_sbml
+    from support.sbml_docs import event_sbml
     drop(main_window, event_sbml(tmp_path, 1.0, 2.0))
     assert ws.in_sbml_mode() and len(main_window.recent.files.paths("model")) == 2
     # reopen the first through File ▸ Open Recent: the Flint model is back

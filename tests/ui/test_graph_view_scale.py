@@ -60,7 +60,7 @@ def test_200k_vertices_draw_every_edge_and_vertex(graph_canvas, qtbot, rng):
     assert covered() > 0.6
     gc.nodes.visible = True
     # the GL index buffer holds every edge once (in the level-of-detail order)
-    from tests.gl_buffers import read_gl_buffer
+    from support.gl_buffers import read_gl_buffer
     idx = read_gl_buffer(gc.canvas, gc.scene.index_buffer, np.uint32).reshape(-1, 2)
     assert len(idx) == len(edges)
     got = np.sort(idx[:, 0].astype(np.int64) * N_BIG + idx[:, 1])
@@ -241,12 +241,12 @@ class _StandInGLBuffer:
 def test_device_upload_path_fills_the_buffers_the_host_path_fills(graph_canvas, qtbot, rng, monkeypatch):
     """The interop code path (queue, buffer creation, registration by GL id, write before the draw)
     with CUDA stood in for: the GL buffers hold what the host path puts there, and the picture is the
-    same.  The real CUDA–GL copy is tests/test_graph_render_gpu.py's (GPU machine)."""
+    same.  The real CUDA–GL copy is tests/graphs/test_graph_render_gpu.py's (GPU machine)."""
     import sys
 
     import kernels.cuda_gl as cuda_gl
     from explorer.graphs.canvas import GraphCanvas
-    from tests.gl_buffers import read_gl_buffer
+    from support.gl_buffers import read_gl_buffer
     monkeypatch.setitem(sys.modules, "cupy", _stand_in_cupy())
     monkeypatch.setattr(cuda_gl, "interop_available", lambda: (True, ""))
     monkeypatch.setattr(cuda_gl, "GLBuffer", _StandInGLBuffer)
