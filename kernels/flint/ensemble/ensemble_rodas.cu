@@ -1,0 +1,203 @@
+// Stiff ensemble integrator of the ODE core: Rodas4 (Hairer & Wanner, Solving ODEs II, §IV.7, code
+// RODAS), one CUDA thread integrates one member — the CUDA twin of kernels/flint/ensemble/rosenbrock.py
+// (same control flow per member; see its docstring for the method, step control, dense output, events).
+// Per-thread design as DiffEqGPU's GPURodas4 (Utkarsh et al., CMAME 2024): the model, its Jacobian
+// and a small dense LU with partial pivoting live in the thread.
+//
+// Appended by kernels/flint/ensemble/rodas_gpu.py after the Dormand–Prince source (ensemble_rk.cu, for
+// its event machinery) and the Jacobian:
+//   struct JacCtx, JAC_ARGS, JAC_CTX;
+//   model_jac(const JacCtx&, double t, const double* y, double* J /*NS×NS, row-major*/, double* T /*∂f/∂t*/)
+//   RO_MAX_STEPS.
+// From ensemble_rk.cu: EvState, dp_events_init (empty queue, watch with the triggers' initialValue),
+// dp_process, dp_next_time (earliest pending execution time), dp_record, dp_watch_same.
+
+#define RO_GAMMA 0.25
+
+// In-place LU with partial pivoting (Doolittle; row k swapped with the first row of largest |pivot|).
+// false when a pivot is 0 or not finite.
+__device__ bool ro_lu(const Ctx& c, double* a, int* piv) {
+    bool ok = true;
+    for (int k = 0; k < NS; ++k) {
+        int p = k;
+        double best = fabs(a[k * NS + k]);
+        for (int i = k + 1; i < NS; ++i) { double v = fabs(a[i * NS + k]); if (v > best) { best = v; p = i; } }
+        piv[k] = p;
+        if (p != k) for (int j = 0; j < NS; ++j) { double s = a[k * NS + j]; a[k * NS + j] = a[p * NS + j]; a[p * NS + j] = s; }
+        double d = a[k * NS + k];
+        if (!(d != 0.0 && DP_FINITE(d))) ok = false;
+        for (int i = k + 1; i < NS; ++i) {
+            double l = a[i * NS + k] / d;
+            a[i * NS + k] = l;
+            for (int j = k + 1; j < NS; ++j) a[i * NS + j] = a[i * NS + j] - l * a[k * NS + j];
+        }
+    }
+    return ok;
+}
+
+__device__ void ro_solve(const Ctx& c, const double* a, const int* piv, double* x) {
+    for (int k = 0; k < NS; ++k) { int p = piv[k]; double s = x[k]; x[k] = x[p]; x[p] = s; }
+    for (int i = 0; i < NS; ++i) { double s = x[i]; for (int j = 0; j < i; ++j) s = s - a[i * NS + j] * x[j]; x[i] = s; }
+    for (int i = NS - 1; i >= 0; --i) {
+        double s = x[i];
+        for (int j = i + 1; j < NS; ++j) s = s - a[i * NS + j] * x[j];
+        x[i] = s / a[i * NS + i];
+    }
+}
+
+// Rodas4 coefficients (RODAS, METH = 1)
+__device__ const double RO_A[5][4] = {{0, 0, 0, 0}, {1.544, 0, 0, 0}, {0.9466785280815826, 0.2557011698983284, 0, 0},
+    {3.314825187068521, 2.896124015972201, 0.9986419139977817, 0},
+    {1.221224509226641, 6.019134481288629, 12.53708332932087, -0.6878860361058950}};
+__device__ const double RO_C[6][5] = {{0, 0, 0, 0, 0}, {-5.6688, 0, 0, 0, 0}, {-2.430093356833875, -0.2063599157091915, 0, 0, 0},
+    {-0.1073529058151375, -9.594562251023355, -20.47028614809616, 0, 0},
+    {7.496443313967647, -10.24680431464352, -33.99990352819905, 11.70890893206160, 0},
+    {8.083246795921522, -7.981132988064893, -31.52159432874371, 16.31930543123136, -6.058818238834054}};
+__device__ const double RO_CT[6] = {0.0, 0.386, 0.21, 0.63, 1.0, 1.0};
+__device__ const double RO_D[4] = {0.25, -0.1043, 0.1035, -0.0362};
+__device__ const double RO_H2[5] = {10.12623508344586, -7.487995877610167, -34.80091861555747, -7.992771707568823, 1.025137723295662};
+__device__ const double RO_H3[5] = {-0.6762803392801253, 6.087714651680015, 16.43084320892478, 24.76722511418386, -6.594389125716872};
+
+// One Rodas4 step of size h from (t, y), f0 = f(t, y), Jacobian J and ∂f/∂t T: yn, the dense-output
+// coefficients K1 K2, *ok (E regular); returns the error norm (inf when E is singular or not finite).
+__device__ double ro_step(const Ctx& c, double t, const double* y, const double* f0, const double* J, const double* T,
+                          double h, double* yn, double* K1, double* K2, double rtol, double atol, bool* ok) {
+    double E[NS_CAP * NS_CAP], k[6][NS_CAP], ys[NS_CAP], f[NS_CAP];
+    int piv[NS_CAP];
+    for (int r = 0; r < NS; ++r)
+        for (int q = 0; q < NS; ++q) E[r * NS + q] = (r == q ? 1.0 / (h * RO_GAMMA) : 0.0) - J[r * NS + q];
+    *ok = ro_lu(c, E, piv);
+    for (int j = 0; j < NS; ++j) k[0][j] = f0[j] + (h * RO_D[0]) * T[j];
+    ro_solve(c, E, piv, k[0]);
+    for (int s = 1; s < 6; ++s) {
+        if (s < 5) {
+            for (int j = 0; j < NS; ++j) { double v = 0.0; for (int q = 0; q < s; ++q) v = v + RO_A[s][q] * k[q][j]; ys[j] = y[j] + v; }
+        } else {
+            for (int j = 0; j < NS; ++j) ys[j] = ys[j] + k[4][j];
+        }
+        model_rhs(c, t + RO_CT[s] * h, ys, f);
+        for (int j = 0; j < NS; ++j) {
+            double v = 0.0;
+            for (int q = 0; q < s; ++q) v = v + (RO_C[s][q] / h) * k[q][j];
+            double r = f[j] + v;
+            if (s < 4) r = r + (h * RO_D[s]) * T[j];
+            k[s][j] = r;
+        }
+        ro_solve(c, E, piv, k[s]);
+    }
+    double e = 0.0;
+    for (int j = 0; j < NS; ++j) {
+        yn[j] = ys[j] + k[5][j];
+        double sc = atol + rtol * fmax(fabs(y[j]), fabs(yn[j]));
+        double q = k[5][j] / sc;
+        e += q * q;
+        double a1 = 0.0, a2 = 0.0;
+        for (int q2 = 0; q2 < 5; ++q2) { a1 = a1 + RO_H2[q2] * k[q2][j]; a2 = a2 + RO_H3[q2] * k[q2][j]; }
+        K1[j] = a1; K2[j] = a2;
+    }
+    double err = sqrt(e / NS);
+    return (DP_FINITE(err) && *ok) ? err : INFINITY;
+}
+
+__device__ void ro_dense(const Ctx& c, const double* y0, const double* y1, const double* K1, const double* K2, double th, double* out) {
+    for (int j = 0; j < NS; ++j) out[j] = (1.0 - th) * y0[j] + th * (y1[j] + (1.0 - th) * (K1[j] + th * K2[j]));
+}
+
+// First switching time of the watch vector in (t0, t0+h]: bisection on the dense output.
+__device__ double ro_locate(const Ctx& c, const EvState& es, double t0, double h, const double* y0, const double* y1,
+                            const double* K1, const double* K2) {
+    double ys[NS_CAP], a[NAUX_CAP];
+    double lo = t0, hi = t0 + h;
+    for (int it = 0; it < 200; ++it) {
+        if (hi - lo <= 1e-14 * fmax(1.0, fabs(hi))) break;
+        double m = 0.5 * (lo + hi);
+        if (m <= lo || m >= hi) break;
+        ro_dense(c, y0, y1, K1, K2, (m - t0) / h, ys);
+        model_aux(c, m, ys, a);
+        if (dp_watch_same(c, a, es.prev)) lo = m; else hi = m;
+    }
+    return hi;
+}
+
+// status[i] as flint_dopri: 0 ok, 1 step budget exceeded, 2 step size underflow, 3 endless event
+// cascade / queue overflow, 4 simultaneous events of equal priority
+extern "C" __global__ void flint_rodas(const double* __restrict__ y0, const double* __restrict__ times, int nt,
+                                       double rtol, double atol, double hmax, double* __restrict__ out,
+                                       int* __restrict__ status, int n MODEL_ARGS JAC_ARGS)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    MODEL_CTX;
+    JAC_CTX;
+    double y[NS_CAP], yn[NS_CAP], ys[NS_CAP], yo[NS_CAP], f0[NS_CAP], T[NS_CAP], K1[NS_CAP], K2[NS_CAP],
+           a[NAUX_CAP], J[NS_CAP * NS_CAP];
+    for (int j = 0; j < NS; ++j) y[j] = y0[(size_t)j * n + i];
+    EvState es;
+    double t = 0.0, t_end = times[nt - 1];
+    int oi = 0;
+    status[i] = 0;
+    dp_events_init(c, es, t, y);
+    int ps = dp_process(c, es, t, y);
+    double tq = dp_next_time(es);
+    if (ps != 1) { status[i] = ps; return; }
+    while (oi < nt && (times[oi] <= 0.0 || t_end <= 0.0)) dp_record(c, t, y, out, oi++, n, i);
+    if (t >= t_end) { while (oi < nt) dp_record(c, t, y, out, oi++, n, i); return; }
+    double h = fmin(hmax, 1e-6);
+    model_rhs(c, t, y, f0);
+    model_jac(jc, t, y, J, T);
+    long steps = 0;
+    bool rejected = false, okm;
+    while (t < t_end) {
+        double tstop = fmin(t_end, tq);
+        double hh = fmin(h, tstop - t);
+        bool last = hh >= tstop - t;
+        double err = ro_step(c, t, y, f0, J, T, hh, yn, K1, K2, rtol, atol, &okm);
+        if (++steps > RO_MAX_STEPS) { status[i] = 1; return; }
+        double fac = fmin(fmax(pow(err, 0.25) / 0.9, 1.0 / 6.0), 5.0);
+        double hnew = okm ? hh / fac : 0.5 * hh;
+        if (rejected) hnew = fmin(hnew, hh);
+        if (!(err <= 1.0)) {
+            h = hnew;
+            rejected = true;
+            if (h <= 1e-14 * fmax(1.0, fabs(t))) { status[i] = 2; return; }
+            continue;
+        }
+        rejected = false;
+        double tn = last ? tstop : t + hh;
+        model_aux(c, tn, yn, a);
+        if (dp_watch_same(c, a, es.prev)) {
+            while (oi < nt && times[oi] < tn) {
+                ro_dense(c, y, yn, K1, K2, (times[oi] - t) / hh, ys);
+                dp_record(c, times[oi], ys, out, oi++, n, i);
+            }
+            t = tn;
+            for (int j = 0; j < NS; ++j) y[j] = yn[j];
+            if (last && tq <= tn) {                 // the step ended at a pending event time
+                int ps = dp_process(c, es, t, y);
+                if (ps != 1) { status[i] = ps; return; }
+                while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
+            }
+        } else {
+            double ts = ro_locate(c, es, t, hh, y, yn, K1, K2);
+            double hs = ts - t;
+            if (hs > 0) {
+                ro_step(c, t, y, f0, J, T, hs, yn, K1, K2, rtol, atol, &okm);
+                for (int j = 0; j < NS; ++j) yo[j] = y[j];
+                while (oi < nt && times[oi] < ts) {
+                    ro_dense(c, yo, yn, K1, K2, (times[oi] - t) / hs, ys);
+                    dp_record(c, times[oi], ys, out, oi++, n, i);
+                }
+                for (int j = 0; j < NS; ++j) y[j] = yn[j];
+            }
+            t = ts;
+            int ps = dp_process(c, es, t, y);
+            if (ps != 1) { status[i] = ps; return; }
+            while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
+        }
+        tq = dp_next_time(es);
+        model_rhs(c, t, y, f0);
+        model_jac(jc, t, y, J, T);
+        h = fmin(hnew, hmax);
+    }
+    while (oi < nt) dp_record(c, t, y, out, oi++, n, i);
+}

@@ -1,0 +1,140 @@
+"""Launcher of the stiff ensemble kernel ``ensemble_rodas.cu`` (Rodas4; NumPy twin
+:mod:`kernels.flint.ensemble.rosenbrock`) on the GPU (``cuda``) or on the host CPU (``host``: the same
+CUDA source compiled by the host C++ compiler, :mod:`kernels.gpu.host` — the engines ``c`` / ``c-is``).
+
+The source is the Dormand–Prince kernel's (``gpu.cuda_source``: tables, ``model_rhs`` / ``model_aux``,
+the event machinery of ``ensemble_rk.cu``), then the Jacobian as a device function ``model_jac`` —
+the Jacobian program of :mod:`.jacobian` printed by the same expression printer
+(``runtimes.expr_code`` "c", translator TS) — and ``ensemble_rodas.cu``.  One thread a member.
+Only the translator flavour (generated C) has a Jacobian printer so far: ``is`` runs the model
+through the interpreter as the DP kernel does and the Jacobian as generated C.
+"""
+from __future__ import annotations
+
+from importlib.resources import files
+
+import numpy as np
+
+from ... import gpu
+from ...errors import BackendUnavailable, InvalidParameter, SimulationBlowUp, Unsupported
+from ..runtimes.codegen import NVRTC_OPTIONS, expr_code
+from . import gpu as dp_gpu
+from .rosenbrock import MAX_STEPS, StiffProblem
+
+RODAS_SOURCE = files(__package__) / "ensemble_rodas.cu"
+DEVICES = ("cuda", "host")
+
+
+def jac_source(pb: StiffProblem) -> str:
+    """``model_jac``: the non-zero entries of ∂f/∂y (row-major J[r·NS + c]) and ∂f/∂t, generated C."""
+    p = pb.jac_prog
+    used = sorted({v for (op, a, v) in p.nodes if op == "state"})
+    body = [f"    for (int q = 0; q < {pb.ns * pb.ns}; ++q) J[q] = 0.0;", f"    for (int q = 0; q < {pb.ns}; ++q) T[q] = 0.0;"]
+    body += [f"    const double s{s} = y[{s}];" for s in used]
+    body += [f"    const double {v} = {e};" for v, e in expr_code(p, "c")]
+    body += [f"    J[{r * pb.ns + c}] = v{p.slots[nm]};" for r, c, nm in pb.jac]
+    body += [f"    T[{r}] = v{p.slots[nm]};" for r, nm in pb.dfdt]
+    return (f"#define RO_MAX_STEPS {MAX_STEPS}\n"
+            "struct JacCtx { const double* K; const double* P; int n; int i; };\n"
+            "#define JAC_ARGS , const double* __restrict__ JK, const double* __restrict__ JP\n"
+            "#define JAC_CTX JacCtx jc{JK, JP, n, i}\n"
+            "__device__ __noinline__ void model_jac(const JacCtx& jc, double t, const double* y, double* J, double* T) {\n"
+            "    const double* K = jc.K; const double* P = jc.P; const int n = jc.n, i = jc.i;"
+            " (void)K; (void)P; (void)n; (void)i; (void)t;\n" + "\n".join(body) + "\n}\n")
+
+
+def cuda_source(pb: StiffProblem, flavour: str = "ts") -> str:
+    """The whole source of ``flint_rodas`` for ``flavour`` ("ts" generated C, "is" interpreter)."""
+    if flavour not in dp_gpu.FLAVOURS:
+        raise InvalidParameter(f"flavour must be one of {', '.join(dp_gpu.FLAVOURS)}, got {flavour!r}")
+    return (dp_gpu.cuda_source(pb, flavour) + "\n" + jac_source(pb) + "\n"
+            + RODAS_SOURCE.read_text(encoding="utf-8"))
+
+
+def kernel_args(pb: StiffProblem, flavour: str) -> list:
+    """Host arrays after ``n``: the DP kernel's model arguments, then the Jacobian's K and P."""
+    p = pb.jac_prog
+    JK = np.ascontiguousarray(p.consts if p.consts.size else np.zeros(1), np.float64)
+    JP = np.ascontiguousarray(p.pvar_values if p.pvar_values.size else np.zeros((1, pb.n)), np.float64)
+    return dp_gpu.kernel_args(pb, flavour) + [JK, JP]
+
+
+def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str = "cuda", rtol: float = 1e-8,
+                     atol=None, hmax=None, block: int = 64):
+    """Integrate every member with ``flint_rodas`` on ``device`` ("cuda" or "host"); observables at
+    ``times`` as (nt, nobs, n), as the twin :func:`~.rosenbrock.integrate`."""
+    if device not in DEVICES:
+        raise InvalidParameter(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "cuda":
+        from ... import backend as bk
+        ok, why = bk.gpu_available()
+        if not ok:
+            raise BackendUnavailable(f"the Rosenbrock GPU kernel needs a GPU: {why}")
+    times = np.asarray(times, dtype=float)
+    if times.ndim != 1 or not len(times) or np.any(np.diff(times) < 0) or times[0] < 0:
+        raise InvalidParameter("output times must be a non-empty ascending 1-D array of times >= 0")
+    y0 = pb.y0
+    if atol is None:
+        nz = np.abs(y0[np.isfinite(y0) & (y0 != 0)])
+        atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
+    if hmax is None:
+        dt = np.diff(times)
+        hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(float(times[-1]), 1.0)
+    dev = gpu.device(device)
+    xp = dev.xp
+    kern = dev.module(cuda_source(pb, flavour), options=NVRTC_OPTIONS, system="flint", prefix="Flint").function(
+        "flint_rodas", block=block, label=f"flint_rodas ({flavour.upper()})")
+    n, nt, nobs = pb.n, len(times), max(len(pb.core.obs_names), 1)
+    d_out = xp.full((nt, nobs, n), np.nan)
+    d_status = xp.zeros(n, dtype=np.int32)
+    args = [xp.asarray(np.ascontiguousarray(y0)), xp.asarray(times), np.int32(nt), np.float64(rtol),
+            np.float64(atol), np.float64(hmax), d_out, d_status, np.int32(n)]
+    args += [xp.asarray(a) for a in kernel_args(pb, flavour)]
+    dev.launch(kern, ((n + block - 1) // block,), (block,), tuple(args))
+    dev.synchronize()
+    to_host = (lambda a: a) if device == "host" else (lambda a: a.get())
+    status = np.asarray(to_host(d_status))
+    src = pb.core.source
+    if np.any(status == 1):
+        raise Unsupported(f"{src}: more than {MAX_STEPS} Rosenbrock steps")
+    if np.any(status == 2):
+        raise SimulationBlowUp(f"{src}: step size underflow")
+    if np.any(status == 4):
+        raise Unsupported(f"{src}: events with equal priority at the same time (random execution order is "
+                          "not supported)")
+    if np.any(status == 3):
+        raise SimulationBlowUp(f"{src}: events keep firing (or too many are pending at once)")
+    return np.asarray(to_host(d_out))[:, :len(pb.core.obs_names), :]
+
+
+def stiff_problem(core, n: int = 1, member_params=None) -> StiffProblem:
+    """A StiffProblem whose aux has at least one watch entry (as ``gpu.gpu_problem``)."""
+    dp_gpu.gpu_problem(core, 1)          # adds the dummy watch entry and checks the event count
+    return StiffProblem(core, n, member_params)
+
+
+def _simulate(path, times, variables, amount, concentration, flavour, device):
+    from ..sbml.core import lower_system
+    core = lower_system(str(path), list(variables), set(amount), set(concentration))
+    res = integrate_device(stiff_problem(core), np.asarray(times, dtype=float), flavour, device)
+    return {v: res[:, j, 0] for j, v in enumerate(core.observables)}
+
+
+def simulate_file_ts(path, times, variables, amount, concentration) -> dict:
+    """Suite runtime: Rodas4 on the GPU, the model as generated CUDA C."""
+    return _simulate(path, times, variables, amount, concentration, "ts", "cuda")
+
+
+def simulate_file_is(path, times, variables, amount, concentration) -> dict:
+    """Suite runtime: Rodas4 on the GPU, the model through the bytecode interpreter."""
+    return _simulate(path, times, variables, amount, concentration, "is", "cuda")
+
+
+def simulate_file_c(path, times, variables, amount, concentration) -> dict:
+    """Suite runtime: the TS source of Rodas4 compiled for the host CPU (engine c)."""
+    return _simulate(path, times, variables, amount, concentration, "ts", "host")
+
+
+def simulate_file_c_is(path, times, variables, amount, concentration) -> dict:
+    """Suite runtime: the IS source of Rodas4 compiled for the host CPU (engine c-is)."""
+    return _simulate(path, times, variables, amount, concentration, "is", "host")
