@@ -23,11 +23,11 @@ gpu = pytest.mark.gpu
 _MATH = '<math xmlns="http://www.w3.org/1998/Math/MathML"><apply><times/>{}</apply></math>'
 
 
-def _sr(s, n=1):
+def species_ref(s, n=1):
     return f'<speciesReference species="{s}" stoichiometry="{n}" constant="true"/>'
 
 
-def _rx(rid, reactants, products, law):
+def reaction(rid, reactants, products, law):
     return (f'<reaction id="{rid}" reversible="false"><listOfReactants>{reactants}</listOfReactants>'
             f'<listOfProducts>{products}</listOfProducts><kineticLaw>'
             + _MATH.format("".join(f"<ci>{x}</ci>" for x in law)) + "</kineticLaw></reaction>")
@@ -38,8 +38,8 @@ def robertson_sbml() -> str:
     sp = "".join(f'<species id="{s}" compartment="c" initialAmount="{v}" hasOnlySubstanceUnits="true" '
                  f'boundaryCondition="false" constant="false"/>' for s, v in (("A", 1), ("B", 0), ("C", 0)))
     pars = "".join(f'<parameter id="{k}" value="{v}" constant="true"/>' for k, v in (("k1", 0.04), ("k2", 3e7), ("k3", 1e4)))
-    rxs = (_rx("r1", _sr("A"), _sr("B"), ["k1", "A"]) + _rx("r2", _sr("B", 2), _sr("B") + _sr("C"), ["k2", "B", "B"])
-           + _rx("r3", _sr("B") + _sr("C"), _sr("A") + _sr("C"), ["k3", "B", "C"]))
+    rxs = (reaction("r1", species_ref("A"), species_ref("B"), ["k1", "A"]) + reaction("r2", species_ref("B", 2), species_ref("B") + species_ref("C"), ["k2", "B", "B"])
+           + reaction("r3", species_ref("B") + species_ref("C"), species_ref("A") + species_ref("C"), ["k3", "B", "C"]))
     return ('<?xml version="1.0" encoding="UTF-8"?><sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" '
             'level="3" version="2"><model id="robertson"><listOfCompartments><compartment id="c" size="1" '
             f'constant="true"/></listOfCompartments><listOfSpecies>{sp}</listOfSpecies><listOfParameters>{pars}'
