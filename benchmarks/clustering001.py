@@ -1,7 +1,7 @@
 """Paper 001 §5.7 (Figs. 14–15) re-measured: clustering-coefficient time vs V at the paper's sizes.
 
 Watts–Strogatz k = 50, p = 0.1 (V = 20 000 … 200 000) and Barabási–Albert k ≈ 50 (V = 10 000 …
-100 000), through ``kernels.graphs.cc_timing.run_cc_sweep`` (the GUI tab's and ``main.py
+100 000), through ``kernels.graphs.experiments.cc_timing.run_cc_sweep`` (the GUI tab's and ``main.py
 graph-clustering``'s runner): single-core CPU, the threaded CPU version (all cores), GPU kernel 1
 (one thread per arc) and kernel 2 (arcs sorted by end-vertex degree), and networkx.transitivity
 as the peer at the smallest V of each family.  Prints per V the mean time of each method, the
@@ -31,7 +31,7 @@ def out(s=""):
 
 def main():
     from kernels.backend import select
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--cpu-repeats", type=int, default=2)

@@ -39,9 +39,9 @@ from benchmarks.report import save_markdown  # noqa: E402
 import numpy as np  # noqa: E402
 
 from kernels.backend import select  # noqa: E402
-from kernels.graphs import fw_gpu  # noqa: E402
-from kernels.graphs import fw_sweep as S  # noqa: E402
-from kernels.graphs.fw_core import floyd_warshall  # noqa: E402
+from kernels.graphs.apsp import fw_gpu  # noqa: E402
+from kernels.graphs.experiments import fw_sweep as S  # noqa: E402
+from kernels.graphs.apsp.fw_core import floyd_warshall  # noqa: E402
 
 LINES: list[str] = []
 DATA: dict = {}
@@ -254,7 +254,7 @@ def section_fastparts(be, n):
     cp = be.xp
     dev = fw_gpu.device(be)
     peak, _ = S.peak_updates(be)
-    from kernels.graphs.fw_core import working_matrix
+    from kernels.graphs.apsp.fw_core import working_matrix
     m = S.paper_graph(n, 9)
     out(f"### fw-fast phases, n = {n} (CUDA events per launch, summed over the run; no look-ahead)\n")
     out("| tile | arith | closure ms | panels ms | non-pivot product ms | product % of peak | sum ms |")
@@ -384,7 +384,7 @@ HOST_SPECS = ("fw-v2", "fw-v3", "fw-v4", "fw-v4-coop", "fw-v5", "fw", "fw-blocke
 
 def section_host(n, repeats=2):
     """The host device's table: each version's CUDA kernels run on the CPU (emulate=1)."""
-    from kernels.graphs.fw_core import fw_versions
+    from kernels.graphs.apsp.fw_core import fw_versions
     cpu = select("cpu")
     m = S.paper_graph(n, 1 + n)
     out(f"## CUDA source run on the CPU (host device), n = {n}, int32, {os.cpu_count()} cores\n")

@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from kernels.backend import select  # noqa: E402
-from kernels.graphs import fw_gpu  # noqa: E402
+from kernels.graphs.apsp import fw_gpu  # noqa: E402
 
 
 def main():

@@ -59,7 +59,7 @@ def ch_kernel_e(dim: int, size: int, steps: int = 50) -> float:
 
 def fw_fast(n: int = 4096) -> float:
     from kernels.backend import gpu_backend
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     from kernels.graphs.apsp import apsp
     g = G.barabasi_albert(n, 5, 1)
     be = gpu_backend()
@@ -69,7 +69,7 @@ def fw_fast(n: int = 4096) -> float:
 
 def msbfs(n: int = 30000) -> float:
     from kernels.backend import gpu_backend
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     from kernels.graphs.apsp import apsp
     csr = G.barabasi_albert(n, 5, 1).csr()
     be = gpu_backend()

@@ -33,7 +33,7 @@ from benchmarks.report import save_markdown, timed  # noqa: E402
 import numpy as np  # noqa: E402
 
 from kernels.backend import cpu_backend, gpu_available, gpu_backend  # noqa: E402
-from kernels.graphs import generators as G  # noqa: E402
+from kernels.graphs.data import generators as G  # noqa: E402
 
 LINES: list[str] = []
 
@@ -77,7 +77,7 @@ def _peer_rows(args, target_n: int, target_it: int):
     per iteration: all pairs), times ``target_it`` iterations."""
     import networkx as nx
 
-    from kernels.graphs.graph import to_networkx
+    from kernels.graphs.data.graph import to_networkx
     sizes = (600, 1200) if args.quick else (2000, 5000)
     peers = {"forceatlas2_layout": lambda Gx, it: nx.forceatlas2_layout(Gx, max_iter=it, seed=1),
              "spring_layout": lambda Gx, it: nx.spring_layout(Gx, iterations=it, seed=1)}
@@ -186,7 +186,7 @@ def bench_layout(args) -> dict:
 def bench_frame(args) -> dict:
     """Frame time of the graph view (explorer.graphs.scene.GraphScene: every edge a GL line from one
     index buffer into one position buffer, every vertex a GL point) on a random geometric graph
-    (kernels.graphs.generators.spatial, k = 20: short edges everywhere, like a good layout) in a
+    (kernels.graphs.data.generators.spatial, k = 20: short edges everywhere, like a good layout) in a
     1600 × 1000 offscreen framebuffer.  With a GPU: EGL, 1 000 000 vertices / ≈ 10 000 000 edges,
     positions, edges and values handed over as CuPy arrays (CUDA–GL interop).  Without one
     (``--no-gpu``): the active GL (Mesa llvmpipe under Xvfb), 100 000 vertices / ≈ 1 000 000 edges,
@@ -296,13 +296,13 @@ def bench_frame(args) -> dict:
 # ------------------------------------------------------------------ click
 def bench_click(args) -> dict:
     """From a click to the distance colours' values at 1 000 000 vertices (BA, m = 5): one BFS row
-    with predecessors (kernels.graphs.overlays.overlay_values "distance": search, copy to the host,
+    with predecessors (kernels.graphs.algorithms.overlays.overlay_values "distance": search, copy to the host,
     unreachable → nan), cold (first click: CUDA compilation + the CSR's upload) and warm (other
     sources), GPU and the CPU peer (scipy breadth_first_order) in the same run; a weighted SSSP row;
     the picking grid's build and one pick.  The draw of the colours is the frame section's."""
-    from kernels.graphs.frontier import prepared
-    from kernels.graphs.overlays import distance_from, overlay_values
-    from kernels.graphs.spatial import SpatialIndex
+    from kernels.graphs.algorithms.frontier import prepared
+    from kernels.graphs.algorithms.overlays import distance_from, overlay_values
+    from kernels.graphs.data.spatial import SpatialIndex
     n = 100_000 if args.quick else 1_000_000
     out(f"## From a click to the distance colours, Barabási–Albert n = {n:,}, m = 5 (target ≤ 50 ms on the H100 "
         "at 1 000 000, with the draw)")
@@ -355,7 +355,7 @@ def bench_click(args) -> dict:
         idx = SpatialIndex(pos)
     t_build = timed(build)
     picks = [timed(lambda: idx.nearest(*rng.random(2), 2.0 / np.sqrt(n))) for _ in range(50)]
-    out(f"Picking grid (kernels.graphs.spatial.SpatialIndex) over {n:,} positions: build {1e3 * t_build:.0f} ms, "
+    out(f"Picking grid (kernels.graphs.data.spatial.SpatialIndex) over {n:,} positions: build {1e3 * t_build:.0f} ms, "
         f"one pick {1e6 * float(np.median(picks)):.0f} µs (median of 50).")
     out()
     out("First click: CUDA compilation of cuda/frontier.cu and the upload of the CSR (once per graph). Each time is "
@@ -369,7 +369,7 @@ def _frame_screenshot(g, gpu):
     """The README's picture: the graph coloured by the hop distance from its middle vertex (the
     distance overlay), 1600 × 1000, saved to $OUT/graph_view_<n>.png by explorer.graphs.render."""
     from explorer.graphs.render import save_view
-    from kernels.graphs.overlays import overlay_values
+    from kernels.graphs.algorithms.overlays import overlay_values
     src = int(np.argmin(np.hypot(*g.positions.T)))          # the vertex nearest the centre
     ov = overlay_values(g, "distance", source=src, backend=gpu)
     path = os.path.join(os.environ.get("OUT", "/tmp"), f"graph_view_{g.n}.png")

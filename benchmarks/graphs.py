@@ -1,7 +1,8 @@
 """Graphs benchmark (run on a CUDA machine), side by side in one run.
 
 1. Unweighted APSP, Barabási–Albert N = 4000, m = 5: ours (paper 000 kernel 7 with all sources
-   per launch; kernel 1; paper 004 task-parallel SSSP) vs scipy.sparse.csgraph vs networkx.
+   per launch; kernel 1; paper 004 task-parallel SSSP) vs scipy.sparse.csgraph, the CPU MS-BFS peer
+   (benchmarks/peers, bit-parallel, Then et al. VLDB 2015) and networkx.
 2. Dense Floyd–Warshall N = 4096 (random float weights): blocked 3-phase (tiles 32, 64, model's
    pick) vs the naive one-launch-per-k kernel (paper 002).
 3. Clustering coefficient, Watts–Strogatz N = 20 000, k = 10: per-arc kernel, degree-sorted
@@ -26,11 +27,12 @@ from benchmarks.report import save_markdown, timed  # noqa: E402
 import numpy as np  # noqa: E402
 
 from kernels.backend import select  # noqa: E402
-from kernels.graphs import generators as G  # noqa: E402
-from kernels.graphs.apsp import (BFSK7, fw_blocked_device, fw_naive_device, apsp, apsp_bfs_k1,  # noqa: E402
-                                 tile_by_model)
-from kernels.graphs.clustering import GPUClustering, global_clustering  # noqa: E402
-from kernels.graphs.stats import loglog_slope, summary  # noqa: E402
+from kernels.graphs.data import generators as G  # noqa: E402
+from kernels.graphs.apsp import apsp  # noqa: E402
+from kernels.graphs.apsp.bfs import BFSK7, apsp_bfs_k1  # noqa: E402
+from kernels.graphs.apsp.fw import fw_blocked_device, fw_naive_device, tile_by_model  # noqa: E402
+from kernels.graphs.algorithms.clustering import GPUClustering, global_clustering  # noqa: E402
+from kernels.graphs.data.stats import loglog_slope, summary  # noqa: E402
 
 LINES: list[str] = []
 
@@ -46,7 +48,7 @@ def best_of(fn, reps=3, sync=None):
 
 def types(k3=100):
     """Paper 000's three families, from the runner the GUI's Reproduce tab uses."""
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     return {rp.TYPE_LABELS[t]: rp.graph_type(t, k3) for t in rp.PAPER_EXPONENTS}
 
 
@@ -79,6 +81,15 @@ def main():
     out(f"| ours: paper 000 kernel 1 (one source per BFS, host frontier scan) | {r1.seconds:.3f} | {r1.launches} launches |")
     rc = apsp(g, "cpu")
     out(f"| scipy.sparse.csgraph (BFS, CPU) | {rc.seconds:.3f} | |")
+    from benchmarks.peers.msbfs_cpu import msbfs_hops
+    msbfs_hops(csr.indptr, csr.indices, g.n, sources=np.arange(64))           # compile, warm
+    t_ms = best_of(lambda: msbfs_hops(csr.indptr, csr.indices, g.n), 3)
+    hops = msbfs_hops(csr.indptr, csr.indices, g.n)
+    big = hops == np.iinfo(hops.dtype).max
+    same_ms = bool(np.array_equal(big, rc.dist == np.iinfo(rc.dist.dtype).max)
+                   and np.array_equal(hops[~big].astype(np.int64), rc.dist[~big].astype(np.int64)))
+    out(f"| MS-BFS bit-parallel (Then et al. VLDB 2015), C++/OpenMP, {os.cpu_count()} cores (CPU) | {t_ms:.3f} | "
+        f"equals scipy: {same_ms} |")
     import networkx as nx
     H = nx.Graph(list(map(tuple, g.edges.tolist())))
     t0 = time.perf_counter()
@@ -92,9 +103,10 @@ def main():
     out(f"| networkx all_pairs_shortest_path_length | {t_nx:.2f} | {'extrapolated from 1000 sources' if sub < g.n else ''} |")
     same = np.array_equal(r7.dist, rc.dist) and np.array_equal(rs.dist, rc.dist) and np.array_equal(r1.dist, rc.dist)
     out(f"\nAll GPU results equal scipy exactly: **{same}**; mean path {summary(rc.dist)['mean_path_length']:.4f}, "
-        f"speed-up kernel 7 vs scipy ×{rc.seconds / t_k7:.0f}, vs networkx ×{t_nx / t_k7:.0f}.")
+        f"speed-up kernel 7 vs scipy ×{rc.seconds / t_k7:.0f}, vs the MS-BFS CPU peer ×{t_ms / t_k7:.0f}, "
+        f"vs networkx ×{t_nx / t_k7:.0f}.")
     out()
-    del buf
+    buf = None                                         # free the device matrix
     # ---------------------------------------------------------------- 2. dense FW 4096
     n = 4096
     rng = np.random.default_rng(0)

@@ -8,7 +8,7 @@
 * **Clustering** (§5.5, §5.7): kernels 1 and 2 on one GPU (``gpu-arc``/``gpu-sorted``) and over
   2 GPUs (``multi-arc``/``multi-sorted``: graph replicated, arcs in work blocks of
   256 × 8 × #SMs through a shared cursor) on WS k = 50, p = 0.1, V = 20 000 … 200 000 and BA
-  k ≈ 50, V = 10 000 … 100 000 via ``kernels.graphs.cc_timing.run_cc_sweep``; the 1-GPU / 2-GPU
+  k ≈ 50, V = 10 000 … 100 000 via ``kernels.graphs.experiments.cc_timing.run_cc_sweep``; the 1-GPU / 2-GPU
   time ratio beside the paper's (WS kernel 1: 1.3× slower at 20 000, 1.1× faster at 40 000, 1.5×
   faster at 200 000; BA kernel 2: 1.3× … 1.7× faster).  Every row's t, p must equal the first
   method's.
@@ -77,7 +77,7 @@ def rng_section(be, quick):
 
 
 def cc_section(be, quick, repeats, gpus):
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     out(f"### Clustering coefficient: kernels 1 and 2 on 1 GPU and over {gpus} GPUs")
     out()
     sizes = ({"ws": [2000, 4000], "ba": [2000, 4000]} if quick else
@@ -120,7 +120,7 @@ def cc_section(be, quick, repeats, gpus):
 def apsp_section(be, quick, gpus):
     import numpy as np
 
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     from kernels.graphs.apsp import apsp
     out(f"### APSP: sources split over {gpus} GPUs (beyond the paper)")
     out()

@@ -9,7 +9,7 @@ CPU part (default):
      one fsync'ed append per row included), on one worker and on ``--workers`` workers: wall time
      per task, cluster start-up excluded.
 
-GPU part (``--gpu``): paper 000's Table II sweep (kernels.graphs.reproduce.run_sweep, gpu-bfs,
+GPU part (``--gpu``): paper 000's Table II sweep (kernels.graphs.experiments.reproduce.run_sweep, gpu-bfs,
 ``--sizes``, ``--instances``) serial on one GPU vs the same sweep through ``--scheduler local``
 (dask_cuda.LocalCUDACluster: one worker per GPU) — the numbers (mean path, diameter, clustering,
 edges, seeds, redraws) must match; wall times side by side (cluster start-up shown apart).  Then a
@@ -63,9 +63,9 @@ def warm_up(dev: str, method: str) -> None:
     """First calls (CUDA context, kernel compilation or cache load) of the graph and CH kernels."""
     from kernels import backend as bk
     from kernels.cahn_hilliard import CahnHilliard, CHParams
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     from kernels.graphs.apsp import apsp
-    from kernels.graphs.clustering import global_clustering
+    from kernels.graphs.algorithms.clustering import global_clustering
     be = bk.select(dev)
     for g in (G.ring_lattice(600, 2), G.barabasi_albert(600, 5, 1)):
         apsp(g, method, backend=be)
@@ -129,7 +129,7 @@ def cpu_part(a):
 
 def gpu_part(a):
     from kernels import backend as bk
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     from kernels.sweep import cluster as cl
     from kernels.sweep.graph_tasks import reproduce_sweep
     dev = "cpu" if a.dry_run else "gpu"

@@ -1,6 +1,6 @@
 """Paper 000 Table II and Fig. 14 re-measured at the paper's own sizes (run on a CUDA machine).
 
-For each of the three graph types (``kernels.graphs.reproduce.graph_type``: α-model with ring
+For each of the three graph types (``kernels.graphs.experiments.reproduce.graph_type``: α-model with ring
 substrate, α-model without, Barabási–Albert k = 100) and N = 1k, 5k, 10k … 30k, ``--instances``
 seeded instances are generated (in a process pool: the α-model generator is CPU code) and their
 exact all-pairs shortest paths computed on the GPU with paper 000's kernel 7 (all sources per
@@ -44,7 +44,7 @@ def out(s=""):
 
 def _make(job):
     """Worker: (type, n, seed) -> (type, n, seed, edges) — generation only, no GPU in the pool."""
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     t, n, seed = job
     g = rp.graph_type(t)(n, seed)
     return t, n, seed, g.edges
@@ -67,11 +67,11 @@ def main():
     from scipy.sparse.csgraph import floyd_warshall
 
     from kernels.backend import select
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     from kernels.graphs.apsp import apsp
-    from kernels.graphs.clustering import global_clustering
-    from kernels.graphs.graph import Graph
-    from kernels.graphs.stats import loglog_slope, summary
+    from kernels.graphs.algorithms.clustering import global_clustering
+    from kernels.graphs.data.graph import Graph
+    from kernels.graphs.data.stats import loglog_slope, summary
 
     be = select("gpu" if a.method != "cpu" else "cpu")
     out(f"# Paper 000 Table II / Fig. 14 at the paper's sizes — {be.describe()}")
@@ -81,7 +81,7 @@ def main():
     out()
     out("| type | N | paper CPU Floyd | paper GPU k7 | our CPU Floyd | our GPU k7 | mean path | diameter | C | redrawn |")
     out("|---|---|---|---|---|---|---|---|---|---|")
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     for warm in (G.ring_lattice(600, 2), G.barabasi_albert(600, 5, 1)):    # compile both dtypes first
         apsp(warm, a.method, backend=be)
     t_start = time.perf_counter()

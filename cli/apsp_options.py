@@ -41,7 +41,7 @@ def takers(key: str) -> list[str]:
 
 def add_options(p) -> None:
     """The method options of ``graph`` (all default None: only what is given is passed)."""
-    from kernels.graphs.fw_core import ARITHS
+    from kernels.graphs.apsp.fw_core import ARITHS
 
     def applies(key):
         return "applies to: " + ", ".join(takers(key))
@@ -196,7 +196,7 @@ def path_report(g, res, u: int, v: int, sources) -> dict:
     import numpy as np
 
     from kernels.graphs.apsp import path_between
-    from kernels.graphs.paths import path_cost
+    from kernels.graphs.apsp.paths import path_cost
     path = path_between(g, u, v, res)
     if not path:
         return {"path": [], "path_length": None}

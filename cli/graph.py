@@ -23,8 +23,8 @@ USES_BACKEND = True
 
 def add_parser(sub, parents) -> None:
     from kernels.graphs.apsp import METHODS
-    from kernels.graphs.generators import GENERATORS, LABELS
-    from kernels.graphs.graph import MAX_VERTICES
+    from kernels.graphs.data.generators import GENERATORS, LABELS
+    from kernels.graphs.data.graph import MAX_VERTICES
     p = sub.add_parser(NAME, parents=parents,
                        help="Graphs: generators, APSP, clustering (papers 000, 001, 002, 004)",
                        description="Generate (or load) a graph, compute all-pairs shortest paths and "
@@ -95,11 +95,11 @@ def _checked_method(a, be):
 
 def run(a) -> int:
     from kernels import backend as bk
-    from kernels.graphs import apsp as ap
-    from kernels.graphs import generators as gen
-    from kernels.graphs.clustering import check_clustering_host, global_clustering, local_clustering
-    from kernels.graphs.graph import load_graph, save_graph
-    from kernels.graphs.stats import summary
+    from kernels.graphs.apsp import api as ap
+    from kernels.graphs.data import generators as gen
+    from kernels.graphs.algorithms.clustering import check_clustering_host, global_clustering, local_clustering
+    from kernels.graphs.data.graph import load_graph, save_graph
+    from kernels.graphs.data.stats import summary
     check_output(a.export_graph, GRAPH_EXTS, "--export-graph")
     check_output(a.export_distances, NPY_EXTS, "--export-distances")
     check_output(a.export_paths, NPY_EXTS, "--export-paths")

@@ -3,11 +3,11 @@ headless (issue 21).  Without a GPU every kernel runs its CUDA source on the CPU
 of :mod:`kernels.gpu`): the same hop counts, host times, no occupancy; the JSON says
 ``"emulated": true`` and sizes above the host limit (about 30 s a run) are refused before any work.
 
-Kernel evolution (:func:`kernels.graphs.bfs_evolution.run_evolution`): every kernel times all-pairs
+Kernel evolution (:func:`kernels.graphs.experiments.bfs_evolution.run_evolution`): every kernel times all-pairs
 hop counts on each (type, N, instance); the log–log slope of time vs N per (type, kernel) is set
 beside the paper's range and each kernel's change from its parent and from kernel 1 at the
 largest N beside the direction the paper reports.  ``--sweep``: one kernel over block sizes
-(:func:`~kernels.graphs.bfs_evolution.run_block_sweep`), with the theoretical occupancy of each.
+(:func:`~kernels.graphs.experiments.bfs_evolution.run_block_sweep`), with the theoretical occupancy of each.
 Everything is checked before any work (the GPU too); rows stream, one progress line each on
 stderr; Ctrl+C exits 130 with the finished rows beside ``--csv`` (``NAME.partial.csv``).  Exit
 status 1 when a kernel's hop counts differ from the first kernel's.
@@ -30,7 +30,7 @@ MODE_ONLY = {"--kernels": ("kernels", "evolution"), "--instances": ("instances",
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs import bfs_evolution as E
+    from kernels.graphs.experiments import bfs_evolution as E
     p = sub.add_parser(NAME, parents=parents, help="Paper 000's BFS kernel evolution and block-size sweep",
                        description="Re-run paper 000 §4.3 on this GPU: kernels 1 … 7 (and the project's gpu-bfs, "
                                    "gpu-msbfs) on the three graph types over N (Figs. 10–13: slopes of time vs N, "
@@ -63,7 +63,7 @@ def add_parser(sub, parents) -> None:
 
 
 def _blocks(text):
-    from kernels.graphs import bfs_evolution as E
+    from kernels.graphs.experiments import bfs_evolution as E
     if text is None:
         return list(E.SWEEP_BLOCKS)
     parts = str(text).split(":")
@@ -81,8 +81,8 @@ def _blocks(text):
 
 def _sizes(a, sweep: bool, host: bool = False) -> list[int]:
     from kernels.errors import InvalidParameter
-    from kernels.graphs import bfs_evolution as E
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import bfs_evolution as E
+    from kernels.graphs.experiments import reproduce as rp
     if a.paper_sizes:
         if a.sizes is not None:
             raise UsageError("--sizes and --paper-sizes exclude each other")
@@ -101,7 +101,7 @@ def _sizes(a, sweep: bool, host: bool = False) -> list[int]:
 def run(a) -> int:
     from kernels import backend as bk
     from kernels.errors import InvalidParameter
-    from kernels.graphs import bfs_evolution as E
+    from kernels.graphs.experiments import bfs_evolution as E
     from kernels.graphs.apsp import check_memory
     check_output(a.csv, CSV_EXTS, "--csv")
     mode = "sweep" if a.sweep else "evolution"
@@ -190,7 +190,7 @@ def _occupancy(r) -> str:
 def evolution_summary(rows) -> dict:
     """The JSON of the evolution: rows (with Eq. 3 normalised times), slopes beside the paper's
     range, per-kernel changes at the largest N beside the paper's direction, agreement."""
-    from kernels.graphs import bfs_evolution as E
+    from kernels.graphs.experiments import bfs_evolution as E
     norm = E.normalised(rows)
     changes = E.percent_changes(rows)
     return {"mode": "evolution",
@@ -204,7 +204,7 @@ def evolution_summary(rows) -> dict:
 
 
 def evolution_lines(rows) -> list[str]:
-    from kernels.graphs import bfs_evolution as E
+    from kernels.graphs.experiments import bfs_evolution as E
     slopes, changes, mt = E.fit_slopes(rows), E.percent_changes(rows), E.mean_times(rows)
     kernels = list(dict.fromkeys(r.kernel for r in rows))
     lines = []
@@ -227,13 +227,13 @@ def evolution_lines(rows) -> list[str]:
 
 
 def sweep_summary(rows) -> dict:
-    from kernels.graphs import bfs_evolution as E
+    from kernels.graphs.experiments import bfs_evolution as E
     return {"mode": "sweep", "rows": [r.to_dict() for r in rows],
             "best_blocks": {f"{t}/{n}": b for (t, n), b in E.best_blocks(rows).items()}}
 
 
 def sweep_lines(rows) -> list[str]:
-    from kernels.graphs import bfs_evolution as E
+    from kernels.graphs.experiments import bfs_evolution as E
     lines = []
     best = E.best_blocks(rows)
     for (t, n), b in best.items():

@@ -18,7 +18,7 @@ NAME = "graph-clustering"
 USES_BACKEND = True
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     p = sub.add_parser(NAME, parents=parents, help="Re-run paper 001's clustering-coefficient timings (Figs. 14–15)",
                        description="Time each clustering-coefficient implementation against graph size V on "
                                    "paper 001's Watts–Strogatz (k = 50, p = 0.1) and Barabási–Albert (k ≈ 50) "
@@ -50,7 +50,7 @@ def add_parser(sub, parents) -> None:
 def run(a) -> int:
     from kernels import backend as bk
     from kernels.errors import InvalidParameter
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     check_output(a.csv, CSV_EXTS, "--csv")
     be = bk.select(a.backend)
     families = parse_list("--families", a.families)

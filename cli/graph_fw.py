@@ -1,7 +1,7 @@
 """``graph-fw``: time Floyd–Warshall versions against n (papers 002 and 004, issue 20) headless.
 
 Specs (``name[:key=value,…]``), sizes, arithmetic and repeats go to
-:func:`kernels.graphs.fw_sweep.run_sweep`; ``--table ii`` / ``--table 4.6`` take their settings
+:func:`kernels.graphs.experiments.fw_sweep.run_sweep`; ``--table ii`` / ``--table 4.6`` take their settings
 from ``fw_sweep.TABLE_SETUPS`` (explicit options override) and print the paper's layout beside
 ours; ``--table 4.7`` measures the per-kernel breakdown of paper 004's Tables 4.7–4.8 (GPU only).
 Every spec, size, the arithmetic and ``--csv`` are checked before any work; rows stream (one
@@ -21,8 +21,8 @@ TABLES = ("ii", "4.6", "4.7")
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs import fw_sweep as fs
-    from kernels.graphs.fw_core import ARITHS, fw_versions
+    from kernels.graphs.experiments import fw_sweep as fs
+    from kernels.graphs.apsp.fw_core import ARITHS, fw_versions
     p = sub.add_parser(NAME, parents=parents, help="Time Floyd–Warshall versions vs n (papers 002 and 004)",
                        description="Time the chosen Floyd–Warshall versions on one random graph per size n (paper "
                                    "004 §4.5.1: m = 4n arcs, integer weights 1 … n − 1), one untimed run first, then "
@@ -55,8 +55,8 @@ def add_parser(sub, parents) -> None:
 def _setup(a, be):
     """(specs, sizes, repeats, arith) from the options, the --table's setup and the defaults; checked."""
     from kernels.errors import InvalidParameter
-    from kernels.graphs import fw_sweep as fs
-    from kernels.graphs.fw_core import fw_versions
+    from kernels.graphs.experiments import fw_sweep as fs
+    from kernels.graphs.apsp.fw_core import fw_versions
     t_specs, t_sizes, t_reps, t_arith = fs.table_setup(a.table, be) if a.table in fs.TABLE_SETUPS else (None,) * 4
     specs = a.versions or list(t_specs or fs.default_specs(be))
     try:
@@ -91,7 +91,7 @@ def _row_line(r) -> str:
 
 def run(a) -> int:
     from kernels import backend as bk
-    from kernels.graphs import fw_sweep as fs
+    from kernels.graphs.experiments import fw_sweep as fs
     check_output(a.csv, CSV_EXTS, "--csv")
     seed = number("--seed", a.seed, int, minimum=0)
     be = bk.select(a.backend)
@@ -158,7 +158,7 @@ def _print_table_4_6(t: list, headers) -> None:
 
 def _breakdown(a, be) -> int:
     """--table 4.7: per-kernel times of the MM-based and two-level versions (paper 004 Tables 4.7–4.8)."""
-    from kernels.graphs import fw_sweep as fs
+    from kernels.graphs.experiments import fw_sweep as fs
     if not be.is_gpu:
         raise UsageError(f"--table 4.7 times CUDA kernels: it needs a GPU ({be.notice or 'CPU backend selected'})")
     if a.csv or a.versions or a.repeats is not None or a.pred:

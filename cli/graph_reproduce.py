@@ -23,7 +23,7 @@ PAPER_000_SIZES = "1000,5000,10000,15000,20000,25000,30000"     # paper 000 Tabl
 
 def add_parser(sub, parents) -> None:
     from kernels.graphs.apsp import METHODS
-    from kernels.graphs.reproduce import CONNECTIVITY, PAPER_EXPONENTS, SAMPLED_SOURCES
+    from kernels.graphs.experiments.reproduce import CONNECTIVITY, PAPER_EXPONENTS, SAMPLED_SOURCES
     p = sub.add_parser(NAME, parents=parents, help="Re-run paper 000's mean-shortest-path sweep (Fig. 14 / Table II)",
                        description="Re-run paper 000's APSP experiment headless: for each graph type, size N "
                                    "and instance, generate the graph, compute the mean shortest path (and "
@@ -70,7 +70,7 @@ def run(a) -> int:
 
     from kernels import backend as bk
     from kernels.errors import InvalidParameter
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     from kernels.graphs.apsp import METHODS, method_names
     check_output(a.csv, CSV_EXTS, "--csv")
     types = parse_list("--types", a.types)

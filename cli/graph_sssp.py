@@ -1,9 +1,9 @@
 """``graph-sssp``: paper 004 ch. 3's SSSP experiments headless (issue 21).
 
 * ``table``    — Table 3.1: four directed topologies × the SSSP methods and the CPU Dijkstra
-  (:func:`kernels.graphs.sssp_table.run_table`);
+  (:func:`kernels.graphs.experiments.sssp_table.run_table`);
 * ``scaling``  — Figs. 3.10 / 3.12 / 3.13: time vs |V|, |E| or w_max on random digraphs
-  (:func:`~kernels.graphs.sssp_table.run_scaling`; Fig. 3.11 = the speed-ups over the CPU);
+  (:func:`~kernels.graphs.experiments.sssp_table.run_scaling`; Fig. 3.11 = the speed-ups over the CPU);
 * ``overhead`` — Fig. 3.14: the path-recording overhead, recorded paths checked;
 * ``limits``   — the largest |V| each GPU method fits by paper 004's element counts.
 
@@ -40,8 +40,8 @@ ONLY = {"--topologies": ("topologies", ("table",)), "--n": ("n", ("table",)), "-
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs import digraphs as D
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.data import digraphs as D
+    from kernels.graphs.experiments import sssp_table as T
     p = sub.add_parser(NAME, parents=parents, help="Paper 004's SSSP experiments: Table 3.1, Figs. 3.10–3.14, limits",
                        description="Re-run paper 004 ch. 3: Table 3.1 (table), the scaling figures (scaling), the "
                                    "path-recording overhead (overhead) and the memory limits (limits).  Without a GPU "
@@ -83,7 +83,7 @@ def _ints(flag, text, lo, hi) -> list[int]:
 
 def _methods(a, be) -> list[str]:
     from kernels.errors import InvalidParameter
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.experiments import sssp_table as T
     names = parse_list("--methods", a.methods) if a.methods else [m for m in T.METHODS if not T.emulated(m, be)]
     try:
         return T.check_methods(names, be)
@@ -93,7 +93,7 @@ def _methods(a, be) -> list[str]:
 
 def _max_sources(a, default):
     """--max-sources as an int, or {method: k} / {(method, topology): k}."""
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.experiments import sssp_table as T
     text = a.max_sources
     if text is None:
         return default
@@ -122,7 +122,7 @@ def _check_digraph(n: int, arcs: int, what: str) -> None:
 
 def _table_graphs(a, topologies):
     """(n, arcs, w_max) of the table, each topology's graph checked (sizes, memory)."""
-    from kernels.graphs import digraphs as D
+    from kernels.graphs.data import digraphs as D
     n = number("--n", a.n or D.TABLE31["n"], int, minimum=2, maximum=2**31 - 1)
     arcs = number("--arcs", a.arcs or D.TABLE31["arcs"], int, minimum=0)
     w_max = number("--w-max", a.w_max or D.TABLE31["w_max"], int, minimum=1, maximum=2**24)
@@ -154,7 +154,7 @@ def _figure_values(a, figure) -> list[int]:
 
 
 def _memory(text, be) -> int:
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.experiments import sssp_table as T
     if text is None:
         return T.PAPER_GPU_BYTES
     if text == "this-gpu":
@@ -170,7 +170,7 @@ def _memory(text, be) -> int:
 
 def run(a) -> int:
     from kernels import backend as bk
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.experiments import sssp_table as T
     check_output(a.csv, CSV_EXTS, "--csv")
     for flag, (dest, where) in ONLY.items():
         if getattr(a, dest) is not None and a.experiment not in where:
@@ -262,7 +262,7 @@ def row_line(r) -> str:
 def summary(experiment: str, rows) -> dict:
     """The JSON of an experiment: rows, and the speed-ups (table: over Harish's method; scaling,
     Fig. 3.11: over the CPU Dijkstra) or the paper's overhead range."""
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.experiments import sssp_table as T
     out = {"experiment": experiment, "rows": [r.to_dict() for r in rows]}
     if experiment == "table":
         out["speedups_over_harish"] = {"/".join(k): v for k, v in T.speedups(rows).items()}
@@ -274,7 +274,7 @@ def summary(experiment: str, rows) -> dict:
 
 
 def lines(experiment: str, rows) -> list[str]:
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.experiments import sssp_table as T
     if experiment == "table":
         out = []
         for m in dict.fromkeys(r.method for r in rows):
@@ -297,7 +297,7 @@ def lines(experiment: str, rows) -> list[str]:
 
 
 def _limits(a, be) -> int:
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.experiments import sssp_table as T
     if a.csv is not None:
         raise UsageError("--csv does not apply to graph-sssp limits")
     mem = _memory(a.memory, be)

@@ -8,7 +8,7 @@
 * ``--export-view FILE.png|.svg`` draws the view exactly as the Graphs workspace does — the same
   scene (:mod:`explorer.graphs.render`, VisPy without Qt) in an offscreen OpenGL context
   (:mod:`.headless_gl`) — coloured by ``--color-by`` (an overlay of
-  :data:`kernels.graphs.overlays.OVERLAYS`; ``distance:V`` = distance from vertex V), at
+  :data:`kernels.graphs.algorithms.overlays.OVERLAYS`; ``distance:V`` = distance from vertex V), at
   ``--view-size WxH`` pixels.
 
 Every option is checked before any work: the names, the sizes, the output paths, an offscreen GL
@@ -46,7 +46,7 @@ class ViewRequest:
 
 def add_options(p) -> None:
     from kernels.graphs.layout import LAYOUTS
-    from kernels.graphs.overlays import OVERLAYS
+    from kernels.graphs.algorithms.overlays import OVERLAYS
     p.add_argument("--layout", choices=tuple(LAYOUTS), default=None,
                    help="place the vertices: " + "; ".join(f"{k} = {c.help}" for k, c in LAYOUTS.items())
                         + " (default auto when positions or a view are exported)")
@@ -70,7 +70,7 @@ def add_options(p) -> None:
 
 def parse_color_by(text: str) -> tuple[str, int | None]:
     """``NAME`` or ``NAME:V`` → (overlay name, vertex or None); UsageError naming the choices."""
-    from kernels.graphs.overlays import OVERLAYS
+    from kernels.graphs.algorithms.overlays import OVERLAYS
     name, colon, rest = str(text).strip().partition(":")
     cls = OVERLAYS.get(name, None)
     choices = ", ".join(f"{k}:V" if c.needs_source else k for k, c in OVERLAYS.items())
@@ -164,7 +164,7 @@ def compute(req: ViewRequest, g, be, apsp, local_cc, out: dict):
                              "neighbourhood_preservation": q["neighbourhood_preservation"]}
     ov = None
     if req.color_by is not None:
-        from kernels.graphs.overlays import overlay_values
+        from kernels.graphs.algorithms.overlays import overlay_values
         ov = overlay_values(g, req.color_by, source=req.source, apsp=apsp, backend=be,
                             local_cc=local_cc if req.color_by == "clustering" else None)
         out.update(color_by=req.color_by, color_label=ov.label, overlay_seconds=ov.seconds)
@@ -200,7 +200,7 @@ def save_view(req: ViewRequest, g, pos, ov, out: dict) -> str:
     """Draw the view with the GUI's scene (explorer.graphs.render) and write it."""
     # imported here, lazily: VisPy and the renderer load only when a view is exported
     from explorer.graphs import render
-    from kernels.graphs.overlays import OVERLAYS
+    from kernels.graphs.algorithms.overlays import OVERLAYS
     kw = {}
     if ov is not None:
         kw = dict(values=ov.values, label=ov.label, cmap=OVERLAYS[ov.name].cmap)

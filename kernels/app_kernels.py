@@ -7,7 +7,7 @@ records the kernels it compiles in :mod:`kernels.launches` and builds its own
 Importing it registers the app's providers in :mod:`kernels.launches` (the main window imports it,
 so that the Occupancy workspace reaches other systems' kernels through the registry alone): the
 compiler of the CH and RNG kernels, the sweep cases of :data:`SWEEP_CASES` and the occupancy
-presets' Floyd–Warshall kernels (``"fw-mm t=64"``, …, :data:`kernels.graphs.fw_gpu.PRESET_KERNELS`).
+presets' Floyd–Warshall kernels (``"fw-mm t=64"``, …, :data:`kernels.graphs.apsp.fw_gpu.PRESET_KERNELS`).
 
 Needs CuPy and a CUDA device (at call time; importing it needs neither).  It imports Cahn–Hilliard,
 the RNG, Graphs and the occupancy tools inside functions or as lazy registry entries: the main window
@@ -61,12 +61,12 @@ def fw_preset_launch(key: str) -> Launch:
     """One of paper 004 Table 4.4's non-pivot kernels as compiled for this GPU, with the threads per
     block the thesis launches it with (the occupancy presets)."""
     from . import gpu
-    from .graphs import fw_gpu
+    from .graphs.apsp import fw_gpu
     file, name, threads = fw_gpu.PRESET_KERNELS[key]
     return Launch(f"Graphs {name}", fw_gpu.kernel(gpu.device("cuda"), file, name), threads, 0, "graphs")
 
 
-#: the occupancy presets' kernels (kernels.graphs.fw_gpu.PRESET_KERNELS's keys)
+#: the occupancy presets' kernels (kernels.graphs.apsp.fw_gpu.PRESET_KERNELS's keys)
 FW_PRESETS = tuple(f"{kind} t={t}" for kind in ("fw-mm", "fw-2level") for t in (16, 32, 64))
 
 

@@ -1,6 +1,6 @@
 """The "BFS kernels" and "Block sweep" tabs: paper 000 §4.3's kernel evolution (Figs. 10–13) and
 kernel 7's block-size sweep (Fig. 15), re-run off the GUI thread and plotted live (compute in
-kernels.graphs.bfs_evolution; the run / cancel / end cycle is reproduce.SweepRunner)."""
+kernels.graphs.experiments.bfs_evolution; the run / cancel / end cycle is reproduce.SweepRunner)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +10,8 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHB
                              QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import bfs_evolution as E
-from kernels.graphs import reproduce as rp
+from kernels.graphs.experiments import bfs_evolution as E
+from kernels.graphs.experiments import reproduce as rp
 from kernels.graphs.apsp import METHODS
 
 from ..log_axis import log_axes

@@ -1,7 +1,7 @@
 """The "Clustering timings" tab: paper 001 §5.7's experiment (Figs. 14–15), re-run — time of each
 clustering-coefficient implementation against V on Watts–Strogatz and Barabási–Albert graphs, with
 log–log slopes next to the paper's, run off the GUI thread and plotted live (compute in
-kernels.graphs.cc_timing; the run / cancel / end cycle is explorer.sweep_runner.SweepRunner).
+kernels.graphs.experiments.cc_timing; the run / cancel / end cycle is explorer.sweep_runner.SweepRunner).
 
 The scheduler choice (app-wide): ``none`` times here with this window's backend; ``local`` or a
 ``tcp://`` address fans the (family, V) points out over Dask with the CLI's ``graph-clustering
@@ -16,7 +16,7 @@ from PyQt6.QtWidgets import (QCheckBox, QFormLayout, QGridLayout, QHBoxLayout, Q
                              QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
-from kernels.graphs import cc_timing as cc
+from kernels.graphs.experiments import cc_timing as cc
 
 from ..log_axis import log_axes
 from ..sweep_panel import INPROCESS_TIP, SchedulerChoice

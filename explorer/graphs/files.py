@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from PyQt6.QtWidgets import QFileDialog
 
-from kernels.graphs.graph import load_graph, save_graph
+from kernels.graphs.data.graph import load_graph, save_graph
 
 from ..colorbar import with_colorbar
 from ..export import (Figure, array_to_qimage, guarded, qimage_to_array, save_figure, save_image,

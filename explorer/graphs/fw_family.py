@@ -1,6 +1,6 @@
 """The "Floyd–Warshall family (papers 002, 004)" tab: time the chosen FW versions over a list of n,
 live on log–log axes with each version's share of the GPU's min-plus peak, and lay the runs out as
-paper 002's Table II or paper 004's Tables 4.6–4.8 (compute in kernels.graphs.fw_sweep; the run /
+paper 002's Table II or paper 004's Tables 4.6–4.8 (compute in kernels.graphs.experiments.fw_sweep; the run /
 cancel / end cycle is reproduce.SweepRunner)."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLa
                              QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import fw_sweep as fs
-from kernels.graphs.fw import HOST_LIMIT_S
-from kernels.graphs.fw_core import fw_versions
+from kernels.graphs.experiments import fw_sweep as fs
+from kernels.graphs.apsp.fw import HOST_LIMIT_S
+from kernels.graphs.apsp.fw_core import fw_versions
 
 from ..flow_layout import FlowLayout
 from ..log_axis import log_axes

@@ -1,6 +1,6 @@
 """The Graphs workspace's generator form: generator, N, k (m for Barabási–Albert), p, α, ring,
 weights, seed and the APSP method, with the parameters the chosen generator ignores greyed out
-(``kernels.graphs.generators.USES``).
+(``kernels.graphs.data.generators.USES``).
 
 A part that owns its controls: :meth:`GeneratorForm.params` reads them, :meth:`set_values` sets
 them by the names sessions and presets use, :meth:`set_lecture` hides the non-essential rows.
@@ -12,7 +12,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import generators as gen
+from kernels.graphs.data import generators as gen
 from kernels.graphs.apsp import METHODS
 
 from .. import undo

@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from kernels.graphs.apsp import sentinel
-from kernels.graphs.stats import degree_histogram, path_length_histogram
+from kernels.graphs.data.stats import degree_histogram, path_length_histogram
 
 from ..colorbar import bar_axes, hover, plot_colorbar, set_bar_label
 from ..widgets import plot_panel

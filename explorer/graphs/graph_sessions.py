@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kernels.errors import InvalidParameter
-from kernels.graphs.graph import Graph
+from kernels.graphs.data.graph import Graph
 
 from .generator_form import check_params
 

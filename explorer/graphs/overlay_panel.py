@@ -1,4 +1,4 @@
-"""The Graphs workspace's colour-by controls: the overlay list (``kernels.graphs.overlays.OVERLAYS``,
+"""The Graphs workspace's colour-by controls: the overlay list (``kernels.graphs.algorithms.overlays.OVERLAYS``,
 each with its help as tooltip) and the optional density overlay.
 
 A composed widget that owns its state: the workspace reads :meth:`OverlayPanel.name`, listens to
@@ -12,7 +12,7 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QWidget
 
-from kernels.graphs.overlays import OVERLAYS
+from kernels.graphs.algorithms.overlays import OVERLAYS
 
 #: display names (the texts earlier versions stored in sessions and presets); others: the registry key
 DISPLAY = {"degree": "degree", "clustering": "local clustering", "component": "connected component",

@@ -2,7 +2,7 @@
 positions and the clustering coefficients, every step cancellable.
 
 ``prepare_graph`` is the one place for it (generate, open and session restore all use it).  The
-generators poll ``cancel`` between chunks (``kernels.graphs.generators``); the clustering kernel
+generators poll ``cancel`` between chunks (``kernels.graphs.data.generators``); the clustering kernel
 has no cancel hook, so :func:`run_abandonable` runs such a step on a thread of its own and gives up
 on it as soon as ``cancelled()`` says so: the job ends at once, the step finishes in the
 background and its result is dropped.
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.graphs.clustering import local_clustering
-from kernels.graphs.overlays import distance_from
+from kernels.graphs.algorithms.clustering import local_clustering
+from kernels.graphs.algorithms.overlays import distance_from
 
 #: seconds between two looks at ``cancelled()`` while a step runs on its own thread
 POLL_S = 0.01
@@ -76,7 +76,7 @@ def prepare_graph(g, layout_panel, backend, progress, cancelled) -> Prepared:
     lc = run_abandonable(lambda: local_clustering(g, be), cancelled)
     if be is not None and g.n:
         # the first click's row on the GPU: compile the frontier kernel and upload the CSR now, so the
-        # click itself costs one search (kernels.graphs.frontier keeps both while the graph lives)
+        # click itself costs one search (kernels.graphs.algorithms.frontier keeps both while the graph lives)
         run_abandonable(lambda: distance_from(g, 0, be), cancelled)
     progress(0.95)
     return Prepared(g, np.asarray(pos, np.float32), lc, global_from_local(g, lc), lay)

@@ -1,5 +1,5 @@
 """The "Reproduce" tab: paper 000's mean-path-vs-N experiment and paper 001's clustering
-levels, run off the GUI thread and plotted live (compute in kernels.graphs.reproduce).
+levels, run off the GUI thread and plotted live (compute in kernels.graphs.experiments.reproduce).
 
 The scheduler choice (app-wide, :class:`explorer.sweep_panel.SchedulerChoice`): ``none`` runs the
 sweep here with this window's backend; ``local`` or a ``tcp://`` address fans the instances out over
@@ -16,8 +16,8 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, 
                              QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
-from kernels.graphs import generators as G
-from kernels.graphs import reproduce as rp
+from kernels.graphs.data import generators as G
+from kernels.graphs.experiments import reproduce as rp
 
 from ..log_axis import log_axes
 from ..sweep_panel import INPROCESS_TIP, SchedulerChoice

@@ -24,7 +24,7 @@ camera change draws the first ``lod_edges`` edges of the index buffer — a fixe
 (the buffer holds the edges in a seeded random order) — and a timer :attr:`settle_s` after the
 last change draws all of them again.  :meth:`shown_text` says which.
 
-**Picking** uses :class:`kernels.graphs.spatial.SpatialIndex` (a uniform grid) over a host copy of
+**Picking** uses :class:`kernels.graphs.data.spatial.SpatialIndex` (a uniform grid) over a host copy of
 the positions, made when first needed after each position change.
 """
 from __future__ import annotations
@@ -558,8 +558,8 @@ class GraphScene:
         return float(x), float(y)
 
     def spatial_index(self):
-        """The :class:`kernels.graphs.spatial.SpatialIndex` over the current positions."""
-        from kernels.graphs.spatial import SpatialIndex
+        """The :class:`kernels.graphs.data.spatial.SpatialIndex` over the current positions."""
+        from kernels.graphs.data.spatial import SpatialIndex
         if self._index is None:
             self._index = SpatialIndex(self.positions_host())
         elif self._index_stale:

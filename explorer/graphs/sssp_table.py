@@ -1,5 +1,5 @@
 """The "SSSP (paper 004)" tab: Table 3.1, the scaling figures 3.10 / 3.12 / 3.13 and the path-recording
-overhead of Fig. 3.14, re-run off the GUI thread (compute in kernels.graphs.sssp_table; the run /
+overhead of Fig. 3.14, re-run off the GUI thread (compute in kernels.graphs.experiments.sssp_table; the run /
 cancel / end cycle is reproduce.SweepRunner)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLa
                              QWidget)
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import sssp_table as T
+from kernels.graphs.experiments import sssp_table as T
 from kernels.graphs.apsp import METHODS
 
 from ..log_axis import log_axes

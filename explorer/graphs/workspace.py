@@ -4,7 +4,7 @@ Views only: graphs, layouts, overlays, shortest paths and clustering come from `
 generation, layout and APSP run as :class:`explorer.jobs.FunctionJob` off the GUI thread with a
 progress bar and a Cancel button (Esc); the force layout streams live (:mod:`.layout_panel`).
 Every vertex and edge is drawn at any size (:mod:`.canvas`).  Click a vertex: colour by its
-distance row (one BFS / SSSP, :mod:`kernels.graphs.overlays`); click a second: the shortest path from
+distance row (one BFS / SSSP, :mod:`kernels.graphs.algorithms.overlays`); click a second: the shortest path from
 that row's predecessors.  Drag a vertex while the force layout runs or is paused: it is pinned there.
 """
 from __future__ import annotations
@@ -17,10 +17,10 @@ from PyQt6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QMainWindow, QPro
                              QTabWidget, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
-from kernels.graphs import generators as gen
+from kernels.graphs.data import generators as gen
 from kernels.graphs.apsp import METHODS, apsp
-from kernels.graphs.overlays import overlay_values
-from kernels.graphs.stats import summary
+from kernels.graphs.algorithms.overlays import overlay_values
+from kernels.graphs.data.stats import summary
 
 from .. import recent, undo
 from ..colorbar import ColorBar
@@ -65,7 +65,7 @@ class GraphsWorkspace(Workspace, QMainWindow):
         self.highlighted_path: list[int] = []
         self._src_row = None                # OverlayValues of the distance from the clicked vertex
         self._overlay = None                # the OverlayValues shown
-        self._apsp_summary = None           # kernels.graphs.stats.summary of the shown APSP result
+        self._apsp_summary = None           # kernels.graphs.data.stats.summary of the shown APSP result
         self.preset: dict | None = None          # last preset applied (named in the caption)
         self._queued_preset: dict | None = None  # applied when the running job ends
         self._then = None                        # run after the next successful job (preset: APSP)

@@ -5,10 +5,10 @@ No Qt/VisPy here; the Graphs workspace (explorer/graphs/) and ``main.py graph`` 
 (all-pairs shortest paths: ``kernels.graphs.apsp.apsp``).
 """
 from .apsp import METHODS, APSPResult, shortest_path
-from .clustering import global_clustering, local_clustering, ring_lattice_clustering
-from .generators import GENERATORS, generate
-from .graph import CSR, Graph, PackedInt4, from_networkx, load_graph, save_graph, to_networkx
-from .stats import summary
+from .algorithms.clustering import global_clustering, local_clustering, ring_lattice_clustering
+from .data.generators import GENERATORS, generate
+from .data.graph import CSR, Graph, PackedInt4, from_networkx, load_graph, save_graph, to_networkx
+from .data.stats import summary
 
 __all__ = ["METHODS", "APSPResult", "shortest_path", "global_clustering", "local_clustering",
            "ring_lattice_clustering", "GENERATORS", "generate", "CSR", "Graph", "PackedInt4",

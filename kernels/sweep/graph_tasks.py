@@ -1,5 +1,5 @@
-"""The graph sweeps on a cluster: paper 000's mean-path sweep (kernels.graphs.reproduce) and paper
-001's clustering timings (kernels.graphs.cc_timing), fanned out over Dask workers.
+"""The graph sweeps on a cluster: paper 000's mean-path sweep (kernels.graphs.experiments.reproduce) and paper
+001's clustering timings (kernels.graphs.experiments.cc_timing), fanned out over Dask workers.
 
 * ``graph-reproduce`` — a point is one instance ``{type, n, instance}`` when instances are
   independent (connectivity "giant", ``max_redraws`` 0 or one instance: instance i is drawn from
@@ -38,7 +38,7 @@ class GraphReproduceTask(SweepTask):
     def __init__(self, method: str = "cpu-sampled", backend: str = "auto", instances: int = 3, seed0: int = 1,
                  max_redraws: int = 10, sources: int = 64, params: dict | None = None, connectivity: str = "redraw",
                  clustering: bool = True, reference: str | None = None):
-        from ..graphs import reproduce as rp
+        from ..graphs.experiments import reproduce as rp
         from ..graphs.apsp import METHODS
         if method not in tuple(METHODS) + ("cpu-sampled",):
             raise InvalidParameter(f"unknown method {method!r}: use {', '.join(tuple(METHODS) + ('cpu-sampled',))}")
@@ -67,7 +67,7 @@ class GraphReproduceTask(SweepTask):
 
     def make_points(self, types, sizes) -> list[dict]:
         """The points in the serial order: per type, per N, (per instance)."""
-        from ..graphs import reproduce as rp
+        from ..graphs.experiments import reproduce as rp
         for t in types:
             rp.graph_type(t)                                   # unknown types refused here
         sizes = sorted(int(n) for n in sizes)
@@ -80,13 +80,13 @@ class GraphReproduceTask(SweepTask):
         return [{"type": t, "n": n} for t in types for n in sizes]
 
     def check_point(self, point: dict) -> dict:
-        from ..graphs import reproduce as rp
+        from ..graphs.experiments import reproduce as rp
         if point.get("type") not in rp.PAPER_EXPONENTS or not isinstance(point.get("n"), int):
             raise InvalidParameter(f"a graph-reproduce point is {{type, n[, instance]}} (got {point})")
         return dict(point)
 
     def run(self, point: dict) -> list[dict]:
-        from ..graphs import reproduce as rp
+        from ..graphs.experiments import reproduce as rp
         f = self.fixed
         be = worker_backend(f["backend"])
         i = point.get("instance")
@@ -109,7 +109,7 @@ class ClusteringTimingTask(SweepTask):
 
     def __init__(self, methods=("cpu",), repeats=5, backend: str = "auto", seed: int = 1, threads: int | None = None,
                  gpus: int = 2):
-        from ..graphs import cc_timing as cc
+        from ..graphs.experiments import cc_timing as cc
         methods = list(dict.fromkeys(methods))
         for m in methods:
             if m not in cc.METHODS:
@@ -127,11 +127,11 @@ class ClusteringTimingTask(SweepTask):
         self.columns = tuple(f.name for f in fields(cc.CCRow))
 
     def needs_gpu(self) -> bool:
-        from ..graphs import cc_timing as cc
+        from ..graphs.experiments import cc_timing as cc
         return any(m in cc.GPU_METHODS for m in self.fixed["methods"]) or self.fixed["backend"] == "gpu"
 
     def make_points(self, sizes: dict) -> list[dict]:
-        from ..graphs import cc_timing as cc
+        from ..graphs.experiments import cc_timing as cc
         sizes = cc.check_sizes(sizes)
         top = {f: ns for f, ns in sizes.items()}
         if "networkx" in self.fixed["methods"] and max(max(v) for v in top.values()) > cc.NETWORKX_MAX_V:
@@ -139,13 +139,13 @@ class ClusteringTimingTask(SweepTask):
         return [{"family": f, "n": n} for f, ns in sizes.items() for n in ns]
 
     def check_point(self, point: dict) -> dict:
-        from ..graphs import cc_timing as cc
+        from ..graphs.experiments import cc_timing as cc
         if point.get("family") not in cc.FAMILIES or not isinstance(point.get("n"), int):
             raise InvalidParameter(f"a graph-clustering point is {{family, n}} (got {point})")
         return dict(point)
 
     def run(self, point: dict) -> list[dict]:
-        from ..graphs import cc_timing as cc
+        from ..graphs.experiments import cc_timing as cc
         f = self.fixed
         be = worker_backend(f["backend"])
         if self.needs_gpu() and not be.is_gpu:
@@ -173,7 +173,7 @@ def reproduce_sweep(types, sizes, instances: int = 3, method: str = "cpu-sampled
     order).  ``backend`` is the workers' choice (auto / cpu / gpu); ``path`` also appends each row
     to a sweep result file (``mode``: new / resume / overwrite).  ``sweep_out`` (a list) receives
     the :class:`Sweep`, for cancel and status."""
-    from ..graphs.reproduce import SweepRow
+    from ..graphs.experiments.reproduce import SweepRow
     task = GraphReproduceTask(method=method, backend=backend, instances=instances, seed0=seed0,
                               max_redraws=max_redraws, sources=sources, params=params, connectivity=connectivity,
                               clustering=clustering, reference=reference)
@@ -189,7 +189,7 @@ def clustering_sweep(sizes: dict, methods=("cpu",), repeats=5, backend: str = "a
     """``cc_timing.run_cc_sweep`` on a cluster: yields ``CCRow`` objects per (family, V) as they
     finish.  ``threads``: threads of cpu-threads; ``gpus``: devices of the multi-* methods (on one
     worker); ``workers``: Dask worker processes of a local cluster."""
-    from ..graphs.cc_timing import CCRow
+    from ..graphs.experiments.cc_timing import CCRow
     task = ClusteringTimingTask(methods=methods, repeats=repeats, backend=backend, seed=seed, threads=threads,
                                 gpus=gpus)
     sweep = Sweep(task, task.make_points(sizes), path=path, mode=mode, scheduler=scheduler, workers=workers)

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-# registration: LAYOUTS lists generator, circle, spectral, force, auto in this order
-from . import simple  # noqa: F401,I001
-from . import spectral  # noqa: F401
-from . import force  # noqa: F401
-from . import auto  # noqa: F401
-from .auto import auto_layout_name
-from .base import LAYOUTS, Layout, layout_class
-from .force import ForceLayout
-from .quality import layout_quality
 from ...errors import InvalidParameter
+from .auto import AutoLayout, auto_layout_name
+from .base import LAYOUTS, Layout, layout_class, register
+from .force import ForceLayout, ForceMethod
+from .quality import layout_quality
+from .simple import CircleLayout, GeneratorLayout
+from .spectral import SpectralLayout
+
+# registration, in the order LAYOUTS lists them (the CLI's --layout choices, the dock's list)
+for _cls in (GeneratorLayout, CircleLayout, SpectralLayout, ForceMethod, AutoLayout):
+    register(_cls)
 
 __all__ = ["LAYOUTS", "Layout", "ForceLayout", "compute_layout", "auto_layout_name", "layout_quality"]
 

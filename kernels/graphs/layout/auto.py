@@ -1,7 +1,7 @@
 """The ``auto`` layout: the generator's positions when the graph has them, else the force layout."""
 from __future__ import annotations
 
-from .base import LAYOUTS, Layout, register
+from .base import LAYOUTS, Layout
 
 
 def auto_layout_name(g) -> str:
@@ -10,7 +10,6 @@ def auto_layout_name(g) -> str:
     return "generator" if LAYOUTS["generator"].available(g) else "force"
 
 
-@register
 class AutoLayout(Layout):
     name = "auto"
     help = "the generator's own positions when the graph has them, else the force layout"

@@ -1,12 +1,13 @@
 """The layout registry: :class:`Layout` subclasses by name (model: the APSP registry,
-:mod:`kernels.graphs.apsp_core`).
+:mod:`kernels.graphs.apsp.core`).
 
 A layout is a class with flags read by every caller (the CLI's ``--layout`` choices, the Graphs
 workspace's layout list and its tooltips): ``name`` (registry key), ``help`` (one line: the method
 and its source), ``iterative`` (runs for a number of iterations; :class:`ForceLayout` streams them)
 and ``gpu`` (has a GPU implementation used on the GPU backend).  :meth:`Layout.available` says
-whether it applies to a graph (``generator`` needs the generator's positions).  Each family
-registers in its own module (``simple.py``, ``spectral.py``, ``force.py``).
+whether it applies to a graph (``generator`` needs the generator's positions).  Each family is a
+class in its own module (``simple.py``, ``spectral.py``, ``force.py``, ``auto.py``); the package's
+``__init__`` registers them, explicitly and in list order.
 """
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ class Layout:
 
 
 def register(cls: type[Layout]) -> type[Layout]:
-    """Class decorator: add ``cls`` to :data:`LAYOUTS` under ``cls.name``."""
+    """Add ``cls`` to :data:`LAYOUTS` under ``cls.name`` (the package ``__init__`` calls it; a decorator too)."""
     return LAYOUTS.register(cls)
 
 

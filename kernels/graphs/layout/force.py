@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from ...errors import InvalidParameter
-from .base import Layout, check_cancel, host_positions, register
+from .base import Layout, check_cancel, host_positions
 
 #: FA2 parameters (networkx forceatlas2_layout's defaults for scaling, gravity and tolerance)
 DEFAULTS = dict(scaling=2.0, gravity=1.0, jitter_tolerance=1.0, softening=1.0, mass_exponent=0.0)
@@ -350,7 +350,6 @@ class ForceLayout:
         return grid_sum + math.log(h) * 0.5 * (m.sum() ** 2 - (m * m).sum())
 
 
-@register
 class ForceMethod(Layout):
     name = "force"
     help = ("ForceAtlas2-style force layout (Jacomy et al. 2014): linear attraction along edges, 1/d "

@@ -4,10 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InvalidParameter
-from .base import Layout, check_cancel, host_positions, register
+from .base import Layout, check_cancel, host_positions
 
 
-@register
 class GeneratorLayout(Layout):
     name = "generator"
     help = ("the generator's own positions (ring and lattice generators place their vertices on a "
@@ -38,7 +37,6 @@ def circle_positions(n: int) -> np.ndarray:
     return np.stack([np.cos(t), np.sin(t)], axis=1).astype(np.float32)
 
 
-@register
 class CircleLayout(Layout):
     name = "circle"
     help = "the vertices on the unit circle in index order (vertex i at angle 2πi/n)"

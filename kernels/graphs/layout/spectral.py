@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ...errors import InvalidParameter
-from .base import Layout, check_cancel, register
+from .base import Layout, check_cancel
 
 #: components up to this many vertices use a dense eigensolver
 DENSE_MAX = 300
@@ -138,7 +138,6 @@ def spectral_positions(g, backend=None, seed=0, progress=None, cancel=None) -> n
     return pos.astype(np.float32)
 
 
-@register
 class SpectralLayout(Layout):
     name = "spectral"
     help = ("spectral layout: the two smallest non-trivial degree-normalised Laplacian eigenvectors "
