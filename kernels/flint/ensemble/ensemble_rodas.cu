@@ -8,40 +8,40 @@
 // its event machinery) and the Jacobian:
 //   struct JacCtx, JAC_ARGS, JAC_CTX;
 //   model_jac(const JacCtx&, double t, const double* y, double* J /*NS×NS, row-major*/, double* T /*∂f/∂t*/)
-//   RO_MAX_STEPS.
-// From ensemble_rk.cu: EvState, dp_events_init (empty queue, watch with the triggers' initialValue),
+//   RO_MAX_STEPS, RO_MASS[NS] (0 on algebraic rows), RO_NALG, RO_NALG_CAP, RO_ALG[] (algebraic rows).
+// From ensemble_rk.cu: EvState, dp_events_init (empty queue, watch with the triggers' initialValue, seed, log),
 // dp_process, dp_next_time (earliest pending execution time), dp_record, dp_watch_same.
 
 #define RO_GAMMA 0.25
 
 // In-place LU with partial pivoting (Doolittle; row k swapped with the first row of largest |pivot|).
 // false when a pivot is 0 or not finite.
-__device__ bool ro_lu(const Ctx& c, double* a, int* piv) {
+__device__ bool ro_lu(double* a, int* piv, int nd) {
     bool ok = true;
-    for (int k = 0; k < NS; ++k) {
+    for (int k = 0; k < nd; ++k) {
         int p = k;
-        double best = fabs(a[k * NS + k]);
-        for (int i = k + 1; i < NS; ++i) { double v = fabs(a[i * NS + k]); if (v > best) { best = v; p = i; } }
+        double best = fabs(a[k * nd + k]);
+        for (int i = k + 1; i < nd; ++i) { double v = fabs(a[i * nd + k]); if (v > best) { best = v; p = i; } }
         piv[k] = p;
-        if (p != k) for (int j = 0; j < NS; ++j) { double s = a[k * NS + j]; a[k * NS + j] = a[p * NS + j]; a[p * NS + j] = s; }
-        double d = a[k * NS + k];
+        if (p != k) for (int j = 0; j < nd; ++j) { double s = a[k * nd + j]; a[k * nd + j] = a[p * nd + j]; a[p * nd + j] = s; }
+        double d = a[k * nd + k];
         if (!(d != 0.0 && DP_FINITE(d))) ok = false;
-        for (int i = k + 1; i < NS; ++i) {
-            double l = a[i * NS + k] / d;
-            a[i * NS + k] = l;
-            for (int j = k + 1; j < NS; ++j) a[i * NS + j] = a[i * NS + j] - l * a[k * NS + j];
+        for (int i = k + 1; i < nd; ++i) {
+            double l = a[i * nd + k] / d;
+            a[i * nd + k] = l;
+            for (int j = k + 1; j < nd; ++j) a[i * nd + j] = a[i * nd + j] - l * a[k * nd + j];
         }
     }
     return ok;
 }
 
-__device__ void ro_solve(const Ctx& c, const double* a, const int* piv, double* x) {
-    for (int k = 0; k < NS; ++k) { int p = piv[k]; double s = x[k]; x[k] = x[p]; x[p] = s; }
-    for (int i = 0; i < NS; ++i) { double s = x[i]; for (int j = 0; j < i; ++j) s = s - a[i * NS + j] * x[j]; x[i] = s; }
-    for (int i = NS - 1; i >= 0; --i) {
+__device__ void ro_solve(const double* a, const int* piv, double* x, int nd) {
+    for (int k = 0; k < nd; ++k) { int p = piv[k]; double s = x[k]; x[k] = x[p]; x[p] = s; }
+    for (int i = 0; i < nd; ++i) { double s = x[i]; for (int j = 0; j < i; ++j) s = s - a[i * nd + j] * x[j]; x[i] = s; }
+    for (int i = nd - 1; i >= 0; --i) {
         double s = x[i];
-        for (int j = i + 1; j < NS; ++j) s = s - a[i * NS + j] * x[j];
-        x[i] = s / a[i * NS + i];
+        for (int j = i + 1; j < nd; ++j) s = s - a[i * nd + j] * x[j];
+        x[i] = s / a[i * nd + i];
     }
 }
 
@@ -65,10 +65,10 @@ __device__ double ro_step(const Ctx& c, double t, const double* y, const double*
     double E[NS_CAP * NS_CAP], k[6][NS_CAP], ys[NS_CAP], f[NS_CAP];
     int piv[NS_CAP];
     for (int r = 0; r < NS; ++r)
-        for (int q = 0; q < NS; ++q) E[r * NS + q] = (r == q ? 1.0 / (h * RO_GAMMA) : 0.0) - J[r * NS + q];
-    *ok = ro_lu(c, E, piv);
+        for (int q = 0; q < NS; ++q) E[r * NS + q] = (r == q ? RO_MASS[r] / (h * RO_GAMMA) : 0.0) - J[r * NS + q];
+    *ok = ro_lu(E, piv, NS);
     for (int j = 0; j < NS; ++j) k[0][j] = f0[j] + (h * RO_D[0]) * T[j];
-    ro_solve(c, E, piv, k[0]);
+    ro_solve(E, piv, k[0], NS);
     for (int s = 1; s < 6; ++s) {
         if (s < 5) {
             for (int j = 0; j < NS; ++j) { double v = 0.0; for (int q = 0; q < s; ++q) v = v + RO_A[s][q] * k[q][j]; ys[j] = y[j] + v; }
@@ -79,11 +79,11 @@ __device__ double ro_step(const Ctx& c, double t, const double* y, const double*
         for (int j = 0; j < NS; ++j) {
             double v = 0.0;
             for (int q = 0; q < s; ++q) v = v + (RO_C[s][q] / h) * k[q][j];
-            double r = f[j] + v;
+            double r = f[j] + RO_MASS[j] * v;
             if (s < 4) r = r + (h * RO_D[s]) * T[j];
             k[s][j] = r;
         }
-        ro_solve(c, E, piv, k[s]);
+        ro_solve(E, piv, k[s], NS);
     }
     double e = 0.0;
     for (int j = 0; j < NS; ++j) {
@@ -97,6 +97,32 @@ __device__ double ro_step(const Ctx& c, double t, const double* y, const double*
     }
     double err = sqrt(e / NS);
     return (DP_FINITE(err) && *ok) ? err : INFINITY;
+}
+
+// Member's algebraic components re-solved after an event (Newton on 0 = g, ∂g/∂z from model_jac,
+// at most 30 iterations), as rosenbrock.consistent; false when the algebraic Jacobian is singular.
+__device__ bool ro_consistent(const Ctx& c, const JacCtx& jc, double t, double* y) {
+    if (RO_NALG == 0) return true;
+    double f[NS_CAP], J[NS_CAP * NS_CAP], T[NS_CAP], A[RO_NALG_CAP * RO_NALG_CAP], g[RO_NALG_CAP];
+    int piv[RO_NALG_CAP];
+    for (int it = 0; it < 30; ++it) {
+        model_rhs(c, t, y, f);
+        model_jac(jc, t, y, J, T);
+        for (int p = 0; p < RO_NALG; ++p) {
+            g[p] = f[RO_ALG[p]];
+            for (int q = 0; q < RO_NALG; ++q) A[p * RO_NALG + q] = J[RO_ALG[p] * NS + RO_ALG[q]];
+        }
+        if (!ro_lu(A, piv, RO_NALG)) return false;
+        ro_solve(A, piv, g, RO_NALG);
+        bool small = true;
+        for (int p = 0; p < RO_NALG; ++p) {
+            double z = y[RO_ALG[p]] - g[p];
+            y[RO_ALG[p]] = z;
+            if (!(fabs(g[p]) <= 1e-13 * fmax(1.0, fabs(z)))) small = false;
+        }
+        if (small) break;
+    }
+    return true;
 }
 
 __device__ void ro_dense(const Ctx& c, const double* y0, const double* y1, const double* K1, const double* K2, double th, double* out) {
@@ -119,11 +145,14 @@ __device__ double ro_locate(const Ctx& c, const EvState& es, double t0, double h
     return hi;
 }
 
-// status[i] as flint_dopri: 0 ok, 1 step budget exceeded, 2 step size underflow, 3 endless event
-// cascade / queue overflow, 4 simultaneous events of equal priority
+// status[i], seed, log_* as flint_dopri: 0 ok, 1 step budget exceeded, 2 step size underflow (or a
+// singular algebraic Jacobian), 3 endless event cascade, 5 too many pending event instances, 6 a
+// negative or NaN event delay
 extern "C" __global__ void flint_rodas(const double* __restrict__ y0, const double* __restrict__ times, int nt,
                                        double rtol, double atol, double hmax, double* __restrict__ out,
-                                       int* __restrict__ status, int n MODEL_ARGS JAC_ARGS)
+                                       int* __restrict__ status, int n, unsigned long long seed, int log_cap,
+                                       double* __restrict__ log_t, int* __restrict__ log_e, int* __restrict__ log_n
+                                       MODEL_ARGS JAC_ARGS)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -136,9 +165,11 @@ extern "C" __global__ void flint_rodas(const double* __restrict__ y0, const doub
     double t = 0.0, t_end = times[nt - 1];
     int oi = 0;
     status[i] = 0;
-    dp_events_init(c, es, t, y);
+    dp_events_init(c, es, t, y, i, seed, log_t, log_e, log_cap);
     int ps = dp_process(c, es, t, y);
+    log_n[i] = es.log_n;
     double tq = dp_next_time(es);
+    if (ps == 1 && !ro_consistent(c, jc, t, y)) ps = 2;
     if (ps != 1) { status[i] = ps; return; }
     while (oi < nt && (times[oi] <= 0.0 || t_end <= 0.0)) dp_record(c, t, y, out, oi++, n, i);
     if (t >= t_end) { while (oi < nt) dp_record(c, t, y, out, oi++, n, i); return; }
@@ -174,6 +205,8 @@ extern "C" __global__ void flint_rodas(const double* __restrict__ y0, const doub
             for (int j = 0; j < NS; ++j) y[j] = yn[j];
             if (last && tq <= tn) {                 // the step ended at a pending event time
                 int ps = dp_process(c, es, t, y);
+                log_n[i] = es.log_n;
+                if (ps == 1 && !ro_consistent(c, jc, t, y)) ps = 2;
                 if (ps != 1) { status[i] = ps; return; }
                 while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
             }
@@ -191,6 +224,8 @@ extern "C" __global__ void flint_rodas(const double* __restrict__ y0, const doub
             }
             t = ts;
             int ps = dp_process(c, es, t, y);
+            log_n[i] = es.log_n;
+            if (ps == 1 && !ro_consistent(c, jc, t, y)) ps = 2;
             if (ps != 1) { status[i] = ps; return; }
             while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
         }

@@ -34,7 +34,11 @@ def jac_source(pb: StiffProblem) -> str:
     body += [f"    const double {v} = {e};" for v, e in expr_code(p, "c")]
     body += [f"    J[{r * pb.ns + c}] = v{p.slots[nm]};" for r, c, nm in pb.jac]
     body += [f"    T[{r}] = v{p.slots[nm]};" for r, nm in pb.dfdt]
-    return (f"#define RO_MAX_STEPS {MAX_STEPS}\n"
+    alg = list(pb.algebraic)
+    mass = ", ".join(repr(float(v)) for v in pb.mass)
+    return (f"#define RO_MAX_STEPS {MAX_STEPS}\n#define RO_NALG {len(alg)}\n#define RO_NALG_CAP {max(len(alg), 1)}\n"
+            f"static __device__ const double RO_MASS[{pb.ns}] = {{{mass}}};\n"
+            f"static __device__ const int RO_ALG[{max(len(alg), 1)}] = {{{', '.join(map(str, alg or [0]))}}};\n"
             "struct JacCtx { const double* K; const double* P; int n; int i; };\n"
             "#define JAC_ARGS , const double* __restrict__ JK, const double* __restrict__ JP\n"
             "#define JAC_CTX JacCtx jc{JK, JP, n, i}\n"
@@ -59,10 +63,15 @@ def kernel_args(pb: StiffProblem, flavour: str) -> list:
     return dp_gpu.kernel_args(pb, flavour) + [JK, JP]
 
 
+LOG_CAP = 64      # event executions logged per member for ``fired``
+
+
 def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str = "cuda", rtol: float = 1e-8,
-                     atol=None, hmax=None, block: int = 64):
+                     atol=None, hmax=None, block: int = 64, seed: int = 0, fired: list | None = None):
     """Integrate every member with ``flint_rodas`` on ``device`` ("cuda" or "host"); observables at
-    ``times`` as (nt, nobs, n), as the twin :func:`~.rosenbrock.integrate`."""
+    ``times`` as (nt, nobs, n), as the twin :func:`~.rosenbrock.integrate`.  ``seed``: the random order
+    of equal-priority events; ``fired``: a list that gets (member, t, event index) of each member's
+    first LOG_CAP event executions (a member that executed more gets its first LOG_CAP)."""
     if device not in DEVICES:
         raise InvalidParameter(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
     if device == "cuda":
@@ -87,23 +96,33 @@ def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str =
     n, nt, nobs = pb.n, len(times), max(len(pb.core.obs_names), 1)
     d_out = xp.full((nt, nobs, n), np.nan)
     d_status = xp.zeros(n, dtype=np.int32)
+    cap = LOG_CAP if fired is not None else 0
+    d_lt, d_le = xp.zeros(max(n * cap, 1)), xp.zeros(max(n * cap, 1), dtype=np.int32)
+    d_ln = xp.zeros(n, dtype=np.int32)
     args = [xp.asarray(np.ascontiguousarray(y0)), xp.asarray(times), np.int32(nt), np.float64(rtol),
-            np.float64(atol), np.float64(hmax), d_out, d_status, np.int32(n)]
+            np.float64(atol), np.float64(hmax), d_out, d_status, np.int32(n), np.uint64(seed), np.int32(cap),
+            d_lt, d_le, d_ln]
     args += [xp.asarray(a) for a in kernel_args(pb, flavour)]
     dev.launch(kern, ((n + block - 1) // block,), (block,), tuple(args))
     dev.synchronize()
     to_host = (lambda a: a) if device == "host" else (lambda a: a.get())
     status = np.asarray(to_host(d_status))
     src = pb.core.source
+    if fired is not None:
+        lt, le, ln = (np.asarray(to_host(a)) for a in (d_lt, d_le, d_ln))
+        for m in range(n):
+            for q in range(min(int(ln[m]), cap)):
+                fired.append((m, float(lt[m * cap + q]), int(le[m * cap + q])))
     if np.any(status == 1):
         raise Unsupported(f"{src}: more than {MAX_STEPS} Rosenbrock steps")
     if np.any(status == 2):
         raise SimulationBlowUp(f"{src}: step size underflow")
-    if np.any(status == 4):
-        raise Unsupported(f"{src}: events with equal priority at the same time (random execution order is "
-                          "not supported)")
     if np.any(status == 3):
-        raise SimulationBlowUp(f"{src}: events keep firing (or too many are pending at once)")
+        raise SimulationBlowUp(f"{src}: events keep firing")
+    if np.any(status == 5):
+        raise Unsupported(f"{src}: too many event instances pending at once (the kernel's queue is full)")
+    if np.any(status == 6):
+        raise InvalidParameter(f"{src}: an event delay is negative or undefined")
     return np.asarray(to_host(d_out))[:, :len(pb.core.obs_names), :]
 
 
@@ -115,7 +134,7 @@ def stiff_problem(core, n: int = 1, member_params=None) -> StiffProblem:
 
 def _simulate(path, times, variables, amount, concentration, flavour, device):
     from ..sbml.core import lower_system
-    core = lower_system(str(path), list(variables), set(amount), set(concentration))
+    core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True)
     res = integrate_device(stiff_problem(core), np.asarray(times, dtype=float), flavour, device)
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}
 

@@ -70,6 +70,9 @@ class StiffProblem(rk.Problem):
         self.jac_prog = compile_model(jm, n, mp)
         self.jac_names = [nm for _, _, nm in self.jac] + [nm for _, nm in self.dfdt]
         self._jacf = rk.numpy_function(self.jac_prog, self.jac_names)
+        self.algebraic = list(getattr(core, "algebraic", []))
+        self.mass = np.ones(self.ns)                  # M = diag(mass): 0 on the algebraic rows (0 = g)
+        self.mass[self.algebraic] = 0.0
 
     def jacobian(self, t, Y, cols=None):
         """(J (ns, ns, m), ∂f/∂t (ns, m)) at (t, Y) for the member columns ``cols``."""
@@ -140,7 +143,8 @@ def rodas_step(pb: StiffProblem, t, y, f0, J, T, h, cols, rtol, atol):
     ns, m = y.shape
     E = -J.copy()
     idx = np.arange(ns)
-    E[idx, idx, :] += 1.0 / (h * GAMMA)
+    M = pb.mass[:, None]
+    E[idx, idx, :] += M / (h * GAMMA)
     LU, piv, ok = lu_factor(E)
     ks = [lu_solve(LU, piv, f0 + (h * D[0]) * T)]
     for s in range(1, 6):
@@ -149,7 +153,7 @@ def rodas_step(pb: StiffProblem, t, y, f0, J, T, h, cols, rtol, atol):
         else:
             ys = ys + ks[4]
         f = pb.rhs(t + C[s] * h, ys, cols)
-        rhs = f + sum((CC[s][j] / h) * ks[j] for j in range(s))
+        rhs = f + M * sum((CC[s][j] / h) * ks[j] for j in range(s))
         if s < 4:
             rhs = rhs + (h * D[s]) * T
         ks.append(lu_solve(LU, piv, rhs))
@@ -161,6 +165,26 @@ def rodas_step(pb: StiffProblem, t, y, f0, J, T, h, cols, rtol, atol):
     K1 = sum(H2[j] * ks[j] for j in range(5))
     K2 = sum(H3[j] * ks[j] for j in range(5))
     return ynew, err, (K1, K2), ok
+
+
+def consistent(pb: StiffProblem, t: float, y, m: int):
+    """Member m's algebraic components re-solved (Newton on 0 = g with ∂g/∂z from the Jacobian,
+    at most 30 iterations) after an event changed its state; y (ns,) returned updated."""
+    alg = pb.algebraic
+    if not alg:
+        return y
+    y = y.copy()
+    for _ in range(30):
+        g = pb.rhs(np.array([t]), y[:, None], [m])[alg, 0]
+        J, _ = pb.jacobian(np.array([t]), y[:, None], [m])
+        LU, piv, ok = lu_factor(J[np.ix_(alg, alg)])
+        if not ok[0]:
+            raise SimulationBlowUp(f"{pb.core.source}: singular algebraic Jacobian at t={t:g}")
+        dz = lu_solve(LU, piv, g[:, None])[:, 0]
+        y[alg] = y[alg] - dz
+        if np.all(np.abs(dz) <= 1e-13 * np.maximum(1.0, np.abs(y[alg]))):
+            break
+    return y
 
 
 def dense(y0, y1, K, theta):
@@ -177,7 +201,7 @@ def _locate(pb, es, t0, h, at):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        if rk._watch(pb, pb.aux(mid, at(mid)[:, None], [es.m])) == es.prev:
+        if rk.watch(pb, pb.aux(mid, at(mid)[:, None], [es.m])) == es.prev:
             lo = mid
         else:
             hi = mid
@@ -185,11 +209,12 @@ def _locate(pb, es, t0, h, at):
 
 
 def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: float | None = None,
-              max_steps: int = MAX_STEPS, seed: int = 0):
+              max_steps: int = MAX_STEPS, seed: int = 0, fired: list | None = None):
     """Integrate every member from t = 0; the observables at ``times`` as (nt, nobs, n).
 
     Defaults as :func:`kernels.flint.ensemble.rk.integrate` (atol 1e-12·min(1, max |y0|), hmax the
-    smallest output interval, ``seed`` the random order of equal-priority events).  A member's steps end
+    smallest output interval, ``seed`` the random order of equal-priority events, ``fired`` a list that
+    gets (member, t, event index) of every event execution).  A member's steps end
     at its next pending (delayed) event time.  Raises Unsupported past ``max_steps`` steps of a member,
     SimulationBlowUp when its step size underflows."""
     times = np.asarray(times, dtype=float)
@@ -208,7 +233,7 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
     out = np.full((nt, len(core.obs_names), n), np.nan)
     t = np.zeros(n)
     oi = np.zeros(n, dtype=int)
-    evs = [rk._EventState(pb, m, seed) for m in range(n)]
+    evs = [rk.EventState(pb, m, seed, fired) for m in range(n)]
     tq = np.full(n, np.inf)          # per member: the earliest pending execution time
 
     def record(m, i, tt, ym):
@@ -217,11 +242,11 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
 
     for m in range(n):                  # t0: initialValue of the triggers, then t0 events
         es = evs[m]
-        w = list(rk._watch(pb, pb.aux(0.0, y[:, m:m + 1], [m])))
+        w = list(rk.watch(pb, pb.aux(0.0, y[:, m:m + 1], [m])))
         for k, ev in enumerate(core.events):
             w[k] = ev.initial_value
         es.prev = tuple(w)
-        y[:, m] = rk._process(pb, es, 0.0, y[:, m])
+        y[:, m] = consistent(pb, 0.0, rk.process(pb, es, 0.0, y[:, m]), m)
         tq[m] = es.next_time()
         while oi[m] < nt and (times[oi[m]] <= 0.0 or t_end <= 0.0):
             record(m, oi[m], 0.0, y[:, m])
@@ -270,7 +295,7 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
                 t[m], y[:, m] = tnew[m], y1m
                 es.prev = wnew
                 if last[m] and tq[m] <= tnew[m]:          # the step ended at a pending event time
-                    y[:, m] = rk._process(pb, es, t[m], y[:, m])
+                    y[:, m] = consistent(pb, t[m], rk.process(pb, es, t[m], y[:, m]), m)
                     while oi[m] < nt and times[oi[m]] <= t[m]:
                         record(m, oi[m], t[m], y[:, m])
                         oi[m] += 1
@@ -288,7 +313,7 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
                         oi[m] += 1
                     ym = ys[:, 0]
                 t[m] = ts
-                y[:, m] = rk._process(pb, es, ts, ym)
+                y[:, m] = consistent(pb, ts, rk.process(pb, es, ts, ym), m)
                 while oi[m] < nt and times[oi[m]] <= ts:
                     record(m, oi[m], ts, y[:, m])
                     oi[m] += 1
@@ -308,8 +333,9 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
 
 
 def simulate_file(path, times, variables, amount, concentration) -> dict:
-    """The suite's runtime signature on the NumPy twin (one member)."""
+    """The suite's runtime signature on the NumPy twin (one member); algebraic rules and fast
+    reactions as a DAE (``lower_system(dae=True)``)."""
     from ..sbml.core import lower_system
-    core = lower_system(str(path), list(variables), set(amount), set(concentration))
+    core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True)
     res = integrate(StiffProblem(core, 1), np.asarray(times, dtype=float))
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}
