@@ -14,8 +14,10 @@ neighbour coupling (TS: :func:`.codegen.ts_loop_source`; IS: :func:`.is_loop.is_
 :attr:`GpuRuntime._loop` and supplies its arguments (:meth:`GpuRuntime._loop_args`); the driver here
 (:meth:`GpuRuntime.run_loop`) is shared: it times each launch with CUDA events (:mod:`kernels.gpu.timing`) and sizes the next to
 about :attr:`~GpuRuntime.LAUNCH_S` seconds (a caller streaming chunks still gets ≥ 30 updates a
-second), tunes the block size between launches of :attr:`~GpuRuntime.TUNE_STEPS` steps, and hands
-back the samples the kernel recorded.  Those are copied to the host asynchronously: each launch's
+second), tunes the block size between launches of :attr:`~GpuRuntime.TUNE_STEPS` steps (issue 38: a
+short search, :class:`.tuning.BlockSearch`, remembered per model, GPU and engine in
+:class:`.tuning.TuningCache`, so that a new Simulation of a tuned model starts at its block size and
+launch length), and hands back the samples the kernel recorded.  Those are copied to the host asynchronously: each launch's
 samples go on a second stream into page-locked host memory while the next launch runs, and one
 array holds a call's samples, so :meth:`GpuRuntime.collect` hands it on without a copy (up to
 :attr:`~GpuRuntime.PINNED_MAX_BYTES` a call; more stays in device buffers, copied at the end)."""
@@ -29,6 +31,7 @@ from ...errors import BackendUnavailable
 from .base import RK4_STAGES, Runtime
 from .fused import FusedPhases
 from .memory import samples_in
+from .tuning import BlockSearch, TuningCache, cache_key
 
 
 class GpuRuntime(Runtime):
@@ -57,6 +60,8 @@ class GpuRuntime(Runtime):
     fused_shared: str | bool | None = None
     #: take the grid barrier for a member whose widest phase has more warps than this (None: never)
     fused_grid_warps: int | None = None
+    #: remember tunings across Simulations (:class:`.tuning.TuningCache`; False: search every time)
+    tune_cache = True
 
     @classmethod
     def unavailable(cls) -> str | None:
@@ -114,6 +119,7 @@ class GpuRuntime(Runtime):
         self._loop = fn
         self._loop_steps = self.TUNE_STEPS
         self._rec_key = None
+        self._search = None
         try:
             self._loop_max_block = min(1024, int(fn.max_threads_per_block)) // 32 * 32
         except Exception:                        # noqa: BLE001 (a CuPy that does not say: stay small)
@@ -138,6 +144,8 @@ class GpuRuntime(Runtime):
         if self._fused is not None:
             return self._fused.run_loop(k, dt, step0, every, record, cells)
         cp, n = self.cp, self.n
+        if self._tuning and getattr(self, "_search", None) is None:
+            self.tune_begin()
         key = (tuple(record), np.asarray(cells).tobytes())
         if key != self._rec_key:
             col = np.full(n, -1, dtype=np.int32)
@@ -170,7 +178,7 @@ class GpuRuntime(Runtime):
                 buf.get(stream=self._copy_stream, out=host[row:row + m], blocking=False)
                 held.append(buf)
                 row += m
-            self._adapt(kl, sw.ms)
+            self.adapt_launch(kl, sw.ms)
             if host is None:
                 out.extend(buf[j, :n_rec, :n_col] for j in range(m))
             step += kl
@@ -194,26 +202,78 @@ class GpuRuntime(Runtime):
         translator's grid-synchronised lines, dispatches here on the chunk's ``step``/``kl``)."""
         self._loop(grid, block, args, shared_mem=shared)
 
-    def _adapt(self, kl: int, ms: float) -> None:
-        """After a launch of ``kl`` steps that took ``ms``: while tuning, the next block size (+32)
-        until a launch gets slower per step (thesis §5.6, one launch a window); then the next launch's
-        length, about :attr:`LAUNCH_S` seconds (at most 4× the last)."""
+    # --- block-size tuning (issue 38: a short search, cached) ---------------------------------------
+    def _device_id(self) -> str:
+        """The GPU as a tuning's key sees it: name, compute capability, driver version."""
+        cp = self.cp
+        dev = cp.cuda.Device()
+        props = cp.cuda.runtime.getDeviceProperties(dev.id)
+        name = props.get("name", b"?")
+        name = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
+        return f"{name}|sm_{dev.compute_capability}|driver {cp.cuda.runtime.driverGetVersion()}"
+
+    def _tune_key(self) -> str | None:
+        """:func:`.tuning.cache_key` of this engine's many-steps kernel, or None (no source, or a
+        device that does not say what it is: not cached)."""
+        src = getattr(self, "loop_source", None)
+        if not src:
+            return None
+        try:
+            device = self._device_id()
+        except Exception:                        # noqa: BLE001 (an unnamed device: tune, do not cache)
+            return None
+        engine = "/".join(map(str, (self.name, self.mapping, self.integrator, self.dtype, type(self).__name__,
+                                    getattr(self, "loop_registers", None), self._loop_max_block,
+                                    getattr(self, "coupled", None) is not None)))
+        return cache_key(src, getattr(self, "loop_options", ()), device, engine, self.n)
+
+    def tune_begin(self) -> None:
+        """Before the first launch: the cached tuning (block size, history, launch length) when there
+        is one, else a :class:`.tuning.BlockSearch` over the first launches."""
+        self._tune_cache = TuningCache() if self.tune_cache else TuningCache(None)
+        self._tune_cache_key = self._tune_key()
+        self._tune_store = None
+        hit = self._tune_cache.get(self._tune_cache_key, self._loop_max_block) if self._tune_cache_key else None
+        if hit:
+            self.block_size = hit["block"]
+            self.block_history[:] = hit["history"]
+            if hit["steps"]:
+                self._loop_steps = hit["steps"]
+            self._tuning = False
+            self._search = False
+            self.tuned_from = "cache"
+            return
+        self._search = BlockSearch(self._loop_max_block, self.n, self.TUNE_WINDOW)
+        self.block_size = self._search.block
+        self.tuned_from = "search"
+
+    def adapt_launch(self, kl: int, ms: float) -> None:
+        """After a launch of ``kl`` steps that took ``ms``: while tuning, the search's next block size
+        (:class:`.tuning.BlockSearch`: one launch a candidate, thesis §5.6's windows); then the next
+        launch's length, about :attr:`LAUNCH_S` seconds (at most 4× the last).  The tuning is stored
+        when the search ends, and again with the launch length once that has settled."""
         if self._tuning:
             if kl < self.TUNE_STEPS:             # the tail of a chunk: too short to judge
                 return
-            per = ms * self.TUNE_WINDOW / kl     # ms per TUNE_WINDOW steps, as the stepped tuning records
-            hist = self.block_history
-            hist.append((self.block_size, per))
-            if len(hist) >= 2 and per > hist[-2][1]:
-                self.block_size = hist[-2][0]
+            if not getattr(self, "_search", None):
+                self.tune_begin()
+                if not self._tuning:
+                    return
+            s = self._search
+            s.record(ms / kl)
+            self.block_history[:] = s.history    # ms per TUNE_WINDOW steps, as the stepped tuning records
+            self.block_size = s.block
+            if s.done:
                 self._tuning = False
-            elif self.block_size + 32 > self._loop_max_block:
-                self._tuning = False
-            else:
-                self.block_size += 32
+                self._tune_store = self._tune_cache_key
+                if self._tune_store:
+                    self._tune_cache.put(self._tune_store, s.best, 0, s.history)
             return
         want = int(kl * self.LAUNCH_S * 1000.0 / ms) if ms > 0 else 4 * kl
         self._loop_steps = max(1, min(4 * kl, want))
+        if getattr(self, "_tune_store", None) and want <= 4 * kl:      # the launch length has settled
+            self._tune_cache.put(self._tune_store, self.block_size, self._loop_steps, self.block_history)
+            self._tune_store = None
 
     # --- launches ------------------------------------------------------------------------------
     def _launch(self, y, kin, cdt, t, dt, mode, w, kout, yout):
@@ -258,7 +318,8 @@ class GpuRuntime(Runtime):
             self._step(dt, step * dt)
 
     def info(self) -> dict:
-        return {**super().info(), **(self._fused.info() if self._fused is not None else {})}
+        tuned = {"tuned_from": self.tuned_from} if getattr(self, "tuned_from", None) else {}
+        return {**super().info(), **tuned, **(self._fused.info() if self._fused is not None else {})}
 
     # --- states --------------------------------------------------------------------------------
     def state(self) -> np.ndarray:
