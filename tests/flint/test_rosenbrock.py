@@ -163,3 +163,16 @@ def test_problem_subclass_keeps_dp_interface(tmp_path):
     J, T = pb.jacobian(0.0, pb.y0)
     assert J.shape == (3, 3, 2) and T.shape == (3, 2)
     assert np.allclose(J[0, 0], -k["k1"])      # ∂(−k1·A + k3·B·C)/∂A at (1, 0, 0)
+
+
+def test_fired_events_match_dormand_prince():
+    from kernels.flint.ensemble import rk
+    root = _suite()
+    (case,) = suite.discover(root, ["00026"])
+    core = lower_system(str(case.model), [], set(), set())
+    times = np.linspace(0.0, 5.0, 11)
+    a, b = [], []
+    rk.integrate(rk.Problem(core, 1), times, fired=a)
+    integrate(StiffProblem(core, 1), times, fired=b)
+    assert a and [e for _, _, e in a] == [e for _, _, e in b]
+    assert np.allclose([t for _, t, _ in a], [t for _, t, _ in b], rtol=1e-6)
