@@ -1,15 +1,21 @@
-"""The run controls of the Flint workspace as one part, :class:`FlintRunForm`: dt, t end, integrator,
-runtime, precision, members (ensemble / line / ring), N, coupling D, a ring's initial state, the
-varied parameter and its spread, and the recorded states.
+"""The run controls of the Flint workspace as one part, :class:`FlintRunForm`: dt, t end, the method
+and the engine (the two axes of :mod:`kernels.flint.schemes`: the engine box offers the engines that
+can run here, the method box the methods the chosen engine offers), precision, members (ensemble /
+line / ring), N, coupling D, a ring's initial state, the varied parameter and its spread, and the
+recorded states.
 
 The form owns its widgets and their state.  It speaks :class:`kernels.flint.run.FlintRun` (the CLI's
 run specification, paper 004 ch. 5): :meth:`FlintRunForm.flint_run` builds the run the controls
 describe for the bound model, :meth:`FlintRunForm.set_run` shows a run (a session's
 ``FlintRun.from_dict``).  Every user edit of a control is announced once, as
 ``edited(key, old, new)`` with the keys of :meth:`FlintRunForm.controls` (the workspace hooks undo
-there); :meth:`FlintRunForm.set_value` sets one back.  In SBML reference mode
-(:meth:`FlintRunForm.set_sbml_mode`) the Flint-only controls are disabled, dt is the output interval
-and the runtime box names the reference simulator.
+there); :meth:`FlintRunForm.set_value` sets one back.  Old keys (``integrator``, ``runtime``; runtime
+``cpu`` is engine numpy, the old "sbml (CPU reference)" entry is lsoda on numpy) are taken too.
+
+For an SBML model that the fixed-step compiler refuses (:meth:`FlintRunForm.set_sbml_mode`) the
+engines are the adaptive ensemble engines that take the model (``dopri5`` … on ts / is / c / c-is /
+numpy, :mod:`kernels.flint.adaptive_run`) and numpy's ``lsoda``, the SBML reference simulator (one
+instance); dt is the output interval and the fixed-step-only controls are disabled.
 """
 from __future__ import annotations
 
@@ -22,11 +28,11 @@ from PyQt6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QW
 from kernels.errors import InvalidParameter
 from kernels.flint.model import select_states
 from kernels.flint.run import FlintRun, Vary
-from kernels.flint.schemes import FIXED_METHODS
-from kernels.flint.runtimes import RUNTIMES
+from kernels.flint.adaptive_run import available_engines, ensemble_methods
 from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
 from kernels.flint.sbml.reference import LABEL as SBML_LABEL
 from kernels.flint.sbml.reference import TOOLTIP as SBML_TOOLTIP
+from kernels.flint.schemes import FIXED_METHODS, engine_for_runtime, engine_help, engine_named, engine_table
 
 from .. import undo
 from .worker import HOST_THREADS, INIT_ONE_WAY, INIT_UNIFORM, RUNTIME_TOOLTIP
@@ -44,9 +50,10 @@ TOOLTIPS = {
     "dt": "Integration time step dt, ms (the models' time unit); the output is recorded every "
           "0.1 ms for runs of more than 2 000 steps",
     "t_end": "End time of the run, ms; the run takes t end / dt steps",
-    "integrator": "Method (--method): the fixed-step integrator, explicit Euler (1st order) or classic "
-                  "Runge–Kutta 4.  SBML reference mode runs lsoda",
-    "runtime": RUNTIME_TOOLTIP,
+    "method": "Method (--method): the integrator the engine runs — euler (explicit, 1st order) or rk4 "
+              "(classic Runge–Kutta 4) at a fixed step dt; for SBML models with events: dopri5 (adaptive "
+              "Dormand–Prince, events by root finding) or lsoda (the SBML reference simulator)",
+    "engine": RUNTIME_TOOLTIP,
     "dtype": "Arithmetic precision of the state and the bytecode: float64 or float32",
     "members": "ensemble: N independent copies of the cell (optionally with a parameter varied); "
                "line / ring: N cells coupled by diffusion of V (cable)",
@@ -59,26 +66,62 @@ TOOLTIPS = {
               "e.g. 'S_RG_F, S_RG_E' or 'S_*'",
 }
 #: the labels of the rows (SBML reference mode renames dt and t end)
-LABELS = {"dt": "dt (ms)", "t_end": "t end (ms)", "integrator": "Method", "runtime": "Engine",
+LABELS = {"dt": "dt (ms)", "t_end": "t end (ms)", "method": "Method", "engine": "Engine",
           "dtype": "Precision", "members": "Members", "n": "N (members / cells)", "D": "Coupling D (1/ms)",
           "init": "Initial state", "vary": "Vary parameter", "spread": "± spread", "record": "Record"}
 SBML_LABELS = {"dt": "dt (output interval)", "t_end": "t end (model time)"}
 SBML_TIPS = {"dt": "Output interval, in the model's time unit: the reference simulator chooses its own adaptive "
                    "steps",
              "t_end": "End time of the run, in the model's time unit"}
-SBML_NOTE = "does not apply to the SBML reference simulator (one model instance, adaptive LSODA, float64)"
-#: controls that only the Flint runtimes use (disabled in SBML reference mode)
-FLINT_ONLY = ("integrator", "dtype", "members", "n", "D", "vary", "spread", "init")
+SBML_NOTE = "does not apply to an SBML model with events (adaptive steps, float64, an ensemble)"
+REFERENCE_NOTE = "does not apply to the SBML reference simulator (one model instance, adaptive LSODA, float64)"
+#: controls that only the fixed-step engines use (disabled for SBML models with events)
+FLINT_ONLY = ("dtype", "members", "D", "init")
+#: controls of an ensemble, disabled on the SBML reference simulator (lsoda: one instance)
+ENSEMBLE_ONLY = ("n", "vary", "spread")
+#: old control keys (sessions and presets before the two axes) → the keys now
+OLD_KEYS = {"integrator": "method", "runtime": "engine"}
 #: controls hidden in lecture mode
 NONESSENTIAL = ("dtype", "spread", "vary")
 
 
-def gui_runtimes(gpu: bool) -> list[str]:
-    """The runtimes the Runtime box offers, from the registry: the GPU ones first when the app runs on
-    the GPU, then the CPU ones that can run here (a host compiler found); first, and the default,
-    ``auto`` (:func:`kernels.flint.runtimes.auto.choose_runtime`: the choice is said when a run starts)."""
-    on_gpu = [k for k, c in RUNTIMES.items() if c.device == "gpu"] if gpu else []
-    return [AUTO] + on_gpu + [k for k, c in RUNTIMES.items() if c.device != "gpu" and c.unavailable() is None]
+def gui_engines(gpu: bool) -> list[str]:
+    """The engines of fixed-step runs the Engine box offers, from the registries
+    (:func:`kernels.flint.schemes.engine_table`): the GPU ones first when the app runs on the GPU, then
+    the CPU ones that can run here (a host compiler found); first, and the default, ``auto``
+    (:func:`kernels.flint.runtimes.auto.choose_runtime`: the choice is said when a run starts)."""
+    from kernels.flint.runtimes import runtime_class
+    engines = [engine_named(e) for e, ms in engine_table("flint").items() if set(ms) & set(FIXED_METHODS)]
+    on_gpu = [e.name for e in engines if e.device == "gpu"] if gpu else []
+    return [AUTO] + on_gpu + [e.name for e in engines if e.device != "gpu"
+                              and runtime_class(e.runtime).unavailable() is None]
+
+
+def fixed_methods(engine: str) -> list[str]:
+    """The fixed-step methods ``engine`` offers (auto: every one)."""
+    if engine == AUTO:
+        return list(FIXED_METHODS)
+    return [m for m in engine_table("flint").get(engine, FIXED_METHODS) if m in FIXED_METHODS]
+
+
+def sbml_engines(gpu: bool, ensemble: bool) -> list[str]:
+    """The Engine box for an SBML model with events: auto, the ensemble engines that can run here
+    (``ensemble``: the model lowers to the ODE core) and numpy (always: lsoda, the reference)."""
+    out = [AUTO]
+    if ensemble:
+        out += [e for m in ensemble_methods() for e in available_engines(m, None if gpu else "cpu")]
+    out.append("numpy")
+    return list(dict.fromkeys(out))
+
+
+def sbml_methods(engine: str, ensemble: bool) -> list[str]:
+    """The methods ``engine`` offers an SBML model with events: the ensemble methods (when the model
+    lowers) and, on numpy or auto, lsoda (the SBML reference simulator)."""
+    table = engine_table("flint-suite")
+    ms = [m for m in ensemble_methods() if ensemble and (engine == AUTO or m in table.get(engine, ()))]
+    if engine in (AUTO, "numpy"):
+        ms.append("lsoda")
+    return ms
 
 
 class FlintRunForm(QWidget):
@@ -92,21 +135,19 @@ class FlintRunForm(QWidget):
     def __init__(self, gpu: bool = False, parent=None):
         super().__init__(parent)
         self.model = None                 # the bound model (kernels.flint.model.Model), or None
-        self.sbml = False                 # SBML reference mode
-        self._runtime_before = ""
+        self.gpu = bool(gpu)
+        self.sbml = False                 # an SBML model with events (ensemble engines or the reference)
+        self.ensemble = False             # … that the ensemble engines take
+        self._engine_before = ""
         self._quiet = 0                   # > 0 while the form sets its own widgets (no edited signal)
         form = self.layout_ = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         self.sp_dt = QDoubleSpinBox(decimals=4, minimum=1e-4, maximum=10.0, value=0.01, singleStep=0.005)
         self.sp_tend = QDoubleSpinBox(decimals=1, minimum=0.1, maximum=1e6, value=400.0)
-        self.cb_integ = QComboBox()
-        self.cb_integ.addItems(list(FIXED_METHODS))
-        self.cb_runtime = QComboBox()
-        self.cb_runtime.addItems(gui_runtimes(gpu))
-        for i in range(self.cb_runtime.count()):          # each entry: its help line from the registry
-            k = self.cb_runtime.itemText(i)
-            self.cb_runtime.setItemData(i, AUTO_HELP if k == AUTO else RUNTIMES[k].help,
-                                        pg.QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.cb_method = QComboBox()
+        self.cb_method.addItems(list(FIXED_METHODS))
+        self.cb_engine = QComboBox()
+        self._fill_engines(gui_engines(gpu), "flint")
         self.cb_dtype = QComboBox()
         self.cb_dtype.addItems(["float64", "float32"])
         self.cb_net = QComboBox()
@@ -121,8 +162,8 @@ class FlintRunForm(QWidget):
         self.cb_record.setEditable(True)
         self.cb_record.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         #: key → widget, in the order of the rows
-        self.widgets = {"dt": self.sp_dt, "t_end": self.sp_tend, "integrator": self.cb_integ,
-                        "runtime": self.cb_runtime, "dtype": self.cb_dtype, "members": self.cb_net, "n": self.sp_n,
+        self.widgets = {"dt": self.sp_dt, "t_end": self.sp_tend, "engine": self.cb_engine,
+                        "method": self.cb_method, "dtype": self.cb_dtype, "members": self.cb_net, "n": self.sp_n,
                         "D": self.sp_D, "init": self.cb_init, "vary": self.cb_vary, "spread": self.sp_spread,
                         "record": self.cb_record}
         for key, w in self.widgets.items():
@@ -144,6 +185,8 @@ class FlintRunForm(QWidget):
                 sig = w.valueChanged
             sig.connect(lambda *_a, k=key: self._changed(k))
         self.cb_net.currentIndexChanged.connect(self._show_init_row)
+        self.cb_engine.currentTextChanged.connect(self._offer_methods)
+        self.cb_method.currentTextChanged.connect(lambda _t: self._show_reference_controls())
         self._show_init_row()
 
     # ------------------------------------------------------------------ values
@@ -180,15 +223,17 @@ class FlintRunForm(QWidget):
             self.edited.emit(key, old, new)
 
     def set_controls(self, prm: dict) -> None:
-        """Set the controls named by the keys of :meth:`controls` (presets, sessions).  A members
-        change without "init" starts from rest; "record" may be a list or pattern of states; a text
-        not offered raises :class:`InvalidParameter`."""
+        """Set the controls named by the keys of :meth:`controls` (presets, sessions; the old keys
+        ``integrator`` / ``runtime`` too).  The engine is set before the method (it decides the methods
+        offered).  A members change without "init" starts from rest; "record" may be a list or pattern
+        of states; a text not offered raises :class:`InvalidParameter`."""
+        prm = upgrade_controls(prm)
         for key in ("dt", "t_end", "n", "D", "spread"):
             if key in prm:
                 self.widgets[key].setValue(prm[key])
         if "members" in prm and "init" not in prm:
             prm = {**prm, "init": INIT_UNIFORM}
-        for key in ("integrator", "runtime", "members", "vary", "record", "dtype", "init"):
+        for key in ("engine", "method", "members", "vary", "record", "dtype", "init"):
             if key not in prm:
                 continue
             w = self.widgets[key]
@@ -202,6 +247,52 @@ class FlintRunForm(QWidget):
             if i < 0:
                 raise InvalidParameter(f"{key} {prm[key]!r} is not available here")
             w.setCurrentIndex(i)
+
+    # ------------------------------------------------------------------ the two axes
+    def _fill_engines(self, engines: list[str], command: str) -> None:
+        """The Engine box's entries, each with its help line (what it is, the methods it offers)."""
+        helps = engine_help(command if command == "flint" else "flint-suite")
+        rt = self.cb_engine
+        rt.blockSignals(True)
+        rt.clear()
+        rt.addItems(engines)
+        for i, k in enumerate(engines):
+            rt.setItemData(i, AUTO_HELP if k == AUTO and command == "flint" else
+                           helps.get(k, "picked: the GPU's ts when there is one, else the host's engines"),
+                           pg.QtCore.Qt.ItemDataRole.ToolTipRole)
+        rt.blockSignals(False)
+        self._offer_methods()
+
+    def _offer_methods(self, *_a) -> None:
+        """The Method box offers the methods of the chosen engine (the current one kept when offered)."""
+        engine = self.cb_engine.currentText()
+        ms = sbml_methods(engine, self.ensemble) if self.sbml else fixed_methods(engine)
+        w, cur = self.cb_method, self.cb_method.currentText()
+        if [w.itemText(i) for i in range(w.count())] == ms:
+            return
+        w.blockSignals(True)
+        w.clear()
+        w.addItems(ms)
+        if cur in ms:
+            w.setCurrentText(cur)
+        w.blockSignals(False)
+        if w.currentText() != cur:
+            self._changed("method")
+        self._show_reference_controls()
+
+    def reference(self) -> bool:
+        """The SBML reference simulator runs (method lsoda of an SBML model with events)."""
+        return self.sbml and self.cb_method.currentText() == "lsoda"
+
+    def _show_reference_controls(self) -> None:
+        """lsoda runs one instance: N, vary and spread are disabled (and say why) on it."""
+        if not self.sbml:
+            return
+        on = self.reference()
+        for key in ENSEMBLE_ONLY:
+            self.widgets[key].setEnabled(not on)
+            self.widgets[key].setToolTip(REFERENCE_NOTE if on else TOOLTIPS[key])
+        self.cb_engine.setToolTip(SBML_TOOLTIP if on else RUNTIME_TOOLTIP)
 
     # ------------------------------------------------------------------ the model and the run
     def bind_model(self, model) -> None:
@@ -233,18 +324,34 @@ class FlintRunForm(QWidget):
         steps = int(round(c["t_end"] / dt))
         every = max(1, int(round(0.1 / dt))) if steps > 2000 else 1
         names = select_states(m, c["record"] or list(m.states)[0])
-        return FlintRun(m, runtime=c["runtime"], integrator=c["integrator"], dtype=c["dtype"], threads=HOST_THREADS, dt=dt,
-                        t_end=c["t_end"], members=kind, n=n, coupling=c["D"], vary=varied, record=tuple(names),
-                        every=every, protocol="one-way" if kind != "ensemble" and self.one_way() else "uniform")
+        return FlintRun(m, runtime=c["engine"], integrator=c["method"], dtype=c["dtype"], threads=HOST_THREADS,
+                        dt=dt, t_end=c["t_end"], members=kind, n=n, coupling=c["D"], vary=varied,
+                        record=tuple(names), every=every, backend=None if self.gpu else "cpu",
+                        protocol="one-way" if kind != "ensemble" and self.one_way() else "uniform")
 
-    def set_run(self, run: FlintRun) -> None:
-        """Show ``run``'s controls (its model's parameters are the caller's: the parameter table).
-        A runtime not offered here falls back to "cpu"; a vary range lo..hi around v0 = (lo + hi)/2
-        becomes "± spread" (hi − lo)/(hi + lo)."""
-        ctl = {"dt": run.dt, "t_end": run.t_end, "n": int(run.n), "integrator": run.integrator,
-               "runtime": run.runtime if self.cb_runtime.findText(run.runtime) >= 0 else "cpu",
-               "members": run.members, "dtype": run.dtype, "D": float(run.coupling),
-               "init": INIT_ONE_WAY if run.protocol == "one-way" else INIT_UNIFORM}
+    def ensemble_run(self, path, params: dict, record: list, values: dict):
+        """The :class:`~kernels.flint.adaptive_run.EnsembleRun` the controls describe for the SBML model
+        at ``path`` (``params``: the user's edits; ``record``: the variables; "± spread" as for
+        :meth:`flint_run`, around the varied parameter's current value in ``values``)."""
+        from kernels.flint.adaptive_run import EnsembleRun
+        c = self.controls()
+        n, vary = c["n"], c["vary"]
+        varied = ()
+        if vary in values and n > 1:
+            varied = (Vary.around(vary, values[vary], c["spread"]),)
+        return EnsembleRun(str(path), method=c["method"], engine=c["engine"], n=n, t_end=c["t_end"], dt=c["dt"],
+                           params=tuple(params.items()), vary=varied, record=tuple(record),
+                           backend=None if self.gpu else "cpu")
+
+    def set_run(self, run) -> None:
+        """Show ``run``'s controls (a :class:`FlintRun`, or an ensemble run's dict; its model's parameters
+        are the caller's: the parameter table).  An engine not offered here falls back to auto; a vary
+        range lo..hi around v0 = (lo + hi)/2 becomes "± spread" (hi − lo)/(hi + lo)."""
+        engine = run.engine if self.cb_engine.findText(run.engine) >= 0 else AUTO
+        ctl = {"dt": run.dt, "t_end": run.t_end, "n": int(run.n), "engine": engine, "method": run.method}
+        if isinstance(run, FlintRun):
+            ctl.update({"members": run.members, "dtype": run.dtype, "D": float(run.coupling),
+                        "init": INIT_ONE_WAY if run.protocol == "one-way" else INIT_UNIFORM})
         if run.record:
             ctl["record"] = ", ".join(run.record)
         if run.vary:
@@ -266,16 +373,18 @@ class FlintRunForm(QWidget):
         for key in NONESSENTIAL:
             self.layout_.setRowVisible(self.widgets[key], not on)
 
-    def set_sbml_mode(self, recordable: list | None, default_record: str = "") -> None:
-        """SBML reference mode with ``recordable`` variables (None: back to the Flint runtimes): the
-        Flint-only controls are disabled and say why, dt is the output interval, the runtime box
-        names the reference simulator; the previous runtime comes back on leaving."""
+    def set_sbml_mode(self, recordable: list | None, default_record: str = "", ensemble: bool = False,
+                      varied: list | None = None) -> None:
+        """An SBML model with events, with ``recordable`` variables (None: back to the fixed-step
+        engines): ``ensemble`` when the adaptive ensemble engines take it (the Engine box offers them,
+        else numpy's lsoda, the reference simulator, alone); ``varied``: the parameters an ensemble can
+        vary.  The fixed-step-only controls are disabled and say why, dt is the output interval; the
+        previous engine comes back on leaving."""
         with self.silent():
-            self._sbml_mode(recordable, default_record)
+            self._sbml_mode(recordable, default_record, ensemble, varied or [])
 
-    def _sbml_mode(self, recordable, default_record) -> None:
+    def _sbml_mode(self, recordable, default_record, ensemble, varied) -> None:
         on = recordable is not None
-        rt = self.cb_runtime
         if on:
             self.model = None
             self.cb_record.clear()
@@ -283,31 +392,46 @@ class FlintRunForm(QWidget):
             if default_record:
                 self.cb_record.setCurrentText(default_record)
             self.cb_vary.clear()
-            self.cb_vary.addItems(["(none)"])
+            self.cb_vary.addItems(["(none)"] + (list(varied) if ensemble else []))
             if not self.sbml:
-                self._runtime_before = rt.currentText()
-                for i in range(rt.count()):
-                    rt.model().item(i).setEnabled(False)
-                rt.addItem(SBML_LABEL)
-            i = rt.findText(SBML_LABEL)
-            rt.setItemData(i, SBML_TOOLTIP, pg.QtCore.Qt.ItemDataRole.ToolTipRole)
-            rt.setCurrentIndex(i)
+                self._engine_before = self.cb_engine.currentText()
+            self.sbml, self.ensemble = True, bool(ensemble)
+            self._fill_engines(sbml_engines(self.gpu, self.ensemble), "flint-suite")
+            self.cb_engine.setCurrentIndex(0)
+            self.cb_method.setCurrentIndex(0)
+            if self.cb_net.currentText() != "ensemble":
+                self.cb_net.setCurrentText("ensemble")
         elif self.sbml:
-            i = rt.findText(SBML_LABEL)
-            if i >= 0:
-                rt.removeItem(i)
-            for i in range(rt.count()):
-                rt.model().item(i).setEnabled(True)
-            rt.setCurrentIndex(max(rt.findText(self._runtime_before), 0))
-        self.sbml = on
-        rt.setToolTip(SBML_TOOLTIP if on else RUNTIME_TOOLTIP)
+            self.sbml, self.ensemble = False, False
+            self._fill_engines(gui_engines(self.gpu), "flint")
+            self.cb_engine.setCurrentIndex(max(self.cb_engine.findText(self._engine_before), 0))
+            for key in ENSEMBLE_ONLY:
+                self.widgets[key].setEnabled(True)
+                self.widgets[key].setToolTip(TOOLTIPS[key])
+        self.cb_engine.setToolTip(RUNTIME_TOOLTIP)
         for key in FLINT_ONLY:
             self.widgets[key].setEnabled(not on)
             self.widgets[key].setToolTip(SBML_NOTE if on else TOOLTIPS[key])
         for key in ("dt", "t_end"):
             self.layout_.labelForField(self.widgets[key]).setText((SBML_LABELS if on else LABELS)[key])
             self.widgets[key].setToolTip((SBML_TIPS if on else TOOLTIPS)[key])
+        self._show_reference_controls()
 
     def label(self, key: str) -> str:
         """The text of a control's row label (messages name controls by it)."""
         return self.layout_.labelForField(self.widgets[key]).text()
+
+
+def upgrade_controls(prm: dict) -> dict:
+    """Controls of an older session or preset in today's keys: ``integrator`` → ``method``, ``runtime``
+    → ``engine`` (runtime ``cpu`` is engine numpy; the old "sbml (CPU reference)" entry is lsoda on
+    numpy)."""
+    prm = dict(prm)
+    for old, new in OLD_KEYS.items():
+        if old in prm:
+            prm.setdefault(new, prm.pop(old))
+    if prm.get("engine") == SBML_LABEL:
+        prm["engine"], prm["method"] = "numpy", "lsoda"
+    elif "engine" in prm:
+        prm["engine"] = engine_for_runtime(str(prm["engine"]))
+    return prm

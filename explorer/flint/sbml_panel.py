@@ -1,7 +1,13 @@
-"""SBML reference mode of the Flint workspace as one part, :class:`SbmlPanel`: an SBML file that the
-Flint importer refuses (events, algebraic rules, delays, fast reactions …) but that the SBML
-reference simulator reads (``kernels.flint.sbml.reference``: one instance, LSODA with root-found
-events, output streamed in chunks) is shown by a notice saying so, and run from here.
+"""SBML models with events in the Flint workspace as one part, :class:`SbmlPanel`: an SBML file that the
+fixed-step importer refuses (events, algebraic rules, delays, fast reactions …) opens one way,
+whatever it is (a suite case such as 00987 or BIOMD0000000127), :func:`open_sbml`:
+
+* when the ODE core takes it (:func:`kernels.flint.adaptive_run.ensemble_refusal` is None) it runs as
+  an ensemble on the adaptive engines (``dopri5`` on ts / is / c / c-is / numpy,
+  :class:`~kernels.flint.adaptive_run.EnsembleRun`), traces streaming, the events' firings marked;
+* else on the SBML reference simulator (``kernels.flint.sbml.reference``: one instance, LSODA with
+  root-found events, output streamed in chunks), the notice saying why;
+* else it does not open, and one message says why each engine refuses it.
 
 The panel owns the reference model, why the Flint compiler refused it and the user's parameter
 edits; it builds the run (:meth:`SbmlPanel.run_config`) and says in the GUI's words what to change
@@ -19,9 +25,22 @@ from .traces import check_recording
 #: what to change when the reference simulator refuses an output grid, in the GUI's words (the kernel's
 #: messages name the CLI's ``--every``, which has no control here)
 GUI_REMEDY = "raise “dt (output interval)” or lower “t end (model time)”"
-TOOLTIP = ("SBML reference mode: the Flint compiler refuses this model, so it runs on the CPU reference "
-           "simulator (scipy LSODA, events by root finding).  Open a Flint model or pick a shipped one "
-           "to leave it.")
+TOOLTIP = ("An SBML model with events: the fixed-step compiler refuses it, so it runs on the adaptive ensemble "
+           "engines (dopri5, events by root finding) or on the CPU reference simulator (lsoda).  Open a Flint "
+           "model or pick a shipped one to leave it.")
+
+
+def open_sbml(path) -> tuple:
+    """(reference, why the ensemble engines refuse it or None, why the reference simulator refuses it
+    or "") of an SBML file the fixed-step importer refused; reference is None when it refuses too."""
+    from kernels.errors import ExplorerError
+    from kernels.flint.adaptive_run import ensemble_refusal
+    from kernels.flint.sbml.reference import load_reference
+    try:
+        ref, ref_why = load_reference(path), ""
+    except (ExplorerError, OSError, ImportError) as exc:
+        ref, ref_why = None, str(exc)
+    return ref, ensemble_refusal(path), ref_why
 
 
 class SbmlPanel(QLabel):
@@ -32,6 +51,8 @@ class SbmlPanel(QLabel):
         super().__init__(parent)
         self.ref = None
         self.why = ""
+        self.ensemble_why = None          # why the ensemble engines refuse the model (None: they take it)
+        self.varied: list[str] = []       # the constant parameters an ensemble can vary
         self._edits: dict[str, float] = {}
         self.setWordWrap(True)
         self.setToolTip(TOOLTIP)
@@ -42,15 +63,29 @@ class SbmlPanel(QLabel):
     def active(self) -> bool:
         return self.ref is not None
 
-    def enter(self, ref, why: str) -> None:
-        """Show ``ref`` (refused by the Flint compiler because of ``why``); parameter edits start afresh."""
-        self.ref, self.why, self._edits = ref, why, {}
-        self.setText(f"<b>SBML reference mode</b>: {ref.name} — the Flint compiler refuses it ({why}); it runs on "
-                     f"the CPU reference simulator (LSODA, events by root finding). dt is the output interval.")
+    def enter(self, ref, why: str, ensemble_why: str | None = "") -> None:
+        """Show ``ref`` (refused by the fixed-step compiler because of ``why``; ``ensemble_why`` None when
+        the ensemble engines take it, else why not); parameter edits start afresh."""
+        self.ref, self.why, self.ensemble_why, self._edits = ref, why, ensemble_why, {}
+        self.varied = []
+        if ensemble_why is None:
+            from kernels.flint.adaptive_run import lower
+            self.varied = [p for p in lower(ref.path, []).param_ids if p in ref.editable]
+            self.setText(f"<b>SBML model with events</b>: {ref.name} runs as an ensemble on the adaptive engines "
+                         f"(events by root finding, marked on the time axis); lsoda on numpy is the reference "
+                         f"simulator. dt is the output interval. (Not on the fixed-step engines: {why}.)")
+        else:
+            self.setText(f"<b>SBML reference mode</b>: {ref.name} — the ensemble engines refuse it "
+                         f"({ensemble_why or why}); it runs on the CPU reference simulator (LSODA, events by root "
+                         f"finding). dt is the output interval. (Not on the fixed-step engines: {why}.)")
         self.show()
 
+    def ensemble(self) -> bool:
+        """The ensemble engines take the model."""
+        return self.ref is not None and self.ensemble_why is None
+
     def leave(self) -> None:
-        self.ref, self.why, self._edits = None, "", {}
+        self.ref, self.why, self.ensemble_why, self.varied, self._edits = None, "", None, [], {}
         self.setText("")
         self.hide()
 
@@ -82,13 +117,7 @@ class SbmlPanel(QLabel):
         to change (:data:`GUI_REMEDY`)."""
         ref = self.ref
         rec = [record or ref.default_record()[0]]
-        try:
-            n = n_output_points(t_end, dt)
-        except InvalidParameter:
-            if t_end / dt < MAX_OUTPUT_POINTS:        # dt longer than t end: the kernel's words fit
-                raise
-            raise InvalidParameter(f"t end / dt = {t_end / dt:.3g} output intervals: the reference simulator keeps "
-                                   f"at most {MAX_OUTPUT_POINTS:,} output points; {GUI_REMEDY}") from None
+        n = grid_points(t_end, dt)
         check_recording(n, 1, 1)
         try:
             check_output_memory(ref, n, 1)
@@ -99,17 +128,62 @@ class SbmlPanel(QLabel):
         return {"sbml": ref, "params": self.edits(), "times": times, "record": rec, "steps": len(times) - 1,
                 "n": 1, "unit": "output points", "chunk": max(1, min(200, len(times) // 50))}
 
-    def caption(self, lead: str, dt: float) -> str:
-        return (f"{lead}{self.ref.name}, SBML reference simulator (CPU, LSODA, events), output dt {dt:g} "
-                "— paper 004 ch. 5 (Flint)")
+    def ensemble_config(self, form, record: str) -> dict:
+        """The worker's run (``explorer.flint.worker.EnsembleWorker``): the form's
+        :class:`~kernels.flint.adaptive_run.EnsembleRun` of this model, recording ``record`` (a comma
+        list for one member; one variable for several)."""
+        ref = self.ref
+        rec = [r.strip() for r in (record or ref.default_record()[0]).split(",") if r.strip()]
+        for r in rec:
+            if r not in ref.recordable:
+                raise InvalidParameter(f"record: {r!r} is not a variable of {ref.name}")
+        values = {**ref.params, **self._edits}
+        c = form.controls()
+        grid_points(c["t_end"], c["dt"])
+        run = form.ensemble_run(ref.path, self.edits(), rec, values)
+        if len(rec) > 1 and run.n > 1:
+            raise InvalidParameter(f"{len(rec)} recorded variables need N = 1 (one member); with N > 1 record one")
+        k = len(run.times())
+        check_recording(k, len(rec), run.n)
+        return {"run": run, "record": rec, "steps": k - 1, "n": run.n, "unit": "output points"}
+
+    def caption(self, lead: str, dt: float, method: str = "lsoda", engine: str = "numpy") -> str:
+        what = ("SBML reference simulator (CPU, LSODA, events)" if method == "lsoda" else
+                f"{method} on {engine} (adaptive ensemble, events)")
+        return f"{lead}{self.ref.name}, {what}, output dt {dt:g} — paper 004 ch. 5 (Flint)"
 
     def listing_text(self) -> str:
         """What the Compiler tab says instead of a bytecode listing."""
-        return (f"not compiled: the Flint compiler refuses {self.ref.name} ({self.why}); it runs on the SBML "
-                "reference simulator.")
+        where = ("the adaptive ensemble engines" if self.ensemble() else "the SBML reference simulator")
+        return f"not compiled for fixed steps: the Flint compiler refuses {self.ref.name} ({self.why}); it runs on {where}."
 
     def loaded_text(self) -> str:
+        """The one status message of a loaded SBML model with events: where it runs and why."""
         ref = self.ref
-        return (f"loaded {ref.name} in SBML reference mode: {ref.n_states} states, {len(ref.system.events)} events, "
-                f"{len(ref.params)} parameters.  The Flint compiler refuses it ({self.why}), so it runs on the CPU "
-                "reference simulator (LSODA, events by root finding); dt is the output interval.")
+        head = (f"loaded {ref.name}: {ref.n_states} states, {len(ref.system.events)} events, {len(ref.params)} "
+                "parameters.")
+        if self.ensemble():
+            return (f"{head}  It runs as an ensemble on the adaptive engines (method dopri5; the Engine box lists "
+                    f"those that run here), traces streaming, events marked on the time axis; lsoda on numpy is "
+                    f"the reference simulator.  (The fixed-step compiler refuses it: {self.why}.)")
+        return (f"{head}  It runs on the CPU reference simulator (LSODA, events by root finding): the ensemble "
+                f"engines refuse it ({self.ensemble_why}); dt is the output interval.")
+
+
+def grid_points(t_end: float, dt: float) -> int:
+    """Output points of the grid to ``t_end`` every ``dt``; a grid that is too large is refused naming
+    the GUI's controls (:data:`GUI_REMEDY`)."""
+    try:
+        return n_output_points(t_end, dt)
+    except InvalidParameter:
+        if t_end / dt < MAX_OUTPUT_POINTS:        # dt longer than t end: the kernel's words fit
+            raise
+        raise InvalidParameter(f"t end / dt = {t_end / dt:.3g} output intervals: at most {MAX_OUTPUT_POINTS:,} "
+                               f"output points are kept; {GUI_REMEDY}") from None
+
+
+def refusal_text(path, why: str, ensemble_why: str | None, ref_why: str) -> str:
+    """The one message of an SBML file no engine opens: why each refuses it."""
+    from pathlib import Path
+    return (f"cannot run {Path(path).name}: the ensemble engines refuse it ({ensemble_why}) and so does the SBML "
+            f"reference simulator ({ref_why}); the fixed-step compiler: {why}")

@@ -21,6 +21,8 @@ from ..export import Figure, write_file
 from .traces import TraceBuffer
 
 MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
+MAX_EVENT_MARKERS = 500  # event firings marked on the time axis (the first ones; the count is said)
+EVENT_PEN = pg.mkPen((214, 96, 0, 170), width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
 
 
 class TraceView(QTabWidget):
@@ -41,6 +43,8 @@ class TraceView(QTabWidget):
         self._dirty = False
         self._bar_state = None
         self._cursor_text = None
+        self.event_times = np.zeros(0)     # times events fired in the shown run (member 0), marked
+        self.event_markers: list = []
         self.plot = pg.PlotWidget(background="w")
         self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.plot.getPlotItem().setClipToView(True)
@@ -79,11 +83,12 @@ class TraceView(QTabWidget):
     def begin(self, record_names: list[str], n: int, units: dict | None = None) -> None:
         """Empty traces for a run recording ``record_names`` of ``n`` members/cells: one curve per shown
         member/cell (at most :data:`MAX_TRACES`, viridis), or, with several states (one member), one
-        per state with a legend."""
+        per state with a legend; no event markers."""
         self.record_names = list(record_names)
         self.units = dict(units or {})
         self.traces.reset(len(self.record_names), n)
         self._make_curves(n)
+        self.event_markers, self.event_times = [], np.zeros(0)     # plot.clear() took the markers
 
     def append(self, t, y, at: int | None = None) -> None:
         """Output points of the running run (``at``: overwrite from that index on)."""
@@ -98,7 +103,24 @@ class TraceView(QTabWidget):
         self.traces.set(t, y)
         if self.samples.ndim == 3 and self.samples.shape[0]:
             self._make_curves(self.samples.shape[2])
+            self.event_markers = []
             self.refresh(force=True)
+
+    def set_events(self, times, label: str = "events") -> None:
+        """Mark the times events fired (ascending; the first :data:`MAX_EVENT_MARKERS`) on the time axis
+        of the trace plot, as dashed vertical lines; an empty list removes the markers."""
+        for m in self.event_markers:
+            self.plot.removeItem(m)
+        self.event_times = np.asarray(times, dtype=float).reshape(-1)
+        shown = self.event_times[:MAX_EVENT_MARKERS]
+        self.event_markers = []
+        for i, t in enumerate(shown):
+            line = pg.InfiniteLine(pos=float(t), angle=90, movable=False, pen=EVENT_PEN,
+                                   label=label if i == 0 else None,
+                                   labelOpts={"position": 0.95, "color": (214, 96, 0), "anchors": [(0, 0), (0, 0)]})
+            line.setZValue(-5)                 # under the traces
+            self.plot.addItem(line, ignoreBounds=True)
+            self.event_markers.append(line)
 
     def set_live(self, on: bool) -> None:
         """Redraw every 50 ms while a run streams (and once more at its end)."""

@@ -2,13 +2,15 @@
 reference simulator (paper 004 ch. 5).  Views only: the integrators are ``kernels.flint``."""
 from __future__ import annotations
 
+import inspect
 import os
 import time
 
 from PyQt6.QtCore import pyqtSignal
 
 from kernels.flint.protocols import one_way_wave
-from kernels.flint.runtimes import runtime_class, runtime_help
+from kernels.flint.runtimes import runtime_class
+from kernels.flint.schemes import engine_help
 from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
 from kernels.flint.sbml.reference import run_reference
 
@@ -18,8 +20,8 @@ HOST_THREADS = max(1, (os.cpu_count() or 2) - 1)   # c / c-is: all cores but one
 CHUNK_SECONDS = 1 / 30   # integration time per chunk streamed to the GUI: ≥ 30 trace updates a second
 INIT_UNIFORM, INIT_ONE_WAY = "uniform (stimulus)", "one-way wave (re-entry)"
 PROGRESS_SCALE = 1000    # the progress bar counts per mille (a run may take more steps than a C int)
-RUNTIME_TOOLTIP = ("Engine (--engine): where and how the run is carried out (cpu is engine numpy)<br>"
-                   + "<br>".join(f"<b>{k}</b>: {v}" for k, v in {AUTO: AUTO_HELP, **runtime_help()}.items()))
+RUNTIME_TOOLTIP = ("Engine (--engine): where and how the run is carried out<br>"
+                   + "<br>".join(f"<b>{k}</b>: {v}" for k, v in {AUTO: AUTO_HELP, **engine_help()}.items()))
 
 
 class _RunWorker(Job):
@@ -93,6 +95,30 @@ class FlintWorker(_RunWorker):
             time.sleep(0.001)                   # let the GUI thread take the GIL
 
 
+class EnsembleWorker(_RunWorker):
+    """Runs ``cfg["run"]`` (a :class:`~kernels.flint.adaptive_run.EnsembleRun`: an SBML model with its
+    events, as an ensemble on an adaptive engine); emits (first index, times, samples) as the output
+    grid's prefixes finish; ``result`` holds the :class:`~kernels.flint.adaptive_run.EnsembleResult`
+    (with the event firings) at the end."""
+    TITLE = "the adaptive ensemble run"
+    chunk = pyqtSignal(int, object, object)
+
+    def __init__(self, cfg: dict, parent=None):
+        super().__init__(cfg, parent)
+        self.result = None
+
+    def work(self):
+        t0 = time.perf_counter()
+
+        def on_chunk(i0, t, y):
+            self.chunk.emit(i0, t, y)
+            n = i0 + len(t)
+            self.steps.emit(n, n / max(time.perf_counter() - t0, 1e-9))
+            time.sleep(0.001)                       # let the GUI thread take the GIL
+
+        self.result = self.cfg["run"].run(on_chunk=on_chunk, control=self.checkpoint)
+
+
 class SbmlWorker(_RunWorker):
     """Runs the SBML reference simulator; emits (first index, times, samples) as output points finish."""
     TITLE = "the SBML reference run"
@@ -101,6 +127,7 @@ class SbmlWorker(_RunWorker):
     def __init__(self, cfg: dict, parent=None):
         super().__init__(cfg, parent)
         self.result = None
+        self.events = None                      # [(0, time, event id)] when the reference reports firings
 
     def work(self):
         c, t0 = self.cfg, time.perf_counter()
@@ -111,5 +138,9 @@ class SbmlWorker(_RunWorker):
             self.steps.emit(n, n / max(time.perf_counter() - t0, 1e-9))
             time.sleep(0.001)                       # let the GUI thread take the GIL
 
+        kw = {}
+        if "on_event" in inspect.signature(run_reference).parameters:     # the reference reports firings
+            self.events = []
+            kw["on_event"] = lambda t, eid: self.events.append((0, float(t), eid))
         self.result = run_reference(c["sbml"], c["times"], c["record"], params=c["params"],
-                                    on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self.checkpoint)
+                                    on_chunk=on_chunk, chunk=c.get("chunk", 200), control=self.checkpoint, **kw)

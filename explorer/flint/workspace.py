@@ -27,7 +27,6 @@ from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import Network, shipped_models
 from kernels.flint.loaders import read_model
 from kernels.flint.run import FlintRun
-from kernels.flint.sbml.reference import reference_fallback
 
 from .. import recent, undo
 from ..export import Figure, guarded, save_figure
@@ -36,12 +35,12 @@ from ..workspace_api import Workspace
 from .compiler_panel import CompilerPanel
 from .params_table import ParameterTable
 from .run_controls import RunControls
-from .run_form import FlintRunForm
-from .sbml_panel import SbmlPanel
+from .run_form import FlintRunForm, upgrade_controls
+from .sbml_panel import SbmlPanel, open_sbml, refusal_text
 from .stimulus import StimulusEditor
 from .trace_view import TraceView
 from .traces import check_recording
-from .worker import FlintWorker, SbmlWorker
+from .worker import EnsembleWorker, FlintWorker, SbmlWorker
 
 MODEL_SUFFIXES = (".flint", ".xml", ".sbml", ".cellml")
 #: tooltips of the buttons Qt builds inside tables and tab bars (it gives them none)
@@ -167,11 +166,14 @@ class FlintWorkspace(Workspace, QWidget):
         try:
             loaded = read_model(path)
         except ExplorerError as exc:
-            ref = reference_fallback(path)
-            if ref is None:
+            if Path(str(path)).suffix.lower() not in (".xml", ".sbml"):
                 self.message.show_message(str(exc))
                 return False
-            self._enter_sbml(ref, str(exc))
+            ref, ensemble_why, ref_why = open_sbml(path)
+            if ref is None:
+                self.message.show_message(refusal_text(path, str(exc), ensemble_why, ref_why))
+                return False
+            self._enter_sbml(ref, str(exc), ensemble_why)
             return True
         with undo.suspended(self):
             self._show_flint_mode(True)
@@ -188,14 +190,16 @@ class FlintWorkspace(Workspace, QWidget):
         self._emit_status()
         return True
 
-    def _enter_sbml(self, ref, why: str) -> None:
-        """Show an SBML model the Flint compiler refuses, to be run by the SBML reference simulator."""
+    def _enter_sbml(self, ref, why: str, ensemble_why: str | None) -> None:
+        """Show an SBML model the fixed-step compiler refuses (``why``), to be run on the adaptive ensemble
+        engines (``ensemble_why`` None) or on the SBML reference simulator."""
         with undo.suspended(self):
             self.model = None
-            self.sbml_panel.enter(ref, why)
+            self.sbml_panel.enter(ref, why, ensemble_why)
             values, roles, fixed = self.sbml_panel.parameters()
             self.table.show_parameters(ref.name, values, roles, "role", fixed)
-            self.form.set_sbml_mode(ref.recordable, ref.default_record()[0] if ref.recordable else "")
+            self.form.set_sbml_mode(ref.recordable, ref.default_record()[0] if ref.recordable else "",
+                                    ensemble=self.sbml_panel.ensemble(), varied=self.sbml_panel.varied)
             self.stim.bind(None)
             self._show_flint_mode(False)
         self.listing.setPlainText(self.sbml_panel.listing_text())
@@ -220,10 +224,12 @@ class FlintWorkspace(Workspace, QWidget):
         ref, i = self.sbml, self.cb_model.currentIndex()
         if ref is None or i < 0 or self.cb_model.currentData() != str(ref.path):
             return
-        if "SBML reference" not in self.cb_model.itemText(i):
-            self.cb_model.setItemText(i, f"{self.cb_model.itemText(i)} — SBML reference")
-            self.cb_model.setItemData(i, f"{ref.path}: runs on the SBML reference simulator ({self.sbml_panel.why})",
-                                      Qt.ItemDataRole.ToolTipRole)
+        tag = "SBML events" if self.sbml_panel.ensemble() else "SBML reference"
+        if tag not in self.cb_model.itemText(i):
+            self.cb_model.setItemText(i, f"{self.cb_model.itemText(i)} — {tag}")
+            where = ("the adaptive ensemble engines" if self.sbml_panel.ensemble()
+                     else f"the SBML reference simulator ({self.sbml_panel.ensemble_why})")
+            self.cb_model.setItemData(i, f"{ref.path}: runs on {where}", Qt.ItemDataRole.ToolTipRole)
 
     def open_field(self, path: str | None = None) -> bool:
         """Open a model file (.flint, SBML, CellML); it joins the model list only when it loads."""
@@ -304,9 +310,14 @@ class FlintWorkspace(Workspace, QWidget):
         try:
             if self.sbml_panel.active():
                 c = self.form.controls()
-                cfg = self.sbml_panel.run_config(c["t_end"], c["dt"], c["record"])
-                worker, names, units, total = SbmlWorker(cfg, self), cfg["record"], {}, cfg["steps"] + 1
-                # output points i0 … (i0 = 0 again when the finished run replaces a differing preview)
+                if self.form.reference():
+                    cfg = self.sbml_panel.run_config(c["t_end"], c["dt"], c["record"])
+                    worker = SbmlWorker(cfg, self)
+                else:
+                    cfg = self.sbml_panel.ensemble_config(self.form, c["record"])
+                    worker = EnsembleWorker(cfg, self)
+                names, units, total = cfg["record"], {}, cfg["steps"] + 1
+                # output points i0 … (a later chunk from i0 replaces points sent before)
                 worker.chunk.connect(lambda i0, t, y: self.view.append(t, y, at=i0))
             elif self.model is None:
                 raise InvalidParameter("no model loaded")
@@ -343,6 +354,7 @@ class FlintWorkspace(Workspace, QWidget):
 
     def _on_done(self, w) -> None:
         self.view.set_live(False)
+        self._mark_events(w)
         block = w.sim.info()["block_size"] if w.sim is not None else None
         if block is not None:                       # a runtime that tunes its block size (ts)
             self.runbar.note(f", {w.sim.runtime.upper()} block {block}", append=True)
@@ -350,6 +362,20 @@ class FlintWorkspace(Workspace, QWidget):
         if res is not None and not res.complete:
             self.runbar.note(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
         self._emit_status()
+
+    def _mark_events(self, w) -> None:
+        """The event firings of a finished SBML run (member 0) as markers on the time axis, and one line
+        saying how many (or that the engine does not report them)."""
+        res = getattr(w, "result", None)
+        if isinstance(w, EnsembleWorker) and res is not None:
+            if res.reports_events:
+                self.view.set_events(res.event_times(0))
+                self.runbar.note(f", {len(res.event_times(0))} event firings marked (member 0)", append=True)
+            else:
+                self.runbar.note(f", engine {w.cfg['run'].engine} does not report event firings: none marked",
+                                 append=True)
+        elif isinstance(w, SbmlWorker) and w.events is not None:
+            self.view.set_events(sorted(t for _m, t, _e in w.events))
 
     def _emit_status(self, rate: float | None = None) -> None:
         d = {"info": self.caption(), "running": self.runbar.is_running() and not self.runbar.paused()}
@@ -366,11 +392,11 @@ class FlintWorkspace(Workspace, QWidget):
         lead = f"{self.preset['name']}: " if self.preset else ""
         c = self.form.controls()
         if self.sbml_panel.active():
-            return self.sbml_panel.caption(lead, c["dt"])
+            return self.sbml_panel.caption(lead, c["dt"], c["method"], c["engine"])
         if self.model is None:
             return "Flint model runner — paper 004 ch. 5"
         ring = f"{c['members']}{' (one-way wave)' if self.one_way() else ''}"
-        return (f"{lead}{self.model.name}, {c['n']} × {ring}, {c['integrator']} dt {c['dt']:g} on {c['runtime']} "
+        return (f"{lead}{self.model.name}, {c['n']} × {ring}, {c['method']} dt {c['dt']:g} on {c['engine']} "
                 "— paper 004 ch. 5 (Flint)")
 
     def set_lecture_mode(self, on: bool) -> None:
@@ -450,12 +476,18 @@ class FlintWorkspace(Workspace, QWidget):
         """The model, the parameter values (in SBML reference mode: the edits), the controls, the run
         as a :class:`~kernels.flint.run.FlintRun` dict (None where the controls make none)."""
         try:
-            run = self.form.flint_run().to_dict() if self.model is not None else None
+            if self.model is not None:
+                run = self.form.flint_run().to_dict()
+            elif self.sbml_panel.ensemble() and not self.form.reference():
+                run = self.sbml_panel.ensemble_config(self.form, self.form.value("record"))["run"].to_dict()
+            else:
+                run = None
         except ExplorerError:
             run = None
         return {"model": self.cb_model.currentText(), "model_path": self.cb_model.currentData(),
                 "params": dict(self.model.params) if self.model else self.sbml_panel.edits(),
                 "controls": self.form.controls(), "record_names": list(self.record_names), "run": run,
+                "event_times": [float(t) for t in self.view.event_times],
                 "preset": None if self.preset is None else {k: self.preset.get(k) for k in ("name", "paper")}}
 
     def session_data(self) -> dict:
@@ -479,11 +511,14 @@ class FlintWorkspace(Workspace, QWidget):
             if k in self.table.names():
                 self.set_parameter(k, v)
         if state.get("controls"):
-            ctl = dict(state["controls"])
-            if ctl.get("runtime") and self.form.cb_runtime.findText(ctl["runtime"]) < 0:
-                ctl["runtime"] = "cpu"
-            self.form.set_controls(ctl)
+            ctl = upgrade_controls(state["controls"])          # old keys: integrator, runtime (cpu = numpy)
+            if ctl.get("engine") and self.form.cb_engine.findText(ctl["engine"]) < 0:
+                ctl["engine"] = "auto"                          # an engine this machine does not offer
+            self.form.set_controls({k: v for k, v in ctl.items() if k != "method"})
+            if self.form.cb_method.findText(str(ctl.get("method"))) >= 0:   # a method the engine offers
+                self.form.set_controls({"method": ctl["method"]})
         elif run and self.model is not None:
             self.form.set_run(FlintRun.from_dict(self.model, run))
         units = self.model.units if self.model is not None else None
         self.view.restore(t, y, list(state.get("record_names", [])), units)
+        self.view.set_events(state.get("event_times", []))

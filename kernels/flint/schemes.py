@@ -3,9 +3,10 @@
 
 * the **method**, the integrator (:data:`METHODS`): ``euler`` and ``rk4`` (fixed step dt, any model, an
   ensemble or a line/ring of cells), ``dopri5`` (adaptive Dormand–Prince with root-found events),
-  ``lsoda`` (the SBML reference simulator: LSODA, events, delays, algebraic rules, fast reactions),
-  ``cvode`` (libRoadRunner's, the peer), ``auto`` (the engine's default: euler in ``flint``, the engine's
-  first adaptive method in ``flint-suite``).  No stiff GPU method runs yet: none is listed.
+  ``rodas4`` (Rosenbrock, stiff), ``lsoda`` (the SBML reference simulator: LSODA, events, delays,
+  algebraic rules, fast reactions), ``cvode`` (libRoadRunner's, the peer), ``auto`` (the engine's default:
+  euler in ``flint``; in ``flint-suite`` lsoda on numpy, and on is / ts / c / c-is the engine's own pick,
+  Dormand–Prince or Rodas4 for a stiff model, :mod:`kernels.flint.ensemble.auto`).
 * the **engine**, where and how it runs (:data:`ENGINES`): ``numpy``, ``c`` (the generated C compiled for
   the host), ``c-is`` (the bytecode interpreter compiled for the host), ``is`` / ``ts`` (the GPU's
   interpreter / translator), ``roadrunner`` (flint-suite only), ``auto``.
@@ -37,15 +38,34 @@ SCHEMES = ("fixed-step", "adaptive")
 @dataclass(frozen=True)
 class AdaptiveBackend:
     """A named adaptive backend: ``target`` is the function or its ``"module:function"`` path (imported
-    when first used, in the worker process); ``needs``: (module, install hint) it cannot run without."""
+    when first used, in the worker process); ``needs``: (module, install hint) it cannot run without.
+    ``ensemble``: how it integrates an ensemble (:mod:`kernels.flint.adaptive_run`, the GUI and
+    sweeps): ``("module:function", ((keyword, value), …))``, the function of
+    :meth:`ensemble_integrator`; () = suite only."""
     name: str
     target: Callable | str
     help: str = ""
     device: str = "cpu"
     needs: tuple | None = None
+    ensemble: tuple = ()
+    host: bool = False                   # a host build: needs the host C++ compiler of engine c
 
     def resolve(self) -> Callable:
         return resolve(self.target)
+
+    def ensemble_integrator(self) -> Callable | None:
+        """``fn(core, times, n=, member_params=, fired=None) -> (values (times, observables, members),
+        whether firings were reported)``, or None (suite only)."""
+        if not self.ensemble:
+            return None
+        fn, kw = resolve(self.ensemble[0]), dict(self.ensemble[1]) if len(self.ensemble) > 1 else {}
+        if not kw:
+            return fn
+
+        def bound(problem, times, **more):
+            return fn(problem, times, **kw, **more)
+        bound.__wrapped__ = fn                   # inspect.signature sees the function's own keywords
+        return bound
 
     def unavailable(self) -> str | None:
         """None when it can run here, else one line saying what is missing."""
@@ -55,6 +75,11 @@ class AdaptiveBackend:
             if not ok:
                 return (f"runtime {self.name} needs a GPU: {why} (the NumPy twin of the same integrator is "
                         "--method dopri5 --engine numpy, old spelling --runtime dopri-cpu)")
+        if self.host:
+            from .runtimes.base import runtime_class
+            why = runtime_class("c").unavailable()
+            if why:
+                return f"runtime {self.name} (a host build) cannot run here: {why}"
         if self.needs and importlib.util.find_spec(self.needs[0]) is None:
             return f"runtime {self.name} needs {self.needs[1]}"
         if isinstance(self.target, str) and importlib.util.find_spec(self.target.partition(":")[0]) is None:
@@ -75,12 +100,15 @@ ADAPTIVE_BACKENDS: Registry[AdaptiveBackend] = Registry("adaptive backend")
 
 
 def register_backend(name: str, fn: Callable | str, help: str = "", device: str = "cpu",
-                     needs: tuple | None = None, replace: bool = False) -> AdaptiveBackend:
-    """Add an adaptive backend: a callable or a ``"module:function"`` string.  Another backend under a
-    taken name is a ValueError unless ``replace`` (the registries' one duplicate policy)."""
+                     needs: tuple | None = None, replace: bool = False, ensemble: tuple = (),
+                     host: bool = False) -> AdaptiveBackend:
+    """Add an adaptive backend: a callable or a ``"module:function"`` string (``ensemble``: see
+    :class:`AdaptiveBackend`).  Another backend under a taken name is a ValueError unless ``replace``
+    (the registries' one duplicate policy)."""
     if not name or not (callable(fn) or (isinstance(fn, str) and ":" in fn)):
         raise InvalidParameter(f"a backend is a name and a function or 'module:function', got {name!r}, {fn!r}")
-    return ADAPTIVE_BACKENDS.register(AdaptiveBackend(name, fn, help, device, needs), name=name, replace=replace)
+    return ADAPTIVE_BACKENDS.register(AdaptiveBackend(name, fn, help, device, needs, tuple(ensemble), host),
+                                      name=name, replace=replace)
 
 
 def adaptive_backend(name: str) -> AdaptiveBackend:
@@ -114,12 +142,29 @@ register_backend("cpu", "kernels.flint.sbml.simulate:simulate_file",
 register_backend("roadrunner", "kernels.flint.sbml.roadrunner:simulate_roadrunner",
                  "libRoadRunner (CVODE), the peer",
                  needs=("roadrunner", "libRoadRunner: pip install libroadrunner (or pip install -e '.[peers]')"))
+_DOPRI, _RODAS, _AUTO = ("kernels.flint.adaptive_run:ensemble_dopri", "kernels.flint.adaptive_run:ensemble_rodas",
+                         "kernels.flint.adaptive_run:ensemble_auto")
 register_backend("dopri-cpu", "kernels.flint.ensemble.rk:simulate_file",
-                 "adaptive Dormand-Prince on the ODE core, NumPy (the GPU integrator's twin)")
+                 "adaptive Dormand-Prince on the ODE core, NumPy (the GPU integrator's twin)", ensemble=(_DOPRI,))
 register_backend("is", "kernels.flint.ensemble.gpu:simulate_file_is",
-                 "adaptive Dormand-Prince on the GPU, the model through the bytecode interpreter", device="gpu")
+                 "adaptive Dormand-Prince on the GPU, the model through the bytecode interpreter", device="gpu",
+                 ensemble=(_DOPRI, (("flavour", "is"),)))
 register_backend("ts", "kernels.flint.ensemble.gpu:simulate_file_ts",
-                 "adaptive Dormand-Prince on the GPU, the model as generated CUDA C", device="gpu")
+                 "adaptive Dormand-Prince on the GPU, the model as generated CUDA C", device="gpu",
+                 ensemble=(_DOPRI, (("flavour", "ts"),)))
+register_backend("rodas-cpu", "kernels.flint.ensemble.rosenbrock:simulate_file",
+                 "Rodas4 (stiff), NumPy (the GPU kernel's twin)", ensemble=(_RODAS,))
+for _eng, _fl, _dev in (("ts", "ts", "cuda"), ("is", "is", "cuda"), ("c", "ts", "host"), ("c-is", "is", "host")):
+    _where = "on the GPU" if _dev == "cuda" else "compiled for the host"
+    _what = "generated CUDA C" if _fl == "ts" else "the bytecode interpreter"
+    _fn = _eng.replace("-", "_")
+    register_backend(f"rodas-{_eng}", f"kernels.flint.ensemble.rodas_gpu:simulate_file_{_fn}",
+                     f"Rodas4 (stiff) {_where}, {_what}", device="gpu" if _dev == "cuda" else "cpu",
+                     ensemble=(_RODAS, (("flavour", _fl), ("device", _dev))), host=_dev == "host")
+    register_backend(f"auto-{_eng}", f"kernels.flint.ensemble.auto:simulate_file_{_fn}",
+                     f"method auto {_where}, {_what}: Dormand-Prince, Rodas4 for stiff models",
+                     device="gpu" if _dev == "cuda" else "cpu", ensemble=(_AUTO, (("engine", _eng),)),
+                     host=_dev == "host")
 
 
 # ------------------------------------------------------------------ the two axes
@@ -147,7 +192,7 @@ class Engine:
     def methods(self, command: str = "flint") -> list[str]:
         """The methods this engine runs in ``command`` ("flint": fixed-step + the reference
         simulator; "flint-suite": the adaptive ones)."""
-        adaptive = [m for m, _ in self.adaptive]
+        adaptive = [m for m, _ in self.adaptive if m != AUTO]      # auto: the engine's own pick, not a method
         if command == "flint-suite":
             return adaptive
         if self.suite_only:
@@ -170,16 +215,22 @@ ENGINES: Registry = Registry("engine")
 for _m in (Method("euler", "forward Euler, fixed step dt"),
            Method("rk4", "classical Runge–Kutta 4, fixed step dt"),
            Method("dopri5", "adaptive Dormand–Prince 5(4), root-found events", adaptive=True),
+           Method("rodas4", "Rodas4, a Rosenbrock method for stiff models (the Jacobian from the expression DAG, "
+                            "a dense LU per member), root-found events", adaptive=True),
            Method("lsoda", "LSODA (SciPy), the SBML reference simulator: events, delays, algebraic rules, "
                            "fast reactions", adaptive=True),
            Method("cvode", "CVODE inside libRoadRunner (the peer)", adaptive=True)):
     METHODS.register(_m)
 for _e in (Engine("numpy", "NumPy on the host (the reference)", "cpu", "cpu",
-                  (("lsoda", "cpu"), ("dopri5", "dopri-cpu"))),
-           Engine("c", "the generated C, compiled for the host (OpenMP threads)", "cpu", "c"),
-           Engine("c-is", "the bytecode interpreter, compiled for the host", "cpu", "c-is"),
-           Engine("is", "GPU: the bytecode interpreter (CUDA)", "gpu", "is", (("dopri5", "is"),)),
-           Engine("ts", "GPU: the model as generated CUDA C", "gpu", "ts", (("dopri5", "ts"),)),
+                  (("lsoda", "cpu"), ("dopri5", "dopri-cpu"), ("rodas4", "rodas-cpu"))),
+           Engine("c", "the generated C, compiled for the host (OpenMP threads)", "cpu", "c",
+                  ((AUTO, "auto-c"), ("rodas4", "rodas-c"))),
+           Engine("c-is", "the bytecode interpreter, compiled for the host", "cpu", "c-is",
+                  ((AUTO, "auto-c-is"), ("rodas4", "rodas-c-is"))),
+           Engine("is", "GPU: the bytecode interpreter (CUDA)", "gpu", "is",
+                  ((AUTO, "auto-is"), ("dopri5", "is"), ("rodas4", "rodas-is"))),
+           Engine("ts", "GPU: the model as generated CUDA C", "gpu", "ts",
+                  ((AUTO, "auto-ts"), ("dopri5", "ts"), ("rodas4", "rodas-ts"))),
            Engine("roadrunner", "libRoadRunner, the peer (flint-suite only)", "cpu", None,
                   (("cvode", "roadrunner"),), suite_only=True)):
     ENGINES.register(_e)
@@ -231,6 +282,11 @@ def engine_table(command: str = "flint") -> dict[str, list[str]]:
         if ms:
             out[e.name] = ms
     return out
+
+
+def engine_help(command: str = "flint") -> dict[str, str]:
+    """engine → its one line of help and the methods it offers in ``command`` (the GUI's tooltips)."""
+    return {e: f"{engine_named(e).help} — {', '.join(ms)}" for e, ms in engine_table(command).items()}
 
 
 def methods_help(command: str = "flint") -> str:
@@ -307,6 +363,9 @@ def pair(method: str | None, engine: str | None, command: str = "flint", backend
             raise InvalidParameter(f"no {dev.upper()} engine offers method {method} (--backend {backend}); "
                                    + methods_help(command))
     if method == AUTO:
+        picked = engine_named(engine).backend(AUTO)   # the engine's own pick (dopri5, rodas4 when stiff)
+        if picked:
+            return Pair(AUTO, engine, "adaptive", picked)
         method = table[engine][0]
     if method not in table[engine]:
         raise InvalidParameter(f"engine {engine} offers {', '.join(table[engine])}, not method {method!r}")

@@ -67,5 +67,34 @@ def test_cli_default_is_auto_and_says_why(capsys):
 
 def test_gui_lists_auto_first():
     pytest.importorskip("PyQt6")
-    from explorer.flint.run_form import gui_runtimes
-    assert gui_runtimes(gpu=False)[0] == "auto" and gui_runtimes(gpu=True)[0] == "auto"
+    from explorer.flint.run_form import gui_engines
+    for gpu in (False, True):
+        engines = gui_engines(gpu=gpu)
+        assert engines[0] == "auto" and "cpu" not in engines and "numpy" in engines
+        assert ("ts" in engines) == gpu
+
+
+@pytest.mark.parametrize("compiler", [True, False])
+def test_auto_follows_the_backend(compiler):
+    """--backend cpu keeps any size on the host (c, else NumPy); gpu is ts for any size, refused without a GPU."""
+    from kernels.errors import BackendUnavailable
+    for cells in (1, 50_000):
+        for network in (False, True):
+            ch = choose_runtime(cells, network, gpu=True, compiler=compiler, backend="cpu")
+            assert ch.runtime == ("c" if compiler else "cpu") and "--backend cpu" in ch.why
+            assert choose_runtime(cells, network, gpu=True, compiler=compiler, backend="gpu").runtime == "ts"
+            assert choose_runtime(cells, network, gpu=True, compiler=compiler, backend=None) == \
+                choose_runtime(cells, network, gpu=True, compiler=compiler)
+    assert choose_runtime(5, mapping="expression", gpu=True, backend="cpu").runtime == "cpu"
+    with pytest.raises(BackendUnavailable, match="--backend gpu"):
+        choose_runtime(1, gpu=False, backend="gpu")
+
+
+def test_cli_engine_auto_follows_the_backend(capsys):
+    """``--backend cpu flint`` runs engine auto on the host and says so; an explicit GPU engine is refused."""
+    from cli import main
+    assert main(["--backend", "cpu", "flint", "luo_rudy_1991", "--t-end", "1", "--record", "V", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["engine"] in ("c", "numpy") and "--backend cpu" in out["runtime_choice"]
+    assert main(["flint", "luo_rudy_1991", "--t-end", "1", "--backend", "cpu", "--engine", "ts"]) == 2
+    assert "--engine ts runs on the GPU, but --backend cpu" in capsys.readouterr().err

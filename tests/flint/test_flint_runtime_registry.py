@@ -66,8 +66,8 @@ def test_toy_runtime_in_cli_choices_and_gui_list(toy, capsys):
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["runtime"] == "toy-euler" and out["steps"] == 100 and out["block_size"] is None
-    from explorer.flint.run_form import gui_runtimes
-    assert "toy-euler" in gui_runtimes(gpu=False) and "toy-euler" in runtime_help()
+    from explorer.flint.run_form import gui_engines
+    assert "toy-euler" in gui_engines(gpu=False) and "toy-euler" in runtime_help()
 
 
 def test_unknown_runtime_names_the_registry(toy):

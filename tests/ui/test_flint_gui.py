@@ -148,22 +148,22 @@ def test_compiled_cpu_runtimes_match_numpy(flint_ws, qtbot):
     from kernels.flint.runtimes.host_c import find_compiler
     ws = flint_ws
     if find_compiler() is None:
-        assert ws.form.cb_runtime.findText("c") < 0          # not offered without a compiler
+        assert ws.form.cb_engine.findText("c") < 0          # not offered without a compiler
         pytest.skip("no host C++ compiler")
-    assert "g++" in ws.form.cb_runtime.toolTip()
+    assert "compiled for the host" in ws.form.cb_engine.toolTip()
     traces = {}
-    for rt in ("cpu", "c", "c-is"):
-        ws.form.set_controls({"runtime": rt, "members": "line", "n": 8, "t_end": 30.0, "dt": 0.01})
-        assert ws.form.cb_runtime.currentText() == rt
+    for rt in ("numpy", "c", "c-is"):
+        ws.form.set_controls({"engine": rt, "members": "line", "n": 8, "t_end": 30.0, "dt": 0.01})
+        assert ws.form.cb_engine.currentText() == rt
         ws.run()
         _wait_done(qtbot, ws)
-        assert ws.samples.shape[0] > 0, f"runtime {rt}: no traces"
-        if rt != "cpu":                                   # the compile is announced, then its time
+        assert ws.samples.shape[0] > 0, f"engine {rt}: no traces"
+        if rt != "numpy":                                 # the compile is announced, then its time
             assert f"compiled for engine {rt} in" in ws.message.label.text(), ws.message.label.text()
         traces[rt] = ws.samples.copy()
-    assert traces["cpu"].shape == traces["c"].shape and traces["cpu"].max() > 0
+    assert traces["numpy"].shape == traces["c"].shape and traces["numpy"].max() > 0
     for rt in ("c", "c-is"):
-        np.testing.assert_allclose(traces[rt], traces["cpu"], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(traces[rt], traces["numpy"], rtol=1e-9, atol=1e-9)
 
 
 def test_session_saves_the_flint_run_and_runs_without_controls_restore(flint_ws):
@@ -172,7 +172,7 @@ def test_session_saves_the_flint_run_and_runs_without_controls_restore(flint_ws)
     from kernels.flint.run import FlintRun
     ws = flint_ws
     ws.form.set_controls({"members": "ensemble", "n": 5, "vary": "g_Na", "spread": 0.25, "t_end": 3.0, "dt": 0.01,
-                      "integrator": "rk4", "runtime": "cpu", "record": "V"})
+                          "method": "rk4", "engine": "numpy", "record": "V"})
     run = ws.flint_run()
     assert isinstance(run, FlintRun) and run.n == 5 and run.integrator == "rk4" and run.record == ("V",)
     g0 = ws.model.params["g_Na"]
@@ -183,9 +183,16 @@ def test_session_saves_the_flint_run_and_runs_without_controls_restore(flint_ws)
     json.dumps(state)
     assert state["run"] == run.to_dict()
     only_run = {k: v for k, v in state.items() if k not in ("controls", "params")}
-    ws.form.set_controls({"n": 2, "spread": 0.1, "integrator": "euler", "t_end": 9.0})
+    ws.form.set_controls({"n": 2, "spread": 0.1, "method": "euler", "t_end": 9.0})
     ws.restore_session(only_run, {})
-    assert ws.form.sp_n.value() == 5 and ws.form.cb_integ.currentText() == "rk4" and ws.form.sp_tend.value() == 3.0
+    assert ws.form.sp_n.value() == 5 and ws.form.cb_method.currentText() == "rk4" and ws.form.sp_tend.value() == 3.0
+    assert ws.form.cb_engine.currentText() == "numpy"
+    # an old session's controls (runtime / integrator keys; runtime cpu) restore the same run
+    old_ctl = {k: v for k, v in state["controls"].items() if k not in ("method", "engine")}
+    old_ctl.update(runtime="cpu", integrator="rk4")
+    ws.form.set_controls({"method": "euler", "engine": "auto"})
+    ws.restore_session({**state, "controls": old_ctl}, {})
+    assert ws.flint_run().to_dict() == run.to_dict()
     assert abs(ws.form.sp_spread.value() - 0.25) < 1e-9 and ws.form.cb_vary.currentText() == "g_Na"
     assert ws.flint_run().to_dict() == run.to_dict()
 
@@ -222,11 +229,11 @@ def test_session_round_trip_runs_exactly_the_saved_run(flint_ws, qtbot):
     from explorer.flint.worker import HOST_THREADS
     ws = flint_ws
     ws.form.set_controls({"members": "ensemble", "n": 3, "vary": "g_Na", "spread": 0.2, "t_end": 2.0, "dt": 0.01,
-                          "integrator": "rk4", "runtime": "cpu", "record": "V"})
+                          "method": "rk4", "engine": "numpy", "record": "V"})
     state = ws.session_state()
     saved = state["run"]
     assert (saved["method"], saved["engine"], saved["threads"]) == ("rk4", "numpy", HOST_THREADS)
-    ws.form.set_controls({"n": 2, "spread": 0.1, "integrator": "euler", "t_end": 5.0})
+    ws.form.set_controls({"n": 2, "spread": 0.1, "method": "euler", "t_end": 5.0})
     only_run = {k: v for k, v in state.items() if k not in ("controls", "params")}
     ws.restore_session(only_run, {})
     ws.run()
@@ -241,6 +248,6 @@ def test_session_round_trip_runs_exactly_the_saved_run(flint_ws, qtbot):
     old = dict(saved)
     old["runtime"], old["integrator"] = "cpu", old.pop("method")
     old.pop("engine")
-    ws.form.set_controls({"n": 2, "integrator": "euler"})
+    ws.form.set_controls({"n": 2, "method": "euler"})
     ws.restore_session({**only_run, "run": old}, {})
     assert ws.flint_run().to_dict() == saved

@@ -41,9 +41,14 @@ def test_run_form_builds_and_shows_a_flint_run(form, tmp_path, rng):
     assert [form.cb_record.itemText(i) for i in range(form.cb_record.count())] == list(m.states)
     n, spread, dt = int(rng.integers(2, 9)), round(float(rng.uniform(0.05, 0.5)), 2), 0.02
     form.set_controls({"members": "ensemble", "n": n, "vary": "k1", "spread": spread, "dt": dt, "t_end": 5.0,
-                       "integrator": "rk4", "runtime": "cpu", "record": "x2"})
+                       "method": "rk4", "engine": "numpy", "record": "x2"})
     run = form.flint_run()
-    assert isinstance(run, FlintRun) and (run.n, run.integrator, run.record, run.dt) == (n, "rk4", ("x2",), dt)
+    assert isinstance(run, FlintRun) and (run.n, run.method, run.engine, run.record, run.dt) == \
+        (n, "rk4", "numpy", ("x2",), dt)
+    # the old keys (a session or preset before the two axes): runtime cpu is engine numpy
+    form.set_controls({"integrator": "euler", "runtime": "cpu"})
+    assert (form.value("method"), form.value("engine")) == ("euler", "numpy")
+    form.set_controls({"method": "rk4"})
     (v,) = run.vary
     k1 = m.params["k1"]
     assert (v.param, v.lo, v.hi) == ("k1", pytest.approx(k1 * (1 - spread)), pytest.approx(k1 * (1 + spread)))
@@ -61,7 +66,9 @@ def test_run_form_builds_and_shows_a_flint_run(form, tmp_path, rng):
     form.set_controls({"members": "line"})
     assert not form.row_visible("init") and form.flint_run().protocol == "uniform"
     with pytest.raises(Exception, match="not available"):
-        form.set_controls({"integrator": "rk45"})
+        form.set_controls({"method": "rk45"})
+    with pytest.raises(Exception, match="not available"):
+        form.set_controls({"engine": "cpu-nope"})
 
 
 def test_run_form_edits_are_signalled_once_and_undone(form, tmp_path, rng):
@@ -73,11 +80,11 @@ def test_run_form_edits_are_signalled_once_and_undone(form, tmp_path, rng):
     t1 = round(float(rng.uniform(10, 900)), 1)
     form.sp_tend.setValue(t1)
     form.sp_tend.setValue(t1 + 1.0)                 # consecutive edits of one field: one step
-    form.cb_integ.setCurrentText("rk4")
-    assert seen == [("t_end", t0, t1), ("t_end", t1, t1 + 1.0), ("integrator", "euler", "rk4")]
+    form.cb_method.setCurrentText("rk4")
+    assert seen == [("t_end", t0, t1), ("t_end", t1, t1 + 1.0), ("method", "euler", "rk4")]
     assert stack.count() == 2
     stack.undo()
-    assert form.cb_integ.currentText() == "euler"
+    assert form.cb_method.currentText() == "euler"
     stack.undo()
     assert form.sp_tend.value() == t0 and form.sp_dt.value() == dt0
     stack.redo()
@@ -94,20 +101,44 @@ def test_run_form_edits_are_signalled_once_and_undone(form, tmp_path, rng):
     assert stack.count() == n and form.sp_dt.value() == 0.05
 
 
+def items(box) -> list[str]:
+    return [box.itemText(i) for i in range(box.count())]
+
+
+def test_run_form_offers_the_engines_methods(form):
+    """The Engine box is the engine axis (never the old runtime name cpu); the Method box offers what the
+    chosen engine offers, from the registries (kernels.flint.schemes.engine_table)."""
+    from kernels.flint.schemes import engine_table
+    engines = items(form.cb_engine)
+    assert engines[0] == "auto" and "numpy" in engines and "cpu" not in engines
+    for e in engines:
+        form.cb_engine.setCurrentText(e)
+        want = [m for m in engine_table("flint").get(e, ["euler", "rk4"]) if m in ("euler", "rk4")]
+        assert items(form.cb_method) == want, e
+
+
 def test_run_form_sbml_mode_and_lecture(form, tmp_path, rng):
-    from kernels.flint.sbml.reference import LABEL
     form.bind_model(small_model(tmp_path, rng))
-    form.cb_runtime.setCurrentText("cpu")
-    form.set_sbml_mode(["a", "b"], "b")
-    assert form.cb_runtime.currentText() == LABEL and form.cb_record.currentText() == "b"
-    assert not form.cb_integ.isEnabled() and "SBML reference" in form.cb_integ.toolTip()
+    form.cb_engine.setCurrentText("numpy")
+    # an SBML model with events that the ensemble engines take: dopri5 / rodas4 on them, lsoda on numpy
+    form.set_sbml_mode(["a", "b"], "b", ensemble=True, varied=["k"])
+    assert form.cb_engine.currentText() == "auto" and form.cb_record.currentText() == "b"
+    assert items(form.cb_method)[0] == "dopri5" and "lsoda" in items(form.cb_method)
+    assert form.sp_n.isEnabled() and not form.cb_dtype.isEnabled() and not form.reference()
+    assert items(form.cb_vary) == ["(none)", "k"]
+    form.set_controls({"engine": "numpy", "method": "lsoda"})
+    assert form.reference() and not form.sp_n.isEnabled() and "SBML reference" in form.sp_n.toolTip()
+    # … that only the reference simulator takes: lsoda on numpy
+    form.set_sbml_mode(["a", "b"], "b", ensemble=False)
+    assert items(form.cb_method) == ["lsoda"] and form.reference()
+    assert not form.cb_dtype.isEnabled() and "SBML model with events" in form.cb_dtype.toolTip()
     assert form.label("dt") == "dt (output interval)" and form.model is None
     with pytest.raises(Exception, match="no Flint model"):
         form.flint_run()
     form.set_sbml_mode(None)
     form.bind_model(small_model(tmp_path, rng))
-    assert form.cb_runtime.currentText() == "cpu" and form.cb_runtime.findText(LABEL) < 0
-    assert form.cb_integ.isEnabled() and "Runge" in form.cb_integ.toolTip() and form.label("dt") == "dt (ms)"
+    assert form.cb_engine.currentText() == "numpy" and items(form.cb_method) == ["euler", "rk4"]
+    assert form.sp_n.isEnabled() and "Runge" in form.cb_method.toolTip() and form.label("dt") == "dt (ms)"
     form.show()
     form.set_lecture(True)
     assert not form.row_visible("dtype") and form.row_visible("dt")
@@ -179,8 +210,12 @@ def test_sbml_panel_owns_the_reference_model_and_names_gui_controls(qtbot, tmp_p
     panel = SbmlPanel()
     qtbot.addWidget(panel)
     assert panel.isHidden() and not panel.active()
-    panel.enter(ref, "events are not supported")
+    panel.enter(ref, "events are not supported", None)       # the ensemble engines take it
     assert not panel.isHidden() and "events are not supported" in panel.text() and panel.toolTip()
+    assert panel.ensemble() and "runs as an ensemble" in panel.text() and panel.varied == ["k", "thr"]
+    panel.enter(ref, "events are not supported", "delays are outside the ODE core")
+    assert not panel.ensemble() and "SBML reference mode" in panel.text() and "delays" in panel.text()
+    assert "delays are outside" in panel.loaded_text()
     values, roles, fixed = panel.parameters()
     assert values["k"] == k and "x" in values
     panel.set_parameter("k", 2 * k)

@@ -1,13 +1,15 @@
-"""Flint workspace, SBML reference mode: an SBML file with events (refused by the Flint compiler) opens
-on the SBML reference simulator; traces stream, parameter edits change the next run, Stop works, a
-malformed file only shows a message, and a shipped Flint model brings the normal mode back."""
+"""Flint workspace, SBML models with events (refused by the fixed-step compiler): they open one way —
+on the adaptive ensemble engines when the ODE core takes them, else on the SBML reference simulator,
+else with one message saying why each engine refuses them; traces stream, parameter edits change the
+next run, Stop works, a malformed file only shows a message, and a shipped Flint model brings the
+fixed-step engines back."""
 from __future__ import annotations
 
 
 import numpy as np
 import pytest
 
-from kernels.flint.sbml.reference import LABEL, load_reference, output_times, run_reference
+from kernels.flint.sbml.reference import load_reference, output_times, run_reference
 from support.paths import SHARED
 
 IZH = SHARED / "models" / "BIOMD0000000127.xml"                     # Izhikevich 2003: spike reset by events
@@ -25,16 +27,42 @@ def _row(ws, name):
 
 
 @needs_izh
-def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
+def test_events_model_opens_on_the_ensemble_engines_and_streams(flint_ws, qtbot):
+    """BIOMD0000000127 (events) opens on the adaptive ensemble engines: engine auto, method dopri5 first;
+    the streamed traces are the EnsembleRun's numbers exactly, and equal LSODA within tolerance."""
+    from kernels.flint.adaptive_run import EnsembleRun
     ws = flint_ws
     ws.open_field(str(IZH))
-    assert ws.in_sbml_mode() and ws.model is None
-    assert ws.form.cb_runtime.currentText() == LABEL and "LSODA" in ws.form.cb_runtime.toolTip()
-    assert "SBML reference" in ws.cb_model.currentText()
+    assert ws.in_sbml_mode() and ws.model is None and ws.sbml_panel.ensemble()
+    assert ws.form.cb_engine.currentText() == "auto" and ws.form.cb_method.currentText() == "dopri5"
+    assert "SBML events" in ws.cb_model.currentText() and "ensemble" in ws.message.text()
     assert not ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler))
+    assert ws.form.sp_n.isEnabled() and not ws.form.cb_net.isEnabled() and not ws.form.cb_dtype.isEnabled()
+    ws.form.set_controls({"t_end": 60.0, "dt": 0.5, "n": 3, "vary": "a", "spread": 0.2, "record": "v"})
+    ws.run()
+    assert ws.is_running()
+    _wait_done(qtbot, ws)
+    assert ws.samples.shape == (121, 1, 3) and ws.times[-1] == pytest.approx(60.0)
+    run = ws.cfg["run"]
+    assert (run.method, run.n, run.vary[0].param) == ("dopri5", 3, "a")
+    np.testing.assert_array_equal(ws.samples, run.run().values)
+    lsoda = run_reference(load_reference(IZH), output_times(60.0, 0.5), ["v"],
+                          params={"a": run.vary[0].lo}).values[:, 0]
+    np.testing.assert_allclose(ws.samples[:, 0, 0], lsoda, atol=1e-3 * np.abs(lsoda).max())
+    state = ws.session_state()
+    assert state["controls"]["engine"] == "auto" and state["run"]["kind"] == "ensemble"
+    assert state["run"]["engine"] == run.engine and "dopri5" in ws.caption()
+
+
+@needs_izh
+def test_events_model_on_the_reference_simulator_runs_edits_stops(flint_ws, qtbot):
+    ws = flint_ws
+    ws.open_field(str(IZH))
+    ws.form.set_controls({"engine": "numpy", "method": "lsoda"})
+    assert ws.form.reference() and "LSODA" in ws.form.cb_engine.toolTip()
     assert "event" in ws.listing.toPlainText()
-    assert not ws.form.cb_integ.isEnabled() and not ws.form.cb_net.isEnabled()
-    assert ws.message.isVisible()                        # says why: the Flint compiler refuses events
+    assert not ws.form.sp_n.isEnabled() and not ws.form.cb_net.isEnabled()
+    assert ws.message.isVisible()                        # says where it runs and why
     names = [ws.table.item(i, 0).text() for i in range(ws.table.rowCount())]
     assert {"a", "b", "c", "d", "Vthresh", "v", "U"} <= set(names)
     recs = [ws.form.cb_record.itemText(i) for i in range(ws.form.cb_record.count())]
@@ -77,12 +105,13 @@ def test_events_model_opens_in_sbml_mode_runs_edits_stops(flint_ws, qtbot):
     assert "stopped" in ws.lb_rate.text()
     assert "SBML reference" in ws.caption()
     state = ws.session_state()
-    assert state["params"] == {"a": 0.1} and state["controls"]["runtime"] == LABEL
-    # a shipped model brings the Flint mode back
+    assert state["params"] == {"a": 0.1} and state["controls"]["method"] == "lsoda"
+    assert state["controls"]["engine"] == "numpy"
+    # a shipped model brings the fixed-step engines back
     ws.cb_model.setCurrentIndex(ws.cb_model.findText("luo_rudy_1991.flint"))
     assert not ws.in_sbml_mode() and ws.model is not None
-    assert ws.form.cb_runtime.findText(LABEL) < 0 and ws.form.cb_runtime.currentText() == "auto"   # the default
-    assert ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler)) and ws.form.cb_integ.isEnabled()
+    assert ws.form.cb_method.findText("lsoda") < 0 and ws.form.cb_engine.currentText() == "auto"   # the default
+    assert ws.tabs.isTabEnabled(ws.tabs.indexOf(ws.compiler)) and ws.form.cb_method.isEnabled()
 
 
 def test_suite_case_with_event_runs_in_gui(flint_ws, qtbot):

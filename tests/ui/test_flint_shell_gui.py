@@ -90,12 +90,12 @@ def test_user_preset_of_a_model_file_restores_model_controls_and_parameters(main
     k1 = round(float(rng.uniform(4, 9)), 4)
     ws.set_parameter("k", k1)
     n = int(rng.integers(2, 20))
-    ws.form.set_controls({"n": n, "integrator": "rk4", "t_end": 12.5})
+    ws.form.set_controls({"n": n, "method": "rk4", "t_end": 12.5})
     main_window.user_presets.directory = tmp_path / "presets"
     preset = main_window.user_presets.save_current("my decay")
     assert preset is not None and preset["params"]["model_path"] == str(path)
     ws.cb_model.setCurrentIndex(0)                               # a shipped model, other controls
-    ws.form.set_controls({"n": 1, "integrator": "euler", "t_end": 400.0})
+    ws.form.set_controls({"n": 1, "method": "euler", "t_end": 400.0})
     ws.apply_preset(preset)
     assert ws.model.name == "decay" and ws.model.params["k"] == k1 and not ws.is_running()
-    assert (ws.form.sp_n.value(), ws.form.cb_integ.currentText(), ws.form.sp_tend.value()) == (n, "rk4", 12.5)
+    assert (ws.form.sp_n.value(), ws.form.cb_method.currentText(), ws.form.sp_tend.value()) == (n, "rk4", 12.5)

@@ -1,0 +1,290 @@
+"""An SBML model — events included — as an ensemble on an adaptive engine, specified once:
+:class:`EnsembleRun` is what the Flint workspace builds for an SBML file that the fixed-step compiler
+refuses (events, ``rateOf`` …) but the ODE core of :mod:`kernels.flint.sbml.core` takes, and what its
+sessions save.  The pair (method, engine) is the ``flint-suite`` one of :mod:`kernels.flint.schemes`
+(``dopri5`` on ``numpy`` / ``is`` / ``ts``, and whatever else is registered with an ``ensemble``
+integrator); ``auto`` picks the GPU's ``ts`` when there is one (unless ``backend`` is ``cpu``), else a host
+build, else NumPy.
+
+A run returns an :class:`EnsembleResult`: the output grid, the recorded observables of every member, and
+the **event firings** (member, time, event id) where the integrator reports them (its ``fired=`` keyword;
+the GUI marks them on the time axis).
+
+Streaming (:meth:`EnsembleRun.run` with ``on_chunk``): the adaptive integrators start at t = 0 and cannot
+be resumed, so the run integrates growing prefixes of the output grid (each 4× the last, from about
+1/256 of it) and streams the new points of each.  Up to the last step of a prefix the path of the
+integrator is the full run's (same steps, same step sizes: the step never exceeds the output interval),
+so every point but the prefix's last two is final; those two are sent again with the next prefix.  The
+total work is at most 4/3 of one run; the last prefix is the full run, whose result is returned.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from . import schemes
+from .run import Vary
+
+#: the adaptive methods the ensemble engines run (the flint-suite table's, less the reference simulator's)
+DEFAULT_METHOD = "dopri5"
+#: the first prefix streamed is about 1/FIRST_PREFIX of the output grid; each next one GROWTH times longer
+FIRST_PREFIX, GROWTH = 256, 4
+#: most output points × recorded variables × members one run keeps
+MAX_VALUES = 200_000_000
+
+
+@dataclass
+class EnsembleResult:
+    """Output ``times`` (k,), ``values`` (k, recorded, members) of the ``names``, the event firings
+    ``events`` [(member, time, event id)] (empty when the engine does not report them), whether the run
+    reached t end (``complete``) and how long it took."""
+    times: np.ndarray
+    values: np.ndarray
+    names: list
+    events: list = field(default_factory=list)
+    complete: bool = True
+    seconds: float = 0.0
+    reports_events: bool = False
+
+    def event_times(self, member: int = 0) -> np.ndarray:
+        """The times events fired in ``member`` (ascending; one entry a firing)."""
+        return np.array(sorted(t for m, t, _e in self.events if m == member), dtype=float)
+
+
+def ensemble_engines(method: str = DEFAULT_METHOD) -> list[str]:
+    """The engines whose adaptive backend for ``method`` integrates ensembles, GPU ones first (ts
+    before is), then the host builds, then NumPy."""
+    table = schemes.engine_table("flint-suite")
+    out = []
+    for e, ms in table.items():
+        b = schemes.engine_named(e).backend(method) if method in ms else None
+        if b and schemes.ADAPTIVE_BACKENDS[b].ensemble:
+            out.append(e)
+    order = {"ts": 0, "is": 1, "c": 2, "c-is": 3, "numpy": 9}
+    return sorted(out, key=lambda e: (order.get(e, 5 if schemes.engine_named(e).device == "gpu" else 8)))
+
+
+def ensemble_methods() -> list[str]:
+    """The adaptive methods some engine integrates as an ensemble."""
+    return [m for m in schemes.METHODS if schemes.METHODS[m].adaptive and ensemble_engines(m)]
+
+
+def available_engines(method: str = DEFAULT_METHOD, backend: str | None = None) -> list[str]:
+    """:func:`ensemble_engines` of ``method`` that can run here (and on ``backend``'s device)."""
+    out = []
+    for e in ensemble_engines(method):
+        if backend in ("cpu", "gpu") and schemes.engine_named(e).device != backend:
+            continue
+        if schemes.backend_unavailable(schemes.engine_named(e).backend(method)) is None:
+            out.append(e)
+    return out
+
+
+def _number(name: str, v, above: float = 0.0) -> float:
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"{name} must be a number, got {v!r}") from None
+    if not (math.isfinite(v) and v > above):
+        raise InvalidParameter(f"{name} must be a finite number > {above:g}, got {v!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class EnsembleRun:
+    """``n`` members of the SBML model at ``path`` from t = 0 to ``t_end``, output every ``dt``, on
+    ``engine`` with ``method`` (None / "auto": picked, see the module docstring; ``backend`` the global
+    ``--backend``).  ``params``: constant parameters set for every member; ``vary``: :class:`Vary`
+    spreads (``linspace(lo, hi, n)``); ``record``: the variables (SBML ids; () = the model's species and
+    non-constant parameters).  Checked when made; the model is read and lowered then too."""
+    path: str
+    method: str | None = None
+    engine: str | None = None
+    n: int = 1
+    t_end: float = 100.0
+    dt: float = 1.0
+    params: tuple = ()                   # ((id, value), …)
+    vary: tuple = ()
+    record: tuple = ()
+    backend: str | None = None
+    core: object = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        method = self.method if self.method not in (None, schemes.AUTO) else DEFAULT_METHOD
+        engine = self.engine if self.engine not in (None, schemes.AUTO) else None
+        offered = ensemble_methods()
+        if method not in offered:
+            raise InvalidParameter(f"method must be one of {', '.join(offered)} or auto for an ensemble (got "
+                                   f"{method!r})")
+        if engine is None:
+            here = available_engines(method, self.backend)
+            if not here:
+                raise InvalidParameter(f"no engine runs method {method} here"
+                                       + (f" on --backend {self.backend}" if self.backend else ""))
+            engine = here[0]
+        elif engine not in ensemble_engines(method):
+            raise InvalidParameter(f"engine must be one of {', '.join(ensemble_engines(method))} or auto for method "
+                                   f"{method} (got {engine!r})")
+        schemes.check_backend(engine, self.backend)
+        why = schemes.backend_unavailable(self.backend_name_of(method, engine))
+        if why:
+            raise InvalidParameter(why)
+        object.__setattr__(self, "method", method)
+        object.__setattr__(self, "engine", engine)
+        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
+            raise InvalidParameter(f"n must be an integer ≥ 1 (got {self.n!r})")
+        object.__setattr__(self, "t_end", _number("t end", self.t_end))
+        object.__setattr__(self, "dt", _number("dt", self.dt))
+        params = tuple((str(k), _number(f"parameter {k}", v, -math.inf))
+                       for k, v in (self.params.items() if isinstance(self.params, dict) else self.params))
+        object.__setattr__(self, "params", params)
+        vary = tuple(v if isinstance(v, Vary) else Vary(**v) if isinstance(v, dict) else Vary.parse(v)
+                     for v in self.vary)
+        object.__setattr__(self, "vary", vary)
+        if self.core is None:
+            from .sbml.reference import load_reference
+            record = list(self.record) or load_reference(self.path).default_record()
+            object.__setattr__(self, "record", tuple(record))
+            object.__setattr__(self, "core", lower(self.path, record))
+        for k, _v in params + tuple((v.param, 0.0) for v in vary):
+            if k not in self.core.param_ids:
+                raise InvalidParameter(f"{k!r} is not a constant parameter of {self.core.source} (the ones an "
+                                       f"ensemble can set: {', '.join(list(self.core.param_ids)[:12])})")
+        k = len(self.times())
+        if k * len(self.record) * self.n > MAX_VALUES:
+            raise InvalidParameter(f"{k:,} output points × {len(self.record)} variables × {self.n:,} members are more "
+                                   f"than {MAX_VALUES:,} values; raise dt, record fewer or run fewer members")
+
+    @staticmethod
+    def backend_name_of(method: str, engine: str) -> str:
+        return schemes.engine_named(engine).backend(method)
+
+    @property
+    def backend_name(self) -> str:
+        """The adaptive backend of :data:`kernels.flint.schemes.ADAPTIVE_BACKENDS` that runs it."""
+        return self.backend_name_of(self.method, self.engine)
+
+    def times(self) -> np.ndarray:
+        """The output grid: 0, dt, 2 dt, … and t end."""
+        from .sbml.reference import output_times
+        return output_times(self.t_end, self.dt)
+
+    def member_params(self) -> dict:
+        """SBML parameter id → the members' values (``params`` for all, then each :class:`Vary`)."""
+        out = {k: np.full(self.n, v) for k, v in self.params}
+        for v in self.vary:
+            out[v.param] = v.values(self.n)
+        return out
+
+    def integrate(self, times) -> tuple[np.ndarray, list | None]:
+        """(values (len(times), recorded, n), firings [(member, t, event index)] or None when the
+        integrator does not report them)."""
+        fn = schemes.ADAPTIVE_BACKENDS[self.backend_name].ensemble_integrator()
+        fired = []
+        out, reported = fn(self.core, np.asarray(times, dtype=float), n=self.n, member_params=self.member_params(),
+                           fired=fired)
+        return np.asarray(out), fired if reported else None
+
+    def run(self, on_chunk=None, control=None) -> EnsembleResult:
+        """Integrate; ``on_chunk(i0, times, values)`` gets the points i0 … as prefixes finish (see the
+        module docstring; a point may be sent twice, the later one wins); ``control()`` is asked between
+        prefixes and stops the run by returning True (it may block to pause)."""
+        t0 = time.perf_counter()
+        times = self.times()
+        nt = len(times)
+        if on_chunk is None:
+            ends = [nt]
+        else:
+            ends, k = [], max(2, -(-nt // FIRST_PREFIX))
+            while k < nt:
+                ends.append(k)
+                k *= GROWTH
+            ends.append(nt)
+        values, fired, sent, complete = None, None, 0, True
+        for k in ends:
+            if control is not None and control():
+                complete = False
+                break
+            values, fired = self.integrate(times[:k])
+            if on_chunk is not None:
+                i0 = max(0, sent - 2)
+                on_chunk(i0, times[i0:k], values[i0:k])
+                sent = k
+        if values is None:
+            values, k = np.zeros((0, len(self.record), self.n)), 0
+        events = [(int(m), float(t), self.core.events[int(e)].id) for m, t, e in (fired or ())]
+        return EnsembleResult(times[:k], values, list(self.record), events, complete,
+                              time.perf_counter() - t0, fired is not None)
+
+    # --- sessions ---------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {"kind": "ensemble", "path": str(self.path), "method": self.method, "engine": self.engine,
+                "n": int(self.n), "t_end": self.t_end, "dt": self.dt, "params": dict(self.params),
+                "vary": [v.to_dict() for v in self.vary], "record": list(self.record)}
+
+    @classmethod
+    def from_dict(cls, d: dict, **over) -> "EnsembleRun":
+        keys = ("path", "method", "engine", "n", "t_end", "dt", "params", "vary", "record")
+        kw = {k: d[k] for k in keys if k in d}
+        kw["params"] = tuple(dict(kw.get("params", {})).items())
+        kw["vary"], kw["record"] = tuple(kw.get("vary", ())), tuple(kw.get("record", ()))
+        kw.update(over)
+        return cls(**kw)
+
+
+def lower(path, record) -> object:
+    """The ODE core of the SBML model at ``path`` observing ``record`` (Unsupported saying what is
+    outside it)."""
+    from .sbml.core import lower_system
+    return lower_system(str(path), list(record), set(), set())
+
+
+def ensemble_refusal(path) -> str | None:
+    """None when the ensemble engines take the SBML model at ``path``, else one line saying why not."""
+    from ..errors import ExplorerError
+    try:
+        lower(path, [])
+    except (ExplorerError, ValueError, KeyError) as exc:
+        return str(exc)
+    return None
+
+
+# ----------------------------------------------------------------------------- the ensemble integrators
+# What :class:`kernels.flint.schemes.AdaptiveBackend` ``ensemble`` names: fn(core, times, n=, member_params=,
+# fired=None, **engine keywords) -> (values (times, observables, members), whether firings were reported).
+
+def _call(fn, *args, fired=None, **kw):
+    """``fn(*args, **kw)``, passing ``fired`` when ``fn`` takes it: (result, reported)."""
+    if fired is not None and "fired" in inspect.signature(fn).parameters:
+        return fn(*args, fired=fired, **kw), True
+    return fn(*args, **kw), False
+
+
+def ensemble_dopri(core, times, n=1, member_params=None, fired=None, flavour=None):
+    """Dormand–Prince: the NumPy twin (``flavour`` None) or the GPU kernel of ``flavour`` (is / ts)."""
+    if flavour is None:
+        from .ensemble.rk import Problem, integrate
+        return _call(integrate, Problem(core, n, member_params), times, fired=fired)
+    from .ensemble.gpu import gpu_problem, integrate_gpu
+    return _call(integrate_gpu, gpu_problem(core, n, member_params), times, flavour, fired=fired)
+
+
+def ensemble_rodas(core, times, n=1, member_params=None, fired=None, flavour=None, device="cuda"):
+    """Rodas4: the NumPy twin (``flavour`` None) or the kernel of ``flavour`` on ``device`` (cuda / host)."""
+    if flavour is None:
+        from .ensemble.rosenbrock import StiffProblem, integrate
+        return _call(integrate, StiffProblem(core, n, member_params), times, fired=fired)
+    from .ensemble.rodas_gpu import integrate_device, stiff_problem
+    return _call(integrate_device, stiff_problem(core, n, member_params), times, flavour, device, fired=fired)
+
+
+def ensemble_auto(core, times, n=1, member_params=None, fired=None, engine="numpy"):
+    """Method auto of :mod:`kernels.flint.ensemble.auto` on ``engine``: Dormand–Prince, Rodas4 when stiff."""
+    from .ensemble.auto import integrate_auto
+    (_method, out), reported = _call(integrate_auto, core, times, engine, n, member_params, fired=fired)
+    return out, reported
