@@ -28,6 +28,11 @@ Every runtime's final state is checked against the NumPy runtime over a short ru
    1k–10k.  Beside them IS many steps a launch (the interpreter's loop kernel) and IS one launch a
    step, checked the same way; target IS ≤ 3× TS at every size.
 
+5. ``--only peers`` / ``--only first`` (issue 38, :mod:`benchmarks.flint_peers`): TS beside the
+   hand-written LR-1991 CUDA kernel, jax.jit and diffrax (Euler, Dopri5; ``vmap`` over members; rows
+   skipped with the reason where diffrax does not import); the first ``advance`` of a new Simulation
+   against a warm one, with the block-size tuning cache cold and filled.
+
 Usage:  python benchmarks/flint.py [--quick] [--steps N]     (markdown also to $OUT/flint_bench.md)
 """
 from __future__ import annotations
@@ -122,36 +127,30 @@ def time_runtime(model, runtime: str, n: int, steps: int, network=None, cpu_budg
 # --------------------------------------------------------------------------------------------
 def jax_euler(model, n: int, network=None):
     """A jax.jit Euler integrator of the same model: ``vmap`` of the one-cell right-hand side over
-    the ensemble, or (for a line) the vectorised right-hand side with a neighbour gather."""
+    the ensemble (:func:`benchmarks.peers.flint_jax.fori_euler`), or (for a line) the vectorised
+    right-hand side with a neighbour gather."""
+    if network is None:
+        from benchmarks.peers.flint_jax import fori_euler
+        return fori_euler(model, n, DT)
     import jax
     import jax.numpy as jnp
     jax.config.update("jax_enable_x64", True)
     from jax import lax
     ns = {"np": jnp, **{k: getattr(math, k) for k in dir(math) if not k.startswith("_")}}
-    if network is None:
-        prog = compile_model(model, 1)
-        exec(numpy_source(prog), ns)                     # noqa: S102 (our own generated code)
-        rhs, K, P = ns["rhs"], jnp.asarray(prog.consts), jnp.asarray(prog.pvar_values)
+    prog = compile_model(model, n, network_stimulus(model, n), network)
+    exec(numpy_source(prog), ns)                     # noqa: S102 (our own generated code)
+    rhs, K, P = ns["rhs"], jnp.asarray(prog.consts), jnp.asarray(prog.pvar_values)
+    idx = jnp.arange(n)
+    ring = network.kind == "ring"
 
-        def one(s, t):
-            return jnp.stack([jnp.asarray(v, dtype=jnp.float64).reshape(()) for v in rhs(s, None, 0.0, t, P, K, None)])
-        f = jax.vmap(one, in_axes=(1, None), out_axes=1)
-        y0 = np.array([model.states[s] for s in model.states])[:, None].repeat(n, 1)
-    else:
-        prog = compile_model(model, n, network_stimulus(model, n), network)
-        exec(numpy_source(prog), ns)                     # noqa: S102
-        rhs, K, P = ns["rhs"], jnp.asarray(prog.consts), jnp.asarray(prog.pvar_values)
-        idx = jnp.arange(n)
-        ring = network.kind == "ring"
+    def nb(S, s, off):
+        j = jnp.mod(idx + off, n) if ring else jnp.clip(idx + off, 0, n - 1)
+        return S[s, j]
 
-        def nb(S, s, off):
-            j = jnp.mod(idx + off, n) if ring else jnp.clip(idx + off, 0, n - 1)
-            return S[s, j]
-
-        def f(S, t):
-            return jnp.stack([jnp.broadcast_to(jnp.asarray(v, dtype=jnp.float64), (n,))
-                              for v in rhs(S, None, 0.0, t, P, K, lambda _S, s, off: nb(S, s, off))])
-        y0 = np.array([model.states[s] for s in model.states])[:, None].repeat(n, 1)
+    def f(S, t):
+        return jnp.stack([jnp.broadcast_to(jnp.asarray(v, dtype=jnp.float64), (n,))
+                          for v in rhs(S, None, 0.0, t, P, K, lambda _S, s, off: nb(S, s, off))])
+    y0 = np.array([model.states[s] for s in model.states])[:, None].repeat(n, 1)
 
     @jax.jit
     def run(y, k0, nsteps):
@@ -382,8 +381,9 @@ def main() -> int:
     ap.add_argument("--flat-budget", type=float, default=8.0,
                     help="seconds per cell of the flattened-model table before it is measured over fewer "
                          "steps and scaled (default 8)")
-    ap.add_argument("--only", choices=["ensembles", "lines", "flat", "loop"], default=None,
-                    help="run one section only (ensembles: 1, lines: 2–3, flat: 3b, loop: 4)")
+    ap.add_argument("--only", choices=["ensembles", "lines", "flat", "loop", "peers", "first"], default=None,
+                    help="run one section only (ensembles: 1, lines: 2–3, flat: 3b, loop: 4; issue 38: peers — "
+                         "hand-written CUDA, jax, diffrax; first — the first advance of a new Simulation)")
     ap.add_argument("--flat-deadline", type=float, default=0.0,
                     help="seconds for the whole flattened-model table; cells after it are not run (0: none)")
     ap.add_argument("--flat-models", nargs="*", default=None, help="the flattened models to time")
@@ -420,6 +420,16 @@ def main() -> int:
     out(f"# Flint benchmark — {bk.select('gpu').describe() if gpu else 'CPU only: ' + why}")
     out(f"\nLR-1991 (8 ODEs), explicit Euler, dt = {DT} ms, {steps:,} steps ({steps * DT:g} ms), float64; "
         f"JAX device: {jdev}; compile/JIT time excluded.\n")
+
+    if a.only in ("peers", "first"):
+        if "ts" not in gpu_rts:
+            out(f"Section {a.only} needs the GPU runtime ts.")
+        else:
+            from benchmarks import flint_peers
+            sizes = [1000, 10_000] + ([] if a.quick else [100_000])
+            getattr(flint_peers, f"section_{a.only}")(model, steps, sizes, out)
+        save_markdown("flint_bench.md", "\n".join(LINES))
+        return 0
 
     if a.only == "loop":
         if "ts" not in gpu_rts:
