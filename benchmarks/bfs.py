@@ -4,7 +4,7 @@ Sections (``--sections a,b,…``; all by default):
 
 * ``apsp30k``   unweighted APSP at N = 30 000 (BA m = 5, α-model set 2): every BFS kernel in its
                 multi-source form, compact kernel 7, MS-BFS, task-parallel SSSP vs scipy and
-                networkx (these two on a subset of sources, scaled);
+                networkx (these two on a subset of sources, scaled) and the CPU MS-BFS peer;
 * ``evolution`` paper 000 Figs. 10–13, the paper's form (one source per BFS) at small N;
 * ``multi``     the same evolution with many sources per launch, N up to 30 000;
 * ``sweep``     Fig. 15: kernel 7 over blocks 32 … 512 with the theoretical occupancy;
@@ -13,7 +13,9 @@ Sections (``--sections a,b,…``; all by default):
 * ``overhead``  Fig. 3.14, path recording;
 * ``host``      issue 33: every kernel's CUDA source run on the CPU (host device) at a lecture size —
                 BFS K1–K7 on 2 000 vertices, MS-BFS, the SSSP family, the clustering kernels — so a
-                lecturer knows what runs live without a GPU (runs on any machine: ``--sections host``).
+                lecturer knows what runs live without a GPU (runs on any machine: ``--sections host``);
+* ``cpupeer``   issue 38: the CPU peers alone, bit-parallel MS-BFS (``benchmarks/peers``) vs scipy at
+                N = 30 000 (any machine: ``--sections cpupeer``).
 
 GPU times are ``kernel_seconds``: on the device, synchronised, without the final copy of the
 matrix to the host.  Rows marked ~ were timed on the first k sources and scaled by |V| / k.
@@ -33,15 +35,16 @@ from benchmarks.report import save_markdown  # noqa: E402
 import numpy as np  # noqa: E402
 
 from kernels.backend import select  # noqa: E402
-from kernels.graphs import bfs_evolution as E  # noqa: E402
-from kernels.graphs import reproduce as rp  # noqa: E402
-from kernels.graphs import sssp_table as T  # noqa: E402
+from kernels.graphs.experiments import bfs_evolution as E  # noqa: E402
+from kernels.graphs.experiments import reproduce as rp  # noqa: E402
+from kernels.graphs.experiments import sssp_table as T  # noqa: E402
 from kernels.graphs.apsp import apsp  # noqa: E402
-from kernels.graphs.stats import summary  # noqa: E402
+from kernels.graphs.data.stats import summary  # noqa: E402
 from kernels.gpu import launch_occupancy  # noqa: E402
 
 LINES: list[str] = []
-SECTIONS = ("apsp30k", "evolution", "multi", "sweep", "table", "scaling", "overhead", "host")
+SECTIONS = ("apsp30k", "evolution", "multi", "sweep", "table", "scaling", "overhead", "host", "cpupeer")
+CPU_SECTIONS = {"host", "cpupeer"}          #: sections that run on any machine
 
 
 def out(s=""):
@@ -92,8 +95,11 @@ def section_apsp30k(be, quick):
         t_sp = (time.perf_counter() - t0) * n / k
         same = np.array_equal(d, np.where(ref[src] == np.iinfo(ref.dtype).max, np.inf, ref[src]))
         out(f"| scipy shortest_path (BFS, CPU) | ~ from {k} sources | {t_sp:.1f} | | | {same} |")
+        t_ms, same_ms = msbfs_row(csr, ref)
+        out(f"| MS-BFS, bit-parallel (Then et al. VLDB 2015), C++/OpenMP, {os.cpu_count()} cores (CPU) | "
+            f"all {n:,} sources | {t_ms:.2f} | | | {same_ms} |")
         import networkx as nx
-        from kernels.graphs.graph import to_networkx
+        from kernels.graphs.data.graph import to_networkx
         H = to_networkx(g)
         kn = 30
         t0 = time.perf_counter()
@@ -103,6 +109,50 @@ def section_apsp30k(be, quick):
             f"{(time.perf_counter() - t0) * n / kn:.0f} | | | |")
         out(f"\nmean path {s['mean_path_length']:.4f}, diameter {s['diameter']}.\n")
         del ref, H
+
+
+def msbfs_row(csr, ref):
+    """(seconds, equal) of the CPU MS-BFS peer (benchmarks/peers) over all sources of ``csr``, best of
+    two after a compile-and-warm call on a 64-vertex prefix; ``equal`` against ``ref`` (hop counts,
+    the dtype's all-ones value unreachable), the sentinel compared too."""
+    from benchmarks.peers.msbfs_cpu import msbfs_hops
+    msbfs_hops(csr.indptr, csr.indices, csr.n, sources=np.arange(min(64, csr.n)), directed=csr.directed)
+    best, hops = None, None
+    for _ in range(2):
+        t0 = time.perf_counter()
+        hops = msbfs_hops(csr.indptr, csr.indices, csr.n, directed=csr.directed)
+        t = time.perf_counter() - t0
+        best = t if best is None else min(best, t)
+    big = hops == np.iinfo(hops.dtype).max
+    same = bool(np.array_equal(big, ref == np.iinfo(ref.dtype).max)
+                and np.array_equal(hops[~big].astype(np.int64), ref[~big].astype(np.int64)))
+    return best, same
+
+
+def section_cpupeer(_be, quick):
+    """Issue 38: the CPU peers alone (any machine): MS-BFS over all sources vs scipy's BFS (timed on
+    k sources, scaled by |V| / k), equal on those k sources."""
+    from scipy.sparse.csgraph import shortest_path
+    from benchmarks.peers.msbfs_cpu import hops_like_scipy, msbfs_hops
+    n = 6000 if quick else 30000
+    out(f"## CPU APSP peers at N = {n:,} ({os.cpu_count()} cores)\n")
+    out("| graph | MS-BFS all sources s | scipy shortest_path s (~ from k) | k | speed-up | equal on k |")
+    out("|---|---:|---:|---:|---:|---|")
+    for label, make in {"BA m = 5": lambda: rp.G.barabasi_albert(n, 5, 1),
+                        "α-model set 2": lambda: rp.graph_type("alpha")(n, 1)}.items():
+        csr = make().csr()
+        msbfs_hops(csr.indptr, csr.indices, csr.n, sources=np.arange(64))
+        t0 = time.perf_counter()
+        hops = msbfs_hops(csr.indptr, csr.indices, csr.n)
+        t_ms = time.perf_counter() - t0
+        k = 200 if quick else 400
+        t0 = time.perf_counter()
+        d = shortest_path(csr.to_scipy(weighted=False), method="D", unweighted=True, indices=np.arange(k))
+        t_sp = (time.perf_counter() - t0) * n / k
+        same = np.array_equal(hops_like_scipy(hops[:k]), d)
+        out(f"| {label}, {csr.arcs // 2:,} edges | {t_ms:.2f} | ~{t_sp:.1f} | {k} | {t_sp / t_ms:.0f}× | {same} |")
+        del hops
+    out("")
 
 
 def evolution_table(rows, title):
@@ -142,7 +192,7 @@ def section_evolution(be, quick):
         if not quick:
             rows += list(E.run_evolution([t], ns[2:], E.KERNELS + ("gpu-bfs",), instances=1, backend=be, batch=1))
     evolution_table(rows, "Eq. 3-normalised seconds (mean of 2 instances; 1 at the largest N)")
-    csv_out("bfs_evolution_paper.csv", E.evolution_to_csv, rows)
+    csv_out("bfs_evolution_paper.csv", E.EVOLUTION.to_csv, rows)
 
 
 def section_multi(be, quick):
@@ -155,7 +205,7 @@ def section_multi(be, quick):
     for t, ns in sizes.items():
         rows += list(E.run_evolution([t], ns, E.KERNELS + E.EXTRA, instances=1, backend=be, batch=4096))
     evolution_table(rows, "seconds (one instance per N)")
-    csv_out("bfs_evolution_multi.csv", E.evolution_to_csv, rows)
+    csv_out("bfs_evolution_multi.csv", E.EVOLUTION.to_csv, rows)
 
 
 def section_sweep(be, quick):
@@ -174,7 +224,7 @@ def section_sweep(be, quick):
         out(f"| {b} | " + " | ".join(f"{rs[t].seconds:.4f} ± {rs[t].std:.4f}" for t in types)
             + f" | {any_r.registers} | {100 * any_r.occupancy:.0f}% | {any_r.limiter} |")
     out(f"\nFastest block per type: {E.best_blocks(rows)}\n")
-    csv_out("bfs_block_sweep.csv", E.sweep_to_csv, rows)
+    csv_out("bfs_block_sweep.csv", E.BLOCK_SWEEP.to_csv, rows)
 
 
 def section_table(be, quick):
@@ -184,21 +234,21 @@ def section_table(be, quick):
            ("cpu-dijkstra", "complete"): 256}
     if quick:
         lim.update({("sssp-harish", "random"): 256, ("sssp-harish", "powerlaw"): 256})
-    rows = list(T.run_table(T.TOPOLOGIES, T.METHODS, be, max_sources=lim))
+    rows = list(T.run_table(T.TOPOLOGIES, T.TABLE_METHODS, be, max_sources=lim))
     out("| method | " + " | ".join(T.TOPOLOGIES) + " |")
     out("|---|" + "---|" * len(T.TOPOLOGIES))
-    for m in T.METHODS:
+    for m in T.TABLE_METHODS:
         cells = []
         for t in T.TOPOLOGIES:
             r = next(r for r in rows if r.method == m and r.topology == t)
             cells.append(f"{'~' if r.scaled else ''}{r.seconds:.4g} (paper {r.paper_seconds:g})"
                          + ("" if r.agrees else " **differs**"))
         out(f"| {T.LABELS[m]} | " + " | ".join(cells) + " |")
-    out(f"\nSpeed-up of the staged method over Harish's: "
+    out("\nSpeed-up of the staged method over Harish's: "
         + ", ".join(f"{t} {v:.1f}×" for (t, m), v in T.speedups(rows).items() if m == "sssp-staged"))
-    out(f"; launches: " + ", ".join(f"{r.method}/{r.topology} {r.launches}" for r in rows if r.method != "cpu-dijkstra"))
+    out("; launches: " + ", ".join(f"{r.method}/{r.topology} {r.launches}" for r in rows if r.method != "cpu-dijkstra"))
     out("")
-    csv_out("sssp_table31.csv", T.rows_to_csv, rows)
+    csv_out("sssp_table31.csv", T.to_csv, rows)
 
 
 def section_scaling(be, quick):
@@ -209,23 +259,23 @@ def section_scaling(be, quick):
         specs = {"3.10": (1024, 4096, 16384), "3.12": (8192, 32768), "3.13": (16, 4096)}
     allrows = []
     for fig, values in specs.items():
-        rows = list(T.run_scaling(fig, values, T.METHODS, be, max_sources=1024))
+        rows = list(T.run_scaling(fig, values, T.TABLE_METHODS, be, max_sources=1024))
         allrows += rows
         out(f"### Fig. {fig}: {T.FIGURES[fig]}\n")
-        out("| |V| | |E| | w_max | " + " | ".join(T.METHODS) + " |")
-        out("|---|---|---|" + "---|" * len(T.METHODS))
+        out("| |V| | |E| | w_max | " + " | ".join(T.TABLE_METHODS) + " |")
+        out("|---|---|---|" + "---|" * len(T.TABLE_METHODS))
         for key in sorted({(r.n, r.arcs, r.w_max) for r in rows}):
             rs = {r.method: r for r in rows if (r.n, r.arcs, r.w_max) == key}
             out(f"| {key[0]} | {key[1]} | {key[2]} | " + " | ".join(
                 f"{'~' if rs[m].scaled else ''}{rs[m].seconds:.4g}" + ("" if rs[m].agrees else " **differs**")
-                for m in T.METHODS) + " |")
+                for m in T.TABLE_METHODS) + " |")
         out("")
     free = be.free_memory()
     out("Largest |V| with |E| = 4|V| by paper 004's element counts (4-byte elements): "
         + ", ".join(f"{m}: {T.largest_vertices(m, T.PAPER_GPU_BYTES):,} on 512 MB / "
                     f"{T.largest_vertices(m, free):,} on this GPU's {free / 2**30:.0f} GiB free"
                     for m in ("sssp-harish", "sssp-staged", "sssp-path")) + ".\n")
-    csv_out("sssp_scaling.csv", T.rows_to_csv, allrows)
+    csv_out("sssp_scaling.csv", T.to_csv, allrows)
 
 
 def section_overhead(be, quick):
@@ -238,7 +288,7 @@ def section_overhead(be, quick):
         out(f"| {r.n} | {r.cost_seconds:.4f} | {r.record_seconds:.4f} | {100 * r.overhead:.1f} % | "
             f"{r.paths_valid}/{r.paths_checked} |")
     out(f"\n(paper 004: {100 * T.PAPER_PATH_OVERHEAD[0]:.1f}–{100 * T.PAPER_PATH_OVERHEAD[1]:.1f} %)\n")
-    csv_out("sssp_path_overhead.csv", T.rows_to_csv, rows)
+    csv_out("sssp_path_overhead.csv", T.to_csv, rows)
 
 
 def _cpu_seconds() -> float:
@@ -263,9 +313,9 @@ def host_row(label, fn):
 def section_host(_be, quick):
     """Issue 33: host-path (CUDA source on the CPU) times at a lecture size."""
     from kernels.backend import cpu_backend
-    from kernels.graphs import digraphs as D
+    from kernels.graphs.data import digraphs as D
     from kernels.graphs.apsp import METHODS
-    from kernels.graphs.clustering import cpu_counts, kernel_counts
+    from kernels.graphs.algorithms.clustering import cpu_counts, kernel_counts
     cpu = cpu_backend()
     n = 500 if quick else 2000
     g = rp.G.barabasi_albert(n, 5, 1)
@@ -318,7 +368,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sections", default=",".join(SECTIONS))
     a = ap.parse_args()
-    be = select("gpu") if a.sections != "host" else select("cpu")
+    be = select("cpu") if set(a.sections.split(",")) <= CPU_SECTIONS else select("gpu")
     out(f"# BFS / SSSP families — {be.describe()}, {time.strftime('%Y-%m-%d')}\n")
     for name in a.sections.split(","):
         t0 = time.perf_counter()
