@@ -1,14 +1,15 @@
 // Adaptive ensemble integrator of the ODE core: Dormand–Prince 5(4), dense output, events by root
 // finding — one CUDA thread integrates one ensemble member to every output time.  The CUDA twin of
-// kernels/flint/ensemble_rk.py (same control flow per member; see its docstring for the algorithm:
+// kernels/flint/ensemble/rk.py (same control flow per member; see its docstring for the algorithm:
 // Hairer, Nørsett & Wanner, Solving ODEs I, §II.4–II.6, DOPRI5).
 //
-// Prepended by kernels/flint/ensemble_gpu.py:
+// Prepended by kernels/flint/ensemble/gpu.py:
 //   sizes NS NW NE NE1 NAUX NOBS MAXA (NE the number of events, the others ≥ 1) and the array
-//   capacities NS_CAP NW_CAP NE1_CAP NAUX_CAP MAXA_CAP (≥ the sizes), MAX_STEPS, MAX_EVENTS_AT_ONCE, MAXQ;
+//   capacities NS_CAP NW_CAP NE1_CAP NAUX_CAP MAXA_CAP MAXV_CAP (≥ the sizes; MAXV_CAP ≥ the assignments
+//   of a useValuesFromTriggerTime event), MAX_STEPS, MAX_EVENTS_AT_ONCE, MAXP;
 //   index tables  W_IDX[NW] G_IDX[NW] O_IDX[NOBS] EV_NA[NE] EV_VAL[NE*MAXA] EV_CONC[NE*MAXA]
-//                 EV_TGT[NE*MAXA] EV_PRIO[NE] EV_PERS[NE] EV_INIT[NE] EV_UVFTT[NE]  (aux indices, −1 = none)
-//                 EV_COMMUTE[NE*NE] (1: the two events may execute in either order);
+//                 EV_TGT[NE*MAXA] EV_PRIO[NE] EV_PERS[NE] EV_INIT[NE] EV_UVFTT[NE] EV_DELAY[NE]
+//                 (aux indices, −1 = none);
 //   TS: sizes are constants, capacities equal them and the tables are static arrays;
 //   IS: sizes and tables are read through the Ctx ``c`` from one int array (the kernel source depends
 //       only on the capacities, so one compiled kernel serves every model of a size class);
@@ -82,11 +83,27 @@ __device__ void dp_dense(const Ctx& c, const double* y0, const double* y1, doubl
     }
 }
 
-struct EvState {              // per event a FIFO of pending instances (values if useValuesFromTriggerTime)
+// SplitMix64's finaliser (rk.mix64): member i's k-th draw is dp_mix64(key + k), key = dp_mix64(dp_mix64(seed) + i)
+__device__ __forceinline__ unsigned long long dp_mix64(unsigned long long z) {
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// Per member: the pending event instances in scheduling order (execution time, event, sequence number,
+// values of useValuesFromTriggerTime), the previous watch vector, the random stream and the firing log.
+struct EvState {
     bool prev[NW_CAP];
-    int qn[NE1_CAP], qh[NE1_CAP];
-    double qv[NE1_CAP * MAXQ * MAXA_CAP];
-    bool overflow;
+    int np;
+    double pt[MAXP];
+    int pe[MAXP];
+    long long ps[MAXP];
+    double pv[MAXP * MAXV_CAP];
+    long long seq, draws;
+    unsigned long long key;
+    int err;                        // 0, or 5 (queue full) / 6 (negative or NaN delay): the kernel's status
+    double* log_t; int* log_e; int log_cap, log_n;
 };
 
 __device__ bool dp_watch_same(const Ctx& c, const double* a, const bool* prev) {
@@ -94,54 +111,100 @@ __device__ bool dp_watch_same(const Ctx& c, const double* a, const bool* prev) {
     return true;
 }
 
-__device__ void dp_update(const Ctx& c, EvState& es, const double* a) {
+__device__ void dp_drop(EvState& es, int q) {          // remove instance q, keeping the order of the others
+    for (int r = q + 1; r < es.np; ++r) {
+        es.pt[r - 1] = es.pt[r]; es.pe[r - 1] = es.pe[r]; es.ps[r - 1] = es.ps[r];
+        for (int j = 0; j < MAXV_CAP; ++j) es.pv[(r - 1) * MAXV_CAP + j] = es.pv[r * MAXV_CAP + j];
+    }
+    es.np--;
+}
+
+// Rising triggers schedule an instance at t + delay (delay and trigger-time values read now); falling
+// triggers cancel the pending instances of non-persistent events (SBML L3V2 §4.11.2–4.11.4).
+__device__ void dp_update(const Ctx& c, EvState& es, const double* a, double t) {
     for (int k = 0; k < NE; ++k) {
         bool w = a[W_IDX[k]] != 0.0;
         if (w && !es.prev[k]) {
-            if (es.qn[k] >= MAXQ) { es.overflow = true; continue; }
-            int q = (es.qh[k] + es.qn[k]) % MAXQ;
-            es.qn[k]++;
-            if (EV_UVFTT[k]) for (int j = 0; j < EV_NA[k]; ++j) es.qv[(k * MAXQ + q) * MAXA + j] = a[EV_VAL[k * MAXA + j]];
+            double d = EV_DELAY[k] >= 0 ? a[EV_DELAY[k]] : 0.0;
+            if (!(d >= 0.0)) { es.err = 6; continue; }
+            if (es.np >= MAXP) { es.err = 5; continue; }
+            int q = es.np++;
+            es.pt[q] = t + d; es.pe[q] = k; es.ps[q] = ++es.seq;
+            if (EV_UVFTT[k]) for (int j = 0; j < EV_NA[k]; ++j) es.pv[q * MAXV_CAP + j] = a[EV_VAL[k * MAXA + j]];
         } else if (es.prev[k] && !w && !EV_PERS[k]) {
-            es.qn[k] = 0;
+            for (int q = es.np - 1; q >= 0; --q) if (es.pe[q] == k) dp_drop(es, q);
         }
     }
     for (int w = 0; w < NW; ++w) es.prev[w] = a[W_IDX[w]] != 0.0;
 }
 
-// Fire the events at time t (SBML L3V2 §4.11): 1 done, 3 endless cascade / queue overflow, 4 equal priorities.
+__device__ double dp_next_time(const EvState& es) {
+    double m = INFINITY;
+    for (int q = 0; q < es.np; ++q) m = fmin(m, es.pt[q]);
+    return m;
+}
+
+// The member's event state at t0: triggers start at their initialValue (a trigger true at t0 with
+// initialValue false fires then), the other watch entries at their value; log: this member's rows.
+__device__ void dp_events_init(const Ctx& c, EvState& es, double t, const double* y, int i, unsigned long long seed,
+                               double* log_t, int* log_e, int log_cap) {
+    double a[NAUX_CAP];
+    model_aux(c, t, y, a);
+    for (int w = 0; w < NW; ++w) es.prev[w] = a[W_IDX[w]] != 0.0;
+    for (int q = 0; q < NE; ++q) es.prev[q] = EV_INIT[q] != 0;
+    es.np = 0; es.seq = 0; es.draws = 0; es.err = 0;
+    es.key = dp_mix64(dp_mix64(seed) + (unsigned long long)i);
+    es.log_cap = log_cap; es.log_n = 0;
+    es.log_t = log_t + (size_t)i * log_cap; es.log_e = log_e + (size_t)i * log_cap;
+}
+
+__device__ __forceinline__ double dp_prio(const Ctx& c, const double* a, int k) {
+    double v = EV_PRIO[k] >= 0 ? a[EV_PRIO[k]] : -INFINITY;
+    return v == v ? v : -INFINITY;
+}
+
+// Execute the instances due at time t (SBML L3V2 §4.11.5–4.11.7): highest priority first; equal finite
+// priorities in random order; otherwise by (time, event, sequence).  1 done, 3 endless cascade, 5, 6 (err).
 __device__ int dp_process(const Ctx& c, EvState& es, double t, double* y) {
     double a[NAUX_CAP];
     model_aux(c, t, y, a);
-    dp_update(c, es, a);
+    dp_update(c, es, a, t);
     for (int it = 0; it < MAX_EVENTS_AT_ONCE; ++it) {
-        if (es.overflow) return 3;
-        int best = -1;
-        double bp = -INFINITY, pv[NE1_CAP];
-        for (int k = 0; k < NE; ++k) {
-            if (es.qn[k] == 0) continue;
-            double v = EV_PRIO[k] >= 0 ? a[EV_PRIO[k]] : -INFINITY;
-            if (v != v) v = -INFINITY;
-            pv[k] = v;
-            if (best < 0 || v > bp) { best = k; bp = v; }
+        if (es.err) return es.err;
+        int nready = 0, pick = -1;
+        double bp = -INFINITY;
+        for (int q = 0; q < es.np; ++q)
+            if (es.pt[q] <= t) { double v = dp_prio(c, a, es.pe[q]); if (nready++ == 0 || v > bp) bp = v; pick = q; }
+        if (nready == 0) return 1;
+        if (nready > 1) {
+            int ntop = 0;
+            for (int q = 0; q < es.np; ++q) if (es.pt[q] <= t && dp_prio(c, a, es.pe[q]) == bp) ++ntop;
+            pick = -1;
+            if (ntop > 1 && DP_FINITE(bp)) {
+                int r = (int)((dp_mix64(es.key + (unsigned long long)(++es.draws)) >> 11) % (unsigned long long)ntop);
+                for (int q = 0; q < es.np && pick < 0; ++q)
+                    if (es.pt[q] <= t && dp_prio(c, a, es.pe[q]) == bp && r-- == 0) pick = q;
+            } else {
+                for (int q = 0; q < es.np; ++q) {
+                    if (!(es.pt[q] <= t && dp_prio(c, a, es.pe[q]) == bp)) continue;
+                    if (pick < 0 || es.pt[q] < es.pt[pick] || (es.pt[q] == es.pt[pick] && (es.pe[q] < es.pe[pick]
+                        || (es.pe[q] == es.pe[pick] && es.ps[q] < es.ps[pick])))) pick = q;
+                }
+            }
         }
-        if (best < 0) return 1;
-        if (DP_FINITE(bp))                    // equal priorities whose order matters: SBML's random order
-            for (int p = 0; p < NE; ++p)      // is not supported
-                for (int q = 0; q < NE; ++q)
-                    if (es.qn[p] && es.qn[q] && pv[p] == bp && pv[q] == bp && !EV_COMMUTE[p * NE + q]) return 4;
-        int q = es.qh[best];
-        es.qh[best] = (q + 1) % MAXQ;
-        es.qn[best]--;
+        int k = es.pe[pick];
         double v[MAXA_CAP];
-        for (int j = 0; j < EV_NA[best]; ++j) {
-            double x = EV_UVFTT[best] ? es.qv[(best * MAXQ + q) * MAXA + j] : a[EV_VAL[best * MAXA + j]];
-            int cv = EV_CONC[best * MAXA + j];
+        for (int j = 0; j < EV_NA[k]; ++j) {
+            double x = EV_UVFTT[k] ? es.pv[pick * MAXV_CAP + j] : a[EV_VAL[k * MAXA + j]];
+            int cv = EV_CONC[k * MAXA + j];
             v[j] = cv >= 0 ? x * a[cv] : x;           // concentration target: amount = value × size (before)
         }
-        for (int j = 0; j < EV_NA[best]; ++j) y[EV_TGT[best * MAXA + j]] = v[j];
+        dp_drop(es, pick);
+        for (int j = 0; j < EV_NA[k]; ++j) y[EV_TGT[k * MAXA + j]] = v[j];
+        if (es.log_n < es.log_cap) { es.log_t[es.log_n] = t; es.log_e[es.log_n] = k; }
+        es.log_n++;
         model_aux(c, t, y, a);
-        dp_update(c, es, a);
+        dp_update(c, es, a, t);
     }
     return 3;
 }
@@ -193,11 +256,15 @@ __device__ void dp_record(const Ctx& c, double t, const double* y, double* out, 
     for (int j = 0; j < NOBS; ++j) out[((size_t)oi * NOBS + j) * n + i] = a[O_IDX[j]];
 }
 
-// status[i]: 0 ok, 1 step budget exceeded (stiff), 2 step size underflow, 3 endless event cascade or
-// an event pending more than MAXQ times, 4 simultaneous events of equal priority (random order)
+// status[i]: 0 ok, 1 step budget exceeded (stiff), 2 step size underflow, 3 endless event cascade,
+// 5 more than MAXP pending event instances, 6 a negative or NaN event delay.  seed: the random order of
+// equal priorities; log_t / log_e (n × log_cap): the member's first log_cap event executions (time,
+// event), log_n[i] how many it executed.
 extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const double* __restrict__ times, int nt,
                                        double rtol, double atol, double hmax, double* __restrict__ out,
-                                       int* __restrict__ status, int n MODEL_ARGS)
+                                       int* __restrict__ status, int n, unsigned long long seed, int log_cap,
+                                       double* __restrict__ log_t, int* __restrict__ log_e, int* __restrict__ log_n
+                                       MODEL_ARGS)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -205,16 +272,14 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
     double y[NS_CAP], yn[NS_CAP], ys[NS_CAP], k[7][NS_CAP], ks[7][NS_CAP], a[NAUX_CAP];
     for (int j = 0; j < NS; ++j) y[j] = y0[(size_t)j * n + i];
     EvState es;
-    for (int q = 0; q < NE1; ++q) { es.qn[q] = 0; es.qh[q] = 0; }
-    es.overflow = false;
     double t = 0.0, t_end = times[nt - 1];
     int oi = 0;
     status[i] = 0;
-    model_aux(c, t, y, a);
-    for (int w = 0; w < NW; ++w) es.prev[w] = a[W_IDX[w]] != 0.0;
-    for (int q = 0; q < NE; ++q) es.prev[q] = EV_INIT[q] != 0;
+    dp_events_init(c, es, t, y, i, seed, log_t, log_e, log_cap);
     int ps = dp_process(c, es, t, y);
+    log_n[i] = es.log_n;
     if (ps != 1) { status[i] = ps; return; }
+    double tq = dp_next_time(es);
     while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
     if (t >= t_end) { while (oi < nt) dp_record(c, t, y, out, oi++, n, i); return; }
     model_rhs(c, t, y, k[0]);
@@ -240,8 +305,9 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
     long steps = 0;
     bool wnew[NW_CAP];
     while (t < t_end) {
-        double hh = fmin(h, t_end - t);
-        bool last = hh >= t_end - t;
+        double tstop = fmin(t_end, tq);
+        double hh = fmin(h, tstop - t);
+        bool last = hh >= tstop - t;
         double err = dp_step(c, t, y, k, hh, yn, rtol, atol);
         if (++steps > MAX_STEPS) { status[i] = 1; return; }
         double fac11 = err > 0 ? pow(err, 0.2 - 0.04 * 0.75) : 0.0;
@@ -253,19 +319,28 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
         double fac = fmin(fmax(fac11 / pow(facold, 0.04) / 0.9, 1.0 / 10.0), 1.0 / 0.2);
         double hnew = fmin(hh / fac, hmax);
         facold = fmax(err, 1e-4);
-        double tn = last ? t_end : t + hh;
+        double tn = last ? tstop : t + hh;
         model_aux(c, tn, yn, a);
         bool changed = false;
         for (int w = 0; w < NW; ++w) { wnew[w] = a[W_IDX[w]] != 0.0; changed |= wnew[w] != es.prev[w]; }
         if (!changed) {
             while (oi < nt && times[oi] < tn) {
                 dp_dense(c, y, yn, k, hh, (times[oi] - t) / hh, ys);
-                dp_record(c, times[oi], ys, out, oi++, n, i);
+                dp_record(c, times[oi], ys, out, oi, n, i); ++oi;
             }
             t = tn;
             for (int j = 0; j < NS; ++j) { y[j] = yn[j]; k[0][j] = k[6][j]; }
             for (int w = 0; w < NW; ++w) es.prev[w] = wnew[w];
             h = hnew;
+            if (last && tq <= tn) {                // the step ended at a pending event time
+                int ps = dp_process(c, es, t, y);
+                log_n[i] = es.log_n;
+                if (ps != 1) { status[i] = ps; return; }
+                tq = dp_next_time(es);
+                while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
+                model_rhs(c, t, y, k[0]);
+                h = fmax(fmin(hnew, hmax), 1e-12 * fmax(1.0, fabs(t)));
+            }
         } else {
             double ts = dp_locate(c, es, t, y, yn, k, hh, wnew);
             double hs = ts - t;
@@ -274,13 +349,15 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
                 dp_step(c, t, y, ks, hs, yn, rtol, atol);
                 while (oi < nt && times[oi] < ts) {
                     dp_dense(c, y, yn, ks, hs, (times[oi] - t) / hs, ys);
-                    dp_record(c, times[oi], ys, out, oi++, n, i);
+                    dp_record(c, times[oi], ys, out, oi, n, i); ++oi;
                 }
                 for (int j = 0; j < NS; ++j) y[j] = yn[j];
             }
             t = ts;
             int ps = dp_process(c, es, t, y);
+            log_n[i] = es.log_n;
             if (ps != 1) { status[i] = ps; return; }
+            tq = dp_next_time(es);
             while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
             model_rhs(c, t, y, k[0]);
             h = fmax(fmin(hnew, hmax), 1e-12 * fmax(1.0, fabs(t)));

@@ -14,11 +14,17 @@ Algorithm (Hairer, Nørsett & Wanner, *Solving ODEs I*, 2nd ed., §II.4–II.6 a
     of the right-hand side, :mod:`kernels.flint.sbml.core`) is evaluated; where it changed, the first
     switching time is bracketed by the Illinois method on the dense output of the continuous gaps
     a − b of the relational atoms, then bisected on the Boolean watch vector to 1e-14 relative; the
-    step is redone from the old point to that time, events fire (rising triggers become pending;
-    non-persistent pending events are cancelled when their trigger falls; pending events (a FIFO of instances each)
-    execute one at a time by descending priority (ties: lowest index when the tied events commute, see
-    ``sbml_core._commute``, else refused), triggers re-evaluated after each), and
-    integration restarts (k1 recomputed).  Outputs at an event time get the post-event values.
+    step is redone from the old point to that time, and events fire; integration restarts (k1
+    recomputed).  Outputs at an event time get the post-event values.
+  * events (SBML L3V2 §4.11), per member: a rising trigger schedules an instance at t + delay (the
+    delay, and the assignment values if useValuesFromTriggerTime, evaluated at the trigger time) in
+    the member's queue of at most MAXP pending instances; a falling trigger cancels the pending
+    instances of a non-persistent event; steps end at the earliest pending time; the due instances
+    execute one at a time — highest priority first, equal finite priorities in random order (the
+    member's SplitMix64 stream of ``seed``), otherwise by (time, event, scheduling order) — with the
+    triggers re-evaluated after each.  At t0 the triggers start at their initialValue, so a trigger
+    true at t0 with initialValue false fires then.  The same rules as the CPU reference
+    (:mod:`kernels.flint.sbml.simulate`).
   * float64 throughout.
 """
 from __future__ import annotations
@@ -46,7 +52,7 @@ D = (-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799, -10690763975 / 
 SAFE, FACL, FACR, BETA = 0.9, 0.2, 10.0, 0.04
 MAX_STEPS = 200_000        # per member; beyond it the member is refused as (probably) stiff
 MAX_EVENTS_AT_ONCE = 1000  # event executions at one instant (cascade limit)
-MAXQ = 8                   # pending instances of one event (a trigger may rise again before it executes)
+MAXP = 64                  # pending event instances per member (delayed events; the kernel's queue)
 
 
 def numpy_function(prog: Program, outputs: list[str] | None = None, scalar: bool = False):
@@ -84,7 +90,7 @@ class Problem:
         ev = core.events
         self.aux_names = list(core.watch) + [g for g in core.gaps if g] + core.obs_names \
             + [v for e in ev for v in e.values] + [v for e in ev for v in e.conc if v] \
-            + [e.priority for e in ev if e.priority]
+            + [e.priority for e in ev if e.priority] + [e.delay for e in ev if e.delay]
         self.aux_index = {nm: i for i, nm in enumerate(dict.fromkeys(self.aux_names))}
         self._rhs = numpy_function(self.prog)
         self._aux = numpy_function(self.aux_prog, list(self.aux_index))
@@ -166,76 +172,120 @@ def _hinit(pb, t, y, f0, rtol, atol, hmax, cols):
     return np.where(np.isfinite(h) & (h > 0), h, 1e-6)
 
 
-class _EventState:
-    """Per-member event bookkeeping (one CUDA thread's registers/local arrays)."""
+M64 = (1 << 64) - 1
 
-    def __init__(self, pb, m):
-        self.pb, self.m = pb, m
-        # per event a FIFO of pending instances: the values of useValuesFromTriggerTime, else None
-        self.queue = [[] for _ in range(pb.core.n_events)]
+
+def mix64(z: int) -> int:
+    """SplitMix64's finaliser (Steele, Lea & Flood 2014) on an unsigned 64-bit integer; the CUDA
+    kernel's ``dp_mix64`` is the same function, so twin and kernel draw the same numbers."""
+    z = (z + 0x9E3779B97F4A7C15) & M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def member_key(seed: int, m: int) -> int:
+    """The random stream of member ``m`` under ``seed``: its k-th draw is mix64(key + k)."""
+    return mix64((mix64(int(seed) & M64) + int(m)) & M64)
+
+
+def draw(key: int, k: int, n: int) -> int:
+    """The k-th draw of a member's stream as an index in [0, n) (top 53 bits modulo n)."""
+    return (mix64((key + k) & M64) >> 11) % n
+
+
+class EventState:
+    """Per-member event bookkeeping (one CUDA thread's registers/local arrays): the pending event
+    instances in the order they were scheduled, each [execution time, sequence number, event, values
+    of useValuesFromTriggerTime or None], the previous watch vector and the member's random stream."""
+
+    def __init__(self, pb, m, seed: int = 0, fired: list | None = None):
+        self.pb, self.m, self.fired = pb, m, fired
+        self.pend: list = []
+        self.seq = 0
+        self.key, self.draws = member_key(seed, m), 0
         self.prev = None
 
+    def next_time(self) -> float:
+        """The earliest execution time of a pending instance (inf when none)."""
+        return min((p[0] for p in self.pend), default=math.inf)
 
-def _watch(pb, A):
+
+def watch(pb, A):
     return tuple(bool(A[w][0] != 0.0) for w in pb.core.watch)
 
 
-def _update(pb, es, A, w):
-    """A rising trigger adds a pending instance (values taken now if useValuesFromTriggerTime); a
-    falling trigger cancels the pending instances of a non-persistent event."""
+def update(pb, es, A, w, t):
+    """A rising trigger schedules an instance at t + delay (delay and, if useValuesFromTriggerTime,
+    the assignment values taken now); a falling trigger cancels the pending instances of a
+    non-persistent event (SBML L3V2 §4.11.2–4.11.4)."""
     for k, ev in enumerate(pb.core.events):
         if w[k] and not es.prev[k]:
-            if len(es.queue[k]) >= MAXQ:
-                raise SimulationBlowUp(f"{pb.core.source}: event {ev.id} pending more than {MAXQ} times")
-            es.queue[k].append([float(A[v][0]) for v in ev.values] if ev.use_trigger_time_values else None)
+            d = float(A[ev.delay][0]) if ev.delay else 0.0
+            if not d >= 0:
+                raise InvalidParameter(f"{pb.core.source}: event {ev.id}: delay {d} is negative or undefined "
+                                       f"at t={t}")
+            if len(es.pend) >= MAXP:
+                raise Unsupported(f"{pb.core.source}: more than {MAXP} event instances pending at once "
+                                  f"(the GPU kernel's queue holds {MAXP})")
+            es.seq += 1
+            vals = [float(A[v][0]) for v in ev.values] if ev.use_trigger_time_values else None
+            es.pend.append([t + d, es.seq, k, vals])
         elif es.prev[k] and not w[k] and not ev.persistent:
-            es.queue[k].clear()
+            es.pend = [p for p in es.pend if p[2] != k]
     es.prev = w
 
 
-def _process(pb, es, t, y):
-    """Fire the events at time t on member es.m's state y (ns,) (SBML L3V2 §4.11.5–4.11.7)."""
+def _pick(pb, es, A, ready) -> int:
+    """The index in es.pend of the instance to execute next: highest priority (none or NaN: −inf);
+    among equal finite priorities a random one (SBML L3V2 §4.11.7; the member's seeded stream),
+    otherwise the earliest (time, event, sequence)."""
+    if len(ready) == 1:
+        return ready[0]
+    pv = {}
+    for i in ready:
+        pr = pb.core.events[es.pend[i][2]].priority
+        v = float(A[pr][0]) if pr else -math.inf
+        pv[i] = v if v == v else -math.inf
+    bp = max(pv.values())
+    top = [i for i in ready if pv[i] == bp]
+    if len(top) > 1 and math.isfinite(bp):
+        es.draws += 1
+        return top[draw(es.key, es.draws, len(top))]
+    return min(top, key=lambda i: (es.pend[i][0], es.pend[i][2], es.pend[i][1]))
+
+
+def process(pb, es, t, y):
+    """Execute the instances due at time t on member es.m's state y (ns,) (SBML L3V2 §4.11.5–4.11.7)."""
     col = [es.m]
     Y = y[:, None].copy()
     A = pb.aux(t, Y, col)
-    _update(pb, es, A, _watch(pb, A))
+    update(pb, es, A, watch(pb, A), t)
     for _ in range(MAX_EVENTS_AT_ONCE):
-        ready = [k for k, q in enumerate(es.queue) if q]
+        ready = [i for i, p in enumerate(es.pend) if p[0] <= t]
         if not ready:
             return Y[:, 0]
-        best, bp, pv = ready[0], -math.inf, {}
-        for k in ready:
-            pr = pb.core.events[k].priority
-            v = float(A[pr][0]) if pr else -math.inf
-            pv[k] = v = v if v == v else -math.inf
-            if v > bp:
-                best, bp = k, v
-        top = [k for k in ready if pv[k] == bp] if math.isfinite(bp) else []
-        tie = any(not pb.core.commute[i][j] for i in top for j in top)
-        if tie:     # SBML: simultaneous events of equal priority execute in random order
-            raise Unsupported(f"{pb.core.source}: events with equal priority at t={t:g} whose order matters "
-                              f"(random execution order is not supported)")
-        ev = pb.core.events[best]
-        inst = es.queue[best].pop(0)
+        _, _, k, inst = es.pend.pop(_pick(pb, es, A, ready))
+        ev = pb.core.events[k]
+        if es.fired is not None:
+            es.fired.append((es.m, t, k))
         vals = inst if inst is not None else [float(A[v][0]) for v in ev.values]
         Ynew = Y.copy()
         for si, v, cv in zip(ev.targets, vals, ev.conc):
             Ynew[si, 0] = v * float(A[cv][0]) if cv else v
         Y = Ynew
         A = pb.aux(t, Y, col)
-        _update(pb, es, A, _watch(pb, A))
+        update(pb, es, A, watch(pb, A), t)
     raise SimulationBlowUp(f"{pb.core.source}: events keep firing at t={t}")
 
 
-def _locate(pb, es, t0, y0, y1, ks, h, wnew):
-    """First switching time in (t0, t0+h]: Illinois on the changed gaps, then bisection on the watch."""
+def locate(pb, es, t0, h, at, wnew):
+    """First switching time in (t0, t0+h]: Illinois on the changed gaps, then bisection on the watch.
+    ``at(tt)``: the member's state (ns,) at tt from the step's dense output; ``wnew``: the watch at t0+h."""
     col = [es.m]
 
-    def at(tt):
-        return _dense(y0, y1, ks, h, (tt - t0) / h)
-
     def same(tt):
-        return _watch(pb, pb.aux(tt, at(tt)[:, None], col)) == es.prev
+        return watch(pb, pb.aux(tt, at(tt)[:, None], col)) == es.prev
     lo, hi = t0, t0 + h
     best = None
     for i, g in enumerate(pb.core.gaps):
@@ -286,12 +336,15 @@ def _locate(pb, es, t0, y0, y1, ks, h, wnew):
 
 
 def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | None = None,
-              max_steps: int = MAX_STEPS):
+              max_steps: int = MAX_STEPS, seed: int = 0, fired: list | None = None):
     """Integrate every member from t = 0 and return the observables at ``times``: (nt, nobs, n).
 
-    atol default 1e-12·min(1, max |y0|); hmax default the smallest output interval.  Raises
-    Unsupported when a member needs more than ``max_steps`` steps (stiff) and SimulationBlowUp when
-    the step size underflows."""
+    atol default 1e-12·min(1, max |y0|); hmax default the smallest output interval.  A member's steps
+    end at its next pending event time, where the due instances execute.  ``seed``: the random order
+    of events of equal priority (member m draws from ``member_key(seed, m)``, as the kernel does).
+    ``fired``: a list to which every event execution is appended as (member, t, event index).
+    Raises Unsupported when a member needs more than ``max_steps`` steps (stiff) or more than MAXP
+    pending instances, and SimulationBlowUp when the step size underflows."""
     times = np.asarray(times, dtype=float)
     if times.ndim != 1 or not len(times) or np.any(np.diff(times) < 0) or times[0] < 0:
         raise InvalidParameter("output times must be a non-empty ascending 1-D array of times >= 0")
@@ -308,20 +361,22 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
     out = np.full((nt, len(core.obs_names), n), np.nan)
     t = np.zeros(n)
     oi = np.zeros(n, dtype=int)
-    evs = [_EventState(pb, m) for m in range(n)]
+    evs = [EventState(pb, m, seed, fired) for m in range(n)]
 
     def record(m, i, tt, ym):
         A = pb.aux(tt, ym[:, None], [m])
         out[i, :, m] = [A[o][0] for o in core.obs_names]
 
+    tq = np.full(n, math.inf)          # per member: the earliest pending execution time
     for m in range(n):                  # t0: initialValue of the triggers, then t0 events
         es = evs[m]
         A = pb.aux(0.0, y[:, m:m + 1], [m])
-        w = list(_watch(pb, A))
+        w = list(watch(pb, A))
         for k, ev in enumerate(core.events):
             w[k] = ev.initial_value
         es.prev = tuple(w)
-        y[:, m] = _process(pb, es, 0.0, y[:, m])
+        y[:, m] = process(pb, es, 0.0, y[:, m])
+        tq[m] = es.next_time()
         while oi[m] < nt and times[oi[m]] <= 0.0:
             record(m, oi[m], 0.0, y[:, m])
             oi[m] += 1
@@ -336,8 +391,9 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
     steps = np.zeros(n, dtype=int)
     while not np.all(done):
         act = ~done
-        hh = np.minimum(h, t_end - t)
-        last = hh >= t_end - t
+        tstop = np.minimum(t_end, tq)
+        hh = np.minimum(h, tstop - t)
+        last = hh >= tstop - t
         ynew, ks, err = _step(pb, t, y, k1, hh, None, rtol, atol)
         steps += act
         if np.any(act & (steps > max_steps)):
@@ -357,7 +413,7 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
                 raise SimulationBlowUp(f"{core.source}: step size underflow at t={t[m]:g} (member {m})")
         if not np.any(acc):
             continue
-        tnew = np.where(last, t_end, t + hh)
+        tnew = np.where(last, tstop, t + hh)
         A = pb.aux(tnew, ynew)
         changed = np.zeros(n, dtype=bool)
         wnew = {}
@@ -384,11 +440,21 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
         k1 = np.where(smooth, ks[6], k1)
         for m in np.nonzero(smooth)[0]:
             evs[m].prev = tuple(bool(A[nm][m] != 0.0) for nm in core.watch)
+        # members whose step ended at a pending event time: the due instances execute
+        due = smooth & last & (tq <= tnew)
+        for m in np.nonzero(due)[0]:
+            y[:, m] = process(pb, evs[m], t[m], y[:, m])
+            tq[m] = evs[m].next_time()
+            while oi[m] < nt and times[oi[m]] <= t[m]:
+                record(m, oi[m], t[m], y[:, m])
+                oi[m] += 1
+            k1[:, m] = pb.rhs(t[m:m + 1], y[:, m:m + 1], [m])[:, 0]
         # members whose watch vector changed: locate, redo the step to the switch, fire events
         for m in np.nonzero(changed)[0]:
             es = evs[m]
             ksm = [k[:, m] for k in ks]
-            ts = _locate(pb, es, t[m], y[:, m], ynew[:, m], ksm, hh[m], wnew[m])
+            ya, yb, ta, hm = y[:, m].copy(), ynew[:, m], float(t[m]), float(hh[m])
+            ts = locate(pb, es, ta, hm, lambda tt: _dense(ya, yb, ksm, hm, (tt - ta) / hm), wnew[m])  # noqa: B023
             hs = ts - t[m]
             if hs > 0:
                 ys, kss, _ = _step(pb, np.array([t[m]]), y[:, m:m + 1], k1[:, m:m + 1], hs, [m], rtol, atol)
@@ -400,14 +466,16 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
             else:
                 ym = y[:, m]
             t[m] = ts
-            y[:, m] = _process(pb, es, ts, ym)
+            y[:, m] = process(pb, es, ts, ym)
+            tq[m] = es.next_time()
             while oi[m] < nt and times[oi[m]] <= ts:
                 record(m, oi[m], ts, y[:, m])
                 oi[m] += 1
             k1[:, m] = pb.rhs(t[m:m + 1], y[:, m:m + 1], [m])[:, 0]
         # step size for the next attempt (after an event: restart with the step that ended there)
         h = np.where(acc, hnew_acc, h)
-        h = np.where(changed, np.maximum(np.minimum(h, hmax), 1e-12 * np.maximum(1.0, np.abs(t))), h)
+        fired = changed | due
+        h = np.where(fired, np.maximum(np.minimum(h, hmax), 1e-12 * np.maximum(1.0, np.abs(t))), h)
         facold = np.where(acc, np.maximum(err, 1e-4), facold)
         fin = act & (t >= t_end)
         for m in np.nonzero(fin)[0]:

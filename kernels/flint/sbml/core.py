@@ -16,12 +16,12 @@ triggers then the relational conditions of the right-hand side, as 0/1 —, the 
 the relational watch entries for root finding, event assignment values ``e*_*``, priorities ``pr*``,
 compartment sizes ``cv*_*`` for concentration assignments, and the suite's observables ``o*``).
 
-Supported events: no delay (or a constant delay 0), persistent or not, initialValue,
-useValuesFromTriggerTime, priorities, an event pending several times at one instant.  Refused here
-(``Unsupported``, naming the construct): event delays, the delay csymbol, algebraic rules, fast
-reactions, non-finite initial states, factorial of a non-constant argument.  The integrator refuses
-at run time: simultaneous events of equal priority (SBML's random order) and stiff problems (step
-budget exceeded).
+Supported events: delays (an aux output ``d*`` per delayed event, evaluated at the trigger time),
+persistent or not, initialValue (t0 firing), useValuesFromTriggerTime, priorities (equal priorities
+execute in seeded random order), several pending instances of one event.  Refused here
+(``Unsupported``, naming the construct): the delay csymbol, algebraic rules, fast reactions,
+non-finite initial states, factorial of a non-constant argument.  The integrator refuses at run
+time: stiff problems (step budget exceeded) and more pending event instances than its queue holds.
 """
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ from ..expr import UNARY, Expr, const, sym
 from ..model import Model
 
 # tags of the SBML Test Suite outside the ODE core (delays, DAEs, fast reactions, random order)
-NON_CORE_TAGS = frozenset({"EventWithDelay", "CSymbolDelay", "DelayInTrigger", "DelayInEventAssignment",
-                           "AlgebraicRule", "FastReaction", "MultipleFastReactions", "RandomEventExecution"})
+NON_CORE_TAGS = frozenset({"CSymbolDelay", "DelayInTrigger", "DelayInEventAssignment",
+                           "AlgebraicRule", "FastReaction", "MultipleFastReactions"})
 
 _RECIP = {"sec": "cos", "csc": "sin", "cot": "tan", "sech": "cosh", "csch": "sinh", "coth": "tanh"}
 _ARC_RECIP = {"asec": "acos", "acsc": "asin", "acot": "atan", "asech": "acosh", "acsch": "asinh", "acoth": "atanh"}
@@ -93,7 +93,15 @@ def _lower(e: Expr, rec, names, where: str, time_name: str) -> Expr:
     if op == "undefined":
         return _c(math.nan)
     if op == "delay":
-        raise Unsupported(f"{where}: the delay csymbol is outside the ODE core")
+        dl = getattr(names, "delays", None)
+        if dl is None:
+            raise Unsupported(f"{where}: the delay csymbol is outside the ODE core")
+        key = (rec(a[0]), rec(a[1]))          # delay(x, d) → the delayed-value state q_k (filled by the integrator)
+        if any(n.startswith("q") for n in key[0].symbols()):
+            raise Unsupported(f"{where}: nested delay csymbols are not supported")
+        if key not in dl:
+            dl.append(key)
+        return sym(f"q{dl.index(key)}")
     if op == "rateOf":
         raise Unsupported(f"{where}: rateOf({e.value}) could not be resolved")
     if op == "factorial":
@@ -147,6 +155,15 @@ def _lower(e: Expr, rec, names, where: str, time_name: str) -> Expr:
     raise Unsupported(f"{where}: MathML operation {op} is not supported by the Flint compiler")
 
 
+class DelayNames(dict):
+    """SBML symbol → Flint Expr, plus ``delays``: the (x, d) pairs of delay(x, d) met while lowering
+    (:func:`lower_system` with ``delays=True``)."""
+
+    def __init__(self, delays: list | None = None):
+        super().__init__()
+        self.delays = delays
+
+
 @dataclass
 class CoreEvent:
     """An event of the ODE core: aux output names of its assignment values and priority."""
@@ -158,6 +175,7 @@ class CoreEvent:
     persistent: bool
     initial_value: bool
     use_trigger_time_values: bool
+    delay: str | None = None  # aux name of the delay (evaluated at the trigger time) or None (no delay)
 
 
 @dataclass
@@ -173,38 +191,54 @@ class CoreSystem:
     observables: list = field(default_factory=list)   # requested variable names
     obs_names: list = field(default_factory=list)     # their aux names
     param_ids: dict = field(default_factory=dict)     # SBML id → Flint parameter name
-    commute: list = field(default_factory=list)       # [i][j]: events i, j may execute in either order
+    algebraic: list = field(default_factory=list)     # state indices that are algebraic (0 = g), dae=True
+    delayed: list = field(default_factory=list)       # (state index of q_k, aux name of x_k, aux name of d_k)
+    delay_hmax: float = math.inf                      # half the smallest constant delay (step bound)
 
     @property
     def n_events(self) -> int:
         return len(self.events)
 
 
-def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> CoreSystem:
-    """Read (or take) an SBML model and lower it to the ODE core; refuse what is outside it."""
+def lower_system(path_or_system, variables=(), amount=(), concentration=(), dae: bool = False,
+                 delays: bool = False) -> CoreSystem:
+    """Read (or take) an SBML model and lower it to the ODE core; refuse what is outside it.
+
+    ``dae``: also lower algebraic rules and fast reactions as the CPU reference reduces them
+    (:class:`~kernels.flint.sbml.solver.CompiledSbml`: the unknowns they determine, fast species
+    included, and one residual each) — the unknowns become extra states whose "ODE" is the residual
+    (0 = g), listed in ``CoreSystem.algebraic``: a semi-explicit index-1 DAE for a method with a
+    mass matrix (Rodas4, :mod:`kernels.flint.ensemble.rosenbrock`); their initial values are the
+    reference's consistent ones.
+
+    ``delays``: delay(x, d) becomes a state q_k (ODE 0) that the integrator sets, before every
+    evaluation at (t, y), to x at t − d on its history (aux outputs ``dx{k}`` = x and ``dd{k}`` = d;
+    ``CoreSystem.delayed``), as the reference's history of dense output."""
+    from .pycode import walk
     from .solver import CompiledSbml
     from .system import SbmlSystem, read_sbml_system
     s = path_or_system if isinstance(path_or_system, SbmlSystem) else read_sbml_system(str(path_or_system))
     src = s.source
-    if s.algebraic_rules:
+    if s.algebraic_rules and not dae:
         raise Unsupported(f"{src}: algebraic rules are outside the ODE core")
-    if any(r.fast for r in s.reactions):
+    if any(r.fast for r in s.reactions) and not dae:
         raise Unsupported(f"{src}: fast reactions are outside the ODE core")
-    for ev in s.events:
-        if ev.delay is not None and not (ev.delay.op == "const" and ev.delay.value == 0.0):
-            raise Unsupported(f"{src}: event {ev.id} has a delay (event delays are outside the ODE core)")
     c = CompiledSbml(s)
-    if c.delay_keys:
+    if c.delay_keys and not delays:
         raise Unsupported(f"{src}: the delay csymbol is outside the ODE core")
-    states = list(c.states)
-    names: dict[str, Expr] = {}
+    if c.delay_keys and any(x.op == "time" for e in s.initial_assignments.values() for x in walk(e)):
+        raise Unsupported(f"{src}: a delay reading values before the start that initial assignments define "
+                          f"as functions of time (the history before t0 holds the initial state)")
+    n_ode = len(c.states)
+    states = list(c.states) + list(c.alg)
+    names = DelayNames([] if delays else None)
     st_names = {}
     for i, x in enumerate(states):
         st_names[x] = f"x{i}"
         names["@a:" + x] = sym(f"x{i}")
         if x not in c.defs:
             names[x] = sym(f"x{i}")
-    y0 = [float(v) for v in c.y0]
+    y0 = [float(v) for v in c.y0] + [float(c.init[x]) for x in c.alg]
     for x, v in zip(states, y0):
         if not math.isfinite(v):
             raise Unsupported(f"{src}: initial value of {x} is {v} (non-finite initial states are not supported)")
@@ -220,7 +254,8 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> C
     for x, nm in def_names.items():
         names[x] = sym(nm)
     assigns = {def_names[x]: lower(e, names, f"{src}: definition of {x}") for x, e in c.defs.items()}
-    odes = {st_names[x]: lower(d, names, f"{src}: d{x}/dt") for x, d in zip(states, c.ders)}
+    ders = list(c.ders) + [c._expand(r) for r in c.residuals]
+    odes = {st_names[x]: lower(d, names, f"{src}: d{x}/dt") for x, d in zip(states, ders)}
     if not states:                      # Flint models need a state: a constant dummy
         y0, odes = [0.0], {"x0": _c(0.0)}
         states_map = {"x0": 0.0}
@@ -231,6 +266,15 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> C
     extra: dict[str, Expr] = {}
     # watch vector (triggers, then discontinuities of the right-hand side and of the triggers)
     watch_exprs = list(c.watch_exprs)
+    if dae:                             # switches of the residuals (and the definitions they read) too
+        from .pycode import closure, conditions
+        res = [c._expand(r) for r in c.residuals]
+        seen = {repr(w) for w in watch_exprs}
+        for e in res + [c.defs[x] for x in closure(res, c.defs)]:
+            for cond in conditions(e):
+                if repr(cond) not in seen:
+                    seen.add(repr(cond))
+                    watch_exprs.append(cond)
     watch, gaps = [], []
     for i, w in enumerate(watch_exprs):
         nm = f"w{i}"
@@ -260,9 +304,12 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> C
         if ev.priority is not None:
             extra[f"pr{k}"] = lower(c._expand(ev.priority), names, f"{src}: priority of {ev.id}")
             pr = f"pr{k}"
+        dl = None
+        if ev.delay is not None and not (ev.delay.op == "const" and ev.delay.value == 0.0):
+            extra[f"d{k}"] = lower(c._expand(ev.delay), names, f"{src}: delay of {ev.id}")
+            dl = f"d{k}"
         events.append(CoreEvent(ev.id, targets, values, conc, pr, ev.persistent, ev.initial_value,
-                                ev.use_trigger_time_values))
-    commute = _commute(events, extra, assigns, len(states_map))
+                                ev.use_trigger_time_values, dl))
     obs, obs_names = [], []
     for j, v in enumerate(variables):
         if v in s.species:
@@ -281,6 +328,14 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> C
         extra[f"o{j}"] = lower(e, names, f"{src}: output {v}")
         obs.append(v)
         obs_names.append(f"o{j}")
+    delayed = []
+    for k, (x, d) in enumerate(names.delays or []):
+        q = f"q{k}"
+        model.states[q], model.odes[q] = 0.0, _c(0.0)
+        states_map[q] = 0.0
+        extra[f"dx{k}"], extra[f"dd{k}"] = x, d
+        delayed.append((len(states_map) - 1, f"dx{k}", f"dd{k}"))
+        states.append(f"@delay:{k}")
     aux_assigns = dict(assigns)
     aux_assigns.update(extra)
     aux = Model(name="sbml_aux", time="t", time_units="1", states=dict(states_map), params=dict(params),
@@ -288,56 +343,6 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=()) -> C
     model.validate()
     aux.validate()
     return CoreSystem(src, model, aux, ["@a:" + x if x in s.species else x for x in states], watch, gaps,
-                      events, obs, obs_names, param_ids, commute)
+                      events, obs, obs_names, param_ids, algebraic=list(range(n_ode, n_ode + len(c.alg))),
+                      delayed=delayed, delay_hmax=0.5 * c.delay_min)
 
-
-def _state_deps(e: Expr, assigns: dict, memo: dict) -> frozenset:
-    """The states (x*) an expression reads, through the assigned variables."""
-    out = set()
-    for nm in e.symbols():
-        if nm in assigns:
-            if nm not in memo:
-                memo[nm] = frozenset()           # no cycles among definitions (validated)
-                memo[nm] = _state_deps(assigns[nm], assigns, memo)
-            out |= memo[nm]
-        elif nm.startswith("x"):
-            out.add(nm)
-    return frozenset(out)
-
-
-def _commute(events: list, extra: dict, assigns: dict, n_states: int) -> list:
-    """commute[i][j]: events i and j, executed at one instant, give the same result in either order.
-
-    The cluster of an event is closed under "writes a state read by the trigger or priority of" (the
-    events whose pending status or priority its execution can change, transitively).  Two events
-    commute when their clusters are disjoint and independent: neither cluster writes a state the
-    other reads (triggers, priorities, assignment values) or writes — then every interleaving of the
-    two clusters' executions gives the same state."""
-    memo: dict = {}
-    ne = len(events)
-    w = [frozenset(f"x{t}" for t in ev.targets) for ev in events]
-    rtp = []
-    for k, ev in enumerate(events):
-        r = set(_state_deps(extra[f"w{k}"], assigns, memo))
-        if ev.priority:
-            r |= _state_deps(extra[ev.priority], assigns, memo)
-        rtp.append(r)
-    rv = [set().union(*[_state_deps(extra[v], assigns, memo) for v in ev.values]) if ev.values else set()
-          for ev in events]
-    clusters = []
-    for i in range(ne):
-        c = {i}
-        while True:
-            wc = set().union(*(w[k] for k in c))
-            more = {k for k in range(ne) if k not in c and rtp[k] & wc}
-            if not more:
-                break
-            c |= more
-        wc = set().union(*(w[k] for k in c))
-        rc = set().union(*(rtp[k] | rv[k] for k in c))
-        clusters.append((c, wc, rc))
-
-    def indep(i, j):
-        (ci, wi, ri), (cj, wj, rj) = clusters[i], clusters[j]
-        return not (ci & cj) and not (wi & (wj | rj)) and not (wj & ri)
-    return [[i == j or indep(i, j) for j in range(ne)] for i in range(ne)]
