@@ -15,6 +15,8 @@ when the output grid is refused (the GUI's controls, not the CLI's options).
 """
 from __future__ import annotations
 
+import html
+
 from PyQt6.QtWidgets import QLabel
 
 from kernels.errors import GridTooLarge, InvalidParameter
@@ -68,6 +70,7 @@ class SbmlPanel(QLabel):
         the ensemble engines take it, else why not); parameter edits start afresh."""
         self.ref, self.why, self.ensemble_why, self._edits = ref, why, ensemble_why, {}
         self.varied = []
+        why, ensemble_why = html.escape(why), html.escape(ensemble_why) if ensemble_why else ensemble_why  # rich text
         if ensemble_why is None:
             from kernels.flint.adaptive_run import lower
             self.varied = [p for p in lower(ref.path, []).param_ids if p in ref.editable]

@@ -65,6 +65,7 @@ class FlintWorkspace(Workspace, QWidget):
         self.files_read: list[str] = []     # the files the loaded model's reading opened
         self.preset = None
         self.cfg: dict = {}
+        self.last_result = None             # the finished run's result (SBML runs: with the event firings)
         lay = QVBoxLayout(self)
         split = QSplitter(self)
         lay.addWidget(split)
@@ -366,7 +367,7 @@ class FlintWorkspace(Workspace, QWidget):
     def _mark_events(self, w) -> None:
         """The event firings of a finished SBML run (member 0) as markers on the time axis, and one line
         saying how many (or that the engine does not report them)."""
-        res = getattr(w, "result", None)
+        res = self.last_result = getattr(w, "result", None)
         if isinstance(w, EnsembleWorker) and res is not None:
             if res.reports_events:
                 self.view.set_events(res.event_times(0))

@@ -14,7 +14,9 @@ Streaming (:meth:`EnsembleRun.run` with ``on_chunk``): the adaptive integrators 
 be resumed, so the run integrates growing prefixes of the output grid (each 4× the last, from about
 1/256 of it) and streams the new points of each.  Up to the last step of a prefix the path of the
 integrator is the full run's (same steps, same step sizes: the step never exceeds the output interval),
-so every point but the prefix's last two is final; those two are sent again with the next prefix.  The
+so every point but the prefix's last two is final; those two are sent again with the next prefix.
+(Every prefix gets the full grid's largest step ``hmax``: the smallest interval of a shorter grid may
+differ from the full one's in the last bit, and with it every step.)  The
 total work is at most 4/3 of one run; the last prefix is the full run, whose result is returned.
 """
 from __future__ import annotations
@@ -181,13 +183,19 @@ class EnsembleRun:
             out[v.param] = v.values(self.n)
         return out
 
-    def integrate(self, times) -> tuple[np.ndarray, list | None]:
+    def hmax(self) -> float:
+        """The largest step: the smallest interval of the whole output grid (given to every prefix, so
+        that a prefix steps exactly as the full run)."""
+        dt = np.diff(self.times())
+        return float(dt[dt > 0].min()) if np.any(dt > 0) else max(self.t_end, 1.0)
+
+    def integrate(self, times, hmax: float | None = None) -> tuple[np.ndarray, list | None]:
         """(values (len(times), recorded, n), firings [(member, t, event index)] or None when the
-        integrator does not report them)."""
+        integrator does not report them); ``hmax`` default :meth:`hmax`."""
         fn = schemes.ADAPTIVE_BACKENDS[self.backend_name].ensemble_integrator()
         fired = []
         out, reported = fn(self.core, np.asarray(times, dtype=float), n=self.n, member_params=self.member_params(),
-                           fired=fired)
+                           fired=fired, hmax=self.hmax() if hmax is None else hmax)
         return np.asarray(out), fired if reported else None
 
     def run(self, on_chunk=None, control=None) -> EnsembleResult:
@@ -195,7 +203,7 @@ class EnsembleRun:
         module docstring; a point may be sent twice, the later one wins); ``control()`` is asked between
         prefixes and stops the run by returning True (it may block to pause)."""
         t0 = time.perf_counter()
-        times = self.times()
+        times, hmax = self.times(), self.hmax()
         nt = len(times)
         if on_chunk is None:
             ends = [nt]
@@ -210,7 +218,7 @@ class EnsembleRun:
             if control is not None and control():
                 complete = False
                 break
-            values, fired = self.integrate(times[:k])
+            values, fired = self.integrate(times[:k], hmax)
             if on_chunk is not None:
                 i0 = max(0, sent - 2)
                 on_chunk(i0, times[i0:k], values[i0:k])
@@ -259,32 +267,34 @@ def ensemble_refusal(path) -> str | None:
 # fired=None, **engine keywords) -> (values (times, observables, members), whether firings were reported).
 
 def _call(fn, *args, fired=None, **kw):
-    """``fn(*args, **kw)``, passing ``fired`` when ``fn`` takes it: (result, reported)."""
+    """``fn(*args, **kw)``, passing ``fired`` when ``fn`` takes it: (result, reported).  Keywords are the
+    integrators' own (``hmax``: the largest step)."""
     if fired is not None and "fired" in inspect.signature(fn).parameters:
         return fn(*args, fired=fired, **kw), True
     return fn(*args, **kw), False
 
 
-def ensemble_dopri(core, times, n=1, member_params=None, fired=None, flavour=None):
+def ensemble_dopri(core, times, n=1, member_params=None, fired=None, flavour=None, hmax=None):
     """Dormand–Prince: the NumPy twin (``flavour`` None) or the GPU kernel of ``flavour`` (is / ts)."""
     if flavour is None:
         from .ensemble.rk import Problem, integrate
-        return _call(integrate, Problem(core, n, member_params), times, fired=fired)
+        return _call(integrate, Problem(core, n, member_params), times, fired=fired, hmax=hmax)
     from .ensemble.gpu import gpu_problem, integrate_gpu
-    return _call(integrate_gpu, gpu_problem(core, n, member_params), times, flavour, fired=fired)
+    return _call(integrate_gpu, gpu_problem(core, n, member_params), times, flavour, fired=fired, hmax=hmax)
 
 
-def ensemble_rodas(core, times, n=1, member_params=None, fired=None, flavour=None, device="cuda"):
+def ensemble_rodas(core, times, n=1, member_params=None, fired=None, flavour=None, device="cuda", hmax=None):
     """Rodas4: the NumPy twin (``flavour`` None) or the kernel of ``flavour`` on ``device`` (cuda / host)."""
     if flavour is None:
         from .ensemble.rosenbrock import StiffProblem, integrate
-        return _call(integrate, StiffProblem(core, n, member_params), times, fired=fired)
+        return _call(integrate, StiffProblem(core, n, member_params), times, fired=fired, hmax=hmax)
     from .ensemble.rodas_gpu import integrate_device, stiff_problem
-    return _call(integrate_device, stiff_problem(core, n, member_params), times, flavour, device, fired=fired)
+    return _call(integrate_device, stiff_problem(core, n, member_params), times, flavour, device, fired=fired,
+                 hmax=hmax)
 
 
-def ensemble_auto(core, times, n=1, member_params=None, fired=None, engine="numpy"):
+def ensemble_auto(core, times, n=1, member_params=None, fired=None, engine="numpy", hmax=None):
     """Method auto of :mod:`kernels.flint.ensemble.auto` on ``engine``: Dormand–Prince, Rodas4 when stiff."""
     from .ensemble.auto import integrate_auto
-    (_method, out), reported = _call(integrate_auto, core, times, engine, n, member_params, fired=fired)
+    (_method, out), reported = _call(integrate_auto, core, times, engine, n, member_params, fired=fired, hmax=hmax)
     return out, reported

@@ -165,3 +165,50 @@ def test_refused_output_grid_names_the_gui_controls(flint_ws, tmp_path):
     text = ws.message.text()
     assert not ws.is_running() and ws.message.level == "error"
     assert ws.form.label("dt") in text and ws.form.label("t_end") in text and "every" not in text
+
+
+def test_event_firings_are_marked_on_the_time_axis(flint_ws, qtbot, tmp_path, rng):
+    """The sawtooth model's reset fires at j·thr/k: the finished run marks exactly those times (member 0)
+    on the trace plot; a session keeps the markers."""
+    from support.sbml_docs import event_sbml
+    k, thr = float(rng.uniform(0.8, 2.0)), float(rng.uniform(1.0, 2.0))
+    ws = flint_ws
+    assert ws.open_field(str(event_sbml(tmp_path, k, thr))) and ws.sbml_panel.ensemble()
+    ws.form.set_controls({"engine": "numpy", "method": "dopri5", "t_end": 9.0, "dt": 0.1, "n": 1, "record": "x"})
+    ws.run()
+    _wait_done(qtbot, ws)
+    res = ws.last_result
+    assert res is not None and res.complete
+    if not res.reports_events:
+        pytest.skip("the NumPy Dormand–Prince does not report event firings here")
+    want = thr / k * np.arange(1, int(9.0 * k / thr) + 1)
+    np.testing.assert_allclose(ws.view.event_times, want, rtol=1e-7)
+    lines = [m.value() for m in ws.view.event_markers]
+    assert lines == list(ws.view.event_times) and all(m in ws.plot.getPlotItem().items for m in ws.view.event_markers)
+    assert "event firings marked" in ws.lb_rate.text()
+    state, data = ws.session_state(), ws.session_data()
+    np.testing.assert_allclose(state["event_times"], want, rtol=1e-7)
+    ws.view.set_events([])
+    assert not ws.view.event_markers
+    ws.restore_session(state, data)
+    np.testing.assert_allclose(ws.view.event_times, want, rtol=1e-7)
+
+
+def test_suite_event_case_opens_the_way_biomodels_does(flint_ws, tmp_path):
+    """Issue 34: an SBML model with events opens one way, suite case or BioModels file: the ensemble
+    engines, else the reference simulator, else one message naming each refusal — never the fixed-step
+    compiler's "stimuli must be piecewise functions of time" alone."""
+    from explorer.flint.sbml_panel import open_sbml
+    case = SHARED / "sbml-test-suite" / "cases" / "00987" / "00987-sbml-l3v1.xml"
+    if not case.is_file():
+        pytest.skip(f"{case} (SBML Test Suite) is not present")
+    ws = flint_ws
+    ref, ensemble_why, ref_why = open_sbml(case)
+    opened = ws.open_field(str(case))
+    text = ws.message.text()
+    if ensemble_why is None:
+        assert opened and ws.sbml_panel.ensemble() and ws.form.cb_method.currentText() != "lsoda"
+    elif ref is not None:
+        assert opened and ws.form.reference() and ensemble_why in text
+    else:
+        assert not opened and text.startswith("cannot run 00987") and ensemble_why in text and ref_why in text
