@@ -89,7 +89,7 @@ def test_every_reader_refuses_a_fifo_and_dev_zero(fifo, zero_link, tmp_path):
     from explorer.session import SessionError, load_session
     from kernels.cahn_hilliard.io import load_field
     from kernels.flint.loaders import load_model
-    from kernels.graphs.graph import load_graph
+    from kernels.graphs.data.graph import load_graph
     from kernels.sweep.results import read_header, read_rows
     readers = [load_model, load_graph, read_header, read_rows, load_field]
     for target in (fifo, zero_link):
@@ -173,7 +173,7 @@ def test_deep_xml_through_every_xml_reader(tmp_path, capsys):
     from kernels.flint.sbml import read_sbml
     from kernels.flint.sbml.reference import load_reference
     from kernels.flint.sbml.system import read_sbml_system
-    from kernels.graphs.graph import load_graph
+    from kernels.graphs.data.graph import load_graph
     text = deep_xml(DEPTH + 1)
     p = tmp_path / "deep.sbml.txt"
     p.write_bytes(codecs.BOM_UTF8 + text.encode())
@@ -199,7 +199,7 @@ def test_malformed_deep_xml_is_still_measured(tmp_path):
                                      '<!DOCTYPE sbml [<!ENTITY % p "x">]>'])
 def test_entity_declarations_are_refused(tmp_path, doctype):
     from kernels.flint.loaders import load_model
-    from kernels.graphs.graph import load_graph
+    from kernels.graphs.data.graph import load_graph
     body = f'<?xml version="1.0"?>\n{doctype}\n<sbml><model/></sbml>'
     for name in ("m.xml", "m.cellml", "m.model", "g.graphml"):
         p = tmp_path / name
@@ -355,7 +355,7 @@ def test_damaged_member_header_and_npy_tokens(tmp_path, rng):
 
 
 def test_edge_list_negative_header_is_refused(tmp_path):
-    from kernels.graphs.graph import load_graph
+    from kernels.graphs.data.graph import load_graph
     p = tmp_path / "g.txt"
     p.write_text("# n = -5\n0 1\n")
     with pytest.raises(InvalidParameter, match="n = -5"):

@@ -75,7 +75,7 @@ def test_lazy_module_attribute_entries():
 
 def test_house_registries_are_instances():
     from kernels.graphs.layout import LAYOUTS
-    from kernels.graphs.overlays import OVERLAYS
+    from kernels.graphs.algorithms.overlays import OVERLAYS
     from kernels.sweep import TASKS, make_task
     for reg in (LAYOUTS, OVERLAYS, TASKS):
         assert isinstance(reg, Registry)

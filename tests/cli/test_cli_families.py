@@ -162,7 +162,7 @@ def test_graph_bfs_runs_on_the_cpu_host_without_a_gpu():
 def test_graph_bfs_report_of_synthetic_rows():
     """The text and JSON of the evolution from rows (the GPU runs them): slopes vs N, changes."""
     from cli.graph_bfs import evolution_lines, evolution_summary
-    from kernels.graphs.bfs_evolution import EvoRow
+    from kernels.graphs.experiments.bfs_evolution import EvoRow
     rows = [EvoRow("ba", n, 0, 1, 3 * n, k, 1, 256, sec * (n / 100) ** 2, 10, 2.0, True)
             for n in (100, 200) for k, sec in (("gpu-bfs-k1", 1.0), ("gpu-bfs-k2", 0.5))]
     out = evolution_summary(rows)
@@ -186,7 +186,7 @@ def test_graph_sssp_table_and_scaling_on_the_cpu(seed):
 
 
 def test_graph_sssp_limits_are_paper_004s_element_counts():
-    from kernels.graphs import sssp_table as T
+    from kernels.graphs.experiments import sssp_table as T
     out = run_json("graph-sssp", "limits", "--memory", "512M")
     assert out["largest_vertices"] == {m: T.largest_vertices(m, 512 * 2**20) for m in T.GPU_METHODS}
     assert out["largest_vertices"]["sssp-staged"] < out["largest_vertices"]["sssp-harish"]

@@ -51,7 +51,7 @@ def test_positions_file_and_its_reproducibility(tmp_path, rng):
     assert not np.array_equal(pa, pc)                    # another seed, other positions
     rj = json.loads(ring.stdout)
     assert rj["layout_requested"] == "auto" and rj["layout"] == "generator"   # auto picks the ring's own
-    from kernels.graphs.generators import ring_lattice
+    from kernels.graphs.data.generators import ring_lattice
     assert np.allclose(np.load(tmp_path / "r.npy"), ring_lattice(60, 4).positions)
 
 

@@ -72,10 +72,10 @@ def test_bad_input_one_error_line(args, needle):
 def test_cuda_methods_without_gpu_run_on_the_cpu(method, cc):
     """Issue 33: --backend cpu runs a CUDA method's source on the CPU (JSON "emulated": true) with the
     reference's numbers (computed here in-process on the same seeded graph)."""
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     from kernels.graphs.apsp import apsp
-    from kernels.graphs.clustering import global_clustering, local_clustering
-    from kernels.graphs.stats import summary
+    from kernels.graphs.algorithms.clustering import global_clustering, local_clustering
+    from kernels.graphs.data.stats import summary
     seed = int(np.random.default_rng().integers(1 << 20))
     r = cli("--generator", "ws", "--n", "120", "--k", "4", "--p", "0.1", "--seed", str(seed), "--json",
             "--apsp", method, "--clustering", cc)

@@ -8,8 +8,8 @@ import sys
 import networkx as nx
 import pytest
 
-from kernels.graphs import cc_timing as cc
-from kernels.graphs.graph import to_networkx
+from kernels.graphs.experiments import cc_timing as cc
+from kernels.graphs.data.graph import to_networkx
 from support.paths import ROOT as PROJECT_ROOT
 
 ROOT = str(PROJECT_ROOT)

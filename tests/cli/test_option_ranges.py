@@ -194,14 +194,14 @@ def test_two_outputs_naming_one_file(tmp_path, capsys):
 
 
 def test_graph_n_checks_the_matrix_before_building(monkeypatch, capsys):
-    from kernels.graphs import generators
+    from kernels.graphs.data import generators
     monkeypatch.setattr(generators, "generate", lambda *a, **k: pytest.fail("the graph was built"))
     status, _out, err = run(["graph", "--n", "5000001", "--backend", "cpu"], capsys)
     assert status == 2 and "5000001 × 5000001" in one_error(err)
 
 
 def test_graph_reproduce_checks_every_instance_first(monkeypatch, capsys):
-    from kernels.graphs import reproduce
+    from kernels.graphs.experiments import reproduce
     monkeypatch.setattr(reproduce, "run_sweep", lambda *a, **k: pytest.fail("an instance ran"))
     status, _out, err = run(["graph-reproduce", "--sizes", "20,30", "--instances", "2", "--backend", "cpu"], capsys)
     assert status == 2 and "type ba, N = 20" in one_error(err)
@@ -209,7 +209,7 @@ def test_graph_reproduce_checks_every_instance_first(monkeypatch, capsys):
 
 def test_check_instances_passes_good_sizes():
     from kernels.errors import InvalidParameter
-    from kernels.graphs import reproduce
+    from kernels.graphs.experiments import reproduce
     reproduce.check_instances(["alpha-ring", "alpha", "ba"], [200, 1000])
     with pytest.raises(InvalidParameter, match="alpha"):
         reproduce.check_instances(["alpha"], [200], {"alpha": {"k": 300}})

@@ -292,7 +292,7 @@ def test_the_app_provides_the_occupancy_presets_kernels():
     """kernels.app_kernels names the FW preset kernels without importing Graphs at import time; the
     names must be fw_gpu's (the presets file names two of them)."""
     from kernels import app_kernels
-    from kernels.graphs.fw_gpu import PRESET_KERNELS
+    from kernels.graphs.apsp.fw_gpu import PRESET_KERNELS
     assert set(app_kernels.FW_PRESETS) == set(PRESET_KERNELS)
     assert set(app_kernels.FW_PRESETS) <= set(launches.provided())
     assert set(app_kernels.SWEEP_CASES) <= set(launches.sweep_kernels())
@@ -304,7 +304,7 @@ def test_occupancy_presets_resolve_to_kernels_compiled_here():
     with the threads per block the thesis launches them with."""
     from kernels import app_kernels
     from kernels.gpu.occupancy import kernel_resources
-    from kernels.graphs.fw_gpu import PRESET_KERNELS
+    from kernels.graphs.apsp.fw_gpu import PRESET_KERNELS
     for key in app_kernels.FW_PRESETS:
         ln = launches.resolve(key)
         res = kernel_resources(ln.kernel)

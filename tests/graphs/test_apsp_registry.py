@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import generators as G
+from kernels.graphs.data import generators as G
 from kernels.graphs.apsp import FAMILIES, METHODS, APSPMethod, APSPResult, apsp, method_names
-from kernels.graphs.apsp_core import ScipyAPSP
-from kernels.graphs.graph import Graph
+from kernels.graphs.apsp.core import ScipyAPSP
+from kernels.graphs.data.graph import Graph
 from kernels.registry import Registry
 
 

@@ -1,4 +1,4 @@
-"""The Floyd–Warshall GPU kernels and their launch sequences (kernels.graphs.fw_gpu), run on the host
+"""The Floyd–Warshall GPU kernels and their launch sequences (kernels.graphs.apsp.fw_gpu), run on the host
 device (kernels.gpu.host: the .cu sources compiled by the host C++ compiler after its CUDA prelude;
 blocks on worker threads, every CUDA thread a fiber), against paper 002's V1 on fresh random
 graphs: exact distances on integer weights, valid predecessor paths.  Each run draws its
@@ -6,8 +6,8 @@ tile / configuration at random, so repeated runs cover them all while one run st
 import numpy as np
 import pytest
 
-from kernels.graphs import fw_core as C
-from kernels.graphs import fw_cpu, fw_gpu
+from kernels.graphs.apsp import fw_core as C
+from kernels.graphs.apsp import fw_cpu, fw_gpu
 from kernels.hostcc import find_compiler
 
 pytestmark = pytest.mark.skipif(find_compiler() is None, reason="needs a host C++ compiler")

@@ -4,11 +4,11 @@ paths walked back and summed; negative cycles; sizes that are no multiple of any
 import numpy as np
 import pytest
 
-from kernels.graphs import fw_core as C
-from kernels.graphs import fw_gpu
-from kernels.graphs import generators as G
+from kernels.graphs.apsp import fw_core as C
+from kernels.graphs.apsp import fw_gpu
+from kernels.graphs.data import generators as G
 from kernels.graphs.apsp import apsp
-from kernels.graphs.fw import versions
+from kernels.graphs.apsp.fw import versions
 
 pytestmark = pytest.mark.gpu
 

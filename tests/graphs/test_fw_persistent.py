@@ -6,9 +6,9 @@ equal too.  The GPU run of the same comparison is in tests/graphs/test_fw_family
 import numpy as np
 import pytest
 
-from kernels.graphs import fw_core as C
-from kernels.graphs import fw_cpu, fw_gpu
-from kernels.graphs.apsp_core import InvalidParameter
+from kernels.graphs.apsp import fw_core as C
+from kernels.graphs.apsp import fw_cpu, fw_gpu
+from kernels.graphs.apsp.core import InvalidParameter
 from kernels.hostcc import find_compiler
 
 pytestmark = pytest.mark.skipif(find_compiler() is None, reason="needs a host C++ compiler")

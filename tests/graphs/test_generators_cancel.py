@@ -3,7 +3,7 @@ InterruptedError, and chunking changes no graph (same seed, same edges)."""
 import numpy as np
 import pytest
 
-from kernels.graphs import generators as gen
+from kernels.graphs.data import generators as gen
 
 KINDS = {"ws": dict(k=4, p=0.2), "ba": dict(k=3), "er": dict(p=4e-6), "spatial": dict(k=6),
          "random": dict(k=4), "rmat": dict(k=4), "alpha": dict(k=4, alpha=1.0, p=0.01)}

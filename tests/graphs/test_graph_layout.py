@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import generators as G
-from kernels.graphs.graph import Graph, canonical_edges
+from kernels.graphs.data import generators as G
+from kernels.graphs.data.graph import Graph, canonical_edges
 from kernels.graphs.layout import (LAYOUTS, ForceLayout, Layout, auto_layout_name, compute_layout,
                                    layout_quality)
 from kernels.graphs.layout import force as force_mod
@@ -213,7 +213,7 @@ def test_force_beats_spring_layout_on_ba2000(rng, cpu):
     spring_layout's (networkx defaults: 50 iterations; its 'auto' method is 'energy' at n ≥ 500)."""
     import networkx as nx
 
-    from kernels.graphs.graph import to_networkx
+    from kernels.graphs.data.graph import to_networkx
     g = G.barabasi_albert(2000, 5, seed=seed_of(rng))
     ours = layout_quality(g, compute_layout(g, "force", backend=cpu, seed=seed_of(rng)))
     d = nx.spring_layout(to_networkx(g), seed=seed_of(rng))

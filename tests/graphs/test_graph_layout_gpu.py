@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernels.graphs import generators as G
+from kernels.graphs.data import generators as G
 from kernels.graphs.layout import ForceLayout, compute_layout, layout_quality
 from kernels.graphs.layout.force import CpuOps
 

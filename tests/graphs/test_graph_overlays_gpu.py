@@ -1,15 +1,15 @@
-"""The overlays on the GPU (kernels/graphs/overlays.py, cuda/frontier.cu) against the CPU kernels on
+"""The overlays on the GPU (kernels/graphs/algorithms/overlays.py, cuda/frontier.cu) against the CPU kernels on
 fresh random graphs: hop counts, integer-weighted distances, degrees, components and clustering
 exactly; every recorded predecessor chain is a shortest path, and each predecessor is the smallest
 neighbour that continues one (the documented deterministic choice)."""
 import numpy as np
 import pytest
 
-from kernels.graphs import generators as G
-from kernels.graphs.frontier import distance_from
-from kernels.graphs.graph import Graph
-from kernels.graphs.overlays import overlay_values
-from kernels.graphs.paths import is_shortest_path
+from kernels.graphs.data import generators as G
+from kernels.graphs.algorithms.frontier import distance_from
+from kernels.graphs.data.graph import Graph
+from kernels.graphs.algorithms.overlays import overlay_values
+from kernels.graphs.apsp.paths import is_shortest_path
 from support.random_graphs import random_graph
 
 pytestmark = pytest.mark.gpu

@@ -59,7 +59,7 @@ def assert_same_image(a, b):
 def test_interop_upload_equals_host_upload(rng):
     import cupy as cp
 
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     g = G.spatial(30_000, k=6.0, seed=int(rng.integers(1 << 30)))
     vals = rng.uniform(-3, 5, g.n)
     vals[rng.integers(g.n, size=100)] = np.nan
@@ -83,7 +83,7 @@ def test_render_view_headless_on_egl(rng, tmp_path):
     """The CLI's path: save_view without a QApplication, on EGL, with a colour bar."""
     egl_canvas().close()                           # skips without EGL
     from explorer.graphs import render
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     g = G.spatial(5000, k=6.0, seed=int(rng.integers(1 << 30)))
     vals = rng.uniform(0, 1, g.n)
     out = render.save_view(tmp_path / "v.png", g.positions, g.edges, values=vals, label="x", size=(500, 300))

@@ -9,14 +9,14 @@ import pytest
 
 from kernels.backend import cpu_backend
 from kernels.errors import InvalidParameter
-from kernels.graphs import bfs_evolution as E
-from kernels.graphs import digraphs as D
-from kernels.graphs import generators as G
-from kernels.graphs import sssp_table as T
+from kernels.graphs.experiments import bfs_evolution as E
+from kernels.graphs.data import digraphs as D
+from kernels.graphs.data import generators as G
+from kernels.graphs.experiments import sssp_table as T
 from kernels.graphs.apsp import METHODS, apsp
-from kernels.graphs.clustering import cpu_counts, kernel_counts, local_clustering
-from kernels.graphs.frontier import distance_from
-from kernels.graphs.paths import backtrack, is_shortest_path
+from kernels.graphs.algorithms.clustering import cpu_counts, kernel_counts, local_clustering
+from kernels.graphs.algorithms.frontier import distance_from
+from kernels.graphs.apsp.paths import backtrack, is_shortest_path
 
 BFS = [f"gpu-bfs-k{k}" for k in range(1, 8)] + ["gpu-bfs", "gpu-msbfs"]
 SSSP = ["sssp-harish", "sssp", "sssp-staged", "sssp-path"]
@@ -140,7 +140,7 @@ def test_host_guard_names_the_limit_before_any_work(rng):
     with pytest.raises(InvalidParameter, match="limit is 30 s"):
         E.check_host(["ba"], [20000], ["gpu-bfs-k3"], CPU)
     E.check_host(["ba"], [60], ["gpu-bfs-k3", "gpu-msbfs"], CPU)          # a lecture-sized run passes
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     with pytest.raises(InvalidParameter, match="limit is 30 s"):
         cc.check_host("ws", 1_000_000)                    # measured on a 4 000-vertex sample, scaled
     cc.check_host("ws", 2000)

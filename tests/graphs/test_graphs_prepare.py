@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from explorer.graphs.prepare import global_from_local, run_abandonable
-from kernels.graphs import generators as gen
-from kernels.graphs.clustering import global_clustering, local_clustering
+from kernels.graphs.data import generators as gen
+from kernels.graphs.algorithms.clustering import global_clustering, local_clustering
 
 
 @pytest.mark.parametrize("kind", ["ws", "ba", "er", "spatial"])

@@ -76,9 +76,9 @@ def test_gpu2_device_streams_equal_one_gpu_and_numpy(gpu):
 @pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.parametrize("family,variant", [("ws", "arc"), ("ws", "sorted"), ("ba", "arc"), ("ba", "sorted")])
 def test_multi_gpu_clustering_counts_equal_one_gpu(gpu, split, family, variant):
-    from kernels.graphs import generators as G
-    from kernels.graphs.clustering import GPUClustering, cpu_counts
-    from kernels.graphs.clustering_multi import MultiGPUClustering
+    from kernels.graphs.data import generators as G
+    from kernels.graphs.algorithms.clustering import GPUClustering, cpu_counts
+    from kernels.graphs.algorithms.clustering_multi import MultiGPUClustering
     s = fresh()
     g = G.watts_strogatz(20_000, 50, 0.1, s) if family == "ws" else G.barabasi_albert(10_000, 25, s)
     one = GPUClustering(g.csr(), gpu, variant).counts()
@@ -94,9 +94,9 @@ def test_multi_gpu_clustering_counts_equal_one_gpu(gpu, split, family, variant):
 # ------------------------------------------------------------------ APSP
 @pytest.mark.parametrize("split", SPLITS)
 def test_multi_bfs_and_sssp_rows_equal_one_gpu(gpu, split, tmp_path):
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     from kernels.graphs.apsp import apsp
-    from kernels.graphs.apsp_multi import apsp_multi, rows_on_devices
+    from kernels.graphs.apsp.multi import apsp_multi, rows_on_devices
     g = G.barabasi_albert(3000, 5, fresh())
     ref = apsp(g, "gpu-bfs", gpu).dist
     assert np.array_equal(apsp_multi(g.csr(), gpu, "bfs", split, batch=257).dist, ref)

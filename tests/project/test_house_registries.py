@@ -86,7 +86,7 @@ def test_every_house_registry_is_one_type():
     from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, METHODS
     from kernels.graphs.apsp import METHODS as APSP
     from kernels.graphs.layout import LAYOUTS
-    from kernels.graphs.overlays import OVERLAYS
+    from kernels.graphs.algorithms.overlays import OVERLAYS
     from kernels.rng.streams import APPROACHES
     from kernels.sweep import TASKS
     regs = (cli.COMMANDS, workspaces.WORKSPACES, launches.LAUNCHES, app_kernels.SWEEP_CASES, VARIANT_STEPPERS,

@@ -1,6 +1,6 @@
 """Fresh random graphs of random families for tests (some disconnected, some with isolated vertices)."""
-from kernels.graphs import generators as G
-from kernels.graphs.graph import Graph
+from kernels.graphs.data import generators as G
+from kernels.graphs.data.graph import Graph
 
 
 def random_graph(rng, n=None) -> Graph:

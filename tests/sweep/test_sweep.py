@@ -213,7 +213,7 @@ def test_ch_sweep_command_summary(tmp_path):
 @pytest.mark.parametrize("connectivity,max_redraws", [("redraw", 10), ("giant", 10)])
 def test_graph_reproduce_adapter_equals_run_sweep(connectivity, max_redraws):
     from kernels import backend as bk
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     from kernels.sweep.graph_tasks import reproduce_sweep
     seed = int(RNG.integers(1, 10**6))
     kw = dict(instances=2, method="cpu-sampled", seed0=seed, max_redraws=max_redraws, sources=8,
@@ -227,7 +227,7 @@ def test_graph_reproduce_adapter_equals_run_sweep(connectivity, max_redraws):
 
 def test_graph_clustering_adapter_equals_run_cc_sweep():
     from kernels import backend as bk
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     from kernels.sweep.graph_tasks import clustering_sweep
     seed = int(RNG.integers(1, 10**6))
     sizes = {"ws": [200, 300], "ba": [200, 260]}
@@ -239,7 +239,7 @@ def test_graph_clustering_adapter_equals_run_cc_sweep():
 
 def test_graph_clustering_task_passes_the_gpus_of_the_multi_methods():
     from kernels import backend as bk
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     from kernels.sweep.graph_tasks import ClusteringTimingTask, clustering_sweep
     seed = int(RNG.integers(1, 10**6))
     sizes = {"ws": [200, 300]}

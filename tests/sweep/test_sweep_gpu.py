@@ -19,7 +19,7 @@ def _same(a, b):
 
 def test_gpu_cluster_reproduce_and_ch_equal_serial(rng):
     from kernels import backend as bk
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     from kernels.sweep import Sweep, make_task, product
     from kernels.sweep.graph_tasks import reproduce_sweep
     be = bk.select("gpu")

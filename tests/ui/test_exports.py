@@ -71,7 +71,7 @@ def check_npy(path):
 
 
 def check_graph(path):
-    from kernels.graphs.graph import load_graph
+    from kernels.graphs.data.graph import load_graph
     assert load_graph(str(path)).m > 0
 
 

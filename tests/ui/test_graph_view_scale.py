@@ -31,7 +31,7 @@ def graph_canvas(qtbot):
 def spatial_graph(rng, n, k=8.0):
     """A random geometric graph (the project's generator, generator positions): short edges over
     the whole square, m ≈ k n / 2."""
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     g = G.spatial(n, k=k, seed=int(rng.integers(1 << 30)))
     return g.positions, g.edges
 

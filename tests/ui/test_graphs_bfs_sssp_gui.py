@@ -6,8 +6,8 @@ import csv
 import numpy as np
 import pytest
 
-from kernels.graphs import generators as gen
-from kernels.graphs import sssp_table as T
+from kernels.graphs.data import generators as gen
+from kernels.graphs.experiments import sssp_table as T
 from kernels.graphs.apsp import METHODS
 
 from explorer.graphs.emulated import HOST_LABEL

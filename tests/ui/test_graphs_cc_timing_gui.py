@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from kernels.graphs import cc_timing as cc
+from kernels.graphs.experiments import cc_timing as cc
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ import csv
 import networkx as nx
 import numpy as np
 
-from kernels.graphs import fw_sweep as fs
+from kernels.graphs.experiments import fw_sweep as fs
 from kernels.graphs.apsp import METHODS, apsp
-from kernels.graphs.fw_core import fw_versions
+from kernels.graphs.apsp.fw_core import fw_versions
 
 
 def test_tab_registered_with_cpu_defaults(graphs_ws):

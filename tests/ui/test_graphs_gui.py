@@ -23,7 +23,7 @@ def test_registered_and_generates(graphs_ws, qtbot, main_window):
 
 
 def test_controls_a_generator_ignores_are_greyed_out(graphs_ws):
-    from kernels.graphs.generators import USES
+    from kernels.graphs.data.generators import USES
     ws = graphs_ws
     widgets = {"k": ws.sp_k, "p": ws.sp_p, "alpha": ws.sp_alpha, "ring": ws.ck_ring, "seed": ws.sp_seed}
     for kind in USES:

@@ -20,7 +20,7 @@ from explorer.graphs.pointer import describe_distance
 from explorer.widgets import MessageBar
 from kernels.errors import InvalidParameter
 from kernels.graphs.apsp import APSPResult, sentinel
-from kernels.graphs.graph import Graph, load_graph
+from kernels.graphs.data.graph import Graph, load_graph
 
 
 @pytest.fixture
@@ -190,7 +190,7 @@ def test_graph_plots_start_at_zero_before_any_graph(qtbot):
     """Issue 36: the plots of an empty Graphs workspace showed pyqtgraph's −0.5 … 0.5 (as −500 … 500
     ×0.001); they start at 0 … 1 until a graph is shown, then fit the data."""
     from explorer.graphs.graph_plots import GraphPlots
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     plots = GraphPlots(lambda: None, lambda text: None)
     for w, _name in plots.tabs():
         qtbot.addWidget(w)

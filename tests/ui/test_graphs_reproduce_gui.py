@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from kernels.graphs import generators as G
-from kernels.graphs import reproduce as rp
+from kernels.graphs.data import generators as G
+from kernels.graphs.experiments import reproduce as rp
 
 
 def sweep(qtbot, panel, sizes="200, 400", inst=1, types=("alpha-ring", "alpha"), method="cpu-sampled"):
@@ -238,7 +238,7 @@ def test_sweep_too_big_for_memory_is_refused_before_work(panel, graphs_ws, monke
     panel.cb_method.setCurrentText("cpu")
     assert not panel.run() and panel.job is None
     assert "GiB" in graphs_ws.message_bar.text() and "8000" in graphs_ws.message_bar.text()
-    from kernels.graphs import reproduce as rp_
+    from kernels.graphs.experiments import reproduce as rp_
     rp_.check_memory_for([200, 8000], "cpu-sampled", panel.backend)   # no matrix kept: allowed
 
 

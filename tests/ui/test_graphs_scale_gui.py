@@ -9,7 +9,7 @@ import pytest
 from PyQt6.QtCore import QPoint, Qt
 from scipy.sparse.csgraph import shortest_path
 
-from kernels.graphs.graph import Graph
+from kernels.graphs.data.graph import Graph
 
 
 def run_job(qtbot, ws, action, timeout=120000):
@@ -151,7 +151,7 @@ def test_esc_stops_a_2m_vertex_generation_within_half_a_second(main_window, grap
 def test_layout_and_colour_by_in_settings_and_sessions(graphs_ws, tmp_path):
     from PyQt6.QtCore import QSettings
     from kernels.graphs.layout import LAYOUTS
-    from kernels.graphs.overlays import OVERLAYS
+    from kernels.graphs.algorithms.overlays import OVERLAYS
     ws = graphs_ws
     rng = np.random.default_rng()
     lay, col = str(rng.choice(list(LAYOUTS))), str(rng.choice(["degree", "clustering", "component"]))
@@ -177,7 +177,7 @@ def test_layout_and_colour_by_in_settings_and_sessions(graphs_ws, tmp_path):
 
 @pytest.mark.parametrize("kind", ["component", "degree"])
 def test_every_overlay_has_its_colour_bar_label(graphs_ws, qtbot, kind):
-    from kernels.graphs.overlays import OVERLAYS
+    from kernels.graphs.algorithms.overlays import OVERLAYS
     ws = graphs_ws
     ws.set_parameters(generator="er", n=3000, p=0.0004, seed=int(np.random.default_rng().integers(1, 99)),
                       layout="circle", color_by=kind)

@@ -9,7 +9,7 @@ from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QAbstractSpinBox, QComboBox, QProgressBar, QPushButton, QTableWidget
 
 from explorer.export import qimage_to_array
-from kernels.graphs.overlays import OVERLAYS
+from kernels.graphs.algorithms.overlays import OVERLAYS
 
 
 def _wait_graphs(qtbot, g, timeout=60000):
