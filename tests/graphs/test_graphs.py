@@ -4,12 +4,13 @@ import numpy as np
 import pytest
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import generators as G
-from kernels.graphs.apsp import apsp, dense_matrix, fw_cpu, hop_dtype, sentinel, shortest_path, tile_by_model
-from kernels.graphs.clustering import (clustering_arcs_reference, global_clustering, local_clustering,
+from kernels.graphs.data import generators as G
+from kernels.graphs.apsp import apsp, hop_dtype, sentinel, shortest_path
+from kernels.graphs.apsp.fw import dense_matrix, fw_cpu, tile_by_model
+from kernels.graphs.algorithms.clustering import (clustering_arcs_reference, global_clustering, local_clustering,
                                        ring_lattice_clustering)
-from kernels.graphs.graph import PackedInt4, from_networkx, load_graph, save_graph, to_networkx
-from kernels.graphs.stats import loglog_slope, normalised_times, path_length_histogram, summary
+from kernels.graphs.data.graph import PackedInt4, from_networkx, load_graph, save_graph, to_networkx
+from kernels.graphs.data.stats import loglog_slope, normalised_times, path_length_histogram, summary
 
 
 def fresh(rng, kind="ba"):

@@ -3,9 +3,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from kernels.graphs import generators as G
-from kernels.graphs.apsp import DistanceOverflow, apsp, apsp_bfs_k7, autotune_tile, dense_matrix, fw_cpu
-from kernels.graphs.clustering import GPUClustering, global_clustering, local_clustering, ring_lattice_clustering
+from kernels.graphs.data import generators as G
+from kernels.graphs.apsp import DistanceOverflow, apsp
+from kernels.graphs.apsp.bfs import apsp_bfs_k7
+from kernels.graphs.apsp.fw import autotune_tile, dense_matrix, fw_cpu
+from kernels.graphs.algorithms.clustering import GPUClustering, global_clustering, local_clustering, ring_lattice_clustering
 from support.paths import ROOT
 
 pytestmark = pytest.mark.gpu
@@ -101,7 +103,7 @@ def test_reproduce_sweep_on_the_gpu_equals_the_cpu(gpu):
     """Paper 000's sweep: GPU kernel 7 + GPU clustering give the CPU rows (hops exact, C to rounding),
     for both connectivity readings, on fresh seeds."""
     from kernels.backend import select
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     seed = int(np.random.default_rng().integers(1 << 20))
     kw = dict(types=["alpha-ring", "alpha", "ba"], sizes=[150, 300], instances=2, seed0=seed,
               params={"alpha": {"alpha": 6.0, "p": 1e-10}})
@@ -138,7 +140,7 @@ def test_reproduce_cli_defaults_to_the_gpu(tmp_path):
 def test_clustering_timing_sweep_gpu_kernels_count_what_the_cpu_counts(gpu):
     """Paper 001's timing sweep: both GPU kernels give the CPU's integer t and p on every graph
     (fresh seed), and the GPU is the default there."""
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     from kernels.devices import gpu_count
     seed = int(np.random.default_rng().integers(1 << 20))
     multi = list(cc.MULTI_METHODS) if gpu_count(gpu) >= 2 else []        # 2 GPUs: their curves too
