@@ -82,7 +82,7 @@ def test_the_wheel_holds_its_data_and_imports_from_the_venv(installed):
         "  'cu': (files('kernels.cahn_hilliard') / 'cuda' / 'ch_kernels.cu').is_file(),\n"
         "  'cuh': (files('kernels.graphs') / 'cuda' / 'fw_common.cuh').is_file(),\n"
         "  'flint_cu': (files('kernels.flint.runtimes') / 'cuda' / 'flint_is.cu').is_file(),\n"
-        "  'cpp': (files('kernels.graphs') / 'host' / 'dijkstra.cpp').is_file(),\n"
+        "  'cpp': (files('kernels.graphs.apsp') / 'host' / 'dijkstra.cpp').is_file(),\n"
         "  'models': sorted(shipped_models()),\n"
         "  'presets': [p['name'] for p in pr.load_presets('cahn_hilliard')]}))\n")
     out = json.loads(_run([py, "-c", code], cwd=work, env=_clean_env()))
