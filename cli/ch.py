@@ -10,10 +10,20 @@ is refused.  When the field blows up, the last good field (the simulation restor
 """
 from __future__ import annotations
 
+# Imports inside functions: keep `--help` fast (cli loads every command module; the field-file
+# module kernels.cahn_hilliard.io loads only when a run reads or saves a field).
 import time
 from dataclasses import MISSING, fields
 
 import argparse
+
+from kernels import backend as bk
+from kernels.cahn_hilliard import CahnHilliard, pfhub
+from kernels.cahn_hilliard.cuda_stepper import check_host_size
+from kernels.cahn_hilliard.params import GPU_VARIANTS, CHParams
+from kernels.cahn_hilliard.simulation import estimate_bytes
+from kernels.errors import GridTooLarge, SimulationBlowUp
+from kernels.field_png import check_colormap, save_field_png
 
 from .common import (CSV_EXTS, NPZ_EXTS, PNG_EXTS, UsageError, check_output, finish, note, num_type,
                      write_outputs)
@@ -34,7 +44,6 @@ def _option(name: str) -> str:
 def add_model_options(p) -> None:
     """One option per :class:`~kernels.cahn_hilliard.params.CHParams` field (help, units, choices
     from the field metadata; default None = the dataclass default).  ``ch-sweep`` shares them."""
-    from kernels.cahn_hilliard.params import CHParams
     for f in fields(CHParams):
         if f.name in _NOT_OPTIONS:
             continue
@@ -59,7 +68,6 @@ def add_model_options(p) -> None:
 
 def given_params(a) -> dict:
     """The CHParams fields given on the command line (the others keep the dataclass defaults)."""
-    from kernels.cahn_hilliard.params import CHParams
     return {f.name: getattr(a, f.name) for f in fields(CHParams) if getattr(a, f.name, None) is not None}
 
 
@@ -95,14 +103,12 @@ def add_parser(sub, parents) -> None:
 
 def _params(a, header):
     """CHParams from the options (unset ones: the dataclass defaults; --load: the field's shape)."""
-    from kernels.cahn_hilliard.params import CHParams
     given = given_params(a)
     if getattr(a, "preset", None):
-        from kernels.cahn_hilliard.pfhub import preset_params
         dx = given.pop("dx", 1.0)
         if header is not None:
             raise UsageError("--preset and --load exclude each other")
-        return preset_params(a.preset, dx=dx, **given)
+        return pfhub.preset_params(a.preset, dx=dx, **given)
     if header is not None:
         for key, val in (("dim", header.dim), ("size", header.size)):
             if key in given and given[key] != val:
@@ -113,14 +119,7 @@ def _params(a, header):
 
 
 def run(a) -> int:
-    from kernels import backend as bk
-    from kernels.cahn_hilliard import CahnHilliard
-    from kernels.cahn_hilliard.cuda_stepper import check_host_size
     from kernels.cahn_hilliard.io import load_field, read_field_header, save_field
-    from kernels.cahn_hilliard.params import GPU_VARIANTS
-    from kernels.cahn_hilliard.simulation import estimate_bytes
-    from kernels.errors import GridTooLarge, SimulationBlowUp
-    from kernels.field_png import check_colormap
     # --- everything checked before any work
     check_output(a.export, PNG_EXTS, "--export")
     check_output(a.save_field, NPZ_EXTS, "--save-field")
@@ -133,11 +132,10 @@ def run(a) -> int:
     header = read_field_header(a.load) if a.load else None
     params = _params(a, header)
     if header is not None:
-        from kernels.backend import host_available_memory
         need = estimate_bytes(params)
-        if need > 0.8 * host_available_memory():
+        if need > 0.8 * bk.host_available_memory():
             raise GridTooLarge(f"the loaded {'×'.join(map(str, header.shape))} field needs about "
-                               f"{need / 2**30:.1f} GiB to run; {host_available_memory() / 2**30:.1f} GiB "
+                               f"{need / 2**30:.1f} GiB to run; {bk.host_available_memory() / 2**30:.1f} GiB "
                                "are available")
     be = bk.select(a.backend)
     if not be.is_gpu and params.variant in GPU_VARIANTS and a.t_end is None:
@@ -189,7 +187,6 @@ def run(a) -> int:
 
 
 def _png(path, field, cmap):
-    from kernels.field_png import save_field_png
     save_field_png(path, field, cmap=cmap)
     return path
 
@@ -197,8 +194,6 @@ def _png(path, field, cmap):
 def _run_to_time(a, sim, be) -> int:
     """``--t-end``: adaptive (or fixed-dt) steps to T with the optional stopping rule, the energy CSV
     and the field with snapshots at t = 10³ … 10⁶ (kernels.cahn_hilliard.pfhub)."""
-    from kernels.cahn_hilliard import pfhub
-    from kernels.errors import SimulationBlowUp
     p = sim.params
     rate = a.stop_rate if a.stop_rate is not None else (pfhub.EQUILIBRIUM_RATE if pfhub.is_pfhub(p) else 0.0)
     snaps = pfhub.SNAPSHOT_TIMES if a.save_field else ()

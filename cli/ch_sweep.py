@@ -9,6 +9,12 @@ the CSV's ``error`` column), 2 on bad input, 130 on Ctrl+C (the finished rows ar
 """
 from __future__ import annotations
 
+# Imports inside functions: keep `--help` fast (cli loads every command module; kernels.sweep,
+# which loads the sweep tasks of every system, loads only when a sweep runs).
+import os
+
+from kernels.errors import InvalidParameter
+
 from .ch import add_model_options, given_params
 from .common import UsageError, check_out_dir, check_output, num_type, print_result
 from .scheduler import add_scheduler, backend_choice, interrupted, progress, scheduler_value, workers_value
@@ -51,9 +57,6 @@ def _short(v) -> str:
 
 
 def run(a) -> int:
-    import os
-
-    from kernels.errors import InvalidParameter
     from kernels.sweep.commands import SweepInterrupted, ch_sweep, file_mode
     check_output(a.csv, (".csv",), "--csv")
     check_out_dir(a.fields_dir, "--fields-dir")

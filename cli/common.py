@@ -23,6 +23,8 @@ import traceback
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from kernels import limits
 from kernels.errors import ExplorerError
 from kernels.fileio import atomic_write, check_output_path
@@ -141,39 +143,35 @@ def threads_type():
     """The one ``--threads`` type of the host-threaded commands: an integer in 1 … cores ×
     :data:`kernels.limits.HOST_THREADS_PER_CORE` (more threads only add overhead, and a huge
     number makes the C++ runtime abort)."""
-    from kernels.limits import max_host_threads
-    return num_type(int, minimum=1, maximum=max_host_threads())
+    return num_type(int, minimum=1, maximum=limits.max_host_threads())
 
 
 def threads_value(name: str, value, default=None):
     """A ``--threads``-like value given as text (or None → ``default``) in 1 … cores × the factor."""
-    from kernels.limits import max_host_threads
     if value is None:
         return default
-    return number(name, value, int, minimum=1, maximum=max_host_threads())
+    return number(name, value, int, minimum=1, maximum=limits.max_host_threads())
 
 
 def add_limit_options(p) -> None:
     """The expansion-limit flags of the model commands (``flint``, ``flint-suite``): each raises
     one documented limit of :mod:`kernels.limits` for this run."""
-    from kernels import limits as L
     p.add_argument("--max-expression-nodes", type=num_type(int, minimum=1), default=None, metavar="N",
                    help=f"most nodes of one expression after inlining function definitions "
-                        f"(default {L.MAX_EXPRESSION_NODES:,})")
+                        f"(default {limits.MAX_EXPRESSION_NODES:,})")
     p.add_argument("--max-events-per-instant", type=num_type(int, minimum=1), default=None, metavar="N",
                    help=f"most event firings at one model time before the run stops, naming the events "
-                        f"(default {L.MAX_EVENTS_PER_INSTANT:,})")
+                        f"(default {limits.MAX_EVENTS_PER_INSTANT:,})")
     p.add_argument("--max-expression-depth", type=num_type(int, minimum=1, maximum=100_000), default=None,
-                   metavar="N", help=f"deepest nesting of one expression (default {L.MAX_EXPRESSION_DEPTH})")
+                   metavar="N", help=f"deepest nesting of one expression (default {limits.MAX_EXPRESSION_DEPTH})")
 
 
 def apply_limit_options(a) -> None:
     """Put the run's expansion limits in force: the flags given, the defaults for the others
     (so one process running several commands never inherits an earlier run's limits)."""
-    from kernels import limits as L
-    L.set_limits(expression_nodes=getattr(a, "max_expression_nodes", None) or L.MAX_EXPRESSION_NODES,
-                 events_per_instant=getattr(a, "max_events_per_instant", None) or L.MAX_EVENTS_PER_INSTANT,
-                 expression_depth=getattr(a, "max_expression_depth", None) or L.MAX_EXPRESSION_DEPTH)
+    limits.set_limits(expression_nodes=getattr(a, "max_expression_nodes", None) or limits.MAX_EXPRESSION_NODES,
+                      events_per_instant=getattr(a, "max_events_per_instant", None) or limits.MAX_EVENTS_PER_INSTANT,
+                      expression_depth=getattr(a, "max_expression_depth", None) or limits.MAX_EXPRESSION_DEPTH)
 
 
 def parse_list(name: str, text) -> list[str]:
@@ -382,7 +380,6 @@ def message(exc: BaseException) -> str:
 
 def run_guarded(fn, debug: bool = False) -> int:
     """Run ``fn()`` (returns an exit status) under the error contract (module docstring)."""
-    import numpy as np
     seen: dict[str, None] = {}
 
     def collect(msg, category, filename, lineno, file=None, line=None):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from kernels import appdirs, sysinfo
+from kernels import backend as backend_mod
 
 
 def add_options(p) -> None:
@@ -38,7 +39,6 @@ def run(a, as_json: bool = False) -> int:
         print(f"settings reset: deleted {gone}" if gone else
               f"settings reset: there were none ({appdirs.settings_file()})")
     if a.info:
-        from kernels import backend as backend_mod
         b = backend_mod.select(a.backend)                 # a forced gpu without one: the error contract
         if as_json:
             print(json.dumps(sysinfo.info(b), indent=2))

@@ -3,6 +3,10 @@
 Numbers are parsed in :func:`run` so that bad input gives one ``error:`` line."""
 from __future__ import annotations
 
+# Imports inside functions: keep `--help` fast (cli loads every command module; kernels.occupancy
+# loads only when the command runs).
+from kernels import backend as bk
+
 from .common import UsageError, dumps, num_type, number
 
 NAME = "occupancy"
@@ -45,7 +49,6 @@ def run(a) -> int:
                       f"{r['max_blocks_per_sm']:3d}  regs/SM {r['regs_per_sm']:6d}  smem/SM {r['smem_per_sm']:6d}")
         return 0
     if a.cc in (None, "device"):
-        from kernels import backend as bk
         be = bk.select(a.backend or ("gpu" if a.cc == "device" else "auto"))
         if not be.is_gpu:
             raise UsageError(f"no GPU to take the compute capability from ({be.notice}); give --cc, e.g. --cc 9.0")

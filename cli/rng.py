@@ -13,6 +13,14 @@ work; bad input gives one ``error:`` line and exit status 2.
 from __future__ import annotations
 
 import math
+import sys
+
+import numpy as np
+
+from kernels import backend as bk
+from kernels.errors import InvalidParameter
+from kernels.fileio import atomic_path
+from kernels.rng import streams as st
 
 from .common import (NPY_EXTS, UsageError, check_output, finish, note, num_type, number, threads_type,
                      write_outputs)
@@ -25,7 +33,6 @@ FIRST = 8
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.rng import streams as st
     p = sub.add_parser(NAME, parents=parents, help="Marsaglia lagged-Fibonacci RNG: throughput, first numbers, "
                                                    "test vector (paper 001 §6, Table 1)",
                        description="Draw numbers with one of paper 001's Marsaglia generator approaches, time "
@@ -53,12 +60,6 @@ def _count(text) -> int:
 
 
 def run(a) -> int:
-    from kernels import backend as bk
-    from kernels.backend import host_available_memory
-    from kernels.errors import InvalidParameter
-    from kernels.fileio import atomic_path
-    from kernels.rng import streams as st
-
     check_output(a.out, NPY_EXTS, "--out")
     count = _count(a.count)
     seed = number("--seed", a.seed, int, minimum=0, maximum=2 ** 63 - 1)
@@ -72,7 +73,7 @@ def run(a) -> int:
         raise UsageError(f"--streams applies to threads and gpu1 ({a.approach} has one stream per device)")
     if threads is not None and a.approach != "threads":
         raise UsageError("--threads applies to the threads approach")
-    if a.out and count * 4 > 0.5 * host_available_memory():
+    if a.out and count * 4 > 0.5 * bk.host_available_memory():
         raise UsageError(f"--out would store {count:,} numbers ({count * 4 / 2**30:.1f} GiB float32), more than "
                          f"half the free memory: lower --count or leave --out out (numbers discarded)")
     be = bk.select(a.backend)
@@ -107,7 +108,6 @@ def run(a) -> int:
                test_vector_path=vector["path"], notes=gen.notes)
 
     def save():
-        import numpy as np
         with atomic_path(a.out) as tmp:
             with open(tmp, "wb") as fh:
                 np.save(fh, numbers)
@@ -116,7 +116,6 @@ def run(a) -> int:
     failed = write_outputs(out, [("out", save)] if a.out else [])
     finish(out, a.json, failed)
     if not vector["passed"]:
-        import sys
         print(f"error: RANMAR test vector FAILED on {vector['path']}: got {vector['got']}", file=sys.stderr)
         return 1
     return 0

@@ -8,7 +8,12 @@ are checked here (:func:`scheduler_value`, :func:`workers_value`) before any wor
 """
 from __future__ import annotations
 
+# Imports inside functions: keep `--help` fast (cli loads every command module; kernels.sweep,
+# which loads the sweep tasks of every system, loads only when a sweep runs).
+import os
 import sys
+
+from kernels.errors import InvalidParameter
 
 from .common import UsageError, number, threads_type
 
@@ -32,7 +37,6 @@ def scheduler_value(a) -> str | None:
     """``a.scheduler`` checked (local, none or an address); None when not given."""
     if a.scheduler is None:
         return None
-    from kernels.errors import InvalidParameter
     from kernels.sweep.cluster import parse_scheduler
     try:
         return parse_scheduler(a.scheduler)
@@ -54,7 +58,6 @@ def workers_value(a, scheduler: str | None) -> int | None:
 
 def backend_choice(a) -> str:
     """The workers' backend choice: --backend, else GSE_BACKEND, else auto."""
-    import os
     return (a.backend or os.environ.get("GSE_BACKEND") or "auto").lower()
 
 
