@@ -8,7 +8,8 @@
 // its event machinery) and the Jacobian:
 //   struct JacCtx, JAC_ARGS, JAC_CTX;
 //   model_jac(const JacCtx&, double t, const double* y, double* J /*NS×NS, row-major*/, double* T /*∂f/∂t*/)
-//   RO_MAX_STEPS, RO_MASS[NS] (0 on algebraic rows), RO_NALG, RO_NALG_CAP, RO_ALG[] (algebraic rows).
+//   RO_MAX_STEPS, RO_MASS[NS] (0 on algebraic rows), RO_NALG, RO_NALG_CAP, RO_ALG[] (algebraic rows),
+//   RO_ND, RO_ND_CAP, RO_HCAP, RO_DQ[] RO_DX[] RO_DD[] (delays: state of q_k, aux indices of x_k and d_k).
 // From ensemble_rk.cu: EvState, dp_events_init (empty queue, watch with the triggers' initialValue, seed, log),
 // dp_process, dp_next_time (earliest pending execution time), dp_record, dp_watch_same.
 
@@ -58,9 +59,95 @@ __device__ const double RO_D[4] = {0.25, -0.1043, 0.1035, -0.0362};
 __device__ const double RO_H2[5] = {10.12623508344586, -7.487995877610167, -34.80091861555747, -7.992771707568823, 1.025137723295662};
 __device__ const double RO_H3[5] = {-0.6762803392801253, 6.087714651680015, 16.43084320892478, 24.76722511418386, -6.594389125716872};
 
+// --- the delay csymbol: the member's history (kernels/flint/ensemble/history.py is its twin) ---------
+// RO_ND delayed values q_k (states RO_DQ[k]) = aux RO_DX[k] at τ = t − aux RO_DD[k], read from a ring of
+// the member's last RO_HCAP steps (t0, h, y_a, y_b, K1, K2).  The model functions are called through
+// ro_rhs / ro_aux / ro_jac / ro_record / ro_process, which fill the q_k of a copy of y.
+struct RoHist { double* base; const double* y0; int n, i, cnt, head; bool dropped, bad; };
+#define RO_HSTRIDE (2 + 4 * NS)
+
+__device__ void ro_hist_add(const Ctx& c, RoHist& H, double t0, double h, const double* ya, const double* yb,
+                            const double* K1, const double* K2) {
+    if (RO_ND == 0) return;
+    int slot;
+    if (H.cnt < RO_HCAP) { slot = (H.head + H.cnt) % RO_HCAP; H.cnt++; }
+    else { slot = H.head; H.head = (H.head + 1) % RO_HCAP; H.dropped = true; }
+    double* p = H.base + (size_t)slot * RO_HSTRIDE;
+    p[0] = t0; p[1] = h;
+    for (int j = 0; j < NS; ++j) { p[2 + j] = ya[j]; p[2 + NS + j] = yb[j]; p[2 + 2 * NS + j] = K1[j]; p[2 + 3 * NS + j] = K2[j]; }
+}
+
+__device__ const double* ro_hist_row(const Ctx& c, const RoHist& H, int k) {
+    return H.base + (size_t)((H.head + k) % RO_HCAP) * RO_HSTRIDE;
+}
+
+// y(τ) of the member given its current (t, y): before 0 the initial state, a stored step's dense output,
+// beyond the history linear to (t, y); H.bad when τ is older than the kept steps.
+__device__ void ro_hist_state(const Ctx& c, RoHist& H, double tau, double t, const double* y, double* out) {
+    if (tau < 0.0 || (H.cnt == 0 && tau <= 0.0)) { for (int j = 0; j < NS; ++j) out[j] = H.y0[(size_t)j * H.n + H.i]; return; }
+    if (H.cnt && tau < ro_hist_row(c, H, 0)[0] && H.dropped) { H.bad = true; for (int j = 0; j < NS; ++j) out[j] = y[j]; return; }
+    if (H.cnt == 0) { for (int j = 0; j < NS; ++j) out[j] = y[j]; return; }
+    const double* L = ro_hist_row(c, H, H.cnt - 1);
+    double te = L[0] + L[1];
+    if (tau >= te) {
+        if (t <= te) { for (int j = 0; j < NS; ++j) out[j] = L[2 + NS + j]; return; }
+        double w = (tau - te) / (t - te);
+        for (int j = 0; j < NS; ++j) out[j] = (1.0 - w) * L[2 + NS + j] + w * y[j];
+        return;
+    }
+    int lo = 0, hi = H.cnt;
+    while (lo < hi) { int mid = (lo + hi) / 2; if (ro_hist_row(c, H, mid)[0] <= tau) lo = mid + 1; else hi = mid; }
+    const double* R = ro_hist_row(c, H, lo - 1 > 0 ? lo - 1 : 0);
+    double th = R[1] > 0 ? (tau - R[0]) / R[1] : 1.0;
+    for (int j = 0; j < NS; ++j)
+        out[j] = (1.0 - th) * R[2 + j] + th * (R[2 + NS + j] + (1.0 - th) * (R[2 + 2 * NS + j] + th * R[2 + 3 * NS + j]));
+}
+
+// yf = y with the delayed values q_k at t (history.fill)
+__device__ void ro_fill(const Ctx& c, RoHist& H, double t, const double* y, double* yf) {
+    for (int j = 0; j < NS; ++j) yf[j] = y[j];
+    if (RO_ND == 0) return;
+    double a[NAUX_CAP], a2[NAUX_CAP], yh[NS_CAP];
+    model_aux(c, t, y, a);
+    for (int k = 0; k < RO_ND; ++k) {
+        double tau = t - a[RO_DD[k]];
+        ro_hist_state(c, H, tau, t, yf, yh);
+        model_aux(c, tau, yh, a2);
+        yf[RO_DQ[k]] = a2[RO_DX[k]];
+    }
+}
+
+__device__ void ro_rhs(const Ctx& c, RoHist& H, double t, const double* y, double* f) {
+    if (RO_ND == 0) { model_rhs(c, t, y, f); return; }
+    double yf[NS_CAP]; ro_fill(c, H, t, y, yf); model_rhs(c, t, yf, f);
+}
+__device__ void ro_aux(const Ctx& c, RoHist& H, double t, const double* y, double* a) {
+    if (RO_ND == 0) { model_aux(c, t, y, a); return; }
+    double yf[NS_CAP]; ro_fill(c, H, t, y, yf); model_aux(c, t, yf, a);
+}
+__device__ void ro_jac(const Ctx& c, const JacCtx& jc, RoHist& H, double t, const double* y, double* J, double* T) {
+    if (RO_ND == 0) { model_jac(jc, t, y, J, T); return; }
+    double yf[NS_CAP]; ro_fill(c, H, t, y, yf); model_jac(jc, t, yf, J, T);
+}
+__device__ void ro_record(const Ctx& c, RoHist& H, double t, const double* y, double* out, int oi, int n, int i) {
+    if (RO_ND == 0) { dp_record(c, t, y, out, oi, n, i); return; }
+    double yf[NS_CAP]; ro_fill(c, H, t, y, yf); dp_record(c, t, yf, out, oi, n, i);
+}
+// dp_process on y with its q_k filled at t; the q_k entries of y are restored afterwards (as the twin's copy)
+__device__ int ro_process(const Ctx& c, RoHist& H, EvState& es, double t, double* y) {
+    if (RO_ND == 0) return dp_process(c, es, t, y);
+    double yf[NS_CAP], q[RO_ND_CAP];
+    ro_fill(c, H, t, y, yf);
+    for (int k = 0; k < RO_ND; ++k) q[k] = y[RO_DQ[k]];
+    for (int j = 0; j < NS; ++j) y[j] = yf[j];
+    int ps = dp_process(c, es, t, y);
+    for (int k = 0; k < RO_ND; ++k) y[RO_DQ[k]] = q[k];
+    return ps;
+}
+
 // One Rodas4 step of size h from (t, y), f0 = f(t, y), Jacobian J and ∂f/∂t T: yn, the dense-output
 // coefficients K1 K2, *ok (E regular); returns the error norm (inf when E is singular or not finite).
-__device__ double ro_step(const Ctx& c, double t, const double* y, const double* f0, const double* J, const double* T,
+__device__ double ro_step(const Ctx& c, RoHist& H, double t, const double* y, const double* f0, const double* J, const double* T,
                           double h, double* yn, double* K1, double* K2, double rtol, double atol, bool* ok) {
     double E[NS_CAP * NS_CAP], k[6][NS_CAP], ys[NS_CAP], f[NS_CAP];
     int piv[NS_CAP];
@@ -75,7 +162,7 @@ __device__ double ro_step(const Ctx& c, double t, const double* y, const double*
         } else {
             for (int j = 0; j < NS; ++j) ys[j] = ys[j] + k[4][j];
         }
-        model_rhs(c, t + RO_CT[s] * h, ys, f);
+        ro_rhs(c, H, t + RO_CT[s] * h, ys, f);
         for (int j = 0; j < NS; ++j) {
             double v = 0.0;
             for (int q = 0; q < s; ++q) v = v + (RO_C[s][q] / h) * k[q][j];
@@ -101,13 +188,13 @@ __device__ double ro_step(const Ctx& c, double t, const double* y, const double*
 
 // Member's algebraic components re-solved after an event (Newton on 0 = g, ∂g/∂z from model_jac,
 // at most 30 iterations), as rosenbrock.consistent; false when the algebraic Jacobian is singular.
-__device__ bool ro_consistent(const Ctx& c, const JacCtx& jc, double t, double* y) {
+__device__ bool ro_consistent(const Ctx& c, const JacCtx& jc, RoHist& H, double t, double* y) {
     if (RO_NALG == 0) return true;
     double f[NS_CAP], J[NS_CAP * NS_CAP], T[NS_CAP], A[RO_NALG_CAP * RO_NALG_CAP], g[RO_NALG_CAP];
     int piv[RO_NALG_CAP];
     for (int it = 0; it < 30; ++it) {
-        model_rhs(c, t, y, f);
-        model_jac(jc, t, y, J, T);
+        ro_rhs(c, H, t, y, f);
+        ro_jac(c, jc, H, t, y, J, T);
         for (int p = 0; p < RO_NALG; ++p) {
             g[p] = f[RO_ALG[p]];
             for (int q = 0; q < RO_NALG; ++q) A[p * RO_NALG + q] = J[RO_ALG[p] * NS + RO_ALG[q]];
@@ -130,7 +217,7 @@ __device__ void ro_dense(const Ctx& c, const double* y0, const double* y1, const
 }
 
 // First switching time of the watch vector in (t0, t0+h]: bisection on the dense output.
-__device__ double ro_locate(const Ctx& c, const EvState& es, double t0, double h, const double* y0, const double* y1,
+__device__ double ro_locate(const Ctx& c, RoHist& H, const EvState& es, double t0, double h, const double* y0, const double* y1,
                             const double* K1, const double* K2) {
     double ys[NS_CAP], a[NAUX_CAP];
     double lo = t0, hi = t0 + h;
@@ -139,7 +226,7 @@ __device__ double ro_locate(const Ctx& c, const EvState& es, double t0, double h
         double m = 0.5 * (lo + hi);
         if (m <= lo || m >= hi) break;
         ro_dense(c, y0, y1, K1, K2, (m - t0) / h, ys);
-        model_aux(c, m, ys, a);
+        ro_aux(c, H, m, ys, a);
         if (dp_watch_same(c, a, es.prev)) lo = m; else hi = m;
     }
     return hi;
@@ -147,11 +234,11 @@ __device__ double ro_locate(const Ctx& c, const EvState& es, double t0, double h
 
 // status[i], seed, log_* as flint_dopri: 0 ok, 1 step budget exceeded, 2 step size underflow (or a
 // singular algebraic Jacobian), 3 endless event cascade, 5 too many pending event instances, 6 a
-// negative or NaN event delay
+// negative or NaN event delay, 7 a delay reaching further back than the history kept
 extern "C" __global__ void flint_rodas(const double* __restrict__ y0, const double* __restrict__ times, int nt,
                                        double rtol, double atol, double hmax, double* __restrict__ out,
                                        int* __restrict__ status, int n, unsigned long long seed, int log_cap,
-                                       double* __restrict__ log_t, int* __restrict__ log_e, int* __restrict__ log_n
+                                       double* __restrict__ log_t, int* __restrict__ log_e, int* __restrict__ log_n, double* __restrict__ hist
                                        MODEL_ARGS JAC_ARGS)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -162,27 +249,29 @@ extern "C" __global__ void flint_rodas(const double* __restrict__ y0, const doub
            a[NAUX_CAP], J[NS_CAP * NS_CAP];
     for (int j = 0; j < NS; ++j) y[j] = y0[(size_t)j * n + i];
     EvState es;
+    RoHist H{hist + (size_t)i * (RO_ND ? RO_HCAP * RO_HSTRIDE : 0), y0, n, i, 0, 0, false, false};
     double t = 0.0, t_end = times[nt - 1];
     int oi = 0;
     status[i] = 0;
-    dp_events_init(c, es, t, y, i, seed, log_t, log_e, log_cap);
-    int ps = dp_process(c, es, t, y);
+    ro_fill(c, H, t, y, ys);
+    dp_events_init(c, es, t, ys, i, seed, log_t, log_e, log_cap);
+    int ps = ro_process(c, H, es, t, y);
     log_n[i] = es.log_n;
     double tq = dp_next_time(es);
-    if (ps == 1 && !ro_consistent(c, jc, t, y)) ps = 2;
+    if (ps == 1 && !ro_consistent(c, jc, H, t, y)) ps = 2;
     if (ps != 1) { status[i] = ps; return; }
-    while (oi < nt && (times[oi] <= 0.0 || t_end <= 0.0)) dp_record(c, t, y, out, oi++, n, i);
-    if (t >= t_end) { while (oi < nt) dp_record(c, t, y, out, oi++, n, i); return; }
+    while (oi < nt && (times[oi] <= 0.0 || t_end <= 0.0)) { ro_record(c, H, t, y, out, oi, n, i); ++oi; }
+    if (t >= t_end) { while (oi < nt) { ro_record(c, H, t, y, out, oi, n, i); ++oi; } return; }
     double h = fmin(hmax, 1e-6);
-    model_rhs(c, t, y, f0);
-    model_jac(jc, t, y, J, T);
+    ro_rhs(c, H, t, y, f0);
+    ro_jac(c, jc, H, t, y, J, T);
     long steps = 0;
     bool rejected = false, okm;
     while (t < t_end) {
         double tstop = fmin(t_end, tq);
         double hh = fmin(h, tstop - t);
         bool last = hh >= tstop - t;
-        double err = ro_step(c, t, y, f0, J, T, hh, yn, K1, K2, rtol, atol, &okm);
+        double err = ro_step(c, H, t, y, f0, J, T, hh, yn, K1, K2, rtol, atol, &okm);
         if (++steps > RO_MAX_STEPS) { status[i] = 1; return; }
         double fac = fmin(fmax(pow(err, 0.25) / 0.9, 1.0 / 6.0), 5.0);
         double hnew = okm ? hh / fac : 0.5 * hh;
@@ -195,44 +284,47 @@ extern "C" __global__ void flint_rodas(const double* __restrict__ y0, const doub
         }
         rejected = false;
         double tn = last ? tstop : t + hh;
-        model_aux(c, tn, yn, a);
+        ro_aux(c, H, tn, yn, a);
         if (dp_watch_same(c, a, es.prev)) {
+            ro_hist_add(c, H, t, hh, y, yn, K1, K2);
             while (oi < nt && times[oi] < tn) {
                 ro_dense(c, y, yn, K1, K2, (times[oi] - t) / hh, ys);
-                dp_record(c, times[oi], ys, out, oi++, n, i);
+                { ro_record(c, H, times[oi], ys, out, oi, n, i); ++oi; }
             }
             t = tn;
             for (int j = 0; j < NS; ++j) y[j] = yn[j];
             if (last && tq <= tn) {                 // the step ended at a pending event time
-                int ps = dp_process(c, es, t, y);
+                int ps = ro_process(c, H, es, t, y);
                 log_n[i] = es.log_n;
-                if (ps == 1 && !ro_consistent(c, jc, t, y)) ps = 2;
+                if (ps == 1 && !ro_consistent(c, jc, H, t, y)) ps = 2;
                 if (ps != 1) { status[i] = ps; return; }
-                while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
+                while (oi < nt && times[oi] <= t) { ro_record(c, H, t, y, out, oi, n, i); ++oi; }
             }
         } else {
-            double ts = ro_locate(c, es, t, hh, y, yn, K1, K2);
+            double ts = ro_locate(c, H, es, t, hh, y, yn, K1, K2);
             double hs = ts - t;
             if (hs > 0) {
-                ro_step(c, t, y, f0, J, T, hs, yn, K1, K2, rtol, atol, &okm);
+                ro_step(c, H, t, y, f0, J, T, hs, yn, K1, K2, rtol, atol, &okm);
+                ro_hist_add(c, H, t, hs, y, yn, K1, K2);
                 for (int j = 0; j < NS; ++j) yo[j] = y[j];
                 while (oi < nt && times[oi] < ts) {
                     ro_dense(c, yo, yn, K1, K2, (times[oi] - t) / hs, ys);
-                    dp_record(c, times[oi], ys, out, oi++, n, i);
+                    { ro_record(c, H, times[oi], ys, out, oi, n, i); ++oi; }
                 }
                 for (int j = 0; j < NS; ++j) y[j] = yn[j];
             }
             t = ts;
-            int ps = dp_process(c, es, t, y);
+            int ps = ro_process(c, H, es, t, y);
             log_n[i] = es.log_n;
-            if (ps == 1 && !ro_consistent(c, jc, t, y)) ps = 2;
+            if (ps == 1 && !ro_consistent(c, jc, H, t, y)) ps = 2;
             if (ps != 1) { status[i] = ps; return; }
-            while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
+            while (oi < nt && times[oi] <= t) { ro_record(c, H, t, y, out, oi, n, i); ++oi; }
         }
         tq = dp_next_time(es);
-        model_rhs(c, t, y, f0);
-        model_jac(jc, t, y, J, T);
+        ro_rhs(c, H, t, y, f0);
+        ro_jac(c, jc, H, t, y, J, T);
+        if (H.bad) { status[i] = 7; return; }
         h = fmin(hnew, hmax);
     }
-    while (oi < nt) dp_record(c, t, y, out, oi++, n, i);
+    while (oi < nt) { ro_record(c, H, t, y, out, oi, n, i); ++oi; }
 }

@@ -19,6 +19,7 @@ from ... import gpu
 from ...errors import BackendUnavailable, InvalidParameter, SimulationBlowUp, Unsupported
 from ..runtimes.codegen import NVRTC_OPTIONS, expr_code
 from . import gpu as dp_gpu
+from .history import HCAP
 from .rosenbrock import MAX_STEPS, StiffProblem
 
 RODAS_SOURCE = files(__package__) / "ensemble_rodas.cu"
@@ -36,7 +37,12 @@ def jac_source(pb: StiffProblem) -> str:
     body += [f"    T[{r}] = v{p.slots[nm]};" for r, nm in pb.dfdt]
     alg = list(pb.algebraic)
     mass = ", ".join(repr(float(v)) for v in pb.mass)
-    return (f"#define RO_MAX_STEPS {MAX_STEPS}\n#define RO_NALG {len(alg)}\n#define RO_NALG_CAP {max(len(alg), 1)}\n"
+    dl = list(getattr(pb.core, "delayed", []))
+    tab = lambda name, vals: f"static __device__ const int {name}[{max(len(vals), 1)}] = {{{', '.join(map(str, vals or [0]))}}};\n"  # noqa: E731
+    delays = (f"#define RO_ND {len(dl)}\n#define RO_ND_CAP {max(len(dl), 1)}\n#define RO_HCAP {HCAP}\n"
+              + tab("RO_DQ", [q for q, _, _ in dl]) + tab("RO_DX", [pb.aux_index[x] for _, x, _ in dl])
+              + tab("RO_DD", [pb.aux_index[d] for _, _, d in dl]))
+    return (delays + f"#define RO_MAX_STEPS {MAX_STEPS}\n#define RO_NALG {len(alg)}\n#define RO_NALG_CAP {max(len(alg), 1)}\n"
             f"static __device__ const double RO_MASS[{pb.ns}] = {{{mass}}};\n"
             f"static __device__ const int RO_ALG[{max(len(alg), 1)}] = {{{', '.join(map(str, alg or [0]))}}};\n"
             "struct JacCtx { const double* K; const double* P; int n; int i; };\n"
@@ -89,6 +95,7 @@ def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str =
     if hmax is None:
         dt = np.diff(times)
         hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(float(times[-1]), 1.0)
+    hmax = min(hmax, getattr(pb.core, "delay_hmax", np.inf))
     dev = gpu.device(device)
     xp = dev.xp
     kern = dev.module(cuda_source(pb, flavour), options=NVRTC_OPTIONS, system="flint", prefix="Flint").function(
@@ -101,7 +108,7 @@ def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str =
     d_ln = xp.zeros(n, dtype=np.int32)
     args = [xp.asarray(np.ascontiguousarray(y0)), xp.asarray(times), np.int32(nt), np.float64(rtol),
             np.float64(atol), np.float64(hmax), d_out, d_status, np.int32(n), np.uint64(seed), np.int32(cap),
-            d_lt, d_le, d_ln]
+            d_lt, d_le, d_ln, xp.zeros(n * HCAP * (2 + 4 * pb.ns) if getattr(pb.core, "delayed", None) else 1)]
     args += [xp.asarray(a) for a in kernel_args(pb, flavour)]
     dev.launch(kern, ((n + block - 1) // block,), (block,), tuple(args))
     dev.synchronize()
@@ -121,6 +128,8 @@ def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str =
         raise SimulationBlowUp(f"{src}: events keep firing")
     if np.any(status == 5):
         raise Unsupported(f"{src}: too many event instances pending at once (the kernel's queue is full)")
+    if np.any(status == 7):
+        raise Unsupported(f"{src}: a delay reaches further back than the last {HCAP} steps kept")
     if np.any(status == 6):
         raise InvalidParameter(f"{src}: an event delay is negative or undefined")
     return np.asarray(to_host(d_out))[:, :len(pb.core.obs_names), :]
@@ -134,7 +143,7 @@ def stiff_problem(core, n: int = 1, member_params=None) -> StiffProblem:
 
 def _simulate(path, times, variables, amount, concentration, flavour, device):
     from ..sbml.core import lower_system
-    core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True)
+    core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True, delays=True)
     res = integrate_device(stiff_problem(core), np.asarray(times, dtype=float), flavour, device)
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}
 

@@ -36,6 +36,7 @@ import numpy as np
 from ...errors import InvalidParameter, SimulationBlowUp, Unsupported
 from ..compiler import compile_model
 from . import rk
+from .history import History, fill
 from .jacobian import jacobian_model
 
 # Rodas4 (Hairer & Wanner's RODAS, METH = 1)
@@ -63,6 +64,12 @@ class StiffProblem(rk.Problem):
 
     def __init__(self, core, n: int = 1, member_params: dict | None = None):
         super().__init__(core, n, member_params)
+        extra = [nm for _, x, d in getattr(core, "delayed", ()) for nm in (x, d) if nm not in self.aux_index]
+        if extra:        # the delayed expressions and delays among the aux outputs (kernel tables too)
+            self.aux_names = self.aux_names + extra
+            self.aux_index = {nm: i for i, nm in enumerate(dict.fromkeys(self.aux_names))}
+            self._aux = rk.numpy_function(self.aux_prog, list(self.aux_index))
+            self._aux1 = rk.numpy_function(self.aux_prog, list(self.aux_index), scalar=True)
         if self.ns > MAX_STATES:
             raise Unsupported(f"{core.source}: {self.ns} states (the Rosenbrock kernel holds at most {MAX_STATES})")
         jm, self.jac, self.dfdt = jacobian_model(core.model)
@@ -73,9 +80,22 @@ class StiffProblem(rk.Problem):
         self.algebraic = list(getattr(core, "algebraic", []))
         self.mass = np.ones(self.ns)                  # M = diag(mass): 0 on the algebraic rows (0 = g)
         self.mass[self.algebraic] = 0.0
+        self.history = None                           # set by integrate() when the core has delays
+
+    def _filled(self, t, Y, cols):
+        if self.history is None or not self.core.delayed:
+            return Y
+        return fill(self, self.history, t, Y, cols, super().aux)
+
+    def rhs(self, t, Y, cols=None):
+        return super().rhs(t, self._filled(t, Y, cols), cols)
+
+    def aux(self, t, Y, cols=None) -> dict:
+        return super().aux(t, self._filled(t, Y, cols), cols)
 
     def jacobian(self, t, Y, cols=None):
         """(J (ns, ns, m), ∂f/∂t (ns, m)) at (t, Y) for the member columns ``cols``."""
+        Y = self._filled(t, Y, cols)
         P = self.jac_prog.pvar_values if cols is None else self.jac_prog.pvar_values[:, cols]
         m = Y.shape[1]
         with np.errstate(all="ignore"):
@@ -229,6 +249,8 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
     if hmax is None:
         dt = np.diff(times)
         hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(t_end, 1.0)
+    hmax = min(hmax, getattr(core, "delay_hmax", np.inf))
+    hist = pb.history = History(n, pb.y0.copy(), dense) if getattr(core, "delayed", None) else None
     nt = len(times)
     out = np.full((nt, len(core.obs_names), n), np.nan)
     t = np.zeros(n)
@@ -289,6 +311,8 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
             y0m, y1m, Km = y[:, m].copy(), ynew[:, m].copy(), (K[0][:, m].copy(), K[1][:, m].copy())
             t0m, h0m = t[m], hh[m]
             if wnew == es.prev:
+                if hist is not None:
+                    hist.add(m, t0m, h0m, y0m, y1m, Km)
                 while oi[m] < nt and times[oi[m]] < tnew[m]:
                     record(m, oi[m], times[oi[m]], dense(y0m, y1m, Km, (times[oi[m]] - t0m) / h0m))
                     oi[m] += 1
@@ -307,6 +331,8 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
                     cs = [m]
                     ys, _, Ks, _ = rodas_step(pb, np.array([t0m]), y0m[:, None], f0[:, cs], J[:, :, cs], T[:, cs],
                                               np.array([hs]), cs, rtol, atol)
+                    if hist is not None:
+                        hist.add(m, t0m, hs, y0m, ys[:, 0], (Ks[0][:, 0], Ks[1][:, 0]))
                     while oi[m] < nt and times[oi[m]] < ts:
                         th = (times[oi[m]] - t0m) / hs
                         record(m, oi[m], times[oi[m]], dense(y0m, ys[:, 0], (Ks[0][:, 0], Ks[1][:, 0]), th))
@@ -336,6 +362,6 @@ def simulate_file(path, times, variables, amount, concentration) -> dict:
     """The suite's runtime signature on the NumPy twin (one member); algebraic rules and fast
     reactions as a DAE (``lower_system(dae=True)``)."""
     from ..sbml.core import lower_system
-    core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True)
+    core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True, delays=True)
     res = integrate(StiffProblem(core, 1), np.asarray(times, dtype=float))
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}
