@@ -39,6 +39,55 @@ struct ChPack {
     }
 };
 
+// A march's line of VW x-adjacent cells (x0 … x0+VW−1) of row y, and its loader: the setup the warp
+// march, the register z-march and their temporal-blocking forms (ch_temporal.cuh) share.  cx: the
+// boundary-mapped columns, xin: inside the domain, cy / yin: the row (3D; 2D passes y = 0, ny = 1),
+// vl: 16-byte vector loads / stores apply.  load(p, np, stride, v): the line in plane (3D) or row (2D)
+// p of np, planes `stride` values apart — bval outside the domain for fixed, else read through the
+// boundary map.
+template <class T, int BC, int VW>
+struct ChLine {
+    const T* src;
+    int nx, x0, cx[VW], cy;
+    bool xin[VW], yin, vl;
+    T bval;
+    __device__ __forceinline__ ChLine(const T* s, int nx_, int x0_, int y, int ny, int vec, T bv)
+        : src(s), nx(nx_), x0(x0_), cy(ch_idx<BC>(y, ny)), yin(y >= 0 && y < ny),
+          vl(vec != 0 && x0_ >= 0 && x0_ + VW <= nx_), bval(bv) {
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+            cx[q] = ch_idx<BC>(x0 + q, nx);
+            xin[q] = x0 + q >= 0 && x0 + q < nx;
+        }
+    }
+    __device__ __forceinline__ void load(int p, int np, size_t stride, T* v) const {
+        const int pp = ch_idx<BC>(p, np);
+        if (BC == CH_FIXED && (pp < 0 || cy < 0)) {
+#pragma unroll
+            for (int q = 0; q < VW; ++q) v[q] = bval;
+            return;
+        }
+        const T* row = src + (size_t)pp * stride + (size_t)cy * nx;
+        if (vl) {
+            ChPack<T, VW>::template load<true>(row + x0, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < VW; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
+        }
+    }
+    // the output line in plane / row p: vector store, or the cells inside the domain
+    __device__ __forceinline__ void store(T* out, int p, size_t stride, int y, const T* v) const {
+        T* orow = out + (size_t)p * stride + (size_t)y * nx + x0;
+        if (vl) {
+            ChPack<T, VW>::store(orow, v);
+        } else {
+#pragma unroll
+            for (int q = 0; q < VW; ++q)
+                if (xin[q]) orow[q] = v[q];
+        }
+    }
+};
+
 // μ of the centre row c (x neighbours in-lane and from the lanes beside), rows up / dn above / below.
 template <class T>
 __device__ __forceinline__ void ch_mu_row4(const CHCoef<T>& k, const T up[4], const T c[4], const T dn[4],
@@ -76,30 +125,10 @@ ch_fused_wmarch2d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny
     const int y0 = blockIdx.y * chunk;
     const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
 
-    int cx[4];
-    bool xin[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-        cx[q] = ch_idx<BC>(x0 + q, nx);
-        xin[q] = x0 + q >= 0 && x0 + q < nx;
-    }
-    const bool vl = vec != 0 && x0 >= 0 && x0 + 4 <= nx;  // 16-byte loads / stores of 4 columns
+    const ChLine<T, BC, 4> ln(src, nx, x0, 0, 1, vec, bval);  // 4 columns, 16-byte loads / stores
+    const bool* xin = ln.xin;
     const bool wlane = lane >= 1 && lane <= 30;
-    auto load = [&](int y, T v[4]) {
-        const int yy = ch_idx<BC>(y, ny);
-        if (BC == CH_FIXED && yy < 0) {
-#pragma unroll
-            for (int q = 0; q < 4; ++q) v[q] = bval;
-            return;
-        }
-        const T* row = src + (size_t)yy * nx;
-        if (vl) {
-            ChPack<T, 4>::template load<true>(row + x0, v);
-        } else {
-#pragma unroll
-            for (int q = 0; q < 4; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
-        }
-    };
+    auto load = [&](int y, T v[4]) { ln.load(y, ny, (size_t)nx, v); };
 
     const int steps = chunk + 8;
     const int yend = min(y0 + chunk, ny);
@@ -153,16 +182,7 @@ ch_fused_wmarch2d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny
             T o[4];
             ch_stage_row4<T>(k, ms[0], ms[1], ms[2], f[0], c2, o);
             const int yo = y0 - 8 + j;
-            if (j >= 8 && yo < yend && wlane) {
-                T* orow = out + (size_t)yo * nx + x0;
-                if (vl) {
-                    ChPack<T, 4>::store(orow, o);
-                } else {
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-                        if (xin[q]) orow[q] = o[q];
-                }
-            }
+            if (j >= 8 && yo < yend && wlane) ln.store(out, yo, (size_t)nx, 0, o);
         }
     }
 }
@@ -216,31 +236,10 @@ ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, 
     const size_t plane = (size_t)nx * ny;
     const int soff = 4 + (gy + 1) * SX + VW * gx;       // the group in a plane of the buffer
 
-    int cx[VW];
-    bool xin[VW];
-#pragma unroll
-    for (int q = 0; q < VW; ++q) {
-        cx[q] = ch_idx<BC>(x0 + q, nx);
-        xin[q] = x0 + q >= 0 && x0 + q < nx;
-    }
-    const int cy = ch_idx<BC>(y, ny);
-    const bool yin = y >= 0 && y < ny;
-    const bool vl = vec != 0 && x0 >= 0 && x0 + VW <= nx;
-    auto load = [&](int pz, T* v) {
-        const int zz = ch_idx<BC>(pz, nz);
-        if (BC == CH_FIXED && (zz < 0 || cy < 0)) {
-#pragma unroll
-            for (int q = 0; q < VW; ++q) v[q] = bval;
-            return;
-        }
-        const T* row = src + (size_t)zz * plane + (size_t)cy * nx;
-        if (vl) {
-            ChPack<T, VW>::template load<true>(row + x0, v);
-        } else {
-#pragma unroll
-            for (int q = 0; q < VW; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
-        }
-    };
+    const ChLine<T, BC, VW> ln(src, nx, x0, y, ny, vec, bval);
+    const bool* xin = ln.xin;
+    const bool yin = ln.yin;
+    auto load = [&](int pz, T* v) { ln.load(pz, nz, plane, v); };
     const bool wr = act && gx >= 4 / VW && gx < (TX + 4) / VW && gy >= 4 && gy < TY + 4 && y < ny;
 
     T f[5][VW], mu[3][VW], st[3][VW], ms[3][VW], pq[PD][VW];
@@ -308,14 +307,7 @@ ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, 
             ch_nsum3dv<T, SX, VW>(sms, ms[1], ms[0], ms[2], ns);
 #pragma unroll
             for (int q = 0; q < VW; ++q) v[q] = f[0][q] + c2 * (k.mi * (ns[q] - T(6) * ms[1][q]));
-            T* orow = out + (size_t)(p - 4) * plane + (size_t)y * nx + x0;
-            if (vl) {
-                ChPack<T, VW>::store(orow, v);
-            } else {
-#pragma unroll
-                for (int q = 0; q < VW; ++q)
-                    if (xin[q]) orow[q] = v[q];
-            }
+            ln.store(out, p - 4, plane, y, v);
         }
     }
 }

@@ -168,30 +168,10 @@ ch_fused_wmarch2d_tb(const T* __restrict__ src, T* __restrict__ out, int nx, int
     const int y0 = blockIdx.y * chunk;
     const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
 
-    int cx[4];
-    bool xin[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-        cx[q] = ch_idx<BC>(x0 + q, nx);
-        xin[q] = x0 + q >= 0 && x0 + q < nx;
-    }
-    const bool vl = vec != 0 && x0 >= 0 && x0 + 4 <= nx;
+    const ChLine<T, BC, 4> ln(src, nx, x0, 0, 1, vec, bval);
+    const bool* xin = ln.xin;
     const bool wlane = lane >= KS && lane <= 31 - KS;
-    auto load = [&](int y, T v[4]) {
-        const int yy = ch_idx<BC>(y, ny);
-        if (BC == CH_FIXED && yy < 0) {
-#pragma unroll
-            for (int q = 0; q < 4; ++q) v[q] = bval;
-            return;
-        }
-        const T* row = src + (size_t)yy * nx;
-        if (vl) {
-            ChPack<T, 4>::template load<true>(row + x0, v);
-        } else {
-#pragma unroll
-            for (int q = 0; q < 4; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
-        }
-    };
+    auto load = [&](int y, T v[4]) { ln.load(y, ny, (size_t)nx, v); };
 
     const int steps = chunk + 2 * H;
     const int yend = min(y0 + chunk, ny);
@@ -222,16 +202,7 @@ ch_fused_wmarch2d_tb(const T* __restrict__ src, T* __restrict__ out, int nx, int
                 for (int q = 0; q < 4; ++q) row[q] = o[q];
             }
             const int yo = y0 - 2 * H + j;
-            if (j >= 2 * H && yo < yend && wlane) {
-                T* orow = out + (size_t)yo * nx + x0;
-                if (vl) {
-                    ChPack<T, 4>::store(orow, row);
-                } else {
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-                        if (xin[q]) orow[q] = row[q];
-                }
-            }
+            if (j >= 2 * H && yo < yend && wlane) ln.store(out, yo, (size_t)nx, 0, row);
         }
     }
 }
@@ -331,31 +302,10 @@ ch_fused_zreg3d_tb(const T* __restrict__ src, T* __restrict__ out, int nx, int n
     const size_t plane = (size_t)nx * ny;
     const int soff = 4 + (gy + 1) * SX + VW * gx;
 
-    int cx[VW];
-    bool xin[VW];
-#pragma unroll
-    for (int q = 0; q < VW; ++q) {
-        cx[q] = ch_idx<BC>(x0 + q, nx);
-        xin[q] = x0 + q >= 0 && x0 + q < nx;
-    }
-    const int cy = ch_idx<BC>(y, ny);
-    const bool yin = y >= 0 && y < ny;
-    const bool vl = vec != 0 && x0 >= 0 && x0 + VW <= nx;
-    auto load = [&](int pz, T* v) {
-        const int zz = ch_idx<BC>(pz, nz);
-        if (BC == CH_FIXED && (zz < 0 || cy < 0)) {
-#pragma unroll
-            for (int q = 0; q < VW; ++q) v[q] = bval;
-            return;
-        }
-        const T* row = src + (size_t)zz * plane + (size_t)cy * nx;
-        if (vl) {
-            ChPack<T, VW>::template load<true>(row + x0, v);
-        } else {
-#pragma unroll
-            for (int q = 0; q < VW; ++q) v[q] = (BC == CH_FIXED && cx[q] < 0) ? bval : __ldg(row + cx[q]);
-        }
-    };
+    const ChLine<T, BC, VW> ln(src, nx, x0, y, ny, vec, bval);
+    const bool* xin = ln.xin;
+    const bool yin = ln.yin;
+    auto load = [&](int pz, T* v) { ln.load(pz, nz, plane, v); };
     const bool wr = act && gx >= H / VW && gx < (TX + H) / VW && gy >= H && gy < TY + H && y < ny;
 
     ChZrStep<T, BC, VW> zs[KS];
@@ -389,14 +339,7 @@ ch_fused_zreg3d_tb(const T* __restrict__ src, T* __restrict__ out, int nx, int n
             zs[s].template compute<SX>(k, sb + 4 * s * PS, PS, p - 4 * s, nz, yin, xin, c1, c2, bval, s + 1 == KS, o);
         }
         if (t >= 2 * H && wr) {
-            T* orow = out + (size_t)(p - H) * plane + (size_t)y * nx + x0;
-            if (vl) {
-                ChPack<T, VW>::store(orow, o);
-            } else {
-#pragma unroll
-                for (int q = 0; q < VW; ++q)
-                    if (xin[q]) orow[q] = o[q];
-            }
+            ln.store(out, p - H, plane, y, o);
         }
     }
 }
