@@ -2,7 +2,8 @@
 
 Every combination of the ``--sweep`` values is one ensemble member; the members run in slices of
 ``--slice`` (one ensemble run each) spread over ``--scheduler``'s workers
-(:func:`kernels.sweep.commands.flint_sweep`), one row per member (min / max / final of the recorded
+(:func:`kernels.sweep.flint_tasks.flint_sweep`, built from the run's one
+:class:`~kernels.flint.run.FlintRun`), one row per member (min / max / final of the recorded
 states) appended to ``--csv`` as each slice finishes.  Before any slice runs: the time grid, the
 settings, the model, ``--set``, the sweep values, the result file and the memory of one slice
 (with its recorded samples).  Exit status 1 when a slice failed, 130 on Ctrl+C (the finished rows
@@ -11,7 +12,7 @@ are in ``--csv``; the same command with ``--resume`` runs the rest).
 from __future__ import annotations
 
 from .common import UsageError, check_out_dir, check_output, num_type, number, print_result
-from .flint_options import grid, load, parameter_sets, say_alias, settings
+from .flint_options import auto_backend, grid, load, parameter_sets, say_alias, settings
 from .scheduler import add_scheduler, interrupted, scheduler_value, workers_value
 
 #: the options that mean something only with --sweep: (flag, argparse dest)
@@ -62,7 +63,7 @@ def run(a) -> int:
     from kernels.flint.model import select_states
     from kernels.flint.runtimes import check_memory, samples_in
     from kernels.errors import InvalidParameter
-    from kernels.sweep.commands import SweepInterrupted, file_mode, flint_sweep
+    from kernels.sweep.commands import SweepInterrupted, file_mode
     from kernels.sweep.points import MAX_POINTS
 
     why = "(the sweep's members are the ensemble)"
@@ -99,17 +100,17 @@ def run(a) -> int:
         raise UsageError(f"--sweep: {members:,} members in slices of {size:,} are more than {MAX_POINTS:,} tasks; "
                          "raise --slice or sweep fewer values")
     n = min(size, members)
-    if a.runtime == "auto":
-        from kernels.flint.runtimes.auto import choose_runtime
-        from cli.flint_options import auto_backend
-        a.runtime = choose_runtime(n, backend=auto_backend(a)).runtime
+    from kernels.flint.run import FlintRun
+    from kernels.sweep.flint_tasks import flint_sweep
+    model.params.update(sets)
+    spec = FlintRun(model, runtime=a.runtime, integrator=integrator, dtype=dtype, mapping=mapping, threads=threads,
+                    dt=dt, t_end=t_end, n=n, record=tuple(rec), every=every, backend=auto_backend(a))
+    a.runtime = spec.runtime                      # engine auto: what it picked for a slice
     check_memory(model, n, len(a.sweep), a.runtime, mapping, 4 if dtype == "float32" else 8,
                  recorded=samples_in(0, steps, every) * len(rec) * n)
     try:
-        out = flint_sweep(model, a.sweep, t_end=t_end, dt=dt, runtime=a.runtime, integrator=integrator,
-                          dtype=dtype, every=every, record=rec, set_params=sets, threads=threads, slice_size=size,
-                          csv=a.csv, resume=bool(a.resume), overwrite=bool(a.overwrite), scheduler=scheduler,
-                          workers=workers, traces_dir=a.traces_dir)
+        out = flint_sweep(spec, a.sweep, slice_size=size, csv=a.csv, resume=bool(a.resume),
+                          overwrite=bool(a.overwrite), scheduler=scheduler, workers=workers, traces_dir=a.traces_dir)
     except SweepInterrupted as exc:
         return interrupted(exc)
     say_alias(a)                                 # an old --runtime spelling: one note, with the results
@@ -119,7 +120,7 @@ def run(a) -> int:
         return status
     print(f"{out['model']}: {out['members']} members ({' × '.join(f'{k} {len(v)}' for k, v in out['sweep'].items())}) "
           f"in {out['slices']} slices ({out['slices_run']} run now, {out['skipped']} already in the file) on "
-          f"{a.runtime}, scheduler {out['scheduler']}, {out['seconds']:.1f} s")
+          f"engine {out['engine']}, scheduler {out['scheduler']}, {out['seconds']:.1f} s")
     for e in out["errors"]:
         print(f"failed slice(s): {e}")
     if out["csv"]:

@@ -227,11 +227,20 @@ class FlintRun:
             member[v.param] = v.values(n)
         return member
 
-    def simulation(self, y0=None):
+    def simulation(self, y0=None, member_params: dict | None = None):
         """The :class:`~kernels.flint.runtimes.Simulation` of this run (compiled, at t = 0) — what the CLI,
-        the workspace's worker and sweeps integrate; ``y0`` a prepared initial state (the one-way wave)."""
+        the workspace's worker and sweeps integrate; ``y0`` a prepared initial state (the one-way wave);
+        ``member_params``: more per-member values (parameter → n values; a sweep slice's points), after
+        :meth:`member_params`."""
         from .runtimes import Simulation
-        return Simulation(self.model, runtime=self.runtime, n=self.n, member_params=self.member_params(),
+        member = self.member_params()
+        for k, v in (member_params or {}).items():
+            if k not in self.model.params:
+                raise InvalidParameter(f"{k!r} is not a parameter of {self.model.name}")
+            if np.shape(v) != (self.n,):
+                raise InvalidParameter(f"{k}: {np.shape(v)} values for {self.n} members")
+            member[k] = np.asarray(v, dtype=float)
+        return Simulation(self.model, runtime=self.runtime, n=self.n, member_params=member,
                           network=self.network, integrator=self.integrator, dtype=self.dtype, y0=y0,
                           mapping=self.mapping, threads=self.threads)
 
