@@ -24,6 +24,16 @@ def _user_folders(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GSE_DATA_DIR", str(base / "data"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _flint_tuning_cache(tmp_path_factory):
+    """The Flint block-size tuning cache (kernels/flint/runtimes/tuning.py) of the whole session lives
+    in a temporary folder: GPU tests never read or write the user's real cache file."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GSE_FLINT_TUNING_CACHE", str(tmp_path_factory.mktemp("tuning") / "blocks.json"))
+    yield
+    mp.undo()
+
+
 @pytest.fixture
 def cpu():
     """The NumPy backend (not the global selection)."""
