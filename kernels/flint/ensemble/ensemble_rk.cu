@@ -209,26 +209,33 @@ __device__ int dp_process(const Ctx& c, EvState& es, double t, double* y) {
     return 3;
 }
 
-// First switching time in (t0, t0+h]: Illinois on the changed gaps, then bisection on the watch vector.
+// First switching time in (t0, t0+h]: Illinois on the changed gaps (each distinct gap once; the trial
+// point kept tol/2 off the bracket's ends so that it shrinks), then bisection on the watch vector.
 __device__ double dp_locate(const Ctx& c, const EvState& es, double t0, const double* y0, const double* y1,
                             double k[7][NS_CAP], double h, const bool* wnew) {
-    double ys[NS_CAP], a[NAUX_CAP];
+    double ys[NS_CAP], a[NAUX_CAP], alo[NAUX_CAP], ahi[NAUX_CAP];
     double lo = t0, hi = t0 + h, blo = 0.0, bhi = 0.0;
     bool have = false;
+    dp_dense(c, y0, y1, k, h, 0.0, ys); model_aux(c, lo, ys, alo);
+    dp_dense(c, y0, y1, k, h, 1.0, ys); model_aux(c, hi, ys, ahi);
     for (int w = 0; w < NW; ++w) {
         int g = G_IDX[w];
         if (g < 0 || wnew[w] == es.prev[w]) continue;
-        double aa = lo, bb = hi;
-        dp_dense(c, y0, y1, k, h, 0.0, ys); model_aux(c, aa, ys, a); double ga = a[g];
-        dp_dense(c, y0, y1, k, h, 1.0, ys); model_aux(c, bb, ys, a); double gb = a[g];
+        bool dup = false;
+        for (int v = 0; v < w && !dup; ++v) dup = G_IDX[v] == g && wnew[v] != es.prev[v];
+        if (dup) continue;
+        double aa = lo, bb = hi, ga = alo[g], gb = ahi[g];
         if (!(DP_FINITE(ga) && DP_FINITE(gb)) || ga * gb > 0) continue;
         int side = 0;
+        double tol = 4e-15 * fmax(1.0, fabs(hi));
         for (int it = 0; it < 60; ++it) {
-            if (bb - aa <= 4e-15 * fmax(1.0, fabs(bb)) || ga == gb) break;
+            if (bb - aa <= tol || ga == gb) break;
             double m = bb - gb * (bb - aa) / (gb - ga);
-            if (!(aa < m && m < bb)) m = 0.5 * (aa + bb);
+            if (m != m) m = 0.5 * (aa + bb);
+            m = fmin(fmax(m, aa + 0.5 * tol), bb - 0.5 * tol);
             dp_dense(c, y0, y1, k, h, (m - t0) / h, ys); model_aux(c, m, ys, a); double gm = a[g];
-            if (gm * gb > 0 || (gm == 0 && gb == 0)) { bb = m; gb = gm; if (side == -1) ga *= 0.5; side = -1; }
+            if (gm == 0) { aa = bb = m; break; }
+            if (gm * gb > 0) { bb = m; gb = gm; if (side == -1) ga *= 0.5; side = -1; }
             else { aa = m; ga = gm; if (side == 1) gb *= 0.5; side = 1; }
         }
         double eps = 1e-13 * fmax(1.0, fabs(bb));

@@ -288,25 +288,32 @@ def locate(pb, es, t0, h, at, wnew):
         return watch(pb, pb.aux(tt, at(tt)[:, None], col)) == es.prev
     lo, hi = t0, t0 + h
     best = None
+    A_lo, A_hi = pb.aux(lo, at(lo)[:, None], col), pb.aux(hi, at(hi)[:, None], col)
+    seen = set()
     for i, g in enumerate(pb.core.gaps):
-        if g is None or wnew[i] == es.prev[i]:
+        if g is None or wnew[i] == es.prev[i] or g in seen:
             continue
+        seen.add(g)
 
         def gap(tt, g=g):
             return float(pb.aux(tt, at(tt)[:, None], col)[g][0])
         a, b = lo, hi
-        ga, gb = gap(a), gap(b)
+        ga, gb = float(A_lo[g][0]), float(A_hi[g][0])
         if not (math.isfinite(ga) and math.isfinite(gb)) or ga * gb > 0:
             continue
-        side = 0
+        side, tol = 0, 4e-15 * max(1.0, abs(hi))
         for _ in range(60):
-            if b - a <= 4e-15 * max(1.0, abs(b)) or ga == gb:
+            if b - a <= tol or ga == gb:
                 break
             mid = b - gb * (b - a) / (gb - ga)
-            if not (a < mid < b):
+            if mid != mid:
                 mid = 0.5 * (a + b)
+            mid = min(max(mid, a + 0.5 * tol), b - 0.5 * tol)    # off the ends: the bracket shrinks
             gm = gap(mid)
-            if gm * gb > 0 or (gm == 0 and gb == 0):
+            if gm == 0:
+                a = b = mid
+                break
+            if gm * gb > 0:
                 b, gb = mid, gm
                 if side == -1:
                     ga *= 0.5

@@ -275,14 +275,17 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=(), dae:
                 if repr(cond) not in seen:
                     seen.add(repr(cond))
                     watch_exprs.append(cond)
-    watch, gaps = [], []
+    watch, gaps, gap_of = [], [], {}
     for i, w in enumerate(watch_exprs):
         nm = f"w{i}"
         extra[nm] = _truth(lower(w, names, f"{src}: trigger/condition"))
         watch.append(nm)
         if w.op in ("lt", "le", "gt", "ge"):
-            extra[f"g{i}"] = lower(Expr("sub", w.args), names, f"{src}: condition")
-            gaps.append(f"g{i}")
+            key = repr(w.args)                  # one gap per distinct a − b (root-found once)
+            if key not in gap_of:
+                gap_of[key] = f"g{i}"
+                extra[f"g{i}"] = lower(Expr("sub", w.args), names, f"{src}: condition")
+            gaps.append(gap_of[key])
         else:
             gaps.append(None)
     events = []
