@@ -108,12 +108,14 @@ __device__ void ro_fill(const Ctx& c, RoHist& H, double t, const double* y, doub
     for (int j = 0; j < NS; ++j) yf[j] = y[j];
     if (RO_ND == 0) return;
     double a[NAUX_CAP], a2[NAUX_CAP], yh[NS_CAP];
-    model_aux(c, t, y, a);
-    for (int k = 0; k < RO_ND; ++k) {
-        double tau = t - a[RO_DD[k]];
-        ro_hist_state(c, H, tau, t, yf, yh);
-        model_aux(c, tau, yh, a2);
-        yf[RO_DQ[k]] = a2[RO_DX[k]];
+    for (int pass = 0; pass < RO_ND; ++pass) {      // a delay may read another delayed value
+        model_aux(c, t, yf, a);
+        for (int k = 0; k < RO_ND; ++k) {
+            double tau = t - a[RO_DD[k]];
+            ro_hist_state(c, H, tau, t, yf, yh);
+            model_aux(c, tau, yh, a2);
+            yf[RO_DQ[k]] = a2[RO_DX[k]];
+        }
     }
 }
 
@@ -125,9 +127,19 @@ __device__ void ro_aux(const Ctx& c, RoHist& H, double t, const double* y, doubl
     if (RO_ND == 0) { model_aux(c, t, y, a); return; }
     double yf[NS_CAP]; ro_fill(c, H, t, y, yf); model_aux(c, t, yf, a);
 }
+// with delays ∂f/∂t also carries Σ_k ∂f/∂q_k · dq_k/dt (forward difference of the history, δ = 2^-26·max(1, |t|))
 __device__ void ro_jac(const Ctx& c, const JacCtx& jc, RoHist& H, double t, const double* y, double* J, double* T) {
     if (RO_ND == 0) { model_jac(jc, t, y, J, T); return; }
-    double yf[NS_CAP]; ro_fill(c, H, t, y, yf); model_jac(jc, t, yf, J, T);
+    double yf[NS_CAP], y2[NS_CAP];
+    ro_fill(c, H, t, y, yf);
+    model_jac(jc, t, yf, J, T);
+    double dlt = 1.4901161193847656e-08 * fmax(1.0, fabs(t));
+    ro_fill(c, H, t + dlt, y, y2);
+    for (int k = 0; k < RO_ND; ++k) {
+        int q = RO_DQ[k];
+        double dq = (y2[q] - yf[q]) / dlt;
+        for (int r = 0; r < NS; ++r) T[r] = T[r] + J[r * NS + q] * dq;
+    }
 }
 __device__ void ro_record(const Ctx& c, RoHist& H, double t, const double* y, double* out, int oi, int n, int i) {
     if (RO_ND == 0) { dp_record(c, t, y, out, oi, n, i); return; }

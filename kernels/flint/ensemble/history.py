@@ -74,9 +74,24 @@ def fill(pb, hist: History, t, Y, cols, aux):
     members = range(m) if cols is None else cols
     for j, mem in enumerate(members):
         col = [mem]
-        A = aux(tt[j], Y[:, j:j + 1], col)
-        for qi, xn, dn in pb.core.delayed:
-            tau = tt[j] - float(A[dn][0])
-            yh = np.array(hist.state(mem, tau, tt[j], Y[:, j]), dtype=float)
-            Y[qi, j] = float(aux(tau, yh[:, None], col)[xn][0])
+        for _ in range(len(pb.core.delayed)):        # a delay may read another delayed value: one pass each
+            A = aux(tt[j], Y[:, j:j + 1], col)
+            for qi, xn, dn in pb.core.delayed:
+                tau = tt[j] - float(A[dn][0])
+                yh = np.array(hist.state(mem, tau, tt[j], Y[:, j]), dtype=float)
+                Y[qi, j] = float(aux(tau, yh[:, None], col)[xn][0])
     return Y
+
+
+def step_bound(core) -> float:
+    """Half the smallest delay that is a constant or a constant parameter (the reference bounds its
+    steps by half the smallest constant delay); inf when none."""
+    ds = [core.delay_hmax * 2.0]
+    for _, _, dn in core.delayed:
+        e = core.aux.assigns.get(dn)
+        if e is not None and e.op == "const":
+            ds.append(float(e.value))
+        elif e is not None and e.op == "sym" and e.value in core.model.params:
+            ds.append(float(core.model.params[e.value]))
+    d = min([v for v in ds if v > 0] or [np.inf])
+    return 0.5 * d

@@ -19,7 +19,7 @@ from ... import gpu
 from ...errors import BackendUnavailable, InvalidParameter, SimulationBlowUp, Unsupported
 from ..runtimes.codegen import NVRTC_OPTIONS, expr_code
 from . import gpu as dp_gpu
-from .history import HCAP
+from .history import HCAP, step_bound
 from .rosenbrock import MAX_STEPS, StiffProblem
 
 RODAS_SOURCE = files(__package__) / "ensemble_rodas.cu"
@@ -95,7 +95,7 @@ def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str =
     if hmax is None:
         dt = np.diff(times)
         hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(float(times[-1]), 1.0)
-    hmax = min(hmax, getattr(pb.core, "delay_hmax", np.inf))
+    hmax = min(hmax, step_bound(pb.core)) if getattr(pb.core, "delayed", None) else hmax
     dev = gpu.device(device)
     xp = dev.xp
     kern = dev.module(cuda_source(pb, flavour), options=NVRTC_OPTIONS, system="flint", prefix="Flint").function(

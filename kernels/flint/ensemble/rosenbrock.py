@@ -36,7 +36,7 @@ import numpy as np
 from ...errors import InvalidParameter, SimulationBlowUp, Unsupported
 from ..compiler import compile_model
 from . import rk
-from .history import History, fill
+from .history import History, fill, step_bound
 from .jacobian import jacobian_model
 
 # Rodas4 (Hairer & Wanner's RODAS, METH = 1)
@@ -94,8 +94,20 @@ class StiffProblem(rk.Problem):
         return super().aux(t, self._filled(t, Y, cols), cols)
 
     def jacobian(self, t, Y, cols=None):
-        """(J (ns, ns, m), ∂f/∂t (ns, m)) at (t, Y) for the member columns ``cols``."""
-        Y = self._filled(t, Y, cols)
+        """(J (ns, ns, m), ∂f/∂t (ns, m)) at (t, Y) for the member columns ``cols``.  With delays, ∂f/∂t
+        also carries Σ_k ∂f/∂q_k · dq_k/dt, dq_k/dt by a forward difference of the history (δ =
+        2^−26·max(1, |t|)), as the kernel's ro_jac."""
+        Yf = self._filled(t, Y, cols)
+        J, T = self._jacobian(t, Yf, cols)
+        if Yf is not Y:
+            tt = np.broadcast_to(np.asarray(t, dtype=float).reshape(-1), (Y.shape[1],))
+            dlt = 1.4901161193847656e-08 * np.maximum(1.0, np.abs(tt))
+            Y2 = self._filled(tt + dlt, Y, cols)
+            for qi, _, _ in self.core.delayed:
+                T = T + J[:, qi, :] * ((Y2[qi] - Yf[qi]) / dlt)
+        return J, T
+
+    def _jacobian(self, t, Y, cols=None):
         P = self.jac_prog.pvar_values if cols is None else self.jac_prog.pvar_values[:, cols]
         m = Y.shape[1]
         with np.errstate(all="ignore"):
@@ -249,7 +261,7 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
     if hmax is None:
         dt = np.diff(times)
         hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(t_end, 1.0)
-    hmax = min(hmax, getattr(core, "delay_hmax", np.inf))
+    hmax = min(hmax, step_bound(core)) if getattr(core, "delayed", None) else hmax
     hist = pb.history = History(n, pb.y0.copy(), dense) if getattr(core, "delayed", None) else None
     nt = len(times)
     out = np.full((nt, len(core.obs_names), n), np.nan)
