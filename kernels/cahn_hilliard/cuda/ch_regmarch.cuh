@@ -112,79 +112,115 @@ __device__ __forceinline__ void ch_stage_row4(const CHCoef<T>& k, const T wu[4],
     }
 }
 
-// WPB warps (strips) per block, PD rows of φ in flight, MINB min. blocks per SM (register cap; 1: none)
-template <class T, int BC, int WPB, int PD, int MINB>
-__global__ void __launch_bounds__(32 * WPB, MINB)
-ch_fused_wmarch2d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int chunk, int vec,
-                  T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
-    constexpr int U = 8;  // rows per unrolled inner loop (chunk is a multiple of 8)
+// One RK2 step of the warp march: its register windows (5 φ rows, 3 of μ, φ*, μ*) and push(), which
+// takes φ row r in and puts φ⁺ of row r − 4 out (μ, φ*, μ*, φ⁺ each one row behind the last).
+template <class T, int BC>
+struct ChWmStep {
+    T f[5][4], mu[3][4], st[3][4], ms[3][4];
+    __device__ __forceinline__ void clear() {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+#pragma unroll
+            for (int r = 0; r < 5; ++r) f[r][q] = T(0);
+#pragma unroll
+            for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
+        }
+    }
+    // φ row r arrives (in); out ← φ⁺ of row r − 4.  last: the kernel's output (no ghost rule).
+    __device__ __forceinline__ void push(const CHCoef<T>& k, const T in[4], int r, int ny, const bool xin[4],
+                                         T c1, T c2, T bval, bool last, T o[4]) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) f[i][q] = f[i + 1][q];
+            f[4][q] = in[q];
+        }
+        T nm[4];
+        ch_mu_row4<T>(k, f[2], f[3], f[4], nm);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) { mu[0][q] = mu[1][q]; mu[1][q] = mu[2][q]; mu[2][q] = nm[q]; }
+        T ns[4];
+        ch_stage_row4<T>(k, mu[0], mu[1], mu[2], f[2], c1, ns);
+        if (BC == CH_FIXED) {
+            const bool yin = r - 2 >= 0 && r - 2 < ny;
+#pragma unroll
+            for (int q = 0; q < 4; ++q) ns[q] = (yin && xin[q]) ? ns[q] : bval;
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q) { st[0][q] = st[1][q]; st[1][q] = st[2][q]; st[2][q] = ns[q]; }
+        T nms[4];
+        ch_mu_row4<T>(k, st[0], st[1], st[2], nms);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) { ms[0][q] = ms[1][q]; ms[1][q] = ms[2][q]; ms[2][q] = nms[q]; }
+        ch_stage_row4<T>(k, ms[0], ms[1], ms[2], f[0], c2, o);
+        if (BC == CH_FIXED && !last) {
+            const bool yin = r - 4 >= 0 && r - 4 < ny;
+#pragma unroll
+            for (int q = 0; q < 4; ++q) o[q] = (yin && xin[q]) ? o[q] : bval;
+        }
+    }
+};
+
+// The warp march of KS RK2 steps (KS = 1: ch_fused_wmarch2d; KS > 1: ch_fused_wmarch2d_tb): step s
+// takes the φˢ rows step s−1 puts out (4 rows behind its input) through its own ChWmStep windows.
+template <class T, int BC, int KS, int WPB, int PD>
+__device__ __forceinline__ void ch_wmarch2d_run(const T* __restrict__ src, T* __restrict__ out, int nx, int ny,
+                                                int chunk, int vec, T c1, T c2, T m, T b, T u, T K, T idx2,
+                                                T bval) {
+    constexpr int U = 8;                 // rows per unrolled inner loop (chunk and 8·KS are multiples of 8)
+    constexpr int H = 4 * KS, W = 128 - 2 * H;
     const int lane = threadIdx.x & 31;
     const int strip = blockIdx.x * WPB + (threadIdx.x >> 5);
-    if (strip * 120 >= nx) return;  // the whole warp
-    const int x0 = strip * 120 - 4 + 4 * lane;  // this lane's first column
+    if (strip * W >= nx) return;         // the whole warp
+    const int x0 = strip * W - H + 4 * lane;
     const int y0 = blockIdx.y * chunk;
     const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
 
-    const ChLine<T, BC, 4> ln(src, nx, x0, 0, 1, vec, bval);  // 4 columns, 16-byte loads / stores
+    const ChLine<T, BC, 4> ln(src, nx, x0, 0, 1, vec, bval);
     const bool* xin = ln.xin;
-    const bool wlane = lane >= 1 && lane <= 30;
+    const bool wlane = lane >= KS && lane <= 31 - KS;
     auto load = [&](int y, T v[4]) { ln.load(y, ny, (size_t)nx, v); };
 
-    const int steps = chunk + 8;
+    const int steps = chunk + 2 * H;
     const int yend = min(y0 + chunk, ny);
-    T f[5][4], mu[3][4], st[3][4], ms[3][4], pq[PD][4];
+    ChWmStep<T, BC> st[KS];
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {
+    for (int s = 0; s < KS; ++s) st[s].clear();
+    T pq[PD][4];
 #pragma unroll
-        for (int r = 0; r < 5; ++r) f[r][q] = T(0);
-#pragma unroll
-        for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
-    }
-#pragma unroll
-    for (int i = 0; i < PD; ++i) load(y0 - 4 + i, pq[i]);
+    for (int i = 0; i < PD; ++i) load(y0 - H + i, pq[i]);
 
     for (int j0 = 0; j0 < steps; j0 += U) {
 #pragma unroll
         for (int jj = 0; jj < U; ++jj) {
             const int j = j0 + jj;
-            // φ window ← the oldest row in flight; the next load goes out at once
+            T row[4];
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
-#pragma unroll
-                for (int r = 0; r < 4; ++r) f[r][q] = f[r + 1][q];
-                f[4][q] = pq[0][q];
+                row[q] = pq[0][q];
 #pragma unroll
                 for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
             }
-            if (j + PD < steps) load(y0 - 4 + j + PD, pq[PD - 1]);
-            // μ(r − 1)
-            T nm[4];
-            ch_mu_row4<T>(k, f[2], f[3], f[4], nm);
+            if (j + PD < steps) load(y0 - H + j + PD, pq[PD - 1]);
 #pragma unroll
-            for (int q = 0; q < 4; ++q) { mu[0][q] = mu[1][q]; mu[1][q] = mu[2][q]; mu[2][q] = nm[q]; }
-            // φ*(r − 2) = φ + c1·F(φ)
-            T ns[4];
-            ch_stage_row4<T>(k, mu[0], mu[1], mu[2], f[2], c1, ns);
-            if (BC == CH_FIXED) {
-                const int ys = y0 - 6 + j;
-                const bool yin = ys >= 0 && ys < ny;
+            for (int s = 0; s < KS; ++s) {   // step s: input row y0 − H + j − 4s, output 4 rows behind
+                T o[4];
+                st[s].push(k, row, y0 - H + j - 4 * s, ny, xin, c1, c2, bval, s + 1 == KS, o);
 #pragma unroll
-                for (int q = 0; q < 4; ++q) ns[q] = (yin && xin[q]) ? ns[q] : bval;
+                for (int q = 0; q < 4; ++q) row[q] = o[q];
             }
-#pragma unroll
-            for (int q = 0; q < 4; ++q) { st[0][q] = st[1][q]; st[1][q] = st[2][q]; st[2][q] = ns[q]; }
-            // μ*(r − 3)
-            T nms[4];
-            ch_mu_row4<T>(k, st[0], st[1], st[2], nms);
-#pragma unroll
-            for (int q = 0; q < 4; ++q) { ms[0][q] = ms[1][q]; ms[1][q] = ms[2][q]; ms[2][q] = nms[q]; }
-            // φⁿ⁺¹(r − 4) = φ + c2·F(φ*)
-            T o[4];
-            ch_stage_row4<T>(k, ms[0], ms[1], ms[2], f[0], c2, o);
-            const int yo = y0 - 8 + j;
-            if (j >= 8 && yo < yend && wlane) ln.store(out, yo, (size_t)nx, 0, o);
+            const int yo = y0 - 2 * H + j;
+            if (j >= 2 * H && yo < yend && wlane) ln.store(out, yo, (size_t)nx, 0, row);
         }
     }
+}
+
+// WPB warps (strips) per block, PD rows of φ in flight, MINB min. blocks per SM (register cap; 1: none)
+template <class T, int BC, int WPB, int PD, int MINB>
+__global__ void __launch_bounds__(32 * WPB, MINB)
+ch_fused_wmarch2d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int chunk, int vec,
+                  T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    ch_wmarch2d_run<T, BC, 1, WPB, PD>(src, out, nx, ny, chunk, vec, c1, c2, m, b, u, K, idx2, bval);
 }
 
 // ---- E, 3D, register z-march (ours; the default 3D E): one launch per RK2 step.  The block
@@ -214,81 +250,52 @@ __device__ __forceinline__ void ch_nsum3dv(const T* s, const T* c, const T* zm, 
     }
 }
 
-// NT threads (≥ one per group), MINB min. blocks per SM (register cap), PD φ planes in flight,
-// VW cells per group (2 or 4)
-template <class T, int BC, int TX, int TY, int NT, int MINB, int PD, int VW>
-__global__ void __launch_bounds__(NT, MINB)
-ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int nz, int chunk, int vec,
-                T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
-    constexpr int SX = TX + 8, SY = TY + 8, GX = SX / VW, G = GX * SY;
-    constexpr int PS = (SY + 2) * SX + 8;  // a plane with one spare row above / below, 4 cells each end
-    static_assert(TX % 4 == 0 && (VW == 2 || VW == 4) && NT >= G, "TX a multiple of 4; one thread per group");
-    __shared__ __align__(16) T sm[2 * 4 * PS];
-
-    const int tid = threadIdx.x;
-    const bool act = tid < G;
-    const int gx = tid % GX, gy = tid / GX;
-    const int ox = blockIdx.x * TX, oy = blockIdx.y * TY;
-    const int m0 = blockIdx.z * chunk;
-    const int L = min(chunk, nz - m0);
-    const int x0 = ox - 4 + VW * gx, y = oy - 4 + gy;  // the group's first cell
-    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
-    const size_t plane = (size_t)nx * ny;
-    const int soff = 4 + (gy + 1) * SX + VW * gx;       // the group in a plane of the buffer
-
-    const ChLine<T, BC, VW> ln(src, nx, x0, y, ny, vec, bval);
-    const bool* xin = ln.xin;
-    const bool yin = ln.yin;
-    auto load = [&](int pz, T* v) { ln.load(pz, nz, plane, v); };
-    const bool wr = act && gx >= 4 / VW && gx < (TX + 4) / VW && gy >= 4 && gy < TY + 4 && y < ny;
-
-    T f[5][VW], mu[3][VW], st[3][VW], ms[3][VW], pq[PD][VW];
+// One RK2 step of the z-march for a group of VW cells: its z windows in registers (5 φ planes, 3 of
+// μ, φ*, μ*); store() puts the four centre planes into a buffer set, shift() takes the next φ plane
+// in, compute() the stages of that plane from registers and the set.
+template <class T, int BC, int VW>
+struct ChZrStep {
+    T f[5][VW], mu[3][VW], st[3][VW], ms[3][VW];
+    __device__ __forceinline__ void clear() {
 #pragma unroll
-    for (int q = 0; q < VW; ++q) {
+        for (int q = 0; q < VW; ++q) {
 #pragma unroll
-        for (int r = 0; r < 5; ++r) f[r][q] = T(0);
+            for (int r = 0; r < 5; ++r) f[r][q] = T(0);
 #pragma unroll
-        for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
-    }
-    const int steps = L + 8;
-#pragma unroll
-    for (int i = 0; i < PD; ++i)
-        if (act) load(m0 - 4 + i, pq[i]);
-    for (int t = 0; t < steps; ++t) {
-        const int p = m0 - 4 + t;
-        T* sb = sm + (t & 1) * 4 * PS + soff;
-        T* sphi = sb;
-        T* smu = sb + PS;
-        T* sst = sb + 2 * PS;
-        T* sms = sb + 3 * PS;
-        if (act) {
-#pragma unroll
-            for (int q = 0; q < VW; ++q) {
-                sphi[q] = f[4][q];   // φ(p − 1)
-                smu[q] = mu[2][q];   // μ(p − 2)
-                sst[q] = st[2][q];   // φ*(p − 3)
-                sms[q] = ms[2][q];   // μ*(p − 4)
-#pragma unroll
-                for (int r = 0; r < 4; ++r) f[r][q] = f[r + 1][q];
-                f[4][q] = pq[0][q];  // φ(p)
-#pragma unroll
-                for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
-            }
-            if (t + PD < steps) load(p + PD, pq[PD - 1]);
+            for (int r = 0; r < 3; ++r) mu[r][q] = st[r][q] = ms[r][q] = T(0);
         }
-        __syncthreads();
-        if (!act) continue;
+    }
+    __device__ __forceinline__ void store(T* s, int PS) const {   // centre planes of the last march step
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+            s[q] = f[4][q];
+            s[PS + q] = mu[2][q];
+            s[2 * PS + q] = st[2][q];
+            s[3 * PS + q] = ms[2][q];
+        }
+    }
+    __device__ __forceinline__ void shift(const T in[VW]) {
+#pragma unroll
+        for (int q = 0; q < VW; ++q) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) f[r][q] = f[r + 1][q];
+            f[4][q] = in[q];
+        }
+    }
+    // the stages of input plane p (already shifted in) from the planes s (this step's 4 in the set);
+    // o ← φ⁺ of plane p − 4 (ghost rule for fixed unless last; for the last step only if want)
+    template <int SX>
+    __device__ __forceinline__ void compute(const CHCoef<T>& k, const T* s, int PS, int p, int nz, bool yin,
+                                            const bool xin[VW], T c1, T c2, T bval, bool last, bool want,
+                                            T o[VW]) {
         T ns[VW], v[VW];
-        // μ(p − 1)
-        ch_nsum3dv<T, SX, VW>(sphi, f[3], f[2], f[4], ns);
+        ch_nsum3dv<T, SX, VW>(s, f[3], f[2], f[4], ns);
 #pragma unroll
         for (int q = 0; q < VW; ++q) v[q] = ch_mu<T>(k, f[3][q], ns[q], T(6));
 #pragma unroll
         for (int q = 0; q < VW; ++q) { mu[0][q] = mu[1][q]; mu[1][q] = mu[2][q]; mu[2][q] = v[q]; }
-        // φ*(p − 2) = φ + c1·F(φ)
-        ch_nsum3dv<T, SX, VW>(smu, mu[1], mu[0], mu[2], ns);
-        const int zs = p - 2;
-        const bool zin = zs >= 0 && zs < nz;
+        ch_nsum3dv<T, SX, VW>(s + PS, mu[1], mu[0], mu[2], ns);
+        const bool zin = p - 2 >= 0 && p - 2 < nz;
 #pragma unroll
         for (int q = 0; q < VW; ++q) {
             v[q] = f[2][q] + c1 * (k.mi * (ns[q] - T(6) * mu[1][q]));
@@ -296,19 +303,95 @@ ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, 
         }
 #pragma unroll
         for (int q = 0; q < VW; ++q) { st[0][q] = st[1][q]; st[1][q] = st[2][q]; st[2][q] = v[q]; }
-        // μ*(p − 3)
-        ch_nsum3dv<T, SX, VW>(sst, st[1], st[0], st[2], ns);
+        ch_nsum3dv<T, SX, VW>(s + 2 * PS, st[1], st[0], st[2], ns);
 #pragma unroll
         for (int q = 0; q < VW; ++q) v[q] = ch_mu<T>(k, st[1][q], ns[q], T(6));
 #pragma unroll
         for (int q = 0; q < VW; ++q) { ms[0][q] = ms[1][q]; ms[1][q] = ms[2][q]; ms[2][q] = v[q]; }
-        // φⁿ⁺¹(p − 4) = φ + c2·F(φ*)
-        if (t >= 8 && wr) {
-            ch_nsum3dv<T, SX, VW>(sms, ms[1], ms[0], ms[2], ns);
+        if (last && !want) return;          // the kernel's output, not written by this thread
+        ch_nsum3dv<T, SX, VW>(s + 3 * PS, ms[1], ms[0], ms[2], ns);
+        const bool oin = p - 4 >= 0 && p - 4 < nz;
 #pragma unroll
-            for (int q = 0; q < VW; ++q) v[q] = f[0][q] + c2 * (k.mi * (ns[q] - T(6) * ms[1][q]));
-            ln.store(out, p - 4, plane, y, v);
+        for (int q = 0; q < VW; ++q) {
+            o[q] = f[0][q] + c2 * (k.mi * (ns[q] - T(6) * ms[1][q]));
+            if (BC == CH_FIXED && !last && !(oin && yin && xin[q])) o[q] = bval;
+        }
+    }
+};
+
+// The register z-march of KS RK2 steps (KS = 1: ch_fused_zreg3d; KS > 1: ch_fused_zreg3d_tb) through the
+// buffer sm of 2·4·KS planes of PS values (static shared memory for KS = 1, dynamic for the KS form).
+template <class T, int BC, int KS, int TX, int TY, int NT, int PD, int VW>
+__device__ __forceinline__ void ch_zreg3d_run(T* sm, const T* __restrict__ src, T* __restrict__ out, int nx, int ny,
+                                              int nz, int chunk, int vec, T c1, T c2, T m, T b, T u, T K, T idx2,
+                                              T bval) {
+    constexpr int H = 4 * KS;
+    constexpr int SX = TX + 2 * H, SY = TY + 2 * H, GX = SX / VW, G = GX * SY;
+    constexpr int PS = (SY + 2) * SX + 8;
+    static_assert(TX % 4 == 0 && (VW == 2 || VW == 4) && NT >= G, "TX a multiple of 4; one thread per group");
+
+    const int tid = threadIdx.x;
+    const bool act = tid < G;
+    const int gx = tid % GX, gy = tid / GX;
+    const int ox = blockIdx.x * TX, oy = blockIdx.y * TY;
+    const int m0 = blockIdx.z * chunk;
+    const int L = min(chunk, nz - m0);
+    const int x0 = ox - H + VW * gx, y = oy - H + gy;
+    const CHCoef<T> k = ch_coef<T>(m, b, u, K, idx2);
+    const size_t plane = (size_t)nx * ny;
+    const int soff = 4 + (gy + 1) * SX + VW * gx;
+
+    const ChLine<T, BC, VW> ln(src, nx, x0, y, ny, vec, bval);
+    const bool* xin = ln.xin;
+    const bool yin = ln.yin;
+    auto load = [&](int pz, T* v) { ln.load(pz, nz, plane, v); };
+    const bool wr = act && gx >= H / VW && gx < (TX + H) / VW && gy >= H && gy < TY + H && y < ny;
+
+    ChZrStep<T, BC, VW> zs[KS];
+#pragma unroll
+    for (int s = 0; s < KS; ++s) zs[s].clear();
+    T pq[PD][VW];
+    const int steps = L + 2 * H;
+#pragma unroll
+    for (int i = 0; i < PD; ++i)
+        if (act) load(m0 - H + i, pq[i]);
+    for (int t = 0; t < steps; ++t) {
+        const int p = m0 - H + t;
+        T* sb = sm + (t & 1) * 4 * KS * PS + soff;
+        if (act) {
+#pragma unroll
+            for (int s = 0; s < KS; ++s) zs[s].store(sb + 4 * s * PS, PS);
+            zs[0].shift(pq[0]);
+#pragma unroll
+            for (int q = 0; q < VW; ++q) {
+#pragma unroll
+                for (int i = 0; i + 1 < PD; ++i) pq[i][q] = pq[i + 1][q];
+            }
+            if (t + PD < steps) load(p + PD, pq[PD - 1]);
+        }
+        __syncthreads();
+        if (!act) continue;
+        T o[VW];
+#pragma unroll
+        const bool put = t >= 2 * H && wr;
+        for (int s = 0; s < KS; ++s) {
+            if (s > 0) zs[s].shift(o);
+            zs[s].template compute<SX>(k, sb + 4 * s * PS, PS, p - 4 * s, nz, yin, xin, c1, c2, bval, s + 1 == KS,
+                                       put, o);
+        }
+        if (put) {
+            ln.store(out, p - H, plane, y, o);
         }
     }
 }
 
+// NT threads (≥ one per group), MINB min. blocks per SM (register cap), PD φ planes in flight,
+// VW cells per group (2 or 4)
+template <class T, int BC, int TX, int TY, int NT, int MINB, int PD, int VW>
+__global__ void __launch_bounds__(NT, MINB)
+ch_fused_zreg3d(const T* __restrict__ src, T* __restrict__ out, int nx, int ny, int nz, int chunk, int vec,
+                T c1, T c2, T m, T b, T u, T K, T idx2, T bval) {
+    constexpr int PS = (TY + 8 + 2) * (TX + 8) + 8;  // a plane with one spare row above / below, 4 cells each end
+    __shared__ __align__(16) T sm[2 * 4 * PS];
+    ch_zreg3d_run<T, BC, 1, TX, TY, NT, PD, VW>(sm, src, out, nx, ny, nz, chunk, vec, c1, c2, m, b, u, K, idx2, bval);
+}
