@@ -87,13 +87,13 @@ def main():
             for n in sorted({n for n, _ in ups})))
         out()
     out("Paper 000's claims:" if layouts else "Paper 001's claims:")
-    for claim, holds, why in (fig10.layout_claims if layouts else fig10.claims)(rows):
+    for claim, holds, why in (fig10.LAYOUT_TIMES if layouts else fig10.FIG10).claims(rows):
         verdict = "not measured" if holds is None else ("holds" if holds else "does NOT hold")
         out(f"- {claim}: **{verdict}** ({why})")
     stem = f"ch_fig10_{a.experiment}_{a.dim}d"
     save_markdown(stem + ".md", "\n".join(LINES))
     if os.environ.get("OUT"):
-        fig10.rows_to_csv(rows, os.path.join(os.environ["OUT"], stem + ".csv"))
+        (fig10.LAYOUT_TIMES if layouts else fig10.FIG10).to_csv(rows, os.path.join(os.environ["OUT"], stem + ".csv"))
 
 
 if __name__ == "__main__":

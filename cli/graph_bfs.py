@@ -137,13 +137,13 @@ def run(a) -> int:
         from kernels.gpu import launch_occupancy
         sweep = E.run_block_sweep(types, sizes, blocks, kernels[0], repeats, batch, be, seed,
                                   occupancy_of=launch_occupancy if be.is_gpu else None)
-        to_csv = E.sweep_to_csv
+        to_csv = E.BLOCK_SWEEP.to_csv
     else:
         if batch == 1 and max(sizes) >= 10000 and "alpha-ring" in types and not a.quiet:
             note("--batch 1 runs one launch per level per source: type alpha-ring at N ≥ 10 000 takes hours")
         total = len(types) * len(sizes) * instances * len(kernels)
         sweep = E.run_evolution(types, sizes, kernels, instances, be, batch, block, seed)
-        to_csv = E.evolution_to_csv
+        to_csv = E.EVOLUTION.to_csv
 
     def report(r, done):
         print(f"[{done}/{total}] {row_line(r)}", file=sys.stderr, flush=True)

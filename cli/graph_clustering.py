@@ -32,7 +32,7 @@ def add_parser(sub, parents) -> None:
                             f"(default: the paper's {cc.PAPER_SIZES[f][0]}…{cc.PAPER_SIZES[f][-1]} on a GPU, "
                             f"{','.join(map(str, cc.QUICK_SIZES[f]))} on the CPU)")
     p.add_argument("--methods", default=None,
-                   help=f"comma list of {', '.join(cc.METHODS)} (default: cpu,cpu-threads and, on a GPU, "
+                   help=f"comma list of {', '.join(cc.CLUSTERING_METHODS)} (default: cpu,cpu-threads and, on a GPU, "
                         "gpu-arc,gpu-sorted; with ≥ 2 GPUs or --gpus N ≥ 2 also multi-arc,multi-sorted). "
                         "Without a GPU gpu-arc / gpu-sorted run their CUDA source on the CPU (small sizes)")
     p.add_argument("--gpus", default=None, type=num_type(int, minimum=1, maximum=64),
@@ -90,14 +90,14 @@ def run(a) -> int:
         print(f"[{done}/{total}] {r.family} V = {r.n} {r.method}: {r.seconds * 1e3:.3f} ± "
               f"{r.std * 1e3:.3f} ms, C = {r.clustering:.6f}{flag}", file=sys.stderr, flush=True)
 
-    rows = collect_rows(sweep, total, "points", a.csv, cc.rows_to_csv, None if a.quiet else report)
+    rows = collect_rows(sweep, total, "points", a.csv, cc.TIMINGS.to_csv, None if a.quiet else report)
     if rows is None:
         return 130
     fo, mo = {f: i for i, f in enumerate(sizes)}, {m: i for i, m in enumerate(methods)}
     rows.sort(key=lambda r: (fo[r.family], r.n, mo[r.method]))   # Dask: completion order → the serial order
     seconds = time.perf_counter() - t0
     written: dict = {}
-    failed = write_outputs(written, [("csv", lambda: (cc.rows_to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])
+    failed = write_outputs(written, [("csv", lambda: (cc.TIMINGS.to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])
     slopes = cc.fit_slopes(rows)
     agree = all(r.agrees for r in rows)
     if a.json:

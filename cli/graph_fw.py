@@ -104,11 +104,11 @@ def run(a) -> int:
         print(f"[{done}/{total}] {_row_line(r)}", file=sys.stderr, flush=True)
 
     sweep = fs.run_sweep(specs, sizes, be, arith, repeats, seed, a.pred)
-    rows = collect_rows(sweep, total, "points", a.csv, fs.rows_to_csv, None if a.quiet else report)
+    rows = collect_rows(sweep, total, "points", a.csv, fs.TIMINGS.to_csv, None if a.quiet else report)
     if rows is None:
         return 130
     written: dict = {}
-    failed = write_outputs(written, [("csv", lambda: (fs.rows_to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])
+    failed = write_outputs(written, [("csv", lambda: (fs.TIMINGS.to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])
     agree = all(r.agrees for r in rows)
     if a.json:
         import json

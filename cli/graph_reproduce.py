@@ -153,7 +153,7 @@ def run(a) -> int:
             note(f"{r.type} N = {r.n} reached --max-redraws {max_redraws}; the last draw may "
                  "be disconnected (mean path over reachable pairs)")
 
-    rows = collect_rows(sweep, total, "instances", a.csv, rp.rows_to_csv, None if a.quiet else report)
+    rows = collect_rows(sweep, total, "instances", a.csv, rp.FIG14.to_csv, None if a.quiet else report)
     if rows is None:
         return 130
     order = {t: i for i, t in enumerate(types)}                  # Dask: completion order → the serial order
@@ -161,7 +161,7 @@ def run(a) -> int:
     be.synchronize()
     seconds = time.perf_counter() - t0
     written: dict = {}
-    failed = write_outputs(written, [("csv", lambda: (rp.rows_to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])
+    failed = write_outputs(written, [("csv", lambda: (rp.FIG14.to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])
     fits = {t: float(v) for t, v in rp.fit_exponents(rows).items()}
     cl = rp.mean_clustering(rows)
     if a.json:

@@ -7,7 +7,7 @@
 * ``overhead`` — Fig. 3.14: the path-recording overhead, recorded paths checked;
 * ``limits``   — the largest |V| each GPU method fits by paper 004's element counts.
 
-The methods come from the registry (default: those of ``sssp_table.METHODS`` that run natively on
+The methods come from the registry (default: those of ``sssp_table.TABLE_METHODS`` that run natively on
 this backend: on the CPU, cpu-dijkstra).  Without a GPU the GPU methods run their CUDA source on
 the CPU when named (``--methods``; the JSON says ``"emulated": true``); a run estimated above
 about 30 s is refused before any work, naming the limit.  Every value, the graph sizes (and their memory) and ``--csv``
@@ -49,7 +49,7 @@ def add_parser(sub, parents) -> None:
                                    "anywhere.")
     p.add_argument("experiment", choices=EXPERIMENTS, help="table, scaling, overhead or limits")
     p.add_argument("--methods", default=None,
-                   help=f"comma list of {', '.join(T.LABELS)} (default: those of {', '.join(T.METHODS)} that run "
+                   help=f"comma list of {', '.join(T.LABELS)} (default: those of {', '.join(T.TABLE_METHODS)} that run "
                         "natively on this backend; without a GPU the GPU methods run their CUDA source on the CPU)")
     p.add_argument("--topologies", default=None, help=f"table: comma list of {', '.join(T.TOPOLOGIES)} (default all)")
     p.add_argument("--n", default=None, type=num_type(int, minimum=2, maximum=2**31 - 1), help=f"table: vertices |V| (default {D.TABLE31['n']}, the thesis's)")
@@ -84,7 +84,7 @@ def _ints(flag, text, lo, hi) -> list[int]:
 def _methods(a, be) -> list[str]:
     from kernels.errors import InvalidParameter
     from kernels.graphs.experiments import sssp_table as T
-    names = parse_list("--methods", a.methods) if a.methods else [m for m in T.METHODS if not T.emulated(m, be)]
+    names = parse_list("--methods", a.methods) if a.methods else [m for m in T.TABLE_METHODS if not T.emulated(m, be)]
     try:
         return T.check_methods(names, be)
     except InvalidParameter as exc:
@@ -216,12 +216,12 @@ def run(a) -> int:
     def report(r, done):
         print(f"[{done}/{total}] {row_line(r)}", file=sys.stderr, flush=True)
 
-    rows = collect_rows(sweep, total, "points", a.csv, T.rows_to_csv, None if a.quiet else report)
+    rows = collect_rows(sweep, total, "points", a.csv, T.to_csv, None if a.quiet else report)
     if rows is None:
         return 130
     seconds = time.perf_counter() - t0
     written: dict = {}
-    failed = write_outputs(written, [("csv", lambda: (T.rows_to_csv(rows, a.csv), a.csv)[1])] if a.csv and rows
+    failed = write_outputs(written, [("csv", lambda: (T.to_csv(rows, a.csv), a.csv)[1])] if a.csv and rows
                            else [])
     agree = all(getattr(r, "agrees", True) is not False for r in rows) and \
         all(r.paths_valid == r.paths_checked for r in rows if hasattr(r, "paths_valid"))

@@ -46,8 +46,40 @@ def with_status(sweep, rows):
 class SweepRunner:
     """The run / cancel / end cycle of a sweep tab (mixed into a QWidget).  The tab provides
     ``job`` (None when idle), ``message``, ``rows``, ``bt_run``, ``bt_cancel``, ``progress``, ``lbl``,
-    ``_on_row(row)``, ``_summary()`` and a ``finished`` signal; for :meth:`_start_sweep` also
-    ``where`` (an :class:`explorer.sweep_panel.SchedulerChoice`)."""
+    ``_redraw()``, ``_summary()`` and a ``finished`` signal; for :meth:`_start_sweep` also
+    ``where`` (an :class:`explorer.sweep_panel.SchedulerChoice`).
+
+    The rows are those of a paper experiment (:class:`kernels.experiments.Experiment`: the tab's
+    :attr:`EXPERIMENT`, or :meth:`row_experiment` when it shows several): :meth:`_on_row` keeps them
+    in the experiment's serial order and warns of a row whose own check failed, and
+    :meth:`export_csv` writes them through the experiment's ``to_csv``."""
+
+    #: the experiment whose rows the tab shows (a :class:`kernels.experiments.Experiment`)
+    EXPERIMENT = None
+    #: the export dialog's file name, and the message when there is nothing to export
+    CSV_NAME = "rows.csv"
+    CSV_EMPTY = "Run the timings first."
+    #: whether the summary label follows each row (else it is set when the run ends)
+    LIVE_SUMMARY = True
+
+    def row_experiment(self):
+        """The experiment of the rows shown (default :attr:`EXPERIMENT`)."""
+        return self.EXPERIMENT
+
+    def _on_row(self, r):
+        """A finished row (from the tab's thread or a cluster, in any order): kept in the experiment's
+        serial order, plotted, summarised; a row whose own check failed (``Experiment.problem``) is
+        said as a warning."""
+        self.rows.append(r)
+        exp = self.row_experiment()
+        if exp is not None and exp.order_key(r) is not None:
+            self.rows.sort(key=exp.order_key)
+        self._redraw()
+        if self.LIVE_SUMMARY:
+            self.lbl.setText(self._summary())
+        why = exp.problem(r) if exp is not None else None
+        if why and self.message is not None:
+            self.message(why, "warning")
 
     def run_row(self, lay, run_text: str, run_tip: str, csv_tip: str = "Save every timed point as CSV",
                 png_tip: str = "Save the plots as one PNG image", png_text: str = "Export plots…",
@@ -161,6 +193,12 @@ class SweepRunner:
         self.finished.emit()
 
     # -------------------------------------------------------------- exports (every sweep tab)
+    def export_csv(self, path=None):
+        """Every finished row as CSV (the experiment's ``to_csv``: its columns, written atomically); the
+        path written, or None."""
+        exp = self.row_experiment()
+        return self.export_rows(path, self.CSV_NAME, None if exp is None else exp.to_csv, self.CSV_EMPTY)
+
     def export_rows(self, path, default: str, write_csv, empty: str = "Run it first."):
         """The finished rows as CSV through ``write_csv(rows, path)``, written atomically; the path
         written, or None (nothing to write, dialog cancelled, or a message on failure)."""

@@ -54,6 +54,8 @@ class CHReproduceTab(SweepRunner, QWidget):
     """Controls + two live log–log plots (time per 1024 steps vs N; speed-up vs N) + claims + export.
     ``state()`` / ``restore(dict)`` for the settings."""
 
+    CSV_NAME = "ch_fig10.csv"
+
     finished = pyqtSignal()
 
     def __init__(self, message=None, pause_live=None, parent=None):
@@ -241,15 +243,14 @@ class CHReproduceTab(SweepRunner, QWidget):
             cancelled=cancelled), len(sizes) * len(methods))
         return True
 
-    def _on_row(self, r):
-        self.rows.append(r)
-        self._redraw()
-        self.lbl.setText(self._summary())
+    def row_experiment(self):
+        """Fig. 10 (devices) or the layouts: the chosen experiment."""
+        return fig10.EXPERIMENT_OF[self.experiment]
 
     def _summary(self) -> str:
         if not self.rows:
             return "No points timed."
-        found = (fig10.claims if self.experiment == "devices" else fig10.layout_claims)(self.rows)
+        found = self.row_experiment().claims(self.rows)
         lines = []
         for claim, holds, why in found:
             verdict = "not measured" if holds is None else ("holds" if holds else "does NOT hold")
@@ -284,10 +285,6 @@ class CHReproduceTab(SweepRunner, QWidget):
                                symbolSize=7, symbolBrush=col)
 
     # ----------------------------------------------------------------- export
-    def export_csv(self, path=None):
-        """Every timed point as CSV; the path written, or None."""
-        return self.export_rows(path, "ch_fig10.csv", fig10.rows_to_csv, "Run the timings first.")
-
     def export_plots(self, path=None):
         """Both plots as one PNG (twice the screen size) or SVG; the path written, or None."""
         return self.export_widget(path, "ch_fig10.png", self.plots, "Cahn–Hilliard timings")

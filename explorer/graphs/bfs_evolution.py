@@ -49,7 +49,8 @@ class _Panel(SweepRunner, QWidget):
     """Shared parts: type check boxes, run row, progress, summary label, plots and exports."""
 
     finished = pyqtSignal()
-    csv_name = "bfs.csv"
+    CSV_NAME = "bfs.csv"
+    CSV_EMPTY = "Run it first."
 
     def _types_row(self, form, with_sizes: bool):
         self.ck_type, self.ed_sizes = {}, {}
@@ -78,11 +79,8 @@ class _Panel(SweepRunner, QWidget):
         """No job running (the kernels run on any backend: their CUDA source on the CPU without a GPU)."""
         return self.job is None
 
-    def export_csv(self, path=None):
-        return self.export_rows(path, self.csv_name, self.write_csv)
-
     def export_plots(self, path=None):
-        return self.export_widget(path, self.csv_name.replace(".csv", ".png"), self.plots, "BFS kernels")
+        return self.export_widget(path, self.CSV_NAME.replace(".csv", ".png"), self.plots, "BFS kernels")
 
     def _restore_common(self, state: dict) -> None:
         if isinstance(state.get("types"), list):
@@ -98,8 +96,8 @@ class BFSEvolutionPanel(_Panel):
     """Kernel evolution: controls, one log–log plot per graph type (paper Figs. 11–13), the slopes
     and the per-kernel % changes at the largest N (Fig. 10) in the summary."""
 
-    csv_name = "bfs_evolution.csv"
-    write_csv = staticmethod(E.evolution_to_csv)
+    CSV_NAME = "bfs_evolution.csv"
+    EXPERIMENT = E.EVOLUTION
 
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
@@ -199,13 +197,6 @@ class BFSEvolutionPanel(_Panel):
         self._start("BFS kernel evolution", rows, sum(len(s) for s in sizes.values()) * v["instances"] * len(kernels))
         return True
 
-    def _on_row(self, r):
-        self.rows.append(r)
-        self._redraw()
-        self.lbl.setText(self._summary())
-        if not r.agrees and self.message is not None:
-            self.message(f"{r.kernel} at N = {r.n}: hop counts differ from the first kernel's", "warning")
-
     def _summary(self) -> str:
         if not self.rows:
             return "No points timed."
@@ -246,8 +237,8 @@ class BFSEvolutionPanel(_Panel):
 class BlockSweepPanel(_Panel):
     """Fig. 15: time of one BFS kernel against the block size, theoretical occupancy beside it."""
 
-    csv_name = "bfs_block_sweep.csv"
-    write_csv = staticmethod(E.sweep_to_csv)
+    CSV_NAME = "bfs_block_sweep.csv"
+    EXPERIMENT = E.BLOCK_SWEEP
 
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
@@ -335,11 +326,6 @@ class BlockSweepPanel(_Panel):
 
         self._start("Block-size sweep", rows, len(types) * len(ns) * len(E.SWEEP_BLOCKS))
         return True
-
-    def _on_row(self, r):
-        self.rows.append(r)
-        self._redraw()
-        self.lbl.setText(self._summary())
 
     def _summary(self) -> str:
         if not self.rows:

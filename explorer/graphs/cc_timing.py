@@ -38,7 +38,8 @@ METHOD_TIPS = {
     "gpu-sorted": "One CUDA thread per arc, arcs sorted by their end vertex's degree (paper 001: GPU kernel 2)",
     "multi-arc": "Kernel 1 over several GPUs (paper 001 §5.5: 2 GPUs kernel 1): the graph copied to every GPU, "
                  "arcs handed out in work blocks by a shared cursor, the integer counts added exactly. On the CPU "
-                 "backend: virtual GPUs (NumPy) — it shows the split, its times say nothing about GPUs",
+                 "backend: virtual GPUs, each running the same CUDA kernel on the CPU — it shows the split, its times say "
+                 "nothing about GPUs",
     "multi-sorted": "Kernel 2 (arcs sorted by end-vertex degree) over several GPUs, as multi-arc "
                     "(paper 001: 2 GPUs kernel 2)",
     "networkx": "networkx.transitivity, the reference peer — slow (pure Python): small sizes only",
@@ -66,6 +67,9 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
     """Controls + two live plots (time vs V log–log, clustering vs V) + summary + export.
 
     ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (settings, sessions)."""
+
+    EXPERIMENT = cc.TIMINGS
+    CSV_NAME = "cc_timings.csv"
 
     finished = pyqtSignal()
 
@@ -102,7 +106,7 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         # methods
         meth = QGridLayout()
         self.ck_methods = {}
-        for i, m in enumerate(cc.METHODS):
+        for i, m in enumerate(cc.CLUSTERING_METHODS):
             host = cc.emulated(m, backend)
             ck = QCheckBox(m + (f" {HOST_LABEL}" if host else ""))
             tip = METHOD_TIPS[m] + (f"; compared with the paper's {cc.PAPER_NAME[m]} slope" if m in cc.PAPER_NAME
@@ -263,16 +267,6 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
             sum(len(ns) for ns in sizes.values()) * len(methods))
         return True
 
-    def _on_row(self, r):
-        self.rows.append(r)
-        fo, mo = {f: i for i, f in enumerate(cc.FAMILIES)}, {m: i for i, m in enumerate(cc.METHODS)}
-        self.rows.sort(key=lambda x: (fo.get(x.family, 9), x.n, mo.get(x.method, 99)))   # a cluster's order → serial
-        self._redraw()
-        self.lbl.setText(self._summary())
-        if not r.agrees and self.message is not None:
-            self.message(f"{SHORT[r.family]} V = {r.n:,}: {r.method} counted t = {r.t}, p = {r.p}, unlike the "
-                         "first method", "warning")
-
     # --------------------------------------------------------------- summary
     def _present(self, attr: str, order) -> list[str]:
         return [x for x in order if any(getattr(r, attr) == x for r in self.rows)]
@@ -284,7 +278,7 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
         lines = []
         for f in self._present("family", cc.FAMILIES):
             parts = []
-            for m in self._present("method", cc.METHODS):
+            for m in self._present("method", cc.CLUSTERING_METHODS):
                 if (f, m) not in fits:
                     continue
                 paper = cc.PAPER_NAME.get(m)
@@ -317,7 +311,7 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
             return
         fits, names = cc.fit_slopes(self.rows), {}
         for f in self._present("family", cc.FAMILIES):
-            for m in self._present("method", cc.METHODS):
+            for m in self._present("method", cc.CLUSTERING_METHODS):
                 rs = sorted((r for r in self.rows if r.family == f and r.method == m), key=lambda r: r.n)
                 if not rs:
                     continue
@@ -343,15 +337,12 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
                                     pen=pg.mkPen(col, width=2, style=Qt.PenStyle.DashLine))
             for it in (meas, paper):
                 self.legend_clu.addItem(it, it.name())
-        for m in cc.METHODS:                  # row by method, WS then BA: the families fall into columns
+        for m in cc.CLUSTERING_METHODS:                  # row by method, WS then BA: the families fall into columns
             for f in cc.FAMILIES:
                 if (f, m) in self.curves:
                     self.legend.addItem(self.curves[f, m], names[f, m])
 
     # ----------------------------------------------------------------- export
-    def export_csv(self, path=None):
-        """Every timed point as CSV (``cc.rows_to_csv``); the path written, or None."""
-        return self.export_rows(path, "cc_timings.csv", cc.rows_to_csv, "Run the timings first.")
 
     def export_plots(self, path=None):
         """Both plots as one PNG (twice the screen size) or SVG; the path written, or None."""

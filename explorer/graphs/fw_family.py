@@ -45,6 +45,9 @@ class FWFamilyPanel(SweepRunner, QWidget):
 
     ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (settings, sessions)."""
 
+    EXPERIMENT = fs.TIMINGS
+    CSV_NAME = "fw_timings.csv"
+
     finished = pyqtSignal()
 
     def __init__(self, backend, message=None, parent=None):
@@ -305,14 +308,12 @@ class FWFamilyPanel(SweepRunner, QWidget):
         return True
 
     def _on_row(self, r):
+        """A timed row (SweepRunner's), or the kernel breakdown (a dict) that ends a breakdown run."""
         if isinstance(r, dict):
             self.breakdown = r
+            self.lbl.setText(self._summary())
         else:
-            self.rows.append(r)
-            self._redraw()
-            if not r.agrees and self.message is not None:
-                self.message(f"n = {r.n}: {r.spec} computed other distances than {self.rows[0].spec}", "warning")
-        self.lbl.setText(self._summary())
+            SweepRunner._on_row(self, r)
         self._fill_table()
 
     # --------------------------------------------------------------- summary
@@ -378,8 +379,6 @@ class FWFamilyPanel(SweepRunner, QWidget):
         self.table.resizeColumnsToContents()
 
     # ----------------------------------------------------------------- export
-    def export_csv(self, path=None):
-        return self.export_rows(path, "fw_timings.csv", fs.rows_to_csv, "Run the timings first.")
 
     def export_plots(self, path=None):
         return self.export_widget(path, "fw_timings.png", self.plots, "Floyd–Warshall family timings")

@@ -77,6 +77,10 @@ class ReproducePanel(SweepRunner, QWidget):
 
     ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (for settings)."""
 
+    EXPERIMENT = rp.FIG14
+    CSV_NAME, CSV_EMPTY = "reproduce.csv", "Run a sweep first."
+    LIVE_SUMMARY = False
+
     finished = pyqtSignal()
 
     def __init__(self, backend, message=None, parent=None):
@@ -312,12 +316,6 @@ class ReproducePanel(SweepRunner, QWidget):
             connectivity=conn, clustering=clust, reference=ref), len(types) * len(sizes) * inst)
         return True
 
-    def _on_row(self, r):
-        self.rows.append(r)
-        order = {t: i for i, t in enumerate(rp.TYPE_LABELS)}      # a cluster's completion order → the serial one
-        self.rows.sort(key=lambda x: (order.get(x.type, 99), x.n, x.instance))
-        self._redraw()
-
     # --------------------------------------------------------------- plotting
     def _types_present(self) -> list[str]:
         """The swept types in the paper's order (1), (2), (3)."""
@@ -376,10 +374,6 @@ class ReproducePanel(SweepRunner, QWidget):
                              symbolBrush=(*col, 120), symbolPen=None)
 
     # ----------------------------------------------------------------- export
-    def export_csv(self, path=None):
-        """One row per instance as CSV; the path written, or None."""
-        return self.export_rows(path, "reproduce.csv", rp.rows_to_csv, "Run a sweep first.")
-
     def export_plots(self, path=None):
         """The three plots as PNG (twice the screen size) or SVG; the path written, or None."""
         return self.export_widget(path, "reproduce.png", self.plots, "Reproduce plots")

@@ -30,6 +30,8 @@ COLOR = {"sssp-harish": (214, 39, 40), "sssp": (31, 119, 180), "sssp-staged": (4
 class SSSPTablePanel(SweepRunner, QWidget):
     """Controls, a table (Table 3.1 next to the thesis's numbers) and a log–log plot (figures)."""
 
+    CSV_NAME, CSV_EMPTY = "sssp.csv", "Run an experiment first."
+
     finished = pyqtSignal()
 
     def __init__(self, backend, message=None, parent=None):
@@ -49,7 +51,7 @@ class SSSPTablePanel(SweepRunner, QWidget):
         form.addRow("values", self.ed_values)
         row = QHBoxLayout()
         self.ck_method = {}
-        for m in T.METHODS:
+        for m in T.TABLE_METHODS:
             host = T.emulated(m, backend)
             ck = QCheckBox(T.LABELS[m] + (f" {HOST_LABEL}" if host else ""))
             ck.setToolTip(METHODS[m].help + (HOST_TIP if host else ""))
@@ -78,9 +80,9 @@ class SSSPTablePanel(SweepRunner, QWidget):
         lay.addLayout(form)
         self.run_row(lay, "Run", "Run the chosen experiment off the GUI thread", png_text="Export plot…",
                      png_tip="Save the plot as one PNG image")
-        self.table = QTableWidget(len(T.METHODS), len(T.TOPOLOGIES))
+        self.table = QTableWidget(len(T.TABLE_METHODS), len(T.TOPOLOGIES))
         self.table.setHorizontalHeaderLabels(list(T.TOPOLOGIES))
-        self.table.setVerticalHeaderLabels([T.LABELS[m] for m in T.METHODS])
+        self.table.setVerticalHeaderLabels([T.LABELS[m] for m in T.TABLE_METHODS])
         self.table.setToolTip("Seconds for all |V| sources (~: scaled from the first k), the thesis's in brackets")
         lay.addWidget(self.table, 1)
         self.plots = pg.GraphicsLayoutWidget()
@@ -176,12 +178,9 @@ class SSSPTablePanel(SweepRunner, QWidget):
         self._start(f"Paper 004 {key}", gen, total)
         return True
 
-    def _on_row(self, r):
-        self.rows.append(r)
-        self._redraw()
-        self.lbl.setText(self._summary())
-        if getattr(r, "agrees", True) is False and self.message is not None:
-            self.message(f"{r.method}: costs differ from scipy's Dijkstra", "warning")
+    def row_experiment(self):
+        """Table 3.1, a scaling figure or the path overhead: whichever the rows shown are."""
+        return T.experiment_for(self.rows) if self.rows else None
 
     def _summary(self) -> str:
         if not self.rows:
@@ -211,7 +210,7 @@ class SSSPTablePanel(SweepRunner, QWidget):
                 item = QTableWidgetItem(f"{'~' if r.scaled else ''}{r.seconds:.4g} ({r.paper_seconds:g})")
                 item.setToolTip(f"{r.sources_timed} sources timed, {r.launches} launches; "
                                 f"{'equal to' if r.agrees else 'DIFFERENT from'} scipy's costs")
-                self.table.setItem(T.METHODS.index(r.method), T.TOPOLOGIES.index(r.topology), item)
+                self.table.setItem(T.TABLE_METHODS.index(r.method), T.TOPOLOGIES.index(r.topology), item)
             return
         if isinstance(r0, T.OverheadRow):
             self.plot.setLabel("bottom", "|V|")
@@ -223,7 +222,7 @@ class SSSPTablePanel(SweepRunner, QWidget):
         self.plot.setLabel("left", "seconds")
         self.plot.setLabel("bottom", {"3.10": "|V|", "3.12": "|E|", "3.13": "w_max"}[r0.figure])
         x = {"3.10": lambda r: r.n, "3.12": lambda r: r.arcs, "3.13": lambda r: r.w_max}[r0.figure]
-        for m in T.METHODS:
+        for m in T.TABLE_METHODS:
             rs = sorted((r for r in self.rows if r.method == m), key=x)
             if rs:
                 col = COLOR[m]
@@ -232,8 +231,6 @@ class SSSPTablePanel(SweepRunner, QWidget):
                 self.legend.addItem(item, T.LABELS[m])
 
     # ----------------------------------------------------------------- export
-    def export_csv(self, path=None):
-        return self.export_rows(path, "sssp.csv", T.rows_to_csv, "Run an experiment first.")
 
     def shown(self):
         """What the tab shows: Table 3.1 as a table, the other experiments as plots."""

@@ -23,7 +23,6 @@ cancel between points); the benchmark ``benchmarks/ch_fig10.py`` and the GUI's R
 """
 from __future__ import annotations
 
-import csv
 import platform
 import time
 from dataclasses import asdict, dataclass
@@ -32,11 +31,11 @@ from typing import Callable, Iterator
 # CuPy is imported only to count GPUs (it stays optional)
 from .. import backend as bk
 from ..errors import InvalidParameter
-from ..fileio import atomic_write
+from ..experiments import Claim, Experiment
 from .params import CHParams, GPU_VARIANTS
 from .simulation import CahnHilliard
 
-METHODS = ("single", "threads", "numpy", "gpu", "multi-gpu")
+DEVICE_RUNS = ("single", "threads", "numpy", "gpu", "multi-gpu")
 #: paper 000's layouts (§3.1.4 Fig. 4, Listing 7), each a GPU method: name → CHParams changes
 LAYOUTS = {
     "A rectangles": dict(variant="A", block_layout="rectangles"),
@@ -49,7 +48,7 @@ LAYOUTS = {
     "D tuned": dict(variant="D", tile="auto"),
 }
 #: the experiments of the Reproduce view: name → its methods
-EXPERIMENTS = {"devices": METHODS, "layouts": tuple(LAYOUTS)}
+EXPERIMENTS = {"devices": DEVICE_RUNS, "layouts": tuple(LAYOUTS)}
 GPU_METHODS = ("gpu", "multi-gpu", *LAYOUTS)
 LABELS = {"single": "single core (C++, 1 thread)", "threads": "threads (C++, OpenMP)",
           "numpy": "NumPy reference", "gpu": "1 GPU", "multi-gpu": "multi-GPU"}
@@ -122,9 +121,9 @@ def check_sizes(sizes, dim: int = 2) -> list[int]:
 
 def check_methods(methods, gpus: int | None = None) -> list[str]:
     methods = list(dict.fromkeys(methods))
-    unknown = [m for m in methods if m not in METHODS and m not in LAYOUTS]
+    unknown = [m for m in methods if m not in DEVICE_RUNS and m not in LAYOUTS]
     if unknown:
-        raise InvalidParameter(f"unknown method {unknown[0]!r}: use {', '.join(METHODS + tuple(LAYOUTS))}")
+        raise InvalidParameter(f"unknown method {unknown[0]!r}: use {', '.join(DEVICE_RUNS + tuple(LAYOUTS))}")
     if not methods:
         raise InvalidParameter("choose at least one method")
     gpus = gpu_count() if gpus is None else gpus
@@ -217,90 +216,110 @@ def speedups(rows, base: str = "single") -> dict[tuple[int, str], float]:
     return {(n, m): t[(n, base)] / s for (n, m), s in t.items() if m != base and (n, base) in t and s > 0}
 
 
-def claims(rows) -> list[tuple[str, bool | None, str]]:
-    """Paper 001's Fig. 10 claims against the rows: (claim, holds — None when not measured, evidence)."""
-    t = {(r.n, r.method): r for r in rows}
-    ns = sorted({r.n for r in rows})
-    out = []
+class Fig10(Experiment):
+    """Paper 001 §4.9 Fig. 10: the finite-differencing step's time per 1024 steps against N on each
+    device (:func:`run_fig10` over :data:`DEVICE_RUNS`); the paper's claims checked."""
 
-    def both(a, b):
-        return [n for n in ns if (n, a) in t and (n, b) in t]
+    name = "paper001-fig10"
+    title = "Paper 001 Fig. 10: finite differencing per device vs N"
+    columns = CSV_COLUMNS
+    row_type = Fig10Row
+    split = ("sizes",)
+    #: the runs (methods of :func:`run_fig10`) this experiment times by default
+    runs: tuple = DEVICE_RUNS
 
-    # 1. the single core is the slowest of the paper's devices
-    others = [m for m in ("threads", "gpu", "multi-gpu") if any(r.method == m for r in rows)]
-    pts = [n for n in ns if (n, "single") in t and any((n, m) in t for m in others)]
-    if pts:
-        lose = [n for n in pts if any((n, m) in t and t[n, m].per_1024 > t[n, "single"].per_1024 for m in others)]
-        out.append(("single core is the slowest device", not lose,
-                    "at every N" if not lose else f"something slower at N = {', '.join(map(str, lose))}"))
-    else:
-        out.append(("single core is the slowest device", None, "needs single and another method"))
-    # 2. threads beat one core (paper: 4 cores; the clustering runs give 3.7–3.8×)
-    pts = both("single", "threads")
-    if pts:
-        n = pts[-1]
-        s = t[n, "single"].per_1024 / t[n, "threads"].per_1024
-        th = t[n, "threads"].threads
-        out.append(("threads faster than one core", s > 1.0,
-                    f"{s:.2f}× on {th} threads at N = {n} (parallel efficiency {s / max(th, 1):.0%})"))
-    else:
-        out.append(("threads faster than one core", None, "needs single and threads"))
-    # 3. the GPU is many times faster than the CPU (we read "many" as ≥ 10× one core at N ≥ 1024)
-    pts = [n for n in both("single", "gpu") if n >= 1024] or both("single", "gpu")
-    if pts:
-        ups = [t[n, "single"].per_1024 / t[n, "gpu"].per_1024 for n in pts]
-        out.append(("GPU many (≥ 10) times faster than one core", min(ups) >= 10.0,
-                    f"{min(ups):.0f}–{max(ups):.0f}× at N = {pts[0]}–{pts[-1]}"))
-    else:
-        out.append(("GPU many (≥ 10) times faster than one core", None, "needs single and gpu"))
-    # 4. two GPUs ≈ 2× one for N ≥ 2048, slower than one below
-    pts = both("gpu", "multi-gpu")
-    if pts:
-        big = [n for n in pts if n >= 2048]
-        small = [n for n in pts if n < 2048]
-        ups = {n: t[n, "gpu"].per_1024 / t[n, "multi-gpu"].per_1024 for n in pts}
-        if big:
-            ok = all(ups[n] >= 1.6 for n in big)
-            out.append(("multi-GPU ≈ 2× one GPU for N ≥ 2048", ok,
-                        ", ".join(f"{ups[n]:.2f}× at {n}" for n in big)))
-        if small:
-            slower = [n for n in small if ups[n] < 1.0]
-            out.append(("multi-GPU slower than one GPU for N < 2048", len(slower) == len(small),
-                        ", ".join(f"{ups[n]:.2f}× at {n}" for n in small)))
-    else:
-        out.append(("multi-GPU ≈ 2× one GPU for N ≥ 2048", None, "needs two or more GPUs"))
-    return out
+    def rows(self, sizes, methods=None, **settings) -> Iterator[Fig10Row]:
+        return run_fig10(sizes, self.runs if methods is None else methods, **settings)
 
+    def claims(self, rows) -> list[Claim]:
+        """Paper 001's Fig. 10 claims against the rows: (claim, holds — None when not measured, evidence)."""
+        t = {(r.n, r.method): r for r in rows}
+        ns = sorted({r.n for r in rows})
+        out: list = []
 
-def layout_claims(rows) -> list[tuple[str, bool | None, str]]:
-    """Paper 000 §3.1.4 against the layout rows: strips and rectangles of width a multiple of 16
-    perform alike (we read "similar" as within 25 %); and how the paper's 16×16/12×12 tile compares
-    with the tuned layout (no paper claim: the evidence only)."""
-    t = {(r.n, r.method): r.per_1024 for r in rows}
-    ns = sorted({r.n for r in rows})
-    out = []
-    for v in ("A", "C"):
-        pts = [n for n in ns if (n, f"{v} strips") in t and (n, f"{v} rectangles") in t]
-        claim = f"{v}: strips ≈ rectangles (within 25 %)"
-        if not pts:
-            out.append((claim, None, "needs both layouts"))
-            continue
-        ratio = [t[n, f"{v} strips"] / t[n, f"{v} rectangles"] for n in pts]
-        out.append((claim, all(0.8 <= q <= 1.25 for q in ratio),
-                    "strips/rectangles time " + ", ".join(f"{q:.2f} at {n}" for q, n in zip(ratio, pts))))
-    for v in ("B", "D"):
-        pts = [n for n in ns if (n, f"{v} paper tile") in t and (n, f"{v} tuned") in t]
+        def both(a, b):
+            return [n for n in ns if (n, a) in t and (n, b) in t]
+
+        # 1. the single core is the slowest of the paper's devices
+        others = [m for m in ("threads", "gpu", "multi-gpu") if any(r.method == m for r in rows)]
+        pts = [n for n in ns if (n, "single") in t and any((n, m) in t for m in others)]
         if pts:
-            out.append((f"{v}: the tuned tile beats the paper's 16×16/12×12", all(
-                t[n, f"{v} tuned"] < t[n, f"{v} paper tile"] for n in pts),
-                "paper/tuned time " + ", ".join(f"{t[n, f'{v} paper tile'] / t[n, f'{v} tuned']:.2f} at {n}"
-                                                for n in pts)))
-    return out
+            lose = [n for n in pts if any((n, m) in t and t[n, m].per_1024 > t[n, "single"].per_1024 for m in others)]
+            out.append(("single core is the slowest device", not lose,
+                        "at every N" if not lose else f"something slower at N = {', '.join(map(str, lose))}"))
+        else:
+            out.append(("single core is the slowest device", None, "needs single and another method"))
+        # 2. threads beat one core (paper: 4 cores; the clustering runs give 3.7–3.8×)
+        pts = both("single", "threads")
+        if pts:
+            n = pts[-1]
+            s = t[n, "single"].per_1024 / t[n, "threads"].per_1024
+            th = t[n, "threads"].threads
+            out.append(("threads faster than one core", s > 1.0,
+                        f"{s:.2f}× on {th} threads at N = {n} (parallel efficiency {s / max(th, 1):.0%})"))
+        else:
+            out.append(("threads faster than one core", None, "needs single and threads"))
+        # 3. the GPU is many times faster than the CPU (we read "many" as ≥ 10× one core at N ≥ 1024)
+        pts = [n for n in both("single", "gpu") if n >= 1024] or both("single", "gpu")
+        if pts:
+            ups = [t[n, "single"].per_1024 / t[n, "gpu"].per_1024 for n in pts]
+            out.append(("GPU many (≥ 10) times faster than one core", min(ups) >= 10.0,
+                        f"{min(ups):.0f}–{max(ups):.0f}× at N = {pts[0]}–{pts[-1]}"))
+        else:
+            out.append(("GPU many (≥ 10) times faster than one core", None, "needs single and gpu"))
+        # 4. two GPUs ≈ 2× one for N ≥ 2048, slower than one below
+        pts = both("gpu", "multi-gpu")
+        if pts:
+            big = [n for n in pts if n >= 2048]
+            small = [n for n in pts if n < 2048]
+            ups = {n: t[n, "gpu"].per_1024 / t[n, "multi-gpu"].per_1024 for n in pts}
+            if big:
+                ok = all(ups[n] >= 1.6 for n in big)
+                out.append(("multi-GPU ≈ 2× one GPU for N ≥ 2048", ok,
+                            ", ".join(f"{ups[n]:.2f}× at {n}" for n in big)))
+            if small:
+                slower = [n for n in small if ups[n] < 1.0]
+                out.append(("multi-GPU slower than one GPU for N < 2048", len(slower) == len(small),
+                            ", ".join(f"{ups[n]:.2f}× at {n}" for n in small)))
+        else:
+            out.append(("multi-GPU ≈ 2× one GPU for N ≥ 2048", None, "needs two or more GPUs"))
+        return [Claim(*c) for c in out]
 
 
-def rows_to_csv(rows, path) -> None:
-    with atomic_write(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
-        for r in rows:
-            w.writerow([getattr(r, c) for c in CSV_COLUMNS])
+class Layouts(Fig10):
+    """Paper 000 §3.1.4 Fig. 4: the GPU kernel's thread-block layouts (:data:`LAYOUTS`) against N."""
+
+    name = "paper000-ch-layouts"
+    title = "Paper 000 §3.1.4: Cahn–Hilliard thread-block layouts vs N"
+    runs = tuple(LAYOUTS)
+
+    def claims(self, rows) -> list[Claim]:
+        """Paper 000 §3.1.4 against the layout rows: strips and rectangles of width a multiple of 16
+        perform alike (we read "similar" as within 25 %); and how the paper's 16×16/12×12 tile compares
+        with the tuned layout (no paper claim: the evidence only)."""
+        t = {(r.n, r.method): r.per_1024 for r in rows}
+        ns = sorted({r.n for r in rows})
+        out: list = []
+        for v in ("A", "C"):
+            pts = [n for n in ns if (n, f"{v} strips") in t and (n, f"{v} rectangles") in t]
+            claim = f"{v}: strips ≈ rectangles (within 25 %)"
+            if not pts:
+                out.append((claim, None, "needs both layouts"))
+                continue
+            ratio = [t[n, f"{v} strips"] / t[n, f"{v} rectangles"] for n in pts]
+            out.append((claim, all(0.8 <= q <= 1.25 for q in ratio),
+                        "strips/rectangles time " + ", ".join(f"{q:.2f} at {n}" for q, n in zip(ratio, pts))))
+        for v in ("B", "D"):
+            pts = [n for n in ns if (n, f"{v} paper tile") in t and (n, f"{v} tuned") in t]
+            if pts:
+                out.append((f"{v}: the tuned tile beats the paper's 16×16/12×12", all(
+                    t[n, f"{v} tuned"] < t[n, f"{v} paper tile"] for n in pts),
+                    "paper/tuned time " + ", ".join(f"{t[n, f'{v} paper tile'] / t[n, f'{v} tuned']:.2f} at {n}"
+                                                    for n in pts)))
+        return [Claim(*c) for c in out]
+
+
+FIG10 = Fig10()
+LAYOUT_TIMES = Layouts()
+#: the Reproduce view's experiments by key
+EXPERIMENT_OF = {"devices": FIG10, "layouts": LAYOUT_TIMES}

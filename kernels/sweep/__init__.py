@@ -5,7 +5,8 @@ cluster (``tcp://host:8786``) or serially.
 * :mod:`.points`  — values typed as ``a:b:n`` / ``a..b`` / lists, their product, a sweep's identity;
 * :mod:`.base`    — the task registry (``TASKS``), :class:`SweepTask`;
 * :mod:`.tasks`   — ``ch``, ``flint-slice`` (+ graph and SBML
-  suite tasks in :mod:`.graph_tasks` and :mod:`.suite_tasks`);
+  suite tasks in :mod:`.graph_tasks` and :mod:`.suite_tasks`; ``experiment``, any paper figure or
+  table, in :mod:`.experiment_task`) — registered in this ``__init__``;
 * :mod:`.cluster` — the ``--scheduler`` option (local / tcp://… / none);
 * :mod:`.run`     — :class:`Sweep`: submit, yield rows as they complete, append each to the
   result file at once (:mod:`.results`), resume, cancel;
@@ -15,11 +16,18 @@ cluster (``tcp://host:8786``) or serially.
 The systems (cahn_hilliard, graphs, flint) do not import this package; it calls their public API.
 Qt-free.
 """
-from . import graph_tasks, suite_tasks, tasks  # noqa: F401  (explicit registration of every task class)
-from .base import TASKS, SweepTask, make_task
+from .base import TASKS, SweepTask, make_task, register
+from .experiment_task import ExperimentTask, experiment_sweep
+from .graph_tasks import ClusteringTimingTask, GraphReproduceTask
+from .suite_tasks import SBMLCaseTask
+from .tasks import CHTask, FlintSliceTask
 from .points import identity, parse_axes, parse_values, parse_vary, product
 from .results import ResultFile, read_rows
 from .run import Sweep
 
-__all__ = ["identity", "parse_axes", "parse_values", "parse_vary", "product", "ResultFile", "read_rows",
+# every task class, registered here (a new task: its class and one entry below)
+for _cls in (CHTask, FlintSliceTask, GraphReproduceTask, ClusteringTimingTask, SBMLCaseTask, ExperimentTask):
+    register(_cls)
+
+__all__ = ["ExperimentTask", "experiment_sweep", "identity", "parse_axes", "parse_values", "parse_vary", "product", "ResultFile", "read_rows",
            "Sweep", "TASKS", "SweepTask", "make_task"]

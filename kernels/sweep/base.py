@@ -1,10 +1,10 @@
 """The sweep layer's base: the task registry (:data:`TASKS`), :class:`SweepTask`, the per-worker
 array backend and the per-task timing every row carries.
 
-Task classes live in :mod:`.tasks` (``ch``, ``flint-slice``), :mod:`.graph_tasks` and
-:mod:`.suite_tasks`; each registers with :func:`register`, and ``kernels/sweep/__init__.py``
-imports them all, so :func:`make_task` sees every task without importing its modules (this module
-imports none of them: no import circle).  Imports inside functions here keep CuPy optional.
+Task classes live in :mod:`.tasks` (``ch``, ``flint-slice``), :mod:`.graph_tasks`,
+:mod:`.suite_tasks` and :mod:`.experiment_task` (``experiment``: any paper figure or table);
+``kernels/sweep/__init__.py`` registers them all with :func:`register`, so :func:`make_task` sees
+every task (this module imports none of them: no import circle).  Imports inside functions here keep CuPy optional.
 Qt-free.
 """
 from __future__ import annotations
@@ -15,12 +15,12 @@ import time
 from ..errors import BackendUnavailable
 from ..registry import Registry
 
-#: name → task class; filled by the task modules, which the package's ``__init__`` imports
+#: name → task class; filled by the package's ``__init__``
 TASKS: Registry[type["SweepTask"]] = Registry("sweep task")
 
 
 def register(cls):
-    """Class decorator: add a task class to :data:`TASKS` under ``cls.name``."""
+    """Add a task class to :data:`TASKS` under ``cls.name`` (the package ``__init__`` calls it)."""
     return TASKS.register(cls)
 
 

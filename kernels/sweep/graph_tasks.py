@@ -11,7 +11,9 @@
   method runs once untimed per worker process before its first timing.
 
 :func:`reproduce_sweep` and :func:`clustering_sweep` yield the systems' own row objects
-(``SweepRow``, ``CCRow``) like the serial ``run_sweep`` / ``run_cc_sweep``, in completion order.
+(``SweepRow``, ``CCRow``) like the serial ``run_sweep`` / ``run_cc_sweep``, in completion order
+(``Experiment.row_from_dict`` of ``reproduce.FIG14`` / ``cc_timing.TIMINGS``; any other paper
+experiment runs on a cluster through the generic ``experiment`` task, :mod:`.experiment_task`).
 Timings stay per task; for comparable times give each worker its own GPU (LocalCUDACluster does)
 or, on CPUs, as many workers as there are free cores.  Qt-free.
 """
@@ -20,15 +22,15 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Iterator
 
-from ..errors import ExplorerError, InvalidParameter
+from ..errors import InvalidParameter
 from .run import Sweep
-from .base import SweepTask, gpu_wanted, register, worker_backend
+from .base import SweepTask, gpu_wanted, worker_backend
+from .experiment_task import rows_of
 
 #: workers in a process keep their warm-up state across points (first-call costs untimed)
 _WARM: set = {"networkx"}
 
 
-@register
 class GraphReproduceTask(SweepTask):
     """Paper 000 Fig. 14 / Table II: mean shortest path (and clustering) of one instance or one
     (type, N) group (see the module docstring)."""
@@ -101,7 +103,6 @@ class GraphReproduceTask(SweepTask):
         return [r.to_dict() for r in rows]
 
 
-@register
 class ClusteringTimingTask(SweepTask):
     """Paper 001 Figs. 14–15: every method's clustering count timed on one (family, V) graph."""
 
@@ -112,8 +113,8 @@ class ClusteringTimingTask(SweepTask):
         from ..graphs.experiments import cc_timing as cc
         methods = list(dict.fromkeys(methods))
         for m in methods:
-            if m not in cc.METHODS:
-                raise InvalidParameter(f"unknown clustering method {m!r}: use one of {', '.join(cc.METHODS)}")
+            if m not in cc.CLUSTERING_METHODS:
+                raise InvalidParameter(f"unknown clustering method {m!r}: use one of {', '.join(cc.CLUSTERING_METHODS)}")
         reps = {m: int(repeats.get(m, 1) if isinstance(repeats, dict) else repeats) for m in methods}
         if not methods or min(reps.values()) < 1:
             raise InvalidParameter("choose at least one method, each with repeats ≥ 1")
@@ -155,13 +156,6 @@ class ClusteringTimingTask(SweepTask):
                                                     f["seed"], f["threads"], _WARM, gpus=f.get("gpus", 2))]
 
 
-def _objects(sweep: Sweep, cls) -> Iterator:
-    names = [f.name for f in fields(cls)]
-    for row in sweep.rows():
-        if row.get("error"):
-            where = ", ".join(f"{k} {row[k]}" for k in sweep.points[row["point"]])
-            raise ExplorerError(f"{where}: {row['error']}")
-        yield cls(**{k: row[k] for k in names if k in row})     # a field added later keeps its default
 
 
 def reproduce_sweep(types, sizes, instances: int = 3, method: str = "cpu-sampled", backend: str = "auto",
@@ -173,14 +167,14 @@ def reproduce_sweep(types, sizes, instances: int = 3, method: str = "cpu-sampled
     order).  ``backend`` is the workers' choice (auto / cpu / gpu); ``path`` also appends each row
     to a sweep result file (``mode``: new / resume / overwrite).  ``sweep_out`` (a list) receives
     the :class:`Sweep`, for cancel and status."""
-    from ..graphs.experiments.reproduce import SweepRow
+    from ..graphs.experiments.reproduce import FIG14
     task = GraphReproduceTask(method=method, backend=backend, instances=instances, seed0=seed0,
                               max_redraws=max_redraws, sources=sources, params=params, connectivity=connectivity,
                               clustering=clustering, reference=reference)
     sweep = Sweep(task, task.make_points(types, sizes), path=path, mode=mode, scheduler=scheduler, workers=workers)
     if sweep_out is not None:
         sweep_out.append(sweep)
-    return _objects(sweep, SweepRow)
+    return rows_of(sweep, FIG14)         # a field added later keeps its default
 
 
 def clustering_sweep(sizes: dict, methods=("cpu",), repeats=5, backend: str = "auto", seed: int = 1,
@@ -189,10 +183,10 @@ def clustering_sweep(sizes: dict, methods=("cpu",), repeats=5, backend: str = "a
     """``cc_timing.run_cc_sweep`` on a cluster: yields ``CCRow`` objects per (family, V) as they
     finish.  ``threads``: threads of cpu-threads; ``gpus``: devices of the multi-* methods (on one
     worker); ``workers``: Dask worker processes of a local cluster."""
-    from ..graphs.experiments.cc_timing import CCRow
+    from ..graphs.experiments.cc_timing import TIMINGS
     task = ClusteringTimingTask(methods=methods, repeats=repeats, backend=backend, seed=seed, threads=threads,
                                 gpus=gpus)
     sweep = Sweep(task, task.make_points(sizes), path=path, mode=mode, scheduler=scheduler, workers=workers)
     if sweep_out is not None:
         sweep_out.append(sweep)
-    return _objects(sweep, CCRow)
+    return rows_of(sweep, TIMINGS)

@@ -27,11 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import BackendUnavailable, InvalidParameter
-from .base import SweepTask, register
-from .base import TASKS, gpu_wanted, make_task, timed, worker_backend  # noqa: F401  (their old home)
+from .base import SweepTask, gpu_wanted, worker_backend
 
 # ----------------------------------------------------------------------------- Cahn–Hilliard
-@register
 class CHTask(SweepTask):
     """One Cahn–Hilliard run per point (dφ/dt = m∇²(−bφ + uφ³ − K∇²φ), paper 000 §3.1).
 
@@ -151,7 +149,6 @@ def typed_value(name: str, v, like):
 
 
 # ----------------------------------------------------------------------------- Flint ensembles
-@register
 class FlintSliceTask(SweepTask):
     """A Flint parameter sweep over an ensemble (paper 004 ch. 5): member i of the sweep takes the
     i-th combination of the ``axes`` ({parameter: values}, last axis fastest); a point is a slice

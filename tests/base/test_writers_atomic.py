@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kernels.cahn_hilliard.params import CHParams
-from kernels.graphs.graph import Graph
+from kernels.graphs.data.graph import Graph
 
 FIELD = np.random.default_rng(3).uniform(-1, 1, (16, 16)).astype(np.float32)
 GRAPH = Graph(5, np.array([[0, 1], [1, 2], [3, 4]], dtype=np.int32))
@@ -18,12 +18,12 @@ WGRAPH = Graph(5, np.array([[0, 1], [1, 2], [3, 4]], dtype=np.int32), np.array([
 
 
 def _rows_reproduce():
-    from kernels.graphs import reproduce as rp
+    from kernels.graphs.experiments import reproduce as rp
     return list(rp.run_sweep(["ba"], [60, 120], 1, method="cpu-sampled", seed0=1, sources=4, clustering=False))
 
 
 def _rows_cc():
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     return list(cc.run_cc_sweep({"ws": [100, 200]}, ["cpu"], 1, seed=1))
 
 
@@ -42,9 +42,9 @@ def _writers(tmp_path):
     from kernels.field_png import save_field_png
     from kernels.flint.sbml import conformance as suite
     from kernels.flint.io import write_csv, write_npz
-    from kernels.graphs import cc_timing as cc
-    from kernels.graphs import reproduce as rp
-    from kernels.graphs.graph import save_graph
+    from kernels.graphs.experiments import cc_timing as cc
+    from kernels.graphs.experiments import reproduce as rp
+    from kernels.graphs.data.graph import save_graph
     times, samples = np.arange(4.0), np.ones((4, 2, 1))
     return {
         "ch save_field": ("f.npz", lambda p: save_field(p, FIELD, CHParams(size=16))),
@@ -58,8 +58,8 @@ def _writers(tmp_path):
         "suite json": ("r.json", lambda p: suite.write_json(p, {"cases": [1, 2]})),
         "suite results": ("00001.csv", lambda p: suite.write_results(p, _suite_results(tmp_path), np.arange(2.0),
                                                                      {"S1": np.array([1.0, 2.0])})),
-        "reproduce csv": ("rows.csv", lambda p: rp.rows_to_csv(_rows_reproduce(), p)),
-        "cc timing csv": ("cc.csv", lambda p: cc.rows_to_csv(_rows_cc(), p)),
+        "reproduce csv": ("rows.csv", lambda p: rp.FIG14.to_csv(_rows_reproduce(), p)),
+        "cc timing csv": ("cc.csv", lambda p: cc.TIMINGS.to_csv(_rows_cc(), p)),
         "cli json": ("o.json", lambda p: write_json_file(p, {"x": float("nan")})),
     }
 

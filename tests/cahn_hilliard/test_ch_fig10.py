@@ -49,14 +49,14 @@ def test_claims_verdicts(rng):
     good = [row("single", 1024, base), row("threads", 1024, base / 3, 4), row("gpu", 1024, base / 50),
             row("single", 2048, 4 * base), row("threads", 2048, 4 * base / 3, 4), row("gpu", 2048, 4 * base / 50),
             row("multi-gpu", 2048, 4 * base / 100), row("multi-gpu", 1024, base / 40)]
-    v = {c: h for c, h, _ in fig10.claims(good)}
+    v = {c: h for c, h, _ in fig10.FIG10.claims(good)}
     assert v["single core is the slowest device"] is True
     assert v["threads faster than one core"] is True
     assert v["GPU many (≥ 10) times faster than one core"] is True
     assert v["multi-GPU ≈ 2× one GPU for N ≥ 2048"] is True
     assert v["multi-GPU slower than one GPU for N < 2048"] is True
     bad = [row("single", 1024, base), row("threads", 1024, 2 * base, 4), row("gpu", 1024, base / 2)]
-    v = {c: h for c, h, _ in fig10.claims(bad)}
+    v = {c: h for c, h, _ in fig10.FIG10.claims(bad)}
     assert v["single core is the slowest device"] is False
     assert v["threads faster than one core"] is False
     assert v["GPU many (≥ 10) times faster than one core"] is False
@@ -67,7 +67,7 @@ def test_claims_verdicts(rng):
 def test_csv(tmp_path):
     rows = [row("single", 64, 0.5, 1), row("threads", 64, 0.25, 2)]
     p = tmp_path / "f.csv"
-    fig10.rows_to_csv(rows, p)
+    fig10.FIG10.to_csv(rows, p)
     lines = p.read_text().splitlines()
     assert lines[0].split(",") == list(fig10.CSV_COLUMNS) and len(lines) == 3
 

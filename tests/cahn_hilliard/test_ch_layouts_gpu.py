@@ -44,7 +44,7 @@ def test_layout_rows():
     from kernels.cahn_hilliard import fig10
     rows = list(fig10.run_fig10([256, 512], list(fig10.LAYOUTS), budget=0.05))
     assert {r.method for r in rows} == set(fig10.LAYOUTS) and all(r.gpus == 1 and r.per_1024 > 0 for r in rows)
-    verdicts = fig10.layout_claims(rows)
+    verdicts = fig10.LAYOUT_TIMES.claims(rows)
     assert len(verdicts) == 4 and all(h is not None for _c, h, _w in verdicts)
 
 

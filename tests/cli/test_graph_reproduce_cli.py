@@ -11,9 +11,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from kernels.graphs import generators as G
-from kernels.graphs import reproduce as rp
-from kernels.graphs.graph import to_networkx
+from kernels.graphs.data import generators as G
+from kernels.graphs.experiments import reproduce as rp
+from kernels.graphs.data.graph import to_networkx
 from support.paths import ROOT as PROJECT_ROOT
 
 ROOT = str(PROJECT_ROOT)
@@ -72,7 +72,7 @@ def test_json_csv_and_fitted_exponents(tmp_path):
         assert all(x["giant_fraction"] == 1.0 and x["method"] == "cpu-sampled" for x in mine)
     # the ring substrate is a big world (path grows ~ N), BA a small one
     assert out["exponents"]["alpha-ring"] > 0.6 > 0.3 > out["exponents"]["ba"]
-    # CSV: rows_to_csv's header and one line per instance, values matching the JSON rows
+    # CSV: FIG14.to_csv's header and one line per instance, values matching the JSON rows
     with open(path, newline="") as fh:
         lines = list(csv.reader(fh))
     assert tuple(lines[0]) == rp.CSV_COLUMNS and len(lines) == 13

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 
 from kernels.errors import GridTooLarge, InvalidParameter
-from kernels.graphs import bfs_evolution as E
-from kernels.graphs import digraphs as D
-from kernels.graphs import generators as G
-from kernels.graphs import sssp_table as T
+from kernels.graphs.experiments import bfs_evolution as E
+from kernels.graphs.data import digraphs as D
+from kernels.graphs.data import generators as G
+from kernels.graphs.experiments import sssp_table as T
 from kernels.graphs.apsp import METHODS, apsp
-from kernels.graphs.graph import CSR, Graph
-from kernels.graphs.paths import backtrack, is_shortest_path, path_cost, reconstruct
+from kernels.graphs.data.graph import CSR, Graph
+from kernels.graphs.apsp.paths import backtrack, is_shortest_path, path_cost, reconstruct
 
 OURS = [f"gpu-bfs-k{k}" for k in range(1, 8)] + ["gpu-bfs", "gpu-msbfs", "sssp-harish", "sssp", "sssp-staged",
                                                    "sssp-path", "cpu-dijkstra"]
@@ -45,7 +45,7 @@ def test_new_generators_are_seeded_simple_graphs(rng, kind):
 
 
 def test_dimacs_cycle_connects_and_rmat_is_skewed(rng):
-    from kernels.graphs.graph import components
+    from kernels.graphs.data.graph import components
     g = G.dimacs_random(500, 2.2, True, int(rng.integers(99)))
     assert components(g)[0] == 1
     r = G.rmat(4096, 8, int(rng.integers(99)))
@@ -163,7 +163,7 @@ def test_table_runner_on_the_cpu(tmp_path, rng):
                             max_sources={("cpu-dijkstra", "complete"): 30}))
     assert [r.topology for r in rows] == list(T.TOPOLOGIES) and all(r.agrees for r in rows)
     assert [r.scaled for r in rows] == [False, False, False, True]
-    T.rows_to_csv(rows, tmp_path / "t.csv")
+    T.to_csv(rows, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_text().count("\n") == 5
     with pytest.raises(InvalidParameter, match="limit is 30 s"):    # the thesis's size on the host device
         list(T.run_table(methods=["sssp"], backend=None))

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import digraphs as D
-from kernels.graphs import generators as G
+from kernels.graphs.data import digraphs as D
+from kernels.graphs.data import generators as G
 from kernels.graphs.apsp import DistanceOverflow, apsp
-from kernels.graphs.graph import Graph, canonical_edges
-from kernels.graphs.msbfs import apsp_msbfs
-from kernels.graphs.paths import backtrack, is_shortest_path
+from kernels.graphs.data.graph import Graph, canonical_edges
+from kernels.graphs.apsp.msbfs import apsp_msbfs
+from kernels.graphs.apsp.paths import backtrack, is_shortest_path
 
 pytestmark = pytest.mark.gpu
 
@@ -175,7 +175,7 @@ def test_bad_input_refused_before_gpu_work(gpu, rng):
 
 
 def test_evolution_and_sweep_runners(gpu, rng):
-    from kernels.graphs import bfs_evolution as E
+    from kernels.graphs.experiments import bfs_evolution as E
     rows = list(E.run_evolution(["alpha", "ba"], [100, 200], E.KERNELS + E.EXTRA, instances=2, backend=gpu,
                                 batch=1, seed0=int(rng.integers(99))))
     assert len(rows) == 2 * 2 * 2 * 9 and all(r.agrees for r in rows)
@@ -189,8 +189,8 @@ def test_evolution_and_sweep_runners(gpu, rng):
 
 
 def test_sssp_experiment_runners(gpu, rng):
-    from kernels.graphs import sssp_table as T
-    rows = list(T.run_table(methods=T.METHODS, backend=gpu, n=200, arcs=700, w_max=500,
+    from kernels.graphs.experiments import sssp_table as T
+    rows = list(T.run_table(methods=T.TABLE_METHODS, backend=gpu, n=200, arcs=700, w_max=500,
                             seed=int(rng.integers(99)), max_sources={"sssp-harish": 40}))
     assert len(rows) == 16 and all(r.agrees for r in rows)
     assert all(r.scaled == (r.method == "sssp-harish") for r in rows)

@@ -1,14 +1,14 @@
-"""Paper 001's clustering timing sweep (kernels.graphs.cc_timing) and the CPU counters behind it."""
+"""Paper 001's clustering timing sweep (kernels.graphs.experiments.cc_timing) and the CPU counters behind it."""
 import networkx as nx
 import numpy as np
 import pytest
 
 from kernels.backend import Backend
 from kernels.errors import InvalidParameter
-from kernels.graphs import cc_timing as cc
-from kernels.graphs import generators as G
-from kernels.graphs.clustering import ROW_BLOCK, cpu_counts
-from kernels.graphs.graph import to_networkx
+from kernels.graphs.experiments import cc_timing as cc
+from kernels.graphs.data import generators as G
+from kernels.graphs.algorithms.clustering import ROW_BLOCK, cpu_counts
+from kernels.graphs.data.graph import to_networkx
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_sweep_cancels_between_points_and_writes_csv(cpu, tmp_path):
     rows = list(cc.run_cc_sweep({"ws": [200, 300, 400]}, ["cpu", "cpu-threads"], repeats=1, backend=cpu,
                                 cancel=lambda: calls.append(1) or len(calls) > 3))
     assert 1 <= len(rows) < 6
-    cc.rows_to_csv(rows, tmp_path / "cc.csv")
+    cc.TIMINGS.to_csv(rows, tmp_path / "cc.csv")
     lines = (tmp_path / "cc.csv").read_text().splitlines()
     assert lines[0].split(",") == list(cc.CSV_COLUMNS) and len(lines) == len(rows) + 1
 

@@ -7,12 +7,12 @@ import pytest
 from scipy.sparse.csgraph import floyd_warshall as scipy_fw
 
 from kernels.errors import GridTooLarge, InvalidParameter
-from kernels.graphs import fw_core as C
-from kernels.graphs import fw_sweep as S
-from kernels.graphs import generators as G
+from kernels.graphs.apsp import fw_core as C
+from kernels.graphs.experiments import fw_sweep as S
+from kernels.graphs.data import generators as G
 from kernels.graphs.apsp import METHODS, apsp, method_names, shortest_path
-from kernels.graphs import fw
-from kernels.graphs.fw import versions
+from kernels.graphs.apsp import fw
+from kernels.graphs.apsp.fw import versions
 from kernels.hostcc import find_compiler
 from support.paths import ROOT
 
@@ -220,7 +220,7 @@ def test_sweep_rows_tables_and_csv(rng, tmp_path):
                                                 (70, "fw-v1"), (70, "fw-blocked"), (70, "fw-recursive")]
     assert all(r.agrees and r.repeats == 2 and len(r.times) == 2 and r.pct_peak is None for r in rows)
     path = tmp_path / "fw.csv"
-    S.rows_to_csv(rows, path)
+    S.TIMINGS.to_csv(rows, path)
     text = path.read_text().splitlines()
     assert text[0].startswith("spec,version,label,n") and len(text) == 7
     t2 = S.table_ii(rows)
@@ -248,7 +248,7 @@ def test_occupancy_presets_name_compiled_fw_kernels():
     """The occupancy presets of paper 004 name kernels the GPU side can compile and measure."""
     import json
 
-    from kernels.graphs.fw_gpu import NAMES, PRESET_KERNELS
+    from kernels.graphs.apsp.fw_gpu import NAMES, PRESET_KERNELS
     doc = json.loads((ROOT / "resources/presets/occupancy.json").read_text())
     keys = [p["params"]["kernel"] for p in doc["presets"] if "kernel" in p["params"]]
     assert set(keys) == {"fw-mm t=64", "fw-2level t=32"}

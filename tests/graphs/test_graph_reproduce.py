@@ -1,10 +1,10 @@
-"""Paper 000's sweep runner (kernels.graphs.reproduce)."""
+"""Paper 000's sweep runner (kernels.graphs.experiments.reproduce)."""
 import numpy as np
 import pytest
 
 from kernels.backend import Backend
 from kernels.errors import InvalidParameter
-from kernels.graphs import reproduce as rp
+from kernels.graphs.experiments import reproduce as rp
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def test_sweep_rows_fit_and_normalisation(cpu, tmp_path):
         L = np.array([rows[i].mean_path_length for i in idx])
         t_ = np.array([rows[i].seconds for i in idx])
         np.testing.assert_allclose([norm[i] for i in idx], t_ / L * L.mean())
-    rp.rows_to_csv(rows, tmp_path / "s.csv")
+    rp.FIG14.to_csv(rows, tmp_path / "s.csv")
     lines = (tmp_path / "s.csv").read_text().splitlines()
     assert len(lines) == 13 and lines[0].startswith("type,n,instance")
 
@@ -54,9 +54,9 @@ def test_clustering_levels_match_paper_001():
 
 
 def test_sampled_mean_path_is_exact_with_all_sources_and_close_with_few():
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     from kernels.graphs.apsp import apsp
-    from kernels.graphs.stats import sampled_summary, summary
+    from kernels.graphs.data.stats import sampled_summary, summary
     seed = int(np.random.default_rng().integers(1 << 30))
     g = G.barabasi_albert(600, 3, seed)
     full = summary(apsp(g, "cpu").dist)
@@ -85,8 +85,8 @@ def _fresh_seed():
 @pytest.mark.parametrize("trial", range(3))
 def test_largest_component_matches_networkx(trial):
     import networkx as nx
-    from kernels.graphs import generators as G
-    from kernels.graphs.graph import largest_component, to_networkx
+    from kernels.graphs.data import generators as G
+    from kernels.graphs.data.graph import largest_component, to_networkx
     seed = _fresh_seed()
     g = G.with_weights(G.erdos_renyi(400, 2.0 / 400, seed), "int", seed=seed)   # mean degree 2: disconnected
     H = to_networkx(g)
@@ -112,7 +112,7 @@ def test_largest_component_matches_networkx(trial):
 
 
 def test_largest_component_keeps_positions():
-    from kernels.graphs.graph import Graph, largest_component
+    from kernels.graphs.data.graph import Graph, largest_component
     pos = np.arange(12, dtype=np.float32).reshape(6, 2)
     g = Graph(6, np.array([[0, 1], [3, 4], [3, 5], [4, 5]], np.int32), positions=pos)
     sub, frac = largest_component(g)
@@ -123,8 +123,8 @@ def test_largest_component_keeps_positions():
 
 @pytest.mark.parametrize("kind", ["ws", "ba", "alpha"])
 def test_sampled_clustering_is_close_to_exact(kind):
-    from kernels.graphs import generators as G
-    from kernels.graphs.clustering import global_clustering, sampled_clustering
+    from kernels.graphs.data import generators as G
+    from kernels.graphs.algorithms.clustering import global_clustering, sampled_clustering
     seed = _fresh_seed()
     g = {"ws": lambda: G.watts_strogatz(3000, 10, 0.1, seed),
          "ba": lambda: G.barabasi_albert(3000, 5, seed),
@@ -139,8 +139,8 @@ def test_sampled_clustering_is_close_to_exact(kind):
 
 
 def test_sampled_clustering_edge_cases():
-    from kernels.graphs.clustering import sampled_clustering
-    from kernels.graphs.graph import Graph
+    from kernels.graphs.algorithms.clustering import sampled_clustering
+    from kernels.graphs.data.graph import Graph
     matching = Graph(10, np.array([[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]], np.int32))
     assert sampled_clustering(matching) == 0.0                      # no wedges at all
     star = Graph(6, np.array([[0, i] for i in range(1, 6)], np.int32))
@@ -151,8 +151,8 @@ def test_sampled_clustering_edge_cases():
 
 def test_giant_connectivity_analyses_the_largest_component():
     import networkx as nx
-    from kernels.graphs import generators as G
-    from kernels.graphs.graph import to_networkx
+    from kernels.graphs.data import generators as G
+    from kernels.graphs.data.graph import to_networkx
     ov = {"k": 2, "p": 1.0}                        # α-model set 2 with mean degree 2: disconnected
     rows = list(rp.run_sweep(["alpha", "ba"], [150, 300], instances=2, seed0=_fresh_seed() % 1000,
                              connectivity="giant", params={"alpha": ov}))
@@ -176,7 +176,7 @@ def test_giant_connectivity_analyses_the_largest_component():
 
 
 def test_alpha_params_merge_and_refusals():
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     before = {k: dict(v) for k, v in G.ALPHA_SETS.items()}
     assert rp.alpha_params("alpha-ring") == G.ALPHA_SETS[1] and rp.alpha_params("alpha") == G.ALPHA_SETS[2]
     assert rp.alpha_params("alpha", {"p": 0.5}) == dict(G.ALPHA_SETS[2], p=0.5)
@@ -212,8 +212,8 @@ def test_mean_clustering_skips_unmeasured():
 
 def _maker(connected_from: int, log: list):
     """A maker whose draws are disconnected (two rings) for seeds below ``connected_from``."""
-    from kernels.graphs import generators as G
-    from kernels.graphs.graph import Graph
+    from kernels.graphs.data import generators as G
+    from kernels.graphs.data.graph import Graph
 
     def make(n, seed, cancel=None):
         log.append(seed)
@@ -225,7 +225,7 @@ def _maker(connected_from: int, log: list):
 
 
 def test_draw_redraws_disconnected_instances_then_keeps_the_last():
-    from kernels.graphs.graph import components
+    from kernels.graphs.data.graph import components
     s0 = _fresh_seed() % 1000
     log = []
     g, used, redraws, frac = rp.draw(_maker(s0 + 3, log), 40, s0)
@@ -261,7 +261,7 @@ def test_cpu_reference_is_timed_on_the_same_graph_and_agrees(cpu, reference, tmp
     assert set(sp) == {(t, n) for t in ("alpha-ring", "ba") for n in (150, 300)}
     r0 = [r for r in rows if (r.type, r.n) == ("ba", 300)]
     assert sp[("ba", 300)] == pytest.approx(np.mean([r.ref_seconds for r in r0]) / np.mean([r.seconds for r in r0]))
-    rp.rows_to_csv(rows, tmp_path / "s.csv")
+    rp.FIG14.to_csv(rows, tmp_path / "s.csv")
     head, first = (tmp_path / "s.csv").read_text().splitlines()[:2]
     assert head.endswith("ref_method,ref_seconds,ref_agrees") and first.endswith("True")
     # a reference that disagrees is reported, and sampled rows are not compared
@@ -279,6 +279,6 @@ def test_reference_refusals_and_floyd_equals_bfs():
     with pytest.raises(InvalidParameter, match="O\\(N³\\)"):
         next(rp.run_sweep(["ba"], [150, rp.FLOYD_MAX_N + 1], reference="cpu-floyd"))
     assert rp.check_reference(None, [100]) is None and rp.check_reference("", [100]) is None
-    from kernels.graphs import generators as G
+    from kernels.graphs.data import generators as G
     g = G.erdos_renyi(200, 0.012, _fresh_seed())                    # disconnected: reachable pairs only
     assert rp.reference_apsp(g, "cpu-floyd")[1] == pytest.approx(rp.reference_apsp(g, "cpu")[1], rel=1e-12)

@@ -28,14 +28,13 @@ they finish (live plots, cancel between points).
 """
 from __future__ import annotations
 
-import csv
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
 import numpy as np
 
 from ...errors import InvalidParameter
-from ...fileio import atomic_write
+from ...experiments import Claim, Experiment
 from . import reproduce as rp
 from ..apsp import apsp
 from ..apsp.bfs import PAPER_BLOCK, PARENT, kernel_function
@@ -251,15 +250,6 @@ def effect_word(pct: float, tol: float = 2.0) -> str:
 EVO_COLUMNS = tuple(EvoRow.__dataclass_fields__) + ("normalised_seconds",)
 
 
-def evolution_to_csv(rows, path) -> None:
-    norm = normalised(rows)
-    with atomic_write(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(EVO_COLUMNS)
-        for r, t in zip(rows, norm):
-            w.writerow([getattr(r, c) for c in EVO_COLUMNS[:-1]] + [f"{t:.6g}"])
-
-
 # ------------------------------------------------------------------ Fig. 15: block-size sweep
 @dataclass
 class BlockRow:
@@ -356,10 +346,79 @@ def best_blocks(rows) -> dict[tuple[str, int], int]:
 BLOCK_COLUMNS = tuple(BlockRow.__dataclass_fields__)
 
 
-def sweep_to_csv(rows, path) -> None:
-    with atomic_write(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(BLOCK_COLUMNS)
-        for r in rows:
-            w.writerow([getattr(r, c) for c in BLOCK_COLUMNS])
+class Evolution(Experiment):
+    """Paper 000 §4.3, Figs. 10–13: the seven BFS kernels' all-pairs times against N
+    (:func:`run_evolution`); the fitted slopes and each change's effect checked against the paper."""
 
+    name = "paper000-bfs-evolution"
+    title = "Paper 000 Figs. 10–13: the BFS kernel evolution"
+    columns = EVO_COLUMNS
+    row_type = EvoRow
+    split = ("types", "sizes")
+
+    def rows(self, types, sizes, **settings) -> Iterator[EvoRow]:
+        return run_evolution(types, sizes, **settings)
+
+    def table(self, rows):
+        for r, t in zip(rows, normalised(rows)):
+            yield [getattr(r, c) for c in EVO_COLUMNS[:-1]] + [f"{t:.6g}"]
+
+    def problem(self, row) -> str | None:
+        return None if row.agrees else f"{row.kernel} at N = {row.n}: hop counts differ from the first kernel's"
+
+    def claims(self, rows) -> list[Claim]:
+        rows = list(rows)
+        fits, pct = fit_slopes(rows), percent_changes(rows)
+        out = []
+        for t, (lo, hi) in PAPER_SLOPES.items():
+            got = {k: v for (tt, k), v in fits.items() if tt == t and k in KERNELS}
+            text = f"{TYPE_LABELS[t]}: the kernels' time grows as N^{lo} … N^{hi} (Figs. 11–13)"
+            if not got:
+                out.append(Claim(text, None, "needs ≥ 2 sizes of this type"))
+                continue
+            out.append(Claim(text, all(lo <= v <= hi for v in got.values()),
+                             ", ".join(f"{k[-2:]} {v:.2f}" for k, v in sorted(got.items()))))
+        for k, effects in PAPER_EFFECT.items():
+            for t, word in effects.items():
+                if (t, k) not in pct or not np.isfinite(pct[t, k][0]):
+                    continue
+                got = effect_word(pct[t, k][0])
+                out.append(Claim(f"{TYPE_LABELS[t]}: {k} is {word} than {PARENT_NAME[k]} (Fig. 10)",
+                                 got == word, f"{pct[t, k][0]:+.1f} % ({got})"))
+        return out
+
+
+class BlockSweep(Experiment):
+    """Paper 000 Fig. 15: one kernel's time against the threads per block (:func:`run_block_sweep`)."""
+
+    name = "paper000-fig15"
+    title = "Paper 000 Fig. 15: time vs threads per block"
+    columns = BLOCK_COLUMNS
+    row_type = BlockRow
+    split = ("types", "sizes")
+
+    def rows(self, types, sizes=SWEEP_SIZES, **settings) -> Iterator[BlockRow]:
+        return run_block_sweep(types, sizes, **settings)
+
+    def claims(self, rows) -> list[Claim]:
+        rows = list(rows)
+        best = best_blocks(rows)
+        text = f"a block of {PAPER_BLOCK} threads is good overall (read: within 10 % of the fastest block)"
+        if not best:
+            return [Claim(text, None, "no points")]
+        t = {(r.type, r.n, r.block): r.seconds for r in rows}
+        ratios = {k: t[(*k, PAPER_BLOCK)] / t[(*k, b)] for k, b in best.items() if (*k, PAPER_BLOCK) in t}
+        out = [Claim(text, all(v <= 1.10 for v in ratios.values()) if ratios else None,
+                     "; ".join(f"{k[0]} N = {k[1]:,}: best {best[k]}, {PAPER_BLOCK} at ×{v:.2f}"
+                               for k, v in ratios.items()) or f"block {PAPER_BLOCK} not swept")]
+        by_type = {}
+        for (ty, _n), b in best.items():
+            by_type.setdefault(ty, set()).add(b)
+        text = "the fastest block differs by graph type"
+        out.append(Claim(text, None if len(by_type) < 2 else len({frozenset(v) for v in by_type.values()}) > 1,
+                         "; ".join(f"{ty}: {sorted(v)}" for ty, v in by_type.items())))
+        return out
+
+
+EVOLUTION = Evolution()
+BLOCK_SWEEP = BlockSweep()

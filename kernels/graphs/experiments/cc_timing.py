@@ -32,6 +32,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ...errors import InvalidParameter
+from ...experiments import Claim, Experiment
 from ..data import generators as G
 from ..algorithms.clustering import GPUClustering, cpu_counts
 from ..algorithms.clustering_multi import MultiGPUClustering
@@ -51,7 +52,7 @@ PAPER_SLOPES = {
     "ba": {"single core": 1.37, "pThreads": 1.56, "TBB": 1.67, "GPU kernel 1": 1.45, "GPU kernel 2": 1.43,
            "2 GPUs kernel 1": 1.40, "2 GPUs kernel 2": 1.40, "Cell": 1.23},
 }
-METHODS = ("cpu", "cpu-threads", "gpu-arc", "gpu-sorted", "multi-arc", "multi-sorted", "networkx")
+CLUSTERING_METHODS = ("cpu", "cpu-threads", "gpu-arc", "gpu-sorted", "multi-arc", "multi-sorted", "networkx")
 GPU_METHODS = ("gpu-arc", "gpu-sorted")
 #: the per-arc kernels over several GPUs (virtual GPUs on the CPU backend: they run anywhere)
 MULTI_METHODS = ("multi-arc", "multi-sorted")
@@ -139,7 +140,7 @@ def _counter(method: str, g, backend, workers: int, gpus: int = 2) -> Callable[[
         p = int((deg * (deg - 1)).sum())
         # transitivity = 3t/p, so t = round(transitivity · p / 3): exact for the integers involved
         return lambda: (int(round(nx.transitivity(H) * p / 3)), p)
-    raise InvalidParameter(f"unknown clustering method {method!r}: use one of {', '.join(METHODS)}")
+    raise InvalidParameter(f"unknown clustering method {method!r}: use one of {', '.join(CLUSTERING_METHODS)}")
 
 
 #: networkx keeps Python dicts per vertex and edge (hundreds of bytes per edge; k = 50 gives 25 V edges)
@@ -147,8 +148,9 @@ NETWORKX_MAX_V = 50_000
 
 
 def emulated(method: str, backend) -> bool:
-    """True when ``method`` runs its CUDA source on the host device (a GPU method, no GPU)."""
-    return method in GPU_METHODS and not (backend is not None and backend.is_gpu)
+    """True when ``method`` runs its CUDA source on the host device: a GPU method, or the multi-*
+    methods on virtual GPUs, without a GPU."""
+    return method in GPU_METHODS + MULTI_METHODS and not (backend is not None and backend.is_gpu)
 
 
 #: the largest graph :func:`check_host` builds; bigger sizes are extrapolated from it
@@ -183,8 +185,8 @@ def check_methods(methods, backend, sizes: dict | None = None, seed: int = 1) ->
     if not methods:
         raise InvalidParameter("choose at least one clustering method")
     for m in methods:
-        if m not in METHODS:
-            raise InvalidParameter(f"unknown clustering method {m!r}: use one of {', '.join(METHODS)}")
+        if m not in CLUSTERING_METHODS:
+            raise InvalidParameter(f"unknown clustering method {m!r}: use one of {', '.join(CLUSTERING_METHODS)}")
     if any(emulated(m, backend) for m in methods):
         for fam, ns in (sizes or {}).items():
             if len(ns):
@@ -293,11 +295,54 @@ def speedups(rows, base: str = "cpu") -> dict[tuple[str, int, str], float]:
             if m != base and (f, n, base) in t and s > 0}
 
 
-def rows_to_csv(rows, path) -> None:
-    import csv
-    from ...fileio import atomic_write
-    with atomic_write(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
-        for r in rows:
-            w.writerow([getattr(r, c) for c in CSV_COLUMNS])
+class Timings(Experiment):
+    """Paper 001 §5.7, Figs. 14–15: every clustering method timed against V on Watts–Strogatz and
+    Barabási–Albert graphs (:func:`run_cc_sweep`); clustering levels and slopes checked."""
+
+    name = "paper001-cc-timing"
+    title = "Paper 001 Figs. 14–15: clustering coefficient timings vs V"
+    columns = CSV_COLUMNS
+    row_type = CCRow
+
+    def points(self, **settings) -> list[dict]:
+        """One point per family (``sizes`` narrowed to it: a family needs ≥ 2 sizes for its slope); the
+        ``graph-clustering`` sweep task splits finer, per (family, V), through :func:`point_rows`."""
+        sizes = settings.get("sizes") or {}
+        return [{**settings, "sizes": {f: list(ns)}} for f, ns in sizes.items()]
+    #: how far a measured clustering level / a fitted slope may lie from the paper's
+    LEVEL_TOLERANCE = 0.05
+    SLOPE_TOLERANCE = 0.25
+
+    def rows(self, sizes: dict, **settings) -> Iterator[CCRow]:
+        return run_cc_sweep(sizes, **settings)
+
+    def order_key(self, row):
+        fo, mo = list(FAMILIES), list(CLUSTERING_METHODS)
+        return (fo.index(row.family) if row.family in fo else 9, row.n,
+                mo.index(row.method) if row.method in mo else 99)
+
+    def problem(self, row) -> str | None:
+        return None if row.agrees else (f"{row.family} V = {row.n:,}: {row.method} counted t = {row.t}, "
+                                        f"p = {row.p}, unlike the first method")
+
+    def claims(self, rows) -> list[Claim]:
+        rows = list(rows)
+        out = []
+        for fam, level in PAPER_LEVELS.items():
+            c = [r.clustering for r in rows if r.family == fam]
+            text = f"{FAMILIES[fam]}: clustering ≈ {level} (± {self.LEVEL_TOLERANCE})"
+            out.append(Claim(text, None, "not run") if not c else
+                       Claim(text, bool(np.all(np.abs(np.asarray(c) - level) <= self.LEVEL_TOLERANCE)),
+                             f"measured {min(c):.3f} … {max(c):.3f}"))
+        fits = fit_slopes(rows)
+        for (fam, method), slope in sorted(fits.items()):
+            paper = PAPER_SLOPES[fam].get(PAPER_NAME.get(method, ""))
+            if paper is None:
+                continue
+            out.append(Claim(f"{FAMILIES[fam]}: {PAPER_NAME[method]} time grows as V^{paper} "
+                             f"(± {self.SLOPE_TOLERANCE})", abs(slope - paper) <= self.SLOPE_TOLERANCE,
+                             f"{method}: V^{slope:.2f}"))
+        return out
+
+
+TIMINGS = Timings()

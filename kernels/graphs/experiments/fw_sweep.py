@@ -20,8 +20,6 @@ kernels.fileio.  Qt-free: the GUI tab and ``main.py graph-fw`` use it.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Iterator
@@ -29,7 +27,7 @@ from typing import Iterator
 import numpy as np
 
 from ...errors import InvalidParameter
-from ...fileio import atomic_write
+from ...experiments import Claim, Experiment
 from ..apsp.fw_core import NO_PATH_INT, FWResult, fw_versions, solve
 
 #: paper 002 Table II: n = 2048, ten runs (seconds; the table's decimal comma)
@@ -375,21 +373,47 @@ def summary_lines(rows) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ files
-def rows_to_csv(rows, path) -> None:
-    """Every row as CSV (atomic write; the runs' times joined by ';')."""
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(CSV_COLUMNS)
-    for r in rows:
-        d = r.to_dict()
-        w.writerow([";".join(f"{t:.6g}" for t in d["times"]) if c == "times" else d[c] for c in CSV_COLUMNS])
-    with atomic_write(path, "w", newline="") as fh:
-        fh.write(buf.getvalue())
-
-
 def rows_to_json(rows, backend=None, extra: dict | None = None) -> str:
     peak, formula = peak_updates(backend)
     doc = {"peak_updates_per_s": peak, "peak_formula": formula, "rows": [r.to_dict() for r in rows],
            "table_ii": table_ii(rows), "table_4_6": table_4_6(rows), **(extra or {})}
     return json.dumps(doc, indent=1, default=lambda o: None if isinstance(o, float) and not np.isfinite(o) else str(o))
 
+
+class Timings(Experiment):
+    """Paper 002 Table II and paper 004 Tables 4.6–4.8: the Floyd–Warshall family timed against n
+    (:func:`run_sweep`); paper 002's V3 → V4 → V5 steps and the versions' agreement checked."""
+
+    name = "fw-timings"
+    title = "Paper 002 Table II / paper 004 Tables 4.6–4.8: Floyd–Warshall versions vs n"
+    columns = CSV_COLUMNS
+    row_type = FWRow
+    split = ("sizes",)
+
+    def rows(self, specs, sizes, **settings) -> Iterator[FWRow]:
+        return run_sweep(specs, sizes, **settings)
+
+    def table(self, rows):
+        """The runs' times joined by ';'."""
+        for r in rows:
+            d = r.to_dict()
+            yield [";".join(f"{t:.6g}" for t in d["times"]) if c == "times" else d[c] for c in CSV_COLUMNS]
+
+    def problem(self, row) -> str | None:
+        return None if row.agrees else f"n = {row.n}: {row.spec} computed other distances than the first spec"
+
+    def claims(self, rows) -> list[Claim]:
+        rows = list(rows)
+        out = []
+        for step, v in table_ii(rows)["steps"].items():
+            text = f"paper 002: {step} takes {v['paper_claim']} % less time"
+            out.append(Claim(text, None, "needs both versions") if v["ours"] is None else
+                       Claim(text, v["ours"] > 0, f"{v['ours']:+.1f} % less at n = {table_ii(rows)['n']}"))
+        if rows:
+            bad = [r for r in rows if not r.agrees]
+            out.append(Claim("every version computes the same distances", not bad,
+                             ", ".join(f"{r.spec} n = {r.n}" for r in bad) or f"{len(rows)} points agree"))
+        return out
+
+
+TIMINGS = Timings()

@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ...errors import InvalidParameter
+from ...experiments import Claim, Experiment
 from ..data import generators as G
 from ..apsp import apsp
 from ..algorithms.clustering import global_clustering, sampled_clustering
@@ -325,21 +326,6 @@ def speedups(rows) -> dict[tuple[str, int], float]:
     return {k: float(np.mean([a for a, _ in v]) / np.mean([b for _, b in v])) for k, v in groups.items()}
 
 
-def rows_to_csv(rows, path) -> None:
-    import csv
-    norm = normalised(rows)
-    from ...fileio import atomic_write
-    with atomic_write(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
-        for r, t in zip(rows, norm):
-            w.writerow([r.type, r.n, r.instance, r.seed, r.m, f"{r.mean_path_length:.6f}", r.diameter,
-                        r.method, f"{r.seconds:.6g}", f"{t:.6g}", r.regenerated, f"{r.clustering:.6f}",
-                        f"{r.giant_fraction:.6f}", r.ref_method,
-                        f"{r.ref_seconds:.6g}" if r.ref_method else "",
-                        "" if r.ref_agrees is None else r.ref_agrees])
-
-
 def mean_clustering(rows) -> dict[str, float]:
     """Mean measured clustering per type (types without a measurement left out)."""
     out = {}
@@ -348,3 +334,60 @@ def mean_clustering(rows) -> dict[str, float]:
         if c:
             out[t] = float(np.mean(c))
     return out
+
+
+class Fig14(Experiment):
+    """Paper 000 Fig. 14 / Table II: the mean shortest path of three graph types against N
+    (:func:`run_sweep`), its fitted exponents checked against the paper's."""
+
+    name = "paper000-fig14"
+    title = "Paper 000 Fig. 14 / Table II: mean shortest path vs N (three graph types)"
+    columns = CSV_COLUMNS
+    row_type = SweepRow
+    split = ("types", "sizes")
+    #: how far a fitted exponent may lie from the paper's for its claim to hold
+    TOLERANCE = 0.10
+
+    def rows(self, types, sizes, **settings) -> Iterator[SweepRow]:
+        return run_sweep(types, sizes, **settings)
+
+    def table(self, rows):
+        for r, t in zip(rows, normalised(rows)):
+            yield [r.type, r.n, r.instance, r.seed, r.m, f"{r.mean_path_length:.6f}", r.diameter,
+                   r.method, f"{r.seconds:.6g}", f"{t:.6g}", r.regenerated, f"{r.clustering:.6f}",
+                   f"{r.giant_fraction:.6f}", r.ref_method,
+                   f"{r.ref_seconds:.6g}" if r.ref_method else "",
+                   "" if r.ref_agrees is None else r.ref_agrees]
+
+    def order_key(self, row):
+        order = list(TYPE_LABELS)
+        return (order.index(row.type) if row.type in order else len(order), row.n, row.instance)
+
+    def claims(self, rows) -> list[Claim]:
+        rows = list(rows)
+        fits = fit_exponents(rows)
+        out = []
+        for t, paper in PAPER_EXPONENTS.items():
+            text = f"{TYPE_LABELS[t]}: mean shortest path grows as N^{paper} (± {self.TOLERANCE})"
+            if t not in fits:
+                out.append(Claim(text, None, "needs ≥ 2 sizes of this type"))
+                continue
+            ns = sorted({r.n for r in rows if r.type == t})
+            out.append(Claim(text, abs(fits[t] - paper) <= self.TOLERANCE,
+                             f"fitted N^{fits[t]:.3f} over N = {ns[0]:,} … {ns[-1]:,}"))
+        text = "the exponent falls from type (1) to (2) to (3)"
+        if len(fits) == len(PAPER_EXPONENTS):
+            f = [fits[t] for t in PAPER_EXPONENTS]
+            out.append(Claim(text, f[0] > f[1] > f[2], ", ".join(f"{v:.3f}" for v in f)))
+        else:
+            out.append(Claim(text, None, "needs all three types"))
+        checked = [r for r in rows if r.ref_agrees is not None]
+        if checked:
+            bad = [r for r in checked if not r.ref_agrees]
+            out.append(Claim("the GPU method's mean path equals the CPU reference's on every instance",
+                             not bad, f"{len(checked) - len(bad)} of {len(checked)} instances agree"))
+        return out
+
+
+#: the experiment (the CLI's, the GUI tab's and the sweep task's)
+FIG14 = Fig14()

@@ -22,14 +22,13 @@ integer weights make float32 exact).  Qt-free; rows are yielded as they finish.
 """
 from __future__ import annotations
 
-import csv
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
 import numpy as np
 
 from ...errors import InvalidParameter
-from ...fileio import atomic_write
+from ...experiments import Claim, Experiment
 from ..data import digraphs as D
 from ..apsp import apsp
 from ..apsp.core import REGISTRY
@@ -37,7 +36,7 @@ from ..apsp.paths import backtrack, is_shortest_path
 from ..apsp.sssp import PAPER_N, paper_elements
 
 TOPOLOGIES = D.TOPOLOGIES
-METHODS = ("sssp-harish", "sssp", "sssp-staged", "cpu-dijkstra")
+TABLE_METHODS = ("sssp-harish", "sssp", "sssp-staged", "cpu-dijkstra")
 LABELS = {"sssp-harish": "SSSP-based (Harish)", "sssp": "Proposed w/o shared memory",
           "sssp-staged": "Proposed (shared memory)", "cpu-dijkstra": "Dijkstra, CPU threads",
           "sssp-path": "Proposed + path recording"}
@@ -182,7 +181,7 @@ class TableRow:
         return asdict(self)
 
 
-def run_table(topologies=TOPOLOGIES, methods=METHODS, backend=None, n: int = D.TABLE31["n"],
+def run_table(topologies=TOPOLOGIES, methods=TABLE_METHODS, backend=None, n: int = D.TABLE31["n"],
               arcs: int = D.TABLE31["arcs"], w_max: int = D.TABLE31["w_max"], seed: int = 1,
               max_sources=None, threads: int | None = None, check: bool = True,
               cancel: Callable[[], bool] | None = None) -> Iterator[TableRow]:
@@ -238,7 +237,7 @@ def figure_graph(figure: str, value: int, seed: int):
     raise InvalidParameter(f"unknown figure {figure!r}: use {', '.join(FIGURES)}")
 
 
-def run_scaling(figure: str, values, methods=METHODS, backend=None, seed: int = 1, max_sources=None,
+def run_scaling(figure: str, values, methods=TABLE_METHODS, backend=None, seed: int = 1, max_sources=None,
                 threads: int | None = None, check: bool = True,
                 cancel: Callable[[], bool] | None = None) -> Iterator[ScaleRow]:
     """Yield a ScaleRow per (value, method) of one figure; ``max_sources`` as in run_table."""
@@ -320,14 +319,112 @@ def run_path_overhead(sizes, backend=None, seed: int = 1, max_sources: int | Non
                           float("nan"), k, len(pairs), valid)
 
 
-def rows_to_csv(rows, path) -> None:
-    """Any list of TableRow / ScaleRow / OverheadRow (one kind) as CSV."""
+class _SSSPExperiment(Experiment):
+    """Rows whose ``agrees`` is False computed costs unlike scipy's Dijkstra."""
+
+    def problem(self, row) -> str | None:
+        return f"{row.method}: costs differ from scipy's Dijkstra" if getattr(row, "agrees", True) is False else None
+
+    @staticmethod
+    def _faster(rows, key, fast: str, slow: str, factor: float, text: str) -> Claim:
+        """``fast`` at least ``factor`` × faster than ``slow`` at every point both ran; ``key(row)`` names
+        the point (a string)."""
+        t = {(key(r), r.method): r.seconds for r in rows}
+        pts = [k for k, m in t if m == fast and (k, slow) in t and t[k, fast] > 0]
+        if not pts:
+            return Claim(text, None, f"needs {fast} and {slow} on the same graphs")
+        ratio = {k: t[k, slow] / t[k, fast] for k in pts}
+        return Claim(text, all(v >= factor for v in ratio.values()),
+                     "; ".join(f"{k}: ×{v:.2f}" for k, v in ratio.items()))
+
+
+class Table31(_SSSPExperiment):
+    """Paper 004 Table 3.1: the SSSP methods on four topologies, |V| = 4677 (:func:`run_table`)."""
+
+    name = "paper004-table3.1"
+    title = "Paper 004 Table 3.1: APSP by SSSP on four topologies"
+    columns = tuple(TableRow.__dataclass_fields__)
+    row_type = TableRow
+    split = ("topologies",)
+
+    def rows(self, topologies=TOPOLOGIES, methods=TABLE_METHODS, **settings) -> Iterator[TableRow]:
+        return run_table(topologies, methods, **settings)
+
+    def claims(self, rows) -> list[Claim]:
+        rows = list(rows)
+        out = []
+        for m in ("sssp", "sssp-staged"):
+            faster = [t for t in TOPOLOGIES if PAPER_TABLE[m][t] < PAPER_TABLE["sssp-harish"][t]]
+            out.append(self._faster([r for r in rows if r.topology in faster], lambda r: r.topology, m,
+                                    "sssp-harish", 1.0, f"{LABELS[m]} is faster than {LABELS['sssp-harish']} "
+                                                        f"on {', '.join(faster)}"))
+        return out
+
+
+class Scaling(_SSSPExperiment):
+    """Paper 004 Figs. 3.10–3.13: time against |V|, |E| or w_max (:func:`run_scaling`)."""
+
+    name = "paper004-sssp-scaling"
+    title = "Paper 004 Figs. 3.10–3.13: SSSP time vs |V|, |E|, w_max"
+    columns = tuple(ScaleRow.__dataclass_fields__)
+    row_type = ScaleRow
+    split = ("values",)
+
+    def rows(self, figure: str, values, methods=TABLE_METHODS, **settings) -> Iterator[ScaleRow]:
+        return run_scaling(figure, values, methods, **settings)
+
+    def claims(self, rows) -> list[Claim]:
+        rows = list(rows)
+        key = lambda r: f"|V| {r.n:,}, |E| {r.arcs:,}, w_max {r.w_max:,}"       # noqa: E731
+        return [self._faster(rows, key, "sssp", "sssp-harish", 1.9,
+                             "the variant without shared memory is ≥ 1.9× faster than Harish's SSSP"),
+                self._faster(rows, key, "sssp-staged", "sssp", 1.2,
+                             "shared memory gives ≥ 1.2× over the variant without it (paper: 1.2–1.4×)")]
+
+
+class PathOverhead(_SSSPExperiment):
+    """Paper 004 Fig. 3.14: the overhead of recording paths on random graphs (:func:`run_path_overhead`)."""
+
+    name = "paper004-fig3.14"
+    title = "Paper 004 Fig. 3.14: path-recording overhead"
+    columns = tuple(OverheadRow.__dataclass_fields__)
+    row_type = OverheadRow
+    split = ("sizes",)
+
+    def rows(self, sizes, **settings) -> Iterator[OverheadRow]:
+        return run_path_overhead(sizes, **settings)
+
+    def claims(self, rows) -> list[Claim]:
+        rows = list(rows)
+        lo, hi = PAPER_PATH_OVERHEAD
+        text = f"recording paths costs {100 * lo:.1f}–{100 * hi:.1f} % of the cost computation (read: ≤ {100 * hi:.1f} %)"
+        if not rows:
+            return [Claim(text, None, "no points")]
+        ov = [r.overhead for r in rows]
+        out = [Claim(text, max(ov) <= hi, f"{100 * min(ov):.1f}–{100 * max(ov):.1f} %")]
+        checked = sum(r.paths_checked for r in rows)
+        if checked:
+            valid = sum(r.paths_valid for r in rows)
+            out.append(Claim("every recorded path is a shortest path", valid == checked, f"{valid} of {checked}"))
+        return out
+
+
+TABLE31 = Table31()
+SCALING = Scaling()
+PATH_OVERHEAD = PathOverhead()
+#: the experiment of each row kind (the tab exports whichever it ran)
+EXPERIMENT_OF = {TableRow: TABLE31, ScaleRow: SCALING, OverheadRow: PATH_OVERHEAD}
+
+
+def experiment_for(rows) -> Experiment:
+    """The experiment whose rows ``rows`` are (one kind); InvalidParameter for no rows."""
     rows = list(rows)
     if not rows:
         raise InvalidParameter("no rows to write")
-    cols = tuple(type(rows[0]).__dataclass_fields__)
-    with atomic_write(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(cols)
-        for r in rows:
-            w.writerow([getattr(r, c) for c in cols])
+    return EXPERIMENT_OF[type(rows[0])]
+
+
+def to_csv(rows, path) -> None:
+    """Rows of any one of the three experiments as CSV (the experiment of their kind writes them)."""
+    rows = list(rows)
+    experiment_for(rows).to_csv(rows, path)
