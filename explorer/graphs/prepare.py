@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.graphs.algorithms.clustering import local_clustering
-from kernels.graphs.algorithms.overlays import distance_from
+from kernels.graphs.algorithms.frontier import distance_from, row_kernel
 
 #: seconds between two looks at ``cancelled()`` while a step runs on its own thread
 POLL_S = 0.01
@@ -68,15 +68,16 @@ class Prepared:
 
 def prepare_graph(g, layout_panel, backend, progress, cancelled) -> Prepared:
     """Layout start positions (``layout_panel.initial_positions``), then local clustering (on the
-    GPU with a GPU backend) and, on the GPU, one distance row that readies the click path; each step
-    cancellable (InterruptedError)."""
+    GPU with a GPU backend) and one distance row by the frontier kernels that readies the click path
+    (where a click runs them: ``row_kernel``); each step cancellable (InterruptedError)."""
     pos, lay = run_abandonable(lambda: layout_panel.initial_positions(g, cancelled), cancelled)
     progress(0.6)
     be = backend if backend.is_gpu else None
     lc = run_abandonable(lambda: local_clustering(g, be), cancelled)
-    if be is not None and g.n:
-        # the first click's row on the GPU: compile the frontier kernel and upload the CSR now, so the
-        # click itself costs one search (kernels.graphs.algorithms.frontier keeps both while the graph lives)
-        run_abandonable(lambda: distance_from(g, 0, be), cancelled)
+    if g.n and row_kernel(g, backend):
+        # the first click's row by the frontier kernels (GPU, or their CUDA source on the CPU): compile
+        # the kernel and lay the CSR out now, so the click itself costs one search
+        # (kernels.graphs.algorithms.frontier keeps both while the graph lives)
+        run_abandonable(lambda: distance_from(g, 0, backend, kernel=True), cancelled)
     progress(0.95)
     return Prepared(g, np.asarray(pos, np.float32), lc, global_from_local(g, lc), lay)

@@ -19,6 +19,7 @@ from PyQt6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QMainWindow, QPro
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs.data import generators as gen
 from kernels.graphs.apsp import METHODS, apsp
+from kernels.graphs.algorithms.frontier import row_kernel
 from kernels.graphs.algorithms.overlays import overlay_values
 from kernels.graphs.data.stats import summary
 
@@ -343,7 +344,9 @@ class GraphsWorkspace(Workspace, QMainWindow):
         if reset or len(self.selected) != 1:
             try:
                 with busy_cursor():
-                    self._src_row = overlay_values(self.graph, "distance", source=i, backend=self.backend)
+                    # the library's frontier kernels (CUDA; without a GPU their source on the CPU)
+                    self._src_row = overlay_values(self.graph, "distance", source=i, backend=self.backend,
+                                                   kernel=row_kernel(self.graph, self.backend))
             except InvalidParameter as exc:
                 self.message_bar.show_message(str(exc), "error")
                 return

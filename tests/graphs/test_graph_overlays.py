@@ -1,5 +1,5 @@
-"""Overlays (kernels/graphs/overlays.py), one distance row (kernels/graphs/frontier.py) and the
-picking grid (kernels/graphs/spatial.py) on the CPU, against networkx and brute force on fresh
+"""Overlays (kernels/graphs/algorithms/overlays.py), one distance row (kernels/graphs/algorithms/frontier.py) and the
+picking grid (kernels/graphs/data/spatial.py) on the CPU, against networkx and brute force on fresh
 random graphs and positions — disconnected graphs, isolated vertices and ties included."""
 import math
 
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from kernels.errors import InvalidParameter
-from kernels.graphs import generators as G
+from kernels.graphs.data import generators as G
 from kernels.graphs.apsp import APSPResult, apsp
-from kernels.graphs.frontier import tree_depth
-from kernels.graphs.graph import Graph
-from kernels.graphs.overlays import OVERLAYS, canonical_labels, distance_from, overlay_values
-from kernels.graphs.paths import is_shortest_path
-from kernels.graphs.spatial import SpatialIndex
+from kernels.graphs.algorithms.frontier import tree_depth
+from kernels.graphs.data.graph import Graph
+from kernels.graphs.algorithms.overlays import OVERLAYS, canonical_labels, distance_from, overlay_values
+from kernels.graphs.apsp.paths import is_shortest_path
+from kernels.graphs.data.spatial import SpatialIndex
 from support.random_graphs import random_graph
 
 
@@ -101,6 +101,23 @@ def test_distance_row_fields(rng):
     assert row.dist[s] == 0 and row.pred[s] == -1 and row.path_to(s) == [s]
     assert row.reached == int(np.isfinite(row.dist).sum())
     assert np.all(row.pred[~np.isfinite(row.dist)] == -1)
+
+
+def test_clicked_row_runs_the_frontier_kernels_without_a_gpu(rng, cpu, monkeypatch):
+    """The Graphs workspace's click (``row_kernel``): the library's frontier kernels — their CUDA source on
+    the host device without a GPU — up to HOST_ROW_ARCS arcs, equal to scipy's row; scipy beyond."""
+    from kernels.graphs.algorithms import frontier
+    g = random_graph(rng)
+    s = int(rng.integers(g.n))
+    assert frontier.row_kernel(g, cpu)
+    ov = overlay_values(g, "distance", source=s, backend=cpu, kernel=frontier.row_kernel(g, cpu))
+    ref = distance_from(g, s, kernel=False)
+    assert ov.backend == "host" and ref.backend == "cpu"
+    want = ref.dist.copy()
+    want[~np.isfinite(want)] = np.nan
+    assert np.array_equal(ov.values, want, equal_nan=True)
+    monkeypatch.setattr(frontier, "HOST_ROW_ARCS", g.csr().arcs - 1)
+    assert not frontier.row_kernel(g, cpu)
 
 
 def test_tree_depth_by_pointer_jumping(rng):

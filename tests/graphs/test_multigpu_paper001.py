@@ -12,12 +12,12 @@ from cli import main as cli_main
 from kernels import backend as bk
 from kernels import devices as dv
 from kernels.errors import InvalidParameter
-from kernels.graphs import generators as G
+from kernels.graphs.data import generators as G
 from kernels.graphs.apsp import apsp
-from kernels.graphs.apsp_multi import apsp_multi, rows_on_devices
-from kernels.graphs.clustering import clustering_arcs_reference, cpu_counts
-from kernels.graphs.clustering_multi import MultiGPUClustering, arc_block_counts
-from kernels.graphs.graph import CSR
+from kernels.graphs.apsp.multi import apsp_multi, rows_on_devices
+from kernels.graphs.algorithms.clustering import clustering_arcs_reference, cpu_counts
+from kernels.graphs.algorithms.clustering_multi import MultiGPUClustering
+from kernels.graphs.data.graph import CSR
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +120,10 @@ def test_multi_gpu_counts_equal_one_core_counts(cpu, family, variant):
         assert sum(m.blocks_taken) == -(-g.csr().arcs // 997)
 
 
-def test_arc_block_counts_follow_algorithm_12_on_directed_arcs():
-    """Arbitrary arc subsets of a directed graph with 2-cycles: the per-arc sums add up to Alg. 12."""
+def test_virtual_gpus_run_the_cuda_kernel_on_directed_arcs(cpu, monkeypatch):
+    """Arbitrary blocks of a directed graph with 2-cycles, counted on virtual GPUs by the CUDA source on
+    the host device (no NumPy stand-in): the per-block sums add up to Alg. 12."""
+    from kernels.graphs import cuda as graph_cuda
     rng = np.random.default_rng(fresh())
     n = 40
     keys = np.unique(rng.integers(0, n * n, 300))
@@ -130,14 +132,19 @@ def test_arc_block_counts_follow_algorithm_12_on_directed_arcs():
     src, dst = src[keep], dst[keep]
     csr = CSR.from_arcs(n, src, dst, None, directed=True)
     t_ref, p_ref, _ = clustering_arcs_reference(n, csr.sources(), csr.indices)
-    S, A = csr.sources(), csr.indices
-    cut = np.sort(rng.choice(np.arange(1, S.size), 5, replace=False))
-    parts = [arc_block_counts(csr, s, a) for s, a in zip(np.split(S, cut), np.split(A, cut))]
-    assert (sum(t for t, _ in parts), sum(p for _, p in parts)) == (t_ref, p_ref)
+    asked = []
+    real = graph_cuda.function
+    monkeypatch.setattr(graph_cuda, "function", lambda dev, f, k: asked.append((dev.kind, f, k)) or real(dev, f, k))
+    block = int(rng.integers(3, 17))
+    for variant in ("arc", "sorted"):
+        m = MultiGPUClustering(csr, cpu, variant, 2, block=block)
+        assert m.counts() == (t_ref, p_ref)
+        assert sum(m.blocks_taken) == -(-csr.arcs // block)
+    assert asked and all(a[1:] == ("clustering.cu", "cc_per_arc") and a[0] != "cuda" for a in asked)
 
 
 def test_cc_sweep_multi_rows(cpu):
-    from kernels.graphs import cc_timing as cc
+    from kernels.graphs.experiments import cc_timing as cc
     rows = list(cc.run_cc_sweep({"ws": [300, 500]}, ["cpu", "multi-arc", "multi-sorted"], 1, cpu, gpus=3))
     assert all(r.agrees for r in rows) and {r.gpus for r in rows if r.method != "cpu"} == {3}
     assert cc.PAPER_NAME["multi-arc"] == "2 GPUs kernel 1" and ("ws", "multi-sorted") in cc.fit_slopes(rows)

@@ -16,8 +16,10 @@ Each device keeps two 64-bit counters (t, p); the host adds the devices' integer
 equals the one-GPU counts exactly (integer sums are order-free).
 
 On the NumPy backend the devices are *virtual GPUs* (:mod:`kernels.devices`): the same cursor,
-blocks and reduction, each block counted by :func:`arc_block_counts` — a vectorised NumPy
-version of the kernel's arithmetic over one block of arcs.
+blocks and reduction, each block counted by the same CUDA source (``cuda/clustering.cu``,
+``cc_per_arc``) run on the host device (:mod:`kernels.gpu.host`: compiled by the host C++ compiler),
+as the one-GPU path (:class:`~.clustering.GPUClustering`) runs without a GPU — one host thread per
+virtual GPU, each launching the kernel on the blocks it takes, with its own two counters.
 """
 from __future__ import annotations
 
@@ -25,53 +27,13 @@ import numpy as np
 
 from ... import devices as dv
 from ...errors import InvalidParameter
+from .. import cuda as _cuda
 from .clustering import arc_order
-from ..data.graph import CSR, Graph
+from ..data.graph import Graph
 
 #: the paper's work block: threads per block × resident blocks per SM × SMs (per GPU, per launch)
 THREADS = 256
 BLOCKS_PER_SM = 8
-#: expanded (arc, vk) pairs per NumPy chunk of a virtual GPU's block
-PAIR_CHUNK = 1 << 22
-
-
-def arc_keys(csr: CSR) -> np.ndarray:
-    """Sorted int64 keys ``source·n + end`` of every arc (CSR rows in order, ends sorted)."""
-    return csr.sources().astype(np.int64) * csr.n + csr.indices.astype(np.int64)
-
-
-def _has_arc(keys: np.ndarray, n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    q = a.astype(np.int64) * n + b
-    pos = np.minimum(np.searchsorted(keys, q), max(keys.size - 1, 0))
-    return keys[pos] == q if keys.size else np.zeros(q.shape, bool)
-
-
-def arc_block_counts(csr: CSR, S: np.ndarray, A: np.ndarray, keys: np.ndarray | None = None) -> tuple[int, int]:
-    """(t, p) that the per-arc kernel adds for the arcs ``S[i] → A[i]`` (paper 001 Alg. 18–19):
-    p += |A_j|, minus 2 for each 2-cycle vi → vj → vi with vi > vj; for vi > vj,
-    t += #{vk ∈ A_j : vk < vi, vi ∈ A_k}.  Self-arcs must be absent (the GPU layout drops them)."""
-    keys = arc_keys(csr) if keys is None else keys
-    n, ptr, idx = csr.n, csr.indptr.astype(np.int64), csr.indices
-    S = np.asarray(S, np.int64)
-    A = np.asarray(A, np.int64)
-    deg = np.diff(ptr)
-    down = S > A
-    p = int(deg[A].sum()) - 2 * int(_has_arc(keys, n, A[down], S[down]).sum())
-    t = 0
-    vi, vj = S[down], A[down]
-    lens = deg[vj]
-    start = 0
-    while start < vi.size:                     # chunks of arcs whose expanded lists fit PAIR_CHUNK
-        csum = np.cumsum(lens[start:])
-        stop = start + max(1, int(np.searchsorted(csum, PAIR_CHUNK, side="right")))
-        li, lj, ll = vi[start:stop], vj[start:stop], lens[start:stop]
-        rep_i = np.repeat(li, ll)
-        offs = np.repeat(ptr[lj] - np.concatenate(([0], np.cumsum(ll)[:-1])), ll)
-        vk = idx[np.arange(rep_i.size) + offs]
-        keep = vk < rep_i
-        t += int(_has_arc(keys, n, vk[keep], rep_i[keep]).sum())
-        start = stop
-    return t, p
 
 
 def default_block(backend, devices, arcs: int) -> int:
@@ -95,7 +57,8 @@ class MultiGPUClustering:
         self.csr, self.backend, self.variant = csr, backend, variant
         self.gpu = bool(backend is not None and backend.is_gpu)
         self.devices, self.notes = dv.resolve_devices(gpus, backend, "arc partitions",
-                                                      "same work blocks and exact reduction, NumPy counts")
+                                                      "same work blocks and exact reduction, the CUDA "
+                                                      "kernel run on the CPU")
         S, A = arc_order(csr, variant)
         self.arcs = int(S.size)
         self.block = int(block or default_block(backend, self.devices, max(1, self.arcs)))
@@ -110,44 +73,32 @@ class MultiGPUClustering:
                         cp.zeros(2, dtype=cp.uint64)]
 
             self.dev = dv.run_on_devices(backend, self.devices, upload)
-        else:
-            self.host = (S, A, arc_keys(csr))
+        else:                           # virtual GPUs: one host copy of the inputs, counters per device
+            inputs = [np.ascontiguousarray(x) for x in (csr.indptr, csr.indices, S, A)]
+            self.dev = [[*inputs, np.zeros(2, dtype=np.uint64)] for _ in self.devices]
 
     def _device_counts(self, rank, dev, cursor) -> tuple[int, int]:
-        if self.gpu:
-            from .. import cuda as _cuda
-            ptr, idx, S, A, counters = self.dev[rank]
-            counters.fill(0)
-            cp = self.backend.xp
-            gdev = _cuda.device(self.backend)              # follows the current CUDA device
-            fn = _cuda.function(gdev, "clustering.cu", "cc_per_arc")
-            null = _cuda.null(gdev)
+        ptr, idx, S, A, counters = self.dev[rank]
+        counters.fill(0)
+        gdev = _cuda.device(self.backend)      # the current CUDA device, or the host device (no GPU)
+        fn = _cuda.function(gdev, "clustering.cu", "cc_per_arc")
+        null = _cuda.null(gdev)
 
-            def launch(a, b):          # returns at once: the event marks the block's end
-                gdev.launch(fn, (_cuda.blocks(b - a, THREADS),), (THREADS,),
-                            (ptr, idx, S[a:b], A[a:b], np.int64(b - a), counters, null))
-                done = cp.cuda.Event(disable_timing=True)
-                done.record()
-                return done
+        def launch(a, b):
+            gdev.launch(fn, (_cuda.blocks(b - a, THREADS),), (THREADS,),
+                        (ptr, idx, S[a:b], A[a:b], np.int64(b - a), counters, null))
+            if not self.gpu:
+                return None                    # the host device returns when the block is done
+            done = self.backend.xp.cuda.Event(disable_timing=True)     # returns at once: the event
+            done.record()                                               # marks the block's end
+            return done
 
-            # at most two blocks in flight per GPU: blocks go to the GPUs as they finish them, as the
-            # paper's pThreads' synchronous launches did (kernels.devices.drain)
-            taken = dv.drain(cursor, launch, in_flight=2)
-            c = counters.get().view(np.int64)
-            t, p = int(c[0]), int(c[1])
-        else:
-            S, A, keys = self.host
-            acc = [0, 0]
-
-            def count(a, b):
-                dt, dp = arc_block_counts(self.csr, S[a:b], A[a:b], keys)
-                acc[0] += dt
-                acc[1] += dp
-
-            taken = dv.drain(cursor, count)
-            t, p = acc
+        # at most two blocks in flight per GPU: blocks go to the GPUs as they finish them, as the
+        # paper's pThreads' synchronous launches did (kernels.devices.drain)
+        taken = dv.drain(cursor, launch, in_flight=2)
+        c = _cuda.to_host(counters).view(np.int64)
         self.blocks_taken[rank] = taken
-        return t, p
+        return int(c[0]), int(c[1])
 
     def counts(self) -> tuple[int, int]:
         """Exact (t, p): every device counts the blocks it takes; the host adds the integers."""

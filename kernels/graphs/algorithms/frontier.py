@@ -39,6 +39,9 @@ from ..apsp.paths import backtrack
 BLOCK = 256
 #: level counters zeroed at once on the device (one per level; refilled past this many levels)
 COUNTERS = 1024
+#: without a GPU, a clicked vertex's row (:func:`row_kernel`) runs the frontier kernels' CUDA source on
+#: the host device up to this many arcs; a larger graph takes scipy's search, so a click stays interactive
+HOST_ROW_ARCS = 100_000
 
 
 @dataclass
@@ -171,6 +174,14 @@ def distance_from(g, source: int, backend=None, kernel: bool | None = None) -> D
         dist, pred, levels = _cpu_row(p, s)
         where = "cpu"
     return DistanceRow(s, dist, pred, p.weighted, where, time.perf_counter() - t0, levels)
+
+
+def row_kernel(g, backend) -> bool:
+    """Whether a clicked vertex's row runs the library's frontier kernels: on a GPU backend always,
+    without one (the CUDA source on the host device) for graphs of at most :data:`HOST_ROW_ARCS` arcs
+    with weights > 0 (the kernels' order needs them; scipy takes the rest)."""
+    p = prepared(g)
+    return bool(p.positive and (bool(backend is not None and backend.is_gpu) or p.csr.arcs <= HOST_ROW_ARCS))
 
 
 # ------------------------------------------------------------------ CPU (scipy)

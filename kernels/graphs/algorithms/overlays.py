@@ -44,7 +44,8 @@ class OverlayValues:
     ``label`` with units, the overlay ``name``, ``integer`` (whole-number values: ticks and the
     value under the mouse without decimals), ``seconds`` (wall time, device work included),
     ``pred`` (the distance overlay's predecessors, int32, −1 none; else None), ``source`` (the
-    distance overlay's vertex) and ``backend`` ("gpu" or "cpu": where it was computed)."""
+    distance overlay's vertex) and ``backend`` ("gpu", "host" — the CUDA source on the CPU — or "cpu":
+    where it was computed)."""
 
     values: np.ndarray
     label: str
@@ -98,7 +99,7 @@ class Overlay:
         w = cls.weighted_values(g, source, apsp)
         return cls.integer if w is None else not w
 
-    def compute(self, g, backend, source=None, apsp=None, local_cc=None):
+    def compute(self, g, backend, source=None, apsp=None, local_cc=None, kernel=None):
         """(values (n,) float64 host array, predecessors or None, "gpu"/"cpu")."""
         raise NotImplementedError
 
@@ -118,7 +119,7 @@ class DegreeOverlay(Overlay):
     label = "degree (edges)"
     help = "number of edges at each vertex"
 
-    def compute(self, g, backend, source=None, apsp=None, local_cc=None):
+    def compute(self, g, backend, source=None, apsp=None, local_cc=None, kernel=None):
         p = prepared(g)
         if _on_gpu(backend):
             ptr = p.device(backend)["indptr"]
@@ -134,7 +135,7 @@ class ClusteringOverlay(Overlay):
             "that are linked (0 below degree 2; paper 001)")
     integer = False
 
-    def compute(self, g, backend, source=None, apsp=None, local_cc=None):
+    def compute(self, g, backend, source=None, apsp=None, local_cc=None, kernel=None):
         from .clustering import local_clustering
         if local_cc is not None:
             cc = np.asarray(local_cc, dtype=np.float64)
@@ -178,7 +179,7 @@ class ComponentOverlay(Overlay):
     help = "connected component, numbered 0, 1, … in the order of each component's smallest vertex"
     cmap = "husl"                                  # hues around the circle: neighbouring numbers differ
 
-    def compute(self, g, backend, source=None, apsp=None, local_cc=None):
+    def compute(self, g, backend, source=None, apsp=None, local_cc=None, kernel=None):
         from scipy.sparse.csgraph import connected_components
         p = prepared(g)
         lab = gpu_components(p, backend) if _on_gpu(backend) else None
@@ -204,8 +205,8 @@ class DistanceOverlay(Overlay):
     def weighted_values(cls, g, source=None, apsp=None) -> bool | None:
         return None if source is None else prepared(g).weighted
 
-    def compute(self, g, backend, source=None, apsp=None, local_cc=None):
-        row = distance_from(g, source, backend)
+    def compute(self, g, backend, source=None, apsp=None, local_cc=None, kernel=None):
+        row = distance_from(g, source, backend, kernel)
         vals = row.dist.copy()
         vals[~np.isfinite(vals)] = np.nan
         return vals, row.pred, row.backend
@@ -247,7 +248,7 @@ class EccentricityOverlay(Overlay):
     def weighted_values(cls, g, source=None, apsp=None) -> bool | None:
         return None if apsp is None else bool(apsp.weighted and apsp.dist.dtype.kind == "f")
 
-    def compute(self, g, backend, source=None, apsp=None, local_cc=None):
+    def compute(self, g, backend, source=None, apsp=None, local_cc=None, kernel=None):
         return eccentricity(apsp), None, "cpu"
 
 
@@ -256,11 +257,13 @@ def overlay_class(name: str) -> type[Overlay]:
     return OVERLAYS.get(name)
 
 
-def overlay_values(g, name: str, *, source=None, apsp=None, backend=None, local_cc=None) -> OverlayValues:
+def overlay_values(g, name: str, *, source=None, apsp=None, backend=None, local_cc=None,
+                   kernel: bool | None = None) -> OverlayValues:
     """The values of overlay ``name`` (a key of :data:`OVERLAYS`) for graph ``g``: computed on the
     GPU where the overlay has a GPU path and ``backend.is_gpu``.  ``source``: the vertex of
     ``distance``; ``apsp``: the all-pairs result (:class:`~kernels.graphs.apsp.core.APSPResult`, all n
-    rows) of ``eccentricity``; ``local_cc``: clustering coefficients already computed (reused).
+    rows) of ``eccentricity``; ``local_cc``: clustering coefficients already computed (reused);
+    ``kernel``: run ``distance`` by the frontier kernels (:func:`~.frontier.distance_from`'s choice).
     InvalidParameter for an unknown name, a missing or out-of-range source, a missing APSP result."""
     cls = overlay_class(name)
     p = prepared(g)
@@ -275,7 +278,7 @@ def overlay_values(g, name: str, *, source=None, apsp=None, backend=None, local_
             raise InvalidParameter(f"the {name} overlay needs all {p.n} rows of the APSP result "
                                    f"(it has {apsp.dist.shape[0]} × {apsp.dist.shape[1]})")
     t0 = time.perf_counter()
-    vals, pred, where = cls().compute(g, backend, source=source, apsp=apsp, local_cc=local_cc)
+    vals, pred, where = cls().compute(g, backend, source=source, apsp=apsp, local_cc=local_cc, kernel=kernel)
     sec = time.perf_counter() - t0
     return OverlayValues(vals, cls.label_for(g, source, apsp), name, cls.is_integer(g, source, apsp), sec, pred,
                          source if cls.needs_source else None, where)
