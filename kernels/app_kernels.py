@@ -18,7 +18,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable
 
-from . import launches
+# Imports inside functions: keep the app's start fast and CuPy optional (the main window imports this
+# module at start-up; Cahn–Hilliard, the RNG, Graphs and the occupancy tools load when a kernel is
+# compiled or timed).
+from . import gpu, launches
+from .backend import select
 from .launches import Launch, SweepCase
 from .registry import Registry
 
@@ -41,7 +45,6 @@ def sweep_case(kind: str, size: int) -> SweepCase:
 def compile_app_kernels(size: int = 64) -> None:
     """Run a few steps of every Cahn–Hilliard GPU variant and draw from each Marsaglia GPU
     generator, so that their kernels are compiled (and recorded in :mod:`kernels.launches`)."""
-    from .backend import select
     from .cahn_hilliard import CahnHilliard, CHParams
     be = select("gpu")                  # BackendUnavailable without CuPy and a device
     from .rng import gpu as rng_gpu
@@ -60,7 +63,6 @@ def compile_app_kernels(size: int = 64) -> None:
 def fw_preset_launch(key: str) -> Launch:
     """One of paper 004 Table 4.4's non-pivot kernels as compiled for this GPU, with the threads per
     block the thesis launches it with (the occupancy presets)."""
-    from . import gpu
     from .graphs.apsp import fw_gpu
     file, name, threads = fw_gpu.PRESET_KERNELS[key]
     return Launch(f"Graphs {name}", fw_gpu.kernel(gpu.device("cuda"), file, name), threads, 0, "graphs")

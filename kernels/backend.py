@@ -6,6 +6,7 @@ raises :class:`BackendUnavailable`; ``auto`` falls back to NumPy with a notice.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional (imported when the GPU backend is asked for).
 import os
 from dataclasses import dataclass, field
 from types import ModuleType

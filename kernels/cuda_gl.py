@@ -17,6 +17,8 @@ The caller's GL context must be current for register/map/unmap.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy and cuda-python stay optional (the interop runtime is looked up when
+# asked for).
 from contextlib import contextmanager
 
 

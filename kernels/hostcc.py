@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import appdirs
 from .errors import BackendUnavailable
 
 CUDA_HOST_PRELUDE = r"""#include <cmath>
@@ -54,13 +55,7 @@ def find_compiler() -> str | None:
 
 def cache_dir(kind: str = "flint-c") -> Path:
     """Where compiled libraries are kept and built (:func:`build`): the application's cache folder
-    (:func:`kernels.appdirs.cache_dir`, through platformdirs) ``/<kind>``; ``$XDG_CACHE_HOME`` (else
-    ``~/.cache``) ``/gpu-science-explorer/<kind>`` where platformdirs is not installed."""
-    try:
-        from . import appdirs
-    except ImportError:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        return Path(base) / "gpu-science-explorer" / kind
+    (:func:`kernels.appdirs.cache_dir`, through platformdirs) ``/<kind>``."""
     return appdirs.cache_dir(kind)
 
 
