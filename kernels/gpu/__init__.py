@@ -45,6 +45,8 @@ CuPy is imported only when a CUDA device is asked for; the layer imports on mach
 """
 from __future__ import annotations
 
+# Imports inside functions: keep `--help` fast (the CLI loads this layer; the occupancy calculator loads
+# at the first launch_occupancy) and CuPy optional.
 import importlib
 import threading
 

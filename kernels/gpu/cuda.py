@@ -7,6 +7,7 @@ exactly as calling the ``cupy.RawKernel`` does (no device switch per launch).
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional (imported when a CUDA device is asked for).
 from ..errors import BackendUnavailable
 from .device import Device, ModuleSpec
 

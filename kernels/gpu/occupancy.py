@@ -14,6 +14,7 @@ Needs CuPy and a CUDA device (:class:`~kernels.errors.BackendUnavailable` otherw
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy's cuda-python bindings stay optional.
 from .calculator import occupancy
 from .cuda import cupy_or_raise
 from .specs import spec_from_properties

@@ -18,6 +18,7 @@ device has a ``synchronize``.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional (CUDA events only when a GPU is timed).
 import statistics
 import time
 from dataclasses import dataclass
