@@ -37,6 +37,7 @@ about :data:`HOST_SECONDS` s per run for.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional (the CUDA source also runs on the host backend).
 from importlib.resources import files
 
 import numpy as np

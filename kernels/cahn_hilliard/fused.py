@@ -9,6 +9,7 @@ use, so this module imports without CuPy.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional.
 from functools import lru_cache
 
 import numpy as np

@@ -14,6 +14,7 @@ rows of its neighbours' output buffer ``out``.  Three ways, all issued on the sl
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional.
 import numpy as np
 
 EXCHANGE_NAMES = {

@@ -9,6 +9,7 @@ See :mod:`kernels.cahn_hilliard.multigpu` for the stepper that drives them.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional.
 import contextlib
 from dataclasses import dataclass, field
 

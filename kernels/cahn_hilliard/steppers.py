@@ -17,6 +17,8 @@ lives here once.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional, and SciPy's DCT loads only for the cosine (mirror-boundary)
+# spectral steppers.
 import math
 from dataclasses import replace
 
