@@ -38,7 +38,7 @@ Paper 004 (Okuyama 2013) §5.2–5.4.  Pipeline:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -186,7 +186,6 @@ def optimization_report(model: Model, n_members: int = 1, member_params: dict | 
     sequences per phase (Table 5.7), lanes per phase in the thread-per-expression mapping (redundant
     threads and sum warps included), divergent warps, sum warps, bytecode words (thread-per-cell and
     thread-per-expression), constants, slots, stack depth."""
-    import dataclasses
     base = options or CompileOptions()
     cache: dict = {}
 
@@ -194,8 +193,8 @@ def optimization_report(model: Model, n_members: int = 1, member_params: dict | 
         if o not in cache:
             cache[o] = _report_row(compile_model(model, n_members, member_params, network, o))
         return cache[o]
-    return [{"option": name, "off": row(dataclasses.replace(base, **{name: False})),
-             "on": row(dataclasses.replace(base, **{name: True}))} for name in OPTIMIZATIONS]
+    return [{"option": name, "off": row(replace(base, **{name: False})),
+             "on": row(replace(base, **{name: True}))} for name in OPTIMIZATIONS]
 
 
 def report_table(report: list[dict]) -> tuple[list[str], list[list[str]]]:

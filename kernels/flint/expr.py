@@ -15,6 +15,9 @@ import ast
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
+from .. import limits
 from ..errors import InvalidParameter
 
 UNARY = ("exp", "log", "log10", "sqrt", "abs", "floor", "ceil", "sin", "cos", "tan", "tanh", "sinh",
@@ -194,7 +197,6 @@ def inline(body: Expr, mapping: dict[str, Expr], element: str) -> Expr:
     :func:`kernels.limits.current`, :class:`kernels.limits.ExpansionLimit` names ``element``
     (function definitions that call each other twice per level expand to 2^k nodes: refused at the
     first level past the limit, after linear work)."""
-    from .. import limits
     lim = limits.current()
     params = frozenset(mapping)
     leaf_key = None
@@ -242,7 +244,6 @@ def tree_size(e: Expr) -> tuple[int, int]:
 
 def check_size(e: Expr, element: str, lim=None) -> None:
     """ExpansionLimit naming ``element`` when ``e`` has more tree nodes or levels than the limits."""
-    from .. import limits
     lim = lim or limits.current()
     nodes, depth = tree_size(e)
     if nodes > lim.expression_nodes:
@@ -457,7 +458,6 @@ def to_text(e: Expr, style: str = "native") -> str:
 # --- evaluation (NumPy / scalars) ------------------------------------------------------------
 def evaluate(e: Expr, env: dict, xp=None):
     """Evaluate with ``env`` name → value (floats or arrays). For initial values and tests."""
-    import numpy as np
     xp = xp or np
     memo: dict[int, object] = {}
 

@@ -14,6 +14,7 @@ Paper 004 (Okuyama 2013) §5.1: a module holds ODEs (dx/dt for a state x) and ex
 """
 from __future__ import annotations
 
+import fnmatch
 import math
 import re
 from dataclasses import dataclass, field
@@ -139,7 +140,6 @@ def select_states(model: Model, spec) -> list[str]:
     """States named by ``spec``: a comma-separated string or a list of (comma lists of) names and shell-style
     patterns (``S_RG_*``, ``V_?``), in the order given, duplicates dropped.  An entry that matches
     no state raises InvalidParameter naming it."""
-    import fnmatch
     items = [x.strip() for part in ([spec] if isinstance(spec, str) else spec) for x in str(part).split(",")
              if x.strip()]
     if not items:
