@@ -11,6 +11,8 @@ import numpy as np
 from .. import gpu
 from ..errors import BackendUnavailable, InvalidParameter
 from ..gpu.calculator import occupancy
+from ..gpu.occupancy import device_spec, kernel_occupancy, kernel_resources
+from ..gpu.specs import get_spec
 from .unstructured_mesh import Problem, solution_points
 
 #: registers per thread assumed for the T10 (CC 1.3) analysis — paper 003 Eq. 7 only says the
@@ -188,7 +190,6 @@ def paper_cells_per_block(P: int, warps: int = 2, warp_size: int = 32) -> int:
 def best_cells_per_block(spec, P: int, regs: int, smem_per_cell: int = 0, max_threads: int | None = None) -> int:
     """Cells per block giving the most active solution-point threads per SM (Eqs. 9–10 with the
     full calculator), the smallest such block on ties.  ``spec``: a CC or ArchSpec."""
-    from ..gpu.specs import get_spec
     spec = get_spec(spec)
     top = min(spec.max_threads_per_block, max_threads or spec.max_threads_per_block)
     best, best_cpb = -1, 1
@@ -266,7 +267,6 @@ class GPUSolver:
             self.gpt = cp.asarray(pb.g_pt)
             self.rate = cp.zeros((self.npts * NP,), dtype=pb.dtype)
             if cells_per_block in (None, "auto", "best"):
-                from ..gpu.occupancy import device_spec, kernel_resources
                 regs = kernel_resources(self.kernels["celledge_impr"])["registers"]
                 cells_per_block = best_cells_per_block(device_spec(), P, regs, NP * P * pb.dtype.itemsize,
                                                        max_threads=1024)
@@ -361,7 +361,6 @@ class GPUSolver:
 
     def occupancy(self, spec=None) -> dict:
         """{kernel: dict} with registers, smem and theoretical + driver occupancy on this GPU."""
-        from ..gpu.occupancy import device_spec, kernel_occupancy
         spec = spec or device_spec()
         out = {}
         for ln in self.launches():

@@ -6,6 +6,7 @@ coefficients, initial condition and time step the three stages read (:class:`Pro
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy's Delaunay (slow to import) loads only when an unstructured mesh is triangulated.
 import math
 from dataclasses import dataclass, field
 

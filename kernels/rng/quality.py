@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy's statistics load only when a quality check runs (slow to import).
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
