@@ -5,7 +5,8 @@ Rule.  A model is taken as stiff when the explicit method would need more than `
 for stability alone at t0: ρ(J(0, y0))·t_end / 3.3 > STIFF_STEPS (ρ the spectral radius of the
 Jacobian of member 0, 3.3 about the extent of DOPRI5's stability region on the negative real axis;
 Hairer & Wanner II §IV.2), or when Dormand–Prince refuses the run (its step budget, ``rk.MAX_STEPS``,
-exceeded: stiffness that develops later, as in Robertson's problem).  Then Rodas4 runs
+exceeded: stiffness that develops later, as in Robertson's problem), or when the model has what only
+Rodas4 runs (algebraic rules and fast reactions as a DAE, delay csymbols).  Then Rodas4 runs
 (:mod:`.rosenbrock`, :mod:`.rodas_gpu`) on the same engine.
 
 Engines: ``numpy`` (the twins), ``ts`` / ``is`` (CUDA), ``c`` / ``c-is`` (the same sources on the host CPU;
@@ -47,7 +48,8 @@ def integrate_auto(core, times, engine: str = "numpy", n: int = 1, member_params
         spb = stiff_problem(core, n, member_params)
     else:
         spb = StiffProblem(core, n, member_params)
-    stiff = stiffness_steps(spb, float(times[-1])) > STIFF_STEPS
+    only_rodas = bool(getattr(core, "algebraic", None) or getattr(core, "delayed", None))
+    stiff = only_rodas or stiffness_steps(spb, float(times[-1])) > STIFF_STEPS
     if not stiff:
         try:
             return "dopri5", _dopri(core, times, engine, n, member_params, **kw)
@@ -75,7 +77,10 @@ def _dopri(core, times, engine, n, member_params, **kw):
 
 def _simulate(path, times, variables, amount, concentration, engine):
     from ..sbml.core import lower_system
-    core = lower_system(str(path), list(variables), set(amount), set(concentration))
+    try:
+        core = lower_system(str(path), list(variables), set(amount), set(concentration))
+    except Unsupported:                  # algebraic rules, fast reactions, delay csymbols: Rodas4 runs them
+        core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True, delays=True)
     _, res = integrate_auto(core, times, engine)
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}
 
