@@ -28,7 +28,7 @@ Every runtime's final state is checked against the NumPy runtime over a short ru
    1k–10k.  Beside them IS many steps a launch (the interpreter's loop kernel) and IS one launch a
    step, checked the same way; target IS ≤ 3× TS at every size.
 
-5. ``--only peers`` / ``--only first`` (issue 38, :mod:`benchmarks.flint_peers`): TS beside the
+5. ``--only peers`` / ``--only first`` (issue 38, :mod:`benchmarks.peers.flint_sections`): TS beside the
    hand-written LR-1991 CUDA kernel, jax.jit and diffrax (Euler, Dopri5; ``vmap`` over members; rows
    skipped with the reason where diffrax does not import); the first ``advance`` of a new Simulation
    against a warm one, with the block-size tuning cache cold and filled.
@@ -425,9 +425,9 @@ def main() -> int:
         if "ts" not in gpu_rts:
             out(f"Section {a.only} needs the GPU runtime ts.")
         else:
-            from benchmarks import flint_peers
+            from benchmarks.peers import flint_sections
             sizes = [1000, 10_000] + ([] if a.quick else [100_000])
-            getattr(flint_peers, f"section_{a.only}")(model, steps, sizes, out)
+            getattr(flint_sections, f"section_{a.only}")(model, steps, sizes, out)
         save_markdown("flint_bench.md", "\n".join(LINES))
         return 0
 
