@@ -14,7 +14,10 @@
    per pass, in table 1 and alone with ``--temporal`` (fast; ``--temporal --host``: on the host device),
    each with a check that the k-step field equals k single steps bit for bit.
 
-Usage:  python benchmarks/ch.py [--quick] [--host] [--temporal]   (tables also to $OUT/ch_bench.md)
+5. ``--multigpu`` (issue #38): kernel E on 2 GPUs with k = 1–4 fused steps per halo exchange (a 4k-wide
+   halo, :mod:`kernels.cahn_hilliard.multigpu`) against one GPU; targets 256³ ≥ 1.6×, 4096² ≥ 1.7×.
+
+Usage:  python benchmarks/ch.py [--quick] [--host] [--temporal] [--multigpu]   (tables also to $OUT/ch_bench.md)
 """
 from __future__ import annotations
 
@@ -86,7 +89,7 @@ def copy_bandwidth():
         for _ in range(k):
             cp.copyto(b, a)
     t = gpu_time(f, 10, 10)
-    del a, b
+    a = b = None                          # free the buffers (the closure no longer needs them)
     cp.get_default_memory_pool().free_all_blocks()
     return 2 * (64 << 20) * 4 / t
 
@@ -174,7 +177,7 @@ def time_torch(dim, p, phi_np, steps, reps):
         bb.record()
         bb.synchronize()
         times.append(a.elapsed_time(bb) * 1e-3 / steps)
-    del state, x
+    state = x = None                      # free the tensors before emptying the cache
     torch.cuda.empty_cache()
     return float(np.median(times))
 
@@ -260,6 +263,34 @@ def loglog_slope(ns, ts):
     return float(np.polyfit(x, y, 1)[0])
 
 
+def multigpu_k_table(quick: bool) -> list[str]:
+    """Issue 38: kernel E on GPUs 0 and 1 with k fused steps per halo exchange (a 4k-wide halo; p2p,
+    overlap, CUDA graphs) against one GPU's single steps, 2D 4096², 8192² and 3D 256³, float32, periodic
+    (k lowered by kernels.cahn_hilliard.temporal.fits where the device or grid does not hold it).
+    Targets: 256³ ≥ 1.6×, 4096² ≥ 1.7×.  Timing helpers: benchmarks/multigpu.py's."""
+    import cupy as cp
+    from benchmarks.multigpu import multi_gpu, single_gpu
+    if cp.cuda.runtime.getDeviceCount() < 2:
+        return ["Kernel E on 2 GPUs: needs 2 GPUs."]
+    ks = ("1", "2") if quick else ("1", "2", "3", "4")
+    lines = [f"## Kernel E on 2 GPUs, k steps per exchange — {gpu_backend().device_name}", "",
+             "| field | 1 GPU k=1 ms/step | 1 GPU best k ms/step | " + " | ".join(f"2 GPUs k={k}" for k in ks)
+             + " | best speed-up (k) | target |", "|---" * (5 + len(ks)) + "|"]
+    for dim, n, target in ((2, 4096, 1.7), (2, 8192, None), (3, 256, 1.6)):
+        shape = (n,) * dim
+        base = dict(dim=dim, size=n, variant="E", boundary="periodic", dtype="float32")
+        one = {k: single_gpu(CHParams(**base, steps_per_pass=k), shape) for k in ks}
+        bk = min(one, key=one.get)
+        two = {k: multi_gpu(CHParams(**base, steps_per_pass=k), shape, [0, 1], "p2p", graph=True)[0] for k in ks}
+        best = max(ks, key=lambda k: one["1"] / two[k])
+        s = one["1"] / two[best]
+        verdict = "—" if target is None else f"≥ {target}×: **{'met' if s >= target else 'NOT met'}**"
+        lines.append(f"| {'×'.join(map(str, shape))} | {one['1'] * 1e3:.4f} | {one[bk] * 1e3:.4f} (k={bk}) | "
+                     + " | ".join(f"{two[k] * 1e3:.4f}" for k in ks) + f" | {s:.2f}× (k={best}) | {verdict} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
@@ -277,8 +308,15 @@ def main(argv=None):
     ap.add_argument("--temporal", action="store_true",
                     help="only kernel E's temporal-blocking rows (k = 1–4 RK2 steps per pass, issue #38) at 2D "
                          "4096² and 3D 256³; with --host at 2D 256² and 3D 32³ on the host device")
+    ap.add_argument("--multigpu", action="store_true",
+                    help="only kernel E on 2 GPUs with k = 1–4 steps per halo exchange (issue #38)")
     args = ap.parse_args(argv)
     e_attrs = json.loads(args.e_attrs)
+    if args.multigpu:
+        text = "\n".join(multigpu_k_table(args.quick))
+        print("\n" + text)
+        save_markdown("ch_multigpu_k_bench.md", text)
+        return
     if args.temporal:
         text = "\n".join(temporal_table(args.host, args.quick, args.dims))
         print("\n" + text)

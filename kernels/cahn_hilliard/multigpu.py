@@ -33,6 +33,13 @@ bit.  Slabs at the edge of a mirror or fixed field have no halo on that side:
 the kernel's own boundary rule applies there, as on one GPU; periodic fields
 wrap, the first and last slab being neighbours.
 
+**k steps per exchange** (ours, issue 38): with kernel E and ``steps_per_pass`` k > 1 (resolved and
+lowered by :mod:`.temporal` as on one GPU) the halo is 4k rows and a pass is k fused RK2 steps
+(``ch_fused_*_tb``, bit for bit k single steps): one exchange per k steps.  The border views
+[0, 3H) and [L−H, L+2H) still yield exact middle rows (a cell k steps on depends on cells within
+4k = H rows); a step count not divisible by k runs its remainder as single-step passes on the same
+halos (radius 4 ≤ H).
+
 **CUDA graphs** (ours, beyond the paper): the eager path issues ~12 API calls
 per slab and pass from Python, which at 8192² costs as much as the GPU work;
 ``graph=True`` captures a block of steps across all devices' streams into one
@@ -51,7 +58,7 @@ import numpy as np
 
 # cupy.cuda.nccl is imported where the nccl exchange is set up (CuPy stays optional)
 from ..errors import GridTooLarge, InvalidParameter
-from . import stencil
+from . import stencil, temporal
 from .cuda_stepper import CudaStepper
 
 from .. import devices as _devices
@@ -112,6 +119,9 @@ class MultiGPUStepper:
         # CUDA graphs: GPU kernels A–E only (the array reference allocates while it runs)
         self.graph = bool(graph) and backend.is_gpu and params.variant != "reference"
         self.devices = list(devices)
+        #: RK2 steps per pass and exchange (kernel E: params.steps_per_pass resolved, else 1); the halo is
+        #: sized for this k, and a device that holds less lowers it after the build
+        self.pass_steps = self._requested_k(params)
         self.slabs: list[Slab] = []
         self._phi_ref = None
         self._stale = True
@@ -129,19 +139,35 @@ class MultiGPUStepper:
         """The slabs run kernels A–E as CUDA source on the CPU (virtual GPUs on the host device)."""
         return not self.ops.gpu and self.params.variant in GPU_VARIANTS
 
+    @staticmethod
+    def _requested_k(params) -> int:
+        """k of the passes: kernel E's ``steps_per_pass`` (:func:`.temporal.requested`, lowered by
+        :func:`.temporal.fits` for the grid), else 1."""
+        if params.variant != "E":
+            return 1
+        return temporal.fits(params, temporal.requested(params), 8, None)
+
     @property
     def radius(self) -> int:
-        """Stencil radius of one pass = halo width H (4 for fused kernel E, else 2)."""
-        return 4 if self.params.variant == "E" else stencil.HALO
+        """Stencil radius of one pass = halo width H (4·k for kernel E's k fused steps, else 2)."""
+        return temporal.halo(self.pass_steps) if self.params.variant == "E" else stencil.HALO
 
     def set_params(self, params) -> None:
-        if params.variant != self.params.variant or params.integrator != self.params.integrator:
-            raise InvalidParameter("changing the kernel variant or integrator needs a new stepper")
+        if params.variant != self.params.variant or params.integrator != self.params.integrator or \
+                (self.slabs and self._requested_k(params) > temporal.halo(self.pass_steps) // 4):
+            raise InvalidParameter("changing the kernel variant, integrator or a wider steps per pass needs a new "
+                                   "stepper")
         self.params = params
         self._graphs.clear()   # graphs bake the coefficients into their kernel arguments
         for s in self.slabs:
             if hasattr(s.op, "set_params"):
                 s.op.set_params(params)
+        if self.slabs:
+            self._k = self._pass_k()
+
+    def steps_per_pass(self, dtype=None) -> int:
+        """RK2 steps per pass and halo exchange (kernel E; 1 for the other variants)."""
+        return getattr(self, "_k", None) or min(self.pass_steps, self._requested_k(self.params))
 
     def _make_op(self, dev):
         if self.params.variant == "reference":
@@ -179,9 +205,19 @@ class MultiGPUStepper:
         self.devices = devices
         self.slabs = slabs
         self._shape, self._dtype = tuple(shape), np.dtype(dtype)
+        self._k = self._pass_k()
         if self.exchange == "nccl":
             from cupy.cuda import nccl
             self._nccl = nccl.NcclCommunicator.initAll(devices)
+
+    def _pass_k(self) -> int:
+        """k of the passes as run: :attr:`pass_steps` (and the current params' request, at most that),
+        lowered to what every slab's device holds (its shared memory)."""
+        k = min(self.pass_steps, self._requested_k(self.params))
+        for s in self.slabs:
+            if k > 1 and s.op is not None:
+                k = min(k, s.op.steps_per_pass(self._dtype))
+        return max(1, k)
 
     def _short_of_memory(self, slabs, shape, dtype):
         row = int(np.prod(shape[1:])) * np.dtype(dtype).itemsize
@@ -301,11 +337,12 @@ class MultiGPUStepper:
         self.gather(phi)
         return phi
 
-    def _passes(self):
-        """(kind, src role, base role, coef, out role) of one time step."""
+    def _passes(self, k: int = 1):
+        """(kind, src role, base role, coef, out role) of one time step (kernel E: of one pass of ``k``
+        fused steps; its coef slot carries k)."""
         p = self.params
         if p.variant == "E":
-            return [("fused", 0, None, None, 1)]
+            return [("fused", 0, None, k, 1)]
         if p.integrator == "euler":
             return [("stage", 0, 0, p.dt, 1)]
         return [("stage", 0, 0, 0.5 * p.dt, 2), ("stage", 2, 0, p.dt, 1)]
@@ -314,11 +351,13 @@ class MultiGPUStepper:
         """n time steps on the slabs (asynchronous on GPUs)."""
         if not self.slabs:
             raise InvalidParameter("scatter a field before stepping")
-        if self.graph and n >= GRAPH_STEPS + 2 and not self._graphs and not self._warm:
+        k = getattr(self, "_k", 1)
+        per = GRAPH_STEPS * k                      # steps of one graph replay
+        if self.graph and n >= per + 2 * k and not self._graphs and not self._warm:
             for _ in range(2):      # load every kernel eagerly before the first capture
-                self._step_once()
-            n -= 2
-        if self.graph and n >= GRAPH_STEPS:
+                self._step_once(k)
+            n -= 2 * k
+        if self.graph and n >= per:
             try:
                 g = self._graph()
             except Exception as exc:   # capture unsupported: eager from now on
@@ -329,23 +368,25 @@ class MultiGPUStepper:
                 s0 = self.slabs[0]
                 self._converge(s0.main)                  # pending eager work before the graph
                 with self.ops.device(s0.device):
-                    for _ in range(n // GRAPH_STEPS):
+                    for _ in range(n // per):
                         g.launch(s0.main)
                 self._fork(s0.main, s0.device)           # later eager work after it
                 self._rearm_events()
-                n %= GRAPH_STEPS
-        for _ in range(n):
-            self._step_once()
+                n %= per
+        for kk in temporal.plan(n, k):
+            self._step_once(kk)
 
-    def _step_once(self):
+    def _step_once(self, k: int = 1):
+        """One pass of ``k`` steps (k > 1: kernel E's fused steps) and its exchange."""
         self._warm = True
-        for kind, src, base, coef, out in self._passes():
+        for kind, src, base, coef, out in self._passes(k):
             self._pass(kind, self._role[src], None if base is None else self._role[base],
                        coef, self._role[out])
         self._role[0], self._role[1] = self._role[1], self._role[0]
 
     def _graph(self):
-        key = (tuple(self._role), self._parity)
+        k = getattr(self, "_k", 1)
+        key = (tuple(self._role), self._parity, k)
         g = self._graphs.get(key)
         if g is not None:
             return g
@@ -361,7 +402,7 @@ class MultiGPUStepper:
                     ops.record(s.ev_main, s.main)
                     ops.record(s.ev_sent, s.side)
             for _ in range(GRAPH_STEPS):
-                self._step_once()
+                self._step_once(k)
             self._converge(s0.main)
         finally:
             with ops.device(s0.device):
@@ -403,8 +444,11 @@ class MultiGPUStepper:
 
     # ------------------------------------------------------------ one pass
     def _launch(self, s, kind, src, base, coef, out):
-        if kind == "fused":
-            s.op.fused_step(src, out)
+        if kind == "fused":                  # coef: the pass's fused steps k
+            if coef and coef > 1:
+                s.op.fused_steps(src, out, int(coef))
+            else:
+                s.op.fused_step(src, out)
         elif s.op is None:
             stencil.update(src, base, coef, self.params, out=out)
         else:

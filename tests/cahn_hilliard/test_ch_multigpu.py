@@ -210,3 +210,23 @@ def test_cli_gpus_json_and_bit_identical_field(tmp_path):
 def test_cli_bad_gpus_is_one_line():
     r = _cli("--size", "16", "--steps", "1", "--gpus", "-1")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "gpus" in r.stderr
+
+
+@pytest.mark.parametrize("k", ["2", "3"])
+def test_kernel_e_k_steps_per_exchange_on_virtual_gpus_bit_for_bit(cpu, rng, k):
+    """Issue 38: kernel E with k fused steps per pass exchanges a 4k-wide halo once per k steps; the
+    field equals one device's single steps bit for bit (a step count not divisible by k included)."""
+    from kernels import gpu
+    from kernels.cahn_hilliard.cuda_stepper import CudaStepper
+    if not gpu.available("host"):
+        pytest.skip("needs the host device (a C++ compiler)")
+    bc = str(rng.choice(["periodic", "mirror", "fixed"]))
+    kw = dict(size=int(rng.integers(40, 56)), variant="E", boundary=bc, boundary_value=0.3, dtype="float64")
+    p = CHParams(**kw, steps_per_pass=k)
+    phi0 = _field(p.shape, rng)
+    st = MultiGPUStepper(p, cpu, [0, 1], str(rng.choice(["host", "p2p"])), overlap=bool(rng.integers(2)))
+    steps = 2 * int(k) + int(rng.integers(1, int(k)))
+    out = st.step(phi0.copy(), steps)
+    assert st.steps_per_pass() == int(k) and st.radius == 4 * int(k)
+    assert np.abs(out - phi0).max() > 1e-4
+    assert _same(out, CudaStepper(CHParams(**kw, steps_per_pass="1"), cpu).step(phi0.copy(), steps))

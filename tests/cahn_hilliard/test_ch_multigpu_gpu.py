@@ -93,6 +93,21 @@ def test_exchange_modes_bit_identical(exchange, overlap, graph, rng):
     _assert_same(got, ref, f"{exchange} overlap={overlap} graph={graph}")
 
 
+@pytest.mark.parametrize("dim,k", [(2, "2"), (2, "4"), (3, "2"), (3, "3")])
+@pytest.mark.parametrize("devices,graph", [pytest.param([0, 1], True, id="2gpu-graph", marks=two_gpus),
+                                           pytest.param([0, 0], False, id="2slabs-1gpu")])
+def test_kernel_e_k_steps_per_exchange_bit_identical(dim, k, devices, graph, rng):
+    """Issue 38: kernel E, k fused steps per pass and one exchange of a 4k halo per k steps, equals one
+    GPU's single steps bit for bit (1000 + 1 steps: a remainder of single-step passes)."""
+    n = 256 if dim == 2 else 64
+    kw = dict(dim=dim, size=n, boundary="periodic", variant="E", dt=0.01)
+    phi0 = _field(CHParams(**kw).shape, rng)
+    ref = _single(CHParams(**kw, steps_per_pass="1"), phi0, STEPS + 1)
+    got, st = _multi(CHParams(**kw, steps_per_pass=k), phi0, STEPS + 1, devices, graph=graph)
+    assert st.steps_per_pass() == int(k) and st.radius == 4 * int(k), st.notes
+    _assert_same(got, ref, f"{dim}D k={k} {devices}")
+
+
 @pytest.mark.parametrize("variant,integrator", [("A", "euler"), ("C", "rk2"), ("D", "rk2"),
                                                 ("B", "euler")])
 @pytest.mark.parametrize("bc", ["mirror", "periodic"])
