@@ -4,7 +4,8 @@
 // Hairer, Nørsett & Wanner, Solving ODEs I, §II.4–II.6, DOPRI5).
 //
 // Prepended by kernels/flint/ensemble/gpu.py:
-//   sizes NS NW NE NE1 NAUX NOBS MAXA (NE the number of events, the others ≥ 1) and the array
+//   sizes NS NW NE NE1 NAUX NOBS MAXA HW (NE the number of events, the others ≥ 1; HW 0 when the only watch
+//   entry is the constant-false stand-in) and the array
 //   capacities NS_CAP NW_CAP NE1_CAP NAUX_CAP MAXA_CAP MAXV_CAP (≥ the sizes; MAXV_CAP ≥ the assignments
 //   of a useValuesFromTriggerTime event), MAX_STEPS, MAX_EVENTS_AT_ONCE, MAXP;
 //   index tables  W_IDX[NW] G_IDX[NW] O_IDX[NOBS] EV_NA[NE] EV_VAL[NE*MAXA] EV_CONC[NE*MAXA]
@@ -22,6 +23,7 @@
 #define INFINITY __longlong_as_double(0x7ff0000000000000ULL)
 #endif
 #define DP_FINITE(x) ((x) - (x) == 0.0)   // false for ±inf and NaN (no fast-math)
+#define NSAMPLE 4                          // watch samples per step (theta = 1/4, 1/2, 3/4 and the end)
 
 #define DP_C2 (1.0 / 5.0)
 #define DP_C3 (3.0 / 10.0)
@@ -211,13 +213,14 @@ __device__ int dp_process(const Ctx& c, EvState& es, double t, double* y) {
 
 // First switching time in (t0, t0+h]: Illinois on the changed gaps (each distinct gap once; the trial
 // point kept tol/2 off the bracket's ends so that it shrinks), then bisection on the watch vector.
+// The bracket is (t0, t0 + hx] inside the step (t0, t0 + h]; wnew: the watch at t0 + hx.
 __device__ double dp_locate(const Ctx& c, const EvState& es, double t0, const double* y0, const double* y1,
-                            double k[7][NS_CAP], double h, const bool* wnew) {
+                            double k[7][NS_CAP], double h, double hx, const bool* wnew) {
     double ys[NS_CAP], a[NAUX_CAP], alo[NAUX_CAP], ahi[NAUX_CAP];
-    double lo = t0, hi = t0 + h, blo = 0.0, bhi = 0.0;
+    double lo = t0, hi = t0 + hx, blo = 0.0, bhi = 0.0;
     bool have = false;
     dp_dense(c, y0, y1, k, h, 0.0, ys); model_aux(c, lo, ys, alo);
-    dp_dense(c, y0, y1, k, h, 1.0, ys); model_aux(c, hi, ys, ahi);
+    dp_dense(c, y0, y1, k, h, hx == h ? 1.0 : hx / h, ys); model_aux(c, hi, ys, ahi);
     for (int w = 0; w < NW; ++w) {
         int g = G_IDX[w];
         if (g < 0 || wnew[w] == es.prev[w]) continue;
@@ -330,6 +333,13 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
         model_aux(c, tn, yn, a);
         bool changed = false;
         for (int w = 0; w < NW; ++w) { wnew[w] = a[W_IDX[w]] != 0.0; changed |= wnew[w] != es.prev[w]; }
+        double hx = hh;                    // the end of the bracket of the first change
+        for (int q = 1; q < NSAMPLE && !changed && HW; ++q) {   // a trigger that rises and falls
+            double th = (double)q / NSAMPLE;                           // inside the step: sampled
+            dp_dense(c, y, yn, k, hh, th, ys); model_aux(c, t + th * hh, ys, a);
+            for (int w = 0; w < NW; ++w) { wnew[w] = a[W_IDX[w]] != 0.0; changed |= wnew[w] != es.prev[w]; }
+            if (changed) hx = th * hh;
+        }
         if (!changed) {
             while (oi < nt && times[oi] < tn) {
                 dp_dense(c, y, yn, k, hh, (times[oi] - t) / hh, ys);
@@ -349,7 +359,7 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
                 h = fmax(fmin(hnew, hmax), 1e-12 * fmax(1.0, fabs(t)));
             }
         } else {
-            double ts = dp_locate(c, es, t, y, yn, k, hh, wnew);
+            double ts = dp_locate(c, es, t, y, yn, k, hh, hx, wnew);
             double hs = ts - t;
             if (hs > 0) {
                 for (int j = 0; j < NS; ++j) ks[0][j] = k[0][j];

@@ -33,7 +33,7 @@ def _arr(name: str, vals) -> str:
 
 CONSTS = (f"#define MAX_STEPS {MAX_STEPS}\n#define MAX_EVENTS_AT_ONCE {MAX_EVENTS_AT_ONCE}\n"
           f"#define MAXP {MAXP}")
-SIZES = ("NS", "NW", "NE", "NE1", "NAUX", "NOBS", "MAXA")
+SIZES = ("NS", "NW", "NE", "NE1", "NAUX", "NOBS", "MAXA", "HW")
 TABLES = ("W_IDX", "G_IDX", "O_IDX", "EV_NA", "EV_VAL", "EV_CONC", "EV_TGT", "EV_PRIO", "EV_PERS", "EV_INIT",
           "EV_UVFTT", "EV_DELAY")
 
@@ -47,7 +47,7 @@ def layout(pb: Problem) -> tuple[dict, dict]:
     ev = core.events
     maxa = max([len(e.values) for e in ev] + [1])
     sizes = dict(NS=pb.ns, NW=max(len(core.watch), 1), NE=len(ev), NE1=max(len(ev), 1), NAUX=max(len(ix), 1),
-                 NOBS=max(len(core.obs_names), 1), MAXA=maxa)
+                 NOBS=max(len(core.obs_names), 1), MAXA=maxa, HW=int(core.watch != ["w_none"]))
     pad = lambda rows: [x for r in rows for x in (list(r) + [-1] * (maxa - len(r)))] or [-1] * maxa  # noqa: E731
     tabs = dict(W_IDX=[ix[w] for w in core.watch], G_IDX=[ix[g] if g else -1 for g in core.gaps],
                 O_IDX=[ix[o] for o in core.obs_names], EV_NA=[len(e.values) for e in ev],

@@ -11,7 +11,9 @@ Algorithm (Hairer, Nørsett & Wanner, *Solving ODEs I*, 2nd ed., §II.4–II.6 a
     Hairer's ``hinit``; the step never exceeds ``hmax`` (default: the output interval);
   * dense output: DOPRI5's 4th-order continuous extension (coefficients d1..d7) for the output grid;
   * events: after each accepted step the watch vector (event triggers and the relational conditions
-    of the right-hand side, :mod:`kernels.flint.sbml.core`) is evaluated; where it changed, the first
+    of the right-hand side, :mod:`kernels.flint.sbml.core`) is evaluated at the step's end and, on the
+    dense output, at 1/4, 1/2 and 3/4 of it (a trigger true for less than a step is still seen; the
+    first sample that differs ends the bracket); where it changed, the first
     switching time is bracketed by the Illinois method on the dense output of the continuous gaps
     a − b of the relational atoms, then bisected on the Boolean watch vector to 1e-14 relative; the
     step is redone from the old point to that time, and events fire; integration restarts (k1
@@ -53,6 +55,7 @@ SAFE, FACL, FACR, BETA = 0.9, 0.2, 10.0, 0.04
 MAX_STEPS = 200_000        # per member; beyond it the member is refused as (probably) stiff
 MAX_EVENTS_AT_ONCE = 1000  # event executions at one instant (cascade limit)
 MAXP = 64                  # pending event instances per member (delayed events; the kernel's queue)
+NSAMPLE = 4                # watch samples per accepted step (dense output at 1/4, 1/2, 3/4 and the end)
 
 
 def numpy_function(prog: Program, outputs: list[str] | None = None, scalar: bool = False):
@@ -429,6 +432,17 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
             if w != evs[m].prev:
                 changed[m] = True
                 wnew[m] = w
+        hx = hh.copy()                     # per member: the end of the bracket of the first change
+        for q in range(1, NSAMPLE if core.watch != ["w_none"] else 1):   # a trigger that rises and falls
+            cand = acc & ~changed                                         # inside the step: sampled
+            if not np.any(cand):
+                break
+            th = q / NSAMPLE
+            As = pb.aux(t + th * hh, _dense(y, ynew, ks, hh, th))
+            for m in np.nonzero(cand)[0]:
+                w = tuple(bool(As[nm][m] != 0.0) for nm in core.watch)
+                if w != evs[m].prev:
+                    changed[m], wnew[m], hx[m] = True, w, th * hh[m]
         smooth = acc & ~changed
         # outputs inside the accepted smooth steps, from the dense output
         while True:
@@ -461,7 +475,8 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
             es = evs[m]
             ksm = [k[:, m] for k in ks]
             ya, yb, ta, hm = y[:, m].copy(), ynew[:, m], float(t[m]), float(hh[m])
-            ts = locate(pb, es, ta, hm, lambda tt: _dense(ya, yb, ksm, hm, (tt - ta) / hm), wnew[m])  # noqa: B023
+            ts = locate(pb, es, ta, float(hx[m]), lambda tt: _dense(ya, yb, ksm, hm, (tt - ta) / hm),  # noqa: B023
+                        wnew[m])
             hs = ts - t[m]
             if hs > 0:
                 ys, kss, _ = _step(pb, np.array([t[m]]), y[:, m:m + 1], k1[:, m:m + 1], hs, [m], rtol, atol)

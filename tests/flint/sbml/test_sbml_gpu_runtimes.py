@@ -4,7 +4,6 @@ as C++ on the host, and (marked gpu) the IS and TS kernels against the twin."""
 from __future__ import annotations
 
 import math
-import shutil
 import subprocess
 
 import numpy as np
@@ -14,7 +13,6 @@ from kernels.errors import Unsupported
 from cli.flint_suite import suite_dir
 from kernels.flint.sbml import conformance as suite
 from kernels.flint.ensemble.rk import Problem, integrate, simulate_file
-from kernels.flint.runtimes.host_c import HOST_PRELUDE
 from kernels.flint.sbml.core import is_core_case, lower_system
 from support.paths import ROOT
 
@@ -45,7 +43,7 @@ def _sp(i, amount):
 
 
 def _decay(k=0.7):
-    rx = f"""<listOfReactions><reaction id="r" reversible="false">
+    rx = """<listOfReactions><reaction id="r" reversible="false">
 <listOfReactants><speciesReference species="A" stoichiometry="1" constant="true"/></listOfReactants>
 <kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML"><apply><times/><ci>k</ci><ci>A</ci></apply></math>
 </kineticLaw></reaction></listOfReactions>"""
@@ -134,17 +132,6 @@ def test_stiff_problem_is_refused_or_accurate():
     assert np.max(np.abs(out[1:, :, 0] - 0.5)) < 1e-6
 
 
-def test_delay_is_refused():
-    ev = """<listOfEvents><event id="e" useValuesFromTriggerTime="true"><trigger initialValue="false" persistent="true">
-<math xmlns="http://www.w3.org/1998/Math/MathML"><apply><gt/>
-<csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol><cn>1</cn></apply></math>
-</trigger><delay><math xmlns="http://www.w3.org/1998/Math/MathML"><cn>1</cn></math></delay>
-<listOfEventAssignments><eventAssignment variable="A"><math xmlns="http://www.w3.org/1998/Math/MathML"><cn>4</cn>
-</math></eventAssignment></listOfEventAssignments></event></listOfEvents>"""
-    with pytest.raises(Unsupported, match="delay"):
-        lower_system(_sbml(_sp("A", 1.0), events=ev), ["A"], {"A"}, set())
-
-
 # ---------------------------------------------------------------- suite cases
 def _suite():
     root = suite_dir()
@@ -186,76 +173,19 @@ def test_cli_dopri_cpu_runs_and_gpu_runtimes_refuse_without_gpu(tmp_path):
         assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error:") and "needs a GPU" in lines[0]
 
 
-def test_random_event_order_is_refused_and_commuting_ties_run():
-    """Equal priorities whose order matters (01588: two events disabling each other) are refused;
-    ties between independent events (00963: two independent pairs) run and pass."""
-    root = _suite()
-    by = {c.id: c for c in suite.discover(root, ["00963", "01588"])}
-    o = suite.run_case(by["01588"], simulate_file)
-    assert o.status == "refused" and "equal priority" in o.message, o.message
-    assert suite.run_case(by["00963"], simulate_file).status == "passed"
-
-
-# ---------------------------------------------------------------- the CUDA source on the host (g++)
-_HOST_PRE = HOST_PRELUDE + "#include <cstdio>\n#include <vector>\n"
-
-_HOST_MAIN = r"""#include "pre.h"
-#include "kernel.cu.h"
-template <class T> vector<T> rd(const char* f) { FILE* fp = fopen(f, "rb"); vector<T> v; T x; while (fread(&x, sizeof(T), 1, fp) == 1) v.push_back(x); fclose(fp); return v; }
-int main() {
-    FILE* fm = fopen("meta.txt", "r"); int n, nt, nobs; double rtol, atol, hmax;
-    fscanf(fm, "%d %d %d %lf %lf %lf", &n, &nt, &nobs, &rtol, &atol, &hmax);
-    auto y0 = rd<double>("y0.bin"); auto times = rd<double>("times.bin");
-    vector<double> out((size_t)nt * nobs * n, NAN); vector<int> status(n);
-    ARGS_DECL
-    blockDim = {1, 1, 1}; blockIdx = {0, 0, 0};
-    for (unsigned i = 0; i < (unsigned)n; ++i) { threadIdx = {i, 0, 0}; blockDim.x = n;
-        flint_dopri(y0.data(), times.data(), nt, rtol, atol, hmax, out.data(), status.data(), n ARGS_CALL); }
-    FILE* fo = fopen("out.bin", "wb"); fwrite(out.data(), sizeof(double), out.size(), fo); fclose(fo);
-    for (int s : status) printf("%d ", s);
-}
-"""
-
-
-def _host_run(pb, flavour, times, tmp_path, rtol=1e-8):
-    from kernels.flint.ensemble.gpu import cuda_source, kernel_args
-    y0 = np.ascontiguousarray(pb.y0)
-    nz = np.abs(y0[np.isfinite(y0) & (y0 != 0)])
-    atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
-    dt = np.diff(times)
-    hmax = float(dt[dt > 0].min())
-    d = tmp_path
-    y0.tofile(d / "y0.bin")
-    np.asarray(times, float).tofile(d / "times.bin")
-    nobs = len(pb.core.obs_names)
-    (d / "meta.txt").write_text(f"{pb.n} {len(times)} {nobs} {rtol!r} {atol!r} {hmax!r}")
-    decl, call = [], []
-    for j, a in enumerate(kernel_args(pb, flavour)):
-        typ = "int" if a.dtype == np.int32 else "double"
-        np.ascontiguousarray(a).tofile(d / f"a{j}.bin")
-        decl.append(f'auto a{j} = rd<{typ}>("a{j}.bin");')
-        call.append(f", a{j}.data()")
-    main = _HOST_MAIN.replace("ARGS_DECL", " ".join(decl)).replace("ARGS_CALL", "".join(call))
-    (d / "pre.h").write_text(_HOST_PRE)
-    (d / "kernel.cu.h").write_text(cuda_source(pb, flavour))
-    (d / "main.cpp").write_text(main)
-    subprocess.run(["g++", "-std=c++14", "-O1", "-ffp-contract=off", "-w", "-o", "run", "main.cpp"], cwd=d, check=True)
-    st = subprocess.run(["./run"], cwd=d, check=True, capture_output=True, text=True).stdout.split()
-    out = np.fromfile(d / "out.bin").reshape(len(times), nobs, pb.n)
-    return out, [int(s) for s in st]
-
-
+# ---------------------------------------------------------------- the CUDA source on the host (engines c / c-is)
 HOST_CASES = ["00001", "00026", "00349", "00978", "01248", "01336"]
 
 
 @pytest.mark.parametrize("flavour", ["ts", "is"])
-def test_cuda_source_runs_on_host(flavour, tmp_path):
-    """ensemble_rk.cu with the TS / IS model functions, compiled by g++ (CUDA keywords stubbed) and
-    run one member at a time, equals the NumPy twin to 1e-9 relative (same algorithm, same arithmetic
-    up to the evaluation order of the generated code) on suite cases and an ensemble."""
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not available")
-    from kernels.flint.ensemble.gpu import gpu_problem
+def test_cuda_source_runs_on_host(flavour):
+    """ensemble_rk.cu with the TS / IS model functions, compiled for the host by kernels.gpu.host (the
+    engines c / c-is) equals the NumPy twin to 1e-9 relative (same algorithm, same arithmetic up to
+    the evaluation order of the generated code) on suite cases and ensembles."""
+    from kernels import hostcc
+    if hostcc.find_compiler() is None:
+        pytest.skip("no host C++ compiler")
+    from kernels.flint.ensemble.gpu import gpu_problem, integrate_host
     root = _suite()
     probs = []
     for c in suite.discover(root, HOST_CASES):
@@ -268,17 +198,9 @@ def test_cuda_source_runs_on_host(flavour, tmp_path):
     probs.append((gpu_problem(evm, 4, {"k": [0.5, 0.7, 1.3, 2.9]}), np.linspace(0, 2, 9)))
     for pb, times in probs:
         ref = integrate(pb, times)
-        got, status = _host_run(pb, flavour, times, _fresh(tmp_path))
-        assert status == [0] * pb.n
+        got = integrate_host(pb, times, flavour)
         err = np.max(np.abs(got - ref) / np.maximum(np.abs(ref), 1e-12))
         assert err < 1e-9, (pb.core.source, err)
-
-
-def _fresh(tmp_path, _n=[0]):
-    _n[0] += 1
-    d = tmp_path / f"r{_n[0]}"
-    d.mkdir()
-    return d
 
 
 # ---------------------------------------------------------------- GPU (H100)
