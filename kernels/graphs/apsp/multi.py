@@ -22,8 +22,9 @@ Where the rows go (``rows``):
 For ``host`` and ``file`` the sources are handed out in batches through a shared cursor
 (:class:`kernels.devices.WorkCursor`, one host thread per GPU), so a faster GPU takes more batches;
 ``device`` splits them into contiguous blocks.  On the NumPy backend the GPUs are *virtual*
-(:mod:`kernels.devices`) and each batch is computed by scipy's BFS / Dijkstra: the split, the
-batches and the gather are the same, and the rows equal the one-device rows exactly.
+(:mod:`kernels.devices`) and each batch is computed by the same CUDA source run on the host device
+(:mod:`kernels.gpu.host`), as ``gpu-bfs`` / ``sssp`` run without a GPU: the split, the batches and the
+gather are the same, and the rows equal the one-device rows exactly.
 """
 from __future__ import annotations
 
@@ -35,21 +36,14 @@ import numpy as np
 
 from ... import devices as dv
 from ...errors import InvalidParameter
+from ..cuda import HostRunnable
+from .bfs import BFSK7, BFSKernel7
 from .core import APSPMethod, APSPResult, DistanceOverflow, hop_dtype, sentinel
+from .sssp import TaskParallelSSSP, TaskParallelSSSPMethod, auto_S
 from ..data.graph import CSR, Graph
 
 ENGINES = ("bfs", "sssp")
 ROWS = ("host", "file")
-
-
-def _cpu_rows(csr: CSR, sources: np.ndarray, weighted: bool, dtype) -> np.ndarray:
-    """Rows of ``sources`` by scipy (a virtual GPU's batch): float32 costs or compact hops."""
-    from scipy.sparse.csgraph import shortest_path
-    A = csr.to_scipy(weighted=weighted)
-    d = shortest_path(A, method="D", directed=csr.directed, unweighted=not weighted, indices=sources)
-    if weighted:
-        return d.astype(np.float32)
-    return _hops(d, dtype)
 
 
 def _hops(d: np.ndarray, dtype) -> np.ndarray:
@@ -65,29 +59,22 @@ class _Engine:
 
     def __init__(self, csr, backend, engine, weighted, dtype, block, S):
         self.csr, self.backend, self.weighted, self.dtype = csr, backend, weighted, dtype
-        self.gpu = bool(backend is not None and backend.is_gpu)
         self.launches = 0
         self.kind = engine
-        if not self.gpu:
-            return
+        # the one-GPU solvers: on a GPU backend CUDA, else (a virtual GPU) the same CUDA source on the
+        # host device (kernels.gpu.host), as gpu-bfs / sssp run without a GPU
         if engine == "bfs":
-            from .bfs import BFSK7
             self.bfs = BFSK7(csr, backend, dtype, block)
         else:
-            from .sssp import TaskParallelSSSP, auto_S
             self.sssp = TaskParallelSSSP(csr, backend, S or auto_S(csr.n, backend), weighted=weighted)
 
     def batch_size(self) -> int:
-        if not self.gpu:
-            return max(1, min(self.csr.n, (32 << 20) // max(1, 8 * self.csr.n)))
         if self.kind == "bfs":
             return self.bfs.batch_size()
         return self.sssp.S
 
     def device_rows(self, sources: np.ndarray):
         """Rows as a device array (BFS on a GPU), else a host array."""
-        if not self.gpu:
-            return _cpu_rows(self.csr, sources, self.weighted, self.dtype)
         if self.kind == "bfs":
             out = self.bfs.run_batch(0, sources.size, None, sources)
             self.launches = self.bfs.launches
@@ -123,7 +110,8 @@ def apsp_multi(csr: CSR, backend, engine: str = "bfs", gpus=2, weighted: bool | 
     if weighted and engine == "bfs":
         raise InvalidParameter("the bfs engine counts hops: use the sssp engine for weighted graphs")
     src = csr.source_array(sources)
-    devices, notes = dv.resolve_devices(gpus, backend, "source blocks", "same batches and gather, scipy rows")
+    devices, notes = dv.resolve_devices(gpus, backend, "source blocks",
+                                        "same batches and gather, the CUDA kernels run on the CPU")
     dt = np.dtype(np.float32) if weighted else hop_dtype(csr, dtype)
     be = backend if backend is not None and backend.is_gpu else None
     engines = dv.run_on_devices(be, devices, lambda r, d: _Engine(csr, be, engine, weighted, dt, block, S))
@@ -219,7 +207,7 @@ def rows_on_devices(csr: CSR, backend, engine: str = "bfs", gpus=2, dtype="auto"
         raise InvalidParameter(f"unknown multi-GPU APSP engine {engine!r}: use {' or '.join(ENGINES)}")
     weighted = csr.weights is not None and engine == "sssp"
     src = csr.source_array(sources)
-    devices, _notes = dv.resolve_devices(gpus, backend, "source blocks", "same blocks, scipy rows")
+    devices, _notes = dv.resolve_devices(gpus, backend, "source blocks", "same blocks, the CUDA kernels on the CPU")
     dt = np.dtype(np.float32) if weighted else hop_dtype(csr, dtype)
     be = backend if backend is not None and backend.is_gpu else None
     ranges = dv.split_rows(src.size, len(devices))
@@ -240,12 +228,16 @@ def rows_on_devices(csr: CSR, backend, engine: str = "bfs", gpus=2, dtype="auto"
 
 
 # ------------------------------------------------------------------ registry
-class MultiGPUAPSP(APSPMethod):
+class MultiGPUAPSP(HostRunnable, APSPMethod):
     """Common options: ``gpus`` (GPUs; virtual on the CPU backend), ``batch`` (sources per cursor
-    step), ``out`` (stream the rows into this .npy, memory-mapped), ``sources``."""
+    step), ``out`` (stream the rows into this .npy, memory-mapped), ``sources``.  Without a GPU the
+    devices are virtual and each runs the one-GPU method's CUDA source on the host device
+    (``host``): the host guard of that method applies to the whole run."""
 
-    gpu, cpu = True, True          # virtual GPUs on the CPU backend
+    gpu, cpu = True, False
     engine = "bfs"
+    #: the one-GPU method whose kernels every device runs (its host cost model is the run's)
+    single: type[APSPMethod] = BFSKernel7
 
     def __init__(self, gpus=None, batch=None, out=None, sources=None):
         if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, (int, np.integer))
@@ -264,7 +256,12 @@ class MultiGPUAPSP(APSPMethod):
         rows = int(self.options["batch"] or 1)
         return 16 * (csr.arcs + 4 * n) // 4 + 12 * n + rows * n * (9 if self.engine == "sssp" else 1)
 
+    def host_work(self, csr):
+        """The one-GPU method's work for the same sources (the virtual GPUs share the host's cores)."""
+        return self.single(sources=self.options["sources"]).host_work(csr)
+
     def run(self, csr, backend, weighted, dtype="auto", progress=None, cancel=None):
+        self.check_host(csr, backend)
         o = self.options
         gpus = o["gpus"] or (max(2, dv.gpu_count(backend)) if backend is not None and backend.is_gpu else 2)
         return apsp_multi(csr, backend, self.engine, gpus, weighted, dtype, o["batch"], sources=o["sources"],
@@ -286,3 +283,5 @@ class MultiGPUSSSP(MultiGPUAPSP):
             "GPUs in batches, rows gathered or streamed to a memory-mapped .npy (out) — weighted or hops; "
             "virtual GPUs on the CPU")
     engine = "sssp"
+    single = TaskParallelSSSPMethod
+    host_costs = TaskParallelSSSPMethod.host_costs
