@@ -239,3 +239,23 @@ def test_help_lists_the_methods_of_each_engine(capsys):
         assert table and all(f"{e} ({ENGINES[e].device}): {', '.join(ms)}" in text for e, ms in table.items())
     assert "lsoda" in engine_table("flint")["numpy"] and "dopri5" not in engine_table("flint")["ts"]
     assert "roadrunner" in engine_table("flint-suite") and "roadrunner" not in engine_table("flint")
+
+
+def test_suite_pairs_follow_the_backend_and_the_engines_auto():
+    """flint-suite: engine auto follows --backend (gpu: ts first); method auto on an engine with its own
+    pick (is/ts/c/c-is: Dormand–Prince, Rodas4 when stiff) is that pick; an engine on the other device
+    than --backend is refused."""
+    from kernels.errors import InvalidParameter
+    from kernels.flint.schemes import ENGINES, engine_table, pair
+    table = engine_table("flint-suite")
+    assert all("rodas4" in table[e] for e in ("numpy", "c", "c-is", "is", "ts"))
+    assert pair(None, None, "flint-suite", backend="cpu").target == "cpu"             # lsoda, the reference
+    assert pair(None, None, "flint-suite", backend="gpu").engine == "ts"
+    assert pair("rodas4", None, "flint-suite", backend="gpu").target == "rodas-ts"
+    for e in ("c", "c-is", "is", "ts"):
+        p = pair(None, e, "flint-suite")
+        assert (p.method, p.target) == ("auto", ENGINES[e].backend("auto")) and p.target == f"auto-{e}"
+    with pytest.raises(InvalidParameter, match="runs on the GPU"):
+        pair("dopri5", "is", "flint-suite", backend="cpu")
+    with pytest.raises(InvalidParameter, match="no GPU engine offers method lsoda"):
+        pair("lsoda", None, "flint-suite", backend="gpu")
