@@ -70,6 +70,9 @@ class StiffProblem(rk.Problem):
             self.aux_index = {nm: i for i, nm in enumerate(dict.fromkeys(self.aux_names))}
             self._aux = rk.numpy_function(self.aux_prog, list(self.aux_index))
             self._aux1 = rk.numpy_function(self.aux_prog, list(self.aux_index), scalar=True)
+        if getattr(core, "delayed", None) and getattr(core, "algebraic", None):
+            raise Unsupported(f"{core.source}: delay csymbols together with algebraic rules or fast reactions (the "
+                              f"values before the start would be the declared ones, not the consistent ones)")
         if self.ns > MAX_STATES:
             raise Unsupported(f"{core.source}: {self.ns} states (the Rosenbrock kernel holds at most {MAX_STATES})")
         jm, self.jac, self.dfdt = jacobian_model(core.model)
