@@ -142,8 +142,48 @@ def section_first(model, steps: int, sizes, out) -> None:
                 r = times[1] / warm
                 out(f"| {n:,} | {t_build:.3f} | {times[0]:.3f} | {times[1]:.3f} | {warm:.3f} | {r:.2f}× | "
                     f"{' → '.join(blocks)} | **{'met' if r <= 1.2 else 'NOT met'}** |")
+            out("\nA new process (CuPy's compile cache on disk and the tuning cache filled by the runs above), "
+                "seconds: import, Simulation(...) (build: NVRTC or its disk cache, register-cap probe), first and "
+                "second advance.\n")
+            out("| cells | import | build | first advance | second advance | first / second |")
+            out("|---" * 6 + "|")
+            for n in sizes:
+                t = fresh_process(n, steps)
+                out(f"| {n:,} | {t['import']:.2f} | {t['build']:.3f} | {t['first']:.3f} | {t['second']:.3f} | "
+                    f"{t['first'] / t['second']:.2f}× |")
         finally:
             if before is None:
                 os.environ.pop(ENV, None)
             else:
                 os.environ[ENV] = before
+
+
+FRESH = """
+import json, sys, time
+t0 = time.perf_counter()
+from kernels.flint import Simulation, load_model
+t1 = time.perf_counter()
+lr = load_model("luo_rudy_1991")
+sim = Simulation(lr, "ts", n={n})
+t2 = time.perf_counter()
+out = {{"import": t1 - t0, "build": t2 - t1}}
+for key in ("first", "second"):
+    t = time.perf_counter()
+    sim.advance({steps}, 0.01, record=[0], every=1000)
+    sim.engine.synchronize()
+    out[key] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+
+
+def fresh_process(n: int, steps: int) -> dict:
+    """Timings of one Simulation in a new Python process (the user's cold start of a run)."""
+    import json
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, "-c", FRESH.format(n=n, steps=steps)], cwd=root, capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode:
+        raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "failed")
+    return json.loads(r.stdout.strip().splitlines()[-1])
