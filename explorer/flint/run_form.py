@@ -28,7 +28,7 @@ from PyQt6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QW
 from kernels.errors import InvalidParameter
 from kernels.flint.model import select_states
 from kernels.flint.run import FlintRun, Vary
-from kernels.flint.adaptive_run import available_engines, ensemble_methods
+from kernels.flint.adaptive_run import available_engines, engine_offers_auto, ensemble_methods
 from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
 from kernels.flint.sbml.reference import LABEL as SBML_LABEL
 from kernels.flint.sbml.reference import TOOLTIP as SBML_TOOLTIP
@@ -115,10 +115,13 @@ def sbml_engines(gpu: bool, ensemble: bool) -> list[str]:
 
 
 def sbml_methods(engine: str, ensemble: bool) -> list[str]:
-    """The methods ``engine`` offers an SBML model with events: the ensemble methods (when the model
-    lowers) and, on numpy or auto, lsoda (the SBML reference simulator)."""
+    """The methods ``engine`` offers an SBML model with events: the engine's own auto (Dormand–Prince,
+    Rodas4 when stiff) where it has one, the ensemble methods (when the model lowers) and, on numpy or
+    auto, lsoda (the SBML reference simulator)."""
     table = engine_table("flint-suite")
     ms = [m for m in ensemble_methods() if ensemble and (engine == AUTO or m in table.get(engine, ()))]
+    if ensemble and engine != AUTO and engine_offers_auto(engine):     # the engine's own pick, first
+        ms.insert(0, AUTO)
     if engine in (AUTO, "numpy"):
         ms.append("lsoda")
     return ms

@@ -87,6 +87,12 @@ def available_engines(method: str = DEFAULT_METHOD, backend: str | None = None) 
     return out
 
 
+def engine_offers_auto(engine: str) -> bool:
+    """The engine has its own method auto for ensembles (Dormand–Prince, Rodas4 when stiff)."""
+    b = schemes.engine_named(engine).backend(schemes.AUTO)
+    return bool(b and schemes.ADAPTIVE_BACKENDS[b].ensemble)
+
+
 def _number(name: str, v, above: float = 0.0) -> float:
     try:
         v = float(v)
@@ -117,9 +123,11 @@ class EnsembleRun:
     core: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
-        method = self.method if self.method not in (None, schemes.AUTO) else DEFAULT_METHOD
         engine = self.engine if self.engine not in (None, schemes.AUTO) else None
-        offered = ensemble_methods()
+        own_auto = engine is not None and engine_offers_auto(engine)
+        method = self.method if self.method not in (None, schemes.AUTO) else (schemes.AUTO if own_auto
+                                                                             else DEFAULT_METHOD)
+        offered = ensemble_methods() + ([schemes.AUTO] if own_auto else [])
         if method not in offered:
             raise InvalidParameter(f"method must be one of {', '.join(offered)} or auto for an ensemble (got "
                                    f"{method!r})")
@@ -129,7 +137,7 @@ class EnsembleRun:
                 raise InvalidParameter(f"no engine runs method {method} here"
                                        + (f" on --backend {self.backend}" if self.backend else ""))
             engine = here[0]
-        elif engine not in ensemble_engines(method):
+        elif method != schemes.AUTO and engine not in ensemble_engines(method):
             raise InvalidParameter(f"engine must be one of {', '.join(ensemble_engines(method))} or auto for method "
                                    f"{method} (got {engine!r})")
         schemes.check_backend(engine, self.backend)

@@ -83,6 +83,9 @@ def test_bad_runs_are_refused_and_sessions_round_trip(tmp_path, rng):
         EnsembleRun(path, engine="ts", backend="cpu")
     with pytest.raises(InvalidParameter, match="dt"):
         EnsembleRun(path, dt=0.0)
+    for e in ("c", "c-is"):                                # the host builds' own pick: method auto
+        if e in available_engines("rodas4"):
+            assert (lambda r: (r.method, r.backend_name))(EnsembleRun(path, engine=e)) == ("auto", f"auto-{e}")
     run = EnsembleRun(path, engine="numpy", n=3, t_end=4.0, dt=0.5, params=(("thr", 1.5),),
                       vary=(Vary("k", 0.5, 1.0),), record=("x",))
     again = EnsembleRun.from_dict(run.to_dict())
