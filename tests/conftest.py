@@ -1,9 +1,20 @@
+import signal
+
 import numpy as np
 import pytest
 
 from kernels.backend import Backend, gpu_available
 
 _GPU_OK, _GPU_WHY = gpu_available()
+
+
+def pytest_configure(config):
+    """Ctrl+C as in a terminal: a test run started in the background (``bash test.sh &``, some CI
+    runners) ignores SIGINT, and every process it starts would inherit that, so the tests of what
+    Ctrl+C does to a command would fail for a reason of the harness.  With a handler here, the
+    processes the tests start get the default disposition back."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config, items):

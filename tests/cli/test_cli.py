@@ -66,3 +66,31 @@ def test_forced_gpu_without_gpu_is_a_clear_error():
     r = cli("ch", "--backend", "gpu", "--size", "32", "--steps", "1")
     assert r.returncode == 2 and r.stderr.startswith("error:")
     assert "CUDA" in r.stderr or "CuPy" in r.stderr
+
+
+def test_cli_loads_no_gui_modules_even_when_exporting(tmp_path):
+    """At run time, not only in the import graph (the contracts of tests/project/test_import_contracts.py
+    see no third-party module's own imports): every command module and a whole ``ch --export`` run
+    load no Qt, VisPy, pyqtgraph or explorer."""
+    import pkgutil
+    import subprocess
+    import sys
+
+    import cli as cli_package
+    names = [m.name for m in pkgutil.walk_packages(cli_package.__path__, "cli.")]
+    assert {"cli.common", "cli.ch", "cli.flint_suite"} <= set(names)
+    png = tmp_path / "f.png"
+    code = (
+        "import importlib, sys\n"
+        f"for n in {names!r}:\n"
+        "    importlib.import_module(n)\n"
+        "import cli\n"
+        f"rc = cli.main(['--backend', 'cpu', 'ch', '--size', '16', '--steps', '2', '--export', {str(png)!r}, '--json'])\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('PyQt6', 'PyQt5', 'PySide6', 'vispy', 'pyqtgraph', 'explorer'))\n"
+        "print(rc, ','.join(bad), file=sys.stderr)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip() == "0", f"cli pulled in GUI modules: {r.stderr.strip()}"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,12 +1,16 @@
 """The CLI's error contract on bad input (issue 19): a table of bad command lines and files.
 
 For every case: exit status 2, exactly one stderr line and it starts with ``error:`` and holds the
-expected fragment, no ``Traceback`` anywhere, the child's peak memory bounded (``ru_maxrss`` from
-``os.wait4``, with RLIMIT_AS as a safety net so a regression cannot take the machine down), and a
-sentinel file placed beforehand at every output path of the command line is byte-for-byte unchanged
-(for ``--out-dir``: a folder whose one file is unchanged and alone).  The bad files are generated
-here; the cases run two at a time.  Also here: ``--debug``, ``--backend`` before and after the
-command, and the blow-up save.
+expected fragment, no ``Traceback`` anywhere, the memory bounded, and a sentinel file placed
+beforehand at every output path of the command line is byte-for-byte unchanged (for ``--out-dir``: a
+folder whose one file is unchanged and alone).  The bad files are generated here.
+
+Each case runs in this process through ``cli.main(argv)`` (how far it raises the peak RSS measured
+through Linux's peak reset, under an address-space limit); a sample of them (every SAMPLE-th and the ones about
+memory) runs again as a plain ``python main.py …`` that must answer the same, with its peak RSS
+(``ru_maxrss`` from ``os.wait4``, RLIMIT_AS as a safety net so a regression cannot take the machine
+down).  Also here: ``--debug``, ``--backend`` before and after the command, the blow-up save, and
+Ctrl+C in the compiled Flint loop.
 """
 from __future__ import annotations
 
@@ -16,14 +20,12 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support.cli_forkserver import case_environment, set_limits
+from support.cli_calls import run_case, run_plain
 from support.paths import ROOT
 
 PEAK_RSS_MB = 512                  # per child (ru_maxrss); a bad input must not grow memory
@@ -245,8 +247,9 @@ CASES = [
     ("flint luo_rudy_1991 --line 0", "--line must be ≥ 1"),
     ("flint luo_rudy_1991 --line 5 --ring 5", "exclude each other"),
     ("flint luo_rudy_1991 --line 5 --coupling nan", "--coupling must be a finite number"),
-    ("flint luo_rudy_1991 --backend cpu", "--backend does not apply to flint"),
-    ("--backend cpu flint luo_rudy_1991", "--backend does not apply to flint"),
+    ("flint luo_rudy_1991 --backend cpu --engine ts", "--engine ts runs on the GPU, but --backend cpu says the CPU"),
+    ("--backend cpu flint luo_rudy_1991 --engine is", "--engine is runs on the GPU, but --backend cpu says the CPU"),
+    ("flint luo_rudy_1991 --backend gpu --method lsoda", "--method lsoda (the SBML reference simulator) runs on the CPU"),
     (f"flint luo_rudy_1991 --csv {O}/t.json", "'.json'; use .csv"),
     ("flint luo_rudy_1991 --csv /nonexistent/t.csv", "does not exist"),
     (f"flint luo_rudy_1991 --csv {O}/t.csv --dt 0", "--dt must be > 0"),
@@ -297,7 +300,7 @@ CASES = [
     ("flint-suite --timeout -1", "--timeout must be > 0"),
     ("flint-suite --timeout nan", "--timeout must be a finite number"),
     ("flint-suite --runtime nope", "--runtime must be"),
-    ("flint-suite --runtime cpu --backend cpu", "--backend does not apply to flint-suite"),
+    ("flint-suite --engine ts --backend cpu", "--engine ts runs on the GPU, but --backend cpu says the CPU"),
     (f"flint-suite 1 --json {O}/r.txt", "'.txt'; use .json"),
     (f"flint-suite 1 --out-dir {O}/afile", "is a file, not a folder"),
     ("flint-suite 1 --json /nonexistent/r.json", "does not exist"),
@@ -546,111 +549,37 @@ def _write_fixtures(d: Path) -> None:
     (d / "binary.flint").write_bytes(b"model d\n\xff\xfe\x00state")
 
 
-def run_cli(argv: list[str], workdir: Path, env_extra: dict | None = None, timeout: float = CASE_TIMEOUT):
-    """Run ``python main.py *argv``; returns (exit status, stdout, stderr, peak RSS in MiB)."""
-    env = case_environment(env_extra)
-    out, err = workdir / ".stdout", workdir / ".stderr"
-    with open(out, "wb") as fo, open(err, "wb") as fe:
-        p = subprocess.Popen([sys.executable, str(ROOT / "main.py"), *argv], cwd=ROOT, env=env, stdout=fo,
-                             stderr=fe, stdin=subprocess.DEVNULL, preexec_fn=set_limits)
-    timer = threading.Timer(timeout, lambda: os.kill(p.pid, signal.SIGKILL))
-    timer.start()
-    try:
-        _pid, status, usage = os.wait4(p.pid, 0)
-    finally:
-        timer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    text_out, text_err = out.read_text(errors="replace"), err.read_text(errors="replace")
-    out.unlink()
-    err.unlink()
-    return p.returncode, text_out, text_err, usage.ru_maxrss / 1024
 
-
-class ForkServer:
-    """The client of ``tests/support/cli_forkserver.py``: ``run(argv, workdir, env_extra)`` answers as
-    :func:`run_cli` does, each command line still in a process of its own (forked from a server that
-    imported the CLI once)."""
-
-    def __init__(self):
-        env = case_environment()
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "cli_forkserver.py")], cwd=ROOT,
-                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.lock = threading.Lock()
-        self.waiting: dict[int, list] = {}
-        self.next_id = 0
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            answer = json.loads(line)
-            slot = self.waiting.pop(answer["id"])
-            slot.append(answer)
-            slot[0].set()
-
-    def run(self, argv, workdir: Path, env_extra: dict | None = None, timeout: float = CASE_TIMEOUT):
-        out, err = workdir / ".stdout", workdir / ".stderr"
-        with self.lock:
-            rid, self.next_id = self.next_id, self.next_id + 1
-            slot = [threading.Event()]
-            self.waiting[rid] = slot
-            self.proc.stdin.write(json.dumps({"id": rid, "argv": argv, "stdout": str(out), "stderr": str(err),
-                                              "env": env_extra or {}, "timeout": timeout}) + "\n")
-            self.proc.stdin.flush()
-        if not slot[0].wait(timeout + 30):
-            raise TimeoutError(f"the fork server did not answer for {argv}")
-        answer = slot[1]
-        text_out, text_err = out.read_text(errors="replace"), err.read_text(errors="replace")
-        out.unlink()
-        err.unlink()
-        return answer["status"], text_out, text_err, answer["rss_mb"]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
-        self.reader.join(timeout=10)
-        self.proc.stdout.close()
-
-
-#: every SAMPLE-th case also runs as a plain ``python main.py …`` and must answer the same
-SAMPLE = 12
+#: Every SAMPLE-th case, and the cases about memory (PROCESS), also run as a plain ``python main.py …``:
+#: the same exit status and error line, no traceback, and the process's peak RSS bounded.
+SAMPLE = 20
+PROCESS = ("huge_hdr.npz", "tib.npz", "hugecomment.xml", "--ensemble 2000000000", "--count 1e12",
+           "--ensemble 2000 --every 1", "--size 100000", "huge.edges", "--dt 1e-9")
+GROWTH_MB = 256                    # in-process: how far one case may raise the peak RSS
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    """Run every case of the table, two at a time, through the fork server (and every SAMPLE-th
-    one as a plain subprocess too); returns {case index: (argv, status, out, err, rss, ok, extra)}."""
-    fixtures = tmp_path_factory.mktemp("bad_inputs")
-    _write_fixtures(fixtures)
-    root = tmp_path_factory.mktemp("case_outputs")
-    server = ForkServer()
+def fixtures(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bad_inputs")
+    _write_fixtures(d)
+    return d
 
-    def one(i, plain=False):
-        case = CASES[i]
-        cmd, env = case[0], (case[2] if len(case) > 2 else None)
-        outdir = root / (f"c{i:03d}" + ("p" if plain else ""))
-        outdir.mkdir()
-        marked = cmd.split()
-        argv = [a.replace(D, str(fixtures)).replace(O, str(outdir)) for a in marked]
-        made = {}
-        for k, a in enumerate(marked):
-            if O in a:
-                made.update(_sentinel(argv[k], marked[k - 1] if k else ""))
-        status, out, err, rss = (run_cli if plain else server.run)(argv, outdir, env)
-        unchanged = all(p.exists() and p.read_bytes() == data for p, data in made.items())
-        extra = sorted(x.name for x in outdir.rglob("*") if x.is_file() and x not in made)
-        return argv, status, out, err, rss, unchanged, extra
 
-    try:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            got = dict(enumerate(pool.map(one, range(len(CASES)))))
-            sample = list(range(0, len(CASES), SAMPLE))
-            plain = dict(zip(sample, pool.map(lambda i: one(i, plain=True), sample)))
-    finally:
-        server.close()
-    for i, r in plain.items():          # the plain process answers as the forked one did
-        got[i] = got[i] + (r,)
-    return got
+def _argv(i: int, fixtures: Path, outdir: Path) -> tuple[list[str], dict]:
+    """Case ``i``'s command line with its folders filled in, and a sentinel at each output path."""
+    marked = CASES[i][0].split()
+    outdir.mkdir()
+    argv = [a.replace(D, str(fixtures)).replace(O, str(outdir)) for a in marked]
+    made = {}
+    for k, a in enumerate(marked):
+        if O in a:
+            made.update(_sentinel(argv[k], marked[k - 1] if k else ""))
+    return argv, made
+
+
+def _leftovers(outdir: Path, made: dict) -> tuple[bool, list[str]]:
+    unchanged = all(p.exists() and p.read_bytes() == data for p, data in made.items())
+    return unchanged, sorted(x.name for x in outdir.rglob("*") if x.is_file() and x not in made)
 
 
 def _sentinel(path: str, flag: str) -> dict:
@@ -665,63 +594,82 @@ def _sentinel(path: str, flag: str) -> dict:
     return {p: data}
 
 
+def _same(err: str) -> str:
+    """An error line with what may change between two runs (the free memory it quotes) masked."""
+    return re.sub(r"[\d.]+ GiB are available", "… GiB are available", err)
+
+
+def _in_plain_sample(i: int) -> bool:
+    return i % SAMPLE == 0 or any(key in CASES[i][0] for key in PROCESS)
+
+
 def test_table_is_large_and_covers_every_command():
     assert len(CASES) >= 150
     cmds = {c[0].split()[0] if not c[0].startswith("--") else c[0].split()[2] for c in CASES if c[0].split()}
     assert {"ch", "graph", "graph-reproduce", "graph-clustering", "occupancy", "flint", "flint-suite", "graph-fw",
             "graph-bfs", "graph-sssp", "ch-sweep", "rng"} <= cmds
+    assert all(any(key in c[0] for c in CASES) for key in PROCESS)        # the memory sample is in the table
+    assert sum(map(_in_plain_sample, range(len(CASES)))) >= len(CASES) // SAMPLE
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[c[0][:60] for c in CASES])
-def test_bad_input_one_error_line(results, i):
+def test_bad_input_one_error_line(fixtures, tmp_path, capfd, monkeypatch, i):
     case = CASES[i]
     if len(case) > 3 and case[3] == "nogpu":
         from kernels.backend import gpu_available
         if gpu_available()[0]:
             pytest.skip("a GPU is present here")
-    argv, status, out, err, rss, unchanged, extra = results[i][:7]
-    if len(results[i]) > 7:             # the plain-subprocess sample: same status and error line
-        _argv, p_status, p_out, p_err, p_rss, p_unchanged, p_extra = results[i][7]
-        assert (p_status, re.sub(r"(c\d{3})p\b", r"\1", p_err)) == (status, err), (p_status, p_err)
-        assert p_rss < PEAK_RSS_MB and p_unchanged and not p_extra and "Traceback" not in p_err + p_out
+    env = case[2] if len(case) > 2 else None
+    argv, made = _argv(i, fixtures, tmp_path / "o")
+    status, out, err, grew = run_case(argv, capfd, monkeypatch, env)
+    unchanged, extra = _leftovers(tmp_path / "o", made)
     assert "Traceback" not in err + out, err
     lines = err.strip("\n").splitlines()
     assert status == 2, (argv, status, err)
     assert len(lines) == 1 and lines[0].startswith("error:"), err
     assert case[1] in lines[0], lines[0]
-    assert rss < PEAK_RSS_MB, f"peak RSS {rss:.0f} MiB"
+    assert grew is None or grew < GROWTH_MB, f"the peak RSS rose by {grew:.0f} MiB"
     assert unchanged, f"an output sentinel was changed or removed: {argv}"
     assert not extra, f"files left behind: {extra}"
+    if _in_plain_sample(i):               # a plain `python main.py …` answers the same
+        p_argv, p_made = _argv(i, fixtures, tmp_path / "p")
+        p_status, p_out, p_err, rss = run_plain(p_argv, tmp_path / "p", env, CASE_TIMEOUT)
+        p_unchanged, p_extra = _leftovers(tmp_path / "p", p_made)
+        assert (p_status, _same(p_err.replace(str(tmp_path / "p"), str(tmp_path / "o")))) == (status, _same(err)), p_err
+        assert "Traceback" not in p_err + p_out, p_err
+        assert rss < PEAK_RSS_MB, f"peak RSS {rss:.0f} MiB"
+        assert p_unchanged and not p_extra, (p_unchanged, p_extra)
 
 
 # --- the contract's other parts --------------------------------------------------------------------
-def test_debug_prints_the_traceback(tmp_path):
-    for argv in (["--debug", "ch", "--dx", "1e-300"], ["ch", "--debug", "--dx", "1e-300"]):
-        status, _out, err, _rss = run_cli(argv, tmp_path)
-        assert status == 2 and "Traceback (most recent call last)" in err and "InvalidParameter" in err
-        assert err.strip().splitlines()[-1].startswith("error: the explicit stability limit")
-    status, _out, err, _rss = run_cli(["ch", "--dx", "1e-300"], tmp_path)
-    assert status == 2 and "Traceback" not in err
+def test_debug_prints_the_traceback(tmp_path, capfd, monkeypatch):
+    status, _out, err, _rss = run_plain(["--debug", "ch", "--dx", "1e-300"], tmp_path)     # main.py's own
+    assert status == 2 and "Traceback (most recent call last)" in err and "InvalidParameter" in err
+    assert err.strip().splitlines()[-1].startswith("error: the explicit stability limit")
+    for argv in (["ch", "--debug", "--dx", "1e-300"], ["ch", "--dx", "1e-300"]):
+        status, _out, err_in, _mb = run_case(argv, capfd, monkeypatch)
+        assert status == 2
+        assert ("Traceback (most recent call last)" in err_in) == ("--debug" in argv), err_in
+        assert err_in.strip().splitlines()[-1] == err.strip().splitlines()[-1]
 
 
-def test_backend_before_and_after_the_command(tmp_path):
+def test_backend_before_and_after_the_command(capfd, monkeypatch):
     """GSE_BACKEND=gpu would fail without a GPU (or pick it): the flag must win in both positions."""
+    gpu = {"GSE_BACKEND": "gpu"}
     for argv in (["--backend", "cpu", "ch"], ["ch", "--backend", "cpu"]):
-        status, out, err, _rss = run_cli(argv + ["--size", "16", "--steps", "2", "--json"], tmp_path,
-                                         {"GSE_BACKEND": "gpu"})
+        status, out, err, _mb = run_case(argv + ["--size", "16", "--steps", "2", "--json"], capfd, monkeypatch, gpu)
         assert status == 0, err
         assert json.loads(out)["backend"] == "cpu"
-    status, out, err, _rss = run_cli(["--backend", "cpu", "graph", "--n", "60", "--json"], tmp_path,
-                                     {"GSE_BACKEND": "gpu"})
+    status, out, err, _mb = run_case(["--backend", "cpu", "graph", "--n", "60", "--json"], capfd, monkeypatch, gpu)
     assert status == 0 and json.loads(out)["backend"] == "cpu", err
 
 
-def test_blow_up_saves_the_last_good_field(tmp_path):
+def test_blow_up_saves_the_last_good_field(tmp_path, capfd, monkeypatch):
     """dt far above the stability limit: one error line naming the saved file; the file holds the
     field of the last good step, the same field a run stopped at that step saves."""
     npz = tmp_path / "blown.npz"
-    status, out, err, _rss = run_cli(["ch", "--size", "16", "--dt", "0.035", "--steps", "2000", "--record-every",
-                                      "5", "--save-field", str(npz), "--json"], tmp_path)
+    status, out, err, _mb = run_case(["ch", "--size", "16", "--dt", "0.035", "--steps", "2000", "--record-every",
+                                      "5", "--save-field", str(npz), "--json"], capfd, monkeypatch)
     lines = err.strip().splitlines()
     assert status == 2 and len(lines) == 1 and "blew up" in lines[0] and str(npz) in lines[0], err
     assert out == ""
@@ -730,26 +678,40 @@ def test_blow_up_saves_the_last_good_field(tmp_path):
     good = int(extras["steps"])
     assert 0 < good < 2000 and good % 5 == 0 and np.isfinite(phi).all() and params.dt == 0.035
     ref = tmp_path / "ref.npz"
-    status, _out, err, _rss = run_cli(["ch", "--size", "16", "--dt", "0.035", "--steps", str(good),
-                                       "--record-every", "5", "--save-field", str(ref), "--json"], tmp_path)
+    status, _out, err, _mb = run_case(["ch", "--size", "16", "--dt", "0.035", "--steps", str(good),
+                                       "--record-every", "5", "--save-field", str(ref), "--json"], capfd, monkeypatch)
     assert status == 0, err
     assert np.array_equal(load_field(ref)[0], phi)
 
 
-def test_flint_c_runtime_answers_ctrl_c_with_a_huge_every(tmp_path):
+def _in_compiled_loop(pid: int) -> bool:
+    """Whether process ``pid`` has loaded a compiled Flint library (the loop starts right after)."""
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+    return any(line.endswith(".so") and "/flint_" in line for line in maps.splitlines())
+
+
+def test_flint_c_runtime_answers_ctrl_c_with_a_huge_every(capfd, monkeypatch):
     """--every 1e8 once meant one 1e8-step call into the compiled loop: Ctrl+C waited minutes."""
     import shutil
+    import time
     if not (shutil.which("g++") or shutil.which("clang++")):
         pytest.skip("no host C++ compiler")
-    status, _out, err, _rss = run_cli(["flint", "luo_rudy_1991", "--runtime", "c", "--t-end", "1"], tmp_path)
+    status, _out, err, _mb = run_case(["flint", "luo_rudy_1991", "--runtime", "c", "--t-end", "1"], capfd, monkeypatch)
     assert status == 0, err                                         # compiled (and cached) first
     env = dict(os.environ, GSE_BACKEND="cpu")
     p = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "flint", "luo_rudy_1991", "--runtime", "c",
                           "--every", "100000000", "--t-end", "1e6", "--dt", "0.01"], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # as in a terminal
     try:
-        import time
-        time.sleep(2.0)
+        t0 = time.monotonic()
+        while not _in_compiled_loop(p.pid) and p.poll() is None and time.monotonic() - t0 < 60:
+            time.sleep(0.05)
+        assert _in_compiled_loop(p.pid), "the compiled loop did not start"
+        time.sleep(0.5)
         t0 = time.perf_counter()
         p.send_signal(signal.SIGINT)
         _out, err = p.communicate(timeout=20)

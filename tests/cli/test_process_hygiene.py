@@ -14,9 +14,7 @@ from pathlib import Path
 import pytest
 
 from kernels import procs
-from support.paths import ROOT
-
-SUITE = ROOT.parent / "shared" / "sbml-test-suite"
+from support.paths import ROOT, SUITE
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG) is Linux's")
 

@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 import model_docs as M
 import strategies as S
 from harness import ROOT, check, examples, place_sentinels
+from support import paths
 
 MODELS = ROOT / "resources" / "models"
-SHARED = ROOT.parent / "shared"
-SUITE = SHARED / "sbml-test-suite" / "cases"
+SUITE = paths.SUITE / "cases"
 #: small SBML Test Suite cases used as seeds: plain, function definitions, events with delays,
 #: algebraic rules, comp external model definitions (their external files are copied beside them)
 SUITE_SEEDS = ("00001", "00025", "00026", "00039", "01165")

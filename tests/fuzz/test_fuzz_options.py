@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 import strategies as S
 from harness import ROOT, check, examples, place_sentinels
+from support.paths import SUITE
 
 MODEL = str(ROOT / "resources" / "models" / "luo_rudy_1991.flint")
 
@@ -232,7 +233,7 @@ def _materialise(argv: list[str], d: Path) -> tuple[list[str], list[Path]]:
 
 MAY_FAIL = {"ch-sweep", "flint", "flint-suite", "rng"}
 #: the SBML Test Suite flint-suite reads by default (beside the checkout, or GSE_SBML_SUITE)
-SUITE_HERE = Path(os.environ.get("GSE_SBML_SUITE") or ROOT.parent / "shared" / "sbml-test-suite").is_dir()
+SUITE_HERE = SUITE.is_dir()
 
 
 @pytest.mark.parametrize("cmd", sorted(BASE))

@@ -16,12 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from cli.flint_suite import suite_dir
 from kernels.backend import gpu_available
-from support.paths import ROOT
+from support.paths import ROOT, SUITE
 
 BENCH = ROOT / "benchmarks"
-SUITE = suite_dir()                  # GSE_SBML_SUITE, else ../shared/sbml-test-suite (cli.flint_suite)
 GPU_OK, GPU_WHY = gpu_available()
 
 #: benchmark → (runs on the CPU, extra arguments beside --quick to keep the CPU run short)

@@ -1,5 +1,9 @@
 """The house's layering rules as checks: import-linter's contracts in pyproject.toml hold.
 
+This is the one layering check (kernels/ knows no screen, the systems are independent, a view
+imports only its own system, the GPU layer sits below the systems): import-linter reads every
+import, those inside functions too, so no test re-imports the packages to look for Qt.
+
 import-linter is a dev dependency (``pip install -e .[dev]``), so this test runs rather than
 skips.  The second test shows the contract types used there do catch a violation: a throw-away
 project with the same module names in which one compute system imports another.

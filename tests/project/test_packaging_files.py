@@ -6,10 +6,9 @@ import importlib.util
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
-from support.paths import ROOT
+from support.paths import ROOT, SHARED
 
 
 
@@ -28,7 +27,7 @@ def test_citation_names_the_software_and_the_five_papers():
     assert cff["version"] == meta["version"] and cff["license"] == meta["license"]
     refs = cff["references"]
     assert len(refs) == 5
-    seeds = Path("/work/shared/seeds")
+    seeds = SHARED / "seeds"
     titles = [r["title"] for r in refs]
     if seeds.is_dir():                     # each title appears in its paper's text
         texts = " ".join(" ".join(p.read_text(errors="replace").split()) for p in sorted(seeds.glob("00*.txt")))
