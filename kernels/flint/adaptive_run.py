@@ -282,13 +282,15 @@ def _call(fn, *args, fired=None, **kw):
     return fn(*args, **kw), False
 
 
-def ensemble_dopri(core, times, n=1, member_params=None, fired=None, flavour=None, hmax=None):
-    """Dormand–Prince: the NumPy twin (``flavour`` None) or the GPU kernel of ``flavour`` (is / ts)."""
+def ensemble_dopri(core, times, n=1, member_params=None, fired=None, flavour=None, device="cuda", hmax=None):
+    """Dormand–Prince: the NumPy twin (``flavour`` None) or the kernel of ``flavour`` (is / ts) on ``device``
+    (cuda / host)."""
     if flavour is None:
         from .ensemble.rk import Problem, integrate
         return _call(integrate, Problem(core, n, member_params), times, fired=fired, hmax=hmax)
     from .ensemble.gpu import gpu_problem, integrate_gpu
-    return _call(integrate_gpu, gpu_problem(core, n, member_params), times, flavour, fired=fired, hmax=hmax)
+    kw = {"device": device} if device != "cuda" else {}
+    return _call(integrate_gpu, gpu_problem(core, n, member_params), times, flavour, fired=fired, hmax=hmax, **kw)
 
 
 def ensemble_rodas(core, times, n=1, member_params=None, fired=None, flavour=None, device="cuda", hmax=None):

@@ -76,7 +76,9 @@ def test_bad_runs_are_refused_and_sessions_round_trip(tmp_path, rng):
     with pytest.raises(InvalidParameter, match="method"):
         EnsembleRun(path, method="euler")
     with pytest.raises(InvalidParameter, match="engine"):
-        EnsembleRun(path, method="dopri5", engine="c")     # c runs rodas4 / auto, not dopri5
+        EnsembleRun(path, method="dopri5", engine="roadrunner")     # the suite's peer: no ensembles
+    with pytest.raises(InvalidParameter, match="method"):
+        EnsembleRun(path, method="lsoda")                           # the reference: one instance
     with pytest.raises(InvalidParameter, match="not a constant parameter"):
         EnsembleRun(path, vary=(Vary("nope", 1, 2),))
     with pytest.raises(InvalidParameter, match="runs on the GPU"):
@@ -91,3 +93,19 @@ def test_bad_runs_are_refused_and_sessions_round_trip(tmp_path, rng):
     again = EnsembleRun.from_dict(run.to_dict())
     assert again == run and again.to_dict() == run.to_dict()
     np.testing.assert_array_equal(again.member_params()["thr"], np.full(3, 1.5))
+
+
+@pytest.mark.parametrize("engine", ["c", "c-is"])
+def test_host_builds_equal_the_numpy_twin(tmp_path, rng, engine):
+    """dopri5 on the host builds of the GPU kernel (c: generated C, c-is: the interpreter) gives the NumPy
+    twin's traces and event firings, for fresh random rates."""
+    if engine not in available_engines("dopri5"):
+        pytest.skip(f"engine {engine} cannot run here (no host C++ compiler, or no host Dormand–Prince)")
+    k, thr = float(rng.uniform(0.5, 2.0)), float(rng.uniform(1.0, 3.0))
+    path = str(event_sbml(tmp_path, k, thr))
+    kw = dict(method="dopri5", n=3, t_end=7.0, dt=0.1, vary=(Vary("k", k, 1.7 * k),), record=("x",))
+    host, twin = EnsembleRun(path, engine=engine, **kw).run(), EnsembleRun(path, engine="numpy", **kw).run()
+    np.testing.assert_allclose(host.values, twin.values, rtol=1e-9, atol=1e-9)
+    if host.reports_events and twin.reports_events:
+        for m in range(3):
+            np.testing.assert_allclose(host.event_times(m), twin.event_times(m), rtol=1e-9)
