@@ -13,6 +13,8 @@
 // OpenMP thread (the paper's "one MS-BFS per core"), each with its own bitsets.
 //
 // Output: dist[s * n + v] = hops from sources[s] to v, T's all-ones value when unreachable.
+// Each batch records its hop counts vertex-major in a per-thread buffer and writes its rows of dist
+// with one tiled transpose at the end (writing 64·W rows at once per level would miss the TLB).
 // Returns 0, or -1 when a hop count does not fit in T (the caller retries with a wider type).
 #include <cstdint>
 #include <cstring>
@@ -27,9 +29,12 @@ static const long ALPHA = 14;
 
 template <int W, class T>
 static int one_batch(int n, const int* ip, const int* ix, const int* rip, const int* rix, long arcs,
-                     const int* src, int ns, T* dist, u64* seen, u64* visit, u64* next) {
+                     const int* src, int ns, T* dist, u64* seen, u64* visit, u64* next, T* lv) {
     const T NONE = (T)~(T)0;
-    for (int b = 0; b < ns; ++b) std::memset(dist + (size_t)b * n, 0xFF, sizeof(T) * (size_t)n);
+    const int B = 64 * W;
+    // hop counts first go to lv[v * B + b] (vertex-major: a level's writes for v stay in one place),
+    // then one tiled transpose writes the batch's rows of dist
+    std::memset(lv, 0xFF, sizeof(T) * (size_t)n * B);
     u64 inactive[W];
     for (int w = 0; w < W; ++w) {
         int lo = w * 64, cnt = ns - lo;
@@ -43,7 +48,7 @@ static int one_batch(int n, const int* ip, const int* ix, const int* rip, const 
         u64 bit = 1ull << (b & 63);
         seen[v * W + (b >> 6)] |= bit;
         visit[v * W + (b >> 6)] |= bit;
-        dist[(size_t)b * n + v] = 0;
+        lv[(size_t)v * B + b] = 0;
     }
     for (long v = 0; v < n; ++v) {
         u64 any = 0;
@@ -51,7 +56,7 @@ static int one_batch(int n, const int* ip, const int* ix, const int* rip, const 
         if (any) frontier_arcs += ip[v + 1] - ip[v];
     }
     for (long lvl = 1; frontier_arcs > 0; ++lvl) {
-        if ((u64)lvl >= (u64)NONE) return -1;
+        if ((u64)lvl >= (u64)NONE) return -1;   // (lv is scratch: nothing of dist was written)
         if (frontier_arcs * ALPHA < arcs) {                       // top-down: push the frontier
             for (long v = 0; v < n; ++v) {
                 u64 any = 0;
@@ -87,11 +92,19 @@ static int one_batch(int n, const int* ip, const int* ix, const int* rip, const 
                 any |= nw;
                 while (nw) {
                     int b = __builtin_ctzll(nw);
-                    dist[(size_t)(w * 64 + b) * n + v] = (T)lvl;
+                    lv[(size_t)v * B + w * 64 + b] = (T)lvl;
                     nw &= nw - 1;
                 }
             }
             if (any) frontier_arcs += ip[v + 1] - ip[v];
+        }
+    }
+    const int TV = 64;
+    for (int v0 = 0; v0 < n; v0 += TV) {
+        const int v1 = v0 + TV < n ? v0 + TV : n;
+        for (int b = 0; b < ns; ++b) {
+            T* row = dist + (size_t)b * n;
+            for (int v = v0; v < v1; ++v) row[v] = lv[(size_t)v * B + b];
         }
     }
     return 0;
@@ -110,13 +123,14 @@ static int run(int n, const int* ip, const int* ix, const int* rip, const int* r
 #endif
     {
         std::vector<u64> seen((size_t)n * W), visit((size_t)n * W), next((size_t)n * W);
+        std::vector<T> lv((size_t)n * 64 * W);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
         for (int k = 0; k < nb; ++k) {
             int lo = k * B, cnt = ns - lo < B ? ns - lo : B;
             if (one_batch<W, T>(n, ip, ix, rip, rix, arcs, src + lo, cnt, dist + (size_t)lo * n,
-                                seen.data(), visit.data(), next.data())) {
+                                seen.data(), visit.data(), next.data(), lv.data())) {
 #ifdef _OPENMP
 #pragma omp atomic write
 #endif

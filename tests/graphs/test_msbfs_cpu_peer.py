@@ -61,7 +61,7 @@ def test_long_paths_widen_the_dtype():
 
 
 def test_width_choice_and_bad_input():
-    assert pick_width(30000, 2) == 2 and pick_width(100, 2) == 1
+    assert pick_width(30000, 2) == 8 and pick_width(600, 2) == 2 and pick_width(100, 2) == 1
     with pytest.raises(ValueError):
         msbfs_hops(np.array([0, 1]), np.array([0]), 1, sources=[3])
     with pytest.raises(ValueError):
