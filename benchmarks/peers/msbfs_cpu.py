@@ -22,6 +22,7 @@ from kernels.hostcc import compile_library
 SOURCE = Path(__file__).with_name("msbfs.cpp")
 FLAGS = ("-std=c++17", "-O3", "-march=native", "-w")
 WIDTHS = (1, 2, 4, 8)                  #: 64-bit words per vertex and bitset (sources per batch / 64)
+SCRATCH_BYTES = 1 << 30                #: the default width narrows until every thread's hop buffer fits in this
 _LIB = None
 
 
@@ -76,6 +77,8 @@ def msbfs_hops(indptr, indices, n: int | None = None, sources=None, directed: bo
     lib = library()
     th = threads or lib.msbfs_max_threads() or os.cpu_count() or 1
     w = width or pick_width(len(src), th)
+    while width is None and w > 1 and n * 64 * w * 4 * th > SCRATCH_BYTES:   # per-thread hop buffers
+        w //= 2
     if w not in WIDTHS:
         raise ValueError(f"width must be one of {WIDTHS}")
     order = [np.dtype(t) for t in ((dtype,) if dtype is not None else (np.uint8, np.uint16, np.uint32))]
