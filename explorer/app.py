@@ -4,7 +4,15 @@ from __future__ import annotations
 import sys
 import traceback
 
+import pyqtgraph as pg
+import vispy
+from PyQt6.QtWidgets import QApplication, QMessageBox
+
+from kernels import backend as backend_mod
 from kernels.appdirs import APP_NAME, ORG  # noqa: F401 (one definition for the app and the CLI)
+from kernels.errors import ExplorerError
+
+from .main_window import MainWindow
 
 _vispy_ready = False
 
@@ -13,14 +21,12 @@ def use_vispy_qt() -> None:
     """Tell VisPy to draw through PyQt6 (must run before any SceneCanvas exists)."""
     global _vispy_ready
     if not _vispy_ready:
-        import vispy
         vispy.use(app="pyqt6")
         _vispy_ready = True
 
 
 def create_app(argv=None):
     """Return the QApplication (created once), styled and named for QSettings."""
-    from PyQt6.QtWidgets import QApplication
     use_vispy_qt()
     app = QApplication.instance()
     if app is None:
@@ -29,7 +35,6 @@ def create_app(argv=None):
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setStyle("Fusion")
-    import pyqtgraph as pg
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     return app
 
@@ -37,10 +42,6 @@ def create_app(argv=None):
 def install_excepthook(parent_getter=lambda: None, log_getter=lambda: None) -> None:
     """Show unexpected exceptions in a dialog (and on stderr, and in the message log that
     ``log_getter()`` returns) instead of aborting."""
-    from PyQt6.QtWidgets import QMessageBox
-
-    from kernels.errors import ExplorerError
-
     showing = []
 
     def hook(etype, value, tb):
@@ -73,10 +74,6 @@ def install_excepthook(parent_getter=lambda: None, log_getter=lambda: None) -> N
 def run_gui(backend_choice: str | None = None, argv=None) -> int:
     """Start the desktop app on ``backend_choice`` ("auto"|"gpu"|"cpu"|None) and run its event loop."""
     app = create_app(argv)
-    from PyQt6.QtWidgets import QMessageBox
-
-    from kernels import backend as backend_mod
-    from kernels.errors import ExplorerError
 
     try:
         backend = backend_mod.select(backend_choice)
@@ -85,7 +82,6 @@ def run_gui(backend_choice: str | None = None, argv=None) -> int:
         backend = backend_mod.select("cpu")
         backend.notice = f"requested GPU unavailable: {exc}"
 
-    from .main_window import MainWindow
     win = MainWindow(backend)
     install_excepthook(lambda: win, lambda: win.log)
     win.show()

@@ -17,6 +17,8 @@ import numpy as np
 from PyQt6.QtCore import QPointF, QRectF, QSize
 from PyQt6.QtGui import QColor, QFontMetricsF, QImage, QLinearGradient, QPainter, QPen
 from PyQt6.QtWidgets import QSizePolicy, QWidget
+import pyqtgraph as pg
+from vispy.color import get_colormap
 
 BAR_PX = 16          # width of the gradient
 
@@ -49,11 +51,9 @@ def fmt(v: float) -> str:
 def lut_of(cmap) -> np.ndarray:
     """(256, 4) float RGBA in [0, 1] of a VisPy Colormap, a pyqtgraph ColorMap or a name of either."""
     if isinstance(cmap, str):
-        import pyqtgraph as pg
         try:
             cmap = pg.colormap.get(cmap)
         except Exception:                                  # a VisPy-only name (e.g. "coolwarm")
-            from vispy.color import get_colormap
             cmap = get_colormap(cmap)
     x = np.linspace(0.0, 1.0, 256)
     if hasattr(cmap, "getLookupTable"):                    # pyqtgraph
@@ -181,7 +181,6 @@ def with_colorbar(img: QImage, bar: ColorBar | None, scale: float = 1.0) -> QIma
 def plot_colorbar(plot_item, cmap: str = "viridis", label: str = ""):
     """A non-interactive ``pyqtgraph.ColorBarItem`` at the right of ``plot_item`` (levels set with
     ``bar.setLevels((lo, hi))``); exported with the plot."""
-    import pyqtgraph as pg
     bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get(cmap), interactive=False, width=14,
                           label=label or None, rounding=1e-12, pen="#444444")
     plot_item.layout.addItem(bar, 2, 5)

@@ -14,6 +14,8 @@ complete, and the path returned is the path written.
 """
 from __future__ import annotations
 
+# Imports inside functions: imageio (with its FFmpeg plug-in, slow to import) loads only when a movie is
+# recorded.
 import math
 import os
 from dataclasses import dataclass
@@ -23,7 +25,7 @@ from typing import Callable
 import numpy as np
 from PyQt6.QtCore import QRect, QRectF, Qt, QTimer
 from PyQt6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
+from PyQt6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                              QLineEdit, QProgressDialog, QScrollArea, QSpinBox, QWidget)
 
 from kernels.errors import ExplorerError
@@ -95,7 +97,6 @@ def settle_layout(widget: QWidget) -> None:
     its layout's size only after this, and an export must measure what it will draw (rendering
     it must not change that size).  Scrolled pages (:func:`explorer.widgets.scrolled`) get their
     area's viewport size, which a never-shown area gives them only on its first resize event."""
-    from PyQt6.QtWidgets import QApplication
     chain = []
     w = widget
     while w is not None:
@@ -248,7 +249,6 @@ def save_svg(widget: QWidget, path, footer: str = "", title: str = "") -> Path:
 
 
 def copy_to_clipboard(fig: Figure, scale: float = 2.0, footer: str = "") -> QImage:
-    from PyQt6.QtWidgets import QApplication
     img = render_figure(fig, scale=scale, footer=footer)
     QApplication.clipboard().setImage(img)
     return img

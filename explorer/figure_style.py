@@ -13,7 +13,11 @@ import contextlib
 import json
 from dataclasses import asdict, dataclass, fields
 
-from PyQt6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLineEdit
+from PyQt6.QtCore import QRectF
+from PyQt6.QtGui import QFont, QResizeEvent
+from PyQt6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsWidget, QGroupBox,
+                             QLineEdit, QWidget)
+import pyqtgraph as pg
 
 LEGEND_POSITIONS = {       # name → (item anchor, parent anchor, offset)
     "auto": None,
@@ -92,8 +96,6 @@ def save_style(settings, workspace: str, figure: str, style: FigureStyle) -> Non
 def plot_items(widget) -> list:
     """The pyqtgraph PlotItems drawn by ``widget`` (a PlotWidget, a GraphicsLayoutWidget, or a
     widget holding them)."""
-    import pyqtgraph as pg
-    from PyQt6.QtWidgets import QWidget
     if widget is None:
         return []
     views = [widget] if isinstance(widget, pg.GraphicsView) else []
@@ -112,10 +114,6 @@ def plot_items(widget) -> list:
 def _relayout(widget) -> None:
     """Lay the plots of ``widget`` out in their views again: a layout that grew for larger fonts
     does not shrink by itself (its views re-fit it only on a resize)."""
-    import pyqtgraph as pg
-    from PyQt6.QtCore import QRectF
-    from PyQt6.QtGui import QResizeEvent
-    from PyQt6.QtWidgets import QApplication, QGraphicsWidget, QWidget
     views = [widget] if isinstance(widget, pg.GraphicsView) else []
     views += widget.findChildren(pg.GraphicsView) if isinstance(widget, QWidget) else []
     for v in views:
@@ -133,7 +131,6 @@ def _relayout(widget) -> None:
 
 
 def _scaled_font(font, scale):
-    from PyQt6.QtGui import QFont
     f = QFont(font)
     if f.pixelSize() > 0:
         f.setPixelSize(max(1, round(f.pixelSize() * scale)))
@@ -167,7 +164,6 @@ def styled(widget, style: FigureStyle | None):
 
 
 def _apply(pi, style: FigureStyle, undo: list) -> None:
-    import pyqtgraph as pg
     vb = pi.getViewBox()
     if style.x_range is not None or style.y_range is not None:
         rng, auto = vb.viewRange(), list(vb.state["autoRange"])
@@ -208,7 +204,6 @@ def _apply(pi, style: FigureStyle, undo: list) -> None:
                 continue
             tick_font = ax.style.get("tickFont")
             label_font = ax.label.font()
-            from PyQt6.QtGui import QFont
             base = tick_font if tick_font is not None else QFont()
             tw, th = ax.textWidth, ax.textHeight      # the axis only grows its text space by itself
 

@@ -14,9 +14,13 @@ CUDA and written by a device-to-array copy — no buffer, no host.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional, and PyOpenGL's GL module loads only when CUDA–GL interop
+# draws (GPU backend).
 import ctypes
 
 import numpy as np
+
+from kernels.cuda_gl import GL_TEXTURE_3D, GLBuffer, GLTexture, interop_available
 
 
 class HostUploadFallback(Exception):
@@ -30,7 +34,6 @@ class _DrawHookUploader:
     frame in :meth:`_on_draw` and free their GL/CUDA objects in :meth:`_release_gl`."""
 
     def __init__(self, visual, canvas):
-        from kernels.cuda_gl import interop_available
         ok, why = interop_available()
         if not ok:
             raise HostUploadFallback(why)
@@ -122,7 +125,6 @@ class InteropUploader(_DrawHookUploader):
             self.canvas.update()
             return
         from OpenGL import GL
-        from kernels.cuda_gl import GLBuffer
         h, w = frame.shape
         nbytes = frame.nbytes
         if self._pbo is None:
@@ -187,7 +189,6 @@ class VolumeInteropUploader(_DrawHookUploader):
         if handle is None:
             self.canvas.update()
             return
-        from kernels.cuda_gl import GL_TEXTURE_3D, GLTexture
         if self._tex is None or self._handle != handle:
             self._release_gl()
             self._tex = GLTexture(handle, GL_TEXTURE_3D)

@@ -7,7 +7,7 @@ Edit, Open Recent and user presets), sessions, figure export and dropped files f
 from __future__ import annotations
 
 from PyQt6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
-from PyQt6.QtGui import QColor, QFont, QIcon, QPainter, QPen, QPixmap
+from PyQt6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPainter, QPen, QPixmap
 from PyQt6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
                              QStackedWidget, QVBoxLayout, QWidget)
 
@@ -311,7 +311,6 @@ class MainWindow(QMainWindow):
     def fit_mode_bar(self) -> None:
         """Size the mode bar's items for its font: each word of a title fits whole ("Occupancy",
         not "Occupa…" at the lecture font); 92 px wide at the normal font, as before."""
-        from PyQt6.QtGui import QFontMetrics
         fm = QFontMetrics(self.mode_bar.font())
         words = [w for spec in workspace_specs() for w in spec.title.replace("–", "– ").split()]
         lines = max((len(spec.title.replace("–", "– ").split()) for spec in workspace_specs()), default=1)

@@ -16,11 +16,15 @@ names the real family Qt used plus the CSS generic family.
 from __future__ import annotations
 
 import html
+import importlib
 import re
 
 from PyQt6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize
 from PyQt6.QtGui import QFont, QFontInfo, QFontMetricsF, QPainter
+from PyQt6.QtSvg import QSvgGenerator
 from PyQt6.QtWidgets import QWidget
+import pyqtgraph as pg
+import pyqtgraph.exporters as ex
 
 GENERIC = ("serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui")
 FOOTER_FONT_PX = 13
@@ -32,7 +36,6 @@ def _patch_pyqtgraph() -> None:
     global _patched
     if _patched:
         return
-    import importlib
     mod = importlib.import_module("pyqtgraph.exporters.SVGExporter")
     original = mod.correctCoordinates
 
@@ -55,14 +58,12 @@ def _patch_pyqtgraph() -> None:
 
 
 def is_plot(widget: QWidget) -> bool:
-    import pyqtgraph as pg
     return isinstance(widget, pg.GraphicsView)
 
 
 def supports_svg(widget: QWidget) -> bool:
     """A pyqtgraph view, or a plain Qt widget holding none (a table, labels); a panel that mixes
     widgets with a plot inside exports as PNG only."""
-    import pyqtgraph as pg
     return is_plot(widget) or not widget.findChildren(pg.GraphicsView)
 
 
@@ -136,7 +137,6 @@ def footer_svg(text: str, y0: float, width: float) -> tuple[str, float]:
 
 
 def _qt_svg(widget: QWidget, w: int, h: int, title: str) -> str:
-    from PyQt6.QtSvg import QSvgGenerator
     data = QByteArray()
     buf = QBuffer(data)
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -154,7 +154,6 @@ def _qt_svg(widget: QWidget, w: int, h: int, title: str) -> str:
 
 
 def _plot_svg(view) -> str:
-    import pyqtgraph.exporters as ex
     _patch_pyqtgraph()
     return bytes(ex.SVGExporter(view.scene()).export(toBytes=True)).decode("utf-8")
 

@@ -20,7 +20,7 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHB
 from kernels.errors import ExplorerError
 from kernels.fileio import atomic_write, check_output_path
 from kernels.sweep.cluster import parse_scheduler
-from kernels.sweep.results import format_value
+from kernels.sweep.results import format_value, read_rows
 
 from .jobs import Job
 
@@ -328,7 +328,6 @@ class SweepPanel(QWidget):
         self.rows = []
         if sweep.file is not None and mode == "resume":
             try:
-                from kernels.sweep.results import read_rows
                 sweep.file.check()
                 if sweep.file.path.exists():
                     self.rows = [r for r in read_rows(sweep.file.path)[2]]

@@ -12,7 +12,10 @@ recover them).  Fonts and the palette are set on the application instead, and re
 """
 from __future__ import annotations
 
+from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QColor, QFont, QPalette
+from PyQt6.QtWidgets import QApplication, QToolTip
+import pyqtgraph as pg
 
 THEMES = ("light", "dark", "high contrast")
 
@@ -30,7 +33,6 @@ PLOT_FONT_PT = 15
 
 
 def palette(name: str) -> QPalette:
-    from PyQt6.QtWidgets import QApplication
     pal = QApplication.style().standardPalette()
     if name == "light":
         return pal
@@ -55,7 +57,6 @@ def palette(name: str) -> QPalette:
 
 
 def apply_theme(name: str) -> None:
-    from PyQt6.QtWidgets import QApplication
     QApplication.instance().setPalette(palette(name))
 
 
@@ -74,8 +75,6 @@ class LectureLook:
         return self._saved is not None
 
     def enter(self, smaller: dict | None = None) -> None:
-        from PyQt6.QtCore import Qt
-        from PyQt6.QtWidgets import QApplication, QToolTip
         if self._saved is not None:
             return
         app = QApplication.instance()
@@ -99,7 +98,6 @@ class LectureLook:
                 w.setFont(g)
 
     def leave(self, theme: str) -> None:
-        from PyQt6.QtWidgets import QApplication, QToolTip
         if self._saved is None:
             return
         app_font, tip_font, widgets = self._saved
@@ -149,5 +147,4 @@ def style_plot(plot, lecture: bool) -> None:
 
 def lecture_pen(lecture: bool, normal, color: str = LECTURE_LINE, **kw):
     """The pen of a curve in lecture mode (thick, bright) or its normal pen."""
-    import pyqtgraph as pg
     return pg.mkPen(color, width=LECTURE_WIDTH, **kw) if lecture else normal

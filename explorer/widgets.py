@@ -6,8 +6,9 @@ import contextlib
 
 from PyQt6.QtCore import QSize, Qt, pyqtSignal
 from PyQt6.QtGui import QPainter
-from PyQt6.QtWidgets import (QDockWidget, QFrame, QHBoxLayout, QLabel, QMainWindow, QScrollArea, QStyle, QToolButton,
-                             QWidget)
+from PyQt6.QtWidgets import (QAbstractButton, QApplication, QComboBox, QDockWidget, QFrame, QHBoxLayout, QLabel,
+                             QMainWindow, QScrollArea, QStyle, QToolButton, QWidget)
+import pyqtgraph as pg
 
 
 class MessageBar(QFrame):
@@ -101,7 +102,6 @@ def page_of(widget: QWidget | None) -> QWidget | None:
 @contextlib.contextmanager
 def busy_cursor():
     """The wait cursor over the whole application for the duration of the block."""
-    from PyQt6.QtWidgets import QApplication
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
         yield
@@ -157,7 +157,6 @@ def dock_button_tooltips(root: QWidget) -> int:
     """Tooltips on the float and close buttons of every dock under ``root``, and on Qt's other
     internal buttons (:data:`INTERNAL_BUTTON_TIPS`) — Qt gives them none; the number of buttons
     given one."""
-    from PyQt6.QtWidgets import QAbstractButton
     n = 0
     docks = root.findChildren(QDockWidget) + ([root] if isinstance(root, QDockWidget) else [])
     for dock in docks:
@@ -188,7 +187,6 @@ def fit_combos(root: QWidget) -> int:
     combos got a floor.  A workspace calls it on its parameter form and lets the dock (or the
     scroll area, :func:`scrolled`) take the form's new minimum width — applied from outside, a
     scrolled page would only grow past its area and hide its right edge."""
-    from PyQt6.QtWidgets import QComboBox
     n = 0
     for c in root.findChildren(QComboBox):
         if c.count() == 0 or c.isEditable():
@@ -208,7 +206,6 @@ def plot_panel(title: str | None = None, bottom: str | None = None, left: str | 
                min_height: int | None = None):
     """A pyqtgraph PlotWidget with its title, axis labels (``units``: {"bottom"/"left": unit}, for
     pyqtgraph's SI-prefixed units), background, grid, legend and minimum height set in one call."""
-    import pyqtgraph as pg
     w = pg.PlotWidget(title=title) if background is None else pg.PlotWidget(title=title, background=background)
     units = units or {}
     for side, text in (("bottom", bottom), ("left", left)):

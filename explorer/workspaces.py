@@ -17,6 +17,8 @@ time its class is asked for): the window starts without importing the workspaces
 """
 from __future__ import annotations
 
+# Imports inside functions: keep the app's start fast: each workspace's module loads the first time its
+# class is asked for, so the window starts without the workspaces it does not show.
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
