@@ -15,6 +15,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from skimage.measure import marching_cubes
+from skimage.transform import resize
 from vispy import scene
 from vispy.color import Colormap, get_colormap
 
@@ -265,7 +267,6 @@ class FieldCanvas:
             if self.volume is not None:
                 self.volume.visible = True
             return
-        from skimage.measure import marching_cubes
         verts, faces, _n, _v = marching_cubes(a, level=0.0)
         verts = verts[:, ::-1].astype(np.float32)   # (z, y, x) → scene (x, y, z)
         faces = faces.astype(np.uint32)
@@ -444,7 +445,6 @@ class FieldCanvas:
             return self.field_rgba(k)
         img = self.canvas.render()
         if scale != 1.0:
-            from skimage.transform import resize
             h, w = img.shape[:2]
             img = resize(img, (int(round(h * scale)), int(round(w * scale))), order=1,
                          preserve_range=True, anti_aliasing=scale < 1).astype(np.uint8)

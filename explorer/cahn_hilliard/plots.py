@@ -11,6 +11,7 @@ from PyQt6.QtWidgets import QVBoxLayout, QWidget
 from kernels.cahn_hilliard import diagnostics
 
 from ..log_axis import log_axes
+from ..theme import LECTURE_ACCENT, lecture_pen, set_title, style_plot
 
 PEN = pg.mkPen("#1f5fa0", width=2)
 FIT_PEN = pg.mkPen("#d1495b", width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
@@ -94,7 +95,6 @@ class DiagnosticsPlots(QWidget):
 
     def set_lecture(self, on: bool) -> None:
         """Lecture mode: black background, thick bright curves, large fonts (and back)."""
-        from ..theme import LECTURE_ACCENT, lecture_pen, style_plot
         self.lecture = bool(on)
         self.layout_widget.setBackground("k" if on else "w")
         for c in (self.c_energy, self.c_mean, self.c_length, self.c_sk):
@@ -108,7 +108,6 @@ class DiagnosticsPlots(QWidget):
         self._build_legend()
 
     def _title(self, plot, text):
-        from ..theme import set_title
         set_title(plot, text, self.lecture)
 
     def clear(self):

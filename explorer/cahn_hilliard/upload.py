@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..gl_interop import HostUploadFallback, InteropUploader, VolumeInteropUploader
+
 
 class HostUploader:
     """Upload through host memory: works for every backend."""
@@ -33,7 +35,6 @@ def make_uploader(image_visual, canvas, backend, interop: bool = True):
     """The best available uploader: CUDA–GL zero-copy on the GPU backend when the
     interop runtime is present (``explorer.gl_interop``) and ``interop``, else a host copy."""
     if backend is not None and backend.is_gpu and interop:
-        from ..gl_interop import HostUploadFallback, InteropUploader
         try:
             return InteropUploader(image_visual, canvas)
         except HostUploadFallback as exc:
@@ -61,7 +62,6 @@ def make_volume_uploader(volume_visual, canvas, backend, interop: bool = True):
     """CUDA–GL zero-copy into the volume's 3D texture on the GPU backend (the Volume made with
     ``texture_format="auto"``) when ``interop`` and the runtime allow, else a host copy."""
     if backend is not None and backend.is_gpu and interop:
-        from ..gl_interop import HostUploadFallback, VolumeInteropUploader
         try:
             return VolumeInteropUploader(volume_visual, canvas)
         except HostUploadFallback as exc:

@@ -22,6 +22,8 @@ from kernels.errors import ExplorerError
 
 from .. import recent
 from ..colorbar import ColorBar
+from ..export import Figure
+from ..rng.panel import add_rng_dock
 from ..widgets import MessageBar, add_dock, busy_cursor, holding
 from ..workspace_api import Workspace
 from . import sessions
@@ -30,7 +32,10 @@ from .controls import ControlPanel
 from .decomposition import DecompositionReport, fit_gpus
 from .exports import FieldExports
 from .param_edits import ParameterEdits
+from .pfhub_tab import add_pfhub_dock
 from .plots import DiagnosticsPlots
+from .reproduce_tab import add_reproduce_dock
+from .sweep_tab import add_sweep_dock
 from .view_bar import SLABS_KEY, ViewBar
 from .worker import SimulationWorker
 
@@ -120,13 +125,9 @@ class CahnHilliardWorkspace(Workspace, QMainWindow):
         self.files.recording_changed.connect(self._on_recording)
         self.plots.setMinimumHeight(200)
         QTimer.singleShot(0, lambda: self.resizeDocks([self.plots_dock], [270], Qt.Orientation.Vertical))
-        from .sweep_tab import add_sweep_dock
         self.sweep = add_sweep_dock(self)      # the Sweep tab (kernels.sweep on Dask), beside Diagnostics
-        from .reproduce_tab import add_reproduce_dock
         self.fig10 = add_reproduce_dock(self)       # Reproduce: paper 001 Fig. 10 / paper 000 layouts timings
-        from ..rng.panel import add_rng_dock
         self.rng_panel = add_rng_dock(self)    # paper 001's RNG: Table 1 and quality checks, beside Diagnostics
-        from .pfhub_tab import add_pfhub_dock
         self.pfhub = add_pfhub_dock(self)      # PFHub benchmark 1: F(t) on log–log axes, posted curves
 
         self._plot_timer = QTimer(self)
@@ -375,7 +376,6 @@ class CahnHilliardWorkspace(Workspace, QMainWindow):
             return (self.sim.field_numpy().copy(), self.sim.params, self.sim.t, self.sim.step_count)
 
     def _extra_figures(self):
-        from ..export import Figure
         return [Figure("Reproduce timings (paper 001 Fig. 10 / paper 000 layouts)", widget=self.fig10.plots)]
 
     def save_field(self, path=None):
