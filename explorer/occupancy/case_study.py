@@ -20,6 +20,7 @@ from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QFrame, 
 
 from kernels.errors import ExplorerError
 from kernels.occupancy import unstructured as U
+from kernels.occupancy.gpu import device_spec
 
 from ..colorbar import hover, plot_colorbar
 from ..jobs import FunctionJob
@@ -420,7 +421,6 @@ class CaseStudyWidget(QWidget):
         spec, label = None, "CC 9.0 (assumed 32 registers)"
         if self.gpu:
             try:
-                from kernels.occupancy.gpu import device_spec
                 spec = device_spec()
                 label = f"{spec.examples} (CC {spec.cc})"
             except ExplorerError:

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PyQt6.QtWidgets import QVBoxLayout, QWidget
 
 from ..colorbar import hover
+from ..theme import LECTURE_ACCENT, lecture_pen, set_title, style_plot
 
 CURVE_PEN = pg.mkPen("#1f5fa0", width=2)
 #: a sample's value holds back to the previous sample, (x[i-1], x[i]]: pyqtgraph's "left" steps
@@ -67,7 +68,6 @@ class OccupancyCharts(QWidget):
         return f"{title} {xs[i]:g} {unit}: occupancy {ys[i]:.1f} %"
 
     def set_lecture(self, on: bool) -> None:
-        from ..theme import LECTURE_ACCENT, lecture_pen, style_plot
         self.layout_widget.setBackground("k" if on else "w")
         for key, p in self.plots.items():
             style_plot(p, on)
@@ -77,7 +77,6 @@ class OccupancyCharts(QWidget):
             self.points[key].setPen(pg.mkPen("w" if on else "k", width=2 if on else 1))
             p.getAxis("left").setWidth(70 if on else None)
             unit = dict((k, u) for k, _t, u in AXES)[key]
-            from ..theme import set_title
             # lecture: "vs threads" … — at 16 pt "vs shared memory" made the charts wider than
             # a 1440-px screen's view ("vs shared memor" cut off)
             set_title(p, f"vs {LECTURE_X[key]}" if on else chart_title(unit), on)

@@ -8,8 +8,11 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PyQt6.QtCore import QEvent, QSize, Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QFont
-from PyQt6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
-                             QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+                             QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from kernels import launches
+from kernels.occupancy.gpu import app_kernel_table, block_size_sweep
 
 from ..widgets import plot_panel
 from .charts import CURVE_PEN
@@ -138,7 +141,6 @@ class KernelsTab(QWidget):
     def refresh_kernels(self) -> list[dict]:
         if self._device_spec is None:
             return []
-        from kernels.occupancy.gpu import app_kernel_table
         self.kernel_rows = app_kernel_table()
         self.kernels.setRowCount(len(self.kernel_rows))
         for i, r in enumerate(self.kernel_rows):
@@ -150,8 +152,6 @@ class KernelsTab(QWidget):
         return self.kernel_rows
 
     def compile_kernels(self) -> None:
-        from PyQt6.QtWidgets import QApplication
-        from kernels import launches
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             ran = launches.compile_all()           # the compilers the app registered (kernels.app_kernels)
@@ -171,9 +171,6 @@ class KernelsTab(QWidget):
     def measure_block_sizes(self, kind: str = "ch_point", size: int = 2048) -> list[dict]:
         if self._device_spec is None:
             return []
-        from PyQt6.QtWidgets import QApplication
-        from kernels import launches
-        from kernels.occupancy.gpu import block_size_sweep
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             rows = block_size_sweep(launches.sweep_case(kind, size), repeats=5)

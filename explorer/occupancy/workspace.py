@@ -21,12 +21,15 @@ from kernels.errors import ExplorerError
 from kernels.gpu.occupancy import kernel_resources
 from kernels.occupancy import choosers
 from kernels.occupancy.calculator import LABELS, RESOURCES, curve, default_axis, max_potential_block_size, occupancy
+from kernels.occupancy.gpu import device_spec
 from kernels.occupancy.specs import get_spec, known_ccs
 
 from .. import undo
 from ..export import Figure, guarded, save_figure, write_file
+from ..theme import LECTURE_PT
 from ..widgets import MessageBar, add_dock, fit_combos
 from ..workspace_api import Workspace
+from .case_study import CaseStudyWidget
 from .charts import AXES, OccupancyCharts
 from .kernels_tab import DEVICE, FittedTable, KernelsTab, plural, table_item
 
@@ -53,7 +56,6 @@ class OccupancyWorkspace(Workspace, QMainWindow):
         self._device_spec = None
         if backend.is_gpu:
             try:
-                from kernels.occupancy.gpu import device_spec
                 self._device_spec = device_spec()
             except ExplorerError:
                 self._device_spec = None
@@ -159,7 +161,6 @@ class OccupancyWorkspace(Workspace, QMainWindow):
         self.measure_plot = self.kernels_tab.measure_plot
         self.tabs.addTab(self.kernels_tab, "My kernels")
         self.tabs.addTab(self._build_papers_tab(), "Papers' choosers")
-        from .case_study import CaseStudyWidget          # paper 003's unstructured-grid case study
         self.case_study = CaseStudyWidget(backend)
         self.case_study.report = self._report_cursor
         self.tabs.addTab(self.case_study, "Case study (paper 003)")
@@ -459,7 +460,6 @@ class OccupancyWorkspace(Workspace, QMainWindow):
         for b in (self.btn_csv, self.btn_png):
             b.setVisible(not on)
         self.charts.set_lecture(on)
-        from ..theme import LECTURE_PT
         f = QFont(self._summary_font)
         if on:                             # its own font: three points above the lecture size
             f.setPointSizeF(LECTURE_PT + 3)

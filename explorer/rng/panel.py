@@ -5,19 +5,23 @@ runs as an :mod:`explorer.jobs` job so the window stays responsive.  ``state()``
 a JSON-able dict (settings)."""
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox,
-                             QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QTableWidget,
-                             QTableWidgetItem, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QFormLayout, QGridLayout, QGroupBox,
+                             QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
+                             QVBoxLayout, QWidget)
 
 from kernels.devices import offered_gpus
 from kernels.errors import ExplorerError
+from kernels.fileio import atomic_write, check_output_path
 from kernels.rng import quality as q
 from kernels.rng import streams as st
 
 from ..jobs import FunctionJob
+from ..widgets import scrolled
 
 COLUMNS = ("approach", "GPUs", "where", "streams", "numbers", "time (s)", "numbers/s", "→ 24·10⁹ (s)",
            "paper (s)", "paper row", "test vector")
@@ -299,9 +303,7 @@ class RNGPanel(QWidget):
         path = path or QFileDialog.getSaveFileName(self, "Export CSV", "rng_table1.csv", "CSV (*.csv)")[0]
         if not path:
             return None
-        import csv
 
-        from kernels.fileio import atomic_write, check_output_path
         try:
             check_output_path(path, (".csv",), "CSV file")
             with atomic_write(path, "w", newline="") as fh:
@@ -317,9 +319,6 @@ class RNGPanel(QWidget):
 
 def add_rng_dock(ws) -> RNGPanel:
     """The panel as a dock of a workspace (tabbed with its Diagnostics dock, in a scroll area)."""
-    from PyQt6.QtWidgets import QDockWidget
-
-    from ..widgets import scrolled
     bar = getattr(ws, "message_bar", None)
     panel = RNGPanel(ws.backend, bar.show_message if bar is not None else None)
     dock = QDockWidget("Random numbers (paper 001)", ws)
