@@ -1,0 +1,116 @@
+"""Imports inside functions say why (issue 37): a module of ``kernels``, ``cli`` or ``explorer`` that
+imports anything inside a function body has exactly one comment line starting
+``# Imports inside functions:`` with its module-level imports (before its first function or class),
+giving the reason: keeping ``--help`` or the app's start fast, or an optional library (CuPy, SciPy,
+libcellml …) optional.  A module without such imports has no such comment (it would be stale).
+
+:data:`NOT_YET` lists the modules still to be given their comment; the lead empties it."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from support.paths import ROOT
+
+PACKAGES = ("kernels", "cli", "explorer")
+MARK = "# Imports inside functions:"
+
+#: modules with imports inside functions and no comment yet (the lead empties this list)
+NOT_YET = frozenset({
+    "cli/apsp_options.py", "cli/flint.py", "cli/flint_options.py", "cli/flint_suite.py", "cli/flint_sweep.py",
+    "cli/graph.py", "cli/graph_bfs.py", "cli/graph_clustering.py", "cli/graph_fw.py", "cli/graph_reproduce.py",
+    "cli/graph_sssp.py", "cli/graph_view.py", "cli/headless_gl.py", "explorer/flint/run_form.py",
+    "explorer/flint/sbml_panel.py", "explorer/flint/trace_view.py", "explorer/graphs/bfs_evolution.py",
+    "explorer/graphs/cc_timing.py", "explorer/graphs/files.py", "explorer/graphs/graph_plots.py",
+    "explorer/graphs/render.py", "explorer/graphs/reproduce.py", "explorer/graphs/scene.py",
+    "explorer/graphs/sweep_tabs.py", "explorer/graphs/visuals.py", "explorer/graphs/workspace.py",
+    "kernels/cahn_hilliard/fig10.py", "kernels/cahn_hilliard/multigpu.py", "kernels/flint/adaptive_run.py",
+    "kernels/flint/ensemble/auto.py", "kernels/flint/ensemble/gpu.py", "kernels/flint/ensemble/rk.py",
+    "kernels/flint/ensemble/rodas_gpu.py", "kernels/flint/ensemble/rosenbrock.py", "kernels/flint/run.py",
+    "kernels/flint/runtimes/fused.py", "kernels/flint/runtimes/gpu.py", "kernels/flint/runtimes/host_c.py",
+    "kernels/flint/runtimes/memory.py", "kernels/flint/runtimes/translator.py", "kernels/flint/runtimes/tuning.py",
+    "kernels/flint/sbml/core.py", "kernels/flint/sbml/pycode.py", "kernels/flint/sbml/reader.py",
+    "kernels/flint/sbml/reference.py", "kernels/flint/sbml/roadrunner.py", "kernels/flint/sbml/simulate.py",
+    "kernels/flint/sbml/solver.py", "kernels/flint/sbml/system.py", "kernels/flint/schemes.py",
+    "kernels/graphs/algorithms/clustering.py", "kernels/graphs/algorithms/frontier.py",
+    "kernels/graphs/algorithms/overlays.py", "kernels/graphs/apsp/api.py", "kernels/graphs/apsp/bfs.py",
+    "kernels/graphs/apsp/core.py", "kernels/graphs/apsp/fw.py", "kernels/graphs/apsp/fw_core.py",
+    "kernels/graphs/apsp/fw_gpu.py", "kernels/graphs/apsp/fw_tune.py", "kernels/graphs/apsp/msbfs.py",
+    "kernels/graphs/apsp/multi.py", "kernels/graphs/apsp/sssp.py", "kernels/graphs/cuda/__init__.py",
+    "kernels/graphs/data/generators.py", "kernels/graphs/data/graph.py", "kernels/graphs/data/stats.py",
+    "kernels/graphs/experiments/bfs_evolution.py", "kernels/graphs/experiments/cc_timing.py",
+    "kernels/graphs/experiments/fw_sweep.py", "kernels/graphs/experiments/reproduce.py",
+    "kernels/graphs/experiments/sssp_table.py", "kernels/graphs/layout/__init__.py", "kernels/graphs/layout/force.py",
+    "kernels/graphs/layout/force_gpu.py", "kernels/graphs/layout/quality.py", "kernels/graphs/layout/spectral.py",
+    "kernels/sweep/base.py", "kernels/sweep/cluster.py", "kernels/sweep/commands.py", "kernels/sweep/flint_tasks.py",
+    "kernels/sweep/graph_tasks.py", "kernels/sweep/points.py", "kernels/sweep/run.py", "kernels/sweep/suite_tasks.py",
+    "kernels/sweep/tasks.py",
+})
+
+
+def function_imports(tree: ast.AST) -> list[int]:
+    """Line numbers of the import statements inside function bodies (at any depth)."""
+    out = []
+
+    def visit(node, inside):
+        for child in ast.iter_child_nodes(node):
+            if inside and isinstance(child, (ast.Import, ast.ImportFrom)):
+                out.append(child.lineno)
+            visit(child, inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    visit(tree, False)
+    return out
+
+
+def problems(text: str) -> list[str]:
+    """What is wrong with one module's source: the comment missing, repeated, placed after the first
+    function or class, or present without any import inside a function."""
+    tree = ast.parse(text)
+    inside = function_imports(tree)
+    marks = [i for i, line in enumerate(text.splitlines(), 1) if line.startswith(MARK)]
+    first_def = min((n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                   ast.ClassDef))), default=None)
+    if inside and not marks:
+        return [f"imports inside functions (line {inside[0]}) without a '{MARK} <why>' comment"]
+    if not inside and marks:
+        return [f"'{MARK}' comment (line {marks[0]}) but no import inside a function"]
+    out = []
+    if len(marks) > 1:
+        out.append(f"{len(marks)} '{MARK}' comments (lines {marks}); one per module")
+    if marks and first_def is not None and marks[0] > first_def:
+        out.append(f"the '{MARK}' comment (line {marks[0]}) is below the first function or class "
+                   f"(line {first_def}); put it with the module-level imports")
+    return out
+
+
+def modules() -> dict[str, Path]:
+    return {p.relative_to(ROOT).as_posix(): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+
+
+def test_the_check_finds_a_missing_stale_or_misplaced_comment():
+    bare = "import os\n\n\ndef f():\n    import json\n    return json\n"
+    assert problems(bare) and "without" in problems(bare)[0]
+    said = f"{MARK} keep --help fast.\nimport os\n\n\ndef f():\n    import json\n    return json\n"
+    assert problems(said) == []
+    stale = said.replace("    import json\n", "")
+    assert "but no import inside a function" in problems(stale)[0]
+    late = "import os\n\n\ndef f():\n    import json\n    return json\n" + MARK + " why\n"
+    assert "below the first function" in problems(late)[0]
+    twice = MARK + " a\n" + said
+    assert "one per module" in problems(twice)[0]
+    nested = "class A:\n    def m(self):\n        def g():\n            from . import x\n        return g\n"
+    assert problems(nested) and function_imports(ast.parse(nested)) == [4]
+
+
+def test_every_module_with_imports_inside_functions_says_why():
+    bad = [f"{name}: {why}" for name, path in modules().items() if name not in NOT_YET
+           for why in problems(path.read_text(encoding="utf-8"))]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_YET))
+def test_not_yet_lists_only_modules_still_to_do(name):
+    path = ROOT / name
+    assert path.exists(), f"{name} is gone: remove it from NOT_YET"
+    assert problems(path.read_text(encoding="utf-8")), f"{name} is done: remove it from NOT_YET"
