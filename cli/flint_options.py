@@ -20,7 +20,10 @@ def add_axes(p, command: str) -> None:
     if command == "flint":
         auto_m, auto_e = "euler", f"auto: {AUTO_HELP}"
     else:
-        auto_m, auto_e = "the engine's first method", "auto: numpy (the CPU reference), or the engine offering --method"
+        own = " / ".join(e for e in engine_table(command) if engine_named(e).backend("auto"))
+        auto_m = f"lsoda on numpy; on {own} the engine's own pick (dopri5, rodas4 for a stiff model)"
+        auto_e = ("auto: numpy (the CPU reference), or the engine offering --method; it follows --backend "
+                  "(gpu: ts first)")
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"the integrator; auto (default) = {auto_m}. {methods_help(command)}")
     p.add_argument("--engine", default=None, metavar="ENGINE",
