@@ -368,3 +368,24 @@ def test_compiler_panel_compiles_in_the_background(qtbot, tmp_path, rng):
     panel.set_option("cse", False)
     qtbot.waitUntil(lambda: not panel.busy() and not panel.prog.options.cse, timeout=30000)
     assert all(b.toolTip() for b in (panel.bt_csv, panel.bt_chart, *panel.checks.values()))
+
+
+def test_trace_view_marks_events_on_the_time_axis(qtbot, rng):
+    """set_events draws one dashed vertical line a firing (at most MAX_EVENT_MARKERS), under the traces;
+    a new run (begin) and an empty list take them away."""
+    from explorer.flint.trace_view import MAX_EVENT_MARKERS, TraceView
+    view = TraceView()
+    qtbot.addWidget(view)
+    view.begin(["x"], 2)
+    times = np.sort(rng.uniform(0, 50, int(rng.integers(3, 20))))
+    view.set_events(times)
+    items = view.plot.getPlotItem().items
+    assert [m.value() for m in view.event_markers] == list(times) and all(m in items for m in view.event_markers)
+    assert all(m.angle == 90 and m.zValue() < 0 for m in view.event_markers)
+    view.set_events(np.arange(MAX_EVENT_MARKERS + 7, dtype=float))
+    assert len(view.event_markers) == MAX_EVENT_MARKERS and len(view.event_times) == MAX_EVENT_MARKERS + 7
+    view.begin(["x"], 1)
+    assert not view.event_markers and not len(view.event_times)
+    view.set_events(times)
+    view.set_events([])
+    assert not view.event_markers and not any(m in view.plot.getPlotItem().items for m in view.event_markers)
