@@ -15,14 +15,14 @@ a string that cannot be read becomes a new base unit of that (sanitised) name.  
 numbers are written as piecewise(1, c; 0) and a numeric condition c as c ≠ 0."""
 from __future__ import annotations
 
-# Imports inside functions: libcellml stays optional (needed only to read or write CellML).
+# Imports inside functions: libcellml stays optional (needed only to read or write CellML), and the CellML
+# checker (xml.etree) loads only when CellML is read, to keep `--help` fast.
 import ast as pyast
 import math
 import re
 
 from .. import filegate
 from ..errors import InvalidParameter
-from .cellml_check import check_all, check_imports, parse, strip_markup
 from .expr import from_ast, evaluate
 from .model import Model
 
@@ -62,6 +62,7 @@ def read_cellml(text: str, source: str = "", base_dir: str | None = None, allow_
     dropped; cyclic or undefined units; ``<apply>`` without an operator; imports inside
     ``base_dir`` unless ``allow_outside``, each imported file through the gate); the imported
     files are appended to ``files_read`` when given."""
+    from .cellml_check import check_all, check_imports, parse, strip_markup
     try:
         import libcellml as lc
     except ImportError as exc:               # pragma: no cover
