@@ -62,18 +62,24 @@ def _run(model, opts=None, n=4, steps=300, integrator="euler", network=None, mem
     return sim.advance(steps, 0.01, every=50)[1], sim
 
 
+# Bit-identity shows at any length: 300 Euler / 30 RK4 steps (6 recorded rows each) cover the upstroke.
+_OPT_RUNS = {"euler": dict(integrator="euler", steps=300), "rk4": dict(integrator="rk4", steps=30),
+             "ring": dict(network=Network("ring", 6, "V", 1.0), n=6, steps=300)}
+
+
+@pytest.fixture(scope="module")
+def all_optimisations_on(lr):
+    """The traces with every optimisation on, computed once for all flags (they do not depend on it)."""
+    return {k: _run(lr, CompileOptions(), **kw)[0] for k, kw in _OPT_RUNS.items()}
+
+
 @pytest.mark.parametrize("flag", CompileOptions.names())
-def test_each_optimisation_off_gives_identical_traces(lr, flag):
+def test_each_optimisation_off_gives_identical_traces(lr, flag, all_optimisations_on):
     """Every optimisation on/off: bit-identical traces from the bytecode interpreter (ensemble + ring)."""
     off = dataclasses.replace(CompileOptions(), **{flag: False})
-    for integ in ("euler", "rk4"):
-        a, _ = _run(lr, CompileOptions(), integrator=integ, steps=600 if integ == "euler" else 60)
-        b, sb = _run(lr, off, integrator=integ, steps=600 if integ == "euler" else 60)
-        assert np.array_equal(a, b), flag
-    ring = Network("ring", 6, "V", 1.0)
-    a, _ = _run(lr, CompileOptions(), network=ring, n=6, steps=600)
-    b, _ = _run(lr, off, network=ring, n=6, steps=600)
-    assert np.array_equal(a, b), flag
+    for key, kw in _OPT_RUNS.items():
+        b, _ = _run(lr, off, **kw)
+        assert np.array_equal(all_optimisations_on[key], b), (flag, key)
 
 
 def test_optimisations_change_the_bytecode(lr):
@@ -88,8 +94,8 @@ def test_optimisations_change_the_bytecode(lr):
 
 
 def test_numpy_runtime_matches_bytecode_interpreter(lr):
-    a, _ = _run(lr, bytecode=True, steps=1500)
-    b, _ = _run(lr, bytecode=False, steps=1500)
+    a, _ = _run(lr, bytecode=True, steps=400)
+    b, _ = _run(lr, bytecode=False, steps=400)
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
