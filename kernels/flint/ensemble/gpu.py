@@ -17,12 +17,12 @@ import numpy as np
 
 from ... import gpu
 from ...errors import BackendUnavailable, InvalidParameter, SimulationBlowUp, Unsupported
-from .rk import M64, MAX_EVENTS_AT_ONCE, MAX_STEPS, MAXP, Problem
+from .rk import M64, MAX_EVENTS_AT_ONCE, MAX_STEPS, Problem, queue_capacity
 from ..runtimes.codegen import NVRTC_OPTIONS, expr_code, interpreter_source
 
 DOPRI_SOURCE = files(__package__) / "ensemble_rk.cu"     # package data (importlib.resources)
 FLAVOURS = ("ts", "is")
-MAX_GPU_EVENTS = 128     # the kernel's event tables and loops are sized at compile time
+MAX_GPU_EVENTS = 256     # the kernel's event tables and loops are sized at compile time
 FIRED_LOG = 64           # event executions kept per member when integrate_gpu(fired=...) asks for them
 
 
@@ -31,8 +31,7 @@ def _arr(name: str, vals) -> str:
     return f"static __device__ const int {name}[{len(vals)}] = {{{', '.join(str(int(v)) for v in vals)}}};"
 
 
-CONSTS = (f"#define MAX_STEPS {MAX_STEPS}\n#define MAX_EVENTS_AT_ONCE {MAX_EVENTS_AT_ONCE}\n"
-          f"#define MAXP {MAXP}")
+CONSTS = f"#define MAX_STEPS {MAX_STEPS}\n#define MAX_EVENTS_AT_ONCE {MAX_EVENTS_AT_ONCE}"
 SIZES = ("NS", "NW", "NE", "NE1", "NAUX", "NOBS", "MAXA", "HW")
 TABLES = ("W_IDX", "G_IDX", "O_IDX", "EV_NA", "EV_VAL", "EV_CONC", "EV_TGT", "EV_PRIO", "EV_PERS", "EV_INIT",
           "EV_UVFTT", "EV_DELAY")
@@ -71,7 +70,7 @@ def tables(pb: Problem) -> str:
     sizes, tabs = layout(pb)
     lines = [f"#define {k} {v}" for k, v in sizes.items()]
     lines += [f"#define {k}_CAP {k}" for k in ("NS", "NW", "NE1", "NAUX", "MAXA")]
-    lines.append(f"#define MAXV_CAP {max_values(pb)}")
+    lines.append(f"#define MAXV_CAP {max_values(pb)}\n#define MAXP {queue_capacity(pb.core)}")
     lines += [CONSTS] + [_arr(k, v) for k, v in tabs.items()]
     return "\n".join(lines)
 
@@ -88,6 +87,7 @@ def is_caps(pb: Problem) -> dict:
     caps = {f"{k}_CAP": _cap(sizes[k], lo) for k, lo in (("NS", 8), ("NW", 8), ("NE1", 8), ("NAUX", 16))}
     caps["MAXA_CAP"] = _cap(sizes["MAXA"], 4)
     caps["MAXV_CAP"] = _cap(max_values(pb), 4)
+    caps["MAXP"] = _cap(queue_capacity(pb.core), 64)
     caps["NSLOT"] = _cap(max(p.n_slots, q.n_slots, 1), 32)
     caps["STACK"] = _cap(max(p.stack_depth, q.stack_depth, 2), 16)
     return caps
@@ -247,7 +247,8 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
     if np.any(status == 2):
         raise SimulationBlowUp(f"{src}: step size underflow")
     if np.any(status == 5):
-        raise Unsupported(f"{src}: more than {MAXP} event instances pending at once (the kernel's queue holds {MAXP})")
+        q = queue_capacity(pb.core) if flavour == "ts" else is_caps(pb)["MAXP"]
+        raise Unsupported(f"{src}: more than {q} event instances pending at once (the kernel's queue holds {q})")
     if np.any(status == 6):
         raise InvalidParameter(f"{src}: an event delay is negative or undefined at its trigger time")
     if np.any(status == 3):

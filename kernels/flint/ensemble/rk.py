@@ -20,7 +20,7 @@ Algorithm (Hairer, Nørsett & Wanner, *Solving ODEs I*, 2nd ed., §II.4–II.6 a
     recomputed).  Outputs at an event time get the post-event values.
   * events (SBML L3V2 §4.11), per member: a rising trigger schedules an instance at t + delay (the
     delay, and the assignment values if useValuesFromTriggerTime, evaluated at the trigger time) in
-    the member's queue of at most MAXP pending instances; a falling trigger cancels the pending
+    the member's queue of at most queue_capacity() pending instances; a falling trigger cancels the pending
     instances of a non-persistent event; steps end at the earliest pending time; the due instances
     execute one at a time — highest priority first, equal finite priorities in random order (the
     member's SplitMix64 stream of ``seed``), otherwise by (time, event, scheduling order) — with the
@@ -54,7 +54,7 @@ D = (-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799, -10690763975 / 
 SAFE, FACL, FACR, BETA = 0.9, 0.2, 10.0, 0.04
 MAX_STEPS = 200_000        # per member; beyond it the member is refused as (probably) stiff
 MAX_EVENTS_AT_ONCE = 1000  # event executions at one instant (cascade limit)
-MAXP = 64                  # pending event instances per member (delayed events; the kernel's queue)
+MAXP = 64                  # pending event instances per member, at least (the kernel's queue; see queue_capacity)
 NSAMPLE = 4                # watch samples per accepted step (dense output at 1/4, 1/2, 3/4 and the end)
 
 
@@ -187,6 +187,11 @@ def mix64(z: int) -> int:
     return z ^ (z >> 31)
 
 
+def queue_capacity(core) -> int:
+    """The pending event instances a member may hold: MAXP, or twice the events when more."""
+    return max(MAXP, 2 * core.n_events)
+
+
 def member_key(seed: int, m: int) -> int:
     """The random stream of member ``m`` under ``seed``: its k-th draw is mix64(key + k)."""
     return mix64((mix64(int(seed) & M64) + int(m)) & M64)
@@ -228,9 +233,9 @@ def update(pb, es, A, w, t):
             if not d >= 0:
                 raise InvalidParameter(f"{pb.core.source}: event {ev.id}: delay {d} is negative or undefined "
                                        f"at t={t}")
-            if len(es.pend) >= MAXP:
-                raise Unsupported(f"{pb.core.source}: more than {MAXP} event instances pending at once "
-                                  f"(the GPU kernel's queue holds {MAXP})")
+            if len(es.pend) >= queue_capacity(pb.core):
+                raise Unsupported(f"{pb.core.source}: more than {queue_capacity(pb.core)} event instances pending "
+                                  f"at once (the GPU kernel's queue holds that many)")
             es.seq += 1
             vals = [float(A[v][0]) for v in ev.values] if ev.use_trigger_time_values else None
             es.pend.append([t + d, es.seq, k, vals])
@@ -353,7 +358,7 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
     end at its next pending event time, where the due instances execute.  ``seed``: the random order
     of events of equal priority (member m draws from ``member_key(seed, m)``, as the kernel does).
     ``fired``: a list to which every event execution is appended as (member, t, event index).
-    Raises Unsupported when a member needs more than ``max_steps`` steps (stiff) or more than MAXP
+    Raises Unsupported when a member needs more than ``max_steps`` steps (stiff) or more than queue_capacity
     pending instances, and SimulationBlowUp when the step size underflows."""
     times = np.asarray(times, dtype=float)
     if times.ndim != 1 or not len(times) or np.any(np.diff(times) < 0) or times[0] < 0:

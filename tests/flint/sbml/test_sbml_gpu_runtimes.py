@@ -268,12 +268,16 @@ def test_is_kernel_source_depends_only_on_the_size_class():
 
 
 def test_gpu_problem_refuses_too_many_events():
-    """Suite case 01466 has 201 events: over the GPU kernel's 128, refused by name before compiling."""
+    """More events than the kernel's tables hold (MAX_GPU_EVENTS): refused by name before compiling."""
     from kernels.errors import Unsupported
     from kernels.flint.ensemble.gpu import MAX_GPU_EVENTS, gpu_problem
-    (c,) = suite.discover(_suite(), ["01466"])
-    s = c.settings
-    core = lower_system(c.model, s.variables, set(s.amount), set(s.concentration))
-    assert len(core.events) > MAX_GPU_EVENTS
-    with pytest.raises(Unsupported, match=r"201 events .*at most 128"):
+    n = MAX_GPU_EVENTS + 1
+    m = 'xmlns="http://www.w3.org/1998/Math/MathML"'
+    tm = '<csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol>'
+    ev = "".join(f'<event id="e{i}" useValuesFromTriggerTime="true"><trigger initialValue="true" persistent="true">'
+                 f'<math {m}><apply><gt/>{tm}<cn>{i}</cn></apply></math></trigger><listOfEventAssignments>'
+                 f'<eventAssignment variable="A"><math {m}><cn>{i}</cn></math></eventAssignment>'
+                 f'</listOfEventAssignments></event>' for i in range(n))
+    core = lower_system(_sbml(_sp("A", 1.0), events=f"<listOfEvents>{ev}</listOfEvents>"), ["A"], {"A"}, set())
+    with pytest.raises(Unsupported, match=rf"{n} events .*at most {MAX_GPU_EVENTS}"):
         gpu_problem(core)
