@@ -2,12 +2,16 @@
 :mod:`kernels.flint.ensemble.rk`).
 
 One CUDA thread integrates one ensemble member with Dormand–Prince 5(4), dense output and events
-by root finding.  The model enters as two device functions, ``model_rhs`` and ``model_aux``:
+by root finding; each member keeps its own queue of pending event instances (delays, persistence,
+priorities, seeded random order of equal priorities, t0 firing, trigger-time values: the rules of
+:mod:`.rk`).  The model enters as two device functions, ``model_rhs`` and ``model_aux``:
   * TS (translator): the compiled programs printed as C statements by ``runtimes.expr_code`` —
     the same printer as the fixed-step TS kernels;
   * IS (interpreter): the project's bytecode interpreter ``flint_exec`` (``flint_is.cu``), run on the
     right-hand-side program and on the aux program (watch, gaps, event values, observables).
-Sources are built here and compiled with NVRTC through CuPy (``--fmad=false``).
+Sources are built here and compiled with NVRTC through CuPy (``--fmad=false``) on the GPU, or by the
+host C++ compiler through :mod:`kernels.gpu.host` (engines ``c`` = TS, ``c-is`` = IS: the same
+source run on the CPU, :func:`integrate_host`, :func:`simulate_file_c`, :func:`simulate_file_c_is`).
 """
 from __future__ import annotations
 
