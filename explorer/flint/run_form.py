@@ -104,22 +104,25 @@ def fixed_methods(engine: str) -> list[str]:
     return [m for m in engine_table("flint").get(engine, FIXED_METHODS) if m in FIXED_METHODS]
 
 
-def sbml_engines(gpu: bool, ensemble: bool) -> list[str]:
+def sbml_engines(gpu: bool, ensemble: bool, stiff_only: bool = False) -> list[str]:
     """The Engine box for an SBML model with events: auto, the ensemble engines that can run here
-    (``ensemble``: the model lowers to the ODE core) and numpy (always: lsoda, the reference)."""
+    (``ensemble``: the model lowers to the ODE core; ``stiff_only``: only as the DAE / delay core that
+    Rodas4 runs) and numpy (always: lsoda, the reference)."""
     out = [AUTO]
     if ensemble:
-        out += [e for m in ensemble_methods() for e in available_engines(m, None if gpu else "cpu")]
+        out += [e for m in ensemble_methods() if not stiff_only or m == "rodas4"
+                for e in available_engines(m, None if gpu else "cpu")]
     out.append("numpy")
     return list(dict.fromkeys(out))
 
 
-def sbml_methods(engine: str, ensemble: bool) -> list[str]:
+def sbml_methods(engine: str, ensemble: bool, stiff_only: bool = False) -> list[str]:
     """The methods ``engine`` offers an SBML model with events: the engine's own auto (Dormand–Prince,
     Rodas4 when stiff) where it has one, the ensemble methods (when the model lowers) and, on numpy or
     auto, lsoda (the SBML reference simulator)."""
     table = engine_table("flint-suite")
-    ms = [m for m in ensemble_methods() if ensemble and (engine == AUTO or m in table.get(engine, ()))]
+    ms = [m for m in ensemble_methods() if ensemble and (engine == AUTO or m in table.get(engine, ()))
+          and (not stiff_only or m == "rodas4")]
     if ensemble and engine != AUTO and engine_offers_auto(engine):     # the engine's own pick, first
         ms.insert(0, AUTO)
     if engine in (AUTO, "numpy"):
@@ -141,6 +144,7 @@ class FlintRunForm(QWidget):
         self.gpu = bool(gpu)
         self.sbml = False                 # an SBML model with events (ensemble engines or the reference)
         self.ensemble = False             # … that the ensemble engines take
+        self.stiff_only = False           # … as the DAE / delay core only (Rodas4, auto)
         self._engine_before = ""
         self._quiet = 0                   # > 0 while the form sets its own widgets (no edited signal)
         form = self.layout_ = QFormLayout(self)
@@ -269,7 +273,7 @@ class FlintRunForm(QWidget):
     def _offer_methods(self, *_a) -> None:
         """The Method box offers the methods of the chosen engine (the current one kept when offered)."""
         engine = self.cb_engine.currentText()
-        ms = sbml_methods(engine, self.ensemble) if self.sbml else fixed_methods(engine)
+        ms = sbml_methods(engine, self.ensemble, self.stiff_only) if self.sbml else fixed_methods(engine)
         w, cur = self.cb_method, self.cb_method.currentText()
         if [w.itemText(i) for i in range(w.count())] == ms:
             return
@@ -377,16 +381,17 @@ class FlintRunForm(QWidget):
             self.layout_.setRowVisible(self.widgets[key], not on)
 
     def set_sbml_mode(self, recordable: list | None, default_record: str = "", ensemble: bool = False,
-                      varied: list | None = None) -> None:
+                      varied: list | None = None, stiff_only: bool = False) -> None:
         """An SBML model with events, with ``recordable`` variables (None: back to the fixed-step
         engines): ``ensemble`` when the adaptive ensemble engines take it (the Engine box offers them,
         else numpy's lsoda, the reference simulator, alone); ``varied``: the parameters an ensemble can
         vary.  The fixed-step-only controls are disabled and say why, dt is the output interval; the
-        previous engine comes back on leaving."""
+        previous engine comes back on leaving.  ``stiff_only``: the ensemble engines take it only as the
+        DAE / delay core (algebraic rules, fast reactions, delays): Rodas4 and the engines' auto."""
         with self.silent():
-            self._sbml_mode(recordable, default_record, ensemble, varied or [])
+            self._sbml_mode(recordable, default_record, ensemble, varied or [], stiff_only)
 
-    def _sbml_mode(self, recordable, default_record, ensemble, varied) -> None:
+    def _sbml_mode(self, recordable, default_record, ensemble, varied, stiff_only=False) -> None:
         on = recordable is not None
         if on:
             self.model = None
@@ -398,14 +403,14 @@ class FlintRunForm(QWidget):
             self.cb_vary.addItems(["(none)"] + (list(varied) if ensemble else []))
             if not self.sbml:
                 self._engine_before = self.cb_engine.currentText()
-            self.sbml, self.ensemble = True, bool(ensemble)
-            self._fill_engines(sbml_engines(self.gpu, self.ensemble), "flint-suite")
+            self.sbml, self.ensemble, self.stiff_only = True, bool(ensemble), bool(stiff_only)
+            self._fill_engines(sbml_engines(self.gpu, self.ensemble, self.stiff_only), "flint-suite")
             self.cb_engine.setCurrentIndex(0)
             self.cb_method.setCurrentIndex(0)
             if self.cb_net.currentText() != "ensemble":
                 self.cb_net.setCurrentText("ensemble")
         elif self.sbml:
-            self.sbml, self.ensemble = False, False
+            self.sbml, self.ensemble, self.stiff_only = False, False, False
             self._fill_engines(gui_engines(self.gpu), "flint")
             self.cb_engine.setCurrentIndex(max(self.cb_engine.findText(self._engine_before), 0))
             for key in ENSEMBLE_ONLY:

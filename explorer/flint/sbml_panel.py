@@ -42,7 +42,10 @@ def open_sbml(path) -> tuple:
         ref, ref_why = load_reference(path), ""
     except (ExplorerError, OSError, ImportError) as exc:
         ref, ref_why = None, str(exc)
-    return ref, ensemble_refusal(path), ref_why
+    why = ensemble_refusal(path)
+    if why is not None and ensemble_refusal(path, full=True) is None:     # a DAE / delays: Rodas4 takes it
+        why = None
+    return ref, why, ref_why
 
 
 class SbmlPanel(QLabel):
@@ -55,6 +58,7 @@ class SbmlPanel(QLabel):
         self.why = ""
         self.ensemble_why = None          # why the ensemble engines refuse the model (None: they take it)
         self.varied: list[str] = []       # the constant parameters an ensemble can vary
+        self.stiff_only = False           # only Rodas4 / auto take it (algebraic rules, fast reactions, delays)
         self._edits: dict[str, float] = {}
         self.setWordWrap(True)
         self.setToolTip(TOOLTIP)
@@ -71,9 +75,11 @@ class SbmlPanel(QLabel):
         self.ref, self.why, self.ensemble_why, self._edits = ref, why, ensemble_why, {}
         self.varied = []
         why, ensemble_why = html.escape(why), html.escape(ensemble_why) if ensemble_why else ensemble_why  # rich text
+        self.stiff_only = False
         if ensemble_why is None:
-            from kernels.flint.adaptive_run import lower
-            self.varied = [p for p in lower(ref.path, []).param_ids if p in ref.editable]
+            from kernels.flint.adaptive_run import ensemble_refusal, lower
+            self.stiff_only = ensemble_refusal(ref.path) is not None
+            self.varied = [p for p in lower(ref.path, [], self.stiff_only).param_ids if p in ref.editable]
             self.setText(f"<b>SBML model with events</b>: {ref.name} runs as an ensemble on the adaptive engines "
                          f"(events by root finding, marked on the time axis); lsoda on numpy is the reference "
                          f"simulator. dt is the output interval. (Not on the fixed-step engines: {why}.)")

@@ -200,7 +200,8 @@ class FlintWorkspace(Workspace, QWidget):
             values, roles, fixed = self.sbml_panel.parameters()
             self.table.show_parameters(ref.name, values, roles, "role", fixed)
             self.form.set_sbml_mode(ref.recordable, ref.default_record()[0] if ref.recordable else "",
-                                    ensemble=self.sbml_panel.ensemble(), varied=self.sbml_panel.varied)
+                                    ensemble=self.sbml_panel.ensemble(), varied=self.sbml_panel.varied,
+                                    stiff_only=self.sbml_panel.stiff_only)
             self.stim.bind(None)
             self._show_flint_mode(False)
         self.listing.setPlainText(self.sbml_panel.listing_text())

@@ -34,6 +34,8 @@ from .run import Vary
 
 #: the adaptive methods the ensemble engines run (the flint-suite table's, less the reference simulator's)
 DEFAULT_METHOD = "dopri5"
+#: methods that run the full core (algebraic rules and fast reactions as a DAE, delays): :func:`lower`
+FULL_CORE_METHODS = ("rodas4", "auto")
 #: the first prefix streamed is about 1/FIRST_PREFIX of the output grid; each next one GROWTH times longer
 FIRST_PREFIX, GROWTH = 256, 4
 #: most output points × recorded variables × members one run keeps
@@ -160,7 +162,7 @@ class EnsembleRun:
             from .sbml.reference import load_reference
             record = list(self.record) or load_reference(self.path).default_record()
             object.__setattr__(self, "record", tuple(record))
-            object.__setattr__(self, "core", lower(self.path, record))
+            object.__setattr__(self, "core", lower(self.path, record, full=method in FULL_CORE_METHODS))
         for k, _v in params + tuple((v.param, 0.0) for v in vary):
             if k not in self.core.param_ids:
                 raise InvalidParameter(f"{k!r} is not a constant parameter of {self.core.source} (the ones an "
@@ -253,18 +255,22 @@ class EnsembleRun:
         return cls(**kw)
 
 
-def lower(path, record) -> object:
+def lower(path, record, full: bool = False) -> object:
     """The ODE core of the SBML model at ``path`` observing ``record`` (Unsupported saying what is
-    outside it)."""
+    outside it); ``full``: with algebraic rules and fast reactions as a DAE and the delay csymbol
+    (``lower_system(dae=True, delays=True)``: what Rodas4 and method auto run)."""
     from .sbml.core import lower_system
+    if full:
+        return lower_system(str(path), list(record), set(), set(), dae=True, delays=True)
     return lower_system(str(path), list(record), set(), set())
 
 
-def ensemble_refusal(path) -> str | None:
-    """None when the ensemble engines take the SBML model at ``path``, else one line saying why not."""
+def ensemble_refusal(path, full: bool = False) -> str | None:
+    """None when the ensemble engines take the SBML model at ``path`` (``full``: with Rodas4 / auto, see
+    :func:`lower`), else one line saying why not."""
     from ..errors import ExplorerError
     try:
-        lower(path, [])
+        lower(path, [], full)
     except (ExplorerError, ValueError, KeyError) as exc:
         return str(exc)
     return None

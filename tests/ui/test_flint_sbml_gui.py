@@ -212,3 +212,22 @@ def test_suite_event_case_opens_the_way_biomodels_does(flint_ws, tmp_path):
         assert opened and ws.form.reference() and ensemble_why in text
     else:
         assert not opened and text.startswith("cannot run 00987") and ensemble_why in text and ref_why in text
+
+
+def test_algebraic_rule_model_opens_on_rodas4(flint_ws, qtbot):
+    """A model with an algebraic rule (suite case 00039): only the DAE core takes it, so the Method box
+    offers rodas4 (and lsoda); the run equals the suite's expected values."""
+    import csv
+    case = SHARED / "sbml-test-suite" / "cases" / "00039" / "00039-sbml-l3v2.xml"
+    if not case.is_file():
+        pytest.skip(f"{case} (SBML Test Suite) is not present")
+    ws = flint_ws
+    assert ws.open_field(str(case)) and ws.sbml_panel.ensemble() and ws.sbml_panel.stiff_only
+    methods = [ws.form.cb_method.itemText(i) for i in range(ws.form.cb_method.count())]
+    assert methods == ["rodas4", "lsoda"] and not ws.form.reference()
+    ws.form.set_controls({"t_end": 8.0, "dt": 0.16, "record": "S1"})
+    ws.run()
+    _wait_done(qtbot, ws)
+    want = np.array([float(r["S1"]) for r in csv.DictReader(case.with_name("00039-results.csv").open())])
+    assert ws.cfg["run"].method == "rodas4" and ws.samples.shape == (len(want), 1, 1)
+    np.testing.assert_allclose(ws.samples[:, 0, 0], want, rtol=1e-4, atol=1e-4)
