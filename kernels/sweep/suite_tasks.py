@@ -22,7 +22,7 @@ from typing import Callable
 
 from ..errors import InvalidParameter
 from .run import Sweep
-from .base import SweepTask, register
+from .base import SweepTask
 
 TIMEOUT_MESSAGE = "timed out after {timeout:g} s (worker killed)"
 _QUIET = {"done": False}
@@ -37,7 +37,6 @@ def _silence() -> None:
         _QUIET["done"] = True
 
 
-@register
 class SBMLCaseTask(SweepTask):
     """One SBML Test Suite case per point ``{"case": "00001", "folder": "…/cases"}``: the worker loads
     the case from its folder (``suite.load_case``) and runs it (``suite.run_case``)."""
