@@ -9,7 +9,8 @@
 //   struct JacCtx, JAC_ARGS, JAC_CTX;
 //   model_jac(const JacCtx&, double t, const double* y, double* J /*NS×NS, row-major*/, double* T /*∂f/∂t*/)
 //   RO_MAX_STEPS, RO_MASS[NS] (0 on algebraic rows), RO_NALG, RO_NALG_CAP, RO_ALG[] (algebraic rows),
-//   RO_ND, RO_ND_CAP, RO_HCAP, RO_DQ[] RO_DX[] RO_DD[] (delays: state of q_k, aux indices of x_k and d_k).
+//   RO_ND, RO_ND_CAP, RO_HCAP, RO_DQ[] RO_DX[] RO_DD[] RO_DXP[] (delays: state of q_k, aux indices of x_k, d_k
+//   and of x_k with rates 0, its value before t0).
 // From ensemble_rk.cu: EvState, dp_events_init (empty queue, watch with the triggers' initialValue, seed, log),
 // dp_process, dp_next_time (earliest pending execution time), dp_record, dp_watch_same.
 
@@ -114,7 +115,7 @@ __device__ void ro_fill(const Ctx& c, RoHist& H, double t, const double* y, doub
             double tau = t - a[RO_DD[k]];
             ro_hist_state(c, H, tau, t, yf, yh);
             model_aux(c, tau, yh, a2);
-            yf[RO_DQ[k]] = a2[RO_DX[k]];
+            yf[RO_DQ[k]] = a2[tau < 0.0 ? RO_DXP[k] : RO_DX[k]];      // before t0: x with rates 0
         }
     }
 }

@@ -4,8 +4,8 @@ Contract.  A core lowered with ``lower_system(delays=True)`` has, per delay(x, d
 and aux outputs x_k, d_k (``CoreSystem.delayed``).  Before every evaluation of the model at (t, y)
 the integrator sets q_k = x_k(τ, y(τ)) with τ = t − d_k(t, y), y(τ) read from the member's history:
 
-* τ < 0: the initial state (the values before the start are the initial values, the SBML Test Suite's
-  convention, as the CPU reference);
+* τ < 0: the initial state, and x_k with its rates 0 (the values before the start are the initial
+  values, the SBML Test Suite's convention, as the CPU reference);
 * a stored step [t0, t0 + h] containing τ: its dense output (the latest such step: after an event the
   new branch);
 * beyond the last stored step: linear interpolation to the current (t, y) (τ inside the step being
@@ -76,10 +76,10 @@ def fill(pb, hist: History, t, Y, cols, aux):
         col = [mem]
         for _ in range(len(pb.core.delayed)):        # a delay may read another delayed value: one pass each
             A = aux(tt[j], Y[:, j:j + 1], col)
-            for qi, xn, dn in pb.core.delayed:
+            for qi, xn, dn, xpn in pb.core.delayed:
                 tau = tt[j] - float(A[dn][0])
                 yh = np.array(hist.state(mem, tau, tt[j], Y[:, j]), dtype=float)
-                Y[qi, j] = float(aux(tau, yh[:, None], col)[xn][0])
+                Y[qi, j] = float(aux(tau, yh[:, None], col)[xpn if tau < 0.0 else xn][0])
     return Y
 
 
@@ -87,7 +87,7 @@ def step_bound(core) -> float:
     """Half the smallest delay that is a constant or a constant parameter (the reference bounds its
     steps by half the smallest constant delay); inf when none."""
     ds = [core.delay_hmax * 2.0]
-    for _, _, dn in core.delayed:
+    for _, _, dn, _ in core.delayed:
         e = core.aux.assigns.get(dn)
         if e is not None and e.op == "const":
             ds.append(float(e.value))

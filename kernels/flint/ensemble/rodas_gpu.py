@@ -40,8 +40,8 @@ def jac_source(pb: StiffProblem) -> str:
     dl = list(getattr(pb.core, "delayed", []))
     tab = lambda name, vals: f"static __device__ const int {name}[{max(len(vals), 1)}] = {{{', '.join(map(str, vals or [0]))}}};\n"  # noqa: E731
     delays = (f"#define RO_ND {len(dl)}\n#define RO_ND_CAP {max(len(dl), 1)}\n#define RO_HCAP {HCAP}\n"
-              + tab("RO_DQ", [q for q, _, _ in dl]) + tab("RO_DX", [pb.aux_index[x] for _, x, _ in dl])
-              + tab("RO_DD", [pb.aux_index[d] for _, _, d in dl]))
+              + tab("RO_DQ", [q for q, *_ in dl]) + tab("RO_DX", [pb.aux_index[d[1]] for d in dl])
+              + tab("RO_DD", [pb.aux_index[d[2]] for d in dl]) + tab("RO_DXP", [pb.aux_index[d[3]] for d in dl]))
     return (delays + f"#define RO_MAX_STEPS {MAX_STEPS}\n#define RO_NALG {len(alg)}\n#define RO_NALG_CAP {max(len(alg), 1)}\n"
             f"static __device__ const double RO_MASS[{pb.ns}] = {{{mass}}};\n"
             f"static __device__ const int RO_ALG[{max(len(alg), 1)}] = {{{', '.join(map(str, alg or [0]))}}};\n"

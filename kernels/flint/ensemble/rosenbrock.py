@@ -64,7 +64,7 @@ class StiffProblem(rk.Problem):
 
     def __init__(self, core, n: int = 1, member_params: dict | None = None):
         super().__init__(core, n, member_params)
-        extra = [nm for _, x, d in getattr(core, "delayed", ()) for nm in (x, d) if nm not in self.aux_index]
+        extra = [nm for dl in getattr(core, "delayed", ()) for nm in dl[1:] if nm not in self.aux_index]
         if extra:        # the delayed expressions and delays among the aux outputs (kernel tables too)
             self.aux_names = self.aux_names + extra
             self.aux_index = {nm: i for i, nm in enumerate(dict.fromkeys(self.aux_names))}
@@ -106,7 +106,7 @@ class StiffProblem(rk.Problem):
             tt = np.broadcast_to(np.asarray(t, dtype=float).reshape(-1), (Y.shape[1],))
             dlt = 1.4901161193847656e-08 * np.maximum(1.0, np.abs(tt))
             Y2 = self._filled(tt + dlt, Y, cols)
-            for qi, _, _ in self.core.delayed:
+            for qi, *_ in self.core.delayed:
                 T = T + J[:, qi, :] * ((Y2[qi] - Yf[qi]) / dlt)
         return J, T
 

@@ -20,7 +20,7 @@ Supported events: delays (an aux output ``d*`` per delayed event, evaluated at t
 persistent or not, initialValue (t0 firing), useValuesFromTriggerTime, priorities (equal priorities
 execute in seeded random order), several pending instances of one event.  Refused here
 (``Unsupported``, naming the construct): the delay csymbol, algebraic rules, fast reactions,
-non-finite initial states, factorial of a non-constant argument.  The integrator refuses at run
+non-finite initial states (factorial of a non-constant argument is Γ(x + 1)).  The integrator refuses at run
 time: stiff problems (step budget exceeded) and more pending event instances than its queue holds.
 """
 from __future__ import annotations
@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from ...errors import InvalidParameter, Unsupported
 from ..expr import UNARY, Expr, const, sym
 from ..model import Model
+from .factorial import factorial_expr
+from .pycode import zero_rates
 
 # tags of the SBML Test Suite outside the ODE core (delays, DAEs, fast reactions, random order)
 NON_CORE_TAGS = frozenset({"CSymbolDelay", "DelayInTrigger", "DelayInEventAssignment",
@@ -96,17 +98,21 @@ def _lower(e: Expr, rec, names, where: str, time_name: str) -> Expr:
         dl = getattr(names, "delays", None)
         if dl is None:
             raise Unsupported(f"{where}: the delay csymbol is outside the ODE core")
-        key = (rec(a[0]), rec(a[1]))          # delay(x, d) → the delayed-value state q_k (filled by the integrator)
+        ex = getattr(names, "expand", None)    # rateOf inside x: the reference expands it when x is compiled
+        key = (rec(ex(a[0]) if ex else a[0]), rec(a[1]))   # delay(x, d) → the delayed-value state q_k
         if any(n.startswith("q") for n in key[0].symbols()):
             raise Unsupported(f"{where}: nested delay csymbols are not supported")
         if key not in dl:
             dl.append(key)
+            names.pre.append(rec(zero_rates(a[0])))   # before t0 the rates are 0 (the reference's convention)
         return sym(f"q{dl.index(key)}")
     if op == "rateOf":
         raise Unsupported(f"{where}: rateOf({e.value}) could not be resolved")
     if op == "factorial":
         x = rec(a[0])
         if x.op != "const":
+            if isinstance(names, DelayNames):       # the ODE core: Γ(x + 1) (Lanczos), Flint operations only
+                return factorial_expr(x)
             raise Unsupported(f"{where}: factorial of a non-constant argument is not supported by the Flint compiler")
         v = x.value
         return _c(math.factorial(int(v)) if v == math.floor(v) and 0 <= v < 171 else
@@ -156,12 +162,15 @@ def _lower(e: Expr, rec, names, where: str, time_name: str) -> Expr:
 
 
 class DelayNames(dict):
-    """SBML symbol → Flint Expr, plus ``delays``: the (x, d) pairs of delay(x, d) met while lowering
-    (:func:`lower_system` with ``delays=True``)."""
+    """SBML symbol → Flint Expr of :func:`lower_system`, plus ``delays``: the (x, d) pairs of delay(x, d)
+    met while lowering (``delays=True``).  With these names factorial of a non-constant argument lowers to
+    Γ(x + 1) (:mod:`.factorial`); the Flint importer's plain dict still refuses it."""
 
-    def __init__(self, delays: list | None = None):
+    def __init__(self, delays: list | None = None, expand=None):
         super().__init__()
         self.delays = delays
+        self.expand = expand
+        self.pre: list = []          # per delay: x with rates 0, its value before the start
 
 
 @dataclass
@@ -192,7 +201,7 @@ class CoreSystem:
     obs_names: list = field(default_factory=list)     # their aux names
     param_ids: dict = field(default_factory=dict)     # SBML id → Flint parameter name
     algebraic: list = field(default_factory=list)     # state indices that are algebraic (0 = g), dae=True
-    delayed: list = field(default_factory=list)       # (state index of q_k, aux name of x_k, aux name of d_k)
+    delayed: list = field(default_factory=list)       # (state of q_k, aux names of x_k, d_k, x_k before t0)
     delay_hmax: float = math.inf                      # half the smallest constant delay (step bound)
 
     @property
@@ -231,7 +240,7 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=(), dae:
                           f"as functions of time (the history before t0 holds the initial state)")
     n_ode = len(c.states)
     states = list(c.states) + list(c.alg)
-    names = DelayNames([] if delays else None)
+    names = DelayNames([] if delays else None, c._expand if delays else None)
     st_names = {}
     for i, x in enumerate(states):
         st_names[x] = f"x{i}"
@@ -336,8 +345,8 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=(), dae:
         q = f"q{k}"
         model.states[q], model.odes[q] = 0.0, _c(0.0)
         states_map[q] = 0.0
-        extra[f"dx{k}"], extra[f"dd{k}"] = x, d
-        delayed.append((len(states_map) - 1, f"dx{k}", f"dd{k}"))
+        extra[f"dx{k}"], extra[f"dd{k}"], extra[f"dxp{k}"] = x, d, names.pre[k]
+        delayed.append((len(states_map) - 1, f"dx{k}", f"dd{k}", f"dxp{k}"))
         states.append(f"@delay:{k}")
     aux_assigns = dict(assigns)
     aux_assigns.update(extra)
