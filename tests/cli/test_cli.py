@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 from support.paths import ROOT as PROJECT_ROOT
-from support.cli_calls import cli
+from support.cli_calls import cli, cli_here
 
 ROOT = str(PROJECT_ROOT)
 
@@ -31,15 +31,15 @@ def test_ch_json_export_and_field_roundtrip(tmp_path):
     assert np.corrcoef(lum.ravel(), field.ravel())[0, 1] > 0.9
     assert params.size == 64 and params.integrator == "rk2"
     # continue from the saved field
-    r2 = cli("ch", "--load", str(npz), "--steps", "10", "--json")
+    r2 = cli_here("ch", "--load", str(npz), "--steps", "10", "--json")
     assert r2.returncode == 0, r2.stderr
     assert json.loads(r2.stdout)["mean_initial"] == pytest.approx(out["mean_final"], abs=1e-6)
 
 
 def test_ch_same_seed_same_result_different_seed_differs():
-    a = json.loads(cli("ch", "--size", "32", "--steps", "50", "--seed", "5", "--json").stdout)
-    b = json.loads(cli("ch", "--size", "32", "--steps", "50", "--seed", "5", "--json").stdout)
-    c = json.loads(cli("ch", "--size", "32", "--steps", "50", "--seed", "6", "--json").stdout)
+    a = json.loads(cli("ch", "--size", "32", "--steps", "50", "--seed", "5", "--json").stdout)   # own process
+    b = json.loads(cli_here("ch", "--size", "32", "--steps", "50", "--seed", "5", "--json").stdout)
+    c = json.loads(cli_here("ch", "--size", "32", "--steps", "50", "--seed", "6", "--json").stdout)
     assert a["free_energy_final"] == b["free_energy_final"]
     assert a["free_energy_final"] != c["free_energy_final"]
 
@@ -52,7 +52,7 @@ def test_ch_same_seed_same_result_different_seed_differs():
     (("ch", "--load", "/nonexistent/field.npz"), "field.npz"),
 ])
 def test_bad_input_exits_nonzero_with_one_clear_line(args, needle):
-    r = cli(*args)
+    r = cli_here(*args)
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.strip().splitlines() if ln]
     assert len(lines) == 1 and lines[0].startswith("error:"), r.stderr
@@ -63,7 +63,7 @@ def test_forced_gpu_without_gpu_is_a_clear_error():
     from kernels.backend import gpu_available
     if gpu_available()[0]:
         pytest.skip("a GPU is present here")
-    r = cli("ch", "--backend", "gpu", "--size", "32", "--steps", "1")
+    r = cli_here("ch", "--backend", "gpu", "--size", "32", "--steps", "1")
     assert r.returncode == 2 and r.stderr.startswith("error:")
     assert "CUDA" in r.stderr or "CuPy" in r.stderr
 

@@ -15,15 +15,16 @@ import time
 import networkx as nx
 import numpy as np
 import pytest
+from support.cli_calls import cli_here
 from support.paths import ROOT as PROJECT_ROOT
 
 ROOT = str(PROJECT_ROOT)
 
 
-def cli(*args, backend="cpu", timeout=120):
-    env = dict(os.environ, GSE_BACKEND=backend, OMP_NUM_THREADS="2")
-    return subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), *map(str, args)], capture_output=True,
-                          text=True, env=env, timeout=timeout)
+def cli(*args, backend="cpu"):
+    """The command's answer, run in this process through ``cli.main`` (as ``python main.py`` would
+    with GSE_BACKEND and OMP_NUM_THREADS=2); the Ctrl+C tests start ``main.py`` themselves."""
+    return cli_here(*args, env_extra={"GSE_BACKEND": backend, "OMP_NUM_THREADS": "2"})
 
 
 def run_json(*args, backend="cpu"):

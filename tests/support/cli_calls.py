@@ -1,5 +1,5 @@
-"""Calling the CLI from tests: in-process through ``cli.main(argv)`` (``run``, ``run_case``) or as a
-subprocess (``cli``, ``run_plain``), and the one-``error:``-line check.
+"""Calling the CLI from tests: in-process through ``cli.main(argv)`` (``run``, ``cli_here``, ``run_case``)
+or as a subprocess (``cli``, ``run_plain``), and the one-``error:``-line check.
 
 ``run_case`` and ``run_plain`` give a bad-input case the same surroundings both ways: the CPU backend,
 one BLAS/OpenMP thread, ``GSE_MAX_MODEL_MB`` only where the case sets it, the project root as the
@@ -8,6 +8,7 @@ gets a ``MemoryError`` instead of taking the machine down)."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import resource
 import signal
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from unittest import mock
 
 from cli import main
 from support.paths import ROOT
@@ -36,9 +38,27 @@ def one_error(err: str) -> str:
 
 
 def cli(*args, env_extra=None):
+    """``python main.py ARGS`` (the CPU backend unless ``env_extra`` says otherwise): a
+    ``CompletedProcess`` with text output."""
     env = dict(os.environ, GSE_BACKEND="cpu", **(env_extra or {}))
     return subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), *args],
                           capture_output=True, text=True, env=env, timeout=240)
+
+
+def cli_here(*args, env_extra=None) -> subprocess.CompletedProcess:
+    """What :func:`cli` answers, from ``cli.main(ARGS)`` run in this process (no interpreter start
+    and imports per call): the same environment variables for the call, Python's stdout and stderr
+    captured.  For checks of a command's result; what needs a process of its own (signals, exit
+    by signal, peak memory, ``main.py`` itself) stays with :func:`cli`."""
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ, {"GSE_BACKEND": "cpu", **(env_extra or {})}), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as exc:          # what `python main.py` turns SystemExit into
+            status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return subprocess.CompletedProcess(["main.py", *argv], status, out.getvalue(), err.getvalue())
 
 
 def case_environment(extra: dict | None = None) -> dict:
