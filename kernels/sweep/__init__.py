@@ -4,13 +4,13 @@ cluster (``tcp://host:8786``) or serially.
 
 * :mod:`.points`  — values typed as ``a:b:n`` / ``a..b`` / lists, their product, a sweep's identity;
 * :mod:`.base`    — the task registry (``TASKS``), :class:`SweepTask`;
-* :mod:`.tasks`   — ``ch``, ``flint-slice`` (+ graph and SBML
-  suite tasks in :mod:`.graph_tasks` and :mod:`.suite_tasks`; ``experiment``, any paper figure or
+* :mod:`.tasks`   — ``ch``; :mod:`.flint_tasks` — ``flint-slice`` (a :class:`FlintRun` over
+  members); graph and SBML suite tasks in :mod:`.graph_tasks` and :mod:`.suite_tasks`; ``experiment``, any paper figure or
   table, in :mod:`.experiment_task`) — registered in this ``__init__``;
 * :mod:`.cluster` — the ``--scheduler`` option (local / tcp://… / none);
 * :mod:`.run`     — :class:`Sweep`: submit, yield rows as they complete, append each to the
   result file at once (:mod:`.results`), resume, cancel;
-* :mod:`.commands` — what the CLI commands ``ch-sweep``, ``flint --sweep`` and ``--scheduler``
+* :mod:`.commands` — what the CLI commands ``ch-sweep`` and ``--scheduler``
   of graph-reproduce / graph-clustering / flint-suite call.
 
 The systems (cahn_hilliard, graphs, flint) do not import this package; it calls their public API.
@@ -20,7 +20,8 @@ from .base import TASKS, SweepTask, make_task, register
 from .experiment_task import ExperimentTask, experiment_sweep
 from .graph_tasks import ClusteringTimingTask, GraphReproduceTask
 from .suite_tasks import SBMLCaseTask
-from .tasks import CHTask, FlintSliceTask
+from .flint_tasks import FlintSliceTask
+from .tasks import CHTask
 from .points import identity, parse_axes, parse_values, parse_vary, product
 from .results import ResultFile, read_rows
 from .run import Sweep

@@ -1,7 +1,7 @@
 """The sweep layer's base: the task registry (:data:`TASKS`), :class:`SweepTask`, the per-worker
 array backend and the per-task timing every row carries.
 
-Task classes live in :mod:`.tasks` (``ch``, ``flint-slice``), :mod:`.graph_tasks`,
+Task classes live in :mod:`.tasks` (``ch``), :mod:`.flint_tasks` (``flint-slice``), :mod:`.graph_tasks`,
 :mod:`.suite_tasks` and :mod:`.experiment_task` (``experiment``: any paper figure or table);
 ``kernels/sweep/__init__.py`` registers them all with :func:`register`, so :func:`make_task` sees
 every task (this module imports none of them: no import circle).  Imports inside functions here keep CuPy optional.

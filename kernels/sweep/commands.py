@@ -1,4 +1,4 @@
-"""What the sweep CLI commands call: ``ch-sweep``, ``flint … --sweep``, and the ``--scheduler``
+"""What the sweep CLI commands call: ``ch-sweep`` (``flint … --sweep`` is :mod:`.flint_tasks`), and the ``--scheduler``
 paths of ``graph-reproduce`` / ``graph-clustering`` / ``flint-suite`` (those live in
 :mod:`.graph_tasks` and :mod:`.suite_tasks`).  No argparse and no printing here: the CLI modules
 parse, call, and print what these return.
@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InvalidParameter
 from .points import parse_axes, product
 from .run import Sweep
-from .tasks import CHTask, FlintSliceTask
+from .tasks import CHTask
 
 #: the Cahn–Hilliard quantities a sweep summarises per value of its first axis
 CH_SUMMARY = ("coarsening_exponent", "length_scale_final")
@@ -102,38 +102,3 @@ def ch_sweep(vary: list[str], steps: int = 2000, record_every: int = 100, backen
             "seconds": time.perf_counter() - t0, "scheduler": sweep.scheduler}
 
 
-def flint_sweep(model, sweep: list[str], t_end: float = 1000.0, dt: float = 0.01, runtime: str = "cpu",
-                integrator: str = "euler", dtype: str = "float64", every: int = 100, record=None,
-                set_params: dict | None = None, threads: int = 1, slice_size: int = 10_000, csv=None,
-                resume: bool = False, overwrite: bool = False, scheduler: str = "local",
-                workers: int | None = None, traces_dir=None, report: Callable | None = None,
-                sweep_out: list | None = None) -> dict:
-    """A Flint parameter sweep over an ensemble: every combination of the ``sweep`` specs
-    (``PARAM=VALUES``) is one member; members go to the workers in slices of ``slice_size``, each
-    slice one ensemble run.  ``set_params`` changes fixed parameters first.  One row per member
-    (min / max / final of the recorded states) goes to ``csv``.  Returns a JSON-ready dict (rows
-    left out when there are more than 1 000)."""
-    from ..flint import load_model
-    from ..flint.model import Model
-    m = model.copy() if isinstance(model, Model) else load_model(model)
-    for k, v in (set_params or {}).items():
-        if k not in m.params:
-            raise InvalidParameter(f"--set: {k!r} is not a parameter of {m.name}")
-        m.params[k] = float(v)
-    axes = parse_axes(sweep)
-    task = FlintSliceTask(m, axes, t_end=t_end, dt=dt, runtime=runtime, integrator=integrator, dtype=dtype,
-                          every=every, record=record, threads=threads, traces_dir=traces_dir)
-    sw = Sweep(task, task.slices(slice_size), path=csv, mode=file_mode(resume, overwrite, csv),
-               scheduler=scheduler, workers=workers)
-    if sweep_out is not None:
-        sweep_out.append(sw)
-    t0 = time.perf_counter()
-    rows = drive(sw, report, keep=1001)
-    out = {"task": "flint-slice", "model": m.name, "sweep": axes, "members": task.members, "slices": sw.total,
-           "slices_run": sw.finished, "skipped": sw.skipped, "rows_written": sw.rows_out,
-           "errors": sorted(sw.errors),
-           "csv": str(sw.file.path) if sw.file else None, "seconds": time.perf_counter() - t0,
-           "scheduler": sw.scheduler, "record": task.fixed["record"]}
-    if sw.rows_out <= 1000:
-        out["rows"] = sorted(rows, key=lambda r: r.get("member", -1))
-    return out

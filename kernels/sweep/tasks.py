@@ -8,9 +8,8 @@ small row (a dict of scalars) or a list of rows (one per instance / member).  La
 
 * ``ch``            — one Cahn–Hilliard run (kernels.cahn_hilliard) → final mean, energy, L and
                       the coarsening exponent of L ∝ t^α (paper 000 §3.1);
-* ``flint-slice``   — a slice of a Flint ensemble whose members are the points of a parameter
-                      product (kernels.flint) → one row per member (min / max / final of the
-                      recorded states);
+* ``flint-slice`` (a slice of a Flint ensemble, built from a ``FlintRun``), in
+  :mod:`kernels.sweep.flint_tasks`;
 * ``graph-reproduce``, ``graph-clustering``, ``sbml-case`` — in :mod:`kernels.sweep.graph_tasks`
   and :mod:`kernels.sweep.suite_tasks`.
 
@@ -149,106 +148,3 @@ def typed_value(name: str, v, like):
 
 
 # ----------------------------------------------------------------------------- Flint ensembles
-class FlintSliceTask(SweepTask):
-    """A Flint parameter sweep over an ensemble (paper 004 ch. 5): member i of the sweep takes the
-    i-th combination of the ``axes`` ({parameter: values}, last axis fastest); a point is a slice
-    ``{"first": i0, "count": c}`` of members integrated together as one ensemble on the worker
-    (kernels.flint.Simulation, ``member_params``).  Each member gives a row: ``member``, its
-    parameter values, and ``<state>_min`` / ``_max`` / ``_final`` over the recorded samples.
-    ``traces_dir``: also write each slice's sampled traces as ``slice-NNNNNNNN.npz`` (times,
-    samples (k, states, members), members) — the path comes back in the ``traces`` column."""
-
-    name = "flint-slice"
-
-    def __init__(self, model, axes: dict, t_end: float = 1000.0, dt: float = 0.01, runtime: str = "cpu",
-                 integrator: str = "euler", dtype: str = "float64", every: int = 100, record=None,
-                 threads: int = 1, traces_dir: str | None = None):
-        from ..flint import load_model
-        from ..flint.model import Model, select_states
-        from ..flint.runtimes import INTEGRATORS, RUNTIMES
-        m = model if isinstance(model, Model) else load_model(model)
-        m.validate()
-        if runtime not in RUNTIMES:
-            raise InvalidParameter(f"runtime must be one of {', '.join(RUNTIMES)} (got {runtime!r})")
-        if integrator not in INTEGRATORS:
-            raise InvalidParameter(f"integrator must be one of {', '.join(INTEGRATORS)} (got {integrator!r})")
-        if dtype not in ("float64", "float32"):
-            raise InvalidParameter(f"dtype must be float64 or float32 (got {dtype!r})")
-        for name_, v in (("t_end", t_end), ("dt", dt)):
-            if not (isinstance(v, (int, float)) and np.isfinite(v) and v > 0):
-                raise InvalidParameter(f"{name_} must be a positive number (got {v!r})")
-        if not axes:
-            raise InvalidParameter("a Flint sweep needs at least one --sweep PARAM=VALUES")
-        for p, vals in axes.items():
-            if p not in m.params:
-                raise InvalidParameter(f"--sweep: {p!r} is not a parameter of {m.name}")
-            if not vals or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in vals):
-                raise InvalidParameter(f"--sweep {p}: the values must be finite numbers")
-        rec = select_states(m, record) if record else list(m.states)
-        if traces_dir is not None:
-            if not Path(traces_dir).is_dir():
-                raise InvalidParameter(f"traces folder {traces_dir} does not exist")
-            traces_dir = str(Path(traces_dir).resolve())
-        self.model = m
-        self.axes = {p: [float(v) for v in vals] for p, vals in axes.items()}
-        self.shape = tuple(len(v) for v in self.axes.values())
-        self.members = int(np.prod(self.shape))
-        sha = hashlib.sha256(m.to_text().encode()).hexdigest()
-        super().__init__(model=m.name, model_sha256=sha, axes=self.axes, t_end=float(t_end), dt=float(dt),
-                         runtime=runtime, integrator=integrator, dtype=dtype, every=whole_number("every", every, 1),
-                         record=rec, threads=whole_number("threads", threads, 1), traces_dir=traces_dir)
-        self.columns = ("member", *self.axes, *(f"{s}_{k}" for s in rec for k in ("min", "max", "final")),
-                        "traces")
-
-    def needs_gpu(self) -> bool:
-        from ..flint.runtimes import runtime_class
-        return runtime_class(self.fixed["runtime"]).device == "gpu"
-
-    def slices(self, size: int) -> list[dict]:
-        """The points: consecutive slices of at most ``size`` members."""
-        size = whole_number("slice size", size, 1)
-        return [{"first": i, "count": min(size, self.members - i)} for i in range(0, self.members, size)]
-
-    def check_point(self, point: dict) -> dict:
-        if set(point) != {"first", "count"}:
-            raise InvalidParameter("a Flint sweep point is a slice {first, count}")
-        first, count = whole_number("first", point["first"], 0), whole_number("count", point["count"], 1)
-        if first + count > self.members:
-            raise InvalidParameter(f"slice {first}+{count} is past the {self.members} members")
-        return {"first": first, "count": count}
-
-    def member_values(self, first: int, count: int) -> dict[str, np.ndarray]:
-        """{parameter: values of members first … first + count − 1}."""
-        idx = np.unravel_index(np.arange(first, first + count), self.shape)
-        return {p: np.asarray(vals)[i] for (p, vals), i in zip(self.axes.items(), idx)}
-
-    def run(self, point: dict) -> list[dict]:
-        from ..flint import Simulation
-        f = self.fixed
-        first, count = int(point["first"]), int(point["count"])
-        member = self.member_values(first, count)
-        sim = Simulation(self.model, runtime=f["runtime"], n=count, member_params=member,
-                         integrator=f["integrator"], dtype=f["dtype"], threads=f["threads"])
-        states = list(self.model.states)
-        idx = [states.index(r) for r in f["record"]]
-        steps = int(round(f["t_end"] / f["dt"]))
-        times, samples = sim.advance(steps, f["dt"], record=idx, every=f["every"])
-        final = sim.state()[idx]                                        # (recorded, members)
-        lo = samples.min(axis=0) if samples.size else final
-        hi = samples.max(axis=0) if samples.size else final
-        path = ""
-        if f["traces_dir"]:
-            from ..fileio import atomic_path
-            dest = Path(f["traces_dir"]) / f"slice-{first:08d}.npz"
-            with atomic_path(dest) as tmp:
-                np.savez_compressed(tmp, times=times, samples=samples, members=np.arange(first, first + count),
-                                    states=np.array(f["record"]))
-            path = str(dest)
-        rows = []
-        for j in range(count):
-            row = {"member": first + j, **{p: float(v[j]) for p, v in member.items()}, "traces": path}
-            for k, s in enumerate(f["record"]):
-                row[f"{s}_min"], row[f"{s}_max"], row[f"{s}_final"] = (float(lo[k, j]), float(hi[k, j]),
-                                                                       float(final[k, j]))
-            rows.append(row)
-        return rows

@@ -230,23 +230,6 @@ def test_ch_sweep_runs_gpu_variants_on_the_cpu_backend(tmp_path):
     assert rows["E"]["free_energy_final"] == pytest.approx(rows["reference"]["free_energy_final"], rel=1e-5)
 
 
-def test_flint_sweep_slice_of_one_member_matches_the_ensemble():
-    """``flint --sweep … --slice 1`` failed with TypeError (the one-member NumPy runtime got no
-    member parameters)."""
-    from kernels.flint import load_model
-    from kernels.sweep.tasks import FlintSliceTask
-    rng = np.random.default_rng()
-    g = sorted(float(x) for x in rng.uniform(80, 160, 2))
-    task = FlintSliceTask(load_model("wang"), {"g_Na": g}, t_end=0.5, dt=0.05, runtime="cpu", every=1)
-    both = task.run({"first": 0, "count": 2})
-    one = [task.run({"first": i, "count": 1})[0] for i in range(2)]
-    for a, b in zip(one, both):
-        assert a["member"] == b["member"]
-        for k in a:
-            if k.endswith(("_min", "_max", "_final")):
-                assert a[k] == pytest.approx(b[k], rel=1e-12, abs=1e-12)
-
-
 def _junk_server():
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))

@@ -252,29 +252,6 @@ def test_graph_clustering_task_passes_the_gpus_of_the_multi_methods():
         ClusteringTimingTask(methods=["multi-arc"], gpus=0)
 
 
-def test_flint_slices_equal_one_ensemble_run():
-    from kernels.flint import Simulation, load_model
-    from kernels.sweep.commands import flint_sweep
-    lo = float(RNG.uniform(20, 22))
-    out = flint_sweep("luo_rudy_1991", ["g_Na=%r:%r:3" % (lo, lo + 4), "g_si=0.08,0.09"], t_end=14.0, dt=0.01,
-                      every=50, record="V,m", slice_size=4, scheduler="none")
-    assert out["members"] == 6 and out["slices"] == 2 and out["rows_written"] == 6
-    m = load_model("luo_rudy_1991")
-    g_na = np.repeat(np.linspace(lo, lo + 4, 3), 2)
-    g_si = np.tile([0.08, 0.09], 3)
-    sim = Simulation(m, n=6, member_params={"g_Na": g_na, "g_si": g_si})
-    _t, samples = sim.advance(1400, 0.01, record=[list(m.states).index("V")], every=50)
-    final = sim.state()[list(m.states).index("V")]
-    for r in out["rows"]:
-        j = r["member"]
-        assert r["g_Na"] == pytest.approx(g_na[j]) and r["g_si"] == pytest.approx(g_si[j])
-        assert r["V_final"] == pytest.approx(final[j], rel=1e-12)
-        assert r["V_max"] == pytest.approx(samples[:, 0, j].max(), rel=1e-12)
-    assert len({round(r["V_max"], 6) for r in out["rows"]}) > 1          # the members differ
-    with pytest.raises(InvalidParameter, match="not a parameter"):
-        flint_sweep("luo_rudy_1991", ["nope=1,2"], scheduler="none")
-
-
 def test_unknown_task_name():
     with pytest.raises(InvalidParameter, match="unknown sweep task"):
         make_task("nope")
