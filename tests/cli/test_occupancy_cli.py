@@ -1,23 +1,18 @@
-"""Headless CLI: python main.py occupancy … (same calculator as the GUI)."""
+"""Headless CLI: python main.py occupancy … (same calculator as the GUI).  The issue's example runs
+as ``main.py`` in a process of its own; the other calls run ``cli.main`` in this process."""
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-from support.paths import ROOT as PROJECT_ROOT
-
-ROOT = str(PROJECT_ROOT)
+from support.cli_calls import cli as main_py
+from support.cli_calls import cli_here
 
 
 def cli(*args):
-    env = dict(os.environ, GSE_BACKEND="cpu")
-    return subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), "occupancy", *args],
-                          capture_output=True, text=True, env=env, timeout=120)
+    return cli_here("occupancy", *args)
 
 
 def test_issue_example_json():
-    r = cli("--cc", "9.0", "--threads", "256", "--regs", "64", "--smem", "16384", "--json")
+    r = main_py("occupancy", "--cc", "9.0", "--threads", "256", "--regs", "64", "--smem", "16384", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     # 64 regs → 2048 per warp → 8 warps per sub-partition → 32 warps → 4 blocks of 8 warps; 32/64
