@@ -28,9 +28,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InvalidParameter
+# Imports inside functions: the SBML reference simulator and the ensemble integrators (CuPy kernels
+# included), loaded at the first run so that opening the Flint workspace does not pay ≈200 ms for them.
+from ..errors import ExplorerError, InvalidParameter
 from . import schemes
 from .run import Vary
+from .sbml.core import lower_system
 
 #: the adaptive methods the ensemble engines run (the flint-suite table's, less the reference simulator's)
 DEFAULT_METHOD = "dopri5"
@@ -259,7 +262,6 @@ def lower(path, record, full: bool = False) -> object:
     """The ODE core of the SBML model at ``path`` observing ``record`` (Unsupported saying what is
     outside it); ``full``: with algebraic rules and fast reactions as a DAE and the delay csymbol
     (``lower_system(dae=True, delays=True)``: what Rodas4 and method auto run)."""
-    from .sbml.core import lower_system
     if full:
         return lower_system(str(path), list(record), set(), set(), dae=True, delays=True)
     return lower_system(str(path), list(record), set(), set())
@@ -268,7 +270,6 @@ def lower(path, record, full: bool = False) -> object:
 def ensemble_refusal(path, full: bool = False) -> str | None:
     """None when the ensemble engines take the SBML model at ``path`` (``full``: with Rodas4 / auto, see
     :func:`lower`), else one line saying why not."""
-    from ..errors import ExplorerError
     try:
         lower(path, [], full)
     except (ExplorerError, ValueError, KeyError) as exc:

@@ -18,7 +18,8 @@ import numpy as np
 from ..errors import InvalidParameter
 from .compiler import Network
 from .model import Model, select_states
-from .runtimes import INTEGRATORS, MAPPINGS, runtime_class
+from .protocols import no_stimulus
+from .runtimes import INTEGRATORS, MAPPINGS, Simulation, network_stimulus, runtime_class
 from .runtimes.auto import AUTO, choose_runtime
 from .schemes import ENGINES, engine_for_runtime, runtime_for_engine
 
@@ -217,8 +218,6 @@ class FlintRun:
     def member_params(self) -> dict:
         """Per-member parameters: a line/ring's stimulus (the first 5 cells; none for the one-way
         wave), then every :class:`Vary` (``linspace(lo, hi, n)``)."""
-        from .protocols import no_stimulus
-        from .runtimes import network_stimulus
         m, n = self.model, self.n
         member = {}
         if self.members != "ensemble":
@@ -232,7 +231,6 @@ class FlintRun:
         the workspace's worker and sweeps integrate; ``y0`` a prepared initial state (the one-way wave);
         ``member_params``: more per-member values (parameter → n values; a sweep slice's points), after
         :meth:`member_params`."""
-        from .runtimes import Simulation
         member = self.member_params()
         for k, v in (member_params or {}).items():
             if k not in self.model.params:

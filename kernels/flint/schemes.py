@@ -29,6 +29,9 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Callable
 
+# Imports inside functions: the runtimes package (it loads the compiler and code generators), so that the
+# engine and method names here are read without it (CLI help).
+from .. import backend as bk
 from ..errors import InvalidParameter
 from ..registry import Registry
 
@@ -70,7 +73,6 @@ class AdaptiveBackend:
     def unavailable(self) -> str | None:
         """None when it can run here, else one line saying what is missing."""
         if self.device == "gpu":
-            from .. import backend as bk
             ok, why = bk.gpu_available()
             if not ok:
                 return (f"runtime {self.name} needs a GPU: {why} (the NumPy twin of the same integrator is "
@@ -262,7 +264,7 @@ def registered_runtime_engines() -> list[Engine]:
     """A fixed-step Runtime registered in ``kernels.flint.runtimes.RUNTIMES`` that no engine above runs
     is an engine of its own name (a runtime added by a user or a test is offered by ``--engine``,
     ``--help`` and the GUI with no other change)."""
-    from .runtimes.base import RUNTIMES          # inside: the runtimes package imports NumPy/CuPy paths
+    from .runtimes.base import RUNTIMES
     covered = {ENGINES[e].runtime for e in ENGINES}
     return [Engine(name, RUNTIMES[name].help or name, RUNTIMES[name].device, name)
             for name in RUNTIMES if name not in covered and name != AUTO]

@@ -25,6 +25,7 @@ with CUDA events, recording inside the kernel (the interface of :meth:`Runtime.r
 from __future__ import annotations
 
 # CuPy is imported inside cuda_include only: the app runs without it.
+# Imports inside functions: CuPy, so that it stays optional (the host builds and NumPy runtimes run without it).
 import os
 
 import numpy as np

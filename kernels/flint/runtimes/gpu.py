@@ -23,6 +23,7 @@ array holds a call's samples, so :meth:`GpuRuntime.collect` hands it on without 
 :attr:`~GpuRuntime.PINNED_MAX_BYTES` a call; more stays in device buffers, copied at the end)."""
 from __future__ import annotations
 
+# Imports inside functions: CuPy (and cupyx), so that they stay optional (loaded when a GPU runtime builds).
 import numpy as np
 
 # CuPy (cupy, cupyx) is imported inside the methods that use it: the app runs without it.

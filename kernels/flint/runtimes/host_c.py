@@ -117,7 +117,6 @@ class HostRuntime(Runtime):
         return itemsize * n * 5 * n_states, 0            # y2, k1, k2, acc and the caller's y
 
     def build(self, prog, dtype) -> None:
-        import ctypes
         self.prog, self.dtype = prog, np.dtype(dtype)
         real = "double" if self.dtype == np.float64 else "float"
         self.source = ts_source(prog, real) if self.flavour == "ts" else is_source(prog, real)

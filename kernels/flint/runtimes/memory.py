@@ -2,6 +2,8 @@
 runtime's own arrays (:meth:`Runtime.memory`) and the recorded samples."""
 from __future__ import annotations
 
+# Imports inside functions: CuPy, so that it stays optional (asked only when a run needs GPU memory).
+from ... import backend as bk
 from ...errors import GridTooLarge, InvalidParameter
 from ..model import Model
 from .base import runtime_class
@@ -36,7 +38,6 @@ def check_memory(model: Model, n: int, n_pvar: int, runtime: str, mapping: str =
                  recorded: int = 0) -> None:
     """Raise GridTooLarge before anything is allocated when ``n`` members (and ``recorded`` sampled
     values, see :func:`memory_estimate`) cannot fit in host or GPU memory."""
-    from ... import backend as bk
     if n < 1:
         raise InvalidParameter(f"the number of members/cells must be ≥ 1, got {n}")
     host, gpu = memory_estimate(model, n, n_pvar, runtime, mapping, itemsize, recorded)

@@ -15,6 +15,7 @@ says it pays, else one launch a step (a stage)."""
 from __future__ import annotations
 
 # CuPy is imported inside the methods that use it: the app runs without it.
+# Imports inside functions: CuPy, so that it stays optional (asked only for the GPU's limits).
 import numpy as np
 
 from ... import gpu

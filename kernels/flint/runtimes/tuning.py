@@ -33,6 +33,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from ... import appdirs
+
 VERSION = 1
 ENV = "GSE_FLINT_TUNING_CACHE"
 MAX_ENTRIES = 512
@@ -58,7 +60,6 @@ def default_path() -> Path | None:
     env = os.environ.get(ENV)
     if env:
         return None if env.lower() == "off" else Path(env)
-    from ... import appdirs
     return appdirs.cache_dir("flint-tuning") / "blocks.json"
 
 
