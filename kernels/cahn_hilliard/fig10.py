@@ -23,6 +23,7 @@ cancel between points); the benchmark ``benchmarks/ch_fig10.py`` and the GUI's R
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy, so that it stays optional (the GPU count is asked only when Fig. 10 runs).
 import platform
 import time
 from dataclasses import asdict, dataclass

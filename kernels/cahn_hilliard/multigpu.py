@@ -54,6 +54,7 @@ This module is the stepper driver; the slabs and device operations live in
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy's NCCL, so that CuPy stays optional (loaded when the multi-GPU stepper allocates).
 import numpy as np
 
 # cupy.cuda.nccl is imported where the nccl exchange is set up (CuPy stays optional)

@@ -25,14 +25,11 @@ NOT_YET = frozenset({
     "explorer/graphs/cc_timing.py", "explorer/graphs/files.py", "explorer/graphs/graph_plots.py",
     "explorer/graphs/render.py", "explorer/graphs/reproduce.py", "explorer/graphs/scene.py",
     "explorer/graphs/sweep_tabs.py", "explorer/graphs/visuals.py", "explorer/graphs/workspace.py",
-    "kernels/cahn_hilliard/fig10.py", "kernels/cahn_hilliard/multigpu.py", 
     "kernels/flint/ensemble/auto.py", "kernels/flint/ensemble/gpu.py", "kernels/flint/ensemble/rk.py",
-    "kernels/flint/ensemble/rodas_gpu.py", "kernels/flint/ensemble/rosenbrock.py", 
-    
-    
+    "kernels/flint/ensemble/rodas_gpu.py", "kernels/flint/ensemble/rosenbrock.py",
     "kernels/flint/sbml/core.py", "kernels/flint/sbml/pycode.py", "kernels/flint/sbml/reader.py",
     "kernels/flint/sbml/reference.py", "kernels/flint/sbml/roadrunner.py", "kernels/flint/sbml/simulate.py",
-    "kernels/flint/sbml/solver.py", "kernels/flint/sbml/system.py", 
+    "kernels/flint/sbml/solver.py", "kernels/flint/sbml/system.py",
     "kernels/graphs/algorithms/clustering.py", "kernels/graphs/algorithms/frontier.py",
     "kernels/graphs/algorithms/overlays.py", "kernels/graphs/apsp/api.py", "kernels/graphs/apsp/bfs.py",
     "kernels/graphs/apsp/core.py", "kernels/graphs/apsp/fw.py", "kernels/graphs/apsp/fw_core.py",
