@@ -16,6 +16,9 @@ import numpy as np
 
 from ...errors import InvalidParameter
 from ..data.graph import CSR, Graph
+from concurrent.futures import ThreadPoolExecutor
+from .. import cuda as _cuda
+from ..cuda import HOST_COSTS, HOST_LIMIT_S, blocks, null, to_host
 
 VARIANTS = ("arc", "sorted")
 
@@ -78,7 +81,6 @@ def _triangles_cpu(csr: CSR, workers: int = 1) -> np.ndarray:
 
     starts = range(0, csr.n, rows)
     if workers > 1:
-        from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(int(workers)) as pool:
             parts = list(pool.map(block, starts))
     else:
@@ -110,7 +112,6 @@ class GPUClustering:
     GPU, or without one on the host device (``emulated``)."""
 
     def __init__(self, csr: CSR, backend, variant: str = "arc"):
-        from .. import cuda as _cuda
         self.dev = dev = _cuda.device(backend)
         cp = dev.xp
         S, A = arc_order(csr, variant)
@@ -123,7 +124,6 @@ class GPUClustering:
     def counts(self, local: bool = False):
         """(t, p) from one launch (the counters are copied back, so this synchronises); with
         ``local`` (t, p, per-vertex 2T_v on the device)."""
-        from ..cuda import blocks, null, to_host
         self.counters.fill(0)
         arcs = self.csr.arcs
         tri = self.cp.zeros(self.csr.n, dtype=self.cp.uint32) if local else None
@@ -166,7 +166,6 @@ def cpu_counts(csr: CSR, workers: int = 1) -> tuple[int, int]:
 def check_clustering_host(csr: CSR) -> None:
     """Refuse (InvalidParameter) a per-arc kernel run on the host device estimated above the host
     limit (about 30 s), naming the limit in arcs."""
-    from ..cuda import HOST_COSTS, HOST_LIMIT_S
     sec = float(np.dot(HOST_COSTS[:2] + (HOST_STEP_S,), host_work(csr)))
     if sec > HOST_LIMIT_S:
         fit = int(csr.n * HOST_LIMIT_S / sec)            # at a fixed degree distribution the work ∝ |V|
@@ -219,7 +218,6 @@ def sampled_clustering(g, wedges: int = 20000, seed: int = 0) -> float:
 def local_clustering(g, backend=None, variant: str = "arc", kernel: bool | None = None) -> np.ndarray:
     """c_v = 2T_v / (d_v(d_v − 1)) as float64 (0 for d_v < 2); ``kernel`` as in
     :func:`global_clustering`."""
-    from ..cuda import to_host
     csr = _as_csr(g)
     if use_kernel(backend, kernel):
         _t, _p, tri = kernel_counts(csr, backend, variant, local=True)

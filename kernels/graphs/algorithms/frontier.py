@@ -24,6 +24,7 @@ search.
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 import threading
 import time
 import weakref
@@ -34,6 +35,8 @@ import numpy as np
 from ...errors import InvalidParameter
 from ..data.graph import CSR, Graph
 from ..apsp.paths import backtrack
+from .. import cuda as _cuda
+from ..cuda import blocks, to_host
 
 #: threads per block of the frontier kernels (a multiple of 32: one warp per vertex)
 BLOCK = 256
@@ -100,7 +103,6 @@ class PreparedGraph:
         """(indptr, indices, weights or None) as arrays of the :mod:`kernels.gpu` device ``dev``
         (or of an app backend's device), plus the work buffers (kept per device kind)."""
         if not hasattr(dev, "launch"):
-            from .. import cuda as _cuda
             dev = _cuda.device(dev)
         arrays = self._device.get(dev.kind)
         if arrays is None:
@@ -165,7 +167,6 @@ def distance_from(g, source: int, backend=None, kernel: bool | None = None) -> D
     t0 = time.perf_counter()
     on_gpu = bool(backend is not None and backend.is_gpu)
     if (on_gpu if kernel is None else kernel) and p.positive:
-        from .. import cuda as _cuda
         dev = _cuda.device(backend)
         with p.lock:                              # clicks from several worker threads take turns
             dist, pred, levels = kernel_row(p, s, dev)
@@ -221,7 +222,6 @@ def _cpu_row(p: PreparedGraph, s: int):
 def kernel_row(p: PreparedGraph, s: int, dev):
     """(dist, pred, levels) from ``s`` by the frontier kernels on the :mod:`kernels.gpu` device
     ``dev`` (the GPU, or the host device: the same CUDA source run on the CPU)."""
-    from ..cuda import blocks, function, to_host
     cp = dev.xp
     d = p.device(dev)
     n = p.n
@@ -235,11 +235,11 @@ def kernel_row(p: PreparedGraph, s: int, dev):
         bits = cp.full(n, np.float64(np.inf).view(np.uint64), dtype=cp.uint64)
         bits[s] = 0
         stamp = cp.full(n, -1, dtype=cp.int32)
-        fn = function(dev, "frontier.cu", "frontier_sssp_round")
+        fn = _cuda.function(dev, "frontier.cu", "frontier_sssp_round")
     else:
         lev = cp.full(n, -1, dtype=cp.int32)
         lev[s] = 0
-        fn = function(dev, "frontier.cu", "frontier_bfs_level")
+        fn = _cuda.function(dev, "frontier.cu", "frontier_bfs_level")
     while count:
         slot = (level + 1) % COUNTERS
         if slot == 0:
@@ -261,6 +261,6 @@ def kernel_row(p: PreparedGraph, s: int, dev):
         dist = cp.where(lev >= 0, lev.astype(cp.float64), cp.inf)
         wts = cp.zeros(1, cp.float32)             # unused (weighted = 0)
     pred = cp.empty(n, dtype=cp.int32)
-    dev.launch(function(dev, "frontier.cu", "frontier_pred"), (blocks(32 * n, BLOCK),), (BLOCK,),
+    dev.launch(_cuda.function(dev, "frontier.cu", "frontier_pred"), (blocks(32 * n, BLOCK),), (BLOCK,),
                (ptr, idx, wts, np.int32(p.weighted), dist, np.int32(n), np.int32(s), pred))
     return to_host(dist), to_host(pred), level

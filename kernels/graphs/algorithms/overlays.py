@@ -24,6 +24,7 @@ draws grey.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional (GPU path only); SciPy, where used (slow; `--help` loads this).
 import time
 from dataclasses import dataclass
 from typing import ClassVar
@@ -33,6 +34,8 @@ import numpy as np
 from ...errors import InvalidParameter
 from ...registry import Registry
 from .frontier import DistanceRow, check_source, distance_from, prepared  # noqa: F401  (public API here too)
+from .clustering import local_clustering
+from ..apsp.core import sentinel
 
 #: name → :class:`Overlay` subclass, in registration order
 OVERLAYS: Registry[type["Overlay"]] = Registry("overlay")
@@ -136,7 +139,6 @@ class ClusteringOverlay(Overlay):
     integer = False
 
     def compute(self, g, backend, source=None, apsp=None, local_cc=None, kernel=None):
-        from .clustering import local_clustering
         if local_cc is not None:
             cc = np.asarray(local_cc, dtype=np.float64)
             if cc.shape != (prepared(g).n,):
@@ -219,7 +221,6 @@ ECC_ROWS_BYTES = 64 << 20
 def eccentricity(apsp) -> np.ndarray:
     """ecc(v) = max over reachable u of d(v, u) (float64), from an all-pairs result's n × n rows
     (hop counts with their all-ones 'unreachable' value, or float distances with inf)."""
-    from ..apsp.core import sentinel
     d = apsp.dist
     n = d.shape[0]
     out = np.empty(n, dtype=np.float64)

@@ -12,7 +12,7 @@ Hop counts are stored compactly (uint8 / uint16 / uint32, the all-ones value mea
 """
 from __future__ import annotations
 
-# scipy.sparse.csgraph is imported inside path_between only (slow to import; --help does not need it).
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 import numpy as np
 
 from ... import backend as kb

@@ -24,6 +24,7 @@ and as many sources as fit go in one launch — the project's fast BFS.
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 import time
 
 import numpy as np
@@ -32,6 +33,9 @@ from ...errors import InvalidParameter
 from ..cuda import PLAIN_COSTS, HostRunnable, free_memory, to_host
 from .core import APSPMethod, APSPResult, DistanceOverflow, hop_dtype, sentinel
 from ..data.graph import CSR, PackedInt4
+from .. import cuda as _cuda
+from ..algorithms.frontier import tree_depth
+from .core import REGISTRY
 
 #: paper 000 kernel → CUDA function
 PAPER_KERNELS = {1: "bfs_k1", 2: "bfs_k2", 3: "bfs_k3", 4: "bfs_k4", 5: "bfs_k5", 6: "bfs_k6", 7: "bfs_k7p"}
@@ -56,7 +60,6 @@ class PaperBFS:
     sources per launch.  ``launches`` counts the BFS kernel launches."""
 
     def __init__(self, csr: CSR, backend, k: int, block: int = PAPER_BLOCK, dtype="auto"):
-        from .. import cuda as _cuda
         if k not in PAPER_KERNELS:
             raise InvalidParameter(f"paper 000 has kernels 1 … 7 (got {k})")
         self.dev = dev = _cuda.device(backend)
@@ -184,7 +187,6 @@ class BFSK7:
     """Paper 000 kernel 7, compacted, many sources per launch; keeps the layout on the device."""
 
     def __init__(self, csr: CSR, backend, dtype="auto", block: int = PAPER_BLOCK):
-        from .. import cuda as _cuda
         self.dev = dev = _cuda.device(backend)
         cp = dev.xp
         self.csr, self.backend, self.cp, self.block = csr, backend, cp, check_block(block)
@@ -297,7 +299,6 @@ class BFSKernel7(HopMethod):
 
     @classmethod
     def level_function(cls, backend=None, dtype="uint8"):
-        from .. import cuda as _cuda
         return _cuda.function(_cuda.device(backend), "bfs.cu", f"bfs_k7<{_cuda.CTYPE[np.dtype(dtype).name]}>")
 
 
@@ -325,7 +326,6 @@ class PaperBFSMethod(HopMethod):
 
     @classmethod
     def level_function(cls, backend=None, dtype="uint8"):
-        from .. import cuda as _cuda
         return _cuda.function(_cuda.device(backend), "bfs.cu", PAPER_KERNELS[cls.kernel])
 
 
@@ -335,7 +335,6 @@ def levels_estimate(csr: CSR) -> int:
     most twice one of them; four starts also cover a digraph whose first vertex reaches little."""
     from scipy.sparse.csgraph import breadth_first_order
 
-    from ..algorithms.frontier import tree_depth
     if csr.n == 0:
         return 1
     A = csr.to_scipy(weighted=False)
@@ -383,7 +382,6 @@ BFSKernel1, BFSKernel2, BFSKernel3, BFSKernel4, BFSKernel5, BFSKernel6, BFSKerne
 def kernel_function(name: str, dtype="uint8", backend=None):
     """The CUDA function the BFS method ``name`` launches per level (for occupancy: registers,
     shared memory), asked of its registered class (``level_function``)."""
-    from .core import REGISTRY
     cls = REGISTRY.get(name, None)
     if cls is None or not issubclass(cls, HopMethod):
         raise InvalidParameter(f"unknown BFS kernel {name!r}")

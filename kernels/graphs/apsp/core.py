@@ -13,8 +13,7 @@ value (255, 65535, …) meaning *unreachable*; weighted distances are float32 wi
 """
 from __future__ import annotations
 
-# scipy.sparse.csgraph is imported inside the functions that use it (it is slow to import; the CLI's
-# --help and the GUI's start do not need it).
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 import time
 from dataclasses import dataclass
 from typing import ClassVar

@@ -28,6 +28,9 @@ from ..cuda import HOST_LIMIT_S
 from .core import APSPMethod, APSPResult, float_to_hops
 from .fw_core import NO_PATH_INT, bytes_needed, solve
 from ..data.graph import CSR
+from .fw_tune import time_blocked_tiles, tune_mm, tune_fast
+from .core import REGISTRY
+from ...backend import current
 
 FW_TILES = fw_gpu.BLOCKED_TILES
 
@@ -82,19 +85,16 @@ def tile_by_model(n: int, backend=None, tiles=FW_TILES) -> int:
 
 def fw_blocked_device(d, npad: int, tile: int):
     """Blocked FW of a padded float32 device matrix in place (benchmarks); launches."""
-    from ...backend import current
     return fw_gpu.run_blocked(fw_gpu.device(current()), d, None, npad, tile)
 
 
 def fw_naive_device(d, n: int):
     """Plain FW, one launch per k, of a float32 device matrix in place (benchmarks); launches."""
-    from ...backend import current
     return fw_gpu.run_naive(fw_gpu.device(current()), d, None, n)
 
 
 def autotune_tile(n: int, backend, tiles=FW_TILES) -> int:
     """Time one blocked FW per tile on a random dense matrix of size min(n, 1024); keep the fastest."""
-    from .fw_tune import time_blocked_tiles
     return time_blocked_tiles(n, backend, tiles)
 
 
@@ -391,7 +391,6 @@ class _ThesisBFW(FWVersion):
         if l == "auto":
             if backend is None or not backend.is_gpu or self.method != "mm":
                 return 1
-            from .fw_tune import tune_mm
             return tune_mm(backend, n, arith, pred, tiles=(self.t(),))["l"]
         try:
             l = int(l)
@@ -450,7 +449,6 @@ class FWTuned(_ThesisBFW):
             _tile(t, fw_gpu.THESIS_TILES)
 
     def solve_gpu(self, backend, d, p, n, arith, cancel):
-        from .fw_tune import tune_mm
         choice = tune_mm(backend, n, arith, p is not None, tiles=tuple(self.options["tiles"]))
         t, l = choice["tile"], choice["l"]
         launches = fw_gpu.run_thesis(gpu_device(backend), d, p, n, t, l, "mm", arith == "dpx", cancel)
@@ -583,7 +581,6 @@ class FWFast(FWVersion):
                               "lookahead": True, "persistent": True}
         tile, cfg, extra = self.t(n), self.options["cfg"], {}
         if self.options["tile"] == "auto" or cfg == "auto":
-            from .fw_tune import tune_fast
             choice = tune_fast(backend, n, arith, p is not None)
             tile = choice["tile"] if self.options["tile"] == "auto" else tile
             cfg = choice["cfg"] if cfg == "auto" else cfg
@@ -603,5 +600,4 @@ class FWFast(FWVersion):
 
 def versions(cpu: bool | None = None) -> list[str]:
     """The FW family's registry names (``cpu=True``: those with a CPU implementation)."""
-    from .core import REGISTRY
     return [k for k, c in REGISTRY.items() if getattr(c, "family", "") == "fw" and (cpu is None or c.cpu == cpu)]

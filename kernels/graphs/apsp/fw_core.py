@@ -33,6 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import GridTooLarge, InvalidParameter
+from .paths import backtrack
+from .core import REGISTRY
+from ... import backend as kernel_backend
 
 #: "no path" inside the int32 kernels (cuda/fw_common.cuh)
 FW_INT_INF = 2 ** 30 - 1
@@ -191,7 +194,6 @@ def pred_cycle(pred: np.ndarray, v: int) -> list[int]:
 def path(pred: np.ndarray | None, i: int, j: int) -> list[int]:
     """Vertices of a shortest i → j path from the predecessor matrix ([] when j is unreachable):
     row i walked back by :func:`kernels.graphs.apsp.paths.backtrack`."""
-    from .paths import backtrack
     if pred is None:
         raise InvalidParameter("no predecessor matrix: run Floyd–Warshall with pred=True")
     n = pred.shape[0]
@@ -214,8 +216,7 @@ def bytes_needed(npad: int, pred: bool, extra: int = 0) -> int:
 
 def check_fits(need_device: int, need_host: int, backend) -> None:
     """GridTooLarge before any allocation when the device (GPU run) or the host cannot hold it."""
-    from ...backend import host_available_memory
-    host = host_available_memory()
+    host = kernel_backend.host_available_memory()
     if need_host > 0.8 * host:
         raise GridTooLarge(f"Floyd–Warshall needs {need_host / 2**30:.1f} GiB of host memory; "
                            f"{host / 2**30:.1f} GiB are available")
@@ -228,7 +229,6 @@ def check_fits(need_device: int, need_host: int, backend) -> None:
 
 def fw_versions() -> dict:
     """name → class of every registered FW version."""
-    from .core import REGISTRY
     return {k: c for k, c in REGISTRY.items() if getattr(c, "family", "") == "fw"}
 
 

@@ -19,6 +19,7 @@ from itertools import product
 import numpy as np
 
 from .. import cuda as _cuda
+from ... import gpu
 
 TYPES = ("float", "int")
 BOOL = ("false", "true")
@@ -116,7 +117,6 @@ def compiled_resources(key: str) -> dict:
     if key not in PRESET_KERNELS:
         raise KeyError(f"unknown kernel {key!r}: use one of {', '.join(PRESET_KERNELS)}")
     file, name, threads = PRESET_KERNELS[key]
-    from ... import gpu
     dev = gpu.device("cuda")
     attrs = dev.attributes(kernel(dev, file, name))
     return {"registers": int(attrs["num_regs"]), "smem_static": int(attrs["shared_size_bytes"]),

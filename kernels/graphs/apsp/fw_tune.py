@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from . import fw_gpu
+from ... import gpu
 
 _CACHE: dict = {}
 
@@ -42,7 +43,6 @@ def _matrix(xp, n: int, arith: str, seed: int = 0):
 def _timer(dev):
     """fn → median seconds of ``repeats`` calls on ``dev`` (after one untimed call): CUDA events on
     the GPU, the wall clock on the host device (:func:`kernels.gpu.timing.time_calls`)."""
-    from ... import gpu
 
     def measure(fn, repeats: int = 3) -> float:
         return gpu.timing.time_calls(fn, repeat=repeats, warmup=1, device=dev).median

@@ -24,6 +24,7 @@ from .core import APSPResult, DistanceOverflow, hop_dtype, sentinel
 from ..cuda import free_memory, to_host
 from .bfs import HopMethod, bfs_host_work, check_block
 from ..data.graph import CSR
+from .. import cuda as _cuda
 
 #: sources per batch unless chosen (64 per word; 4096 = 64 words per vertex)
 DEFAULT_BATCH = 4096
@@ -46,7 +47,6 @@ class MSBFS:
     for a list of targets t; :func:`apsp_msbfs` turns that into rows of the distance matrix."""
 
     def __init__(self, csr: CSR, backend, dtype="auto", block: int = 256):
-        from .. import cuda as _cuda
         self.dev = dev = _cuda.device(backend)
         cp = dev.xp
         self.csr, self.backend, self.cp, self.block = csr, backend, cp, check_block(block)
@@ -62,7 +62,7 @@ class MSBFS:
 
     def run_batch(self, targets_d, t0: int, cnt: int, batch: int, D, ld: int, col0: int, bits) -> None:
         """BFS from ``targets_d[t0:t0+cnt]`` (pulling along out-arcs), writing M[:, col0 + j]."""
-        cp, n, block = self.cp, self.csr.n, self.block
+        n, block = self.csr.n, self.block
         W = batch // 64
         seen, visit, nxt = bits
         threads = n * W
@@ -176,5 +176,4 @@ class MultiSourceBFS(HopMethod):
 
     @classmethod
     def level_function(cls, backend=None, dtype="uint8"):
-        from .. import cuda as _cuda
         return _cuda.function(_cuda.device(backend), "msbfs.cu", f"msbfs_level<{_cuda.CTYPE[np.dtype(dtype).name]}>")

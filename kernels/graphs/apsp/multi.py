@@ -41,6 +41,7 @@ from .bfs import BFSK7, BFSKernel7
 from .core import APSPMethod, APSPResult, DistanceOverflow, hop_dtype, sentinel
 from .sssp import TaskParallelSSSP, TaskParallelSSSPMethod, auto_S
 from ..data.graph import CSR, Graph
+from ...fileio import check_output_path, atomic_path
 
 ENGINES = ("bfs", "sssp")
 ROWS = ("host", "file")
@@ -123,7 +124,6 @@ def apsp_multi(csr: CSR, backend, engine: str = "bfs", gpus=2, weighted: bool | 
         raise InvalidParameter(f"batch must be ≥ 1 source (got {batch})")
     shape = (src.size, csr.n)
     if rows == "file":
-        from ...fileio import check_output_path
         check_output_path(out, (".npy",), "rows file")
     cursor = dv.WorkCursor(src.size, batch)
     lock, done = threading.Lock(), [0]
@@ -131,7 +131,6 @@ def apsp_multi(csr: CSR, backend, engine: str = "bfs", gpus=2, weighted: bool | 
     t0 = time.perf_counter()
     with contextlib.ExitStack() as stack:
         if rows == "file":                     # a temporary .npy beside ``out``, renamed when complete
-            from ...fileio import atomic_path
             tmp = stack.enter_context(atomic_path(out))
             dist = np.lib.format.open_memmap(tmp, mode="w+", dtype=dt, shape=shape)
         else:
@@ -246,7 +245,6 @@ class MultiGPUAPSP(HostRunnable, APSPMethod):
         if batch is not None and int(batch) < 1:
             raise InvalidParameter(f"batch must be ≥ 1 source (got {batch})")
         if out is not None:
-            from ...fileio import check_output_path
             check_output_path(out, (".npy",), "rows file")
         super().__init__(gpus=gpus, batch=batch, out=out, sources=sources)
 

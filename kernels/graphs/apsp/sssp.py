@@ -33,6 +33,8 @@ from ...errors import InvalidParameter
 from ..cuda import HOST_COSTS, MIXED_COSTS, HostRunnable, free_memory, to_host
 from .core import APSPMethod, APSPResult, float_to_hops
 from ..data.graph import CSR
+from .. import cuda as _cuda
+from .bfs import levels_estimate
 
 #: paper 004 §3.4.2: N = 32 problems per launch, B = 4 vertices per thread block
 PAPER_N, PAPER_B = 32, 4
@@ -60,7 +62,6 @@ class TaskParallelSSSP:
 
     def __init__(self, csr: CSR, backend, S: int, staged: bool = False, threads: int = 128,
                  record: bool = False, weighted: bool = True):
-        from .. import cuda as _cuda
         self.dev = dev = _cuda.device(backend)
         cp = dev.xp
         self.csr, self.backend, self.cp = csr, backend, cp
@@ -186,7 +187,6 @@ class SSSPMethod(HostRunnable, APSPMethod):
         """Iterations ≈ BFS levels (twice that weighted: a cost can fall again); per iteration a
         scatter and a check launch over n·S threads, every arc relaxed about once per source per
         level of lowering."""
-        from .bfs import levels_estimate
         rows = self.rows(csr)
         S = self.options["S"] or auto_S(csr.n, None)
         weighted = csr.weights is not None

@@ -15,10 +15,14 @@ toolkit.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional: it is imported only when a GPU device is asked for.
 import os
 from importlib.resources import files
 
 import numpy as np
+from ... import gpu
+from ...errors import InvalidParameter
+from ... import backend as kernel_backend
 
 
 _HOPS = ("unsigned char", "unsigned short", "unsigned int")
@@ -65,7 +69,6 @@ def options(dev=None) -> tuple[str, ...]:
 def device(backend):
     """The :mod:`kernels.gpu` device the graph kernels of ``backend`` run on: CUDA on a GPU
     backend, else the host device (the CUDA source run on the CPU; ``dev.emulated``)."""
-    from ... import gpu
     return gpu.device_for(backend if backend is not None else "cpu")
 
 
@@ -95,8 +98,7 @@ def free_memory(backend) -> int:
     """Bytes free on ``backend``'s device (the host's available memory without a backend)."""
     if backend is not None:
         return int(backend.free_memory())
-    from ...backend import host_available_memory
-    return host_available_memory()
+    return kernel_backend.host_available_memory()
 
 
 def null(dev):
@@ -149,7 +151,6 @@ class HostRunnable:
         sec = self.host_seconds(csr)
         if sec <= HOST_LIMIT_S:
             return
-        from ...errors import InvalidParameter
         rows = self.rows(csr)
         fit = int(rows * HOST_LIMIT_S / sec)
         raise InvalidParameter(

@@ -40,6 +40,7 @@ The directed versions paper 004 uses (arcs, not edges) are in :mod:`.digraphs`.
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 import numpy as np
 
 from ...errors import InvalidParameter

@@ -5,6 +5,7 @@ A :class:`Graph` is undirected and simple: ``edges`` holds each edge once as ``(
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy and networkx load where used (slow to import; `main.py --help` loads this module).
 import math
 import os
 import re
@@ -14,6 +15,8 @@ import numpy as np
 
 from ... import filegate
 from ...errors import InvalidParameter
+from ...fileio import atomic_path, atomic_write
+from array import array
 
 
 @dataclass
@@ -320,7 +323,6 @@ def save_graph(g: Graph, path: str) -> None:
     :func:`load_graph` restores isolated vertices past the largest id."""
     import networkx as nx
 
-    from ...fileio import atomic_path, atomic_write
     path = str(path)
     if path.lower().endswith(".graphml"):
         with atomic_path(path) as tmp:
@@ -343,7 +345,6 @@ def read_edge_list(path: str, max_vertices: int = MAX_VERTICES, name: str | None
     other column counts, ids that are not integers ≥ 0, weights that are not finite numbers ≥ 0,
     lines with and without weights in one file, ids implying more than ``max_vertices`` vertices,
     more than :data:`MAX_EDGES` edges, and sparse ids (see :data:`SPARSE_FACTOR`) without a header."""
-    from array import array
     label = name or os.path.basename(path)
     us, vs, ws = array("q"), array("q"), array("d")
     weighted = None

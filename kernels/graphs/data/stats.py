@@ -2,6 +2,7 @@
 normalised time (Eq. 3) and log–log growth exponents (Fig. 14)."""
 from __future__ import annotations
 
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 import numpy as np
 
 from ..apsp import sentinel

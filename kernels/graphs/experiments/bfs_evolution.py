@@ -39,6 +39,8 @@ from . import reproduce as rp
 from ..apsp import apsp
 from ..apsp.bfs import PAPER_BLOCK, PARENT, kernel_function
 from ..data.stats import loglog_slope, normalised_times, summary
+from ..apsp import METHODS
+from ..data.generators import ring_lattice
 
 KERNELS = tuple(f"gpu-bfs-k{k}" for k in range(1, 8))
 #: beyond the paper, for comparison in the same plot
@@ -98,7 +100,6 @@ def check_host(types, sizes, kernels, backend, batch: int = 1, block: int = PAPE
     whose run on the largest size of a type is estimated above the host limit; a no-op on a GPU."""
     if not emulated(backend) or not sizes:
         return
-    from ..apsp import METHODS
     n = max(int(x) for x in sizes)
     for t in check_types(types):
         g = rp.graph_type(t, params=(params or {}).get(t))(n, int(seed0))
@@ -150,7 +151,6 @@ class EvoRow:
 
 def warm_up(kernels, backend, block: int = PAPER_BLOCK) -> None:
     """Compile every kernel and make its first call on a tiny graph (not timed)."""
-    from ..data.generators import ring_lattice
     g = ring_lattice(64, 4)
     for k in kernels:
         apsp(g, k, backend=backend, **options(k, 4, block))

@@ -24,6 +24,7 @@ untimed first (CUDA compilation; first-call costs: a cold first CPU count measur
 """
 from __future__ import annotations
 
+# Imports inside functions: networkx (reference triangle counts), where used; slow, and `--help` loads this.
 import os
 import time
 from dataclasses import asdict, dataclass
@@ -37,6 +38,10 @@ from ..data import generators as G
 from ..algorithms.clustering import GPUClustering, cpu_counts
 from ..algorithms.clustering_multi import MultiGPUClustering
 from ..data.stats import loglog_slope
+from ...devices import gpu_count, MAX_GPUS
+from ..data.graph import to_networkx
+from ..algorithms.clustering import HOST_STEP_S, host_work
+from ..cuda import HOST_COSTS, HOST_LIMIT_S
 
 FAMILIES = {"ws": "Watts–Strogatz k = 50, p = 0.1", "ba": "Barabási–Albert k ≈ 50 (m = 25)"}
 #: paper 001 §5.7's size ranges (the spacing inside them is ours: ten even steps)
@@ -75,7 +80,6 @@ def default_sizes(backend) -> dict:
 def default_methods(backend) -> list[str]:
     """Both CPU versions, plus both GPU kernels on a GPU and both multi-GPU kernels where there are
     ≥ 2 GPUs (networkx is opt-in: slow)."""
-    from ...devices import gpu_count
     gpu = backend is not None and backend.is_gpu
     multi = gpu and gpu_count(backend) >= 2
     return ["cpu", "cpu-threads"] + (list(GPU_METHODS) if gpu else []) + (list(MULTI_METHODS) if multi else [])
@@ -83,7 +87,6 @@ def default_methods(backend) -> list[str]:
 
 def default_gpus(backend) -> int:
     """GPUs of the multi-* methods by default: every visible GPU (≥ 2), 2 virtual ones on the CPU."""
-    from ...devices import gpu_count
     return max(2, gpu_count(backend)) if backend is not None else 2
 
 
@@ -134,7 +137,6 @@ def _counter(method: str, g, backend, workers: int, gpus: int = 2) -> Callable[[
     if method == "networkx":
         import networkx as nx
 
-        from ..data.graph import to_networkx
         H = to_networkx(g)
         deg = csr.degrees()
         p = int((deg * (deg - 1)).sum())
@@ -162,8 +164,6 @@ def check_host(family: str, n: int, seed: int = 1) -> None:
     cost model exceeds the host limit at V = n.  The work is measured on a graph of at most
     HOST_SAMPLE_V vertices and scaled to n: linearly for WS (fixed degrees), by n·log n for BA
     (Σ d² of a scale-free graph grows about so)."""
-    from ..cuda import HOST_COSTS, HOST_LIMIT_S
-    from ..algorithms.clustering import HOST_STEP_S, host_work
     n0 = min(int(n), HOST_SAMPLE_V)
     work = np.asarray(host_work(make_graph(family, n0, seed).csr()), dtype=np.float64)
     scale = n / n0 * (np.log(n) / np.log(n0) if family == "ba" else 1.0)
@@ -200,7 +200,6 @@ def check_methods(methods, backend, sizes: dict | None = None, seed: int = 1) ->
 
 def check_gpus(gpus) -> int:
     """The device count of the multi-* methods: an integer 1 … MAX_GPUS."""
-    from ...devices import MAX_GPUS
     if isinstance(gpus, bool) or not isinstance(gpus, (int, np.integer)) or not 1 <= gpus <= MAX_GPUS:
         raise InvalidParameter(f"gpus must be an integer from 1 to {MAX_GPUS} (got {gpus!r})")
     return int(gpus)

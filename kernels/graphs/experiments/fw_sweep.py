@@ -29,6 +29,8 @@ import numpy as np
 from ...errors import InvalidParameter
 from ...experiments import Claim, Experiment
 from ..apsp.fw_core import NO_PATH_INT, FWResult, fw_versions, solve
+from ..apsp import fw_gpu
+from ..apsp.fw_core import working_matrix
 
 #: paper 002 Table II: n = 2048, ten runs (seconds; the table's decimal comma)
 PAPER_002_N = 2048
@@ -309,8 +311,6 @@ def kernel_breakdown(backend, n: int = 8192, arith: str = "int32", tiles=(16, 32
     """Paper 004 Tables 4.7–4.8 layout on this GPU: for MM-based and two-level t = 16, 32, 64, the
     total time of the pivot, pivot row+column and non-pivot kernels over one whole run (CUDA
     events around each launch, l = 1), and the non-pivot kernel's share of the min-plus peak."""
-    from ..apsp import fw_gpu
-    from ..apsp.fw_core import working_matrix
     cp = backend.xp
     dev = fw_gpu.device(backend)
     peak, _ = peak_updates(backend)

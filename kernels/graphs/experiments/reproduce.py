@@ -12,6 +12,7 @@ cancel between instances; the benchmark script uses the same code.
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
@@ -25,6 +26,7 @@ from ..apsp import apsp
 from ..algorithms.clustering import global_clustering, sampled_clustering
 from ..data.graph import components, largest_component
 from ..data.stats import loglog_slope, normalised_times, sampled_summary, summary
+from ..apsp import check_memory, METHODS
 
 #: paper 000 Fig. 14's fitted exponents of mean shortest path vs N
 PAPER_EXPONENTS = {"alpha-ring": 0.995, "alpha": 0.223, "ba": 0.106}
@@ -126,7 +128,6 @@ def check_reference(reference, sizes) -> str | None:
 def check_memory_for(sizes, method: str, backend, reference: str | None = None) -> None:
     """GridTooLarge before any work when the largest N's distance matrix (method and reference)
     cannot fit; cpu-sampled keeps no matrix."""
-    from ..apsp import check_memory
     if method != "cpu-sampled":
         check_memory(max(sizes), method, backend, 2)
     if reference:
@@ -135,7 +136,6 @@ def check_memory_for(sizes, method: str, backend, reference: str | None = None) 
 
 def emulated(method: str, backend) -> bool:
     """True when ``method`` runs its CUDA source on the host device (no GPU backend)."""
-    from ..apsp import METHODS
     cls = METHODS.get(method, None)
     return bool(cls is not None and cls.emulated(backend))
 
@@ -145,7 +145,6 @@ def check_host(types, sizes, method: str, backend, params: dict | None = None, s
     run on the largest N of a type is estimated above the host limit (about 30 s)."""
     if not emulated(method, backend):
         return
-    from ..apsp import METHODS
     n = max(int(x) for x in sizes)
     for t in types:
         csr = graph_type(t, params=(params or {}).get(t))(n, int(seed0)).csr()

@@ -22,6 +22,7 @@ integer weights make float32 exact).  Qt-free; rows are yielded as they finish.
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 

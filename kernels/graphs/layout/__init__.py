@@ -16,6 +16,7 @@ from .force import ForceLayout, ForceMethod
 from .quality import layout_quality
 from .simple import CircleLayout, GeneratorLayout
 from .spectral import SpectralLayout
+from ...backend import current
 
 # registration, in the order LAYOUTS lists them (the CLI's --layout choices, the dock's list)
 for _cls in (GeneratorLayout, CircleLayout, SpectralLayout, ForceMethod, AutoLayout):
@@ -32,7 +33,6 @@ def compute_layout(g, method: str = "auto", *, backend=None, iterations=None, se
     ``iterations``: for iterative layouts (None: the layout's default); ``seed``: initial positions
     and solver start vectors (same seed → same layout on the same backend); ``progress(fraction)``
     is called and ``cancel()`` checked between chunks of work (InterruptedError when cancelled)."""
-    from ...backend import current
     cls = layout_class(method)
     if not cls.available(g):
         raise InvalidParameter(cls.why_unavailable(g) or f"the {method} layout does not apply to this graph")

@@ -28,6 +28,7 @@ deterministic, so two runs on the same device agree bit for bit.
 """
 from __future__ import annotations
 
+# Imports inside functions: SciPy's FFT, where used; slow to import, and `main.py --help` loads this module.
 import functools
 import math
 
@@ -35,6 +36,8 @@ import numpy as np
 
 from ...errors import InvalidParameter
 from .base import Layout, check_cancel, host_positions
+from .force_gpu import GpuOps
+from ...backend import current
 
 #: FA2 parameters (networkx forceatlas2_layout's defaults for scaling, gravity and tolerance)
 DEFAULTS = dict(scaling=2.0, gravity=1.0, jitter_tolerance=1.0, softening=1.0, mass_exponent=0.0)
@@ -126,7 +129,6 @@ class CpuOps:
 
 def make_ops(g, backend, total_mass: float):
     if backend.is_gpu:
-        from .force_gpu import GpuOps
         return GpuOps(g, backend, total_mass)
     return CpuOps(g)
 
@@ -147,7 +149,6 @@ class ForceLayout:
     """
 
     def __init__(self, g, *, backend=None, seed=0, pos0=None, **params):
-        from ...backend import current
         unknown = set(params) - set(DEFAULTS) - {"grid"}
         if unknown:
             raise InvalidParameter(f"unknown force-layout parameter(s) {', '.join(sorted(unknown))}: "

@@ -20,6 +20,7 @@ the layout runs the generic CuPy code (the NumPy code on CuPy arrays: the same m
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional: it is imported only when the GPU force layout runs.
 import math
 
 import numpy as np

@@ -1,6 +1,7 @@
 """Layout quality measures: edge-length ratio and neighbourhood preservation."""
 from __future__ import annotations
 
+# Imports inside functions: SciPy, where used; slow to import, and `main.py --help` loads this module.
 import numpy as np
 
 from ...errors import InvalidParameter

@@ -14,6 +14,7 @@ fixed (largest |entry| positive) and ARPACK starts from a seeded vector: the lay
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional (GPU path only); SciPy, where used (slow; `--help` loads this).
 import math
 
 import numpy as np
