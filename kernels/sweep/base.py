@@ -14,6 +14,8 @@ import time
 
 from ..errors import BackendUnavailable
 from ..registry import Registry
+import socket
+from .. import backend as bk
 
 #: name → task class; filled by the package's ``__init__``
 TASKS: Registry[type["SweepTask"]] = Registry("sweep task")
@@ -66,7 +68,6 @@ def worker_backend(choice: str):
     """The array backend of this process for ``choice`` (auto / cpu / gpu), made once.  The
     process-wide selection (``backend.current()``) is left as it was: with ``--scheduler none`` the
     tasks run inside the GUI or CLI process, whose own backend must not change under it."""
-    from .. import backend as bk
     if choice not in _BACKENDS:
         before = bk.current()
         _BACKENDS[choice] = bk.select(choice)
@@ -81,13 +82,11 @@ def gpu_wanted(choice: str) -> bool:
         return True
     if choice == "cpu":
         return False
-    from .. import backend as bk
     return bk.gpu_available()[0]
 
 
 def timed(fn, *args):
     """(result, seconds, "host:pid") of ``fn(*args)`` — the per-task timing every row carries."""
-    import socket
     t0 = time.perf_counter()
     res = fn(*args)
     return res, time.perf_counter() - t0, f"{socket.gethostname()}:{os.getpid()}"

@@ -14,12 +14,16 @@ workers gives one :class:`InvalidParameter` message.  Qt-free.
 """
 from __future__ import annotations
 
+# Imports inside functions: Dask loads when a cluster is used (slow to import); dask_cuda, CuPy optional.
 import importlib.util
 import os
 import re
 from dataclasses import dataclass, field
 
 from ..errors import InvalidParameter
+import socket
+import logging
+from .. import backend as bk
 
 #: the scheduler choices besides an address
 NAMES = ("local", "none")
@@ -53,7 +57,6 @@ def dashboard_available() -> bool:
 
 def local_gpu_count() -> int:
     """CUDA GPUs usable here (0 without CuPy or a device)."""
-    from .. import backend as bk
     ok, _why = bk.gpu_available()
     if not ok:
         return 0
@@ -63,9 +66,7 @@ def local_gpu_count() -> int:
 
 def probe_worker() -> dict:
     """Run on a worker: its host, process, cores and GPU (``gpu``: device name or "")."""
-    import socket
 
-    from .. import backend as bk
     ok, why = bk.gpu_available()
     return {"host": socket.gethostname(), "pid": os.getpid(), "cores": os.cpu_count() or 1,
             "gpu": why if ok else "", "no_gpu_reason": "" if ok else why}
@@ -114,7 +115,6 @@ class Connection:
     def gpu_workers(self) -> tuple[list[str], str]:
         """(addresses of workers with a usable GPU, a reason from one without)."""
         if self.client is None:
-            from .. import backend as bk
             ok, why = bk.gpu_available()
             return (["(this process)"] if ok else []), ("" if ok else why)
         res = self.client.run(probe_worker)
@@ -142,7 +142,6 @@ class Connection:
 
 def _quiet_logs() -> None:
     """Dask's INFO lines (workers starting, tasks stolen) are not the user's business on the CLI."""
-    import logging
     for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker",
                  "distributed.core", "distributed.http.proxy"):
         logging.getLogger(name).setLevel(logging.WARNING)

@@ -19,6 +19,7 @@ from ..errors import InvalidParameter
 from .points import parse_axes, product
 from .run import Sweep
 from .tasks import CHTask
+from .results import read_rows
 
 #: the Cahn–Hilliard quantities a sweep summarises per value of its first axis
 CH_SUMMARY = ("coarsening_exponent", "length_scale_final")
@@ -92,7 +93,6 @@ def ch_sweep(vary: list[str], steps: int = 2000, record_every: int = 100, backen
     t0 = time.perf_counter()
     rows = drive(sweep, report)
     if sweep.file is not None:                     # resumed: the summary covers the whole file
-        from .results import read_rows
         rows = read_rows(sweep.file.path)[2]
     x = next(iter(axes))
     return {"task": "ch", "vary": axes, "fixed": task.fixed, "points": sweep.total, "ran": sweep.finished,

@@ -15,6 +15,8 @@ per slice) with the model's text hash: a result file resumes only the same run. 
 """
 from __future__ import annotations
 
+# Imports inside functions: a system's kernels load when its task runs. This package registers every
+# system's task: hoisted, `import kernels.sweep` (the GUI's sweep panels) would load all three systems.
 import dataclasses
 import hashlib
 import time
@@ -26,6 +28,9 @@ import numpy as np
 from ..errors import InvalidParameter
 from .base import SweepTask
 from .points import parse_axes
+from ..fileio import atomic_path
+from .commands import drive, file_mode
+from .run import Sweep
 
 
 def whole(name: str, v, low: int) -> int:
@@ -109,7 +114,6 @@ class FlintSliceTask(SweepTask):
         hi = samples.max(axis=0) if samples.size else final
         path = ""
         if self.fixed["traces_dir"]:
-            from ..fileio import atomic_path
             dest = Path(self.fixed["traces_dir"]) / f"slice-{first:08d}.npz"
             with atomic_path(dest) as tmp:
                 np.savez_compressed(tmp, times=times, samples=samples, members=np.arange(first, first + count),
@@ -132,8 +136,6 @@ def flint_sweep(run, sweep: list[str], slice_size: int = 10_000, csv=None, resum
     member; members go to the workers in slices of ``slice_size``, each slice one ensemble run.  One row
     per member (min / max / final of the recorded states) goes to ``csv``.  Returns a JSON-ready dict
     (rows left out when there are more than 1 000)."""
-    from .commands import drive, file_mode
-    from .run import Sweep
     axes = parse_axes(sweep)
     task = FlintSliceTask(run, axes, traces_dir=traces_dir)
     sw = Sweep(task, task.slices(slice_size), path=csv, mode=file_mode(resume, overwrite, csv),

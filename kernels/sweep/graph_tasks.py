@@ -19,6 +19,8 @@ or, on CPUs, as many workers as there are free cores.  Qt-free.
 """
 from __future__ import annotations
 
+# Imports inside functions: a system's kernels load when its task runs. This package registers every
+# system's task: hoisted, `import kernels.sweep` (the GUI's sweep panels) would load all three systems.
 from dataclasses import fields
 from typing import Iterator
 
@@ -26,6 +28,7 @@ from ..errors import InvalidParameter
 from .run import Sweep
 from .base import SweepTask, gpu_wanted, worker_backend
 from .experiment_task import rows_of
+from ..errors import BackendUnavailable
 
 #: workers in a process keep their warm-up state across points (first-call costs untimed)
 _WARM: set = {"networkx"}
@@ -150,7 +153,6 @@ class ClusteringTimingTask(SweepTask):
         f = self.fixed
         be = worker_backend(f["backend"])
         if self.needs_gpu() and not be.is_gpu:
-            from ..errors import BackendUnavailable
             raise BackendUnavailable(f"GPU clustering methods need a GPU; this worker has none ({be.notice})")
         return [r.to_dict() for r in cc.point_rows(point["family"], point["n"], f["methods"], f["repeats"], be,
                                                     f["seed"], f["threads"], _WARM, gpus=f.get("gpus", 2))]

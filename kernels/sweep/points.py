@@ -25,6 +25,7 @@ import re
 import numpy as np
 
 from ..errors import InvalidParameter
+from ..limits import FLOAT_LIMIT, INT_LIMIT
 
 #: the largest number of points one sweep may have (a typo such as 0:1:1e9 is refused, not run)
 MAX_POINTS = 10_000_000
@@ -40,7 +41,6 @@ def _number(text: str, what: str):
     """An int or a finite float within the ranges every number option has (±FLOAT_LIMIT floats,
     int64 integers), else InvalidParameter (values such as 1e308 or a step count of 1e30 would
     overflow or run for ever)."""
-    from ..limits import FLOAT_LIMIT, INT_LIMIT
     t = text.strip()
     if _INT.match(t):
         v = int(t)

@@ -22,6 +22,7 @@ of the task on its worker: per-task timings stay comparable however many workers
 """
 from __future__ import annotations
 
+# Imports inside functions: distributed loads only when a sweep runs on a Dask cluster (slow to import).
 import os
 import threading
 import time
@@ -33,6 +34,7 @@ from .cluster import Connection, connect, parse_scheduler
 from .points import identity
 from .results import ResultFile
 from .base import SweepTask, timed
+import socket
 
 TAIL = ("error", "worker", "task_seconds")
 
@@ -52,7 +54,6 @@ def execute(task: SweepTask, index: int, point: dict) -> dict:
     except Exception as exc:  # noqa: BLE001 — one point's failure is that point's row, not the sweep's end
         res, err = None, f"{type(exc).__name__}: {exc}"
     if err:
-        import socket
         secs, where = time.perf_counter() - t0, f"{socket.gethostname()}:{os.getpid()}"
     rows = [] if res is None else (res if isinstance(res, list) else [res])
     return {"point": index, "rows": rows, "error": err, "worker": where, "task_seconds": secs}

@@ -14,6 +14,8 @@ and where worker processes are unwanted).  Qt-free.
 """
 from __future__ import annotations
 
+# Imports inside functions: a system's kernels load when its task runs. This package registers every
+# system's task: hoisted, `import kernels.sweep` (the GUI's sweep panels) would load all three systems.
 import importlib
 import json
 import os
@@ -23,6 +25,9 @@ from typing import Callable
 from ..errors import InvalidParameter
 from .run import Sweep
 from .base import SweepTask
+from .. import limits
+from dataclasses import asdict
+from pathlib import Path
 
 TIMEOUT_MESSAGE = "timed out after {timeout:g} s (worker killed)"
 _QUIET = {"done": False}
@@ -50,7 +55,6 @@ class SBMLCaseTask(SweepTask):
             raise InvalidParameter(f"unknown runtime {runtime!r}")
         self.spec = ADAPTIVE_BACKENDS[runtime].target if isinstance(runtime, str) else runtime
         self.quiet = bool(quiet)
-        from .. import limits
         self.limits = limits.current()            # the expansion limits (--max-…) travel to the workers
         name = runtime if isinstance(runtime, str) else getattr(runtime, "__name__", "runtime")
         super().__init__(runtime=name, out_dir=None if out_dir is None else str(out_dir))
@@ -66,19 +70,16 @@ class SBMLCaseTask(SweepTask):
         return dict(point)
 
     def run(self, point: dict) -> dict:
-        from dataclasses import asdict
 
         from ..flint.sbml import conformance as suite
         if self.quiet:
             _silence()
-        from pathlib import Path
         case = suite.load_case(Path(point["folder"]), point["case"])
         try:
             fn = self.spec if callable(self.spec) else _resolve(self.spec)
         except Exception as exc:  # noqa: BLE001 — the case's outcome
             oc = suite.Outcome(case.id, "failed", f"runtime not loadable: {exc}", 0.0, None, case.tags)
         else:
-            from .. import limits
             with limits.raised(**asdict(getattr(self, "limits", limits.Limits()))):
                 oc = suite.run_case(case, fn, self.fixed["out_dir"])
         d = asdict(oc)
@@ -112,7 +113,6 @@ def run_cases(cases: list, runtime: str | Callable = "cpu", workers: int = 2, ti
               scheduler: str = "local") -> list:
     """Every case of ``cases`` run by ``runtime`` (an adaptive backend's name or a callable) on
     ``scheduler`` (see the module docstring); returns the outcomes in case order."""
-    from pathlib import Path
     if workers < 1 or not timeout > 0:
         raise InvalidParameter("workers must be ≥ 1 and timeout > 0")
     if not cases:

@@ -19,6 +19,8 @@ point becomes that point's ``error`` cell and the sweep goes on.  Qt-free.
 """
 from __future__ import annotations
 
+# Imports inside functions: a system's kernels load when its task runs. This package registers every
+# system's task: hoisted, `import kernels.sweep` (the GUI's sweep panels) would load all three systems.
 import hashlib
 from dataclasses import fields
 from pathlib import Path
@@ -27,6 +29,8 @@ import numpy as np
 
 from ..errors import BackendUnavailable, InvalidParameter
 from .base import SweepTask, gpu_wanted, worker_backend
+from ..fileio import atomic_path
+from .points import canonical
 
 # ----------------------------------------------------------------------------- Cahn–Hilliard
 class CHTask(SweepTask):
@@ -106,7 +110,6 @@ class CHTask(SweepTask):
         path = ""
         if self.fixed["fields_dir"]:
             from ..cahn_hilliard.io import save_field
-            from ..fileio import atomic_path
             dest = Path(self.fixed["fields_dir"]) / f"{point_name(point)}.npz"
             with atomic_path(dest) as tmp:
                 save_field(tmp, sim.field_numpy(), sim.params, t=sim.t, steps=sim.step_count)
@@ -120,7 +123,6 @@ class CHTask(SweepTask):
 
 def point_name(point: dict) -> str:
     """A file name for a point's output: its values, readable and unique per point."""
-    from .points import canonical
     text = "_".join(f"{k}{v}" for k, v in sorted(point.items()))
     safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in text)[:80]
     return f"{safe}-{hashlib.sha1(canonical(point).encode()).hexdigest()[:8]}" if safe else "point"

@@ -30,9 +30,6 @@ NOT_YET = frozenset({
     "kernels/flint/sbml/core.py", "kernels/flint/sbml/pycode.py", "kernels/flint/sbml/reader.py",
     "kernels/flint/sbml/reference.py", "kernels/flint/sbml/roadrunner.py", "kernels/flint/sbml/simulate.py",
     "kernels/flint/sbml/solver.py", "kernels/flint/sbml/system.py",
-    "kernels/sweep/base.py", "kernels/sweep/cluster.py", "kernels/sweep/commands.py", "kernels/sweep/flint_tasks.py",
-    "kernels/sweep/graph_tasks.py", "kernels/sweep/points.py", "kernels/sweep/run.py", "kernels/sweep/suite_tasks.py",
-    "kernels/sweep/tasks.py",
 })
 
 
