@@ -17,9 +17,9 @@ from kernels.flint.ensemble.rk import integrate
 from kernels.flint.sbml.core import lower_system
 from kernels.flint.sbml.simulate import simulate
 from kernels.flint.sbml.system import read_sbml_system
+from support.sbml_docs import TIME, apply as ap, ci, cn
 
 M = 'xmlns="http://www.w3.org/1998/Math/MathML"'
-TIME = '<csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol>'
 FLAVOURS = ["ts", "is"]
 
 
@@ -40,18 +40,6 @@ def _event(eid, trigger, assigns: dict, delay=None, priority=None, persistent=Tr
     return (f'<event id="{eid}" useValuesFromTriggerTime="{str(uvftt).lower()}"><trigger initialValue='
             f'"{str(initial).lower()}" persistent="{str(persistent).lower()}"><math {M}>{trigger}</math></trigger>'
             f'{d}{p}<listOfEventAssignments>{a}</listOfEventAssignments></event>')
-
-
-def ci(x):
-    return f"<ci>{x}</ci>"
-
-
-def cn(x):
-    return f"<cn>{x!r}</cn>"
-
-
-def ap(op, *args):
-    return f"<apply><{op}/>{''.join(args)}</apply>"
 
 
 def _fresh():
@@ -88,6 +76,21 @@ def _run(xml, members, names, times, flavour, device="host", **kw):
     return pb, eg.integrate_gpu(pb, times, flavour, device=device, **kw)
 
 
+def _decaying(params: dict, events: str) -> str:
+    """x' = −k·x, x(0) = 1, with ``params`` and ``events``."""
+    return _model({"x": (1.0, False), "k": (0.5, True), **params}, {"x": ap("times", cn(-1.0), ci("k"), ci("x"))},
+                  events)
+
+
+def _both_flavours(xml, mem, names, times, seed):
+    """(reference, the last flavour's result): every flavour's host build checked against the reference."""
+    ref = _reference(xml, mem, names, times)
+    for flavour in FLAVOURS:
+        _, got = _run(xml, mem, names, times, flavour)
+        _close(got, ref, seed)
+    return ref, got
+
+
 def _close(got, ref, seed, tol=1e-6):
     err = np.abs(got - ref) / (np.abs(ref) + 1e-6)
     assert np.max(err) < tol, f"seed {seed}: worst relative error {np.max(err):.3g}"
@@ -97,12 +100,10 @@ def _close(got, ref, seed, tol=1e-6):
 def _queue_model():
     """x decays; every rising sin(w·t) > 0 schedules E after d (longer than a period for some members,
     so several instances are pending at once): yT += x (values at trigger time), yA += x (at execution)."""
-    ev = _event("ET", ap("gt", ap("sin", ap("times", ci("w"), TIME)), cn(0.0)),
-                {"yT": ap("plus", ci("yT"), ci("x"))}, delay=ci("d"), uvftt=True)
-    ev += _event("EA", ap("gt", ap("sin", ap("times", ci("w"), TIME)), cn(0.0)),
-                 {"yA": ap("plus", ci("yA"), ci("x"))}, delay=ci("d"), uvftt=False)
-    return _model({"x": (1.0, False), "yT": (0.0, False), "yA": (0.0, False), "k": (0.3, True), "w": (4.0, True),
-                   "d": (1.0, True)}, {"x": ap("times", cn(-1.0), ci("k"), ci("x"))}, ev)
+    trig = ap("gt", ap("sin", ap("times", ci("w"), TIME)), cn(0.0))
+    ev = _event("ET", trig, {"yT": ap("plus", ci("yT"), ci("x"))}, delay=ci("d"), uvftt=True)
+    ev += _event("EA", trig, {"yA": ap("plus", ci("yA"), ci("x"))}, delay=ci("d"), uvftt=False)
+    return _decaying({"yT": (0.0, False), "yA": (0.0, False), "w": (4.0, True), "d": (1.0, True)}, ev)
 
 
 def test_delay_queue_and_trigger_time_values_match_reference():
@@ -143,10 +144,7 @@ def test_persistence_cancels_pending_instances_as_reference():
     short = np.arange(n) % 2 == 0
     mem["d"] = third * np.where(short, rng.uniform(0.2, 0.8, n), rng.uniform(1.2, 2.5, n))
     times = np.linspace(0, 12, 13)
-    ref = _reference(xml, mem, ["a", "b"], times)
-    for flavour in FLAVOURS:
-        _, got = _run(xml, mem, ["a", "b"], times, flavour)
-        _close(got, ref, seed)
+    _, got = _both_flavours(xml, mem, ["a", "b"], times, seed)
     rises = np.array([np.sum((np.pi / 6 + 2 * np.pi * np.arange(20)) / w + d <= 12) for w, d in zip(mem["w"], mem["d"])])
     assert np.array_equal(got[-1, 1], rises) and np.array_equal(got[-1, 0], np.where(short, rises, 0)), f"seed {seed}"
 
@@ -155,8 +153,7 @@ def _two_events(prio1, prio2):
     trig = ap("geq", TIME, ci("t1"))
     ev = _event("E1", trig, {"x": ap("times", cn(2.0), ci("x"))}, priority=prio1, uvftt=False)
     ev += _event("E2", trig, {"x": ap("plus", ci("x"), cn(1.0))}, priority=prio2, uvftt=False)
-    return _model({"x": (1.0, False), "k": (0.2, True), "t1": (1.0, True), "p1": (0.0, True), "p2": (0.0, True)},
-                  {"x": ap("times", cn(-1.0), ci("k"), ci("x"))}, ev)
+    return _decaying({"t1": (1.0, True), "p1": (0.0, True), "p2": (0.0, True)}, ev)
 
 
 def test_priorities_order_simultaneous_events_as_reference():
@@ -215,14 +212,9 @@ def test_t0_firing_follows_initial_value_as_reference():
     trig = ap("lt", ci("x"), ci("thr"))
     ev = _event("F", trig, {"a": ap("plus", ci("a"), ci("v"))}, initial=False)
     ev += _event("T", trig, {"b": ap("plus", ci("b"), ci("v"))}, initial=True)
-    xml = _model({"x": (1.0, False), "a": (0.0, False), "b": (0.0, False), "k": (0.5, True), "thr": (2.0, True),
-                  "v": (1.0, True)}, {"x": ap("times", cn(-1.0), ci("k"), ci("x"))}, ev)
+    xml = _decaying({"a": (0.0, False), "b": (0.0, False), "thr": (2.0, True), "v": (1.0, True)}, ev)
     mem = {"k": rng.uniform(0.2, 1.0, n), "thr": rng.uniform(1.1, 3.0, n), "v": rng.uniform(0.5, 2.0, n)}
-    times = np.linspace(0, 2, 5)
-    ref = _reference(xml, mem, ["a", "b"], times)
-    for flavour in FLAVOURS:
-        _, got = _run(xml, mem, ["a", "b"], times, flavour)
-        _close(got, ref, seed)
+    ref, _ = _both_flavours(xml, mem, ["a", "b"], np.linspace(0, 2, 5), seed)
     assert np.allclose(ref[0, 0], mem["v"]) and np.all(ref[:, 1] == 0), f"seed {seed}"
 
 
@@ -234,17 +226,12 @@ def test_trigger_time_and_assignment_time_values_with_delay():
     trig = ap("lt", ci("x"), ci("thr"))
     ev = _event("T", trig, {"yT": ci("x")}, delay=ci("d"), uvftt=True)
     ev += _event("A", trig, {"yA": ci("x")}, delay=ci("d"), uvftt=False)
-    xml = _model({"x": (1.0, False), "yT": (-1.0, False), "yA": (-1.0, False), "k": (0.5, True),
-                  "thr": (0.5, True), "d": (0.5, True)}, {"x": ap("times", cn(-1.0), ci("k"), ci("x"))}, ev)
+    xml = _decaying({"yT": (-1.0, False), "yA": (-1.0, False), "thr": (0.5, True), "d": (0.5, True)}, ev)
     mem = {"k": rng.uniform(0.5, 2.0, n), "thr": rng.uniform(0.3, 0.8, n), "d": rng.uniform(0.1, 1.0, n)}
-    times = np.linspace(0, 4, 9)
-    ref = _reference(xml, mem, ["yT", "yA"], times)
-    for flavour in FLAVOURS:
-        _, got = _run(xml, mem, ["yT", "yA"], times, flavour)
-        _close(got, ref, seed)
-        ts = -np.log(mem["thr"]) / mem["k"]
-        assert np.allclose(got[-1, 0], mem["thr"], rtol=1e-7), f"seed {seed}"
-        assert np.allclose(got[-1, 1], np.exp(-mem["k"] * (ts + mem["d"])), rtol=1e-6), f"seed {seed}"
+    _, got = _both_flavours(xml, mem, ["yT", "yA"], np.linspace(0, 4, 9), seed)
+    ts = -np.log(mem["thr"]) / mem["k"]
+    assert np.allclose(got[-1, 0], mem["thr"], rtol=1e-7), f"seed {seed}"
+    assert np.allclose(got[-1, 1], np.exp(-mem["k"] * (ts + mem["d"])), rtol=1e-6), f"seed {seed}"
 
 
 @pytest.mark.slow
