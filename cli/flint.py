@@ -15,7 +15,18 @@ from __future__ import annotations
 import os
 import time
 
+import numpy as np
+
+# Imports inside functions: the SBML reference simulator (≈90 ms), loaded when --method lsoda runs, so that
+# `--help` does not pay for it.
+from kernels import limits as L
+from kernels.errors import InvalidParameter
 from kernels.filegate import ENV_ALLOW_OUTSIDE, MODEL
+from kernels.flint.inputs import DEFAULT_MAX_MODEL_MB, ENV_MAX_MODEL_MB
+from kernels.flint.io import write_csv
+from kernels.flint.model import select_states
+from kernels.flint.run import FlintRun, Vary
+from kernels.flint.runtimes import check_memory, samples_in
 
 from . import flint_sweep
 from .common import (CSV_EXTS, UsageError, add_limit_options, apply_limit_options, check_output, dumps, note, number,
@@ -30,7 +41,6 @@ USES_BACKEND = True
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.flint.inputs import DEFAULT_MAX_MODEL_MB, ENV_MAX_MODEL_MB
     p = sub.add_parser(NAME, parents=parents, help="Flint: run an SBML/CellML/native ODE model (paper 004 ch. 5)",
                        description="Compile a cell model to bytecode / CUDA C and integrate it headless.")
     p.add_argument("model", help="model file (.flint, SBML .xml, .cellml) or a shipped model name")
@@ -73,7 +83,6 @@ def add_parser(sub, parents) -> None:
 
 def add_solver_steps_option(p) -> None:
     """``--max-solver-steps``: raises :data:`kernels.limits.MAX_SOLVER_STEPS` for this run."""
-    from kernels import limits as L
     p.add_argument("--max-solver-steps", type=num_type(int, minimum=1), default=None, metavar="N",
                    help=f"most integrator steps of one SBML reference-simulator run (--method lsoda) before it "
                         f"stops (default {L.MAX_SOLVER_STEPS:,})")
@@ -81,7 +90,6 @@ def add_solver_steps_option(p) -> None:
 
 def apply_solver_steps(a) -> None:
     """Put ``--max-solver-steps`` (or the default: no earlier run's value is inherited) in force."""
-    from kernels import limits as L
     L.set_limits(solver_steps=getattr(a, "max_solver_steps", None) or L.MAX_SOLVER_STEPS)
 
 
@@ -90,7 +98,6 @@ def _common_checks(a):
     apply_limit_options(a)
     apply_solver_steps(a)
     if a.max_model_mb is not None:
-        from kernels.flint.inputs import ENV_MAX_MODEL_MB
         os.environ[ENV_MAX_MODEL_MB] = repr(number("--max-model-mb", a.max_model_mb, above=0))
     if a.allow_outside_references and a.sweep:           # the sweep's workers load the model themselves
         os.environ[ENV_ALLOW_OUTSIDE] = "1"
@@ -123,10 +130,6 @@ def run_flint(a) -> int:
     """``flint``: the options checked one by one (one ``error:`` line naming the option), then one
     :class:`kernels.flint.run.FlintRun` (``--vary PARAM=LO:HI``: ``linspace(LO, HI, N)`` over the
     members) compiled and integrated."""
-    from kernels.errors import InvalidParameter
-    from kernels.flint.model import select_states
-    from kernels.flint.run import FlintRun, Vary
-    from kernels.flint.runtimes import check_memory, samples_in
     method, engine = resolve_axes(a, NAME)
     if method == "lsoda":                               # the SBML reference simulator: engine numpy only
         if engine not in (None, "auto", "numpy"):
@@ -208,7 +211,6 @@ def _fmt(v) -> str:
 def _report(a, out: dict, times, samples, rec: list, headline: str) -> int:
     """The results (one JSON object with --json, else a headline + min/max/final lines), with --csv
     (the recorded traces) written first; a failing CSV still prints the results."""
-    from kernels.flint.io import write_csv
     say_alias(a)                                 # an old --runtime spelling: one note, with the results
     failed = write_outputs(out, [("csv", lambda: (write_csv(a.csv, times, samples, rec), a.csv)[1])]
                            if a.csv else [])
@@ -227,9 +229,6 @@ def _report(a, out: dict, times, samples, rec: list, headline: str) -> int:
 def _run_sbml(a) -> int:
     """--method lsoda (old: --runtime sbml): the SBML reference simulator (kernels/flint/sbml/reference.py),
     one model instance on engine numpy."""
-    import numpy as np
-
-    from kernels.errors import InvalidParameter
     from kernels.flint.sbml.reference import check_output_memory, load_reference, n_output_points, output_times, run_reference
     why = "(the SBML reference simulator integrates one model instance with LSODA in float64)"
     if a.dtype not in (None, "float64"):

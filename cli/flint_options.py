@@ -3,9 +3,18 @@ and its ``--set`` changes — used by a single run (:mod:`cli.flint`) and a swee
 (:mod:`cli.flint_sweep`), so neither imports the other's module."""
 from __future__ import annotations
 
-from kernels.flint.run import MAX_STEPS  # noqa: F401  (the one definition; public here too)
+# Imports inside functions: the SBML reference simulator (≈90 ms), loaded only for the hint after a refused
+# SBML file, so that `--help` does not pay for it.
+from kernels.errors import ExplorerError, InvalidParameter
+from kernels.flint import schemes
+from kernels.flint.loaders import find_model_file, read_model
+from kernels.flint.run import MAX_STEPS, RunSettingError, check_settings
+from kernels.flint.runtimes.auto import AUTO_HELP
+from kernels.flint.schemes import (ADAPTIVE_BACKENDS, ENGINES, SUITE_RUNTIME_ALIASES, alias_note, check_backend,
+                                   engine_named, engine_table, methods_help, old_runtime)
 
 from .common import UsageError, note, number
+from .scheduler import backend_choice
 
 #: the option each FlintRun setting is given by (RunSettingError.field → flag)
 FLAGS = {"method": "--method", "engine": "--engine", "dtype": "--dtype", "mapping": "--mapping"}
@@ -14,8 +23,6 @@ FLAGS = {"method": "--method", "engine": "--engine", "dtype": "--dtype", "mappin
 def add_axes(p, command: str) -> None:
     """``--method``, ``--engine`` and the old ``--runtime`` (an alias), their help generated from
     :mod:`kernels.flint.schemes` (which engine offers which method)."""
-    from kernels.flint.schemes import engine_named, engine_table, methods_help
-    from kernels.flint.runtimes.auto import AUTO_HELP
     aliases = _aliases(command)
     if command == "flint":
         auto_m, auto_e = "euler", f"auto: {AUTO_HELP}"
@@ -31,7 +38,6 @@ def add_axes(p, command: str) -> None:
                    + f"; {auto_e}")
     extra = ""
     if command != "flint":                         # adaptive backends added by register_backend, by name
-        from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, SUITE_RUNTIME_ALIASES
         more = {k: b.help for k, b in ADAPTIVE_BACKENDS.items() if k not in SUITE_RUNTIME_ALIASES and k not in ENGINES}
         extra = "".join(f"; {k}: {v}" for k, v in more.items())
     p.add_argument("--runtime", default=None, metavar="OLD",
@@ -40,7 +46,6 @@ def add_axes(p, command: str) -> None:
 
 
 def _aliases(command: str) -> dict:
-    from kernels.flint import schemes
     return schemes.FLINT_RUNTIME_ALIASES if command == "flint" else schemes.SUITE_RUNTIME_ALIASES
 
 
@@ -53,8 +58,6 @@ def resolve_axes(a, command: str = "flint") -> tuple[str | None, str | None]:
     line saying so is kept for :func:`say_alias`); sets ``a.method`` / ``a.engine``.  ``--integrator`` (flint) is the old
     name of ``--method``.  Nothing else is checked here: FlintRun / :func:`kernels.flint.schemes.pair`
     check the values."""
-    from kernels.errors import InvalidParameter
-    from kernels.flint.schemes import alias_note, old_runtime
     method = getattr(a, "method", None)
     old_int = getattr(a, "integrator", None)
     if old_int is not None:
@@ -81,15 +84,12 @@ def resolve_axes(a, command: str = "flint") -> tuple[str | None, str | None]:
 
 def auto_backend(a) -> str | None:
     """What ``--engine auto`` follows: ``--backend``, else GSE_BACKEND (cpu / gpu), else None (auto)."""
-    from .scheduler import backend_choice
     b = backend_choice(a)
     return None if b == "auto" else b
 
 
 def backend_agrees(engine: str | None, backend: str | None) -> None:
     """An explicit ``--engine`` and an explicit ``--backend`` name the same device (one error line)."""
-    from kernels.errors import InvalidParameter
-    from kernels.flint.schemes import check_backend
     try:
         check_backend(engine, backend)
     except InvalidParameter as exc:
@@ -107,7 +107,6 @@ def say_alias(a) -> None:
 
 def model_path(name):
     """The file behind a model argument (a path or a shipped model's file name), or None."""
-    from kernels.flint.loaders import find_model_file
     return find_model_file(name)
 
 
@@ -127,7 +126,6 @@ def grid(a):
 def settings(a) -> tuple[str, str, str]:
     """(method, dtype, mapping) of a fixed-step run, checked by FlintRun's one check
     (:func:`kernels.flint.run.check_settings`); sets ``a.runtime`` to the Runtime of ``--engine``."""
-    from kernels.flint.run import RunSettingError, check_settings
     try:
         method, runtime, dtype, mapping = check_settings(a.method, a.engine, a.dtype or "float64", a.mapping or "cell")
     except RunSettingError as exc:
@@ -141,8 +139,6 @@ def settings(a) -> tuple[str, str, str]:
 def load(a):
     """The model of the MODEL argument (an SBML file the compiler refuses gets the hint to try
     --method lsoda); the files its reading opened are kept in ``a.files_read`` for --json."""
-    from kernels.errors import ExplorerError
-    from kernels.flint.loaders import read_model
     try:
         loaded = read_model(a.model, allow_outside=a.allow_outside_references)
         a.files_read = loaded.files_read

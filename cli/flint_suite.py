@@ -22,9 +22,14 @@ from pathlib import Path
 from kernels.errors import InvalidParameter
 from kernels.filegate import ENV_ALLOW_OUTSIDE
 from kernels.fileio import write_text
+# Imports inside functions: the SBML Test Suite runner (kernels.flint.sbml.conformance, ≈40 ms) and
+# kernels.sweep (≈100–170 ms), loaded when the suite runs, so that `--help` does not pay for them.
+from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, backend_unavailable, pair
 
 from .common import (JSON_EXTS, UsageError, add_limit_options, apply_limit_options, check_out_dir, check_output,
                      dumps, num_type, number, raise_failed, threads_type, write_outputs)
+from .flint import add_solver_steps_option, apply_solver_steps, scoped_environment
+from .flint_options import add_axes, auto_backend, backend_agrees, resolve_axes, say_alias
 from .scheduler import add_scheduler, scheduler_value
 
 NAME = "flint-suite"
@@ -63,7 +68,6 @@ def add_parser(sub, parents) -> None:
                        description="Run SBML Test Suite TimeCourse cases, compare with results.csv by the suite's "
                                    "rule, print a per-tag table; exit 0 when no case failed, 1 otherwise.")
     p.add_argument("cases", nargs="*", metavar="CASES", help="case ids or ranges, e.g. 1 42 100-200 (default: all)")
-    from .flint_options import add_axes
     add_axes(p, NAME)
     p.add_argument("--json", default=None, metavar="OUT.json", help="write every case's outcome as JSON ('-': stdout)")
     p.add_argument("--out-dir", default=None, metavar="DIR", help="write each simulated case as DIR/NNNNN.csv")
@@ -79,20 +83,16 @@ def add_parser(sub, parents) -> None:
                         "definitions); refused by default")
     add_scheduler(p, "local", "cases", workers=False)
     add_limit_options(p)
-    from .flint import add_solver_steps_option
     add_solver_steps_option(p)
 
 
 def run(a) -> int:
     """``flint-suite`` (:func:`run_suite`) with the environment its options set restored afterwards."""
-    from .flint import scoped_environment
     return scoped_environment(run_suite, a)
 
 
 def run_suite(a) -> int:
     from kernels.flint.sbml import conformance as suite
-    from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, backend_unavailable, pair
-    from .flint_options import auto_backend, backend_agrees, resolve_axes, say_alias
     method, engine = resolve_axes(a, NAME)
     if engine in ADAPTIVE_BACKENDS and engine not in ENGINES:     # a backend of register_backend, by name
         a.runtime, axes = engine, {"method": None, "engine": None}
@@ -109,7 +109,6 @@ def run_suite(a) -> int:
         check_output(a.json, JSON_EXTS, "--json")
     check_out_dir(a.out_dir)
     apply_limit_options(a)
-    from .flint import apply_solver_steps
     apply_solver_steps(a)
     workers = number("--workers", a.workers, int, minimum=1, maximum=256) if a.workers is not None \
         else min(8, os.cpu_count() or 1)

@@ -11,6 +11,15 @@ are in ``--csv``; the same command with ``--resume`` runs the rest).
 """
 from __future__ import annotations
 
+import math
+
+# Imports inside functions: kernels.sweep (≈100–170 ms: its package loads every system's sweep tasks and
+# Dask), loaded when a sweep runs, so that `--help` does not pay for it.
+from kernels.errors import InvalidParameter
+from kernels.flint.model import select_states
+from kernels.flint.run import FlintRun
+from kernels.flint.runtimes import check_memory, samples_in
+
 from .common import UsageError, check_out_dir, check_output, num_type, number, print_result
 from .flint_options import auto_backend, grid, load, parameter_sets, say_alias, settings
 from .scheduler import add_scheduler, interrupted, scheduler_value, workers_value
@@ -42,9 +51,6 @@ def add_options(p) -> None:
 
 def _members(a, model) -> int:
     """Members of the sweep: the product of the value counts (values checked here)."""
-    import math
-
-    from kernels.errors import InvalidParameter
     from kernels.sweep.points import parse_axes
     try:
         axes = parse_axes(a.sweep)
@@ -60,9 +66,6 @@ def _members(a, model) -> int:
 
 def run(a) -> int:
     """``flint … --sweep``: everything checked, then the sweep (see the module docstring)."""
-    from kernels.flint.model import select_states
-    from kernels.flint.runtimes import check_memory, samples_in
-    from kernels.errors import InvalidParameter
     from kernels.sweep.commands import SweepInterrupted, file_mode
     from kernels.sweep.points import MAX_POINTS
 
@@ -100,7 +103,6 @@ def run(a) -> int:
         raise UsageError(f"--sweep: {members:,} members in slices of {size:,} are more than {MAX_POINTS:,} tasks; "
                          "raise --slice or sweep fewer values")
     n = min(size, members)
-    from kernels.flint.run import FlintRun
     from kernels.sweep.flint_tasks import flint_sweep
     model.params.update(sets)
     spec = FlintRun(model, runtime=a.runtime, integrator=integrator, dtype=dtype, mapping=mapping, threads=threads,
