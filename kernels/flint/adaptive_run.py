@@ -28,12 +28,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# Imports inside functions: the SBML reference simulator and the ensemble integrators (CuPy kernels
-# included), loaded at the first run so that opening the Flint workspace does not pay ≈200 ms for them.
+# Imports inside functions: the ensemble integrators (their CuPy kernels included), loaded at the first
+# ensemble run so that opening the Flint workspace does not pay ≈100 ms for them and CuPy stays optional.
 from ..errors import ExplorerError, InvalidParameter
 from . import schemes
 from .run import Vary
 from .sbml.core import lower_system
+from .sbml.reference import load_reference, output_times
 
 #: the adaptive methods the ensemble engines run (the flint-suite table's, less the reference simulator's)
 DEFAULT_METHOD = "dopri5"
@@ -162,7 +163,6 @@ class EnsembleRun:
                      for v in self.vary)
         object.__setattr__(self, "vary", vary)
         if self.core is None:
-            from .sbml.reference import load_reference
             record = list(self.record) or load_reference(self.path).default_record()
             object.__setattr__(self, "record", tuple(record))
             object.__setattr__(self, "core", lower(self.path, record, full=method in FULL_CORE_METHODS))
@@ -186,7 +186,6 @@ class EnsembleRun:
 
     def times(self) -> np.ndarray:
         """The output grid: 0, dt, 2 dt, … and t end."""
-        from .sbml.reference import output_times
         return output_times(self.t_end, self.dt)
 
     def member_params(self) -> dict:
