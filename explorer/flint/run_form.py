@@ -28,7 +28,8 @@ from PyQt6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QW
 from kernels.errors import InvalidParameter
 from kernels.flint.model import select_states
 from kernels.flint.run import FlintRun, Vary
-from kernels.flint.adaptive_run import available_engines, engine_offers_auto, ensemble_methods
+from kernels.flint.adaptive_run import EnsembleRun, available_engines, engine_offers_auto, ensemble_methods
+from kernels.flint.runtimes import runtime_class
 from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
 from kernels.flint.sbml.reference import LABEL as SBML_LABEL
 from kernels.flint.sbml.reference import TOOLTIP as SBML_TOOLTIP
@@ -90,7 +91,6 @@ def gui_engines(gpu: bool) -> list[str]:
     (:func:`kernels.flint.schemes.engine_table`): the GPU ones first when the app runs on the GPU, then
     the CPU ones that can run here (a host compiler found); first, and the default, ``auto``
     (:func:`kernels.flint.runtimes.auto.choose_runtime`: the choice is said when a run starts)."""
-    from kernels.flint.runtimes import runtime_class
     engines = [engine_named(e) for e, ms in engine_table("flint").items() if set(ms) & set(FIXED_METHODS)]
     on_gpu = [e.name for e in engines if e.device == "gpu"] if gpu else []
     return [AUTO] + on_gpu + [e.name for e in engines if e.device != "gpu"
@@ -340,7 +340,6 @@ class FlintRunForm(QWidget):
         """The :class:`~kernels.flint.adaptive_run.EnsembleRun` the controls describe for the SBML model
         at ``path`` (``params``: the user's edits; ``record``: the variables; "± spread" as for
         :meth:`flint_run`, around the varied parameter's current value in ``values``)."""
-        from kernels.flint.adaptive_run import EnsembleRun
         c = self.controls()
         n, vary = c["n"], c["vary"]
         varied = ()

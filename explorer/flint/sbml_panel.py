@@ -16,11 +16,14 @@ when the output grid is refused (the GUI's controls, not the CLI's options).
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 from PyQt6.QtWidgets import QLabel
 
-from kernels.errors import GridTooLarge, InvalidParameter
-from kernels.flint.sbml.reference import MAX_OUTPUT_POINTS, check_output_memory, n_output_points, output_times
+from kernels.errors import ExplorerError, GridTooLarge, InvalidParameter
+from kernels.flint.adaptive_run import ensemble_refusal, lower
+from kernels.flint.sbml.reference import (MAX_OUTPUT_POINTS, check_output_memory, load_reference, n_output_points,
+                                         output_times)
 
 from .traces import check_recording
 
@@ -35,9 +38,6 @@ TOOLTIP = ("An SBML model with events: the fixed-step compiler refuses it, so it
 def open_sbml(path) -> tuple:
     """(reference, why the ensemble engines refuse it or None, why the reference simulator refuses it
     or "") of an SBML file the fixed-step importer refused; reference is None when it refuses too."""
-    from kernels.errors import ExplorerError
-    from kernels.flint.adaptive_run import ensemble_refusal
-    from kernels.flint.sbml.reference import load_reference
     try:
         ref, ref_why = load_reference(path), ""
     except (ExplorerError, OSError, ImportError) as exc:
@@ -77,7 +77,6 @@ class SbmlPanel(QLabel):
         why, ensemble_why = html.escape(why), html.escape(ensemble_why) if ensemble_why else ensemble_why  # rich text
         self.stiff_only = False
         if ensemble_why is None:
-            from kernels.flint.adaptive_run import ensemble_refusal, lower
             self.stiff_only = ensemble_refusal(ref.path) is not None
             self.varied = [p for p in lower(ref.path, [], self.stiff_only).param_ids if p in ref.editable]
             self.setText(f"<b>SBML model with events</b>: {ref.name} runs as an ensemble on the adaptive engines "
@@ -193,6 +192,5 @@ def grid_points(t_end: float, dt: float) -> int:
 
 def refusal_text(path, why: str, ensemble_why: str | None, ref_why: str) -> str:
     """The one message of an SBML file no engine opens: why each refuses it."""
-    from pathlib import Path
     return (f"cannot run {Path(path).name}: the ensemble engines refuse it ({ensemble_why}) and so does the SBML "
             f"reference simulator ({ref_why}); the fixed-step compiler: {why}")

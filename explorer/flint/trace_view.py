@@ -18,6 +18,7 @@ from kernels.flint.io import write_csv, write_npz
 
 from ..colorbar import bar_axes, hover, plot_colorbar, set_bar_label
 from ..export import Figure, write_file
+from ..theme import LECTURE_LINE, LECTURE_WIDTH, style_axis, style_plot
 from .traces import TraceBuffer
 
 MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells go to the heatmap
@@ -156,7 +157,6 @@ class TraceView(QTabWidget):
     def _style_curves(self) -> None:
         """Lecture mode: thick bright traces (one: the lecture yellow; several: the bright end of
         viridis, distinct colours for several states) and a white legend; else the normal pens."""
-        from ..theme import LECTURE_LINE, LECTURE_WIDTH
         on, k = self._lecture, len(self.curves)
         several_states = len(self.record_names) > 1
         for i, (c, pen) in enumerate(zip(self.curves, self._pens)):
@@ -176,7 +176,6 @@ class TraceView(QTabWidget):
 
     def set_lecture(self, on: bool) -> None:
         """Black plots with white axes and large fonts, thick traces."""
-        from ..theme import style_axis, style_plot
         self._lecture = bool(on)
         for pw in (self.plot, self.heat_view):
             pw.setBackground("k" if on else "w")
