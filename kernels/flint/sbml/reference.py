@@ -114,9 +114,10 @@ def reference_fallback(path) -> SbmlReference | None:
 
 
 def reference_hint(path) -> str:
-    """For an error of the Flint importer on ``path``: a hint to use ``--runtime sbml`` when the
+    """For an error of the Flint importer on ``path``: a hint to use ``--method lsoda`` when the
     reference simulator reads and compiles the same file, else ''."""
-    return "; the SBML reference simulator runs it: use --runtime sbml" if reference_fallback(path) else ""
+    return ("; the SBML reference simulator runs it: use --method lsoda (old: --runtime sbml)"
+            if reference_fallback(path) else "")
 
 
 def with_parameters(ref: SbmlReference | SbmlSystem, overrides: dict | None) -> SbmlSystem:
@@ -190,12 +191,13 @@ class SbmlResult:
 
 
 def run_reference(ref: SbmlReference | SbmlSystem, times, record: list, params: dict | None = None,
-                  on_chunk=None, chunk: int = 200, flush_s: float = 0.2, control=None) -> SbmlResult:
+                  on_chunk=None, chunk: int = 200, flush_s: float = 0.2, control=None,
+                  on_event=None) -> SbmlResult:
     """Integrate on the output grid ``times`` and return the ``record`` variables (ids; ``@a:S`` for the
     amount of species S).  ``params`` overrides parameter values.  ``on_chunk(i0, t, y)`` receives
     finished points i0 … i0+len(t)-1 (y: (k, len(record))) at least every ``chunk`` points or
     ``flush_s`` seconds; ``control()`` is called during the integration and stops it by returning
-    True (it may block, e.g. to pause)."""
+    True (it may block, e.g. to pause).  ``on_event(t, event_id)`` is called at every event execution."""
     system = with_parameters(ref, params)
     t0 = time.perf_counter()
     c = CompiledSbml(system)
@@ -228,7 +230,7 @@ def run_reference(ref: SbmlReference | SbmlSystem, times, record: list, params: 
     try:
         if control is not None and control():
             raise Stopped
-        res = simulate(c, times, on_output=on_output, stop=control)
+        res = simulate(c, times, on_output=on_output, stop=control, on_event=on_event)
     except Stopped:
         n = st["idx"]
         flush(force=True)

@@ -27,12 +27,13 @@ class Stopped(Exception):
 
 
 def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol: float | None = None,
-             seed: int = 0, on_output=None, stop=None) -> dict:
+             seed: int = 0, on_output=None, stop=None, on_event=None) -> dict:
     """Values of every id (species: symbol value; ``@a:S``: amount of S) at ``times`` (ascending).
 
     ``on_output(i, t, row)``: called when output point i is evaluated (row in ``CompiledSbml.out_names``
     order; a point is final once a later point has been reported).  ``stop()``: polled every
-    integrator step and output point; returning True raises :class:`Stopped`."""
+    integrator step and output point; returning True raises :class:`Stopped`.  ``on_event(t, event_id)``:
+    called at every event execution."""
     from scipy.integrate import LSODA
     c = system if isinstance(system, CompiledSbml) else CompiledSbml(system)
     times = np.asarray(times, dtype=float)
@@ -142,6 +143,8 @@ def simulate(system: SbmlSystem | CompiledSbml, times, rtol: float = 1e-10, atol
                 p = top[int(rng.integers(len(top)))] if math.isfinite(pr[id(ready[0])]) else ready[0]
             pending.remove(p)
             count([p.event], t)
+            if on_event is not None:
+                on_event(t, c.s.events[p.event].id)
             vals = p.values if p.values is not None else tuple(c.fn_assign[p.event](t, unwrap(y)))
             y = apply(p.event, vals, t, y)
             update(t, y, watch(t, y))
