@@ -279,3 +279,16 @@ def test_output_hook_reports_every_point_and_stop_ends_the_run():
     with pytest.raises(Stopped):
         simulate(c, t, on_output=lambda i, *_: calls.append(i), stop=lambda: len(calls) >= 5)
     assert calls == [0, 1, 2, 3, 4]
+
+
+def test_event_executions_are_reported_with_their_times(tmp_path, rng):
+    """``on_event(t, id)`` at each execution: x' = k, reset to 0 when x > thr fires at j·thr/k."""
+    from kernels.flint.sbml.reference import reference_fallback, run_reference
+    from support.sbml_docs import event_sbml
+    k, thr = float(rng.uniform(0.5, 2.0)), float(rng.uniform(1.0, 3.0))
+    ref = reference_fallback(event_sbml(tmp_path, k, thr))
+    seen = []
+    run_reference(ref, np.linspace(0.0, 10.0, 101), ["x"], on_event=lambda t, eid: seen.append((t, eid)))
+    want = thr / k * np.arange(1, int(10.0 * k / thr) + 1)
+    assert [e for _t, e in seen] == ["E"] * len(want)
+    np.testing.assert_allclose([t for t, _e in seen], want, rtol=1e-6)
