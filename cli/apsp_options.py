@@ -16,6 +16,11 @@ import inspect
 import textwrap
 
 from .common import UsageError, number, num_type, parse_list
+import numpy as np
+from kernels.graphs.apsp import METHODS, path_between
+from kernels.graphs.apsp.fw_core import ARITHS
+from kernels.errors import InvalidParameter
+from kernels.graphs.apsp.paths import path_cost
 
 #: CLI option → (argparse dest, keyword of the method classes)
 OPTIONS = {"--tile": ("tile", "tile"), "--sources": ("sources", "sources"), "--batch": ("batch", "batch"),
@@ -35,13 +40,11 @@ def takes(cls) -> set[str]:
 
 
 def takers(key: str) -> list[str]:
-    from kernels.graphs.apsp import METHODS
     return [k for k, c in METHODS.items() if key in takes(c)]
 
 
 def add_options(p) -> None:
     """The method options of ``graph`` (all default None: only what is given is passed)."""
-    from kernels.graphs.apsp.fw_core import ARITHS
 
     def applies(key):
         return "applies to: " + ", ".join(takers(key))
@@ -98,7 +101,6 @@ def flags_of(cls) -> list[str]:
 
 def methods_epilog(width: int = 100) -> str:
     """The method list of ``graph --help``: name, GPU / CPU, the registry's one-line help."""
-    from kernels.graphs.apsp import METHODS
     lines = ["APSP methods (--apsp):"]
     for k, c in METHODS.items():
         where = ("GPU + CPU" if c.gpu and c.cpu else "CPU" if c.cpu else
@@ -121,7 +123,6 @@ def sources_value(a):
     """--sources as an int64 array of vertex ids (range checked against the graph by :func:`check_vertices`)."""
     if a.sources is None:
         return None
-    import numpy as np
     items = parse_list("--sources", a.sources)
     if len(items) > MAX_SOURCES:
         raise UsageError(f"--sources lists {len(items):,} vertices; at most {MAX_SOURCES:,}")
@@ -131,8 +132,6 @@ def sources_value(a):
 def method_kwargs(a, name: str, sources) -> dict:
     """The keyword options of method ``name`` from the command line, refused when the method does
     not take one; the method is built once with them (its own checks of the values)."""
-    from kernels.errors import InvalidParameter
-    from kernels.graphs.apsp import METHODS
     cls = METHODS[name]
     accepted = takes(cls)
     kw, flags = {}, {}
@@ -176,7 +175,6 @@ def method_kwargs(a, name: str, sources) -> dict:
 def keeps_predecessors(name: str, kw: dict) -> bool:
     """Whether method ``name`` with options ``kw`` records predecessors (Floyd–Warshall versions
     unless pred=False — fw-blocked only at tile 32 —, and paper 004's path-recording SSSP)."""
-    from kernels.graphs.apsp import METHODS
     runner = METHODS[name](**kw)
     return bool(getattr(runner, "pred", False) or getattr(runner, "record", False))
 
@@ -193,10 +191,7 @@ def path_report(g, res, u: int, v: int, sources) -> dict:
     """One shortest path u → v (:func:`kernels.graphs.apsp.path_between`) and its length: the
     distance the method computed when its result holds u's row, else the path's own cost
     (weights, or hops).  ``{"path": [...] or [], "path_length": L or None}``."""
-    import numpy as np
 
-    from kernels.graphs.apsp import path_between
-    from kernels.graphs.apsp.paths import path_cost
     path = path_between(g, u, v, res)
     if not path:
         return {"path": [], "path_length": None}

@@ -16,15 +16,22 @@ from . import apsp_options as mo
 from . import graph_view as gv
 from .common import (GRAPH_EXTS, NPY_EXTS, UsageError, check_output, finish, note, num_type, number,
                      print_result, raise_failed, write_outputs)
+import numpy as np
+from kernels.graphs.apsp import METHODS, api as ap
+from kernels.graphs.data.generators import GENERATORS, LABELS
+from kernels.graphs.data.graph import MAX_VERTICES, load_graph, save_graph
+from kernels.fileio import atomic_write
+from kernels import backend as bk
+from kernels.graphs.data import generators as gen
+from kernels.graphs.algorithms.clustering import check_clustering_host, global_clustering, local_clustering
+from kernels.graphs.data.stats import summary
+from kernels.errors import ExplorerError
 
 NAME = "graph"
 USES_BACKEND = True
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs.apsp import METHODS
-    from kernels.graphs.data.generators import GENERATORS, LABELS
-    from kernels.graphs.data.graph import MAX_VERTICES
     p = sub.add_parser(NAME, parents=parents,
                        help="Graphs: generators, APSP, clustering (papers 000, 001, 002, 004)",
                        description="Generate (or load) a graph, compute all-pairs shortest paths and "
@@ -63,9 +70,7 @@ def add_parser(sub, parents) -> None:
 
 
 def _save_npy(path, arr):
-    import numpy as np
 
-    from kernels.fileio import atomic_write
     with atomic_write(path, "wb") as fh:
         np.save(fh, arr)
     return path
@@ -73,7 +78,6 @@ def _save_npy(path, arr):
 
 def _checked_method(a, be):
     """(method options, sources) of --apsp, checked before any work; ({}, None) for --apsp none."""
-    from kernels.graphs.apsp import METHODS
     sources = mo.sources_value(a)
     if a.apsp == "none":
         given = [f for f, (d, _k) in mo.OPTIONS.items() if getattr(a, d) is not None] + \
@@ -94,12 +98,6 @@ def _checked_method(a, be):
 
 
 def run(a) -> int:
-    from kernels import backend as bk
-    from kernels.graphs.apsp import api as ap
-    from kernels.graphs.data import generators as gen
-    from kernels.graphs.algorithms.clustering import check_clustering_host, global_clustering, local_clustering
-    from kernels.graphs.data.graph import load_graph, save_graph
-    from kernels.graphs.data.stats import summary
     check_output(a.export_graph, GRAPH_EXTS, "--export-graph")
     check_output(a.export_distances, NPY_EXTS, "--export-distances")
     check_output(a.export_paths, NPY_EXTS, "--export-paths")
@@ -183,7 +181,6 @@ def run(a) -> int:
 
 
 def _save_paths(path, r):
-    from kernels.errors import ExplorerError
     if r.pred is None:
         raise ExplorerError(f"{r.method} returned no predecessors")
     return _save_npy(path, r.pred)

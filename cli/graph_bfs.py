@@ -19,6 +19,11 @@ import time
 
 from .common import (CSV_EXTS, UsageError, check_output, collect_rows, note, num_type, number, parse_list,
                      print_result, raise_failed, write_outputs)
+from kernels.graphs.experiments import bfs_evolution as E, reproduce as rp
+from kernels.errors import InvalidParameter
+from kernels import backend as bk
+from kernels.graphs.apsp import check_memory
+from kernels.gpu import launch_occupancy
 
 NAME = "graph-bfs"
 USES_BACKEND = True
@@ -30,7 +35,6 @@ MODE_ONLY = {"--kernels": ("kernels", "evolution"), "--instances": ("instances",
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs.experiments import bfs_evolution as E
     p = sub.add_parser(NAME, parents=parents, help="Paper 000's BFS kernel evolution and block-size sweep",
                        description="Re-run paper 000 §4.3 on this GPU: kernels 1 … 7 (and the project's gpu-bfs, "
                                    "gpu-msbfs) on the three graph types over N (Figs. 10–13: slopes of time vs N, "
@@ -63,7 +67,6 @@ def add_parser(sub, parents) -> None:
 
 
 def _blocks(text):
-    from kernels.graphs.experiments import bfs_evolution as E
     if text is None:
         return list(E.SWEEP_BLOCKS)
     parts = str(text).split(":")
@@ -72,7 +75,6 @@ def _blocks(text):
         blocks = list(range(lo, hi + 1, step))
     else:
         blocks = [number("--blocks", x, int, minimum=1, maximum=1024) for x in parse_list("--blocks", text)]
-    from kernels.errors import InvalidParameter
     try:
         return E.check_blocks(blocks)
     except InvalidParameter as exc:
@@ -80,9 +82,6 @@ def _blocks(text):
 
 
 def _sizes(a, sweep: bool, host: bool = False) -> list[int]:
-    from kernels.errors import InvalidParameter
-    from kernels.graphs.experiments import bfs_evolution as E
-    from kernels.graphs.experiments import reproduce as rp
     if a.paper_sizes:
         if a.sizes is not None:
             raise UsageError("--sizes and --paper-sizes exclude each other")
@@ -99,10 +98,6 @@ def _sizes(a, sweep: bool, host: bool = False) -> list[int]:
 
 
 def run(a) -> int:
-    from kernels import backend as bk
-    from kernels.errors import InvalidParameter
-    from kernels.graphs.experiments import bfs_evolution as E
-    from kernels.graphs.apsp import check_memory
     check_output(a.csv, CSV_EXTS, "--csv")
     mode = "sweep" if a.sweep else "evolution"
     for flag, (dest, m) in MODE_ONLY.items():
@@ -134,7 +129,6 @@ def run(a) -> int:
     t0 = time.perf_counter()
     if a.sweep:
         total = len(types) * len(sizes) * len(blocks)
-        from kernels.gpu import launch_occupancy
         sweep = E.run_block_sweep(types, sizes, blocks, kernels[0], repeats, batch, be, seed,
                                   occupancy_of=launch_occupancy if be.is_gpu else None)
         to_csv = E.BLOCK_SWEEP.to_csv
@@ -190,7 +184,6 @@ def _occupancy(r) -> str:
 def evolution_summary(rows) -> dict:
     """The JSON of the evolution: rows (with Eq. 3 normalised times), slopes beside the paper's
     range, per-kernel changes at the largest N beside the paper's direction, agreement."""
-    from kernels.graphs.experiments import bfs_evolution as E
     norm = E.normalised(rows)
     changes = E.percent_changes(rows)
     return {"mode": "evolution",
@@ -204,7 +197,6 @@ def evolution_summary(rows) -> dict:
 
 
 def evolution_lines(rows) -> list[str]:
-    from kernels.graphs.experiments import bfs_evolution as E
     slopes, changes, mt = E.fit_slopes(rows), E.percent_changes(rows), E.mean_times(rows)
     kernels = list(dict.fromkeys(r.kernel for r in rows))
     lines = []
@@ -227,13 +219,11 @@ def evolution_lines(rows) -> list[str]:
 
 
 def sweep_summary(rows) -> dict:
-    from kernels.graphs.experiments import bfs_evolution as E
     return {"mode": "sweep", "rows": [r.to_dict() for r in rows],
             "best_blocks": {f"{t}/{n}": b for (t, n), b in E.best_blocks(rows).items()}}
 
 
 def sweep_lines(rows) -> list[str]:
-    from kernels.graphs.experiments import bfs_evolution as E
     lines = []
     best = E.best_blocks(rows)
     for (t, n), b in best.items():

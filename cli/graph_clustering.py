@@ -7,18 +7,21 @@ they disagree, 2 on bad input, 130 on Ctrl+C (finished rows beside ``--csv``, ``
 ``--workers``: its worker processes, ``--threads`` still the cpu-threads count)."""
 from __future__ import annotations
 
+# Imports inside functions: kernels.sweep loads only for a sweep (it loads every system's tasks; `--help` stays fast).
 import sys
 import time
 
 from .common import (CSV_EXTS, UsageError, check_output, collect_rows, num_type, number, parse_list,
                      print_result, raise_failed, threads_type, write_outputs)
 from .scheduler import add_scheduler, backend_choice, scheduler_value, workers_value
+from kernels.graphs.experiments import cc_timing as cc
+from kernels import backend as bk
+from kernels.errors import InvalidParameter
 
 NAME = "graph-clustering"
 USES_BACKEND = True
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs.experiments import cc_timing as cc
     p = sub.add_parser(NAME, parents=parents, help="Re-run paper 001's clustering-coefficient timings (Figs. 14–15)",
                        description="Time each clustering-coefficient implementation against graph size V on "
                                    "paper 001's Watts–Strogatz (k = 50, p = 0.1) and Barabási–Albert (k ≈ 50) "
@@ -48,9 +51,6 @@ def add_parser(sub, parents) -> None:
 
 
 def run(a) -> int:
-    from kernels import backend as bk
-    from kernels.errors import InvalidParameter
-    from kernels.graphs.experiments import cc_timing as cc
     check_output(a.csv, CSV_EXTS, "--csv")
     be = bk.select(a.backend)
     families = parse_list("--families", a.families)

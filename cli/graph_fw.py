@@ -14,6 +14,12 @@ import sys
 
 from .common import (CSV_EXTS, UsageError, check_output, collect_rows, num_type, number, parse_list,
                      print_result, raise_failed, write_outputs)
+import json
+from kernels.graphs.experiments import fw_sweep as fs
+from kernels.graphs.apsp.fw_core import ARITHS, fw_versions
+from kernels.errors import InvalidParameter
+from kernels.graphs.apsp import check_memory
+from kernels import backend as bk
 
 NAME = "graph-fw"
 USES_BACKEND = True
@@ -21,8 +27,6 @@ TABLES = ("ii", "4.6", "4.7")
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs.experiments import fw_sweep as fs
-    from kernels.graphs.apsp.fw_core import ARITHS, fw_versions
     p = sub.add_parser(NAME, parents=parents, help="Time Floyd–Warshall versions vs n (papers 002 and 004)",
                        description="Time the chosen Floyd–Warshall versions on one random graph per size n (paper "
                                    "004 §4.5.1: m = 4n arcs, integer weights 1 … n − 1), one untimed run first, then "
@@ -54,9 +58,6 @@ def add_parser(sub, parents) -> None:
 
 def _setup(a, be):
     """(specs, sizes, repeats, arith) from the options, the --table's setup and the defaults; checked."""
-    from kernels.errors import InvalidParameter
-    from kernels.graphs.experiments import fw_sweep as fs
-    from kernels.graphs.apsp.fw_core import fw_versions
     t_specs, t_sizes, t_reps, t_arith = fs.table_setup(a.table, be) if a.table in fs.TABLE_SETUPS else (None,) * 4
     specs = a.versions or list(t_specs or fs.default_specs(be))
     try:
@@ -71,7 +72,6 @@ def _setup(a, be):
     repeats = number("--repeats", a.repeats if a.repeats is not None else (t_reps or 3), int, minimum=1,
                      maximum=10_000)
     arith = a.arith or t_arith or "float32"
-    from kernels.graphs.apsp import check_memory
     for s in specs:
         cls = fw_versions()[fs.parse_spec(s)[0]]
         if arith != "auto" and arith not in cls.ariths:
@@ -90,8 +90,6 @@ def _row_line(r) -> str:
 
 
 def run(a) -> int:
-    from kernels import backend as bk
-    from kernels.graphs.experiments import fw_sweep as fs
     check_output(a.csv, CSV_EXTS, "--csv")
     seed = number("--seed", a.seed, int, minimum=0)
     be = bk.select(a.backend)
@@ -111,7 +109,6 @@ def run(a) -> int:
     failed = write_outputs(written, [("csv", lambda: (fs.TIMINGS.to_csv(rows, a.csv), a.csv)[1])] if a.csv else [])
     agree = all(r.agrees for r in rows)
     if a.json:
-        import json
         out = dict(json.loads(fs.rows_to_json(rows, be)), backend=be.name,
                    emulated=any(r.backend == "host" for r in rows), specs=specs, sizes=sizes, arith=arith,
                    repeats=repeats, seed=seed, pred=a.pred, table=a.table, all_agree=agree, **written)
@@ -158,7 +155,6 @@ def _print_table_4_6(t: list, headers) -> None:
 
 def _breakdown(a, be) -> int:
     """--table 4.7: per-kernel times of the MM-based and two-level versions (paper 004 Tables 4.7–4.8)."""
-    from kernels.graphs.experiments import fw_sweep as fs
     if not be.is_gpu:
         raise UsageError(f"--table 4.7 times CUDA kernels: it needs a GPU ({be.notice or 'CPU backend selected'})")
     if a.csv or a.versions or a.repeats is not None or a.pred:
@@ -169,7 +165,6 @@ def _breakdown(a, be) -> int:
     arith = a.arith or "int32"
     if arith not in ("float32", "int32"):
         raise UsageError(f"--table 4.7 measures float32 or int32 kernels (got --arith {arith})")
-    from kernels.graphs.apsp import check_memory
     check_memory(n, "fw-mm", be, 4)
     res = fs.kernel_breakdown(be, n=n, arith=arith)
     if a.json:

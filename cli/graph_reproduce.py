@@ -7,6 +7,7 @@ the instances over Dask (:func:`kernels.sweep.graph_tasks.reproduce_sweep`); wit
 here as before.  The rows are put back into the serial order either way."""
 from __future__ import annotations
 
+# Imports inside functions: kernels.sweep loads only for a sweep (it loads every system's tasks; `--help` stays fast).
 import sys
 import time
 
@@ -14,6 +15,13 @@ from .common import (CSV_EXTS, UsageError, check_output, collect_rows, note, num
                      print_result,
                      raise_failed, write_outputs)
 from .scheduler import add_scheduler, backend_choice, scheduler_value, workers_value
+import math
+import numpy as np
+from kernels.graphs.apsp import METHODS, method_names
+from kernels.graphs.experiments.reproduce import CONNECTIVITY, PAPER_EXPONENTS, SAMPLED_SOURCES
+from kernels import backend as bk
+from kernels.errors import InvalidParameter
+from kernels.graphs.experiments import reproduce as rp
 
 NAME = "graph-reproduce"
 USES_BACKEND = True
@@ -22,8 +30,6 @@ PAPER_000_SIZES = "1000,5000,10000,15000,20000,25000,30000"     # paper 000 Tabl
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs.apsp import METHODS
-    from kernels.graphs.experiments.reproduce import CONNECTIVITY, PAPER_EXPONENTS, SAMPLED_SOURCES
     p = sub.add_parser(NAME, parents=parents, help="Re-run paper 000's mean-shortest-path sweep (Fig. 14 / Table II)",
                        description="Re-run paper 000's APSP experiment headless: for each graph type, size N "
                                    "and instance, generate the graph, compute the mean shortest path (and "
@@ -64,14 +70,8 @@ def add_parser(sub, parents) -> None:
 
 
 def run(a) -> int:
-    import math
 
-    import numpy as np
 
-    from kernels import backend as bk
-    from kernels.errors import InvalidParameter
-    from kernels.graphs.experiments import reproduce as rp
-    from kernels.graphs.apsp import METHODS, method_names
     check_output(a.csv, CSV_EXTS, "--csv")
     types = parse_list("--types", a.types)
     bad = [t for t in types if t not in rp.PAPER_EXPONENTS]

@@ -23,6 +23,10 @@ import time
 
 from .common import (CSV_EXTS, UsageError, check_output, collect_rows, num_type, number, parse_list,
                      print_result, raise_failed, threads_type, write_outputs)
+from kernels.graphs.data import digraphs as D
+from kernels.graphs.experiments import sssp_table as T
+from kernels.errors import InvalidParameter, GridTooLarge
+from kernels import backend as bk
 
 NAME = "graph-sssp"
 USES_BACKEND = True
@@ -40,8 +44,6 @@ ONLY = {"--topologies": ("topologies", ("table",)), "--n": ("n", ("table",)), "-
 
 
 def add_parser(sub, parents) -> None:
-    from kernels.graphs.data import digraphs as D
-    from kernels.graphs.experiments import sssp_table as T
     p = sub.add_parser(NAME, parents=parents, help="Paper 004's SSSP experiments: Table 3.1, Figs. 3.10–3.14, limits",
                        description="Re-run paper 004 ch. 3: Table 3.1 (table), the scaling figures (scaling), the "
                                    "path-recording overhead (overhead) and the memory limits (limits).  Without a GPU "
@@ -82,8 +84,6 @@ def _ints(flag, text, lo, hi) -> list[int]:
 
 
 def _methods(a, be) -> list[str]:
-    from kernels.errors import InvalidParameter
-    from kernels.graphs.experiments import sssp_table as T
     names = parse_list("--methods", a.methods) if a.methods else [m for m in T.TABLE_METHODS if not T.emulated(m, be)]
     try:
         return T.check_methods(names, be)
@@ -93,7 +93,6 @@ def _methods(a, be) -> list[str]:
 
 def _max_sources(a, default):
     """--max-sources as an int, or {method: k} / {(method, topology): k}."""
-    from kernels.graphs.experiments import sssp_table as T
     text = a.max_sources
     if text is None:
         return default
@@ -112,17 +111,14 @@ def _max_sources(a, default):
 
 def _check_digraph(n: int, arcs: int, what: str) -> None:
     """A digraph of n vertices and ``arcs`` arcs fits the host (its CSR and the build's temporaries)."""
-    from kernels.backend import host_available_memory
-    from kernels.errors import GridTooLarge
     need = 40 * arcs + 16 * n
-    if need > 0.5 * host_available_memory():
+    if need > 0.5 * bk.host_available_memory():
         raise GridTooLarge(f"{what}: |V| = {n:,}, |E| = {arcs:,} needs about {need / 2**30:.1f} GiB to build; "
-                           f"{host_available_memory() / 2**30:.1f} GiB are available")
+                           f"{bk.host_available_memory() / 2**30:.1f} GiB are available")
 
 
 def _table_graphs(a, topologies):
     """(n, arcs, w_max) of the table, each topology's graph checked (sizes, memory)."""
-    from kernels.graphs.data import digraphs as D
     n = number("--n", a.n or D.TABLE31["n"], int, minimum=2, maximum=2**31 - 1)
     arcs = number("--arcs", a.arcs or D.TABLE31["arcs"], int, minimum=0)
     w_max = number("--w-max", a.w_max or D.TABLE31["w_max"], int, minimum=1, maximum=2**24)
@@ -154,7 +150,6 @@ def _figure_values(a, figure) -> list[int]:
 
 
 def _memory(text, be) -> int:
-    from kernels.graphs.experiments import sssp_table as T
     if text is None:
         return T.PAPER_GPU_BYTES
     if text == "this-gpu":
@@ -169,8 +164,6 @@ def _memory(text, be) -> int:
 
 
 def run(a) -> int:
-    from kernels import backend as bk
-    from kernels.graphs.experiments import sssp_table as T
     check_output(a.csv, CSV_EXTS, "--csv")
     for flag, (dest, where) in ONLY.items():
         if getattr(a, dest) is not None and a.experiment not in where:
@@ -204,7 +197,6 @@ def run(a) -> int:
         if isinstance(limit, dict):
             raise UsageError("--max-sources: overhead takes one K (it runs sssp-path only)")
         checks = number("--check-paths", a.check_paths or 64, int, minimum=0, maximum=1_000_000)
-        from kernels.errors import InvalidParameter
         try:
             T.check_methods(["sssp-path"], be)
         except InvalidParameter as exc:
@@ -262,7 +254,6 @@ def row_line(r) -> str:
 def summary(experiment: str, rows) -> dict:
     """The JSON of an experiment: rows, and the speed-ups (table: over Harish's method; scaling,
     Fig. 3.11: over the CPU Dijkstra) or the paper's overhead range."""
-    from kernels.graphs.experiments import sssp_table as T
     out = {"experiment": experiment, "rows": [r.to_dict() for r in rows]}
     if experiment == "table":
         out["speedups_over_harish"] = {"/".join(k): v for k, v in T.speedups(rows).items()}
@@ -274,7 +265,6 @@ def summary(experiment: str, rows) -> dict:
 
 
 def lines(experiment: str, rows) -> list[str]:
-    from kernels.graphs.experiments import sssp_table as T
     if experiment == "table":
         out = []
         for m in dict.fromkeys(r.method for r in rows):
@@ -297,7 +287,6 @@ def lines(experiment: str, rows) -> list[str]:
 
 
 def _limits(a, be) -> int:
-    from kernels.graphs.experiments import sssp_table as T
     if a.csv is not None:
         raise UsageError("--csv does not apply to graph-sssp limits")
     mem = _memory(a.memory, be)

@@ -17,10 +17,15 @@ layout) the vertex of ``distance:V``, the SVG vertex limit and the APSP rows ``e
 """
 from __future__ import annotations
 
+# Imports inside functions: VisPy, headless GL, explorer.graphs.render load only to draw (`--help` fast).
 import time
 from dataclasses import dataclass
 
 from .common import NPY_EXTS, UsageError, check_output, num_type
+import numpy as np
+from kernels.graphs.layout import LAYOUTS, auto_layout_name, compute_layout, layout_quality
+from kernels.graphs.algorithms.overlays import OVERLAYS, overlay_values
+from kernels.fileio import atomic_write
 
 #: --export-view's formats
 VIEW_EXTS = (".png", ".svg")
@@ -45,8 +50,6 @@ class ViewRequest:
 
 
 def add_options(p) -> None:
-    from kernels.graphs.layout import LAYOUTS
-    from kernels.graphs.algorithms.overlays import OVERLAYS
     p.add_argument("--layout", choices=tuple(LAYOUTS), default=None,
                    help="place the vertices: " + "; ".join(f"{k} = {c.help}" for k, c in LAYOUTS.items())
                         + " (default auto when positions or a view are exported)")
@@ -70,7 +73,6 @@ def add_options(p) -> None:
 
 def parse_color_by(text: str) -> tuple[str, int | None]:
     """``NAME`` or ``NAME:V`` → (overlay name, vertex or None); UsageError naming the choices."""
-    from kernels.graphs.algorithms.overlays import OVERLAYS
     name, colon, rest = str(text).strip().partition(":")
     cls = OVERLAYS.get(name, None)
     choices = ", ".join(f"{k}:V" if c.needs_source else k for k, c in OVERLAYS.items())
@@ -100,7 +102,6 @@ def parse_size(text: str) -> tuple[int, int]:
 def check(a) -> ViewRequest:
     """The options checked before any work (module docstring); an offscreen GL context is made here
     for --export-view, so a machine without one fails before computing anything."""
-    from kernels.graphs.layout import LAYOUTS
     req = ViewRequest(seed=a.layout_seed, positions=a.export_positions, view=a.export_view)
     check_output(a.export_positions, NPY_EXTS, "--export-positions")
     check_output(a.export_view, VIEW_EXTS, "--export-view")
@@ -135,7 +136,6 @@ def check_graph(req: ViewRequest, g) -> None:
     """Checks that need the graph, before the heavy work: distance:V inside it, the SVG limits
     (vector output stops being sensible above explorer.graphs.render's SVG_MAX_VERTICES /
     SVG_MAX_EDGES: refused, naming them), and that --layout generator applies."""
-    from kernels.graphs.layout import LAYOUTS
     if req.source is not None and not 0 <= req.source < g.n:
         raise UsageError(f"--color-by {req.color_by}:{req.source}: vertex {req.source} is outside the graph "
                          f"(vertices 0 … {g.n - 1})")
@@ -151,7 +151,6 @@ def compute(req: ViewRequest, g, be, apsp, local_cc, out: dict):
     """The layout and the overlay (their reports go into ``out``); (positions or None, overlay or None)."""
     if req.layout is None:
         return None, None
-    from kernels.graphs.layout import auto_layout_name, compute_layout, layout_quality
     used = auto_layout_name(g) if req.layout == "auto" else req.layout
     t0 = time.perf_counter()
     pos = compute_layout(g, req.layout, backend=be, iterations=req.iterations, seed=req.seed)
@@ -164,7 +163,6 @@ def compute(req: ViewRequest, g, be, apsp, local_cc, out: dict):
                              "neighbourhood_preservation": q["neighbourhood_preservation"]}
     ov = None
     if req.color_by is not None:
-        from kernels.graphs.algorithms.overlays import overlay_values
         ov = overlay_values(g, req.color_by, source=req.source, apsp=apsp, backend=be,
                             local_cc=local_cc if req.color_by == "clustering" else None)
         out.update(color_by=req.color_by, color_label=ov.label, overlay_seconds=ov.seconds)
@@ -188,9 +186,7 @@ def outputs(req: ViewRequest, g, pos, ov, out: dict) -> list:
 
 
 def save_positions(path, pos) -> str:
-    import numpy as np
 
-    from kernels.fileio import atomic_write
     with atomic_write(path, "wb") as fh:
         np.save(fh, np.ascontiguousarray(pos, dtype=np.float32))
     return str(path)
@@ -200,7 +196,6 @@ def save_view(req: ViewRequest, g, pos, ov, out: dict) -> str:
     """Draw the view with the GUI's scene (explorer.graphs.render) and write it."""
     # imported here, lazily: VisPy and the renderer load only when a view is exported
     from explorer.graphs import render
-    from kernels.graphs.algorithms.overlays import OVERLAYS
     kw = {}
     if ov is not None:
         kw = dict(values=ov.values, label=ov.label, cmap=OVERLAYS[ov.name].cmap)

@@ -16,6 +16,7 @@ computation).  ``GSE_GL_PLATFORM`` (e.g. ``surfaceless``) forces step 2's platfo
 """
 from __future__ import annotations
 
+# Imports inside functions: VisPy loads only when an EGL context is tried (slow to import).
 import os
 import sys
 

@@ -18,9 +18,6 @@ MARK = "# Imports inside functions:"
 
 #: modules with imports inside functions and no comment yet (the lead empties this list)
 NOT_YET = frozenset({
-    "cli/apsp_options.py",
-    "cli/graph.py", "cli/graph_bfs.py", "cli/graph_clustering.py", "cli/graph_fw.py", "cli/graph_reproduce.py",
-    "cli/graph_sssp.py", "cli/graph_view.py", "cli/headless_gl.py",
     "explorer/graphs/bfs_evolution.py",
     "explorer/graphs/cc_timing.py", "explorer/graphs/files.py", "explorer/graphs/graph_plots.py",
     "explorer/graphs/render.py", "explorer/graphs/reproduce.py", "explorer/graphs/scene.py",
