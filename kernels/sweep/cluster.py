@@ -241,7 +241,7 @@ def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = Fa
     cfg = {"distributed.worker.daemon": False, "distributed.admin.system-monitor.gil.enabled": False}
     cfg.update(worker_environment(ngpu, workers))
     cfg.update(config or {})
-    dash = ":0" if dashboard_available() else None
+    dash = ":0"        # any free port: two local clusters at once (parallel tests) never collide on 8787
     with dask.config.set(cfg):
         if ngpu:
             n = min(ngpu, int(workers)) if workers else ngpu
