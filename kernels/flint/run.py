@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# Imports inside functions: kernels.flint.protocols (≈7 ms), needed only by a one-way wave run, so that
+# `--help` (which loads this module) does not pay for it.
 from ..errors import InvalidParameter
 from .compiler import Network
 from .model import Model, select_states
-from .protocols import no_stimulus
 from .runtimes import INTEGRATORS, MAPPINGS, Simulation, network_stimulus, runtime_class
 from .runtimes.auto import AUTO, choose_runtime
 from .schemes import ENGINES, engine_for_runtime, runtime_for_engine
@@ -218,6 +219,7 @@ class FlintRun:
     def member_params(self) -> dict:
         """Per-member parameters: a line/ring's stimulus (the first 5 cells; none for the one-way
         wave), then every :class:`Vary` (``linspace(lo, hi, n)``)."""
+        from .protocols import no_stimulus
         m, n = self.model, self.n
         member = {}
         if self.members != "ensemble":
