@@ -340,6 +340,7 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
             for (int w = 0; w < NW; ++w) { wnew[w] = a[W_IDX[w]] != 0.0; changed |= wnew[w] != es.prev[w]; }
             if (changed) hx = th * hh;
         }
+        bool fire;
         if (!changed) {
             while (oi < nt && times[oi] < tn) {
                 dp_dense(c, y, yn, k, hh, (times[oi] - t) / hh, ys);
@@ -349,15 +350,7 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
             for (int j = 0; j < NS; ++j) { y[j] = yn[j]; k[0][j] = k[6][j]; }
             for (int w = 0; w < NW; ++w) es.prev[w] = wnew[w];
             h = hnew;
-            if (last && tq <= tn) {                // the step ended at a pending event time
-                int ps = dp_process(c, es, t, y);
-                log_n[i] = es.log_n;
-                if (ps != 1) { status[i] = ps; return; }
-                tq = dp_next_time(es);
-                while (oi < nt && times[oi] <= t) dp_record(c, t, y, out, oi++, n, i);
-                model_rhs(c, t, y, k[0]);
-                h = fmax(fmin(hnew, hmax), 1e-12 * fmax(1.0, fabs(t)));
-            }
+            fire = last && tq <= tn;               // the step ended at a pending event time
         } else {
             double ts = dp_locate(c, es, t, y, yn, k, hh, hx, wnew);
             double hs = ts - t;
@@ -371,6 +364,9 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
                 for (int j = 0; j < NS; ++j) y[j] = yn[j];
             }
             t = ts;
+            fire = true;
+        }
+        if (fire) {                                // events at t; integration restarts (k1 recomputed)
             int ps = dp_process(c, es, t, y);
             log_n[i] = es.log_n;
             if (ps != 1) { status[i] = ps; return; }
