@@ -18,6 +18,7 @@ from ..log_axis import log_axes
 from ..sweep_runner import SweepRunner
 from .emulated import HOST_TIP, label
 from .reproduce import LEGEND
+from kernels.gpu import launch_occupancy
 
 #: kernel -> colour (K1 … K7 along a colour ramp, the two beyond-the-paper kernels apart)
 KCOLOR = {k: pg.intColor(i, hues=9, values=1, maxValue=220) for i, k in enumerate(E.KERNELS + E.EXTRA)}
@@ -316,7 +317,6 @@ class BlockSweepPanel(_Panel):
         self._redraw()
 
         def rows(cancelled):
-            from kernels.gpu import launch_occupancy
             occupancy_of = launch_occupancy if not E.emulated(self.backend) else None
             for t in types:
                 for n in ns:

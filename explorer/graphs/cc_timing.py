@@ -23,6 +23,7 @@ from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
 from ..sweep_runner import SweepRunner
 from .reproduce import worker_backend
 from .emulated import HOST_LABEL, HOST_TIP
+from kernels.sweep.graph_tasks import clustering_sweep
 
 SHORT = {"ws": "WS", "ba": "BA"}
 #: method -> (colour, symbol); the family sets the line style (WS solid, BA dashed)
@@ -246,7 +247,6 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
             sched, nworkers = self.where.choice()
             sweep = None
             if sched != "none":                            # the CLI's graph-clustering --scheduler task
-                from kernels.sweep.graph_tasks import clustering_sweep
                 box: list = []
                 rows = clustering_sweep(sizes, methods, repeats, backend=worker_backend(self.backend), seed=seed,
                                         threads=workers, gpus=gpus, scheduler=sched, workers=nworkers,

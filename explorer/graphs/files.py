@@ -9,6 +9,7 @@ file, rename); a failure is one message.
 """
 from __future__ import annotations
 
+# Imports inside functions: scikit-image (slow to import) loads only when an exported image is resized.
 import numpy as np
 from PyQt6.QtWidgets import QFileDialog
 

@@ -17,6 +17,7 @@ from kernels.graphs.data.stats import degree_histogram, path_length_histogram
 from ..colorbar import bar_axes, hover, plot_colorbar, set_bar_label
 from ..widgets import plot_panel
 from .pointer import describe_bar, describe_distance
+from ..theme import style_axis, style_plot
 
 #: the heatmap shows at most this many rows and columns (larger matrices: means of blocks)
 HEAT_MAX = 1024
@@ -88,7 +89,6 @@ class GraphPlots:
             self.path_plot.enableAutoRange()
 
     def set_lecture(self, on: bool) -> None:
-        from ..theme import style_axis, style_plot
         for pw in (self.heat, self.deg_plot, self.path_plot):
             pw.setBackground("k" if on else "w")
             style_plot(pw.getPlotItem(), on)

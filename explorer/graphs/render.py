@@ -27,6 +27,11 @@ from kernels.fileio import check_output_path, write_bytes, write_text
 
 from .scene import edge_alpha, edge_rgb, fit_rect, point_diameter, to_host, value_colors
 from .visuals import colormap_lut
+import vispy.app
+from vispy.app import _default_app
+from vispy import scene
+from .scene import GraphScene
+from vispy.visuals.transforms import STTransform
 
 SVG_MAX_VERTICES = 20_000
 SVG_MAX_EDGES = 100_000
@@ -37,7 +42,6 @@ BAR_PX = 140           # width of the colour bar column (gradient, ticks, label)
 def use_headless_app() -> str:
     """Choose a VisPy app backend that can draw without a window; returns its name (see the
     module docstring for the rule)."""
-    import vispy.app
     current = vispy.app.use_app(call_reuse=False) if _app_chosen() else None
     if current is not None:
         return current.backend_name
@@ -46,14 +50,12 @@ def use_headless_app() -> str:
 
 
 def _app_chosen() -> bool:
-    from vispy.app import _default_app
     return _default_app.default_app is not None
 
 
 def _native_app() -> None:
     """Choose the app backend (:func:`use_headless_app`) and make its native application if it
     needs one (a QApplication under PyQt6; made through VisPy, so this module imports no Qt)."""
-    import vispy.app
     use_headless_app()
     vispy.app.use_app().create()
 
@@ -72,9 +74,7 @@ def render_view(pos, edges, *, values=None, label=None, size=(1600, 1000), lectu
     highlighted path; ``selected``: vertices drawn with a red outline; ``colorbar`` (with values):
     a colour bar with ``label`` on the right, :data:`BAR_PX` wide; ``density``: the density
     overlay.  The app backend must be set (:func:`use_headless_app`)."""
-    from vispy import scene
 
-    from .scene import GraphScene
     _native_app()
     w, h = int(size[0]), int(size[1])
     bar = colorbar and values is not None
@@ -108,8 +108,6 @@ def render_view(pos, edges, *, values=None, label=None, size=(1600, 1000), lectu
 
 def _colorbar_visuals(canvas, gs, w: int, h: int) -> None:
     """A gradient strip, three ticks and the label (rotated, beside the strip) in canvas pixels."""
-    from vispy import scene
-    from vispy.visuals.transforms import STTransform
     fg = "white" if gs.lecture else "black"
     top, bottom = 40, h - 40
     x0 = w - BAR_PX + 40

@@ -23,6 +23,7 @@ from ..log_axis import log_axes
 from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
 from ..sweep_runner import SweepRunner
 from .emulated import label as host_label
+from kernels.sweep.graph_tasks import reproduce_sweep
 
 COLORS = {"alpha-ring": (31, 119, 180), "alpha": (214, 39, 40), "ba": (44, 160, 44)}
 #: short legend names (the plots share the tab with the controls)
@@ -295,7 +296,6 @@ class ReproducePanel(SweepRunner, QWidget):
                 rp.check_host(types, sizes, method, self.backend, params)     # the CPU run of a CUDA method
             sweep = None
             if sched != "none":                            # the CLI's graph-reproduce --scheduler task
-                from kernels.sweep.graph_tasks import reproduce_sweep
                 box: list = []
                 rows = reproduce_sweep(types, sizes, inst, method=method, backend=worker_backend(self.backend),
                                        params=params, connectivity=conn, clustering=clust, reference=ref,

@@ -29,6 +29,7 @@ the positions, made when first needed after each position change.
 """
 from __future__ import annotations
 
+# Imports inside functions: CuPy stays optional: it is imported only for device-resident positions.
 import numpy as np
 from vispy import scene
 from vispy.scene.visuals import create_visual_node
@@ -36,6 +37,10 @@ from vispy.visuals.transforms import STTransform
 
 from .visuals import (NO_VALUE, DeviceBufferWriter, EdgesVisual, NodesVisual, PrefixIndexBuffer, allocate,
                       colormap_lut)
+from vispy import gloo, app
+from vispy.gloo import gl
+from kernels import cuda_gl
+from kernels.graphs.data.spatial import SpatialIndex
 
 Edges = create_visual_node(EdgesVisual)
 Nodes = create_visual_node(NodesVisual)
@@ -130,7 +135,6 @@ class GraphScene:
         self.interop = bool(interop)
         self._writer = DeviceBufferWriter()
         self._interop_failed = False
-        from vispy import gloo
         self._pos_buf = gloo.VertexBuffer(np.zeros((1, 2), np.float32))
         self._val_buf = gloo.VertexBuffer(np.zeros(1, np.float32))
         self._idx_buf = PrefixIndexBuffer(np.zeros(2, np.uint32))
@@ -215,8 +219,7 @@ class GraphScene:
     def _device_path(self, a) -> bool:
         if not (self.interop and is_device_array(a)) or self._interop_failed:
             return False
-        from kernels.cuda_gl import interop_available
-        ok, why = interop_available()
+        ok, why = cuda_gl.interop_available()
         if not ok:
             self.upload_path = f"host (no CUDA–GL interop: {why})"
         return ok
@@ -423,7 +426,6 @@ class GraphScene:
             return
         self.set_moving(True)
         if self._timer is None:
-            from vispy import app
             self._timer = app.Timer(interval=self.settle_s, connect=self.camera_stopped, iterations=1,
                                     start=False, app=self.canvas.app)
         self._timer.stop()
@@ -530,7 +532,6 @@ class GraphScene:
 
     def _before_draw(self, visual) -> bool:
         if self.gl_renderer is None:
-            from vispy.gloo import gl
             self.gl_renderer = str(gl.glGetParameter(gl.GL_RENDERER))
         if self._writer.pending():
             for buffer, array in self._writer.flush(self.canvas):
@@ -559,7 +560,6 @@ class GraphScene:
 
     def spatial_index(self):
         """The :class:`kernels.graphs.data.spatial.SpatialIndex` over the current positions."""
-        from kernels.graphs.data.spatial import SpatialIndex
         if self._index is None:
             self._index = SpatialIndex(self.positions_host())
         elif self._index_stale:

@@ -6,6 +6,7 @@ key; :func:`sweep_figures` lists their figures for *Export figure*.
 """
 from __future__ import annotations
 
+# Imports inside functions: the experiment panels load when the workspace is built, not when its class is only asked for FILE_TYPES.
 from ..widgets import scrolled
 
 

@@ -23,6 +23,8 @@ from vispy import gloo
 from vispy.color import get_colormap
 from vispy.visuals import Visual
 
+from kernels import cuda_gl
+
 #: marks a value with no colour (NaN, ±inf) in the value buffer; the shader draws it grey
 NO_VALUE = np.float32(3.0e38)
 
@@ -210,7 +212,6 @@ class DeviceBufferWriter:
         return failed
 
     def _write(self, ctx, key, buffer, array) -> None:
-        from kernels.cuda_gl import GLBuffer
         ob = ctx.shared.parser._objects.get(buffer.id)
         handle = getattr(ob, "handle", -1)
         if not (isinstance(handle, int) and handle > 0):
@@ -220,7 +221,7 @@ class DeviceBufferWriter:
         if reg is None or reg[0] != handle or reg[1] != nbytes:
             if reg is not None:
                 _release(reg[2])
-            reg = (handle, nbytes, GLBuffer(handle, nbytes))
+            reg = (handle, nbytes, cuda_gl.GLBuffer(handle, nbytes))
             self._registered[key] = reg
         reg[2].write(array)
         self.writes += 1

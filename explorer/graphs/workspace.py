@@ -39,6 +39,7 @@ from .overlay_panel import OverlayPanel
 from .pointer import GraphPointer
 from .prepare import prepare_graph, run_abandonable
 from .sweep_tabs import add_sweep_tabs, sweep_figures
+from kernels.graphs.apsp import APSPResult
 
 
 class GraphsWorkspace(Workspace, QMainWindow):
@@ -544,7 +545,6 @@ class GraphsWorkspace(Workspace, QMainWindow):
     def restore_session(self, state: dict, data: dict) -> None:
         """Controls from the state; the graph (and distances) from the data, or regenerated from
         the seed when the session holds none (:func:`.graph_sessions.read_session` checks first)."""
-        from kernels.graphs.apsp import APSPResult
         plan = graph_sessions.read_session(state, data, tuple(self._sweeps))
         if self.job is not None:
             self.job.cancel()

@@ -18,10 +18,6 @@ MARK = "# Imports inside functions:"
 
 #: modules with imports inside functions and no comment yet (the lead empties this list)
 NOT_YET = frozenset({
-    "explorer/graphs/bfs_evolution.py",
-    "explorer/graphs/cc_timing.py", "explorer/graphs/files.py", "explorer/graphs/graph_plots.py",
-    "explorer/graphs/render.py", "explorer/graphs/reproduce.py", "explorer/graphs/scene.py",
-    "explorer/graphs/sweep_tabs.py", "explorer/graphs/visuals.py", "explorer/graphs/workspace.py",
     "kernels/flint/ensemble/auto.py", "kernels/flint/ensemble/gpu.py", "kernels/flint/ensemble/rk.py",
     "kernels/flint/ensemble/rodas_gpu.py", "kernels/flint/ensemble/rosenbrock.py",
     "kernels/flint/sbml/core.py", "kernels/flint/sbml/pycode.py", "kernels/flint/sbml/reader.py",
