@@ -362,7 +362,7 @@ def test_registered_backend_runs_from_the_cli(tmp_path, capsys):
 
 @pytest.mark.parametrize("method, engine, target", [
     (None, None, "cpu"), ("lsoda", "numpy", "cpu"), ("dopri5", "numpy", "dopri-cpu"), ("dopri5", None, "dopri-cpu"),
-    (None, "ts", "ts"), ("dopri5", "is", "is"), ("cvode", None, "roadrunner"), ("auto", "roadrunner", "roadrunner"),
+    (None, "ts", "auto-ts"), ("dopri5", "is", "is"), ("cvode", None, "roadrunner"), ("auto", "roadrunner", "roadrunner"),
 ])
 def test_suite_method_and_engine_pick_the_backend(method, engine, target):
     from kernels.flint.schemes import ADAPTIVE_BACKENDS, pair
@@ -371,9 +371,9 @@ def test_suite_method_and_engine_pick_the_backend(method, engine, target):
 
 
 @pytest.mark.parametrize("args, msg", [
-    (["--method", "euler"], "--method must be one of dopri5, lsoda, cvode or auto"),
-    (["--engine", "c"], "--engine must be one of numpy, is, ts, roadrunner, auto"),
-    (["--method", "cvode", "--engine", "numpy"], "engine numpy offers lsoda, dopri5, not method 'cvode'"),
+    (["--method", "euler"], "--method must be one of dopri5, rodas4, lsoda, cvode or auto"),
+    (["--engine", "gpu"], "--engine must be one of"),
+    (["--method", "cvode", "--engine", "numpy"], "engine numpy offers lsoda, dopri5, rodas4, not method 'cvode'"),
     (["--runtime", "cpu", "--engine", "numpy"], "--runtime is the old spelling"),
 ])
 def test_cli_bad_method_engine(args, msg):
