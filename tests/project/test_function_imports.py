@@ -20,9 +20,7 @@ MARK = "# Imports inside functions:"
 NOT_YET = frozenset({
     "kernels/flint/ensemble/auto.py", "kernels/flint/ensemble/gpu.py", "kernels/flint/ensemble/rk.py",
     "kernels/flint/ensemble/rodas_gpu.py", "kernels/flint/ensemble/rosenbrock.py",
-    "kernels/flint/sbml/core.py", "kernels/flint/sbml/pycode.py", "kernels/flint/sbml/reader.py",
-    "kernels/flint/sbml/reference.py", "kernels/flint/sbml/roadrunner.py", "kernels/flint/sbml/simulate.py",
-    "kernels/flint/sbml/solver.py", "kernels/flint/sbml/system.py",
+    "kernels/flint/sbml/core.py",
 })
 
 

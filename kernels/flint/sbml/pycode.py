@@ -11,6 +11,7 @@ import numpy as np
 
 from ...errors import InvalidParameter, SimulationBlowUp, Unsupported
 from ..expr import Expr, const
+# Imports inside functions: SciPy (gamma) loads only for a model that uses factorial.
 
 # --- expression → Python source -------------------------------------------------------------------
 _UNARY_PY = {"exp": "_exp", "log": "_log", "log10": "_log10", "sqrt": "_sqrt", "abs": "_abs",

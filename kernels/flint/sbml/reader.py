@@ -14,6 +14,8 @@ import re
 from ...errors import InvalidParameter
 from ..expr import Expr, const, evaluate, substitute, sym, to_text
 from ..model import Model
+# Imports inside functions: the lowering (.core), the SBML system and the file gate load only when an
+# SBML file is read (kernels.flint imports this reader at start-up, so every `--help` would load them).
 
 
 def _lib():

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ExplorerError, GridTooLarge, InvalidParameter
+from ...backend import host_available_memory
 from .simulate import Stopped, simulate
 from .solver import CompiledSbml
 from .system import SbmlSystem, read_sbml_system
@@ -160,7 +161,6 @@ def n_output_points(t_end: float, dt: float, every: int = 1) -> int:
 def check_output_memory(ref: SbmlReference, n_points: int, n_record: int) -> None:
     """GridTooLarge before a run whose output grid cannot fit in host memory: the solver keeps every
     model variable at every output point (plus the recorded columns, twice)."""
-    from ...backend import host_available_memory
     cols = len(ref.recordable) + len(ref.system.reactions) + len(ref.system.species) + 2 * n_record + 1
     need = 8 * int(n_points) * cols
     avail = host_available_memory()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import Unsupported
+# Imports inside functions: libRoadRunner is an optional peer (the `peers` extra).
 
 
 def simulate_roadrunner(model, times, variables, amount, concentration) -> dict[str, np.ndarray]:

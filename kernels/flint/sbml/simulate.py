@@ -12,6 +12,7 @@ from ...errors import InvalidParameter, SimulationBlowUp
 from ... import limits
 from .solver import CompiledSbml
 from .system import SbmlSystem, read_sbml_system
+# Imports inside functions: SciPy (LSODA, brentq) loads on the first simulation.
 
 
 @dataclass

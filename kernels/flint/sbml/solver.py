@@ -40,6 +40,7 @@ Beyond libRoadRunner:
 """
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -49,6 +50,7 @@ from ..expr import Expr, const, sym
 from .pycode import (PyGen, build_namespace, closure, conditions, deps, newton, subst_syms, topo_order,
                      undelay, unknown_symbol, walk, zero_rates)
 from .system import SbmlSystem
+# Imports inside functions: SciPy (solve_ivp, null_space) loads on the first simulation.
 
 
 class CompiledSbml:
@@ -509,7 +511,6 @@ class CompiledSbml:
             te, ye = h.t1[-1], h.y_last
             w = (tau - te) / (t - te)
             return f(tau, (1 - w) * ye + w * np.asarray(y, dtype=float))[0]
-        import bisect
         k = bisect.bisect_left(h.t1, tau)
         return f(tau, h.f[k](tau))[0]
 

@@ -26,6 +26,10 @@ from dataclasses import dataclass, field
 
 from ...errors import InvalidParameter, Unsupported
 from ..expr import Expr, const, inline, substitute, sym
+from ... import filegate, limits
+from ..inputs import read_model_text
+from .refs import check_external_files
+# Imports inside functions: libsbml loads only when an SBML file is read.
 
 AVOGADRO = 6.02214179e23          # the value SBML L3V1/V2 fix for the avogadro csymbol
 
@@ -164,7 +168,6 @@ def convert_math(ast, where: str, ctx: MathCtx) -> Expr:
 def check_ast_depth(ast, where: str) -> None:
     """ExpansionLimit when the libsbml AST below ``ast`` is deeper than the expression-depth limit
     (walked iteratively, so the check itself cannot hit the recursion limit)."""
-    from ... import limits
     top = limits.current().expression_depth
     stack = [(ast, 1)] if ast is not None else []
     while stack:
@@ -302,8 +305,6 @@ def _read_document(path_or_text: str, source: str, allow_outside: bool | None = 
     """(libsbml, document, label, files read) of an SBML file (path) or document (XML text).  A file
     passes the file gate first (:func:`kernels.flint.inputs.read_model_text`: regular file, size,
     XML depth and entities whatever its suffix); text is XML-checked too."""
-    from ... import filegate
-    from ..inputs import read_model_text
     lib = _lib()
     text = str(path_or_text)
     is_path = not text.lstrip().lstrip("\ufeff").startswith("<") and len(text) < 4096
@@ -356,7 +357,6 @@ def flatten_comp(doc, lib, src: str, location: str | None = None, allow_outside:
         or (mplug is not None and mplug.getNumSubmodels())
     if not hier:
         return []
-    from .refs import check_external_files
     files = check_external_files(doc, lib, src, location, allow_outside)
     if location:
         doc.setLocationURI("file:" + location)
