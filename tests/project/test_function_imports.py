@@ -2,26 +2,17 @@
 imports anything inside a function body has exactly one comment line starting
 ``# Imports inside functions:`` with its module-level imports (before its first function or class),
 giving the reason: keeping ``--help`` or the app's start fast, or an optional library (CuPy, SciPy,
-libcellml …) optional.  A module without such imports has no such comment (it would be stale).
-
-:data:`NOT_YET` lists the modules still to be given their comment; the lead empties it."""
+libcellml …) optional.  A module without such imports has no such comment (it would be stale)."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import pytest
 from support.paths import ROOT
 
 PACKAGES = ("kernels", "cli", "explorer")
 MARK = "# Imports inside functions:"
 
-#: modules with imports inside functions and no comment yet (the lead empties this list)
-NOT_YET = frozenset({
-    "kernels/flint/ensemble/auto.py", "kernels/flint/ensemble/gpu.py", "kernels/flint/ensemble/rk.py",
-    "kernels/flint/ensemble/rodas_gpu.py", "kernels/flint/ensemble/rosenbrock.py",
-    "kernels/flint/sbml/core.py",
-})
 
 
 def function_imports(tree: ast.AST) -> list[int]:
@@ -79,13 +70,6 @@ def test_the_check_finds_a_missing_stale_or_misplaced_comment():
 
 
 def test_every_module_with_imports_inside_functions_says_why():
-    bad = [f"{name}: {why}" for name, path in modules().items() if name not in NOT_YET
+    bad = [f"{name}: {why}" for name, path in modules().items()
            for why in problems(path.read_text(encoding="utf-8"))]
     assert not bad, "\n".join(bad)
-
-
-@pytest.mark.parametrize("name", sorted(NOT_YET))
-def test_not_yet_lists_only_modules_still_to_do(name):
-    path = ROOT / name
-    assert path.exists(), f"{name} is gone: remove it from NOT_YET"
-    assert problems(path.read_text(encoding="utf-8")), f"{name} is done: remove it from NOT_YET"

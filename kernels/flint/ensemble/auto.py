@@ -19,6 +19,9 @@ import numpy as np
 from ...errors import InvalidParameter, Unsupported
 from . import rk
 from .rosenbrock import StiffProblem, integrate as rodas_integrate
+from . import gpu as dp_gpu
+from ..sbml.core import lower_system
+from .rodas_gpu import integrate_device, stiff_problem
 
 STIFF_STEPS = 20_000
 DOPRI_STABILITY = 3.3
@@ -44,7 +47,6 @@ def integrate_auto(core, times, engine: str = "numpy", n: int = 1, member_params
     flavour, device = ENGINES[engine]
     times = np.asarray(times, dtype=float)
     if device is not None:
-        from .rodas_gpu import stiff_problem
         spb = stiff_problem(core, n, member_params)
     else:
         spb = StiffProblem(core, n, member_params)
@@ -57,7 +59,6 @@ def integrate_auto(core, times, engine: str = "numpy", n: int = 1, member_params
             pass
     if device is None:
         return "rodas4", rodas_integrate(spb, times, **kw)
-    from .rodas_gpu import integrate_device
     return "rodas4", integrate_device(spb, times, flavour, device, **kw)
 
 
@@ -65,7 +66,6 @@ def _dopri(core, times, engine, n, member_params, **kw):
     flavour, device = ENGINES[engine]
     if device is None:
         return rk.integrate(rk.Problem(core, n, member_params), times, **kw)
-    from . import gpu as dp_gpu
     pb = dp_gpu.gpu_problem(core, n, member_params)
     if device == "cuda":
         return dp_gpu.integrate_gpu(pb, times, flavour, **kw)
@@ -76,7 +76,6 @@ def _dopri(core, times, engine, n, member_params, **kw):
 
 
 def _simulate(path, times, variables, amount, concentration, engine):
-    from ..sbml.core import lower_system
     try:
         core = lower_system(str(path), list(variables), set(amount), set(concentration))
     except Unsupported:                  # algebraic rules, fast reactions, delay csymbols: Rodas4 runs them

@@ -23,6 +23,9 @@ from ... import gpu
 from ...errors import BackendUnavailable, InvalidParameter, SimulationBlowUp, Unsupported
 from .rk import M64, MAX_EVENTS_AT_ONCE, MAX_STEPS, Problem, queue_capacity
 from ..runtimes.codegen import NVRTC_OPTIONS, expr_code, interpreter_source
+from ... import backend as bk
+from ..expr import const
+from ..sbml.core import lower_system
 
 DOPRI_SOURCE = files(__package__) / "ensemble_rk.cu"     # package data (importlib.resources)
 FLAVOURS = ("ts", "is")
@@ -216,7 +219,6 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
     counted, not kept)."""
     times = np.asarray(times, dtype=float)
     if device == "cuda":
-        from ... import backend as bk
         ok, why = bk.gpu_available()
         if not ok:
             raise BackendUnavailable(f"runtime {flavour} needs a GPU: {why}")
@@ -272,7 +274,6 @@ def integrate_host(pb: Problem, times, flavour: str = "ts", threads: int | None 
 
 def gpu_problem(core, n: int = 1, member_params=None) -> Problem:
     """A Problem whose aux has at least one watch entry (the kernel's arrays are never empty)."""
-    from ..expr import const
     if len(core.events) > MAX_GPU_EVENTS:
         raise Unsupported(f"{core.source}: {len(core.events)} events (the GPU kernel holds at most "
                           f"{MAX_GPU_EVENTS}; use runtime cpu)")
@@ -284,7 +285,6 @@ def gpu_problem(core, n: int = 1, member_params=None) -> Problem:
 
 
 def _simulate(path, times, variables, amount, concentration, flavour, device="cuda"):
-    from ..sbml.core import lower_system
     core = lower_system(str(path), list(variables), set(amount), set(concentration))
     res = integrate_gpu(gpu_problem(core), np.asarray(times, dtype=float), flavour, device=device,
                         threads=None if device == "cuda" else 1)

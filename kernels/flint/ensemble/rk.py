@@ -38,6 +38,7 @@ import numpy as np
 from ...errors import InvalidParameter, SimulationBlowUp, Unsupported
 from ..compiler import Program, compile_model
 from ..runtimes.codegen import expr_code
+from ..sbml.core import lower_system
 
 # Dormand–Prince 5(4) (Hairer's dopri5.f)
 C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
@@ -515,7 +516,6 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
 
 def simulate_file(path, times, variables, amount, concentration) -> dict:
     """The suite's runtime signature on the NumPy twin (one member)."""
-    from ..sbml.core import lower_system
     core = lower_system(str(path), list(variables), set(amount), set(concentration))
     res = integrate(Problem(core, 1), np.asarray(times, dtype=float))
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}

@@ -21,6 +21,8 @@ from ..runtimes.codegen import NVRTC_OPTIONS, expr_code
 from . import gpu as dp_gpu
 from .history import HCAP, step_bound
 from .rosenbrock import MAX_STEPS, StiffProblem
+from ... import backend as bk
+from ..sbml.core import lower_system
 
 RODAS_SOURCE = files(__package__) / "ensemble_rodas.cu"
 DEVICES = ("cuda", "host")
@@ -81,7 +83,6 @@ def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str =
     if device not in DEVICES:
         raise InvalidParameter(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
     if device == "cuda":
-        from ... import backend as bk
         ok, why = bk.gpu_available()
         if not ok:
             raise BackendUnavailable(f"the Rosenbrock GPU kernel needs a GPU: {why}")
@@ -142,7 +143,6 @@ def stiff_problem(core, n: int = 1, member_params=None) -> StiffProblem:
 
 
 def _simulate(path, times, variables, amount, concentration, flavour, device):
-    from ..sbml.core import lower_system
     core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True, delays=True)
     res = integrate_device(stiff_problem(core), np.asarray(times, dtype=float), flavour, device)
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}

@@ -38,6 +38,7 @@ from ..compiler import compile_model
 from . import rk
 from .history import History, fill, step_bound
 from .jacobian import jacobian_model
+from ..sbml.core import lower_system
 
 # Rodas4 (Hairer & Wanner's RODAS, METH = 1)
 GAMMA = 0.25
@@ -376,7 +377,6 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
 def simulate_file(path, times, variables, amount, concentration) -> dict:
     """The suite's runtime signature on the NumPy twin (one member); algebraic rules and fast
     reactions as a DAE (``lower_system(dae=True)``)."""
-    from ..sbml.core import lower_system
     core = lower_system(str(path), list(variables), set(amount), set(concentration), dae=True, delays=True)
     res = integrate(StiffProblem(core, 1), np.asarray(times, dtype=float))
     return {v: res[:, j, 0] for j, v in enumerate(core.observables)}

@@ -32,7 +32,9 @@ from ...errors import InvalidParameter, Unsupported
 from ..expr import UNARY, Expr, const, sym
 from ..model import Model
 from .factorial import factorial_expr
-from .pycode import zero_rates
+from .pycode import closure, conditions, walk, zero_rates
+from .solver import CompiledSbml
+from .system import SbmlSystem, read_sbml_system
 
 # tags of the SBML Test Suite outside the ODE core (delays, DAEs, fast reactions, random order)
 NON_CORE_TAGS = frozenset({"CSymbolDelay", "DelayInTrigger", "DelayInEventAssignment",
@@ -223,9 +225,6 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=(), dae:
     ``delays``: delay(x, d) becomes a state q_k (ODE 0) that the integrator sets, before every
     evaluation at (t, y), to x at t − d on its history (aux outputs ``dx{k}`` = x and ``dd{k}`` = d;
     ``CoreSystem.delayed``), as the reference's history of dense output."""
-    from .pycode import walk
-    from .solver import CompiledSbml
-    from .system import SbmlSystem, read_sbml_system
     s = path_or_system if isinstance(path_or_system, SbmlSystem) else read_sbml_system(str(path_or_system))
     src = s.source
     if s.algebraic_rules and not dae:
@@ -276,7 +275,6 @@ def lower_system(path_or_system, variables=(), amount=(), concentration=(), dae:
     # watch vector (triggers, then discontinuities of the right-hand side and of the triggers)
     watch_exprs = list(c.watch_exprs)
     if dae:                             # switches of the residuals (and the definitions they read) too
-        from .pycode import closure, conditions
         res = [c._expand(r) for r in c.residuals]
         seen = {repr(w) for w in watch_exprs}
         for e in res + [c.defs[x] for x in closure(res, c.defs)]:
