@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ExplorerError, GridTooLarge, InvalidParameter
-from ...backend import host_available_memory
+from ... import backend
 from .simulate import Stopped, simulate
 from .solver import CompiledSbml
 from .system import SbmlSystem, read_sbml_system
@@ -163,7 +163,7 @@ def check_output_memory(ref: SbmlReference, n_points: int, n_record: int) -> Non
     model variable at every output point (plus the recorded columns, twice)."""
     cols = len(ref.recordable) + len(ref.system.reactions) + len(ref.system.species) + 2 * n_record + 1
     need = 8 * int(n_points) * cols
-    avail = host_available_memory()
+    avail = backend.host_available_memory()
     if need > 0.8 * avail:
         raise GridTooLarge(f"{n_points:,} output points of {ref.name} need about {need / 2**30:.1f} GiB of host "
                            f"memory; {avail / 2**30:.1f} GiB are available: use a larger dt or every")
