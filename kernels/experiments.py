@@ -6,7 +6,8 @@ An :class:`Experiment` subclass says what a figure or table is and what the pape
   ``columns`` (the CSV columns, in order);
 - :meth:`Experiment.rows` — the experiment run: an iterator of finished rows, one measured point
   each (the system's row dataclass; :func:`row_dict` gives any row as a dict), so a caller (the CLI,
-  a GUI tab, a sweep task) streams, cancels and counts them the same way;
+  a GUI tab, a sweep task) streams, cancels and counts them the same way; :meth:`Experiment.defaults`
+  — the settings of a default run (what the GUI's generic experiment tab runs);
 - :meth:`Experiment.claims` — what the paper says, checked against rows: a list of
   :class:`Claim` ``(text, held, detail)`` (``held`` None: these rows do not measure it);
 - :meth:`Experiment.to_csv` — the rows as CSV through the project's atomic writer
@@ -93,6 +94,11 @@ class Experiment:
             if key in settings:
                 out = [{**p, key: [v]} for p in out for v in settings[key]]
         return out
+
+    def defaults(self) -> dict:
+        """The settings of a default run: the GUI's generic experiment tab runs ``rows(**defaults())``
+        (plus ``backend`` / ``cancel`` where :meth:`rows` names them); ``{}`` when it needs none."""
+        return {}
 
     def rows(self, *args, **settings) -> Iterator:
         """Run the experiment: yield each finished row (a row object, see :func:`row_dict`)."""

@@ -2,12 +2,24 @@
 as one table: settings/session key, tab text, figure name and how the figure is found.
 
 :func:`add_sweep_tabs` builds them into a QTabWidget (each in a scroll area) and returns them by
-key; :func:`sweep_figures` lists their figures for *Export figure*.
+key, followed by one generic :class:`explorer.experiment_tab.ExperimentTab` (key: the experiment's
+name) for every experiment of :data:`kernels.graphs.experiments.EXPERIMENTS` that no dedicated tab
+shows (:func:`shown_experiments`): a new paper table needs its module and registry line, no GUI code.
+:func:`sweep_figures` lists their figures for *Export figure*; :func:`dedicated` the dedicated tabs.
 """
 from __future__ import annotations
 
-# Imports inside functions: the experiment panels load when the workspace is built, not when its class is only asked for FILE_TYPES.
+import sys
+from types import ModuleType
+
+from kernels.experiments import Experiment
+from kernels.graphs import experiments as paper_experiments
+from kernels.graphs.experiments import EXPERIMENTS
+
+from ..experiment_tab import ExperimentTab
 from ..widgets import scrolled
+
+# Imports inside functions: the experiment panels load when the workspace is built, not when its class is only asked for FILE_TYPES.
 
 
 def _panels():
@@ -31,16 +43,44 @@ def _panels():
     }
 
 
+def shown_experiments(panel_cls) -> list:
+    """The experiments a dedicated tab class shows: its ``SHOWS`` (a tuple) when it declares one, else
+    its ``EXPERIMENT``; a tab that picks its experiment at run time (``row_experiment``, e.g. the SSSP
+    tab's three) shows every experiment of the experiment modules its module imports."""
+    declared = getattr(panel_cls, "SHOWS", None)
+    if declared:
+        return list(declared)
+    if getattr(panel_cls, "EXPERIMENT", None) is not None:
+        return [panel_cls.EXPERIMENT]
+    mods = [m for m in vars(sys.modules[panel_cls.__module__]).values()
+            if isinstance(m, ModuleType) and m.__name__.startswith(paper_experiments.__name__ + ".")]
+    return [e for m in mods for e in vars(m).values() if isinstance(e, Experiment)]
+
+
 def add_sweep_tabs(tabs, backend, message) -> dict:
-    """Build every experiment tab into ``tabs``; {key: panel}."""
+    """Build every experiment tab into ``tabs``: the dedicated ones, then a generic
+    :class:`ExperimentTab` for each registered experiment none of them shows; {key: tab}."""
     out = {}
+    shown = set()
     for key, (cls, text, _fig, _get) in _panels().items():
         out[key] = cls(backend, message=message)
         tabs.addTab(scrolled(out[key]), text)
+        shown.update(id(e) for e in shown_experiments(cls))
+    for name in EXPERIMENTS:
+        exp = EXPERIMENTS[name]
+        if id(exp) not in shown and name not in out:
+            out[name] = ExperimentTab(exp, backend, message=message)
+            tabs.addTab(out[name], exp.title or name)
     return out
 
 
+def dedicated(sweeps: dict) -> list:
+    """The dedicated tabs of ``sweeps`` (from :func:`add_sweep_tabs`), in the table's order."""
+    return [sweeps[k] for k in _panels()]
+
+
 def sweep_figures(sweeps: dict) -> list:
-    """(figure name, widget) of every experiment tab in ``sweeps``."""
+    """(figure name, widget) of every experiment tab in ``sweeps`` (a generic tab: its table)."""
     table = _panels()
-    return [(table[k][2], table[k][3](p)) for k, p in sweeps.items()]
+    return [(table[k][2], table[k][3](p)) if k in table else (p.experiment.title or k, p.shown())
+            for k, p in sweeps.items()]

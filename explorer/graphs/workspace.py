@@ -38,7 +38,7 @@ from .lecture_docks import LectureDocks, shrinkable_combos
 from .overlay_panel import OverlayPanel
 from .pointer import GraphPointer
 from .prepare import prepare_graph, run_abandonable
-from .sweep_tabs import add_sweep_tabs, sweep_figures
+from .sweep_tabs import add_sweep_tabs, dedicated, sweep_figures
 from kernels.graphs.apsp import APSPResult
 
 
@@ -167,7 +167,7 @@ class GraphsWorkspace(Workspace, QMainWindow):
         #: the experiment tabs by their settings / session key
         self._sweeps = add_sweep_tabs(self.tabs, self.backend, self.message_bar.show_message)
         (self.reproduce, self.cc_timing, self.bfs_evolution, self.block_sweep, self.sssp_table,
-         self.fw_family) = self._sweeps.values()
+         self.fw_family) = dedicated(self._sweeps)
         self.plots = add_dock(self, "Plots", "graphPlots", self.tabs, "right", closable=True)
 
     def show_tab(self, panel) -> int:
