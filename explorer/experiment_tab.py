@@ -6,7 +6,7 @@ new figure or table registered in an experiments registry appears in the GUI wit
 :meth:`~kernels.experiments.Experiment.defaults` (and the tab's own ``settings`` over them) runs as an
 :class:`explorer.jobs.GeneratorJob` off the GUI thread, Cancel stops it between rows; a table of the
 rows as they arrive (columns and cells from ``columns_for`` / ``table``, in the experiment's serial
-order, units in the tooltips where the experiment has a ``units`` mapping); the paper's claims checked
+order, units from the experiment's ``units`` in the tooltips); the paper's claims checked
 against the rows (``claims``: ✓ held, ✗ not held, – not measured, the measured numbers as tooltip);
 and Export CSV through ``experiment.to_csv`` and :func:`explorer.export.write_file` (atomic).
 
@@ -214,8 +214,7 @@ class ExperimentTab(QWidget):
 
     # ------------------------------------------------------------------ display
     def _units(self) -> dict:
-        units = getattr(self.experiment, "units", None)
-        return dict(units) if isinstance(units, dict) else {}
+        return dict(self.experiment.units)
 
     def _set_columns(self, cols: tuple) -> None:
         self._cols = cols

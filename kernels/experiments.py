@@ -73,6 +73,8 @@ class Experiment:
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     columns: ClassVar[tuple[str, ...]] = ()
+    #: units of the columns (column → unit, e.g. {"seconds": "s"}), shown in the GUI's tooltips
+    units: ClassVar[dict[str, str]] = {}
     #: the row dataclass of :meth:`rows` (rebuilt from dicts by :meth:`row_from_dict`; None: dicts)
     row_type: ClassVar[type | None] = None
 

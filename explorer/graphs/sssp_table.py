@@ -31,6 +31,8 @@ class SSSPTablePanel(SweepRunner, QWidget):
     """Controls, a table (Table 3.1 next to the thesis's numbers) and a log–log plot (figures)."""
 
     CSV_NAME, CSV_EMPTY = "sssp.csv", "Run an experiment first."
+    #: the experiments this tab shows (it picks one per run: :meth:`row_experiment`)
+    SHOWS = (T.TABLE31, T.SCALING, T.PATH_OVERHEAD)
 
     finished = pyqtSignal()
 

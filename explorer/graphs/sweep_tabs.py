@@ -9,11 +9,6 @@ shows (:func:`shown_experiments`): a new paper table needs its module and regist
 """
 from __future__ import annotations
 
-import sys
-from types import ModuleType
-
-from kernels.experiments import Experiment
-from kernels.graphs import experiments as paper_experiments
 from kernels.graphs.experiments import EXPERIMENTS
 
 from ..experiment_tab import ExperimentTab
@@ -44,17 +39,12 @@ def _panels():
 
 
 def shown_experiments(panel_cls) -> list:
-    """The experiments a dedicated tab class shows: its ``SHOWS`` (a tuple) when it declares one, else
-    its ``EXPERIMENT``; a tab that picks its experiment at run time (``row_experiment``, e.g. the SSSP
-    tab's three) shows every experiment of the experiment modules its module imports."""
+    """The experiments a dedicated tab class shows: its ``SHOWS`` (a tuple; a tab that picks its
+    experiment at run time, e.g. the SSSP tab's three) when it declares one, else its ``EXPERIMENT``."""
     declared = getattr(panel_cls, "SHOWS", None)
     if declared:
         return list(declared)
-    if getattr(panel_cls, "EXPERIMENT", None) is not None:
-        return [panel_cls.EXPERIMENT]
-    mods = [m for m in vars(sys.modules[panel_cls.__module__]).values()
-            if isinstance(m, ModuleType) and m.__name__.startswith(paper_experiments.__name__ + ".")]
-    return [e for m in mods for e in vars(m).values() if isinstance(e, Experiment)]
+    return [] if getattr(panel_cls, "EXPERIMENT", None) is None else [panel_cls.EXPERIMENT]
 
 
 def add_sweep_tabs(tabs, backend, message) -> dict:
