@@ -21,7 +21,7 @@ import numpy as np
 
 from ... import gpu
 from ...errors import BackendUnavailable, InvalidParameter, SimulationBlowUp, Unsupported
-from .rk import M64, MAX_EVENTS_AT_ONCE, MAX_STEPS, Problem, queue_capacity
+from .rk import M64, MAX_EVENTS_AT_ONCE, MAX_STEPS, Problem, queue_capacity, run_settings
 from ..runtimes.codegen import NVRTC_OPTIONS, expr_code, interpreter_source
 from ... import backend as bk
 from ..expr import const
@@ -217,7 +217,7 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
     ``fired``: a list to which the event executions are appended as (member, t, event index), member
     by member in execution order — at most FIRED_LOG per member (the kernel's log; later ones are
     counted, not kept)."""
-    times = np.asarray(times, dtype=float)
+    times, atol, hmax = run_settings(times, pb.y0, atol, hmax)
     if device == "cuda":
         ok, why = bk.gpu_available()
         if not ok:
@@ -226,13 +226,6 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
     else:
         dev = gpu.device("host") if threads is None else gpu.device_class("host")(workers=threads)
     xp = dev.xp
-    y0 = pb.y0
-    if atol is None:
-        nz = np.abs(y0[np.isfinite(y0) & (y0 != 0)])
-        atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
-    if hmax is None:
-        dt = np.diff(times)
-        hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(float(times[-1]), 1.0)
     kern = dev.module(cuda_source(pb, flavour), options=NVRTC_OPTIONS, system="flint", prefix="Flint").function(
         "flint_dopri", block=block, label=f"flint_dopri ({flavour.upper()})")
     n, nt, nobs = pb.n, len(times), max(len(pb.core.obs_names), 1)
@@ -240,7 +233,7 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
     d_out = xp.full((nt, nobs, n), np.nan)
     d_status = xp.zeros(n, dtype=np.int32)
     logs = [xp.zeros(max(n * cap, 1)), xp.zeros(max(n * cap, 1), dtype=np.int32), xp.zeros(n, dtype=np.int32)]
-    args = [xp.asarray(np.ascontiguousarray(y0)), xp.asarray(times), np.int32(nt), np.float64(rtol),
+    args = [xp.asarray(np.ascontiguousarray(pb.y0)), xp.asarray(times), np.int32(nt), np.float64(rtol),
             np.float64(atol), np.float64(hmax), d_out, d_status, np.int32(n), np.uint64(int(seed) & M64),
             np.int32(cap), *logs]
     args += [xp.asarray(a) for a in kernel_args(pb, flavour)]

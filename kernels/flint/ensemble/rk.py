@@ -351,6 +351,23 @@ def locate(pb, es, t0, h, at, wnew):
     return hi
 
 
+def run_settings(times, y0, atol=None, hmax=None) -> tuple:
+    """(times, atol, hmax) of a run of every integrator of this package (twins and kernels alike): the
+    output grid checked (a non-empty ascending 1-D array of times ≥ 0), atol default
+    1e-12·min(1, max |y0|) over the finite non-zero initial values, hmax default the smallest output
+    interval (max(t_end, 1) for a grid of one time)."""
+    times = np.asarray(times, dtype=float)
+    if times.ndim != 1 or not len(times) or np.any(np.diff(times) < 0) or times[0] < 0:
+        raise InvalidParameter("output times must be a non-empty ascending 1-D array of times >= 0")
+    if atol is None:
+        nz = np.abs(y0[np.isfinite(y0) & (y0 != 0)])
+        atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
+    if hmax is None:
+        dt = np.diff(times)
+        hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(float(times[-1]), 1.0)
+    return times, atol, hmax
+
+
 def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | None = None,
               max_steps: int = MAX_STEPS, seed: int = 0, fired: list | None = None):
     """Integrate every member from t = 0 and return the observables at ``times``: (nt, nobs, n).
@@ -361,18 +378,10 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
     ``fired``: a list to which every event execution is appended as (member, t, event index).
     Raises Unsupported when a member needs more than ``max_steps`` steps (stiff) or more than queue_capacity
     pending instances, and SimulationBlowUp when the step size underflows."""
-    times = np.asarray(times, dtype=float)
-    if times.ndim != 1 or not len(times) or np.any(np.diff(times) < 0) or times[0] < 0:
-        raise InvalidParameter("output times must be a non-empty ascending 1-D array of times >= 0")
+    times, atol, hmax = run_settings(times, pb.y0, atol, hmax)
     n, core = pb.n, pb.core
     y = pb.y0.copy()
-    if atol is None:
-        nz = np.abs(y[np.isfinite(y) & (y != 0)])
-        atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
     t_end = float(times[-1])
-    if hmax is None:
-        dt = np.diff(times)
-        hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(t_end, 1.0)
     nt = len(times)
     out = np.full((nt, len(core.obs_names), n), np.nan)
     t = np.zeros(n)

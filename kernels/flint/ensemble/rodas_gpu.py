@@ -20,6 +20,7 @@ from ...errors import BackendUnavailable, InvalidParameter, SimulationBlowUp, Un
 from ..runtimes.codegen import NVRTC_OPTIONS, expr_code
 from . import gpu as dp_gpu
 from .history import HCAP, step_bound
+from .rk import run_settings
 from .rosenbrock import MAX_STEPS, StiffProblem
 from ... import backend as bk
 from ..sbml.core import lower_system
@@ -86,16 +87,7 @@ def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str =
         ok, why = bk.gpu_available()
         if not ok:
             raise BackendUnavailable(f"the Rosenbrock GPU kernel needs a GPU: {why}")
-    times = np.asarray(times, dtype=float)
-    if times.ndim != 1 or not len(times) or np.any(np.diff(times) < 0) or times[0] < 0:
-        raise InvalidParameter("output times must be a non-empty ascending 1-D array of times >= 0")
-    y0 = pb.y0
-    if atol is None:
-        nz = np.abs(y0[np.isfinite(y0) & (y0 != 0)])
-        atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
-    if hmax is None:
-        dt = np.diff(times)
-        hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(float(times[-1]), 1.0)
+    times, atol, hmax = run_settings(times, pb.y0, atol, hmax)
     hmax = min(hmax, step_bound(pb.core)) if getattr(pb.core, "delayed", None) else hmax
     dev = gpu.device(device)
     xp = dev.xp
@@ -107,7 +99,7 @@ def integrate_device(pb: StiffProblem, times, flavour: str = "ts", device: str =
     cap = LOG_CAP if fired is not None else 0
     d_lt, d_le = xp.zeros(max(n * cap, 1)), xp.zeros(max(n * cap, 1), dtype=np.int32)
     d_ln = xp.zeros(n, dtype=np.int32)
-    args = [xp.asarray(np.ascontiguousarray(y0)), xp.asarray(times), np.int32(nt), np.float64(rtol),
+    args = [xp.asarray(np.ascontiguousarray(pb.y0)), xp.asarray(times), np.int32(nt), np.float64(rtol),
             np.float64(atol), np.float64(hmax), d_out, d_status, np.int32(n), np.uint64(seed), np.int32(cap),
             d_lt, d_le, d_ln, xp.zeros(n * HCAP * (2 + 4 * pb.ns) if getattr(pb.core, "delayed", None) else 1)]
     args += [xp.asarray(a) for a in kernel_args(pb, flavour)]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InvalidParameter, SimulationBlowUp, Unsupported
+from ...errors import SimulationBlowUp, Unsupported
 from ..compiler import compile_model
 from . import rk
 from .history import History, fill, step_bound
@@ -253,18 +253,10 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
     gets (member, t, event index) of every event execution).  A member's steps end
     at its next pending (delayed) event time.  Raises Unsupported past ``max_steps`` steps of a member,
     SimulationBlowUp when its step size underflows."""
-    times = np.asarray(times, dtype=float)
-    if times.ndim != 1 or not len(times) or np.any(np.diff(times) < 0) or times[0] < 0:
-        raise InvalidParameter("output times must be a non-empty ascending 1-D array of times >= 0")
+    times, atol, hmax = rk.run_settings(times, pb.y0, atol, hmax)
     n, core = pb.n, pb.core
     y = pb.y0.copy()
-    if atol is None:
-        nz = np.abs(y[np.isfinite(y) & (y != 0)])
-        atol = 1e-12 * min(1.0, float(nz.max()) if nz.size else 1.0)
     t_end = float(times[-1])
-    if hmax is None:
-        dt = np.diff(times)
-        hmax = float(dt[dt > 0].min()) if np.any(dt > 0) else max(t_end, 1.0)
     hmax = min(hmax, step_bound(core)) if getattr(core, "delayed", None) else hmax
     hist = pb.history = History(n, pb.y0.copy(), dense) if getattr(core, "delayed", None) else None
     nt = len(times)
