@@ -35,7 +35,8 @@ for s in $stages; do
         end=$(( $(date +%s) + ${T_SUITE:-200} ))
         for ch in 1-460 461-920 921-1380 1381-1821; do
           left=$(( end - $(date +%s) )); [ $left -gt 5 ] || break
-          timeout $left python main.py flint-suite $ch --runtime $rt --timeout 30 --workers ${WORKERS:-8} \
+          timeout $left python main.py flint-suite $ch ${SUITE_FLAG:---runtime} $rt --timeout ${CASE_TIMEOUT:-30} \
+            --workers ${WORKERS:-8} ${SUITE_ARGS:-} \
             --json /tmp/suite-$rt-$ch.json > /tmp/suite-$rt-$ch.log 2>&1
           tail -3 /tmp/suite-$rt-$ch.log
         done

@@ -5,7 +5,7 @@ cluster (``tcp://host:8786``) or serially.
 * :mod:`.points`  — values typed as ``a:b:n`` / ``a..b`` / lists, their product, a sweep's identity;
 * :mod:`.base`    — the task registry (``TASKS``), :class:`SweepTask`;
 * :mod:`.tasks`   — ``ch``; :mod:`.flint_tasks` — ``flint-slice`` (a :class:`FlintRun` over
-  members); graph and SBML suite tasks in :mod:`.graph_tasks` and :mod:`.suite_tasks`; ``experiment``, any paper figure or
+  members); :mod:`.sbml_members` — ``sbml-members`` (an SBML ensemble's members on the CPU reference); graph and SBML suite tasks in :mod:`.graph_tasks` and :mod:`.suite_tasks`; ``experiment``, any paper figure or
   table, in :mod:`.experiment_task`) — registered in this ``__init__``;
 * :mod:`.cluster` — the ``--scheduler`` option (local / tcp://… / none);
 * :mod:`.run`     — :class:`Sweep`: submit, yield rows as they complete, append each to the
@@ -21,13 +21,15 @@ from .experiment_task import ExperimentTask, experiment_sweep
 from .graph_tasks import ClusteringTimingTask, GraphReproduceTask
 from .suite_tasks import SBMLCaseTask
 from .flint_tasks import FlintSliceTask
+from .sbml_members import SbmlMembersTask
 from .tasks import CHTask
 from .points import identity, parse_axes, parse_values, parse_vary, product
 from .results import ResultFile, read_rows
 from .run import Sweep
 
 # every task class, registered here (a new task: its class and one entry below)
-for _cls in (CHTask, FlintSliceTask, GraphReproduceTask, ClusteringTimingTask, SBMLCaseTask, ExperimentTask):
+for _cls in (CHTask, FlintSliceTask, GraphReproduceTask, ClusteringTimingTask, SBMLCaseTask, ExperimentTask,
+             SbmlMembersTask):
     register(_cls)
 
 __all__ = ["ExperimentTask", "experiment_sweep", "identity", "parse_axes", "parse_values", "parse_vary", "product", "ResultFile", "read_rows",

@@ -39,9 +39,11 @@ def stiffness_steps(pb: StiffProblem, t_end: float) -> float:
     return rho * float(t_end) / DOPRI_STABILITY
 
 
-def integrate_auto(core, times, engine: str = "numpy", n: int = 1, member_params=None, **kw):
+def integrate_auto(core, times, engine: str = "numpy", n: int = 1, member_params=None, fired: list | None = None,
+                   **kw):
     """(method, observables (nt, nobs, n)): ``dopri5`` unless the model is stiff (see the module), then
-    ``rodas4``.  ``core`` a lowered :class:`~kernels.flint.sbml.core.CoreSystem`."""
+    ``rodas4``.  ``core`` a lowered :class:`~kernels.flint.sbml.core.CoreSystem`; ``fired`` receives the
+    event firings (member, t, event index) of the method that finished."""
     if engine not in ENGINES:
         raise InvalidParameter(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     flavour, device = ENGINES[engine]
@@ -54,12 +56,13 @@ def integrate_auto(core, times, engine: str = "numpy", n: int = 1, member_params
     stiff = only_rodas or stiffness_steps(spb, float(times[-1])) > STIFF_STEPS
     if not stiff:
         try:
-            return "dopri5", _dopri(core, times, engine, n, member_params, **kw)
+            return "dopri5", _dopri(core, times, engine, n, member_params, fired=fired, **kw)
         except Unsupported:          # the step budget (stiffness that develops later), or a DP limit
-            pass
+            if fired is not None:
+                fired.clear()        # Dormand–Prince's firings up to where it gave up
     if device is None:
-        return "rodas4", rodas_integrate(spb, times, **kw)
-    return "rodas4", integrate_device(spb, times, flavour, device, **kw)
+        return "rodas4", rodas_integrate(spb, times, fired=fired, **kw)
+    return "rodas4", integrate_device(spb, times, flavour, device, fired=fired, **kw)
 
 
 def _dopri(core, times, engine, n, member_params, **kw):
