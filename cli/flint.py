@@ -1,9 +1,11 @@
 """``flint``: compile a cell model (native, SBML, CellML) and integrate it headless (paper 004 ch. 5),
-or run an SBML file on the SBML reference simulator (``--method lsoda``).
+run an SBML file on the SBML reference simulator (``--method lsoda``), or as an adaptive ensemble
+(``--method dopri5`` / ``rodas4``, and ``--method auto`` for an SBML model the compiler refuses:
+:mod:`cli.flint_ensemble`).
 
-The run is named on two axes (:mod:`kernels.flint.schemes`): ``--method`` (euler, rk4, lsoda, auto) and
-``--engine`` (numpy, c, c-is, is, ts, auto); ``--runtime`` is the old one-word spelling, an alias that
-prints one note with the pair (``sbml`` = ``--method lsoda --engine numpy``).
+The run is named on two axes (:mod:`kernels.flint.schemes`): ``--method`` (euler, rk4, dopri5, rodas4,
+lsoda, auto) and ``--engine`` (numpy, c, c-is, is, ts, auto); ``--runtime`` is the old one-word spelling,
+an alias that prints one note with the pair (``sbml`` = ``--method lsoda --engine numpy``).
 
 Numbers and choices are parsed in :func:`run` so that bad input gives one ``error:`` line.  Before
 any model is compiled: the time grid (at least one step, at most :data:`MAX_STEPS`), ``--csv``, the
@@ -15,24 +17,24 @@ from __future__ import annotations
 import os
 import time
 
-import numpy as np
-
-# Imports inside functions: the SBML reference simulator (≈90 ms), loaded when --method lsoda runs, so that
-# `--help` does not pay for it.
+# Imports inside functions: the SBML reference simulator (≈90 ms), loaded when --method lsoda runs, and
+# cli.flint_ensemble (kernels.flint.adaptive_run, ≈85 ms), loaded when an adaptive ensemble runs, so that
+# `--help` and the fixed-step runs do not pay for them.
 from kernels import limits as L
-from kernels.errors import InvalidParameter
+from kernels.errors import ExplorerError, InvalidParameter
 from kernels.filegate import ENV_ALLOW_OUTSIDE, MODEL
 from kernels.flint.inputs import DEFAULT_MAX_MODEL_MB, ENV_MAX_MODEL_MB
-from kernels.flint.io import write_csv
 from kernels.flint.model import select_states
-from kernels.flint.run import FlintRun, Vary
+from kernels.flint.run import FlintRun
 from kernels.flint.runtimes import check_memory, samples_in
+from kernels.flint.schemes import AUTO, FLINT_ENSEMBLE
 
 from . import flint_sweep
-from .common import (CSV_EXTS, UsageError, add_limit_options, apply_limit_options, check_output, dumps, note, number,
-                     num_type, raise_failed, threads_type, write_outputs)
-from .flint_options import (MAX_STEPS, add_axes, auto_backend, backend_agrees, grid, load,  # noqa: F401  (MAX_STEPS)
-                            model_path, parameter_sets, resolve_axes, say_alias, settings)
+from .common import (CSV_EXTS, UsageError, add_limit_options, apply_limit_options, check_output, number, num_type,
+                     threads_type)
+from .flint_options import (MAX_STEPS, add_axes, auto_backend, backend_agrees, grid,  # noqa: F401  (MAX_STEPS)
+                            model_path, parameter_sets, read, report, resolve_axes, settings, summary, vary_specs,
+                            with_hint)
 
 NAME = "flint"
 #: ``--backend`` (the array library) is taken: ``--engine auto`` follows it (cpu: c or NumPy; gpu: ts), an
@@ -45,19 +47,20 @@ def add_parser(sub, parents) -> None:
                        description="Compile a cell model to bytecode / CUDA C and integrate it headless.")
     p.add_argument("model", help="model file (.flint, SBML .xml, .cellml) or a shipped model name")
     p.add_argument("--t-end", default=1000.0, type=num_type(float, above=0), help="end time (model time units, ms for LR)")
-    p.add_argument("--dt", default=0.01, type=num_type(float, above=0), help="time step; with --method lsoda the output interval (the "
-                   "reference simulator chooses its own adaptive steps)")
+    p.add_argument("--dt", default=0.01, type=num_type(float, above=0), help="time step; with --method lsoda, dopri5 or rodas4 "
+                   "the output interval (the adaptive integrators choose their own steps, at most dt)")
     add_axes(p, NAME)
     p.add_argument("--integrator", default=None, help="the old name of --method")
-    p.add_argument("--dtype", default=None, help="float64 (default) or float32; lsoda: float64 only")
+    p.add_argument("--dtype", default=None, help="float64 (default) or float32; lsoda, dopri5, rodas4: float64 only")
     p.add_argument("--threads", default=1, type=threads_type(), help="host threads of --engine c / c-is (OpenMP over cells; "
                    "default 1, the thesis's CPU-1)")
     p.add_argument("--mapping", default=None,
                    help="GPU thread mapping: cell (one thread a member/cell, the default) or expression (the "
-                        "thesis's: one launch a phase, one thread a bytecode, warps of 32); lsoda: cell only")
+                        "thesis's: one launch a phase, one thread a bytecode, warps of 32); lsoda, dopri5, rodas4: cell only")
     p.add_argument("--ensemble", default=1, type=num_type(int, minimum=1), help="ensemble size N (one model, N members); lsoda: 1 only")
     p.add_argument("--vary", action="append", default=[], metavar="PARAM=LO:HI",
-                   help="spread a parameter linearly over the ensemble (repeatable; not with lsoda)")
+                   help="spread a parameter linearly over the ensemble (repeatable; not with lsoda; dopri5, rodas4: "
+                        "a constant parameter of the SBML model)")
     p.add_argument("--line", default=None, type=num_type(int, minimum=1), metavar="N", help="N cells in a line, diffusively coupled on V (not lsoda)")
     p.add_argument("--ring", default=None, type=num_type(int, minimum=1), metavar="N", help="N cells in a ring (not lsoda)")
     p.add_argument("--coupling", default=1.0, type=num_type(float), help="coupling coefficient D (1/time) for --line/--ring")
@@ -65,9 +68,9 @@ def add_parser(sub, parents) -> None:
     p.add_argument("--record", action="append", default=None,
                    help="state to record (repeatable, comma lists and patterns such as 'S_RG_*'; default all); lsoda: any species, parameter or "
                         "compartment id, @a:S for the amount of species S (default: species and "
-                        "non-constant parameters)")
-    p.add_argument("--every", default=100, type=num_type(int, minimum=1), help="sample every N steps (lsoda: every N output intervals; "
-                   "its samples include t = 0)")
+                        "non-constant parameters); dopri5, rodas4: SBML ids, comma lists (CSV columns name[member])")
+    p.add_argument("--every", default=100, type=num_type(int, minimum=1), help="sample every N steps (lsoda, dopri5, rodas4: every N output "
+                   "intervals; their samples include t = 0)")
     p.add_argument("--csv", default=None, help="write the recorded traces (member 0 / cell 0 .. all cells) as CSV; "
                    "with --sweep: the result file, one row per member, appended as each slice finishes")
     p.add_argument("--max-model-mb", default=None, type=num_type(float, above=0, maximum=1e6), metavar="MB",
@@ -129,7 +132,9 @@ def run(a) -> int:
 def run_flint(a) -> int:
     """``flint``: the options checked one by one (one ``error:`` line naming the option), then one
     :class:`kernels.flint.run.FlintRun` (``--vary PARAM=LO:HI``: ``linspace(LO, HI, N)`` over the
-    members) compiled and integrated."""
+    members) compiled and integrated — or ``--method lsoda`` (:func:`_run_sbml`), or ``--method dopri5 /
+    rodas4`` and an explicit ``--method auto`` for an SBML model the compiler refuses: an adaptive
+    ensemble (:mod:`cli.flint_ensemble`)."""
     method, engine = resolve_axes(a, NAME)
     if method == "lsoda":                               # the SBML reference simulator: engine numpy only
         if engine not in (None, "auto", "numpy"):
@@ -147,11 +152,21 @@ def run_flint(a) -> int:
         raise UsageError(f"{given[0]} applies only with --sweep")
     if a.runtime == "sbml":
         return _run_sbml(a)
+    if method in FLINT_ENSEMBLE:                        # an SBML model as an adaptive ensemble
+        from . import flint_ensemble
+        return flint_ensemble.run(a)
     integrator, dtype, mapping = settings(a)
     t_end, dt, every, steps = grid(a)
     n = number("--ensemble", a.ensemble, int, minimum=1)
     threads = number("--threads", a.threads, int, minimum=1)
-    model = load(a)
+    try:
+        model = read(a)
+    except ExplorerError as exc:
+        if method == AUTO:                               # --method auto: the adaptive ensemble instead
+            from . import flint_ensemble
+            if flint_ensemble.takes(a, exc):
+                return flint_ensemble.run(a, refused=str(exc))
+        raise with_hint(a, exc) from None
     model.params.update(parameter_sets(a, model))
     members, coupling = "ensemble", 1.0
     if a.line or a.ring:
@@ -160,20 +175,14 @@ def run_flint(a) -> int:
         members = "line" if a.line else "ring"
         n = number("--line/--ring", a.line or a.ring, int, minimum=1)
         coupling = number("--coupling", a.coupling)
-    vary = []
-    for kv in a.vary:
-        k, _, rng = kv.partition("=")
-        if k not in model.params:
-            raise UsageError(f"--vary: {k!r} is not a parameter of {model.name}")
-        lo, _, hi = rng.partition(":")
-        vary.append(Vary(k, number("--vary", lo), number("--vary", hi or lo)))
+    vary = vary_specs(a, model.params, model.name)
     try:
         rec = select_states(model, a.record) if a.record else list(model.states)
     except InvalidParameter as exc:
         text = str(exc)
         raise UsageError(f"--{text}" if text.startswith("record:") else f"--record: {text}") from None
     spec = FlintRun(model, runtime=a.runtime, integrator=integrator, dtype=dtype, mapping=mapping, threads=threads,
-                    dt=dt, t_end=t_end, members=members, n=n, coupling=coupling, coupled="V", vary=tuple(vary),
+                    dt=dt, t_end=t_end, members=members, n=n, coupling=coupling, coupled="V", vary=vary,
                     record=tuple(rec), every=every, backend=auto_backend(a))
     member = spec.member_params()
     itemsize = 4 if dtype == "float32" else 8
@@ -198,32 +207,10 @@ def run_flint(a) -> int:
                              "final": [float(v) for v in sim.state()[states.index(r)][:8]] if sim.n > 1
                              else float(sim.state()[states.index(r), 0])}
                          for i, r in enumerate(rec)}}
-    return _report(a, out, times, samples, rec,
-                   f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {integrator} steps "
-                   f"on engine {spec.engine} in {seconds:.3f} s ({out['steps_per_s']} steps/s)"
-                   + (f"\n{spec.choice}" if spec.choice else ""))
-
-
-def _fmt(v) -> str:
-    return "n/a" if v is None else f"{v:.6g}"
-
-
-def _report(a, out: dict, times, samples, rec: list, headline: str) -> int:
-    """The results (one JSON object with --json, else a headline + min/max/final lines), with --csv
-    (the recorded traces) written first; a failing CSV still prints the results."""
-    say_alias(a)                                 # an old --runtime spelling: one note, with the results
-    failed = write_outputs(out, [("csv", lambda: (write_csv(a.csv, times, samples, rec), a.csv)[1])]
-                           if a.csv else [])
-    if a.json:
-        print(dumps(out))
-    else:
-        print(headline)
-        for r, d in out["variables"].items():
-            print(f"  {r}: min {_fmt(d['min'])}  max {_fmt(d['max'])}  final {d['final']}")
-        if not len(times):
-            note(f"no samples recorded: --every {a.every} is longer than the run")
-    raise_failed(failed)
-    return 0
+    return report(a, out, times, samples, rec,
+                  f"{model.name}: {model.n_states} states × {sim.n} cells, {steps} {integrator} steps "
+                  f"on engine {spec.engine} in {seconds:.3f} s ({out['steps_per_s']} steps/s)"
+                  + (f"\n{spec.choice}" if spec.choice else ""))
 
 
 def _run_sbml(a) -> int:
@@ -279,9 +266,7 @@ def _run_sbml(a) -> int:
            "compile_seconds": round(t_load, 4), "seconds": round(res.seconds, 4),
            "steps_per_s": round(steps / res.seconds, 1) if res.seconds > 0 else None, "block_size": None,
            "n_events": len(ref.system.events), "files_read": list(ref.system.files_read),
-           "variables": {r: {"min": float(np.nanmin(y[:, i])) if y.size else None,
-                             "max": float(np.nanmax(y[:, i])) if y.size else None,
-                             "final": float(y[-1, i])} for i, r in enumerate(rec)}}
-    return _report(a, out, res.times, y[:, :, None], rec,
-                   f"{ref.name}: {res.n_states} states, {len(ref.system.events)} events, {steps} output "
-                   f"intervals (dt {dt:g}) on the SBML reference simulator in {res.seconds:.3f} s")
+           "variables": summary(y[:, :, None], rec)}
+    return report(a, out, res.times, y[:, :, None], rec,
+                  f"{ref.name}: {res.n_states} states, {len(ref.system.events)} events, {steps} output "
+                  f"intervals (dt {dt:g}) on the SBML reference simulator in {res.seconds:.3f} s")

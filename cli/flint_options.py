@@ -1,19 +1,23 @@
 """The ``flint`` command's shared option checks: the time grid, the integrator settings, the model
-and its ``--set`` changes — used by a single run (:mod:`cli.flint`) and a sweep
-(:mod:`cli.flint_sweep`), so neither imports the other's module."""
+and its ``--set`` / ``--vary`` changes, and the report of a run — used by a single run
+(:mod:`cli.flint`), an SBML ensemble (:mod:`cli.flint_ensemble`) and a sweep (:mod:`cli.flint_sweep`),
+so none imports another's module."""
 from __future__ import annotations
 
-# Imports inside functions: the SBML reference simulator (≈90 ms), loaded only for the hint after a refused
-# SBML file, so that `--help` does not pay for it.
+import numpy as np
+
+# Imports inside functions: the SBML reference simulator (≈90 ms) and kernels.flint.adaptive_run, loaded only
+# for the hint after a refused SBML file, so that `--help` does not pay for them.
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import schemes
 from kernels.flint.loaders import find_model_file, read_model
-from kernels.flint.run import MAX_STEPS, RunSettingError, check_settings
+from kernels.flint.io import write_csv
+from kernels.flint.run import MAX_STEPS, RunSettingError, Vary, check_settings
 from kernels.flint.runtimes.auto import AUTO_HELP
 from kernels.flint.schemes import (ADAPTIVE_BACKENDS, ENGINES, SUITE_RUNTIME_ALIASES, alias_note, check_backend,
                                    engine_named, engine_table, methods_help, old_runtime)
 
-from .common import UsageError, note, number
+from .common import UsageError, dumps, note, number, raise_failed, write_outputs
 from .scheduler import backend_choice
 
 #: the option each FlintRun setting is given by (RunSettingError.field → flag)
@@ -136,28 +140,101 @@ def settings(a) -> tuple[str, str, str]:
     return method, dtype, mapping
 
 
+def read(a):
+    """The model of the MODEL argument, or the compiler's own error; the files its reading opened are
+    kept in ``a.files_read`` for --json."""
+    loaded = read_model(a.model, allow_outside=a.allow_outside_references)
+    a.files_read = loaded.files_read
+    return loaded.model
+
+
+def with_hint(a, exc: ExplorerError) -> ExplorerError:
+    """The error to raise for a model the compiler refused: an SBML file the reference simulator reads
+    gets the hint to try --method lsoda (and the adaptive ensembles where they take it)."""
+    from kernels.flint.sbml.reference import reference_hint
+    path = model_path(a.model)
+    hint = reference_hint(path) if path is not None and not isinstance(exc, UsageError) else ""
+    if not hint:
+        return exc
+    from kernels.flint.adaptive_run import ensemble_refusal
+    if ensemble_refusal(path, full=True) is None:
+        hint += ", or an adaptive ensemble: --method auto, dopri5 or rodas4"
+    return UsageError(f"{exc}{hint}")
+
+
 def load(a):
-    """The model of the MODEL argument (an SBML file the compiler refuses gets the hint to try
-    --method lsoda); the files its reading opened are kept in ``a.files_read`` for --json."""
+    """The model of the MODEL argument (:func:`read`; a refusal with :func:`with_hint`)."""
     try:
-        loaded = read_model(a.model, allow_outside=a.allow_outside_references)
-        a.files_read = loaded.files_read
-        return loaded.model
+        return read(a)
     except ExplorerError as exc:
-        from kernels.flint.sbml.reference import reference_hint
-        path = model_path(a.model)
-        hint = reference_hint(path) if path is not None and not isinstance(exc, UsageError) else ""
-        if hint:
-            raise UsageError(f"{exc}{hint}") from None
-        raise
+        raise with_hint(a, exc) from None
+
+
+def set_values(a) -> dict:
+    """The --set PARAM=VALUE changes, the values checked (the names are the model's to check)."""
+    out = {}
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        out[k] = number(f"--set {k}", v)
+    return out
 
 
 def parameter_sets(a, model) -> dict:
     """The --set PARAM=VALUE changes, checked against the model's parameters."""
-    out = {}
     for kv in a.set:
-        k, _, v = kv.partition("=")
+        k = kv.partition("=")[0]
         if k not in model.params:
             raise UsageError(f"--set: {k!r} is not a parameter of {model.name}")
-        out[k] = number(f"--set {k}", v)
+    return set_values(a)
+
+
+def vary_specs(a, params=None, name: str = "") -> tuple:
+    """The --vary PARAM=LO:HI spreads (:class:`Vary`; ``PARAM=V``: every member V), the numbers
+    checked; ``params``: the model's parameters to check the names against (else the model checks)."""
+    out = []
+    for kv in a.vary:
+        k, _, rng = kv.partition("=")
+        if params is not None and k not in params:
+            raise UsageError(f"--vary: {k!r} is not a parameter of {name}")
+        lo, _, hi = rng.partition(":")
+        out.append(Vary(k, number("--vary", lo), number("--vary", hi or lo)))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ the report of a run
+
+def summary(samples, names: list) -> dict:
+    """name → min / max over the samples of every member (NaN ignored) and the final value (member 0's,
+    or the first 8 members' with several); ``samples`` (k, len(names), members)."""
+    y = np.asarray(samples, dtype=float)
+    out = {}
+    for i, r in enumerate(names):
+        col = y[:, i, :]
+        final = [float(v) for v in col[-1, :8]] if col.shape[1] > 1 and len(col) else \
+            float(col[-1, 0]) if len(col) else None
+        out[r] = {"min": float(np.nanmin(col)) if col.size else None,
+                  "max": float(np.nanmax(col)) if col.size else None, "final": final}
     return out
+
+
+def _fmt(v) -> str:
+    return "n/a" if v is None else f"{v:.6g}"
+
+
+def report(a, out: dict, times, samples, rec: list, headline: str) -> int:
+    """The results (one JSON object with --json, else a headline + min/max/final lines), with --csv
+    (the recorded traces, ``samples`` (k, recorded, members)) written first; a failing CSV still
+    prints the results."""
+    say_alias(a)                                 # an old --runtime spelling: one note, with the results
+    failed = write_outputs(out, [("csv", lambda: (write_csv(a.csv, times, samples, rec), a.csv)[1])]
+                           if a.csv else [])
+    if a.json:
+        print(dumps(out))
+    else:
+        print(headline)
+        for r, d in out["variables"].items():
+            print(f"  {r}: min {_fmt(d['min'])}  max {_fmt(d['max'])}  final {d['final']}")
+        if not len(times):
+            note(f"no samples recorded: --every {a.every} is longer than the run")
+    raise_failed(failed)
+    return 0

@@ -8,7 +8,9 @@ build, else NumPy.
 
 A run returns an :class:`EnsembleResult`: the output grid, the recorded observables of every member, and
 the **event firings** (member, time, event id) where the integrator reports them (its ``fired=`` keyword;
-the GUI marks them on the time axis).
+the GUI marks them on the time axis), and the method that ran (method ``auto``'s pick where the engine's
+integrator says it: its ``picked=`` keyword).  A bad setting is an :class:`EnsembleSettingError` naming
+the setting (``field``), so that a caller names its own control (``main.py flint`` its option).
 
 Streaming (:meth:`EnsembleRun.run` with ``on_chunk``): the adaptive integrators start at t = 0 and cannot
 be resumed, so the run integrates growing prefixes of the output grid (each 4× the last, from about
@@ -58,6 +60,8 @@ class EnsembleResult:
     complete: bool = True
     seconds: float = 0.0
     reports_events: bool = False
+    #: the method that ran: the run's, or method auto's pick (dopri5 / rodas4) where the integrator says it
+    method: str | None = None
 
     def event_times(self, member: int = 0) -> np.ndarray:
         """The times events fired in ``member`` (ascending; one entry a firing)."""
@@ -91,6 +95,23 @@ def available_engines(method: str = DEFAULT_METHOD, backend: str | None = None) 
         if schemes.backend_unavailable(schemes.engine_named(e).backend(method)) is None:
             out.append(e)
     return out
+
+
+def default_engine(method: str = DEFAULT_METHOD, backend: str | None = None) -> str | None:
+    """The engine ``engine`` auto picks for ``method``: the first of :func:`available_engines` (the GPU's
+    ts when there is one and ``backend`` is not cpu, else a host build, else NumPy); None when none can
+    run it here."""
+    here = available_engines(method, backend)
+    return here[0] if here else None
+
+
+class EnsembleSettingError(InvalidParameter):
+    """A bad setting of an :class:`EnsembleRun`: ``field`` is ``method``, ``engine``, ``params`` or
+    ``vary``; the message is the setting's own (the GUI shows it as it is)."""
+
+    def __init__(self, field: str, text: str):
+        super().__init__(text)
+        self.field = field
 
 
 def engine_offers_auto(engine: str) -> bool:
@@ -130,22 +151,25 @@ class EnsembleRun:
 
     def __post_init__(self):
         engine = self.engine if self.engine not in (None, schemes.AUTO) else None
+        known = list(dict.fromkeys(e for m in ensemble_methods() for e in ensemble_engines(m)))
+        if engine is not None and engine not in known:
+            raise EnsembleSettingError("engine", f"engine must be one of {', '.join(known)} or auto for an ensemble "
+                                                 f"(got {engine!r})")
         own_auto = engine is not None and engine_offers_auto(engine)
         method = self.method if self.method not in (None, schemes.AUTO) else (schemes.AUTO if own_auto
                                                                              else DEFAULT_METHOD)
         offered = ensemble_methods() + ([schemes.AUTO] if own_auto else [])
         if method not in offered:
-            raise InvalidParameter(f"method must be one of {', '.join(offered)} or auto for an ensemble (got "
-                                   f"{method!r})")
+            raise EnsembleSettingError("method", f"method must be one of {', '.join(offered)} or auto for an "
+                                                 f"ensemble (got {method!r})")
         if engine is None:
-            here = available_engines(method, self.backend)
-            if not here:
+            engine = default_engine(method, self.backend)
+            if engine is None:
                 raise InvalidParameter(f"no engine runs method {method} here"
                                        + (f" on --backend {self.backend}" if self.backend else ""))
-            engine = here[0]
         elif method != schemes.AUTO and engine not in ensemble_engines(method):
-            raise InvalidParameter(f"engine must be one of {', '.join(ensemble_engines(method))} or auto for method "
-                                   f"{method} (got {engine!r})")
+            raise EnsembleSettingError("engine", f"engine must be one of {', '.join(ensemble_engines(method))} or "
+                                                 f"auto for method {method} (got {engine!r})")
         schemes.check_backend(engine, self.backend)
         why = schemes.backend_unavailable(self.backend_name_of(method, engine))
         if why:
@@ -166,10 +190,11 @@ class EnsembleRun:
             record = list(self.record) or load_reference(self.path).default_record()
             object.__setattr__(self, "record", tuple(record))
             object.__setattr__(self, "core", lower(self.path, record, full=method in FULL_CORE_METHODS))
-        for k, _v in params + tuple((v.param, 0.0) for v in vary):
-            if k not in self.core.param_ids:
-                raise InvalidParameter(f"{k!r} is not a constant parameter of {self.core.source} (the ones an "
-                                       f"ensemble can set: {', '.join(list(self.core.param_ids)[:12])})")
+        for what, keys in (("params", [k for k, _v in params]), ("vary", [v.param for v in vary])):
+            for k in keys:
+                if k not in self.core.param_ids:
+                    raise EnsembleSettingError(what, f"{k!r} is not a constant parameter of {self.core.source} (the "
+                                               f"ones an ensemble can set: {', '.join(list(self.core.param_ids)[:12])})")
         k = len(self.times())
         if k * len(self.record) * self.n > MAX_VALUES:
             raise InvalidParameter(f"{k:,} output points × {len(self.record)} variables × {self.n:,} members are more "
@@ -201,13 +226,15 @@ class EnsembleRun:
         dt = np.diff(self.times())
         return float(dt[dt > 0].min()) if np.any(dt > 0) else max(self.t_end, 1.0)
 
-    def integrate(self, times, hmax: float | None = None) -> tuple[np.ndarray, list | None]:
+    def integrate(self, times, hmax: float | None = None, picked: list | None = None) -> tuple[np.ndarray, list | None]:
         """(values (len(times), recorded, n), firings [(member, t, event index)] or None when the
-        integrator does not report them); ``hmax`` default :meth:`hmax`."""
+        integrator does not report them); ``hmax`` default :meth:`hmax`; ``picked``: a list that gets the
+        method method auto ran, where the integrator says it (its ``picked=`` keyword)."""
         fn = schemes.ADAPTIVE_BACKENDS[self.backend_name].ensemble_integrator()
         fired = []
+        more = {"picked": picked} if picked is not None and "picked" in inspect.signature(fn).parameters else {}
         out, reported = fn(self.core, np.asarray(times, dtype=float), n=self.n, member_params=self.member_params(),
-                           fired=fired, hmax=self.hmax() if hmax is None else hmax)
+                           fired=fired, hmax=self.hmax() if hmax is None else hmax, **more)
         return np.asarray(out), fired if reported else None
 
     def run(self, on_chunk=None, control=None) -> EnsembleResult:
@@ -225,12 +252,12 @@ class EnsembleRun:
                 ends.append(k)
                 k *= GROWTH
             ends.append(nt)
-        values, fired, sent, complete = None, None, 0, True
+        values, fired, sent, complete, picked = None, None, 0, True, []
         for k in ends:
             if control is not None and control():
                 complete = False
                 break
-            values, fired = self.integrate(times[:k], hmax)
+            values, fired = self.integrate(times[:k], hmax, picked)
             if on_chunk is not None:
                 i0 = max(0, sent - 2)
                 on_chunk(i0, times[i0:k], values[i0:k])
@@ -238,8 +265,9 @@ class EnsembleRun:
         if values is None:
             values, k = np.zeros((0, len(self.record), self.n)), 0
         events = [(int(m), float(t), self.core.events[int(e)].id) for m, t, e in (fired or ())]
+        method = picked[-1] if picked else (self.method if self.method != schemes.AUTO else None)
         return EnsembleResult(times[:k], values, list(self.record), events, complete,
-                              time.perf_counter() - t0, fired is not None)
+                              time.perf_counter() - t0, fired is not None, method)
 
     # --- sessions ---------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -309,8 +337,11 @@ def ensemble_rodas(core, times, n=1, member_params=None, fired=None, flavour=Non
                  hmax=hmax)
 
 
-def ensemble_auto(core, times, n=1, member_params=None, fired=None, engine="numpy", hmax=None):
-    """Method auto of :mod:`kernels.flint.ensemble.auto` on ``engine``: Dormand–Prince, Rodas4 when stiff."""
+def ensemble_auto(core, times, n=1, member_params=None, fired=None, engine="numpy", hmax=None, picked=None):
+    """Method auto of :mod:`kernels.flint.ensemble.auto` on ``engine``: Dormand–Prince, Rodas4 when stiff;
+    ``picked`` (a list) gets the method that ran."""
     from .ensemble.auto import integrate_auto
-    (_method, out), reported = _call(integrate_auto, core, times, engine, n, member_params, fired=fired, hmax=hmax)
+    (method, out), reported = _call(integrate_auto, core, times, engine, n, member_params, fired=fired, hmax=hmax)
+    if picked is not None:
+        picked.append(method)
     return out, reported

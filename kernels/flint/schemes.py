@@ -6,7 +6,10 @@
   ``rodas4`` (Rosenbrock, stiff), ``lsoda`` (the SBML reference simulator: LSODA, events, delays,
   algebraic rules, fast reactions), ``cvode`` (libRoadRunner's, the peer), ``auto`` (the engine's default:
   euler in ``flint``; in ``flint-suite`` lsoda on numpy, and on is / ts / c / c-is the engine's own pick,
-  Dormand–Prince or Rodas4 for a stiff model, :mod:`kernels.flint.ensemble.auto`).
+  Dormand–Prince or Rodas4 for a stiff model, :mod:`kernels.flint.ensemble.auto`).  In ``flint``, dopri5
+  and rodas4 run an SBML model as an ensemble (:class:`kernels.flint.adaptive_run.EnsembleRun`) on the
+  engines whose backend has an ``ensemble`` integrator, and an explicit ``--method auto`` goes there when
+  the fixed-step compiler refuses the model (:func:`methods_help`).
 * the **engine**, where and how it runs (:data:`ENGINES`): ``numpy``, ``c`` (the generated C compiled for
   the host), ``c-is`` (the bytecode interpreter compiled for the host), ``is`` / ``ts`` (the GPU's
   interpreter / translator), ``roadrunner`` (flint-suite only), ``auto``.
@@ -196,15 +199,21 @@ class Engine:
     suite_only: bool = False
 
     def methods(self, command: str = "flint") -> list[str]:
-        """The methods this engine runs in ``command`` ("flint": fixed-step + the reference
-        simulator; "flint-suite": the adaptive ones)."""
+        """The methods this engine runs in ``command`` ("flint": fixed-step, the reference simulator and
+        the adaptive methods whose backend integrates ensembles; "flint-suite": the adaptive ones)."""
         adaptive = [m for m, _ in self.adaptive if m != AUTO]      # auto: the engine's own pick, not a method
         if command == "flint-suite":
             return adaptive
         if self.suite_only:
             return []
         fixed = list(FIXED_METHODS) if self.runtime else []
-        return fixed + [m for m in adaptive if m in FLINT_ADAPTIVE]
+        return fixed + [m for m in adaptive if m in FLINT_REFERENCE
+                        or (m in FLINT_ENSEMBLE and self.runs_ensembles(m))]
+
+    def runs_ensembles(self, method: str) -> bool:
+        """The adaptive backend of ``method`` on this engine integrates ensembles."""
+        b = self.backend(method)
+        return bool(b and b in ADAPTIVE_BACKENDS and ADAPTIVE_BACKENDS[b].ensemble)
 
     def backend(self, method: str) -> str | None:
         return dict(self.adaptive).get(method)
@@ -212,8 +221,12 @@ class Engine:
 
 AUTO = "auto"
 FIXED_METHODS = ("euler", "rk4")
-#: adaptive methods ``flint`` runs itself (the SBML reference simulator); the others run in flint-suite
-FLINT_ADAPTIVE = ("lsoda",)
+#: adaptive methods ``flint`` runs: the SBML reference simulator (one model instance) …
+FLINT_REFERENCE = ("lsoda",)
+#: … and an SBML model as an adaptive ensemble (kernels.flint.adaptive_run), where the engine's backend
+#: integrates ensembles; the others (cvode) run in flint-suite only
+FLINT_ENSEMBLE = ("dopri5", "rodas4")
+FLINT_ADAPTIVE = FLINT_REFERENCE + FLINT_ENSEMBLE
 COMMANDS = ("flint", "flint-suite")
 
 METHODS: Registry = Registry("method")
@@ -253,7 +266,9 @@ SUITE_RUNTIME_ALIASES = {"cpu": ("lsoda", "numpy"), "dopri-cpu": ("dopri5", "num
 class Pair:
     """A resolved (method, engine) of one command: ``target`` is the fixed-step runtime name
     (``kind`` "fixed"; "auto" while the engine is still to be picked), ``"sbml"`` for the reference
-    simulator in ``flint`` (kind "reference"), or the adaptive backend name (kind "adaptive")."""
+    simulator in ``flint`` (kind "reference"), the adaptive backend name (kind "adaptive"), or in
+    ``flint`` an SBML ensemble's backend (kind "ensemble"; "auto" while the engine is still to be
+    picked, by :class:`kernels.flint.adaptive_run.EnsembleRun`)."""
     method: str
     engine: str
     kind: str
@@ -296,9 +311,20 @@ def engine_help(command: str = "flint") -> dict[str, str]:
 
 
 def methods_help(command: str = "flint") -> str:
-    """One ``--help`` sentence: which methods each engine offers (generated from the registries)."""
-    rows = "; ".join(f"{e} ({engine_named(e).device}): {', '.join(ms)}" for e, ms in engine_table(command).items())
-    return f"methods by engine — {rows}"
+    """One ``--help`` sentence: which methods each engine offers (generated from the registries); for
+    ``flint`` also what the adaptive ones run and which engines have an own method auto."""
+    table = engine_table(command)
+    rows = "; ".join(f"{e} ({engine_named(e).device}): {', '.join(ms)}" for e, ms in table.items())
+    if command != "flint":
+        return f"methods by engine — {rows}"
+    own = [e for e in table if engine_named(e).runs_ensembles(AUTO)]
+    plain = [e for e in table if e not in own and any(engine_named(e).runs_ensembles(m) for m in FLINT_ENSEMBLE)]
+    picks = ([f"on {', '.join(own)} the engine's own pick (dopri5, rodas4 when stiff)"] if own else []) \
+        + ([f"on {', '.join(plain)} dopri5 (rodas4 for algebraic rules, fast reactions and delays)"] if plain else [])
+    return (f"methods by engine — {rows}. {' and '.join(FLINT_ENSEMBLE)} run an SBML model (events, delays, "
+            f"algebraic rules) as an adaptive ensemble (--ensemble, --vary; dt is the output interval); "
+            f"--method auto, given, runs there an SBML model that the fixed-step compiler refuses: "
+            + ", ".join(picks))
 
 
 def engine_for_runtime(runtime: str) -> str:
@@ -355,6 +381,12 @@ def pair(method: str | None, engine: str | None, command: str = "flint", backend
             if engine not in (AUTO, "numpy"):
                 raise InvalidParameter(f"method lsoda runs on engine numpy only (got engine {engine!r})")
             return Pair("lsoda", "numpy", "reference", "sbml")
+        if method in FLINT_ENSEMBLE:
+            if engine == AUTO:
+                return Pair(method, AUTO, "ensemble", AUTO)
+            if method not in table[engine]:
+                raise InvalidParameter(f"engine {engine} offers {', '.join(table[engine])}, not method {method!r}")
+            return Pair(method, engine, "ensemble", ENGINES[engine].backend(method))
         method = "euler" if method == AUTO else method
         if engine == AUTO:
             return Pair(method, AUTO, "fixed", AUTO)

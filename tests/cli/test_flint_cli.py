@@ -237,8 +237,15 @@ def test_help_lists_the_methods_of_each_engine(capsys):
         text = " ".join(capsys.readouterr().out.split())
         table = engine_table(command)
         assert table and all(f"{e} ({ENGINES[e].device}): {', '.join(ms)}" in text for e, ms in table.items())
-    assert "lsoda" in engine_table("flint")["numpy"] and "dopri5" not in engine_table("flint")["ts"]
+    assert "lsoda" in engine_table("flint")["numpy"] and "lsoda" not in engine_table("flint")["ts"]
+    # the SBML ensembles (issue 34): dopri5 and rodas4 on every engine whose backend integrates ensembles
+    assert all({"dopri5", "rodas4"} <= set(engine_table("flint")[e]) for e in ("numpy", "c", "c-is", "is", "ts"))
     assert "roadrunner" in engine_table("flint-suite") and "roadrunner" not in engine_table("flint")
+    assert "cvode" not in {m for ms in engine_table("flint").values() for m in ms}
+    with pytest.raises(SystemExit):
+        main(["flint", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "on c, c-is, is, ts the engine's own pick (dopri5, rodas4 when stiff)" in text
 
 
 def test_suite_pairs_follow_the_backend_and_the_engines_auto():
@@ -259,3 +266,20 @@ def test_suite_pairs_follow_the_backend_and_the_engines_auto():
         pair("dopri5", "is", "flint-suite", backend="cpu")
     with pytest.raises(InvalidParameter, match="no GPU engine offers method lsoda"):
         pair("lsoda", None, "flint-suite", backend="gpu")
+
+
+def test_flint_pairs_of_the_sbml_ensembles():
+    """flint: dopri5 / rodas4 resolve to the engine's ensemble backend (kind "ensemble"; engine auto is
+    left to EnsembleRun); an engine without ensembles, or the suite's peer, is refused."""
+    from kernels.errors import InvalidParameter
+    from kernels.flint.schemes import ADAPTIVE_BACKENDS, ENGINES, pair
+    for e in ("numpy", "c", "c-is", "is", "ts"):
+        for m in ("dopri5", "rodas4"):
+            p = pair(m, e, "flint")
+            assert (p.method, p.engine, p.kind, p.target) == (m, e, "ensemble", ENGINES[e].backend(m))
+            assert ADAPTIVE_BACKENDS[p.target].ensemble
+    assert pair("rodas4", None, "flint").target == "auto" and pair("rodas4", None, "flint").kind == "ensemble"
+    assert pair(None, "c", "flint").kind == "fixed" and pair("lsoda", None, "flint").kind == "reference"
+    for m, e in (("dopri5", "roadrunner"), ("cvode", "numpy")):
+        with pytest.raises(InvalidParameter):
+            pair(m, e, "flint")
