@@ -6,8 +6,9 @@ The source is the Dormand–Prince kernel's (``gpu.cuda_source``: tables, ``mode
 the event machinery of ``ensemble_rk.cu``), then the Jacobian as a device function ``model_jac`` —
 the Jacobian program of :mod:`.jacobian` printed by the same expression printer
 (``runtimes.expr_code`` "c", translator TS) — and ``ensemble_rodas.cu``.  One thread a member.
-Only the translator flavour (generated C) has a Jacobian printer so far: ``is`` runs the model
-through the interpreter as the DP kernel does and the Jacobian as generated C.
+With ``is`` the Jacobian program runs through the interpreter too and the model's tables are a kernel
+argument (:func:`jac_source_is`): the source depends only on the size class, so one compiled kernel
+serves every model of it (the thesis's interpreter: one binary, the model as data).
 """
 from __future__ import annotations
 
@@ -56,20 +57,84 @@ def jac_source(pb: StiffProblem) -> str:
             " (void)K; (void)P; (void)n; (void)i; (void)t;\n" + "\n".join(body) + "\n}\n")
 
 
+#: IS: the tables of :func:`rodas_tables`, in this order, after the head of :func:`rodas_table`
+RO_TABLES = ("RO_DQ", "RO_DX", "RO_DD", "RO_DXP", "RO_ALG", "RO_MASS", "RO_JPOS", "RO_JSLOT", "RO_TROW", "RO_TSLOT")
+RO_HEAD = 5          # RO_ND, RO_NALG, the Jacobian's entries, ∂f/∂t's entries, NS
+
+
+def rodas_tables(pb: StiffProblem) -> dict[str, list[int]]:
+    """What the TS source prints as static arrays, as ints: the delays' indices, the algebraic rows, the
+    mass (1, or 0 on algebraic rows), and where each Jacobian / ∂f/∂t entry goes and which interpreter
+    slot holds it."""
+    dl = list(getattr(pb.core, "delayed", []))
+    p = pb.jac_prog
+    return {"RO_DQ": [q for q, *_ in dl], "RO_DX": [pb.aux_index[d[1]] for d in dl],
+            "RO_DD": [pb.aux_index[d[2]] for d in dl], "RO_DXP": [pb.aux_index[d[3]] for d in dl],
+            "RO_ALG": list(pb.algebraic), "RO_MASS": [int(m) for m in pb.mass],
+            "RO_JPOS": [r * pb.ns + c for r, c, _ in pb.jac], "RO_JSLOT": [p.slots[nm] for _, _, nm in pb.jac],
+            "RO_TROW": [r for r, _ in pb.dfdt], "RO_TSLOT": [p.slots[nm] for _, nm in pb.dfdt]}
+
+
+def rodas_table(pb: StiffProblem) -> np.ndarray:
+    """IS: the model's Rodas4 tables as one int array (the kernel's ``c.xt``): RO_ND, RO_NALG, the number
+    of Jacobian and ∂f/∂t entries, NS; then each table's offset; then the tables (:data:`RO_TABLES`)."""
+    tabs = rodas_tables(pb)
+    head = [len(tabs["RO_DQ"]), len(tabs["RO_ALG"]), len(tabs["RO_JPOS"]), len(tabs["RO_TROW"]), pb.ns]
+    offs, body = [], []
+    for k in RO_TABLES:
+        offs.append(RO_HEAD + len(RO_TABLES) + len(body))
+        body += tabs[k] or [0]
+    return np.array(head + offs + body, dtype=np.int32)
+
+
+def jac_source_is(pb: StiffProblem) -> str:
+    """IS: ``model_jac`` through the bytecode interpreter, and the RO_* names read from the model's
+    table (:func:`rodas_table`), so that the source depends only on capacities: one compiled kernel
+    serves every model of a size class, as the interpreter's Dormand–Prince kernel does."""
+    nd, nalg = len(getattr(pb.core, "delayed", [])), len(pb.algebraic)
+    defs = [f"#define RO_MAX_STEPS {MAX_STEPS}", f"#define RO_HCAP {HCAP}",
+            f"#define RO_ND_CAP {dp_gpu.is_cap(nd, 4)}", f"#define RO_NALG_CAP {dp_gpu.is_cap(nalg, 4)}",
+            "#define RO_ND (c.xt[0])", "#define RO_NALG (c.xt[1])"]
+    defs += [f"#define {k} (c.xt + c.xt[{RO_HEAD + j}])" for j, k in enumerate(RO_TABLES)]
+    return "\n".join(defs) + f"""
+struct JacCtx {{ const int* code; const double* K; const double* P; double* Y; const int* xt; int n; int i; }};
+#define JAC_ARGS , const int* __restrict__ JC, const double* __restrict__ JK, const double* __restrict__ JP
+#define JAC_CTX JacCtx jc{{JC, JK, JP, c.Y, c.xt, n, i}}
+__device__ __noinline__ void model_jac(const JacCtx& jc, double t, const double* y, double* J, double* T) {{
+    const int* xt = jc.xt;
+    const int ns = xt[4];
+    for (int q = 0; q < ns * ns; ++q) J[q] = 0.0;
+    for (int q = 0; q < ns; ++q) T[q] = 0.0;
+    for (int j = 0; j < ns; ++j) jc.Y[(size_t)j * jc.n + jc.i] = y[j];
+    REAL slot[NSLOT];
+    flint_exec(jc.code, 0, LocalSlots{{slot}}, jc.K, jc.P, jc.Y, (const REAL*)0, 0.0, t, jc.n, 0, jc.i, (const int*)0, 0);
+    const int* jpos = xt + xt[{RO_HEAD + RO_TABLES.index("RO_JPOS")}];
+    const int* jslot = xt + xt[{RO_HEAD + RO_TABLES.index("RO_JSLOT")}];
+    const int* trow = xt + xt[{RO_HEAD + RO_TABLES.index("RO_TROW")}];
+    const int* tslot = xt + xt[{RO_HEAD + RO_TABLES.index("RO_TSLOT")}];
+    for (int e = 0; e < xt[2]; ++e) J[jpos[e]] = slot[jslot[e]];
+    for (int e = 0; e < xt[3]; ++e) T[trow[e]] = slot[tslot[e]];
+}}
+"""
+
+
 def cuda_source(pb: StiffProblem, flavour: str = "ts") -> str:
     """The whole source of ``flint_rodas`` for ``flavour`` ("ts" generated C, "is" interpreter)."""
     if flavour not in dp_gpu.FLAVOURS:
         raise InvalidParameter(f"flavour must be one of {', '.join(dp_gpu.FLAVOURS)}, got {flavour!r}")
-    return (dp_gpu.cuda_source(pb, flavour) + "\n" + jac_source(pb) + "\n"
-            + RODAS_SOURCE.read_text(encoding="utf-8"))
+    jac = jac_source(pb) if flavour == "ts" else jac_source_is(pb)
+    return dp_gpu.cuda_source(pb, flavour) + "\n" + jac + "\n" + RODAS_SOURCE.read_text(encoding="utf-8")
 
 
 def kernel_args(pb: StiffProblem, flavour: str) -> list:
-    """Host arrays after ``n``: the DP kernel's model arguments, then the Jacobian's K and P."""
+    """Host arrays after ``n``: the DP kernel's model arguments (IS: with :func:`rodas_table` after its
+    tables), then the Jacobian's K and P (IS: its bytecode first)."""
     p = pb.jac_prog
     JK = np.ascontiguousarray(p.consts if p.consts.size else np.zeros(1), np.float64)
     JP = np.ascontiguousarray(p.pvar_values if p.pvar_values.size else np.zeros((1, pb.n)), np.float64)
-    return dp_gpu.kernel_args(pb, flavour) + [JK, JP]
+    if flavour == "ts":
+        return dp_gpu.kernel_args(pb, flavour) + [JK, JP]
+    return dp_gpu.kernel_args(pb, flavour, rodas_table(pb)) + [np.ascontiguousarray(p.code, np.int32), JK, JP]
 
 
 LOG_CAP = 64      # event executions logged per member for ``fired``
