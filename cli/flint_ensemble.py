@@ -20,17 +20,23 @@ what was picked and why (``runtime_choice`` in --json), as for the fixed-step en
 The results have the shapes of the other paths (:func:`cli.flint_options.report`): the recorded
 traces of every member in --csv (columns ``name[member]``), min / max / final in --json, plus the
 model's event count and member 0's firings (``events``: count and times, where the engine reports them).
+``compile_seconds`` is reading and lowering the model; ``seconds`` the integration, which includes the
+kernel's build on its first use (cached afterwards: time a second run).  ``--allow-outside-references``
+lets the SBML readers follow comp references out of the model's folder (the files read are listed).
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
 from kernels.errors import ExplorerError
+from kernels.filegate import ENV_ALLOW_OUTSIDE
 from kernels.flint.adaptive_run import (DEFAULT_METHOD, EnsembleRun, EnsembleSettingError, default_engine,
                                         engine_offers_auto, ensemble_refusal)
+from kernels.flint.sbml.reference import load_reference
 from kernels.flint.schemes import AUTO, engine_named
 
 from .common import UsageError, number
@@ -50,7 +56,14 @@ def takes(a, exc: ExplorerError) -> bool:
     path = model_path(a.model)
     if path is None or isinstance(exc, UsageError) or path.suffix.lower() in NOT_SBML:
         return False
+    _allow_outside(a)
     return ensemble_refusal(path, full=True) is None
+
+
+def _allow_outside(a) -> None:
+    """--allow-outside-references for the SBML readers (their default; cli.flint.run restores it)."""
+    if a.allow_outside_references:
+        os.environ[ENV_ALLOW_OUTSIDE] = "1"
 
 
 def run(a, refused: str | None = None) -> int:
@@ -78,6 +91,7 @@ def build(a, refused: str | None = None) -> tuple[EnsembleRun, list, int, int]:
             raise UsageError(f"{flag} does not apply to --method {a.method}{why}")
     t_end, dt, every, steps = grid(a)
     n = number("--ensemble", a.ensemble, int, minimum=1)
+    _allow_outside(a)
     record = tuple(r.strip() for item in (a.record or ()) for r in item.split(",") if r.strip())
     backend = auto_backend(a)
     method, engine, reasons = _pick(a, path, refused, backend)
@@ -144,7 +158,7 @@ def _report(a, spec: EnsembleRun, res, reasons: list, every: int, steps: int, t_
            "block_size": None, "runtime_choice": choice, "n_events": len(spec.core.events),
            "events": {"reported": res.reports_events, "member": 0,
                       "count": None if t0 is None else len(t0), "times": None if t0 is None else t0.tolist()},
-           "complete": res.complete, "files_read": [], "variables": summary(values, list(res.names))}
+           "complete": res.complete, "files_read": list(load_reference(spec.path).system.files_read), "variables": summary(values, list(res.names))}
     fired = "" if t0 is None else f", {len(t0)} event firings in member 0"
     headline = (f"{name}: {out['n_states']} states × {spec.n} members, {steps} output intervals (dt {spec.dt:g}) "
                 f"with {method} on engine {spec.engine} in {res.seconds:.3f} s{fired}"

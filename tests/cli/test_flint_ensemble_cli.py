@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 
@@ -15,10 +16,12 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from cli import main
+from kernels.filegate import ENV_ALLOW_OUTSIDE
 from kernels.flint.adaptive_run import EnsembleRun, available_engines
 from kernels.flint.run import Vary
 from kernels.flint.sbml.reference import load_reference, run_reference
 from support.paths import MODELS, ROOT, SUITE
+from support.sbml_docs import SUB_SBML, sbml_top
 from support.stiff_sbml import robertson_rules
 
 BIOMD = MODELS / "BIOMD0000000127.xml"          # Izhikevich's neuron: a current step and a spike reset (events)
@@ -219,6 +222,26 @@ def test_non_sbml_model_and_missing_file_are_refused(capsys):
                       (["nosuch.xml", "--method", "dopri5"], "no such model file")):
         status, _t, err = _flint(capsys, *args)
         assert status == 2 and err.startswith("error:") and msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_outside_references_need_the_flag_and_are_listed(tmp_path, capsys, rng):
+    """An SBML comp model whose submodel file lies outside its folder: refused (one error line) unless
+    --allow-outside-references, then run (x' = −0.5 x from the fresh x0) with both files in files_read."""
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "models").mkdir()
+    x0 = float(rng.uniform(1.0, 3.0))
+    (tmp_path / "parts" / "sub.xml").write_text(SUB_SBML.format(x0=x0))
+    top = sbml_top(tmp_path / "models", "../parts/sub.xml")
+    args = [top, "--method", "dopri5", "--engine", "numpy", "--t-end", 2, "--dt", 0.5, "--json"]
+    status, _t, err = _flint(capsys, *args)
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "--allow-outside-references" in err
+    before = os.environ.get(ENV_ALLOW_OUTSIDE)
+    status, text, err = _flint(capsys, *args, "--allow-outside-references")
+    assert status == 0, err
+    assert os.environ.get(ENV_ALLOW_OUTSIDE) == before               # the option does not outlive the run
+    j = json.loads(text)
+    assert j["files_read"] == [str(top), str(tmp_path / "parts" / "sub.xml")]
+    assert j["variables"]["s1__x"]["final"] == pytest.approx(x0 * np.exp(-1.0), rel=1e-6)
 
 
 @pytest.mark.gpu
