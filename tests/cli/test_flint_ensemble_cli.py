@@ -143,22 +143,28 @@ def _suite_case(case):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_suite_event_case_as_an_ensemble(engine, tmp_path, capsys):
-    """SBML Test Suite case 00026 (EventNoDelay) with --method dopri5: member 0 and member 1 (same
-    parameters) equal the suite's results within its tolerances."""
+@pytest.mark.parametrize("case, tag, method, ran", [("00026", "EventNoDelay", "dopri5", "dopri5"),
+                                                    ("00039", "AlgebraicRule", "auto", "rodas4")])
+def test_suite_cases_as_an_ensemble(engine, case, tag, method, ran, tmp_path, capsys):
+    """SBML Test Suite cases as a 2-member ensemble: an event (00026, --method dopri5) and an algebraic
+    rule (00039, --method auto: the fixed-step compiler refuses it, Rodas4 runs the DAE); both members
+    equal the suite's results within its tolerances."""
     engine = _engine(engine)
-    d, xml, st = _suite_case("00026")
-    assert "EventNoDelay" in (d / "00026-model.m").read_text()
+    d, xml, st = _suite_case(case)
+    assert tag in (d / f"{case}-model.m").read_text()
     dur, steps = float(st["duration"]), int(st["steps"])
     names = [v.strip() for v in st["variables"].split(",")]
     out = tmp_path / "s.csv"
-    status, text, err = _flint(capsys, xml, "--method", "dopri5", "--engine", engine, "--ensemble", 2,
+    status, text, err = _flint(capsys, xml, "--method", method, "--engine", engine, "--ensemble", 2,
                                "--t-end", dur, "--dt", dur / steps, "--every", 1, "--record", ",".join(names),
                                "--csv", out, "--json")
     assert status == 0, err
+    j = json.loads(text)
+    assert j["method"] == ran and (j["runtime_choice"] is not None) == (method == "auto")
+    assert j["events"]["count"] >= 1 if tag.startswith("Event") else j["n_events"] == 0
     times, got = _read_csv(out, names, 2)
-    want = list(csv.DictReader((d / "00026-results.csv").open()))
-    assert len(want) == len(times) == steps + 1 and json.loads(text)["events"]["count"] >= 1
+    want = list(csv.DictReader((d / f"{case}-results.csv").open()))
+    assert len(want) == len(times) == steps + 1
     atol, rtol = float(st["absolute"]), float(st["relative"])
     for i, w in enumerate(want):
         assert float(w["time"]) == pytest.approx(times[i], abs=1e-12)
@@ -245,18 +251,26 @@ def test_outside_references_need_the_flag_and_are_listed(tmp_path, capsys, rng):
 
 
 @pytest.mark.gpu
-def test_ts_equals_numpy(capsys, rng):
-    """Engine ts (the GPU, generated CUDA C) gives the NumPy twin's traces and member 0's firings."""
-    path = _biomd()
-    lo = float(rng.uniform(0.015, 0.022))
-    args = ["--method", "dopri5", "--ensemble", 64, "--vary", f"a={lo!r}:0.04", "--t-end", 100, "--dt", 0.5,
-            "--every", 1, "--json"]
+@pytest.mark.parametrize("model, method", [("biomd", "dopri5"), ("biomd", "auto"), ("robertson", "rodas4")])
+def test_ts_equals_numpy(model, method, tmp_path, capsys, rng):
+    """Engine ts (the GPU, generated CUDA C) gives the NumPy twin's traces (CSV, every member) and member
+    0's firings: BIOMD0000000127 with dopri5 and method auto (64 members, a fresh spread of `a`), and
+    Robertson's stiff problem with rodas4 (a fresh spread of k1)."""
+    if model == "biomd":
+        path, vary, grid = _biomd(), f"a={float(rng.uniform(0.015, 0.022))!r}:0.04", ["--t-end", 100, "--dt", 0.5]
+    else:
+        path, vary = robertson_rules(tmp_path / "robertson.xml"), f"k1={0.04 * rng.uniform(0.5, 1)!r}:0.08"
+        grid = ["--t-end", 40, "--dt", 4]
     runs = {}
     for engine in ("ts", "numpy"):
-        status, text, err = _flint(capsys, path, *args, "--engine", engine)
+        out = tmp_path / f"{engine}.csv"
+        status, text, err = _flint(capsys, path, "--method", method, "--engine", engine, "--ensemble", 64,
+                                   "--vary", vary, *grid, "--every", 1, "--csv", out, "--json")
         assert status == 0, err
-        runs[engine] = json.loads(text)
-    ts, twin = runs["ts"], runs["numpy"]
-    for r in twin["variables"]:
-        np.testing.assert_allclose(ts["variables"][r]["final"], twin["variables"][r]["final"], rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(ts["events"]["times"], twin["events"]["times"], rtol=1e-8)
+        j = json.loads(text)
+        runs[engine] = (j, _read_csv(out, list(j["variables"]), 64)[1])
+    (ts, y_ts), (twin, y_twin) = runs["ts"], runs["numpy"]
+    assert ts["method"] == twin["method"] != "auto"
+    np.testing.assert_allclose(y_ts, y_twin, rtol=1e-6, atol=1e-9)
+    if ts["events"]["reported"] and twin["events"]["reported"]:
+        np.testing.assert_allclose(ts["events"]["times"], twin["events"]["times"], rtol=1e-8)
