@@ -77,8 +77,8 @@ def check_settings(method: str = "euler", engine: str = "auto", dtype: str = "fl
     method = "euler" if method in (None, AUTO) else method
     if method not in INTEGRATORS:
         raise RunSettingError("method", f"must be {' or '.join(INTEGRATORS)} (got {method!r}); the adaptive "
-                                        "methods: lsoda (engine numpy, the SBML reference simulator) or "
-                                        "main.py flint-suite")
+                                        "methods of an SBML model: dopri5 and rodas4 (an ensemble on any "
+                                        "engine), lsoda (engine numpy, the SBML reference simulator)")
     runtime = runtime_for_engine(engine or AUTO)
     if runtime != AUTO:
         try:
