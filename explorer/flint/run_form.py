@@ -16,6 +16,12 @@ For an SBML model that the fixed-step compiler refuses (:meth:`FlintRunForm.set_
 engines are the adaptive ensemble engines that take the model (``dopri5`` … on ts / is / c / c-is /
 numpy, :mod:`kernels.flint.adaptive_run`) and numpy's ``lsoda``, the SBML reference simulator (one
 instance); dt is the output interval and the fixed-step-only controls are disabled.
+
+For a model read from an SBML file that the fixed-step compiler takes (:meth:`FlintRunForm.offer_adaptive`)
+the Method box offers the fixed-step methods and, after them, the adaptive ones that run here
+(:func:`adaptive_methods`: the ensemble methods, an engine's own ``auto``, ``lsoda``); the Engine box
+then lists the engines that offer the chosen method (:func:`method_engines`).  An adaptive method runs
+the model as an SBML ensemble (:meth:`FlintRunForm.runs_adaptive`), as for a model with events.
 """
 from __future__ import annotations
 
@@ -33,7 +39,8 @@ from kernels.flint.runtimes import runtime_class
 from kernels.flint.runtimes.auto import AUTO, AUTO_HELP
 from kernels.flint.sbml.reference import LABEL as SBML_LABEL
 from kernels.flint.sbml.reference import TOOLTIP as SBML_TOOLTIP
-from kernels.flint.schemes import FIXED_METHODS, engine_for_runtime, engine_help, engine_named, engine_table
+from kernels.flint.schemes import (FIXED_METHODS, METHODS, engine_for_runtime, engine_help, engine_named,
+                                   engine_table)
 
 from .. import undo
 from .worker import HOST_THREADS, INIT_ONE_WAY, INIT_UNIFORM, RUNTIME_TOOLTIP
@@ -51,9 +58,7 @@ TOOLTIPS = {
     "dt": "Integration time step dt, ms (the models' time unit); the output is recorded every "
           "0.1 ms for runs of more than 2 000 steps",
     "t_end": "End time of the run, ms; the run takes t end / dt steps",
-    "method": "Method (--method): the integrator the engine runs — euler (explicit, 1st order) or rk4 "
-              "(classic Runge–Kutta 4) at a fixed step dt; for SBML models with events: dopri5 (adaptive "
-              "Dormand–Prince, events by root finding) or lsoda (the SBML reference simulator)",
+    "method": "",                     # method_tooltip(): one line a method offered
     "engine": RUNTIME_TOOLTIP,
     "dtype": "Arithmetic precision of the state and the bytecode: float64 or float32",
     "members": "ensemble: N independent copies of the cell (optionally with a parameter varied); "
@@ -84,6 +89,47 @@ ENSEMBLE_ONLY = ("n", "vary", "spread")
 OLD_KEYS = {"integrator": "method", "runtime": "engine"}
 #: controls hidden in lecture mode
 NONESSENTIAL = ("dtype", "spread", "vary")
+ADAPTIVE_NOTE = ("does not apply to an adaptive method: the model runs from its SBML file (adaptive steps, "
+                 "float64, N independent members)")
+#: the methods a fixed-step blow-up suggests, where offered (Rosenbrock; the engines' own stiffness test)
+STIFF_METHODS = ("rodas4", AUTO)
+#: the units of the methods' steps, after their lines in the Method box's tooltip
+FIXED_UNITS = "step dt in ms (an SBML file: its time unit)"
+ADAPTIVE_UNITS = "its own steps; dt is the output interval, in model time units"
+AUTO_METHOD_HELP = "the engine's own pick per run: dopri5, or rodas4 when the model is stiff"
+
+
+def method_tooltip(methods: list[str]) -> str:
+    """The Method box's tooltip: one line a method offered (the registry's help, then its units)."""
+    lines = [f"<b>{m}</b>: {AUTO_METHOD_HELP if m == AUTO else METHODS[m].help}; "
+             f"{FIXED_UNITS if m in FIXED_METHODS else ADAPTIVE_UNITS}" for m in methods]
+    return "Method (--method): the integrator<br>" + "<br>".join(lines)
+
+
+def _cpu_or_any(gpu: bool) -> str | None:
+    return None if gpu else "cpu"
+
+
+def adaptive_methods(gpu: bool) -> list[str]:
+    """The Method box of a model from an SBML file that the fixed-step compiler takes: the fixed-step
+    methods, the ensemble methods some engine runs here, ``auto`` where an engine here has its own, and
+    ``lsoda`` (the SBML reference simulator, on numpy)."""
+    ms = [m for m in ensemble_methods() if available_engines(m, _cpu_or_any(gpu))]
+    return list(FIXED_METHODS) + ms + ([AUTO] if method_engines(AUTO, gpu) else []) + ["lsoda"]
+
+
+def method_engines(method: str, gpu: bool) -> list[str]:
+    """The engines that offer ``method`` here (for :func:`adaptive_methods`): a fixed-step method's
+    (:func:`gui_engines`), an ensemble method's (auto first: :func:`~kernels.flint.adaptive_run.default_engine`
+    picks), those with an own method ``auto``, numpy for ``lsoda``."""
+    if method in FIXED_METHODS:
+        return [e for e in gui_engines(gpu) if method in fixed_methods(e)]
+    if method == "lsoda":
+        return ["numpy"]
+    here = [e for m in ensemble_methods() for e in available_engines(m, _cpu_or_any(gpu))]
+    if method == AUTO:
+        return [e for e in dict.fromkeys(here) if engine_offers_auto(e)]
+    return [AUTO] + available_engines(method, _cpu_or_any(gpu))
 
 
 def gui_engines(gpu: bool) -> list[str]:
@@ -145,6 +191,7 @@ class FlintRunForm(QWidget):
         self.sbml = False                 # an SBML model with events (ensemble engines or the reference)
         self.ensemble = False             # … that the ensemble engines take
         self.stiff_only = False           # … as the DAE / delay core only (Rodas4, auto)
+        self.adaptive = False             # a model from an SBML file: the adaptive methods offered too
         self._engine_before = ""
         self._quiet = 0                   # > 0 while the form sets its own widgets (no edited signal)
         form = self.layout_ = QFormLayout(self)
@@ -193,8 +240,9 @@ class FlintRunForm(QWidget):
             sig.connect(lambda *_a, k=key: self._changed(k))
         self.cb_net.currentIndexChanged.connect(self._show_init_row)
         self.cb_engine.currentTextChanged.connect(self._offer_methods)
-        self.cb_method.currentTextChanged.connect(lambda _t: self._show_reference_controls())
+        self.cb_method.currentTextChanged.connect(self._method_chosen)
         self._show_init_row()
+        self.cb_method.setToolTip(method_tooltip(list(FIXED_METHODS)))
 
     # ------------------------------------------------------------------ values
     def controls(self) -> dict:
@@ -235,12 +283,13 @@ class FlintRunForm(QWidget):
         offered).  A members change without "init" starts from rest; "record" may be a list or pattern
         of states; a text not offered raises :class:`InvalidParameter`."""
         prm = upgrade_controls(prm)
+        axes = ("method", "engine") if self.adaptive else ("engine", "method")    # the deciding one first
         for key in ("dt", "t_end", "n", "D", "spread"):
             if key in prm:
                 self.widgets[key].setValue(prm[key])
         if "members" in prm and "init" not in prm:
             prm = {**prm, "init": INIT_UNIFORM}
-        for key in ("engine", "method", "members", "vary", "record", "dtype", "init"):
+        for key in (*axes, "members", "vary", "record", "dtype", "init"):
             if key not in prm:
                 continue
             w = self.widgets[key]
@@ -255,14 +304,30 @@ class FlintRunForm(QWidget):
                 raise InvalidParameter(f"{key} {prm[key]!r} is not available here")
             w.setCurrentIndex(i)
 
+    def restore_controls(self, ctl: dict) -> None:
+        """A session's controls (old keys too): the engine and the method after the others, the deciding
+        one first; an engine not offered here falls back to auto, a method not offered is left as it is."""
+        ctl = upgrade_controls(ctl)
+        axes = {k: ctl.pop(k) for k in ("method", "engine") if k in ctl}
+        self.set_controls(ctl)
+        for key in ("method", "engine") if self.adaptive else ("engine", "method"):
+            value = str(axes.get(key, ""))
+            if self.widgets[key].findText(value) < 0:
+                value = AUTO if key == "engine" else ""
+            if self.widgets[key].findText(value) >= 0:
+                self.set_controls({key: value})
+
     # ------------------------------------------------------------------ the two axes
-    def _fill_engines(self, engines: list[str], command: str) -> None:
-        """The Engine box's entries, each with its help line (what it is, the methods it offers)."""
+    def _fill_engines(self, engines: list[str], command: str, keep: str = "") -> None:
+        """The Engine box's entries, each with its help line (what it is, the methods it offers);
+        ``keep``: the engine kept current when offered."""
         helps = engine_help(command if command == "flint" else "flint-suite")
         rt = self.cb_engine
         rt.blockSignals(True)
         rt.clear()
         rt.addItems(engines)
+        if keep in engines:
+            rt.setCurrentText(keep)
         for i, k in enumerate(engines):
             rt.setItemData(i, AUTO_HELP if k == AUTO and command == "flint" else
                            helps.get(k, "picked: the GPU's ts when there is one, else the host's engines"),
@@ -273,7 +338,10 @@ class FlintRunForm(QWidget):
     def _offer_methods(self, *_a) -> None:
         """The Method box offers the methods of the chosen engine (the current one kept when offered)."""
         engine = self.cb_engine.currentText()
-        ms = sbml_methods(engine, self.ensemble, self.stiff_only) if self.sbml else fixed_methods(engine)
+        if self.adaptive:                   # the methods decide the engines (_method_chosen)
+            ms = adaptive_methods(self.gpu)
+        else:
+            ms = sbml_methods(engine, self.ensemble, self.stiff_only) if self.sbml else fixed_methods(engine)
         w, cur = self.cb_method, self.cb_method.currentText()
         if [w.itemText(i) for i in range(w.count())] == ms:
             return
@@ -283,17 +351,55 @@ class FlintRunForm(QWidget):
         if cur in ms:
             w.setCurrentText(cur)
         w.blockSignals(False)
+        w.setToolTip(method_tooltip(ms))
         if w.currentText() != cur:
+            self._method_chosen()
             self._changed("method")
         self._show_reference_controls()
 
-    def reference(self) -> bool:
-        """The SBML reference simulator runs (method lsoda of an SBML model with events)."""
-        return self.sbml and self.cb_method.currentText() == "lsoda"
+    def _method_chosen(self, *_a) -> None:
+        """A model from an SBML file: the Engine box offers the chosen method's engines (the current one
+        kept when offered), and the fixed-step-only controls follow the method."""
+        if self.adaptive:
+            m, cur = self.cb_method.currentText(), self.cb_engine.currentText()
+            self._fill_engines(method_engines(m, self.gpu), "flint" if m in FIXED_METHODS else "flint-suite", cur)
+            if self.cb_engine.currentText() != cur:
+                self._changed("engine")
+            self._show_adaptive_controls(self.runs_adaptive(), ADAPTIVE_NOTE)
+        self._show_reference_controls()
 
-    def _show_reference_controls(self) -> None:
+    def offer_adaptive(self, on: bool) -> None:
+        """A model read from an SBML file that the fixed-step compiler takes (on): the Method box offers
+        :func:`adaptive_methods` too; off: the fixed-step methods of the engine alone."""
+        with self.silent():
+            if on == self.adaptive:
+                return
+            self.adaptive = bool(on)
+            if on:
+                self._offer_methods()
+                self._method_chosen()
+            else:
+                self._fill_engines(gui_engines(self.gpu), "flint", self.cb_engine.currentText())
+                self._show_adaptive_controls(False)
+                self._show_reference_controls(force=True)
+
+    def runs_adaptive(self) -> bool:
+        """The run goes through the SBML paths: a model with events, or an adaptive method chosen for a
+        model from an SBML file (:meth:`offer_adaptive`)."""
+        return self.sbml or (self.adaptive and self.cb_method.currentText() not in FIXED_METHODS)
+
+    def stiff_hint(self) -> str:
+        """What a fixed-step blow-up of a model from an SBML file adds: the stiff methods offered here."""
+        ms = [m for m in STIFF_METHODS if self.adaptive and self.cb_method.findText(m) >= 0]
+        return f"the model may be stiff: choose method {' or '.join(ms)}" if ms else ""
+
+    def reference(self) -> bool:
+        """The SBML reference simulator runs (method lsoda of an SBML model)."""
+        return (self.sbml or self.adaptive) and self.cb_method.currentText() == "lsoda"
+
+    def _show_reference_controls(self, force: bool = False) -> None:
         """lsoda runs one instance: N, vary and spread are disabled (and say why) on it."""
-        if not self.sbml:
+        if not (self.sbml or self.adaptive or force):
             return
         on = self.reference()
         for key in ENSEMBLE_ONLY:
@@ -322,6 +428,9 @@ class FlintRunForm(QWidget):
         ensemble of N > 1; output every 0.1 time units for runs of more than 2 000 steps."""
         if self.model is None:
             raise InvalidParameter("no Flint model is loaded")
+        if self.runs_adaptive():
+            raise InvalidParameter(f"method {self.cb_method.currentText()} runs the model from its SBML file, "
+                                   "not as a fixed-step run")
         m = self.model.copy()
         c = self.controls()
         kind, n, vary = c["members"], c["n"], c["vary"]
@@ -402,7 +511,7 @@ class FlintRunForm(QWidget):
             self.cb_vary.addItems(["(none)"] + (list(varied) if ensemble else []))
             if not self.sbml:
                 self._engine_before = self.cb_engine.currentText()
-            self.sbml, self.ensemble, self.stiff_only = True, bool(ensemble), bool(stiff_only)
+            self.sbml, self.ensemble, self.stiff_only, self.adaptive = True, bool(ensemble), bool(stiff_only), False
             self._fill_engines(sbml_engines(self.gpu, self.ensemble, self.stiff_only), "flint-suite")
             self.cb_engine.setCurrentIndex(0)
             self.cb_method.setCurrentIndex(0)
@@ -416,13 +525,20 @@ class FlintRunForm(QWidget):
                 self.widgets[key].setEnabled(True)
                 self.widgets[key].setToolTip(TOOLTIPS[key])
         self.cb_engine.setToolTip(RUNTIME_TOOLTIP)
+        self._show_adaptive_controls(on)
+        self._show_reference_controls()
+
+    def _show_adaptive_controls(self, on: bool, note: str = SBML_NOTE) -> None:
+        """The fixed-step-only controls disabled (saying why: ``note``) and dt the output interval (on)."""
+        if on and self.cb_net.currentText() != "ensemble":
+            with self.silent():
+                self.cb_net.setCurrentText("ensemble")
         for key in FLINT_ONLY:
             self.widgets[key].setEnabled(not on)
-            self.widgets[key].setToolTip(SBML_NOTE if on else TOOLTIPS[key])
+            self.widgets[key].setToolTip(note if on else TOOLTIPS[key])
         for key in ("dt", "t_end"):
             self.layout_.labelForField(self.widgets[key]).setText((SBML_LABELS if on else LABELS)[key])
             self.widgets[key].setToolTip((SBML_TIPS if on else TOOLTIPS)[key])
-        self._show_reference_controls()
 
     def label(self, key: str) -> str:
         """The text of a control's row label (messages name controls by it)."""

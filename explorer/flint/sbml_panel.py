@@ -11,7 +11,10 @@ whatever it is (a suite case such as 00987 or BIOMD0000000127), :func:`open_sbml
 
 The panel owns the reference model, why the Flint compiler refused it and the user's parameter
 edits; it builds the run (:meth:`SbmlPanel.run_config`) and says in the GUI's words what to change
-when the output grid is refused (the GUI's controls, not the CLI's options).
+when the output grid is refused (the GUI's controls, not the CLI's options).  The runs are built by
+module functions (:func:`sbml_worker`: :func:`reference_config` or :func:`ensemble_config`), which
+:mod:`explorer.flint.sbml_file` uses too for an SBML file that the fixed-step compiler takes, on an
+adaptive method.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from kernels.flint.sbml.reference import (MAX_OUTPUT_POINTS, check_output_memory
                                          output_times)
 
 from .traces import check_recording
+from .worker import EnsembleWorker, SbmlWorker
 
 #: what to change when the reference simulator refuses an output grid, in the GUI's words (the kernel's
 #: messages name the CLI's ``--every``, which has no control here)
@@ -119,46 +123,15 @@ class SbmlPanel(QLabel):
 
     # ------------------------------------------------------------------ runs
     def run_config(self, t_end: float, dt: float, record: str) -> dict:
-        """The worker's run (``explorer.flint.worker.SbmlWorker``): output every ``dt`` to ``t_end``,
-        ``record`` (default: the reference's first recordable).  A grid that is too large or does not
-        fit in memory raises :class:`InvalidParameter` / :class:`GridTooLarge` naming the GUI controls
-        to change (:data:`GUI_REMEDY`)."""
-        ref = self.ref
-        rec = [record or ref.default_record()[0]]
-        n = grid_points(t_end, dt)
-        check_recording(n, 1, 1)
-        try:
-            check_output_memory(ref, n, 1)
-        except GridTooLarge:
-            raise GridTooLarge(f"{n:,} output points of {ref.name} need more host memory than is available "
-                               f"(the solver keeps all variables at all output points); {GUI_REMEDY}") from None
-        times = output_times(t_end, dt)
-        return {"sbml": ref, "params": self.edits(), "times": times, "record": rec, "steps": len(times) - 1,
-                "n": 1, "unit": "output points", "chunk": max(1, min(200, len(times) // 50))}
+        """The SBML reference simulator's run of this model (:func:`reference_config`)."""
+        return reference_config(self.ref, self.edits(), t_end, dt, record)
 
     def ensemble_config(self, form, record: str) -> dict:
-        """The worker's run (``explorer.flint.worker.EnsembleWorker``): the form's
-        :class:`~kernels.flint.adaptive_run.EnsembleRun` of this model, recording ``record`` (a comma
-        list for one member; one variable for several)."""
-        ref = self.ref
-        rec = [r.strip() for r in (record or ref.default_record()[0]).split(",") if r.strip()]
-        for r in rec:
-            if r not in ref.recordable:
-                raise InvalidParameter(f"record: {r!r} is not a variable of {ref.name}")
-        values = {**ref.params, **self._edits}
-        c = form.controls()
-        grid_points(c["t_end"], c["dt"])
-        run = form.ensemble_run(ref.path, self.edits(), rec, values)
-        if len(rec) > 1 and run.n > 1:
-            raise InvalidParameter(f"{len(rec)} recorded variables need N = 1 (one member); with N > 1 record one")
-        k = len(run.times())
-        check_recording(k, len(rec), run.n)
-        return {"run": run, "record": rec, "steps": k - 1, "n": run.n, "unit": "output points"}
+        """The adaptive ensemble run of this model (:func:`ensemble_config`)."""
+        return ensemble_config(self.ref, self.edits(), form, record)
 
     def caption(self, lead: str, dt: float, method: str = "lsoda", engine: str = "numpy") -> str:
-        what = ("SBML reference simulator (CPU, LSODA, events)" if method == "lsoda" else
-                f"{method} on {engine} (adaptive ensemble, events)")
-        return f"{lead}{self.ref.name}, {what}, output dt {dt:g} — paper 004 ch. 5 (Flint)"
+        return run_caption(lead, self.ref.name, dt, method, engine, events=True)
 
     def listing_text(self) -> str:
         """What the Compiler tab says instead of a bytecode listing."""
@@ -176,6 +149,63 @@ class SbmlPanel(QLabel):
                     f"the reference simulator.  (The fixed-step compiler refuses it: {self.why}.)")
         return (f"{head}  It runs on the CPU reference simulator (LSODA, events by root finding): the ensemble "
                 f"engines refuse it ({self.ensemble_why}); dt is the output interval.")
+
+
+def reference_config(ref, edits: dict, t_end: float, dt: float, record: str) -> dict:
+    """The worker's run (``explorer.flint.worker.SbmlWorker``) of the SBML reference ``ref`` with the
+    parameter ``edits``: output every ``dt`` to ``t_end``, ``record`` (default: the reference's first
+    recordable).  A grid that is too large or does not fit in memory raises :class:`InvalidParameter` /
+    :class:`GridTooLarge` naming the GUI controls to change (:data:`GUI_REMEDY`)."""
+    rec = [record or ref.default_record()[0]]
+    n = grid_points(t_end, dt)
+    check_recording(n, 1, 1)
+    try:
+        check_output_memory(ref, n, 1)
+    except GridTooLarge:
+        raise GridTooLarge(f"{n:,} output points of {ref.name} need more host memory than is available "
+                           f"(the solver keeps all variables at all output points); {GUI_REMEDY}") from None
+    times = output_times(t_end, dt)
+    return {"sbml": ref, "params": dict(edits), "times": times, "record": rec, "steps": len(times) - 1,
+            "n": 1, "unit": "output points", "chunk": max(1, min(200, len(times) // 50))}
+
+
+def ensemble_config(ref, edits: dict, form, record: str) -> dict:
+    """The worker's run (``explorer.flint.worker.EnsembleWorker``): the form's
+    :class:`~kernels.flint.adaptive_run.EnsembleRun` of the SBML reference ``ref`` with the parameter
+    ``edits``, recording ``record`` (a comma list for one member; one variable for several)."""
+    rec = [r.strip() for r in (record or ref.default_record()[0]).split(",") if r.strip()]
+    for r in rec:
+        if r not in ref.recordable:
+            raise InvalidParameter(f"record: {r!r} is not a variable of {ref.name}")
+    values = {**ref.params, **edits}
+    c = form.controls()
+    grid_points(c["t_end"], c["dt"])
+    run = form.ensemble_run(ref.path, dict(edits), rec, values)
+    if len(rec) > 1 and run.n > 1:
+        raise InvalidParameter(f"{len(rec)} recorded variables need N = 1 (one member); with N > 1 record one")
+    k = len(run.times())
+    check_recording(k, len(rec), run.n)
+    return {"run": run, "record": rec, "steps": k - 1, "n": run.n, "unit": "output points"}
+
+
+def sbml_worker(ref, edits: dict, form, parent=None) -> tuple:
+    """(config, worker) of the run the form's method asks for: lsoda on the SBML reference simulator
+    (:func:`reference_config`, ``SbmlWorker``), else the adaptive ensemble (:func:`ensemble_config`,
+    ``EnsembleWorker``)."""
+    c = form.controls()
+    if form.reference():
+        cfg = reference_config(ref, edits, c["t_end"], c["dt"], c["record"])
+        return cfg, SbmlWorker(cfg, parent)
+    cfg = ensemble_config(ref, edits, form, c["record"])
+    return cfg, EnsembleWorker(cfg, parent)
+
+
+def run_caption(lead: str, name: str, dt: float, method: str, engine: str, events: bool) -> str:
+    """The caption of an SBML run (the status bar)."""
+    ev = ", events" if events else ""
+    what = (f"SBML reference simulator (CPU, LSODA{ev})" if method == "lsoda" else
+            f"{method} on {engine} (adaptive ensemble{ev})")
+    return f"{lead}{name}, {what}, output dt {dt:g} — paper 004 ch. 5 (Flint)"
 
 
 def grid_points(t_end: float, dt: float) -> int:

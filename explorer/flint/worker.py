@@ -8,6 +8,7 @@ import time
 
 from PyQt6.QtCore import pyqtSignal
 
+from kernels.errors import SimulationBlowUp
 from kernels.flint.protocols import one_way_wave
 from kernels.flint.runtimes import runtime_class
 from kernels.flint.schemes import engine_help
@@ -39,7 +40,8 @@ class _RunWorker(Job):
 class FlintWorker(_RunWorker):
     """Integrates ``cfg["run"]`` (a :class:`~kernels.flint.run.FlintRun`) chunk by chunk — its
     :meth:`~kernels.flint.run.FlintRun.simulation`, exactly the run a session saves — and emits
-    (times, samples) per chunk."""
+    (times, samples) per chunk.  A blow-up's message gets ``cfg["blowup_hint"]`` appended (a model from
+    an SBML file: the stiff methods to choose)."""
     TITLE = "the Flint run"
     chunk = pyqtSignal(object, object)
     note = pyqtSignal(str)
@@ -82,7 +84,13 @@ class FlintWorker(_RunWorker):
         while done < total and not self.checkpoint():      # waits while paused
             k = min(chunk, total - done)
             t1 = time.perf_counter()
-            t, y = self.sim.advance(k, run.dt, record=record, every=every)
+            try:
+                t, y = self.sim.advance(k, run.dt, record=record, every=every)
+            except SimulationBlowUp as exc:
+                hint = self.cfg.get("blowup_hint")
+                if not hint:
+                    raise
+                raise SimulationBlowUp(f"{exc}; {hint}") from exc
             took = time.perf_counter() - t1
             done += k
             self.chunk.emit(t, y)

@@ -8,6 +8,7 @@ ch. 5).  The workspace composes parts that own their state (napari's ``QtViewer`
 * :class:`~.stimulus.StimulusEditor` — the ``stim_*`` parameters, through the table;
 * :class:`~.run_form.FlintRunForm` — the run controls, as a :class:`kernels.flint.run.FlintRun`;
 * :class:`~.sbml_panel.SbmlPanel` — SBML reference mode (files only the reference simulator reads);
+* :class:`~.sbml_file.SbmlFileRuns` — the adaptive methods of a model read from an SBML file;
 * :class:`~.run_controls.RunControls` — Run / Pause / Stop, progress, the running worker;
 * :class:`~.trace_view.TraceView` — the recorded traces, heatmap, readout and traces export;
 * :class:`~.compiler_panel.CompilerPanel` — DAG levels, bytecode listing, optimisation effects.
@@ -26,6 +27,7 @@ from PyQt6.QtWidgets import (QAbstractButton, QComboBox, QFileDialog, QFormLayou
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.flint import Network, shipped_models
 from kernels.flint.loaders import read_model
+from kernels.flint.adaptive_run import EnsembleRun
 from kernels.flint.run import FlintRun
 
 from .. import recent, undo
@@ -35,8 +37,9 @@ from ..workspace_api import Workspace
 from .compiler_panel import CompilerPanel
 from .params_table import ParameterTable
 from .run_controls import RunControls
-from .run_form import FlintRunForm, upgrade_controls
-from .sbml_panel import SbmlPanel, open_sbml, refusal_text
+from .run_form import FlintRunForm
+from .sbml_file import SbmlFileRuns
+from .sbml_panel import SbmlPanel, open_sbml, refusal_text, sbml_worker
 from .stimulus import StimulusEditor
 from .trace_view import TraceView
 from .traces import check_recording
@@ -88,6 +91,7 @@ class FlintWorkspace(Workspace, QWidget):
         top.addRow("", self.bt_open)
         ll.addLayout(top)
         self.sbml_panel = SbmlPanel(left)
+        self.sbml_file = SbmlFileRuns()
         ll.addWidget(self.sbml_panel)
         self.table = ParameterTable(left)
         self.table.edited.connect(self._param_edited)
@@ -183,11 +187,14 @@ class FlintWorkspace(Workspace, QWidget):
             self.files_read = list(loaded.files_read)
             self.table.show_parameters(m.name, m.params, m.units)
             self.form.bind_model(m)
+            self.form.offer_adaptive(self.sbml_file.bind(path, m))
             self.stim.bind(m)
         self._show_listing()
         read = f"; files read: {', '.join(self.files_read)}" if len(self.files_read) > 1 else ""
+        more = ("; from SBML: the Method box offers the adaptive methods too (rodas4 for stiff models)"
+                if self.sbml_file.active() else "")
         self.message.show_message(f"loaded {m.name}: {m.n_states} states, {len(m.params)} parameters, "
-                                  f"{len(m.assigns)} functions{read}", "info")
+                                  f"{len(m.assigns)} functions{read}{more}", "info")
         self._emit_status()
         return True
 
@@ -196,6 +203,7 @@ class FlintWorkspace(Workspace, QWidget):
         engines (``ensemble_why`` None) or on the SBML reference simulator."""
         with undo.suspended(self):
             self.model = None
+            self.sbml_file.bind(None, None)
             self.sbml_panel.enter(ref, why, ensemble_why)
             values, roles, fixed = self.sbml_panel.parameters()
             self.table.show_parameters(ref.name, values, roles, "role", fixed)
@@ -288,11 +296,12 @@ class FlintWorkspace(Workspace, QWidget):
             raise InvalidParameter(f"{len(rec)} recorded states need N = 1 (one member or cell); "
                                    "with N > 1 record one state")
         check_recording(run.steps // run.every + 1, len(rec), n)
-        return {"run": run, "model": run.model, "n": n, "steps": run.steps, "record": rec}
+        return {"run": run, "model": run.model, "n": n, "steps": run.steps, "record": rec,
+                "blowup_hint": self.form.stiff_hint()}
 
     def _show_listing(self, *_a) -> None:
-        """Recompile for the Compiler tab (≤ 4 members, on its worker thread)."""
-        if self.model is None:
+        """Recompile for the Compiler tab (≤ 4 members, on its worker thread; not for an adaptive method)."""
+        if self.model is None or self.form.runs_adaptive():
             return
         try:
             run = self._config()["run"]
@@ -310,19 +319,14 @@ class FlintWorkspace(Workspace, QWidget):
             self.runbar.pause()
             return
         try:
-            if self.sbml_panel.active():
-                c = self.form.controls()
-                if self.form.reference():
-                    cfg = self.sbml_panel.run_config(c["t_end"], c["dt"], c["record"])
-                    worker = SbmlWorker(cfg, self)
-                else:
-                    cfg = self.sbml_panel.ensemble_config(self.form, c["record"])
-                    worker = EnsembleWorker(cfg, self)
+            if self.model is None and not self.sbml_panel.active():
+                raise InvalidParameter("no model loaded")
+            if self.form.runs_adaptive():       # an SBML model with events, or an SBML file's adaptive method
+                cfg, worker = (sbml_worker(self.sbml_panel.ref, self.sbml_panel.edits(), self.form, self)
+                               if self.sbml_panel.active() else self.sbml_file.worker(self.form, self.model, self))
                 names, units, total = cfg["record"], {}, cfg["steps"] + 1
                 # output points i0 … (a later chunk from i0 replaces points sent before)
                 worker.chunk.connect(lambda i0, t, y: self.view.append(t, y, at=i0))
-            elif self.model is None:
-                raise InvalidParameter("no model loaded")
             else:
                 cfg = self._config()
                 worker, units, total = FlintWorker(cfg, self), cfg["model"].units, cfg["steps"]
@@ -333,6 +337,8 @@ class FlintWorkspace(Workspace, QWidget):
             self.message.show_message(str(exc))
             return
         self.cfg = cfg
+        if self.message.level == "error":           # an earlier run's failure: this run starts afresh
+            self.message.hide()
         self.view.begin(names, cfg["n"], units)
         worker.failed.connect(self.message.show_message)
         self.runbar.start(worker, total, cfg.get("unit", "steps"))
@@ -369,7 +375,7 @@ class FlintWorkspace(Workspace, QWidget):
         """The event firings of a finished SBML run (member 0) as markers on the time axis, and one line
         saying how many (or that the engine does not report them)."""
         res = self.last_result = getattr(w, "result", None)
-        if isinstance(w, EnsembleWorker) and res is not None:
+        if isinstance(w, EnsembleWorker) and res is not None and w.cfg["run"].core.events:
             if res.reports_events:
                 self.view.set_events(res.event_times(0))
                 self.runbar.note(f", {len(res.event_times(0))} event firings marked (member 0)", append=True)
@@ -397,6 +403,8 @@ class FlintWorkspace(Workspace, QWidget):
             return self.sbml_panel.caption(lead, c["dt"], c["method"], c["engine"])
         if self.model is None:
             return "Flint model runner — paper 004 ch. 5"
+        if self.form.runs_adaptive():
+            return self.sbml_file.caption(lead, self.model.name, c)
         ring = f"{c['members']}{' (one-way wave)' if self.one_way() else ''}"
         return (f"{lead}{self.model.name}, {c['n']} × {ring}, {c['method']} dt {c['dt']:g} on {c['engine']} "
                 "— paper 004 ch. 5 (Flint)")
@@ -478,7 +486,9 @@ class FlintWorkspace(Workspace, QWidget):
         """The model, the parameter values (in SBML reference mode: the edits), the controls, the run
         as a :class:`~kernels.flint.run.FlintRun` dict (None where the controls make none)."""
         try:
-            if self.model is not None:
+            if self.model is not None and self.form.runs_adaptive():
+                run = self.sbml_file.run_dict(self.form, self.model)
+            elif self.model is not None:
                 run = self.form.flint_run().to_dict()
             elif self.sbml_panel.ensemble() and not self.form.reference():
                 run = self.sbml_panel.ensemble_config(self.form, self.form.value("record"))["run"].to_dict()
@@ -513,12 +523,9 @@ class FlintWorkspace(Workspace, QWidget):
             if k in self.table.names():
                 self.set_parameter(k, v)
         if state.get("controls"):
-            ctl = upgrade_controls(state["controls"])          # old keys: integrator, runtime (cpu = numpy)
-            if ctl.get("engine") and self.form.cb_engine.findText(ctl["engine"]) < 0:
-                ctl["engine"] = "auto"                          # an engine this machine does not offer
-            self.form.set_controls({k: v for k, v in ctl.items() if k != "method"})
-            if self.form.cb_method.findText(str(ctl.get("method"))) >= 0:   # a method the engine offers
-                self.form.set_controls({"method": ctl["method"]})
+            self.form.restore_controls(state["controls"])      # old keys too; engines not here: auto
+        elif run and run.get("kind") == "ensemble":
+            self.form.set_run(EnsembleRun.from_dict(run))
         elif run and self.model is not None:
             self.form.set_run(FlintRun.from_dict(self.model, run))
         units = self.model.units if self.model is not None else None
