@@ -367,6 +367,8 @@ class FlintWorkspace(Workspace, QWidget):
         if block is not None:                       # a runtime that tunes its block size (ts)
             self.runbar.note(f", {w.sim.runtime.upper()} block {block}", append=True)
         res = getattr(w, "result", None)
+        if isinstance(w, EnsembleWorker) and res is not None and res.method and w.cfg["run"].method == "auto":
+            self.runbar.note(f", method auto ran {res.method}", append=True)      # the engine's own pick
         if res is not None and not res.complete:
             self.runbar.note(f"stopped at t = {res.times[-1] if len(res.times) else 0:g}")
         self._emit_status()

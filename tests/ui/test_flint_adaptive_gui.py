@@ -131,3 +131,19 @@ def test_session_keeps_rodas4(robertson, qtbot):
     np.testing.assert_array_equal(ws.samples, data["traces"])
     # the run of the restored controls is the saved one
     assert ws.session_state()["run"] == state["run"]
+
+
+def test_method_auto_runs_rodas4_on_robertson(robertson, qtbot):
+    """Method auto on an engine with its own pick: Robertson is stiff, so the engine runs Rodas4, and the
+    speed line says so."""
+    from kernels.flint.adaptive_run import available_engines, engine_offers_auto, ensemble_methods
+    own = [e for m in ensemble_methods() for e in available_engines(m, "cpu") if engine_offers_auto(e)]
+    if not own:
+        pytest.skip("no engine with its own method auto runs here (no host C++ compiler)")
+    ws = robertson
+    ws.form.set_controls({"method": "auto", "engine": own[0], "t_end": 4.0, "dt": 0.4, "record": "B"})
+    ws.run()
+    _wait_done(qtbot, ws, timeout=120000)
+    assert ws.last_result.method == "rodas4" and "method auto ran rodas4" in ws.lb_rate.text()
+    b = _lsoda(K, ws.times)[:, 1]
+    assert np.all(np.abs(ws.samples[:, 0, 0] - b) <= 1e-10 + 1e-4 * np.abs(b))
