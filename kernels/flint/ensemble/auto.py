@@ -5,7 +5,8 @@ Rule.  A model is taken as stiff when the explicit method would need more than `
 for stability alone at t0: ρ(J(0, y0))·t_end / 3.3 > STIFF_STEPS (ρ the spectral radius of the
 Jacobian of member 0, 3.3 about the extent of DOPRI5's stability region on the negative real axis;
 Hairer & Wanner II §IV.2), or when Dormand–Prince refuses the run (its step budget, ``rk.MAX_STEPS``,
-exceeded: stiffness that develops later, as in Robertson's problem), or when the model has what only
+exceeded, or its stiffness test — Hairer's h·λ > 3.25 in 15 tests in a row — saying so: stiffness that
+develops later, as in Robertson's problem), or when the model has what only
 Rodas4 runs (algebraic rules and fast reactions as a DAE, delay csymbols).  Then Rodas4 runs
 (:mod:`.rosenbrock`, :mod:`.rodas_gpu`) on the same engine.
 
@@ -66,7 +67,9 @@ def integrate_auto(core, times, engine: str = "numpy", n: int = 1, member_params
 
 
 def _dopri(core, times, engine, n, member_params, **kw):
+    """Dormand–Prince with its stiffness test on: a stiff model stops it early (Unsupported)."""
     flavour, device = ENGINES[engine]
+    kw["stiff_test"] = True
     if device is None:
         return rk.integrate(rk.Problem(core, n, member_params), times, **kw)
     pb = dp_gpu.gpu_problem(core, n, member_params)

@@ -41,6 +41,17 @@ __device__ __forceinline__ double dp_norm_err(const Ctx& c, const double* y, con
     return DP_FINITE(err) ? err : INFINITY;
 }
 
+// DOPRI5's stiffness test (Hairer & Wanner II §IV.2, dopri5.f): h·λ ≈ h·‖k7 − k6‖ / ‖y1 − y6‖ (k6, k7 the
+// derivatives at the stage-6 state y6 and at y1, both at t + h; y1 − y6 = h·Σ DP_Sj·kj) tested every
+// DP_NSTIFF accepted steps and after each positive test; 15 positive tests in a row: stiff (status 1).
+#define DP_NSTIFF 1000
+#define DP_S0 (35.0 / 384.0 - 9017.0 / 3168.0)
+#define DP_S1 (355.0 / 33.0)
+#define DP_S2 (500.0 / 1113.0 - 46732.0 / 5247.0)
+#define DP_S3 (125.0 / 192.0 - 49.0 / 176.0)
+#define DP_S4 (-2187.0 / 6784.0 + 5103.0 / 18656.0)
+#define DP_S5 (11.0 / 84.0)
+
 // One DOPRI5 step: k[0] holds f(t, y) on entry (FSAL); k[1..6] and yn are filled; returns the error norm.
 __device__ double dp_step(const Ctx& c, double t, const double* y, double k[7][NS_CAP], double h, double* yn,
                           double rtol, double atol) {
@@ -273,8 +284,8 @@ __device__ void dp_record(const Ctx& c, double t, const double* y, double* out, 
 extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const double* __restrict__ times, int nt,
                                        double rtol, double atol, double hmax, double* __restrict__ out,
                                        int* __restrict__ status, int n, unsigned long long seed, int log_cap,
-                                       double* __restrict__ log_t, int* __restrict__ log_e, int* __restrict__ log_n
-                                       MODEL_ARGS)
+                                       double* __restrict__ log_t, int* __restrict__ log_e, int* __restrict__ log_n,
+                                       int stiff_test MODEL_ARGS)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -312,7 +323,8 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
         if (!(DP_FINITE(h) && h > 0)) h = 1e-6;
     }
     double facold = 1e-4;
-    long steps = 0;
+    long steps = 0, naccpt = 0;
+    int iasti = 0, nonsti = 0;             // DOPRI5's stiffness test (stiff_test != 0)
     bool wnew[NW_CAP];
     while (t < t_end) {
         double tstop = fmin(t_end, tq);
@@ -329,6 +341,22 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
         double fac = fmin(fmax(fac11 / pow(facold, 0.04) / 0.9, 1.0 / 10.0), 1.0 / 0.2);
         double hnew = fmin(hh / fac, hmax);
         facold = fmax(err, 1e-4);
+        if (stiff_test && (++naccpt % DP_NSTIFF == 0 || iasti > 0)) {
+            double stnum = 0.0, stden = 0.0;
+            for (int j = 0; j < NS; ++j) {
+                double dk = k[6][j] - k[5][j];
+                double dy = hh * (DP_S0 * k[0][j] + DP_S1 * k[1][j] + DP_S2 * k[2][j] + DP_S3 * k[3][j]
+                                  + DP_S4 * k[4][j] + DP_S5 * k[5][j]);
+                stnum = stnum + dk * dk;
+                stden = stden + dy * dy;
+            }
+            if (stden > 0.0 && hh * sqrt(stnum / stden) > 3.25) {
+                nonsti = 0;
+                if (++iasti == 15) { status[i] = 1; return; }
+            } else if (++nonsti == 6) {
+                iasti = 0;
+            }
+        }
         double tn = last ? tstop : t + hh;
         model_aux(c, tn, yn, a);
         bool changed = false;

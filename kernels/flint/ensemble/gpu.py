@@ -211,7 +211,7 @@ def _to_host(a) -> np.ndarray:
 
 def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, atol=None, hmax=None,
                   block: int = 64, seed: int = 0, fired: list | None = None, device: str = "cuda",
-                  threads: int | None = None):
+                  threads: int | None = None, stiff_test: bool = False):
     """Integrate every member with the kernel; observables at ``times`` as (nt, nobs, n) (as the twin).
 
     ``device``: "cuda" (the GPU, through CuPy) or "host" (the same source compiled for the CPU by
@@ -219,7 +219,8 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
     ``seed``: the random order of events of equal priority (member m's stream, as the twin's).
     ``fired``: a list to which the event executions are appended as (member, t, event index), member
     by member in execution order — at most FIRED_LOG per member (the kernel's log; later ones are
-    counted, not kept)."""
+    counted, not kept).  ``stiff_test``: DOPRI5's stiffness test as the twin's
+    (:func:`kernels.flint.ensemble.rk.integrate`): a stiff member stops the run with Unsupported."""
     times, atol, hmax = run_settings(times, pb.y0, atol, hmax)
     if device == "cuda":
         ok, why = bk.gpu_available()
@@ -238,14 +239,14 @@ def integrate_gpu(pb: Problem, times, flavour: str = "ts", rtol: float = 1e-8, a
     logs = [xp.zeros(max(n * cap, 1)), xp.zeros(max(n * cap, 1), dtype=np.int32), xp.zeros(n, dtype=np.int32)]
     args = [xp.asarray(np.ascontiguousarray(pb.y0)), xp.asarray(times), np.int32(nt), np.float64(rtol),
             np.float64(atol), np.float64(hmax), d_out, d_status, np.int32(n), np.uint64(int(seed) & M64),
-            np.int32(cap), *logs]
+            np.int32(cap), *logs, np.int32(bool(stiff_test))]
     args += [xp.asarray(a) for a in kernel_args(pb, flavour)]
     dev.launch(kern, ((n + block - 1) // block,), (block,), args)
     status = _to_host(d_status)
     src = pb.core.source
     if np.any(status == 1):
-        raise Unsupported(f"{src}: more than {MAX_STEPS} steps (stiff problem: the explicit "
-                          f"Dormand–Prince integrator refuses it)")
+        raise Unsupported(f"{src}: stiff (more than {MAX_STEPS} steps" + (", or DOPRI5's stiffness test" if stiff_test
+                          else "") + "): the explicit Dormand–Prince integrator refuses it")
     if np.any(status == 2):
         raise SimulationBlowUp(f"{src}: step size underflow")
     if np.any(status == 5):

@@ -53,6 +53,10 @@ E = (71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40
 D = (-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799, -10690763975 / 1880347072,
      701980252875 / 199316789632, -1453857185 / 822651844, 69997945 / 29380423)
 SAFE, FACL, FACR, BETA = 0.9, 0.2, 10.0, 0.04
+# DOPRI5's stiffness test (the kernel's DP_S*, DP_NSTIFF): y1 − y6 = h·Σ S_j·k_j
+S = (35 / 384 - 9017 / 3168, 355 / 33, 500 / 1113 - 46732 / 5247, 125 / 192 - 49 / 176, -2187 / 6784 + 5103 / 18656,
+     11 / 84)
+NSTIFF = 1000
 MAX_STEPS = 200_000        # per member; beyond it the member is refused as (probably) stiff
 MAX_EVENTS_AT_ONCE = 1000  # event executions at one instant (cascade limit)
 MAXP = 64                  # pending event instances per member, at least (the kernel's queue; see queue_capacity)
@@ -368,8 +372,23 @@ def run_settings(times, y0, atol=None, hmax=None) -> tuple:
     return times, atol, hmax
 
 
+def stiffness_test(ks, hh) -> np.ndarray:
+    """DOPRI5's h·λ estimate per member, h·‖k7 − k6‖ / ‖y1 − y6‖ (NaN where y1 = y6), summed in the
+    kernel's order."""
+    stnum = np.zeros(ks[0].shape[1])
+    stden = np.zeros_like(stnum)
+    for j in range(ks[0].shape[0]):
+        dk = ks[6][j] - ks[5][j]
+        dy = hh * (S[0] * ks[0][j] + S[1] * ks[1][j] + S[2] * ks[2][j] + S[3] * ks[3][j] + S[4] * ks[4][j]
+                   + S[5] * ks[5][j])
+        stnum = stnum + dk * dk
+        stden = stden + dy * dy
+    with np.errstate(all="ignore"):
+        return np.where(stden > 0.0, hh * np.sqrt(stnum / stden), np.nan)
+
+
 def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | None = None,
-              max_steps: int = MAX_STEPS, seed: int = 0, fired: list | None = None):
+              max_steps: int = MAX_STEPS, seed: int = 0, fired: list | None = None, stiff_test: bool = False):
     """Integrate every member from t = 0 and return the observables at ``times``: (nt, nobs, n).
 
     atol default 1e-12·min(1, max |y0|); hmax default the smallest output interval.  A member's steps
@@ -377,7 +396,10 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
     of events of equal priority (member m draws from ``member_key(seed, m)``, as the kernel does).
     ``fired``: a list to which every event execution is appended as (member, t, event index).
     Raises Unsupported when a member needs more than ``max_steps`` steps (stiff) or more than queue_capacity
-    pending instances, and SimulationBlowUp when the step size underflows."""
+    pending instances, and SimulationBlowUp when the step size underflows.  ``stiff_test``: also
+    Unsupported when DOPRI5's stiffness test (Hairer & Wanner II §IV.2: h·λ > 3.25 in 15 tests in a row,
+    tested every NSTIFF accepted steps and after each positive one) says a member is stiff — what method
+    auto asks, so that it turns to Rodas4 early instead of after ``max_steps`` steps."""
     times, atol, hmax = run_settings(times, pb.y0, atol, hmax)
     n, core = pb.n, pb.core
     y = pb.y0.copy()
@@ -414,6 +436,7 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
     h = _hinit(pb, t, y, k1, rtol, atol, hmax, None)
     facold = np.full(n, 1e-4)
     steps = np.zeros(n, dtype=int)
+    naccpt, iasti, nonsti = (np.zeros(n, dtype=int) for _ in range(3))
     while not np.all(done):
         act = ~done
         tstop = np.minimum(t_end, tq)
@@ -438,6 +461,19 @@ def integrate(pb: Problem, times, rtol: float = 1e-8, atol=None, hmax: float | N
                 raise SimulationBlowUp(f"{core.source}: step size underflow at t={t[m]:g} (member {m})")
         if not np.any(acc):
             continue
+        if stiff_test:
+            naccpt += acc
+            test = acc & ((naccpt % NSTIFF == 0) | (iasti > 0))
+            if np.any(test):
+                stiff = test & (stiffness_test(ks, hh) > 3.25)
+                calm = test & ~stiff
+                iasti = np.where(stiff, iasti + 1, iasti)
+                nonsti = np.where(stiff, 0, np.where(calm, nonsti + 1, nonsti))
+                iasti = np.where(calm & (nonsti == 6), 0, iasti)
+                if np.any(iasti >= 15):
+                    m = int(np.nonzero(iasti >= 15)[0][0])
+                    raise Unsupported(f"{core.source}: stiff (DOPRI5's stiffness test, member {m} at t={t[m]:g}): "
+                                      f"the explicit Dormand–Prince integrator refuses it")
         tnew = np.where(last, tstop, t + hh)
         A = pb.aux(tnew, ynew)
         changed = np.zeros(n, dtype=bool)
