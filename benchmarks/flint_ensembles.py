@@ -9,7 +9,8 @@
    reference simulator (SciPy LSODA with root-found events, SBML's full semantics) member by member on
    every core through the sweep layer's ``local`` scheduler (task ``sbml-members``), timed on
    ``--cpu-members`` members and scaled to ``--n`` when fewer (marked); libRoadRunner member by member
-   where it imports.  Checked: for every member the CPU reference ran, the GPU's number of event
+   where it imports; and the user's command, ``main.py flint MODEL --method … --engine … --ensemble N
+   --vary … --json``, timed as a fresh process (the first engine of each method).  Checked: for every member the CPU reference ran, the GPU's number of event
    executions equals the reference's, and v, U at t end agree within the SBML Test Suite's usual
    tolerance (|Δ| ≤ 1e-7 + 1e-4·|ref|); counts of members outside it are printed, not hidden.
    Goal: ``ts`` ≥ 50× the CPU reference on all cores of the same machine.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 
@@ -105,6 +107,20 @@ def gpu_rows(run: EnsembleRun, engines: list[str], method: str):
     return out
 
 
+def cli_seconds(run: EnsembleRun, engine: str, method: str) -> tuple[float, str]:
+    """(wall seconds, the command) of the user's command for the same ensemble, ``main.py flint … --json``
+    in a fresh process: interpreter start, imports, compile (or its cache) and the run."""
+    vary = [f"--vary={v.param}={v.lo!r}:{v.hi!r}" for v in run.vary]
+    cmd = [sys.executable, os.path.join(ROOT, "main.py"), "flint", str(run.path), "--method", method, "--engine",
+           engine, "--ensemble", str(run.n), *vary, "--t-end", repr(run.t_end), "--dt", repr(run.dt), "--json"]
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise ExplorerError((done.stderr or done.stdout).strip().splitlines()[-1])
+    return wall, " ".join(["main.py", *cmd[3:]])
+
+
 def agreement(res, rows, names: list[str]) -> tuple[int, int, int, float]:
     """(members compared, event-count mismatches, members outside the tolerance at t end, worst
     |Δ| / (ABS + REL·|ref|)) of the ensemble result ``res`` against the reference rows."""
@@ -166,6 +182,14 @@ def section(title: str, run: EnsembleRun, methods: list[str], names: list[str], 
             checked, bad_ev, bad_val, worst = agreement(res, rows, names)
             say(f"| {e} | {method} | {first:.2f} | {second:.3f} | **{cpu_full / second:.0f}×** | {checked:,} | "
                 f"{bad_ev if res.reports_events else 'n/a'} | {bad_val} | {worst:.3g} |")
+    for method in methods:
+        for e in engines_for(method)[:1]:
+            try:
+                wall, cmd = cli_seconds(run, e, method)
+            except ExplorerError as exc:
+                say(f"| `main.py flint` ({e}) | {method} | failed: {exc} | | | | | | |")
+                continue
+            say(f"| `main.py flint` ({e}, a fresh process) | {method} | {wall:.2f} | | {cpu_full / wall:.0f}× | | | | |")
     say(f"| CPU reference (LSODA, sweep `local`) | lsoda | | {cpu_full:.1f}{mark and ' *'} | 1× | | | | |")
     rr_n = min(run.n, args.rr_members)
     rr = roadrunner_loop(run, rr_n)
