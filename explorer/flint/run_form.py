@@ -333,6 +333,7 @@ class FlintRunForm(QWidget):
                            helps.get(k, "picked: the GPU's ts when there is one, else the host's engines"),
                            pg.QtCore.Qt.ItemDataRole.ToolTipRole)
         rt.blockSignals(False)
+        undo.resync(self)                   # the undo trackers remember the box as it is now
         self._offer_methods()
 
     def _offer_methods(self, *_a) -> None:
@@ -351,6 +352,7 @@ class FlintRunForm(QWidget):
         if cur in ms:
             w.setCurrentText(cur)
         w.blockSignals(False)
+        undo.resync(self)                   # the undo trackers remember the box as it is now
         w.setToolTip(method_tooltip(ms))
         if w.currentText() != cur:
             self._method_chosen()

@@ -147,3 +147,31 @@ def test_method_auto_runs_rodas4_on_robertson(robertson, qtbot):
     assert ws.last_result.method == "rodas4" and "method auto ran rodas4" in ws.lb_rate.text()
     b = _lsoda(K, ws.times)[:, 1]
     assert np.all(np.abs(ws.samples[:, 0, 0] - b) <= 1e-10 + 1e-4 * np.abs(b))
+
+
+def test_method_and_engine_edits_are_undone(robertson):
+    """Undo of the user's picks: the engine, then the method (its engines come back with it)."""
+    from explorer import undo
+    from kernels.flint.adaptive_run import available_engines
+    form = robertson.form
+    stack = undo.stack_for(form)
+    n, fixed_engines = stack.count(), items(form.cb_engine)
+    assert form.cb_engine.currentText() == "auto"
+    form.cb_method.setCurrentText("rodas4")                 # engine auto is offered for rodas4 too: kept
+    form.cb_engine.setCurrentText(available_engines("rodas4", "cpu")[-1])
+    assert stack.count() == n + 2 and form.cb_engine.currentText() != "auto"
+    stack.undo()
+    assert (form.cb_method.currentText(), form.cb_engine.currentText()) == ("rodas4", "auto")
+    stack.undo()
+    assert form.cb_method.currentText() == "euler" and not form.runs_adaptive()
+    assert items(form.cb_engine) == fixed_engines and form.cb_dtype.isEnabled()
+    stack.redo()
+    assert form.cb_method.currentText() == "rodas4" and items(form.cb_engine) == ["auto"] + available_engines(
+        "rodas4", "cpu")
+    # lsoda moves the engine to numpy (not an edit); the next pick of an engine is undone to numpy
+    form.cb_method.setCurrentText("lsoda")
+    form.cb_method.setCurrentText("rodas4")
+    assert form.cb_engine.currentText() == "numpy"
+    form.cb_engine.setCurrentText("auto")
+    stack.undo()
+    assert form.cb_engine.currentText() == "numpy"
