@@ -17,7 +17,39 @@ def pytest_configure(config):
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+#: test modules holding the suite's longest tests (10–60 s each on a 2-core box, measured with
+#: ``--durations``), longest first.  They run first: pytest-xdist hands tests out one at a time in
+#: collection order, and one of them started last would keep one worker busy while the other idles.
+LONG_FIRST = (
+    "flint/test_flint_source_hashes.py",
+    "project/test_benchmarks.py",
+    "flint/sbml/test_sbml_suite.py",
+    "project/test_packaging_files.py",
+    "ui/test_flint_gui.py",
+    "flint/test_flint_optimizations.py",
+    "graphs/test_graph_layout.py",
+    "sweep/test_sweep_suite.py",
+    "sweep/test_sweep_cluster.py",
+    "ui/test_graphs_sweep_scheduler_gui.py",
+    "flint/test_flint_protocols.py",
+    "flint/test_flint_models.py",
+    "flint/test_flint_host_c.py",
+)
+
+
+def _long_first(items) -> None:
+    """Whole modules of :data:`LONG_FIRST` move to the front, in that order (a module stays together,
+    so its module-scoped fixtures are made once); the rest keep their order."""
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+
+    def key(item):
+        rel = item.nodeid.split("::", 1)[0].removeprefix("tests/")
+        return rank.get(rel, len(rank))
+    items.sort(key=key)                     # stable: the order inside a module is kept
+
+
 def pytest_collection_modifyitems(config, items):
+    _long_first(items)
     if _GPU_OK:
         return
     skip = pytest.mark.skip(reason=f"needs a CUDA GPU with CuPy: {_GPU_WHY}")
