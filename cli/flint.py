@@ -21,7 +21,7 @@ import time
 # cli.flint_ensemble (kernels.flint.adaptive_run, ≈85 ms), loaded when an adaptive ensemble runs, so that
 # `--help` and the fixed-step runs do not pay for them.
 from kernels import limits as L
-from kernels.errors import ExplorerError, InvalidParameter
+from kernels.errors import ExplorerError, InvalidParameter, SimulationBlowUp
 from kernels.filegate import ENV_ALLOW_OUTSIDE, MODEL
 from kernels.flint.inputs import DEFAULT_MAX_MODEL_MB, ENV_MAX_MODEL_MB
 from kernels.flint.model import select_states
@@ -155,6 +155,10 @@ def run_flint(a) -> int:
     if method in FLINT_ENSEMBLE:                        # an SBML model as an adaptive ensemble
         from . import flint_ensemble
         return flint_ensemble.run(a)
+    if method == AUTO:                                  # an SBML model: the adaptive engines' own pick
+        from . import flint_ensemble
+        if flint_ensemble.prefers(a):
+            return flint_ensemble.run(a, refused="")
     integrator, dtype, mapping = settings(a)
     t_end, dt, every, steps = grid(a)
     n = number("--ensemble", a.ensemble, int, minimum=1)
@@ -192,7 +196,13 @@ def run_flint(a) -> int:
     sim = spec.simulation()
     t_compile = time.perf_counter() - t0
     t0 = time.perf_counter()
-    times, samples = sim.advance(steps, dt, record=spec.record_index, every=every)
+    try:
+        times, samples = sim.advance(steps, dt, record=spec.record_index, every=every)
+    except SimulationBlowUp as exc:
+        path = model_path(a.model)
+        if path is None or path.suffix.lower() not in (".xml", ".sbml"):
+            raise
+        raise SimulationBlowUp(f"{exc}; the model may be stiff: --method rodas4 or --method auto") from None
     seconds = time.perf_counter() - t0
     info = sim.info()
     states = list(model.states)

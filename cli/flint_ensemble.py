@@ -10,7 +10,9 @@ delays and (Rodas4) algebraic rules, on ``--engine`` numpy (the NumPy twins), c 
 source compiled for the host), is / ts (the GPU).  ``--every N`` keeps every N-th output point (and
 t end), the grid of ``--method lsoda`` (:func:`kernels.flint.sbml.reference.output_times`).
 
-``--method auto`` comes here for an SBML model that the fixed-step compiler refuses (:func:`takes`):
+``--method auto`` (given explicitly) comes here for an SBML model that the fixed-step compiler refuses
+(:func:`takes`), and for any SBML model when the engine has its own method auto (:func:`prefers`: its
+stiffness test picks Rodas4 for a stiff model, where fixed-step Euler would blow up):
 on an engine with its own method auto (c, c-is, is, ts) that pick runs (Dormand–Prince, Rodas4 when
 stiff or for algebraic rules / delays); on numpy, Dormand–Prince, or Rodas4 when only the full core
 (algebraic rules, fast reactions, delays) takes the model.  ``--engine auto`` follows ``--backend``
@@ -60,6 +62,20 @@ def takes(a, exc: ExplorerError) -> bool:
     return ensemble_refusal(path, full=True) is None
 
 
+def prefers(a) -> bool:
+    """An explicit ``--method auto`` on an SBML file, on an engine with its own method auto (given, or
+    engine auto's pick here), that the ensemble engines take: the adaptive pick (Dormand–Prince, or Rodas4
+    when stiff) rather than fixed-step Euler."""
+    path = model_path(a.model)
+    if path is None or path.suffix.lower() in NOT_SBML or not path.is_file():
+        return False
+    engine = a.engine if a.engine not in (None, AUTO) else default_engine(DEFAULT_METHOD, auto_backend(a))
+    if engine is None or not engine_offers_auto(engine):
+        return False
+    _allow_outside(a)
+    return ensemble_refusal(path, full=True) is None
+
+
 def _allow_outside(a) -> None:
     """--allow-outside-references for the SBML readers (their default; cli.flint.run restores it)."""
     if a.allow_outside_references:
@@ -68,7 +84,7 @@ def _allow_outside(a) -> None:
 
 def run(a, refused: str | None = None) -> int:
     """Build (:func:`build`), integrate, report; ``refused``: why the fixed-step compiler refused the
-    model (``--method auto``)."""
+    model (``--method auto``; "" when it took it and :func:`prefers` chose the adaptive pick)."""
     t0 = time.perf_counter()
     spec, why, every, steps = build(a, refused)
     t_build = time.perf_counter() - t0
@@ -111,7 +127,8 @@ def _pick(a, path: Path, refused: str | None, backend: str | None) -> tuple[str,
     module docstring says."""
     method, engine, reasons = a.method, a.engine if a.engine not in (None, AUTO) else None, []
     if refused is not None:
-        reasons.append(f"the fixed-step compiler refuses it ({refused})")
+        reasons.append(f"the fixed-step compiler refuses it ({refused})" if refused else
+                       "an SBML model: method auto is the adaptive engines' pick (Rodas4 when stiff), not fixed-step Euler")
     if method != AUTO:
         return method, engine, reasons
     if engine is None:

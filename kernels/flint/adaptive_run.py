@@ -3,8 +3,9 @@
 refuses (events, ``rateOf`` …) but the ODE core of :mod:`kernels.flint.sbml.core` takes, and what its
 sessions save.  The pair (method, engine) is the ``flint-suite`` one of :mod:`kernels.flint.schemes`
 (``dopri5`` on ``numpy`` / ``is`` / ``ts``, and whatever else is registered with an ``ensemble``
-integrator); ``auto`` picks the GPU's ``ts`` when there is one (unless ``backend`` is ``cpu``), else a host
-build, else NumPy.
+integrator); engine ``auto`` picks the GPU's ``ts`` when there is one (unless ``backend`` is ``cpu``), else a
+host build, else NumPy — for method ``auto``, the first of those with its own pick (Dormand–Prince, Rodas4
+when stiff), so that method and engine auto together still get the stiffness test.
 
 A run returns an :class:`EnsembleResult`: the output grid, the recorded observables of every member, and
 the **event firings** (member, time, event id) where the integrator reports them (its ``fired=`` keyword;
@@ -155,6 +156,9 @@ class EnsembleRun:
         if engine is not None and engine not in known:
             raise EnsembleSettingError("engine", f"engine must be one of {', '.join(known)} or auto for an ensemble "
                                                  f"(got {engine!r})")
+        if engine is None and self.method == schemes.AUTO:      # method auto, engine auto: an engine with
+            picks = [e for e in available_engines(DEFAULT_METHOD, self.backend) if engine_offers_auto(e)]
+            engine = picks[0] if picks else None                # its own pick (stiffness test) first
         own_auto = engine is not None and engine_offers_auto(engine)
         method = self.method if self.method not in (None, schemes.AUTO) else (schemes.AUTO if own_auto
                                                                              else DEFAULT_METHOD)

@@ -274,3 +274,22 @@ def test_ts_equals_numpy(model, method, tmp_path, capsys, rng):
     np.testing.assert_allclose(y_ts, y_twin, rtol=1e-6, atol=1e-9)
     if ts["events"]["reported"] and twin["events"]["reported"]:
         np.testing.assert_allclose(ts["events"]["times"], twin["events"]["times"], rtol=1e-8)
+
+
+def test_explicit_auto_runs_a_stiff_sbml_model_on_rodas4(capsys):
+    """Robertson (an SBML file the fixed-step compiler takes): an explicit --method auto on an engine with
+    its own pick runs the adaptive ensemble, whose stiffness test picks Rodas4 (A + B + C stays 1 in every
+    member, fresh random k1 spread); fixed-step Euler blows up and its one error line names the stiff hint."""
+    if "c" not in available_engines("dopri5"):
+        pytest.skip("no host C++ compiler")
+    path = ROOT / "resources" / "models" / "robertson.xml"
+    lo = float(np.random.default_rng().uniform(0.01, 0.05))
+    status, text, err = _flint(capsys, path, "--method", "auto", "--engine", "c", "--backend", "cpu", "--ensemble", 3,
+                               "--vary", f"k1={lo}:{2 * lo}", "--t-end", 40, "--dt", 4, "--json")
+    assert status == 0, err
+    j = json.loads(text)
+    assert j["method"] == "rodas4" and "not fixed-step Euler" in j["runtime_choice"]
+    total = sum(np.array(j["variables"][s]["final"]) for s in ("A", "B", "C"))
+    assert np.allclose(total, 1.0, atol=1e-8) and np.all(np.array(j["variables"]["C"]["final"]) > 0)
+    status, _, err = _flint(capsys, path, "--engine", "numpy", "--backend", "cpu", "--t-end", 1, "--dt", 0.01)
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "may be stiff: --method rodas4" in err

@@ -31,6 +31,7 @@ BENCHMARKS = {
     "clustering001.py": (True, ["--cpu-repeats", "1"]),
     "flint.py": (True, ["--no-gpu", "--steps", "500", "--only", "ensembles", "--runtimes", "cpu"]),
     "flint_compile.py": (True, []),
+    "flint_ensembles.py": (True, ["--sections", "stiff"]),
     "flint_thesis.py": (True, ["--no-gpu", "--sections", "accuracy,memory"]),
     "fw.py": (True, ["--sections", "launch", "--host-n", "128", "--n", "512"]),
     "fw_ncu.py": (False, []),
