@@ -40,6 +40,20 @@ SBML_MODELS = ("luo_rudy_1991.xml", "rybak_2006.xml")
 SUITE_CASES = ("00001", "00026", "00041", "00068", "00097", "00172", "00928", "00954", "00995", "01124")
 
 
+_MODELS: dict = {}
+
+
+def _model(name: str):
+    """``load_model(name)``, parsed once per run (the fixed-step cases and the printed-back texts
+    use the same seven models; parsing them again took ~4 s of the check's ~60 s).  The hashes of
+    every case are unchanged: nothing here modifies a model (``compile_model`` and the writers
+    read it)."""
+    if name not in _MODELS:
+        from kernels.flint import load_model
+        _MODELS[name] = load_model(name)
+    return _MODELS[name]
+
+
 def _h(x) -> str:
     if isinstance(x, np.ndarray):
         x = np.ascontiguousarray(x)
@@ -65,7 +79,7 @@ def _capture_exec(module, sink: list):
 
 
 def _fixed_step(out: dict) -> None:
-    from kernels.flint import CompileOptions, Network, compile_model, load_model
+    from kernels.flint import CompileOptions, Network, compile_model
     from kernels.flint.runtimes.codegen import is_source, loopable, numpy_source, ts_loop_source, ts_phase_build, ts_source
     from kernels.flint.runtimes.coupled import coupled_source
     from kernels.flint.runtimes.host_c import host_source
@@ -73,13 +87,13 @@ def _fixed_step(out: dict) -> None:
     from kernels.flint.runtimes.is_regs import pack_registers
     cases = []
     for name in MODELS:
-        m = load_model(name)
+        m = _model(name)
         cases.append((f"{name}/n1", m, 1, None, None, None))
         p = next(iter(m.params))
         cases.append((f"{name}/n4-vary", m, 4, {p: np.linspace(0.9, 1.1, 4) * (m.params[p] or 1.0)}, None, None))
         cases.append((f"{name}/n4-vary-nounify", m, 4, {p: np.linspace(0.9, 1.1, 4) * (m.params[p] or 1.0)}, None,
                       CompileOptions(unify=False)))
-    lr = load_model("luo_rudy_1991.flint")
+    lr = _model("luo_rudy_1991.flint")
     cases.append(("luo_rudy_1991.flint/ring6", lr, 6, None, Network("ring", 6, "V", 1.0), None))
     cases.append(("luo_rudy_1991.flint/line5", lr, 5, None, Network("line", 5, "V", 0.5), None))
     cases.append(("luo_rudy_1991.flint/n1-nothing", lr, 1, None, None,
@@ -175,11 +189,10 @@ def _sbml(key: str, system, out: dict) -> None:
 def _texts(out: dict) -> None:
     """The models printed back: native text (``Model.to_text``), SBML (``write_sbml``, infix math through
     ``to_text(style="sbml")``) and CellML (``write_cellml``)."""
-    from kernels.flint import load_model
     from kernels.flint.cellml import write_cellml
     from kernels.flint.sbml import write_sbml
     for name in MODELS:
-        m = load_model(name)
+        m = _model(name)
         out[f"{name}/text"] = _h(m.to_text())
         out[f"{name}/sbml-out"] = _h(write_sbml(m))
         out[f"{name}/cellml-out"] = _h(write_cellml(m, validate=False))
