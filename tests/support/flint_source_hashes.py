@@ -45,7 +45,7 @@ _MODELS: dict = {}
 
 def _model(name: str):
     """``load_model(name)``, parsed once per run (the fixed-step cases and the printed-back texts
-    use the same seven models; parsing them again took ~4 s of the check's ~60 s).  The hashes of
+    use the same seven models; parsing them again was a sizeable part of the check's time).  The hashes of
     every case are unchanged: nothing here modifies a model (``compile_model`` and the writers
     read it)."""
     if name not in _MODELS:
