@@ -37,6 +37,12 @@ def test_short_plot_draws_few_labels(qtbot):
         p.plot([300, 600, 1200, 2400], [2, 8, 30, 60])
     w.show()
     qtbot.waitExposed(w)
+
+    def ranged(p):                   # auto-range done: the view holds the data (log10 2 … log10 60)
+        lo, hi = p.vb.viewRange()[1]
+        return lo <= math.log10(2) and hi >= math.log10(60) and p.getAxis("left").height() > 50
+    # a fixed 50 ms wait was too short on a loaded box: the axis was read before the view ranged
+    qtbot.waitUntil(lambda: ranged(plain) and ranged(ours), timeout=5000)
     qtbot.wait(50)
 
     def labels(p):
