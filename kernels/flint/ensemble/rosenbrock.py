@@ -244,6 +244,28 @@ def _locate(pb, es, t0, h, at):
     return hi
 
 
+def switch_in(pb: StiffProblem, es, t0: float, h: float, y, yn):
+    """A DAE's rejected step (t0, t0 + h]: where the watch vector switches, when the trial end (t0 + h, yn)
+    has it switched — found by bisection to 1e-14·max(1, |t|) on the straight line from y to yn (the
+    first time past the switch) — else None.  Across such a switch (a piecewise branch of an algebraic
+    equation) the algebraic solution jumps and every step over it is rejected; a step to just past the
+    switch passes, and the event machinery re-solves the algebraic variables there."""
+    if rk.watch(pb, pb.aux(t0 + h, yn[:, None], [es.m])) == es.prev:
+        return None
+    lo, hi = t0, t0 + h
+    for _ in range(200):
+        if hi - lo <= 1e-14 * max(1.0, abs(hi)):
+            break
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if rk.watch(pb, pb.aux(mid, (y + ((mid - t0) / h) * (yn - y))[:, None], [es.m])) == es.prev:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: float | None = None,
               max_steps: int = MAX_STEPS, seed: int = 0, fired: list | None = None):
     """Integrate every member from t = 0; the observables at ``times`` as (nt, nobs, n).
@@ -304,6 +326,11 @@ def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: floa
         hnew = np.where(rejected, np.minimum(hnew, hh), hnew)
         if np.any(rej):
             h = np.where(rej, hnew, h)
+            if pb.algebraic:
+                for m in np.nonzero(rej)[0]:
+                    ts = switch_in(pb, evs[m], float(t[m]), float(hh[m]), y[:, m], ynew[:, m])
+                    if ts is not None:
+                        h[m] = ts - t[m]
             bad = rej & (h <= 1e-14 * np.maximum(1.0, np.abs(t)))
             if np.any(bad):
                 m = int(np.nonzero(bad)[0][0])
