@@ -323,8 +323,8 @@ def methods_help(command: str = "flint") -> str:
         + ([f"on {', '.join(plain)} dopri5 (rodas4 for algebraic rules, fast reactions and delays)"] if plain else [])
     return (f"methods by engine — {rows}. {' and '.join(FLINT_ENSEMBLE)} run an SBML model (events, delays, "
             f"algebraic rules) as an adaptive ensemble (--ensemble, --vary; dt is the output interval); "
-            f"--method auto, given, runs there an SBML model that the fixed-step compiler refuses: "
-            + ", ".join(picks))
+            f"--method auto, given, runs there an SBML model that the fixed-step compiler refuses "
+            f"({', '.join(picks)}), and any SBML model on an engine with its own pick")
 
 
 def engine_for_runtime(runtime: str) -> str:
