@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import resource
-import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from unittest import mock
 
@@ -72,32 +71,53 @@ def case_environment(extra: dict | None = None) -> dict:
     return env
 
 
-def _child_setup() -> None:
-    """A plain case process: the memory limit, no core files, and Ctrl+C as in a terminal (a test
-    run started in the background ignores SIGINT, and children inherit that)."""
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+#: The plain case process is started by this small launcher (a fresh interpreter), not forked from
+#: the test process itself: Linux keeps a process's peak RSS across ``execve``, and a child forked from
+#: a pytest-xdist worker that has grown to 600 MiB (GUI and Flint tests ran in it first) started
+#: life with the worker's pages counted, so ``ru_maxrss`` of even ``main.py nosuch`` read 606 MiB.
+#: Forked from the launcher, the child's peak is its own.  The launcher: the memory limit, no core
+#: files and Ctrl+C as in a terminal for the child (a test run started in the background ignores
+#: SIGINT, and children inherit that), the child's output to the given files, the time limit
+#: (SIGKILL), then one line of JSON: exit status and the child's ``ru_maxrss`` (KiB) from ``os.wait4``.
+_LAUNCHER = r"""
+import json, os, resource, signal, sys, threading
+a = json.loads(sys.argv[1])
+pid = os.fork()
+if pid == 0:
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (a["limit"], a["limit"]))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        fi = os.open(os.devnull, os.O_RDONLY)
+        fo = os.open(a["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fe = os.open(a["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fi, 0); os.dup2(fo, 1); os.dup2(fe, 2)
+        os.chdir(a["cwd"])
+        os.execve(a["argv"][0], a["argv"], a["env"])
+    finally:
+        os._exit(127)
+timer = threading.Timer(a["timeout"], lambda: os.kill(pid, signal.SIGKILL))
+timer.start()
+_pid, status, usage = os.wait4(pid, 0)
+timer.cancel()
+print(json.dumps({"status": os.waitstatus_to_exitcode(status), "maxrss_kib": usage.ru_maxrss}))
+"""
 
 
 def run_plain(argv: list[str], workdir: Path, env_extra: dict | None = None, timeout: float = 90):
-    """``python main.py *argv`` in a process of its own; (exit status, stdout, stderr, peak RSS in MiB
-    from ``os.wait4``).  Killed after ``timeout`` s (status -9)."""
+    """``python main.py *argv`` in a process of its own (started by :data:`_LAUNCHER`); (exit status,
+    stdout, stderr, peak RSS in MiB from ``os.wait4``).  Killed after ``timeout`` s (status -9)."""
     out, err = workdir / ".stdout", workdir / ".stderr"
-    with open(out, "wb") as fo, open(err, "wb") as fe:
-        p = subprocess.Popen([sys.executable, str(ROOT / "main.py"), *argv], cwd=ROOT, env=case_environment(env_extra),
-                             stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, preexec_fn=_child_setup)
-    timer = threading.Timer(timeout, lambda: os.kill(p.pid, signal.SIGKILL))
-    timer.start()
-    try:
-        _pid, status, usage = os.wait4(p.pid, 0)
-    finally:
-        timer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
+    spec = {"argv": [sys.executable, str(ROOT / "main.py"), *argv], "env": case_environment(env_extra),
+            "cwd": str(ROOT), "out": str(out), "err": str(err), "timeout": timeout, "limit": ADDRESS_SPACE}
+    r = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, json.dumps(spec)], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=timeout + 60)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
     text_out, text_err = out.read_text(errors="replace"), err.read_text(errors="replace")
     out.unlink()
     err.unlink()
-    return p.returncode, text_out, text_err, usage.ru_maxrss / 1024
+    return got["status"], text_out, text_err, got["maxrss_kib"] / 1024
 
 
 @contextlib.contextmanager
