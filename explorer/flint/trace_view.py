@@ -63,6 +63,7 @@ class TraceView(QTabWidget):
         self.timer = QTimer(self)
         self.timer.setInterval(50)
         self.timer.timeout.connect(self.refresh)
+        self.currentChanged.connect(lambda _i: self.refresh(force=True))    # the tab now in front: up to date
 
     # ------------------------------------------------------------------ data
     @property
@@ -185,17 +186,24 @@ class TraceView(QTabWidget):
         self._style_curves()
 
     def refresh(self, force: bool = False) -> None:
+        """Redraw the traces and the heatmap with the data so far.  While a run streams (the 50 ms timer,
+        ``force`` False) only the tab in front is redrawn: redrawing dozens of long curves behind the
+        heatmap held the GUI thread, and with it the run's thread, for most of a run.  A forced refresh
+        (a run's end, a restored session, a change of tab) redraws both."""
         if not (self._dirty or force) or self.samples.shape[0] == 0:
             return
         self._dirty = False
+        traces = force or self.currentWidget() is self.plot
         if self.samples.shape[1] > 1:                       # several states of one member
-            for j, c in enumerate(self.curves):
-                c.setData(self.times, self.samples[:, j, 0])
+            if traces:
+                for j, c in enumerate(self.curves):
+                    c.setData(self.times, self.samples[:, j, 0])
             return
         y = self.samples[:, 0, :]
-        for c, i in zip(self.curves, self.show_idx):
-            c.setData(self.times, y[:, i])
-        if self.samples.shape[2] > 1:
+        if traces:
+            for c, i in zip(self.curves, self.show_idx):
+                c.setData(self.times, y[:, i])
+        if self.samples.shape[2] > 1 and (force or self.currentWidget() is not self.plot):
             self._draw_heat(y)
 
     def _draw_heat(self, y) -> None:

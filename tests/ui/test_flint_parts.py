@@ -258,9 +258,11 @@ def test_trace_view_streams_draws_and_exports(qtbot, tmp_path, rng):
     t_all, y_all = np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks])
     np.testing.assert_array_equal(view.times, t_all)
     np.testing.assert_array_equal(view.samples, y_all)
-    view.refresh()
+    view.refresh()                       # streaming: the tab in front (Traces) is drawn, the heatmap waits
     k = int(view.show_idx[-1])
     np.testing.assert_array_equal(view.curves[-1].getOriginalDataset()[1], y_all[:, 0, k])
+    assert view.heat.image is None or view.heat.image.shape != (len(t_all), n)
+    view.setCurrentWidget(view.heat_view)    # bringing the heatmap to the front draws it
     assert view.heat.image.shape == (len(t_all), n)
     assert view.heat_bar.levels() == pytest.approx((y_all[:, 0].min(), y_all[:, 0].max()))
     # the readout: the sample of the nearest trace at the nearest time
