@@ -25,6 +25,7 @@ from ..errors import InvalidParameter
 from .compiler import Network
 from .model import Model
 from .runtimes import Simulation, network_stimulus
+from .runtimes.auto import choose_runtime
 
 __all__ = ["one_way_wave", "no_stimulus", "front_passages", "circulation", "OneWayWave"]
 
@@ -48,7 +49,7 @@ def no_stimulus(model: Model, n: int, param: str = "stim_amplitude") -> dict:
 
 
 def one_way_wave(model: Model, n_cells: int, D: float, *, state: str = "V", dt: float = 0.01,
-                 integrator: str = "euler", runtime: str = "cpu", line_cells: int | None = None,
+                 integrator: str = "euler", runtime: str | None = None, line_cells: int | None = None,
                  threshold: float = -20.0, repolarised: float = -70.0, ahead: int = 5,
                  t_max: float = 2000.0, chunk_ms: float = 5.0) -> OneWayWave:
     """Per-cell initial state (n_states, n_cells) holding one wave that travels up the cell index.
@@ -66,6 +67,7 @@ def one_way_wave(model: Model, n_cells: int, D: float, *, state: str = "V", dt: 
     fit in ``n_cells`` (the ring is shorter than the wavelength: lower D or more cells), when the
     pulse does not propagate, or when the model has no ``state``.
 
+    ``runtime`` None: the host's pick for a coupled line (``c`` when a C++ compiler is here, else NumPy).
     Run the ring with the stimulus off (:func:`no_stimulus`).  ``info`` on the result: the line's
     time at the cut, front and tail positions, the pulse length (cells), the conduction velocity
     measured on the line (cells/ms) and the window's first line cell.
@@ -82,6 +84,8 @@ def one_way_wave(model: Model, n_cells: int, D: float, *, state: str = "V", dt: 
     member = network_stimulus(m, L)
     if not member:
         raise InvalidParameter(f"{model.name} has no stim_amplitude parameter to start the pulse with")
+    if runtime is None:                 # the host's fastest for a coupled line: c when a compiler is here
+        runtime = choose_runtime(L, network=True, backend="cpu").runtime
     sim = Simulation(m, runtime=runtime, network=Network("line", L, state, float(D)), member_params=member,
                      integrator=integrator)
     s = list(m.states).index(state)
