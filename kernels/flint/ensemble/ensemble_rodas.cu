@@ -229,30 +229,6 @@ __device__ void ro_dense(const Ctx& c, const double* y0, const double* y1, const
     for (int j = 0; j < NS; ++j) out[j] = (1.0 - th) * y0[j] + th * (y1[j] + (1.0 - th) * (K1[j] + th * K2[j]));
 }
 
-// A DAE's rejected step (t0, t0 + h] (rosenbrock.switch_in): when the trial end (t0 + h, yn) has the watch
-// vector switched, *ts = the first time past the switch, by bisection on the straight line from y to yn.
-// Across such a switch (a piecewise branch of an algebraic equation) the algebraic solution jumps and every
-// step over it is rejected; a step to just past it passes, and the event machinery re-solves the algebraic
-// variables there.
-__device__ bool ro_switch_in(const Ctx& c, RoHist& H, const EvState& es, double t0, double h, const double* y,
-                             const double* yn, double* ts) {
-    double a[NAUX_CAP], ys[NS_CAP];
-    ro_aux(c, H, t0 + h, yn, a);
-    if (dp_watch_same(c, a, es.prev)) return false;
-    double lo = t0, hi = t0 + h;
-    for (int it = 0; it < 200; ++it) {
-        if (hi - lo <= 1e-14 * fmax(1.0, fabs(hi))) break;
-        double mid = 0.5 * (lo + hi);
-        if (mid <= lo || mid >= hi) break;
-        double w = (mid - t0) / h;
-        for (int j = 0; j < NS; ++j) ys[j] = y[j] + w * (yn[j] - y[j]);
-        ro_aux(c, H, mid, ys, a);
-        if (dp_watch_same(c, a, es.prev)) lo = mid; else hi = mid;
-    }
-    *ts = hi;
-    return true;
-}
-
 // First switching time of the watch vector in (t0, t0+h]: bisection on the dense output.
 __device__ double ro_locate(const Ctx& c, RoHist& H, const EvState& es, double t0, double h, const double* y0, const double* y1,
                             const double* K1, const double* K2) {
@@ -267,6 +243,21 @@ __device__ double ro_locate(const Ctx& c, RoHist& H, const EvState& es, double t
         if (dp_watch_same(c, a, es.prev)) lo = m; else hi = m;
     }
     return hi;
+}
+
+// A DAE's rejected step (t0, t0 + h] (rosenbrock.switch_in): when the trial end (t0 + h, yn) has the watch
+// vector switched, *ts = the first time past the switch: ro_locate on the straight line from y to yn (the
+// dense output with K1 = K2 = 0).  Across such a switch (a piecewise branch of an algebraic equation) the
+// algebraic solution jumps and every step over it is rejected; a step to just past it passes, and the
+// event machinery re-solves the algebraic variables there.
+__device__ bool ro_switch_in(const Ctx& c, RoHist& H, const EvState& es, double t0, double h, const double* y,
+                             const double* yn, double* ts) {
+    double a[NAUX_CAP], zero[NS_CAP];
+    ro_aux(c, H, t0 + h, yn, a);
+    if (dp_watch_same(c, a, es.prev)) return false;
+    for (int j = 0; j < NS; ++j) zero[j] = 0.0;
+    *ts = ro_locate(c, H, es, t0, h, y, yn, zero, zero);
+    return true;
 }
 
 // status[i], seed, log_* as flint_dopri: 0 ok, 1 step budget exceeded, 2 step size underflow (or a

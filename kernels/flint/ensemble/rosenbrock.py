@@ -246,24 +246,13 @@ def _locate(pb, es, t0, h, at):
 
 def switch_in(pb: StiffProblem, es, t0: float, h: float, y, yn):
     """A DAE's rejected step (t0, t0 + h]: where the watch vector switches, when the trial end (t0 + h, yn)
-    has it switched — found by bisection to 1e-14·max(1, |t|) on the straight line from y to yn (the
-    first time past the switch) — else None.  Across such a switch (a piecewise branch of an algebraic
+    has it switched — :func:`_locate` on the straight line from y to yn (the dense output with K = 0): the
+    first time past the switch — else None.  Across such a switch (a piecewise branch of an algebraic
     equation) the algebraic solution jumps and every step over it is rejected; a step to just past the
     switch passes, and the event machinery re-solves the algebraic variables there."""
     if rk.watch(pb, pb.aux(t0 + h, yn[:, None], [es.m])) == es.prev:
         return None
-    lo, hi = t0, t0 + h
-    for _ in range(200):
-        if hi - lo <= 1e-14 * max(1.0, abs(hi)):
-            break
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if rk.watch(pb, pb.aux(mid, (y + ((mid - t0) / h) * (yn - y))[:, None], [es.m])) == es.prev:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    return _locate(pb, es, t0, h, lambda tt: dense(y, yn, (0.0, 0.0), (tt - t0) / h))
 
 
 def integrate(pb: StiffProblem, times, rtol: float = 1e-8, atol=None, hmax: float | None = None,
