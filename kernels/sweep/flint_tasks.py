@@ -39,6 +39,22 @@ def whole(name: str, v, low: int) -> int:
     return int(v)
 
 
+def member_slices(members: int, size) -> list[dict]:
+    """Consecutive slices ``{"first", "count"}`` of at most ``size`` of ``members`` members."""
+    size = whole("slice size", size, 1)
+    return [{"first": i, "count": min(size, members - i)} for i in range(0, members, size)]
+
+
+def check_slice(point: dict, members: int, what: str) -> dict:
+    """``point`` as a slice of ``members`` members with typed values; InvalidParameter naming ``what``."""
+    if set(point) != {"first", "count"}:
+        raise InvalidParameter(f"{what} point is a slice {{first, count}}")
+    first, count = whole("first", point["first"], 0), whole("count", point["count"], 1)
+    if first + count > members:
+        raise InvalidParameter(f"slice {first}+{count} is past the {members} members")
+    return {"first": first, "count": count}
+
+
 class FlintSliceTask(SweepTask):
     """A Flint parameter sweep over an ensemble: ``run`` (a :class:`~kernels.flint.run.FlintRun` of an
     ensemble, no ``vary``: the sweep's axes vary the members) and ``axes`` ({parameter: values})."""
@@ -82,16 +98,10 @@ class FlintSliceTask(SweepTask):
 
     def slices(self, size: int) -> list[dict]:
         """The points: consecutive slices of at most ``size`` members."""
-        size = whole("slice size", size, 1)
-        return [{"first": i, "count": min(size, self.members - i)} for i in range(0, self.members, size)]
+        return member_slices(self.members, size)
 
     def check_point(self, point: dict) -> dict:
-        if set(point) != {"first", "count"}:
-            raise InvalidParameter("a Flint sweep point is a slice {first, count}")
-        first, count = whole("first", point["first"], 0), whole("count", point["count"], 1)
-        if first + count > self.members:
-            raise InvalidParameter(f"slice {first}+{count} is past the {self.members} members")
-        return {"first": first, "count": count}
+        return check_slice(point, self.members, "a Flint sweep")
 
     def member_values(self, first: int, count: int) -> dict[str, np.ndarray]:
         """{parameter: values of members first … first + count − 1}."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InvalidParameter
 from .base import SweepTask
-from .flint_tasks import whole
+from .flint_tasks import check_slice, member_slices
 
 #: per-process cache of loaded models: path → SbmlReference (a worker loads each model once)
 _LOADED: dict = {}
@@ -45,17 +45,10 @@ class SbmlMembersTask(SweepTask):
 
     def slices(self, size: int) -> list[dict]:
         """The points: consecutive slices of at most ``size`` members."""
-        size = whole("slice size", size, 1)
-        n = self.spec.n
-        return [{"first": i, "count": min(size, n - i)} for i in range(0, n, size)]
+        return member_slices(self.spec.n, size)
 
     def check_point(self, point: dict) -> dict:
-        if set(point) != {"first", "count"}:
-            raise InvalidParameter("an sbml-members point is a slice {first, count}")
-        first, count = whole("first", point["first"], 0), whole("count", point["count"], 1)
-        if first + count > self.spec.n:
-            raise InvalidParameter(f"slice {first}+{count} is past the {self.spec.n} members")
-        return {"first": first, "count": count}
+        return check_slice(point, self.spec.n, "an sbml-members")
 
     def run(self, point: dict) -> list[dict]:
         from ..flint.sbml.reference import load_reference, run_reference
