@@ -60,3 +60,24 @@ def test_host_build_stops_robertson_and_leaves_non_stiff_alone():
     twin_on = rk.integrate(rk.Problem(core, 4, d), times, stiff_test=True)
     twin_off = rk.integrate(rk.Problem(core, 4, d), times)
     assert np.array_equal(twin_on, twin_off, equal_nan=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("flavour", ["ts", "is"])
+def test_gpu_stops_robertson_and_leaves_non_stiff_alone(flavour):
+    """The same on the GPU (CuPy, NVRTC), both flavours."""
+    rng = np.random.default_rng()
+    core, k = _robertson(3, rng)
+    with pytest.raises(Unsupported, match="stiffness test"):
+        dp_gpu.integrate_gpu(dp_gpu.gpu_problem(core, 3, k), np.linspace(0, 40, 11), flavour, stiff_test=True)
+    model = SHARED / "models" / "BIOMD0000000127.xml"
+    if not model.is_file():
+        pytest.skip(f"{model} not found")
+    core = lower(str(model), ["v", "U"])
+    d = {"d": rng.uniform(2, 8, 4)}
+    times = np.linspace(0, 60, 31)
+    on = dp_gpu.integrate_gpu(dp_gpu.gpu_problem(core, 4, d), times, flavour, stiff_test=True)
+    off = dp_gpu.integrate_gpu(dp_gpu.gpu_problem(core, 4, d), times, flavour)
+    assert np.array_equal(np.asarray(on), np.asarray(off), equal_nan=True)
+    host = dp_gpu.integrate_host(dp_gpu.gpu_problem(core, 4, d), times, flavour)
+    assert np.allclose(on, host, rtol=1e-6, atol=1e-8, equal_nan=True)
