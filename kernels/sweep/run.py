@@ -261,28 +261,35 @@ class Sweep:
                                 written)
 
     def _expire(self, written: set) -> Iterator[dict]:
-        """Points past ``timeout``: cancel, restart the worker running them, record them failed."""
+        """Points past ``timeout``: record them failed, then cancel them and restart the workers running
+        them in the background (:meth:`_restart`), so that the sweep goes on meanwhile."""
         now = time.perf_counter()
         late = [(f, i, t0) for f, (i, t0) in self._futures.items() if now - t0 >= self.timeout and not f.done()]
         if not late:
             return
-        client = self.connection.client
-        keys = {f.key: f for f, _i, _t in late}
-        try:
-            processing = client.processing()
-        except Exception:  # noqa: BLE001
-            processing = {}
-        busy = [w for w, ks in processing.items() if any(k in keys for k in ks)]
         for f, i, t0 in late:
             self._futures.pop(f, None)
-            client.cancel([f], force=True)
             yield from self._record({"point": i, "rows": [], "worker": "", "task_seconds": round(now - t0, 4),
                                      "error": f"timed out after {self.timeout:g} s (worker restarted)"}, written)
-        if busy:
-            try:
+        threading.Thread(target=self._restart, args=(self.connection.client, [f for f, _i, _t in late]),
+                         name="sweep-restart", daemon=True).start()
+
+    @staticmethod
+    def _restart(client, futures: list) -> None:
+        """Cancel ``futures`` and restart the workers running them.  Off the sweep's loop: a nanny can take
+        long to kill a worker stuck in native code (a GPU kernel), and ``restart_workers`` waits for it
+        beyond its ``timeout``; on the loop that wait stopped every other point (and the sweep, when the
+        last points were waiting to be submitted).  Points still running when their worker goes are the
+        loop's: they time out or fail as "died"."""
+        keys = {f.key for f in futures}
+        try:
+            processing = client.processing()
+            busy = [w for w, ks in processing.items() if any(k in keys for k in ks)]
+            client.cancel(futures, force=True)
+            if busy:
                 client.restart_workers(busy, timeout=30, raise_for_error=False)
-            except Exception:  # noqa: BLE001 — a worker that cannot restart is replaced by Dask or gone
-                pass
+        except Exception:  # noqa: BLE001 — a worker that cannot restart is replaced by Dask or gone
+            pass
 
     # ---------------------------------------------------------------- status
     def status(self) -> dict:

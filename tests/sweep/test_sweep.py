@@ -264,3 +264,50 @@ def test_systems_do_not_import_the_sweep_layer():
         for f in (root / sysdir).rglob("*.py"):
             assert "sweep" not in "".join(ln for ln in f.read_text().splitlines(True)
                                           if ln.lstrip().startswith(("import", "from"))), f
+
+
+def test_a_timed_out_point_does_not_wait_for_its_worker_to_restart():
+    """A worker stuck in native code (a GPU kernel) can keep its nanny long: the restart runs in the
+    background, so the point is recorded failed at once and the sweep goes on (a real hang on the GPU
+    machine: the suite stopped for minutes with every other case done)."""
+    import threading
+    import time
+
+    task = make_task("ch", steps=20, record_every=10, size=16, backend="cpu")
+    sweep = Sweep(task, [{"seed": 1}, {"seed": 2}], scheduler="none", timeout=0.5)
+    release, asked = threading.Event(), []
+
+    class Future:
+        def __init__(self, key):
+            self.key = key
+
+        def done(self):
+            return False
+
+    class Client:
+        def processing(self):
+            return {"tcp://w1": ["a"], "tcp://w2": ["b"]}
+
+        def cancel(self, futures, force=False):
+            asked.append(("cancel", sorted(f.key for f in futures)))
+
+        def restart_workers(self, workers, timeout=None, raise_for_error=True):
+            asked.append(("restart", sorted(workers)))
+            release.wait(30)                   # the nanny that does not come back
+
+    class Connection:
+        client = Client()
+    sweep.connection = Connection()
+    late, fresh = Future("a"), Future("b")
+    sweep._futures = {late: (0, time.perf_counter() - 5.0), fresh: (1, time.perf_counter())}
+    t0 = time.perf_counter()
+    rows = list(sweep._expire(set()))
+    assert time.perf_counter() - t0 < 0.5
+    assert [r["point"] for r in rows] == [0] and rows[0]["error"].startswith("timed out after 0.5 s")
+    assert list(sweep._futures) == [fresh]
+    for _ in range(100):
+        if len(asked) == 2:
+            break
+        time.sleep(0.01)
+    assert asked == [("cancel", ["a"]), ("restart", ["tcp://w1"])]
+    release.set()
