@@ -34,7 +34,8 @@ def create_app(argv=None):
     app.setOrganizationName(ORG)
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
-    app.setStyle("Fusion")
+    if app.style() is None or app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")   # once: setting it again re-polishes every widget that exists
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     return app
 

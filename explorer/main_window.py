@@ -481,10 +481,13 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ status bar
     def _on_status(self, info: dict) -> None:
-        key = self.sender().objectName() if self.sender() is not None else ""
+        sender = self.sender()           # asked once: a second call can return None (sender destroyed)
+        if sender is None:
+            return
+        key = sender.objectName()
         # the mouse readout is live only: never replayed when the workspace is shown again
         self._status.setdefault(key, {}).update({k: v for k, v in info.items() if k not in ("cursor", "message")})
-        if self.sender() is not self.workspace():
+        if sender is not self.workspace():
             return
         self.status_fields.apply(info)
         if self._lecture:

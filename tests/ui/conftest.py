@@ -16,9 +16,32 @@ def backend():
     return b.select("cpu")
 
 
+#: the fixtures that show one workspace (other than the first, Cahn–Hilliard) → its key
+SHOWN_BY = {"graphs_ws": "graphs", "occ_ws": "occupancy", "flint_ws": "flint"}
+
+
+def start_workspace(request) -> str | None:
+    """The workspace the test is about, for the main window to open on (as it opens on the one
+    shown when it was last closed), so that it builds no other one first (a workspace is built
+    the first time it is shown or asked for): the one its workspace fixture shows (``graphs_ws``,
+    ``occ_ws``, ``flint_ws``; none with ``ws``, which expects Cahn–Hilliard in front), else its
+    ``key`` parameter when that names a workspace.  None: the default (Cahn–Hilliard)."""
+    from explorer.main_window import workspace_keys
+
+    names = set(request.fixturenames)
+    if "ws" in names:
+        return None
+    shown = {key for name, key in SHOWN_BY.items() if name in names}
+    if shown:
+        return shown.pop() if len(shown) == 1 else None
+    callspec = getattr(request.node, "callspec", None)
+    key = callspec.params.get("key") if callspec is not None else None
+    return key if isinstance(key, str) and key in workspace_keys() else None
+
+
 @pytest.fixture
-def main_window(qtbot, backend, tmp_path):
-    from PyQt6.QtCore import QSettings
+def main_window(request, qtbot, backend, tmp_path):
+    from PyQt6.QtCore import QCoreApplication, QEvent, QSettings
 
     from explorer.app import create_app
     from explorer.main_window import MainWindow
@@ -26,6 +49,9 @@ def main_window(qtbot, backend, tmp_path):
 
     create_app()
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    start = start_workspace(request)
+    if start is not None:
+        settings.setValue("main/workspace", start)
     win = MainWindow(backend, settings=settings,
                      options={"cahn_hilliard": {"params": CHParams(size=64), "steps_per_frame": 10}})
     win.resize(1280, 860)
@@ -35,6 +61,10 @@ def main_window(qtbot, backend, tmp_path):
     yield win
     win.ask_before_quit = False          # a test may leave a run going: no dialog at teardown
     win.close()
+    # pytest-qt has called deleteLater on the window: delete it now, not at some later test's
+    # event loop or garbage collection (its widgets would slow every later window's set-up)
+    win.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture
