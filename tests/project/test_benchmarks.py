@@ -27,9 +27,9 @@ BENCHMARKS = {
     "bfs.py": (False, []),
     "ch.py": (False, []),
     "ch_scan.py": (False, []),
-    "ch_fig10.py": (True, []),
+    "ch_fig10.py": (True, ["--budget", "0.05"]),          # seconds of timed steps a point
     "clustering001.py": (True, ["--cpu-repeats", "1"]),
-    "flint.py": (True, ["--no-gpu", "--steps", "500", "--only", "ensembles", "--runtimes", "cpu"]),
+    "flint.py": (True, ["--no-gpu", "--steps", "200", "--only", "ensembles", "--runtimes", "cpu"]),
     "flint_compile.py": (True, []),
     "flint_ensembles.py": (True, ["--sections", "stiff"]),
     "flint_thesis.py": (True, ["--no-gpu", "--sections", "accuracy,memory"]),
