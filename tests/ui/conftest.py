@@ -40,31 +40,47 @@ def start_workspace(request) -> str | None:
 
 
 @pytest.fixture
-def main_window(request, qtbot, backend, tmp_path):
+def open_window(qtbot, backend):
+    """``open_window(settings_path, start=None)``: a main window on the CPU backend (Cahn–Hilliard at
+    64²) keeping its settings in the INI file ``settings_path``, opened on workspace ``start`` (None:
+    the one remembered there), 1280 × 860, shown.  Closed and deleted at teardown."""
     from PyQt6.QtCore import QCoreApplication, QEvent, QSettings
 
     from explorer.app import create_app
     from explorer.main_window import MainWindow
     from kernels.cahn_hilliard.params import CHParams
 
-    create_app()
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    start = start_workspace(request)
-    if start is not None:
-        settings.setValue("main/workspace", start)
-    win = MainWindow(backend, settings=settings,
-                     options={"cahn_hilliard": {"params": CHParams(size=64), "steps_per_frame": 10}})
-    win.resize(1280, 860)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.ask_before_quit = False          # a test may leave a run going: no dialog at teardown
-    win.close()
-    # pytest-qt has called deleteLater on the window: delete it now, not at some later test's
-    # event loop or garbage collection (its widgets would slow every later window's set-up)
-    win.deleteLater()
+    made = []
+
+    def make(settings_path, start: str | None = None):
+        create_app()
+        settings = QSettings(str(settings_path), QSettings.Format.IniFormat)
+        if start is not None:
+            settings.setValue("main/workspace", start)
+        win = MainWindow(backend, settings=settings,
+                         options={"cahn_hilliard": {"params": CHParams(size=64), "steps_per_frame": 10}})
+        win.resize(1280, 860)
+        qtbot.addWidget(win)
+        win.show()
+        qtbot.waitExposed(win)
+        made.append(win)
+        return win
+
+    yield make
+    for win in made:
+        win.ask_before_quit = False      # a test may leave a run going: no dialog at teardown
+        win.close()
+        # pytest-qt has called deleteLater on the window: delete it now, not at some later test's
+        # event loop or garbage collection (its widgets would slow every later window's set-up)
+        win.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture
+def main_window(request, open_window, tmp_path):
+    """The main window of a GUI test, opened on the workspace the test is about
+    (:func:`start_workspace`)."""
+    return open_window(tmp_path / "settings.ini", start_workspace(request))
 
 
 @pytest.fixture
