@@ -10,6 +10,8 @@ Table 5.9: IS vs CPU ≈ 1e-13).  The generated texts must stay byte-identical a
 """
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from importlib.resources import files
 
 import numpy as np
@@ -31,13 +33,30 @@ def arity(op: str) -> int:
     return OPERATORS[op].arity
 
 
+#: (id(prog), lang) → (weak reference to prog, its expr_code): a program's text is printed once per
+#: language however many sources are made from it (TS in two precisions, the loop kernels, ...)
+_EXPR_CODE: dict = {}
+
+
 def expr_code(prog: Program, lang: str) -> list[tuple[str, str]]:
     """[(slot variable, expression text)] in execution order; lang "np", "py" (scalars), "c" or
-    "c-literal" (constants as literals)."""
+    "c-literal" (constants as literals).  Printed once per program and language and kept while the
+    program lives (a compiled program is not modified afterwards)."""
+    key = (id(prog), lang)
+    hit = _EXPR_CODE.get(key)
+    if hit is not None and hit[0]() is prog:
+        return list(hit[1])
+
     def var(name):
         return f"v{prog.slots[name]}"
     c = PRINTERS[lang](prog, var)
-    return [(var(name), c(prog.functions[name].root, True, name)) for name in prog.order]
+    code = [(var(name), c(prog.functions[name].root, True, name)) for name in prog.order]
+
+    def forget(ref, key=key):
+        if _EXPR_CODE.get(key, (None,))[0] is ref:
+            del _EXPR_CODE[key]
+    _EXPR_CODE[key] = (weakref.ref(prog, forget), tuple(code))
+    return code
 
 
 def numpy_source(prog: Program, scalar: bool = False) -> str:
@@ -124,14 +143,44 @@ def decode(code, pc: int, ltab, lane: int) -> tuple[str, list, int]:
     return op, args, pc + 1 + N_ARGS.get(op, 0)
 
 
-def _lane_instructions(lay, k: int) -> list:
-    """Lane ``k``'s bytecode in the expression layout as [(opname, args…)], LANE prefixes resolved."""
-    pc, out = int(lay.index[k]), []
-    while True:
-        op, args, pc = decode(lay.code, pc, lay.lane_table, k % WARP)
-        if op == "END":
-            return out
-        out.append((op, *args))
+#: (code, lane table) contents → their decoder (see :func:`lane_decoder`), the latest few
+_DECODERS: OrderedDict = OrderedDict()
+_KEEP_DECODERS = 16
+
+
+def lane_decoder(code, ltab):
+    """``f(pc, lane)``: the bytecode from ``pc`` to its END as [(opname, operands tuple)] for
+    ``lane`` (LANE prefixes resolved, :func:`decode`).  Each (pc, lane) is decoded once and kept,
+    per bytecode (keyed by the content of ``code`` and ``ltab``): the emulation runs the same
+    bytecode every step and stage, and the sources of both precisions read the same lanes."""
+    key = (code.tobytes(), None if ltab is None else ltab.tobytes())
+    if key in _DECODERS:
+        _DECODERS.move_to_end(key)
+        return _DECODERS[key]
+    decoded: dict = {}
+
+    def lane_code(pc: int, lane: int) -> list:
+        k = (pc, lane)
+        if k not in decoded:
+            out = []
+            while True:
+                op, a, pc = decode(code, pc, ltab, lane)
+                if op == "END":
+                    break
+                out.append((op, tuple(a)))
+            decoded[k] = out
+        return decoded[k]
+    _DECODERS[key] = lane_code
+    if len(_DECODERS) > _KEEP_DECODERS:
+        _DECODERS.popitem(last=False)
+    return lane_code
+
+
+def _lane_instructions(lay, k: int, decoder=None) -> list:
+    """Lane ``k``'s bytecode in the expression layout as [(opname, args…)], LANE prefixes resolved
+    (``decoder``: :func:`lane_decoder` of the layout, when the caller has it)."""
+    decoder = decoder or lane_decoder(lay.code, lay.lane_table)
+    return [(op, *a) for op, a in decoder(int(lay.index[k]), k % WARP)]
 
 
 def _unified_c(instrs: list, table: list, rank: str) -> str:
@@ -217,6 +266,7 @@ def ts_phase_bodies(prog: Program, warp: str = "blockIdx.y") -> tuple[list[str],
     lay = prog.layout
     unify = prog.options.unify
     table: list[int] = []
+    decoder = lane_decoder(lay.code, lay.lane_table)
 
     def var(name):
         return f"VS({prog.slots[name]})"
@@ -261,7 +311,8 @@ def ts_phase_bodies(prog: Program, warp: str = "blockIdx.y") -> tuple[list[str],
                 e = k
                 while e < len(lanes) and lanes[e] is not None and lanes[e][1] is None and lay.lane_seq[k0 + e] == seq:
                     e += 1
-                stmts = _unified_c([_lane_instructions(lay, k0 + j) for j in range(k, e)], table, f"(tid - {k})")
+                stmts = _unified_c([_lane_instructions(lay, k0 + j, decoder) for j in range(k, e)], table,
+                                   f"(tid - {k})")
                 body.append(f"    if (tid >= {k} && tid < {e}) {{ {stmts} return; }}")
                 k = e
         else:

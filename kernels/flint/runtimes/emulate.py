@@ -14,7 +14,7 @@ from ..bytecode import WARP
 from ..compiler import Program
 from ..expr import apply_op
 from .base import MAPPINGS
-from .codegen import arity, decode
+from .codegen import arity, lane_decoder
 
 
 def interpret(prog: Program, S, kin, cdt: float, t: float, P, member: slice | None = None,
@@ -161,7 +161,7 @@ _LOADS = frozenset(("CONST", "CONST_IND", "STATE", "STATE_NB", "TIME", "VAR"))
 def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots, ltab=None, lane=0):
     """One thread's interpreter as a generator: yields its partial sum at WARP_SUM, receives the
     warp's total.  ``ltab``/``lane``: the lane table and this thread's lane (see :func:`codegen.decode`)."""
-    ins = _instructions(code, ltab)(pc, lane)
+    ins = lane_decoder(code, ltab)(pc, lane)
     return _execute([op for op, _a in ins], [a for _op, a in ins], _Lane(prog.consts, S, kin, cdt, t, P, net, cols, slots))
 
 
@@ -277,37 +277,9 @@ class _Lanes(_Inputs):
         return np.stack(v)
 
 
-# ------------------------------------------------------------------ decoding, once a bytecode
-_DECODED: OrderedDict = OrderedDict()
+# ------------------------------------------------------------------ the lanes grouped, once a layout
 _PLANS: OrderedDict = OrderedDict()
-_KEEP = 16                       # bytecodes (and layouts) whose decoding is kept
-
-
-def _instructions(code, ltab):
-    """``f(pc, lane)``: the bytecode from ``pc`` to its END as [(opname, operands)] for ``lane``
-    (LANE prefixes resolved, :func:`codegen.decode`), decoded once per bytecode (keyed by the
-    content of ``code`` and ``ltab``)."""
-    key = (code.tobytes(), None if ltab is None else ltab.tobytes())
-    if key in _DECODED:
-        _DECODED.move_to_end(key)
-        return _DECODED[key]
-    decoded: dict = {}
-
-    def lane_code(pc: int, lane: int) -> list:
-        k = (pc, lane)
-        if k not in decoded:
-            out = []
-            while True:
-                op, a, pc = decode(code, pc, ltab, lane)
-                if op == "END":
-                    break
-                out.append((op, tuple(a)))
-            decoded[k] = out
-        return decoded[k]
-    _DECODED[key] = lane_code
-    if len(_DECODED) > _KEEP:
-        _DECODED.popitem(last=False)
-    return lane_code
+_KEEP = 16                       # layouts whose plan is kept
 
 
 @dataclass(frozen=True)
@@ -327,7 +299,7 @@ def _plan(lay) -> list:
     if key in _PLANS:
         _PLANS.move_to_end(key)
         return _PLANS[key]
-    lane_code = _instructions(lay.code, lay.lane_table)
+    lane_code = lane_decoder(lay.code, lay.lane_table)
 
     def groups(members):
         """[(lane, instructions)] → lanes grouped by opcode sequence (ADD/MUL counts included: they
