@@ -7,6 +7,7 @@ a module, else ``pkg``); a strongly connected component of more than one module 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import networkx as nx
@@ -32,7 +33,10 @@ def _known(name: str, mods) -> str:
     return name
 
 
+@functools.cache
 def import_graph() -> nx.DiGraph:
+    """The import graph of the checkout, made once a test process (both tests read it; neither
+    modifies it)."""
     mods = modules()
     g = nx.DiGraph()
     g.add_nodes_from(mods)
