@@ -94,6 +94,9 @@ class Sweep:
         self._futures: dict = {}
         self._workers_seen = (0.0, 0)     # (when, how many): status() asks the scheduler at most 2× a second
         self._gpu_workers: list | None = None
+        self._restarts: list = []         # when each background restart began (removed when it ends)
+        self._restarted = threading.Event()
+        self._gpu_lost: float | None = None  # since when no GPU worker answers after a restart
         self._opened = False
 
     # ---------------------------------------------------------------- set-up
@@ -214,9 +217,9 @@ class Sweep:
         todo = list(reversed(self.pending))
         ac = as_completed(loop=client.loop)
         written: set = set()
-        placement = {"workers": self._gpu_workers, "allow_other_workers": False} if self._gpu_workers else {}
 
         def submit(i):
+            placement = {"workers": self._gpu_workers, "allow_other_workers": False} if self._gpu_workers else {}
             fut = client.submit(execute, self.task, i, self.points[i], pure=False, **placement)
             fut.add_done_callback(lambda _f: self._wake.set())
             self._futures[fut] = (i, time.perf_counter())
@@ -227,6 +230,8 @@ class Sweep:
             if self.cancelled:
                 return
             limit = window or max(1, self.connection.threads())
+            if self._gpu_workers and not self._gpu_workers_ready():
+                limit = 0                     # a GPU worker is restarting: its new address is not known yet
             while todo and len(self._futures) < limit:
                 submit(todo.pop())
             batch = ac.next_batch(block=False)
@@ -271,11 +276,35 @@ class Sweep:
             self._futures.pop(f, None)
             yield from self._record({"point": i, "rows": [], "worker": "", "task_seconds": round(now - t0, 4),
                                      "error": f"timed out after {self.timeout:g} s (worker restarted)"}, written)
-        threading.Thread(target=self._restart, args=(self.connection.client, [f for f, _i, _t in late]),
+        began = time.perf_counter()
+        self._restarts.append(began)
+        threading.Thread(target=self._restart, args=(self.connection.client, [f for f, _i, _t in late], began),
                          name="sweep-restart", daemon=True).start()
 
-    @staticmethod
-    def _restart(client, futures: list) -> None:
+    def _gpu_workers_ready(self) -> bool:
+        """False while a GPU worker restarts.  A restarted worker comes back at a new address, and a point
+        pinned to the old one would wait forever (on a machine with one GPU, every point after the first
+        time-out did); so once the restarts are over, the GPU workers are asked for again.  A restart
+        that has not ended after ``timeout`` + 60 s is given up on (the scheduler drops such a worker);
+        no GPU worker answering for as long after that ends the sweep with BackendUnavailable."""
+        stale = time.perf_counter() - 60.0 - (self.timeout or 0.0)
+        if any(t > stale for t in self._restarts):
+            return False
+        if self._restarted.is_set() or self._restarts:
+            self._restarted.clear()
+            self._restarts.clear()
+            good, why = self.connection.gpu_workers()
+            if not good:                       # not back yet: ask again on the next round
+                now = time.perf_counter()
+                self._gpu_lost = self._gpu_lost or now
+                if now - self._gpu_lost > 60.0 + (self.timeout or 0.0):
+                    raise BackendUnavailable(f"no GPU worker came back after a restart ({why or 'none answers'})")
+                self._restarted.set()
+                return False
+            self._gpu_workers, self._gpu_lost = good, None
+        return True
+
+    def _restart(self, client, futures: list, began: float) -> None:
         """Cancel ``futures`` and restart the workers running them.  Off the sweep's loop: a nanny can take
         long to kill a worker stuck in native code (a GPU kernel), and ``restart_workers`` waits for it
         beyond its ``timeout``; on the loop that wait stopped every other point (and the sweep, when the
@@ -290,6 +319,11 @@ class Sweep:
                 client.restart_workers(busy, timeout=30, raise_for_error=False)
         except Exception:  # noqa: BLE001 — a worker that cannot restart is replaced by Dask or gone
             pass
+        finally:
+            if began in self._restarts:
+                self._restarts.remove(began)
+            self._restarted.set()
+            self._wake.set()
 
     # ---------------------------------------------------------------- status
     def status(self) -> dict:

@@ -311,3 +311,51 @@ def test_a_timed_out_point_does_not_wait_for_its_worker_to_restart():
         time.sleep(0.01)
     assert asked == [("cancel", ["a"]), ("restart", ["tcp://w1"])]
     release.set()
+
+
+def test_points_wait_for_a_restarted_gpu_worker_and_go_to_its_new_address():
+    """A restarted worker comes back at a new address: points pinned to the old one never ran (the
+    suite on a one-GPU machine stopped after its first time-out).  While the restart runs nothing is
+    submitted; then the GPU workers are asked for again."""
+    import threading
+    import time
+
+    task = make_task("ch", steps=20, record_every=10, size=16, backend="cpu")
+    sweep = Sweep(task, [{"seed": 1}], scheduler="none", timeout=0.5)
+    release = threading.Event()
+
+    class Future:
+        key = "a"
+
+        def done(self):
+            return False
+
+    class Client:
+        def processing(self):
+            return {"tcp://old": ["a"]}
+
+        def cancel(self, futures, force=False):
+            pass
+
+        def restart_workers(self, workers, timeout=None, raise_for_error=True):
+            release.wait(30)
+
+    class Connection:
+        client = Client()
+        answers = [[], ["tcp://new"]]
+
+        def gpu_workers(self):
+            return self.answers.pop(0), "starting"
+    sweep.connection = Connection()
+    sweep._gpu_workers = ["tcp://old"]
+    sweep._futures = {Future(): (0, time.perf_counter() - 5.0)}
+    assert len(list(sweep._expire(set()))) == 1
+    assert not sweep._gpu_workers_ready()             # the restart is still running
+    release.set()
+    for _ in range(100):
+        if sweep._restarted.is_set():
+            break
+        time.sleep(0.01)
+    assert not sweep._gpu_workers_ready()             # ended, but no GPU worker answers yet
+    assert sweep._gpu_workers_ready() and sweep._gpu_workers == ["tcp://new"]
+    assert sweep._gpu_workers_ready()                 # nothing to ask any more
