@@ -40,6 +40,10 @@ class SweepTask:
     columns: tuple[str, ...] = ()
     #: exceptions that abort the sweep instead of filling one point's error cell
     fatal: tuple[type, ...] = (BackendUnavailable,)
+    #: a GPU task whose points use the GPU lightly (one small launch) and the CPU mostly (parsing,
+    #: compiling): a local cluster then runs one worker process per core (``workers``) sharing the
+    #: GPU, instead of one per GPU
+    shares_gpu: bool = False
 
     def __init__(self, **fixed):
         self.fixed = dict(fixed)

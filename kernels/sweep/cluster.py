@@ -205,13 +205,18 @@ def probe_scheduler(address: str, timeout: float | None = None) -> None:
                                "check the address and port")
 
 
+SHARED_PER_GPU = 8   # default worker processes per GPU for a task that shares it (each holds a CUDA context)
+
+
 def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = False,
-            config: dict | None = None) -> Connection:
+            config: dict | None = None, gpu_shared: bool = False) -> Connection:
     """Open the scheduler named by ``scheduler`` (see the module docstring).
 
     ``workers``: processes of an embedded CPU cluster (default: the core count); with ``gpu`` a
-    local cluster is one worker per GPU (``workers`` caps it).  ``config``: Dask settings for an
-    embedded cluster (e.g. ``{"distributed.scheduler.allowed-failures": 0}``)."""
+    local cluster is one worker per GPU (``workers`` caps it), or with ``gpu_shared`` (a task whose
+    points use the GPU lightly, :attr:`SweepTask.shares_gpu`) ``workers`` processes sharing the
+    first GPU (default: the core count, at most SHARED_PER_GPU per GPU).  ``config``: Dask settings
+    for an embedded cluster (e.g. ``{"distributed.scheduler.allowed-failures": 0}``)."""
     scheduler = parse_scheduler(scheduler)
     if workers is not None and int(workers) < 1:
         raise InvalidParameter(f"workers must be ≥ 1 (got {workers})")
@@ -238,12 +243,20 @@ def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = Fa
                                    f"'dask worker {scheduler}' (or 'dask cuda worker {scheduler}' on GPU machines)") from None
         return conn
     ngpu = local_gpu_count() if gpu else 0
+    shared = bool(ngpu and gpu_shared)
     cfg = {"distributed.worker.daemon": False, "distributed.admin.system-monitor.gil.enabled": False}
-    cfg.update(worker_environment(ngpu, workers))
+    cfg.update(worker_environment(0 if shared else ngpu, workers))
     cfg.update(config or {})
     dash = ":0"        # any free port: two local clusters at once (parallel tests) never collide on 8787
     with dask.config.set(cfg):
-        if ngpu:
+        if shared:
+            from distributed import LocalCluster
+            n = int(workers) if workers else min(os.cpu_count() or 1, SHARED_PER_GPU * ngpu)
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dash,
+                                   silence_logs=40)
+            kind = "local-gpu"
+            notes = [f"{n} worker processes share GPU 0" + (f" (of {ngpu})" if ngpu > 1 else "")]
+        elif ngpu:
             n = min(ngpu, int(workers)) if workers else ngpu
             try:
                 from dask_cuda import LocalCUDACluster

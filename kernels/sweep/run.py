@@ -110,7 +110,8 @@ class Sweep:
             self.skipped = self.total - len(self.pending)
         try:
             if self.pending:
-                self.connection = connect(self.scheduler, self.workers, gpu=self.task.wants_gpu(), config=self.config)
+                self.connection = connect(self.scheduler, self.workers, gpu=self.task.wants_gpu(),
+                                          gpu_shared=self.task.shares_gpu, config=self.config)
                 if self.task.needs_gpu():
                     good, why = self.connection.gpu_workers()
                     if not good:

@@ -48,6 +48,7 @@ class SBMLCaseTask(SweepTask):
 
     name = "sbml-case"
     columns = ("case", "status", "message", "seconds", "worst", "tags")
+    shares_gpu = True             # one member per case: NVRTC and the model's parsing dominate
 
     def __init__(self, runtime: str | Callable = "cpu", out_dir: str | None = None, quiet: bool = False):
         from ..flint.schemes import ADAPTIVE_BACKENDS

@@ -154,3 +154,16 @@ def test_killed_client_then_resume_runs_only_the_missing_points(tmp_path):
     # and the numbers equal a fresh serial run's
     ref = {r["point"]: r["length_scale_final"] for r in Sweep(task, pts, scheduler="none").rows()}
     assert {r["point"]: r["length_scale_final"] for r in rows} == ref
+
+
+def test_a_task_that_shares_the_gpu_gets_a_worker_per_core_not_per_gpu(monkeypatch):
+    """The SBML suite on a GPU engine (one small launch per case; parsing and NVRTC on the CPU) ran on
+    the one worker of a one-GPU machine, whatever --workers said; a task with ``shares_gpu`` gets
+    ``workers`` processes sharing the GPU.  Here the GPU count is faked (the processes are plain)."""
+    from kernels.sweep import cluster as cl
+    from kernels.sweep.suite_tasks import SBMLCaseTask
+    assert SBMLCaseTask.shares_gpu and not make_task("ch", steps=1, size=16).shares_gpu
+    monkeypatch.setattr(cl, "local_gpu_count", lambda: 1)
+    with cl.connect("local", 3, gpu=True, gpu_shared=True) as conn:
+        assert conn.kind == "local-gpu" and len(conn.workers()) == 3 and conn.threads() == 3
+        assert "3 worker processes share GPU 0" in conn.notes[0]
