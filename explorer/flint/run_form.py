@@ -195,6 +195,8 @@ class FlintRunForm(QWidget):
         self._engine_before = ""
         self._quiet = 0                   # > 0 while the form sets its own widgets (no edited signal)
         form = self.layout_ = QFormLayout(self)
+        self.time_unit = "ms"             # the loaded model's ("" when it declares none)
+        self._adaptive_on = False         # dt is the output interval (adaptive methods, SBML reference)
         form.setContentsMargins(0, 0, 0, 0)
         self.sp_dt = QDoubleSpinBox(decimals=4, minimum=1e-4, maximum=10.0, value=0.01, singleStep=0.005)
         self.sp_tend = QDoubleSpinBox(decimals=1, minimum=0.1, maximum=1e6, value=400.0)
@@ -410,6 +412,27 @@ class FlintRunForm(QWidget):
         self.cb_engine.setToolTip(SBML_TOOLTIP if on else RUNTIME_TOOLTIP)
 
     # ------------------------------------------------------------------ the model and the run
+    def set_time_unit(self, unit: str) -> None:
+        """dt and t end labelled in the model's time unit ``unit`` ("ms" for Flint models; "" for a model
+        that declares none: "model time")."""
+        self.time_unit = unit
+        self._label_times()
+
+    def _label_times(self) -> None:
+        u = self.time_unit or "model time"
+        for key in ("dt", "t_end"):
+            text = (SBML_LABELS if self._adaptive_on else LABELS)[key]
+            tip = (SBML_TIPS if self._adaptive_on else TOOLTIPS)[key]
+            if u != "ms":
+                text = text.replace("(ms)", f"({u})")
+                tip = (tip.replace(", ms (the models' time unit)", f", {u}").replace(", ms;", f", {u};")
+                       .replace("0.1 ms", f"0.1 {u}"))
+            if self.time_unit:
+                text = text.replace("(model time)", f"({u})")
+                tip = tip.replace("in the model's time unit", f"in {u}")
+            self.layout_.labelForField(self.widgets[key]).setText(text)
+            self.widgets[key].setToolTip(tip)
+
     def bind_model(self, model) -> None:
         """Offer the model's states to record and its parameters to vary (the model is kept: its
         current parameter values go into :meth:`flint_run`)."""
@@ -538,9 +561,8 @@ class FlintRunForm(QWidget):
         for key in FLINT_ONLY:
             self.widgets[key].setEnabled(not on)
             self.widgets[key].setToolTip(note if on else TOOLTIPS[key])
-        for key in ("dt", "t_end"):
-            self.layout_.labelForField(self.widgets[key]).setText((SBML_LABELS if on else LABELS)[key])
-            self.widgets[key].setToolTip((SBML_TIPS if on else TOOLTIPS)[key])
+        self._adaptive_on = on
+        self._label_times()
 
     def label(self, key: str) -> str:
         """The text of a control's row label (messages name controls by it)."""

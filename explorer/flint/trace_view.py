@@ -25,6 +25,8 @@ MAX_TRACES = 64          # traces drawn (members/cells evenly spaced); all cells
 MAX_EVENT_MARKERS = 500  # event firings marked on the time axis (the first ones; the count is said)
 EVENT_PEN = pg.mkPen((214, 96, 0, 170), width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
 
+MODEL_TIME = "model time units"    #: the time axis label of a model without a declared time unit
+
 
 class TraceView(QTabWidget):
     """Tabs "Traces" and "Heatmap (cells)" (the workspace may add more).  ``cursor(text)``: the value
@@ -77,7 +79,8 @@ class TraceView(QTabWidget):
         return self.traces.samples
 
     def set_time_unit(self, unit: str) -> None:
-        """The time axis' unit ("ms" for Flint models; "model time units" for SBML reference mode)."""
+        """The time axis' unit: the model's ("ms", "s", "min", …), or :data:`MODEL_TIME` for a model
+        that declares none (SBML without ``timeUnits``, SBML reference mode)."""
         self.time_unit = unit
         for pw in (self.plot, self.heat_view):
             pw.setLabel("bottom", f"t ({unit})")

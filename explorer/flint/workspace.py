@@ -41,7 +41,7 @@ from .run_form import FlintRunForm
 from .sbml_file import SbmlFileRuns
 from .sbml_panel import SbmlPanel, open_sbml, refusal_text, sbml_worker
 from .stimulus import StimulusEditor
-from .trace_view import TraceView
+from .trace_view import MODEL_TIME, TraceView
 from .traces import check_recording
 from .worker import EnsembleWorker, FlintWorker, SbmlWorker
 
@@ -183,6 +183,7 @@ class FlintWorkspace(Workspace, QWidget):
         with undo.suspended(self):
             self._show_flint_mode(True)
             self.model = m = loaded.model
+            self._set_time_unit(m.time_units)
             #: the files the model's reading opened: the model file, then the files it names (comp, imports)
             self.files_read = list(loaded.files_read)
             self.table.show_parameters(m.name, m.params, m.units)
@@ -212,13 +213,14 @@ class FlintWorkspace(Workspace, QWidget):
                                     stiff_only=self.sbml_panel.stiff_only)
             self.stim.bind(None)
             self._show_flint_mode(False)
+            self._set_time_unit(ref.system.time_units)
         self.listing.setPlainText(self.sbml_panel.listing_text())
         self._tag_sbml_item()
         self.message.show_message(self.sbml_panel.loaded_text(), "info")
         self._emit_status()
 
     def _show_flint_mode(self, on: bool) -> None:
-        """The Compiler tab and the time axis of the Flint runtimes (on) or of SBML reference mode."""
+        """The Compiler tab of the Flint runtimes (on) or of SBML reference mode."""
         if on and self.sbml_panel.active():
             self.sbml_panel.leave()
             self.form.set_sbml_mode(None)
@@ -227,7 +229,11 @@ class FlintWorkspace(Workspace, QWidget):
             self.view.setCurrentWidget(self.plot)
         self.view.setTabEnabled(k, on)
         self.view.setTabToolTip(k, "" if on else COMPILER_TAB_TIP)
-        self.view.set_time_unit("ms" if on else "model time units")
+
+    def _set_time_unit(self, unit: str) -> None:
+        """The time axes and the dt / t end labels in the model's time unit ("" when it declares none)."""
+        self.view.set_time_unit(unit or MODEL_TIME)
+        self.form.set_time_unit(unit)
 
     def _tag_sbml_item(self) -> None:
         """Name SBML reference mode in the model list entry of the loaded file."""

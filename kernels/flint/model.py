@@ -42,6 +42,10 @@ class Model:
     def n_states(self) -> int:
         return len(self.states)
 
+    def at(self, t: float) -> str:
+        """"t = 0.8 ms" for messages ("t = 0.8" when the model declares no time unit)."""
+        return f"{self.time} = {t:g}" + (f" {self.time_units}" if self.time_units else "")
+
     def copy(self) -> "Model":
         return Model(self.name, self.time, self.time_units, dict(self.states), dict(self.params),
                      dict(self.assigns), dict(self.odes), dict(self.units), self.source)

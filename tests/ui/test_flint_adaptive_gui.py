@@ -85,7 +85,8 @@ def test_robertson_on_rodas4_equals_lsoda_then_euler_is_back(robertson, qtbot):
         assert np.all(np.abs(ws.samples[:, 0, m] - b) <= 1e-10 + 1e-4 * np.abs(b)), m
     # euler: the fixed-step path again (engines of euler, FlintRun on FlintWorker)
     ws.form.cb_method.setCurrentText("euler")
-    assert not ws.form.runs_adaptive() and ws.form.cb_dtype.isEnabled() and ws.form.label("dt") == "dt (ms)"
+    assert not ws.form.runs_adaptive() and ws.form.cb_dtype.isEnabled()
+    assert ws.form.label("dt") == "dt (model time)"       # robertson.xml declares no time unit
     ws.form.set_controls({"engine": "numpy", "n": 1, "t_end": 0.1, "dt": 1e-4, "record": "A, B, C"})
     ws.run()
     _wait_done(qtbot, ws)

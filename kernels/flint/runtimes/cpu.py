@@ -73,5 +73,5 @@ class CpuRuntime(Runtime):
                 try:
                     self.y = self._step(dt, step * dt)
                 except (ValueError, OverflowError, ZeroDivisionError) as exc:
-                    raise SimulationBlowUp(f"math error at t = {step * dt:g} {self.prog.model.time_units}: "
+                    raise SimulationBlowUp(f"math error at {self.prog.model.at(step * dt)}: "
                                            f"{exc}") from None

@@ -125,7 +125,7 @@ class Simulation:
         if not rt.finite():
             bad = np.where(~np.isfinite(self.state()).all(axis=1))[0]
             names = [list(self.model.states)[b] for b in bad]
-            raise SimulationBlowUp(f"NaN/Inf in {', '.join(names)} by t = {self.t:g} {self.model.time_units} "
+            raise SimulationBlowUp(f"NaN/Inf in {', '.join(names)} by {self.model.at(self.t)} "
                                    "(try a smaller dt)")
         return np.array(times), out
 

@@ -109,6 +109,7 @@ class SbmlSystem:
     algebraic_rules: list = field(default_factory=list)   # expressions constrained to 0
     events: list = field(default_factory=list)
     files_read: list = field(default_factory=list)        # the files read: the document, then comp externals
+    time_units: str = ""                                  # :func:`time_unit_label` ("" when undeclared)
 
     def kind(self, name: str) -> str:
         for k, d in (("compartment", self.compartments), ("species", self.species),
@@ -118,6 +119,32 @@ class SbmlSystem:
         if any(r.id == name for r in self.reactions):
             return "reaction"
         return ""
+
+
+#: time unit labels and their length in seconds
+TIME_UNITS_IN_SECONDS = (("ms", 1e-3), ("s", 1.0), ("min", 60.0), ("h", 3600.0), ("d", 86400.0))
+
+
+def time_unit_label(doc, lib) -> str:
+    """The model's time unit as a label: "ms", "s", "min", "h" or "d" when it is a multiple of the
+    second, a unit definition's id otherwise, and "" when the model declares none (SBML Level 3
+    without ``timeUnits``: time is in the model's own, unnamed units).  Levels 1–2: "time", second
+    unless the model redefines it."""
+    sm = doc.getModel()
+    tu = sm.getTimeUnits() if doc.getLevel() >= 3 and sm.isSetTimeUnits() else ("time" if doc.getLevel() < 3 else "")
+    if not tu:
+        return ""
+    ud = sm.getUnitDefinition(tu)
+    if ud is None:
+        return "s" if tu in ("second", "time") else tu
+    if ud.getNumUnits() == 1:
+        u = ud.getUnit(0)
+        if u.getKind() == lib.UNIT_KIND_SECOND and u.getExponentAsDouble() == 1.0:
+            factor = u.getMultiplier() * 10.0 ** u.getScale()
+            for label, f in TIME_UNITS_IN_SECONDS:
+                if math.isclose(factor, f, rel_tol=1e-9):
+                    return label
+    return tu
 
 
 def _lib():
@@ -378,7 +405,7 @@ def read_sbml_system(path_or_text, source: str = "", allow_outside: bool | None 
     lib, doc, src, files = _read_document(path_or_text, source, allow_outside)
     sm = doc.getModel()
     level = doc.getLevel()
-    sysm = SbmlSystem(source=src, level=level, files_read=files)
+    sysm = SbmlSystem(source=src, level=level, files_read=files, time_units=time_unit_label(doc, lib))
     fdefs: dict = {}
     ctx = MathCtx(lib, fdefs)
     for i in range(sm.getNumFunctionDefinitions()):
