@@ -145,7 +145,7 @@ def decode(code, pc: int, ltab, lane: int) -> tuple[str, list, int]:
 
 #: (code, lane table) contents → their decoder (see :func:`lane_decoder`), the latest few
 _DECODERS: OrderedDict = OrderedDict()
-_KEEP_DECODERS = 16
+_KEEP_DECODERS = 4                      # a run interprets one program; the sources of one are made together
 
 
 def lane_decoder(code, ltab):

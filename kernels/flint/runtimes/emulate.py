@@ -162,7 +162,8 @@ def _lane(prog, code, pc, S, kin, cdt, t, P, net, cols, slots, ltab=None, lane=0
     """One thread's interpreter as a generator: yields its partial sum at WARP_SUM, receives the
     warp's total.  ``ltab``/``lane``: the lane table and this thread's lane (see :func:`codegen.decode`)."""
     ins = lane_decoder(code, ltab)(pc, lane)
-    return _execute([op for op, _a in ins], [a for _op, a in ins], _Lane(prog.consts, S, kin, cdt, t, P, net, cols, slots))
+    mem = _Lane(prog.consts, S, kin, cdt, t, P, net, cols, slots)
+    return _execute([op for op, _a in ins], [a for _op, a in ins], mem)
 
 
 @dataclass
@@ -279,7 +280,7 @@ class _Lanes(_Inputs):
 
 # ------------------------------------------------------------------ the lanes grouped, once a layout
 _PLANS: OrderedDict = OrderedDict()
-_KEEP = 16                       # layouts whose plan is kept
+_KEEP = 4                        # layouts whose plan is kept (a run interprets one)
 
 
 @dataclass(frozen=True)
