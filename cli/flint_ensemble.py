@@ -37,9 +37,9 @@ import numpy as np
 from kernels.errors import ExplorerError
 from kernels.filegate import ENV_ALLOW_OUTSIDE
 from kernels.flint.adaptive_run import (DEFAULT_METHOD, EnsembleRun, EnsembleSettingError, default_engine,
-                                        engine_offers_auto, ensemble_refusal)
+                                        engine_offers_auto, engine_reason, ensemble_refusal, resolve_auto)
 from kernels.flint.sbml.reference import load_reference
-from kernels.flint.schemes import AUTO, engine_named
+from kernels.flint.schemes import AUTO
 
 from .common import UsageError, number
 from .flint_options import auto_backend, grid, model_path, report, set_values, summary, vary_specs
@@ -118,42 +118,22 @@ def build(a, refused: str | None = None) -> tuple[EnsembleRun, list, int, int]:
         flag = FLAGS[exc.field]
         raise UsageError(f"--{exc}" if exc.field in ("method", "engine") else f"{flag}: {exc}") from None
     if a.engine in (None, AUTO) and engine is None:
-        reasons.insert(0, _engine_reason(spec.engine, backend))
+        reasons.insert(0, engine_reason(spec.engine, backend))
     return spec, reasons, every, steps
 
 
 def _pick(a, path: Path, refused: str | None, backend: str | None) -> tuple[str, str | None, list]:
-    """(method, engine or None = EnsembleRun picks, reasons) of the options: method auto resolved as the
-    module docstring says."""
-    method, engine, reasons = a.method, a.engine if a.engine not in (None, AUTO) else None, []
+    """(method, engine or None = EnsembleRun picks, reasons) of the options: the library's rule
+    (:func:`kernels.flint.adaptive_run.resolve_auto`), after why the fixed-step compiler is not used."""
+    reasons = []
     if refused is not None:
         reasons.append(f"the fixed-step compiler refuses it ({refused})" if refused else
                        "an SBML model: method auto is the adaptive engines' pick (Rodas4 when stiff), not fixed-step Euler")
-    if method != AUTO:
-        return method, engine, reasons
-    if engine is None:
-        engine = default_engine(DEFAULT_METHOD, backend)
-        if engine is None:                               # nothing runs here: EnsembleRun says why
-            return DEFAULT_METHOD, None, reasons
-        reasons.append(_engine_reason(engine, backend))
-    if engine_offers_auto(engine):
-        reasons.append("the engine's own pick")              # what it picked: said after the run
-        return AUTO, engine, reasons
-    if ensemble_refusal(path) is not None:            # only the full core (Rodas4's DAE, delays) takes it
-        reasons.append("algebraic rules, fast reactions or delays: only Rodas4 runs them")
-        return "rodas4", engine, reasons
-    reasons.append(f"{engine} has no stiffness test (a stiff model: --method rodas4)")
-    return "dopri5", engine, reasons
-
-
-def _engine_reason(engine: str, backend: str | None) -> str:
-    """Why engine auto is ``engine`` (:func:`kernels.flint.adaptive_run.default_engine`)."""
-    if engine_named(engine).device == "gpu":
-        return "--backend gpu" if backend == "gpu" else "a GPU is here"
-    where = "--backend cpu" if backend == "cpu" else "no GPU here"
-    if engine == "numpy":
-        return f"{where} and no host C++ compiler: the NumPy twins"
-    return f"{where}: the GPU's kernels compiled for the host"
+    engine = a.engine if a.engine not in (None, AUTO) else None
+    if a.method != AUTO:
+        return a.method, engine, reasons
+    method, engine, why = resolve_auto(path, a.method, engine, backend)
+    return method, engine, reasons + why
 
 
 def _report(a, spec: EnsembleRun, res, reasons: list, every: int, steps: int, t_build: float) -> int:

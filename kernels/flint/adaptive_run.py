@@ -121,6 +121,45 @@ def engine_offers_auto(engine: str) -> bool:
     return bool(b and schemes.ADAPTIVE_BACKENDS[b].ensemble)
 
 
+def engine_reason(engine: str, backend: str | None) -> str:
+    """Why engine auto is ``engine`` (:func:`default_engine`), in the words of the CLI's options."""
+    if schemes.engine_named(engine).device == "gpu":
+        return "--backend gpu" if backend == "gpu" else "a GPU is here"
+    where = "--backend cpu" if backend == "cpu" else "no GPU here"
+    if engine == "numpy":
+        return f"{where} and no host C++ compiler: the NumPy twins"
+    return f"{where}: the GPU's kernels compiled for the host"
+
+
+def resolve_auto(path, method: str | None, engine: str | None, backend: str | None = None
+                 ) -> tuple[str, str | None, list[str]]:
+    """(method, engine or None when nothing runs here, reasons) of ``method`` / ``engine`` (None or "auto":
+    picked) — the one rule of method auto, for the CLI, the GUI and sessions: engine auto is the first
+    engine here with its own pick (:func:`engine_offers_auto`), else :func:`default_engine`; on an engine
+    with its own pick, method auto is that pick (Dormand–Prince with its stiffness test, Rodas4 when
+    stiff); on one without, Rodas4 for a model that only the full core takes (algebraic rules, fast
+    reactions, delays: :func:`ensemble_refusal`), else Dormand–Prince.  ``reasons``: what was picked and
+    why, one phrase each (the CLI prints them)."""
+    engine = engine if engine not in (None, schemes.AUTO) else None
+    reasons: list[str] = []
+    if method not in (None, schemes.AUTO):
+        return method, engine, reasons
+    if engine is None:
+        picks = [e for e in available_engines(DEFAULT_METHOD, backend) if engine_offers_auto(e)]
+        engine = picks[0] if picks else default_engine(DEFAULT_METHOD, backend)
+        if engine is None:                                    # nothing runs here: the caller says why
+            return DEFAULT_METHOD, None, reasons
+        reasons.append(engine_reason(engine, backend))
+    if engine_offers_auto(engine):
+        reasons.append("the engine's own pick")               # what it picked: known after the run
+        return schemes.AUTO, engine, reasons
+    if ensemble_refusal(path) is not None:
+        reasons.append("algebraic rules, fast reactions or delays: only Rodas4 runs them")
+        return "rodas4", engine, reasons
+    reasons.append(f"{engine} has no stiffness test (a stiff model: --method rodas4)")
+    return DEFAULT_METHOD, engine, reasons
+
+
 def _number(name: str, v, above: float = 0.0) -> float:
     try:
         v = float(v)
@@ -156,12 +195,8 @@ class EnsembleRun:
         if engine is not None and engine not in known:
             raise EnsembleSettingError("engine", f"engine must be one of {', '.join(known)} or auto for an ensemble "
                                                  f"(got {engine!r})")
-        if engine is None and self.method == schemes.AUTO:      # method auto, engine auto: an engine with
-            picks = [e for e in available_engines(DEFAULT_METHOD, self.backend) if engine_offers_auto(e)]
-            engine = picks[0] if picks else None                # its own pick (stiffness test) first
+        method, engine, _why = resolve_auto(self.path, self.method, engine, self.backend)
         own_auto = engine is not None and engine_offers_auto(engine)
-        method = self.method if self.method not in (None, schemes.AUTO) else (schemes.AUTO if own_auto
-                                                                             else DEFAULT_METHOD)
         offered = ensemble_methods() + ([schemes.AUTO] if own_auto else [])
         if method not in offered:
             raise EnsembleSettingError("method", f"method must be one of {', '.join(offered)} or auto for an "

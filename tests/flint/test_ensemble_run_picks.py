@@ -50,3 +50,27 @@ def test_result_says_the_method_that_ran(tmp_path, rng):
     stiff = EnsembleRun(str(rob), method="auto", engine=hosts[0], n=1, t_end=4e4, dt=4e3).run()
     assert stiff.method == "rodas4"
     assert abs(stiff.values[-1, :, 0].sum() - 1.0) < 1e-8                # A + B + C is conserved
+
+
+def test_method_auto_has_one_rule_for_the_library_and_the_cli(tmp_path):
+    """resolve_auto is the CLI's pick and EnsembleRun's alike: on numpy (no stiffness test) Rodas4 for a
+    model only the full core takes (an algebraic rule), Dormand–Prince otherwise; on an engine with its
+    own pick, auto; engine auto takes such an engine first."""
+    from kernels.flint.adaptive_run import resolve_auto
+    from support.paths import SHARED
+    dae = SHARED / "sbml-test-suite" / "cases" / "00039" / "00039-sbml-l3v2.xml"
+    if not dae.is_file():
+        pytest.skip(f"{dae} not found")
+    plain = event_sbml(tmp_path, 1.0, 2.0)
+    assert resolve_auto(dae, "auto", "numpy")[:2] == ("rodas4", "numpy")
+    assert EnsembleRun(str(dae), method="auto", engine="numpy").method == "rodas4"
+    assert resolve_auto(plain, None, "numpy")[:2] == ("dopri5", "numpy")
+    assert EnsembleRun(str(plain), method="auto", engine="numpy").method == "dopri5"
+    assert resolve_auto(plain, "rodas4", "auto") == ("rodas4", None, [])        # not auto: as given
+    own = [e for e in available_engines("dopri5", "cpu") if engine_offers_auto(e)]
+    method, engine, why = resolve_auto(plain, "auto", None, "cpu")
+    if own:
+        assert (method, engine) == ("auto", own[0]) and why[-1] == "the engine's own pick"
+        assert EnsembleRun(str(plain), method="auto", backend="cpu").engine == own[0]
+    else:
+        assert (method, engine) == ("dopri5", "numpy")
