@@ -1,7 +1,6 @@
 """Fixtures for the GUI tests: the main window on the CPU backend at a 64² grid, under Xvfb."""
 from __future__ import annotations
 
-import gc
 import importlib.util
 
 import pytest
@@ -132,19 +131,3 @@ def _fresh_sweep_preference():
     from explorer.sweep_panel import preference
     pref = preference()
     pref.scheduler, pref.workers = None, 0
-
-
-#: the garbage collector's generation-0 threshold during a GUI test (Python's default: 700)
-GUI_GC_THRESHOLD = 10000
-
-
-@pytest.fixture(autouse=True)
-def _fewer_gc_passes():
-    """Building a window makes and drops many small Python objects (Qt wrappers, pyqtgraph items):
-    at the default threshold the collector runs dozens of times a test, and every pass of its
-    oldest generation walks all the imported modules' objects.  A GUI test runs with a higher
-    generation-0 threshold; the thresholds are put back after it (other tests keep the default)."""
-    old = gc.get_threshold()
-    gc.set_threshold(GUI_GC_THRESHOLD, *old[1:])
-    yield
-    gc.set_threshold(*old)
