@@ -281,6 +281,7 @@ __device__ void dp_record(const Ctx& c, double t, const double* y, double* out, 
 // 5 more than MAXP pending event instances, 6 a negative or NaN event delay.  seed: the random order of
 // equal priorities; log_t / log_e (n × log_cap): the member's first log_cap event executions (time,
 // event), log_n[i] how many it executed.
+#ifndef FLINT_NO_DOPRI_KERNEL     // the Rodas4 module includes this file for its event machinery only
 extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const double* __restrict__ times, int nt,
                                        double rtol, double atol, double hmax, double* __restrict__ out,
                                        int* __restrict__ status, int n, unsigned long long seed, int log_cap,
@@ -406,3 +407,4 @@ extern "C" __global__ void flint_dopri(const double* __restrict__ y0, const doub
     }
     while (oi < nt) dp_record(c, t, y, out, oi++, n, i);
 }
+#endif

@@ -15,10 +15,14 @@
 // dp_process, dp_next_time (earliest pending execution time), dp_record, dp_watch_same.
 
 #define RO_GAMMA 0.25
+// The step, the LU, the event and delay helpers are out of line (__noinline__), and the Dormand–Prince
+// kernel is left out of this module (FLINT_NO_DOPRI_KERNEL): inlined into the one kernel, they made
+// NVRTC's compile of a model several times longer (benchmarks/RESULTS.md, compile times); each is called
+// once a step or less often, against O(NS²)–O(NS³) work inside.
 
 // In-place LU with partial pivoting (Doolittle; row k swapped with the first row of largest |pivot|).
 // false when a pivot is 0 or not finite.
-__device__ bool ro_lu(double* a, int* piv, int nd) {
+__device__ __noinline__ bool ro_lu(double* a, int* piv, int nd) {
     bool ok = true;
     for (int k = 0; k < nd; ++k) {
         int p = k;
@@ -37,7 +41,7 @@ __device__ bool ro_lu(double* a, int* piv, int nd) {
     return ok;
 }
 
-__device__ void ro_solve(const double* a, const int* piv, double* x, int nd) {
+__device__ __noinline__ void ro_solve(const double* a, const int* piv, double* x, int nd) {
     for (int k = 0; k < nd; ++k) { int p = piv[k]; double s = x[k]; x[k] = x[p]; x[p] = s; }
     for (int i = 0; i < nd; ++i) { double s = x[i]; for (int j = 0; j < i; ++j) s = s - a[i * nd + j] * x[j]; x[i] = s; }
     for (int i = nd - 1; i >= 0; --i) {
@@ -84,7 +88,7 @@ __device__ const double* ro_hist_row(const Ctx& c, const RoHist& H, int k) {
 
 // y(τ) of the member given its current (t, y): before 0 the initial state, a stored step's dense output,
 // beyond the history linear to (t, y); H.bad when τ is older than the kept steps.
-__device__ void ro_hist_state(const Ctx& c, RoHist& H, double tau, double t, const double* y, double* out) {
+__device__ __noinline__ void ro_hist_state(const Ctx& c, RoHist& H, double tau, double t, const double* y, double* out) {
     if (tau < 0.0 || (H.cnt == 0 && tau <= 0.0)) { for (int j = 0; j < NS; ++j) out[j] = H.y0[(size_t)j * H.n + H.i]; return; }
     if (H.cnt && tau < ro_hist_row(c, H, 0)[0] && H.dropped) { H.bad = true; for (int j = 0; j < NS; ++j) out[j] = y[j]; return; }
     if (H.cnt == 0) { for (int j = 0; j < NS; ++j) out[j] = y[j]; return; }
@@ -105,7 +109,7 @@ __device__ void ro_hist_state(const Ctx& c, RoHist& H, double tau, double t, con
 }
 
 // yf = y with the delayed values q_k at t (history.fill)
-__device__ void ro_fill(const Ctx& c, RoHist& H, double t, const double* y, double* yf) {
+__device__ __noinline__ void ro_fill(const Ctx& c, RoHist& H, double t, const double* y, double* yf) {
     for (int j = 0; j < NS; ++j) yf[j] = y[j];
     if (RO_ND == 0) return;
     double a[NAUX_CAP], a2[NAUX_CAP], yh[NS_CAP];
@@ -129,7 +133,7 @@ __device__ void ro_aux(const Ctx& c, RoHist& H, double t, const double* y, doubl
     double yf[NS_CAP]; ro_fill(c, H, t, y, yf); model_aux(c, t, yf, a);
 }
 // with delays ∂f/∂t also carries Σ_k ∂f/∂q_k · dq_k/dt (forward difference of the history, δ = 2^-26·max(1, |t|))
-__device__ void ro_jac(const Ctx& c, const JacCtx& jc, RoHist& H, double t, const double* y, double* J, double* T) {
+__device__ __noinline__ void ro_jac(const Ctx& c, const JacCtx& jc, RoHist& H, double t, const double* y, double* J, double* T) {
     if (RO_ND == 0) { model_jac(jc, t, y, J, T); return; }
     double yf[NS_CAP], y2[NS_CAP];
     ro_fill(c, H, t, y, yf);
@@ -147,7 +151,7 @@ __device__ void ro_record(const Ctx& c, RoHist& H, double t, const double* y, do
     double yf[NS_CAP]; ro_fill(c, H, t, y, yf); dp_record(c, t, yf, out, oi, n, i);
 }
 // dp_process on y with its q_k filled at t; the q_k entries of y are restored afterwards (as the twin's copy)
-__device__ int ro_process(const Ctx& c, RoHist& H, EvState& es, double t, double* y) {
+__device__ __noinline__ int ro_process(const Ctx& c, RoHist& H, EvState& es, double t, double* y) {
     if (RO_ND == 0) return dp_process(c, es, t, y);
     double yf[NS_CAP], q[RO_ND_CAP];
     ro_fill(c, H, t, y, yf);
@@ -160,7 +164,7 @@ __device__ int ro_process(const Ctx& c, RoHist& H, EvState& es, double t, double
 
 // One Rodas4 step of size h from (t, y), f0 = f(t, y), Jacobian J and ∂f/∂t T: yn, the dense-output
 // coefficients K1 K2, *ok (E regular); returns the error norm (inf when E is singular or not finite).
-__device__ double ro_step(const Ctx& c, RoHist& H, double t, const double* y, const double* f0, const double* J, const double* T,
+__device__ __noinline__ double ro_step(const Ctx& c, RoHist& H, double t, const double* y, const double* f0, const double* J, const double* T,
                           double h, double* yn, double* K1, double* K2, double rtol, double atol, bool* ok) {
     double E[NS_CAP * NS_CAP], k[6][NS_CAP], ys[NS_CAP], f[NS_CAP];
     int piv[NS_CAP];
@@ -201,7 +205,7 @@ __device__ double ro_step(const Ctx& c, RoHist& H, double t, const double* y, co
 
 // Member's algebraic components re-solved after an event (Newton on 0 = g, ∂g/∂z from model_jac,
 // at most 30 iterations), as rosenbrock.consistent; false when the algebraic Jacobian is singular.
-__device__ bool ro_consistent(const Ctx& c, const JacCtx& jc, RoHist& H, double t, double* y) {
+__device__ __noinline__ bool ro_consistent(const Ctx& c, const JacCtx& jc, RoHist& H, double t, double* y) {
     if (RO_NALG == 0) return true;
     double f[NS_CAP], J[NS_CAP * NS_CAP], T[NS_CAP], A[RO_NALG_CAP * RO_NALG_CAP], g[RO_NALG_CAP];
     int piv[RO_NALG_CAP];
@@ -225,12 +229,12 @@ __device__ bool ro_consistent(const Ctx& c, const JacCtx& jc, RoHist& H, double 
     return true;
 }
 
-__device__ void ro_dense(const Ctx& c, const double* y0, const double* y1, const double* K1, const double* K2, double th, double* out) {
+__device__ __noinline__ void ro_dense(const Ctx& c, const double* y0, const double* y1, const double* K1, const double* K2, double th, double* out) {
     for (int j = 0; j < NS; ++j) out[j] = (1.0 - th) * y0[j] + th * (y1[j] + (1.0 - th) * (K1[j] + th * K2[j]));
 }
 
 // First switching time of the watch vector in (t0, t0+h]: bisection on the dense output.
-__device__ double ro_locate(const Ctx& c, RoHist& H, const EvState& es, double t0, double h, const double* y0, const double* y1,
+__device__ __noinline__ double ro_locate(const Ctx& c, RoHist& H, const EvState& es, double t0, double h, const double* y0, const double* y1,
                             const double* K1, const double* K2) {
     double ys[NS_CAP], a[NAUX_CAP];
     double lo = t0, hi = t0 + h;
@@ -250,7 +254,7 @@ __device__ double ro_locate(const Ctx& c, RoHist& H, const EvState& es, double t
 // dense output with K1 = K2 = 0).  Across such a switch (a piecewise branch of an algebraic equation) the
 // algebraic solution jumps and every step over it is rejected; a step to just past it passes, and the
 // event machinery re-solves the algebraic variables there.
-__device__ bool ro_switch_in(const Ctx& c, RoHist& H, const EvState& es, double t0, double h, const double* y,
+__device__ __noinline__ bool ro_switch_in(const Ctx& c, RoHist& H, const EvState& es, double t0, double h, const double* y,
                              const double* yn, double* ts) {
     double a[NAUX_CAP], zero[NS_CAP];
     ro_aux(c, H, t0 + h, yn, a);

@@ -123,7 +123,8 @@ def cuda_source(pb: StiffProblem, flavour: str = "ts") -> str:
     if flavour not in dp_gpu.FLAVOURS:
         raise InvalidParameter(f"flavour must be one of {', '.join(dp_gpu.FLAVOURS)}, got {flavour!r}")
     jac = jac_source(pb) if flavour == "ts" else jac_source_is(pb)
-    return dp_gpu.cuda_source(pb, flavour) + "\n" + jac + "\n" + RODAS_SOURCE.read_text(encoding="utf-8")
+    return ("#define FLINT_NO_DOPRI_KERNEL\n" + dp_gpu.cuda_source(pb, flavour) + "\n" + jac + "\n"
+            + RODAS_SOURCE.read_text(encoding="utf-8"))
 
 
 def kernel_args(pb: StiffProblem, flavour: str) -> list:
