@@ -27,28 +27,29 @@ for s in $stages; do
         2>&1 | tee "$OUT/pytest-${s#tests-}.log" | tail -60 ;;
     suite-sample)
       for rt in ts is; do
-        timeout ${T_SAMPLE:-90} python main.py flint-suite --sample --runtime $rt --timeout 30 \
+        timeout ${T_SAMPLE:-90} python main.py flint-suite --sample --engine $rt --timeout 60 \
           --json "$OUT/suite-sample-$rt.json" 2>&1 | tail -25
       done ;;
-    suite)   # in chunks, so that a stage cut by its time limit still returns what it finished
+    suite)   # in chunks, so that a stage cut by its time limit still returns what it finished; every
+             # chunk's JSON and log go to $OUT at once (a stalled chunk still tells how far it got)
       for rt in ${SUITE_RUNTIMES:-ts is}; do
         end=$(( $(date +%s) + ${T_SUITE:-200} ))
-        for ch in 1-460 461-920 921-1380 1381-1821; do
+        for ch in ${CHUNKS:-1-460 461-920 921-1380 1381-1821}; do
           left=$(( end - $(date +%s) )); [ $left -gt 5 ] || break
-          timeout $left python main.py flint-suite $ch ${SUITE_FLAG:---runtime} $rt --timeout ${CASE_TIMEOUT:-30} \
-            --workers ${WORKERS:-8} ${SUITE_ARGS:-} \
-            --json /tmp/suite-$rt-$ch.json > /tmp/suite-$rt-$ch.log 2>&1
-          tail -3 /tmp/suite-$rt-$ch.log
+          timeout $left python main.py flint-suite $ch ${SUITE_FLAG:---engine} $rt --timeout ${CASE_TIMEOUT:-60} \
+            --workers ${WORKERS:-16} ${SUITE_ARGS:-} \
+            --json "$OUT/suite-$rt-$ch.json" > "$OUT/suite-$rt-$ch.log" 2>&1
+          tail -1 "$OUT/suite-$rt-$ch.log"
         done
-        python - "$rt" "$OUT/suite-$rt.json" <<'PY'
-import glob, json, sys
-rt, dest = sys.argv[1], sys.argv[2]
-parts = [json.load(open(f)) for f in sorted(glob.glob(f"/tmp/suite-{rt}-*.json"))]
+        python - "$rt" "$OUT" <<'PY'
+import glob, json, os, sys
+rt, out = sys.argv[1], sys.argv[2]
+parts = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(out, f"suite-{rt}-*.json")))]
 cases = [c for p in parts for c in p["cases"]]
 tot = {k: sum(c["status"] == k for c in cases) for k in ("passed", "failed", "refused")}
 tot["total"] = len(cases)
 json.dump({"runtime": rt, "wall_seconds": sum(p["wall_seconds"] for p in parts), "totals": tot,
-           "chunks": len(parts), "cases": cases}, open(dest, "w"))
+           "chunks": len(parts), "cases": cases}, open(os.path.join(out, f"suite-{rt}.json"), "w"))
 print(rt, tot, "wall", round(sum(p["wall_seconds"] for p in parts), 1), "s in", len(parts), "chunks")
 for c in cases:
     if c["status"] == "failed":
