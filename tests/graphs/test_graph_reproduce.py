@@ -282,3 +282,45 @@ def test_reference_refusals_and_floyd_equals_bfs():
     from kernels.graphs.data import generators as G
     g = G.erdos_renyi(200, 0.012, _fresh_seed())                    # disconnected: reachable pairs only
     assert rp.reference_apsp(g, "cpu-floyd")[1] == pytest.approx(rp.reference_apsp(g, "cpu")[1], rel=1e-12)
+
+
+def test_host_refusal_is_decided_from_n_without_generating(cpu, monkeypatch):
+    """check_host refuses a host-emulated method at a large N from N alone (the generators are
+    never called), names the limit, and still generates and accepts a lecture-sized sweep."""
+    def boom(*a, **k):
+        raise AssertionError("check_host generated a graph")
+    monkeypatch.setattr(rp, "graph_type", lambda *a, **k: boom)
+    for method in ("gpu-bfs", "gpu-bfs-k3", "sssp", "multi-bfs"):
+        with pytest.raises(InvalidParameter, match=r"^type alpha-ring, N = 40,000: .*the limit is 30 s"):
+            rp.check_host(["alpha-ring", "alpha", "ba"], [20000, 40000], method, cpu)
+    with pytest.raises(AssertionError, match="generated a graph"):      # a small N needs the graph
+        rp.check_host(["ba"], [60], "gpu-bfs", cpu)
+    monkeypatch.undo()
+    rp.check_host(["alpha-ring", "alpha", "ba"], [60, 200], "gpu-bfs", cpu)        # accepted, as before
+    rp.check_host(["ba"], [20000], "cpu", cpu)                  # not emulated: no estimate at all
+
+
+def test_host_bound_is_below_the_estimate_on_real_graphs(cpu, rng):
+    """host_bound_graph's estimate never exceeds the method's estimate on a generated graph of the
+    same N (fresh seeds), so the early refusal refuses nothing the full estimate would accept."""
+    from kernels.graphs.apsp import METHODS
+    from kernels.graphs.cuda import HostRunnable
+    n = int(rng.integers(200, 600))
+    graphs = [rp.graph_type(t)(n, int(rng.integers(1 << 30))).csr() for t in ("alpha-ring", "alpha", "ba")]
+    bound = rp.host_bound_graph(n)
+    checked = 0
+    for name in METHODS:
+        runner = METHODS[name]()
+        if isinstance(runner, HostRunnable) and rp.emulated(name, cpu):
+            checked += 1
+            for csr in graphs:
+                assert runner.host_seconds(bound) <= runner.host_seconds(csr), (name, csr.n)
+    assert checked >= 10
+
+
+def test_host_refusal_between_bound_and_estimate_uses_the_graph(cpu):
+    """N = 4 000 with multi-sssp: the bound (about 16 s) passes, the estimate on the generated α-model
+    graph does not — refused with the method's own message, as before."""
+    with pytest.raises(InvalidParameter, match=r"^type alpha, N = 4,000: multi-sssp runs its CUDA source .* arcs would "
+                                               r"take about \d+ s; the limit is 30 s — about [\d,]+ sources"):
+        rp.check_host(["alpha"], [4000], "multi-sssp", cpu)

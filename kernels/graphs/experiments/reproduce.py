@@ -24,7 +24,8 @@ from ...experiments import Claim, Experiment
 from ..data import generators as G
 from ..apsp import apsp
 from ..algorithms.clustering import global_clustering, sampled_clustering
-from ..data.graph import components, largest_component
+from ..cuda import HOST_LIMIT_S, HostRunnable
+from ..data.graph import CSR, components, largest_component
 from ..data.stats import loglog_slope, normalised_times, sampled_summary, summary
 from ..apsp import check_memory, METHODS
 
@@ -140,16 +141,37 @@ def emulated(method: str, backend) -> bool:
     return bool(cls is not None and cls.emulated(backend))
 
 
+def host_bound_graph(n: int) -> CSR:
+    """``n`` vertices and no arcs: a host-device estimate on it (the fewest BFS levels, no arc
+    visits) is a lower bound of the estimate on every graph of ``n`` vertices, since each term of the
+    cost model (launches, threads, arc visits) grows with the levels and the arcs."""
+    return CSR(int(n), np.zeros(int(n) + 1, dtype=np.int32), np.zeros(0, dtype=np.int32))
+
+
 def check_host(types, sizes, method: str, backend, params: dict | None = None, seed0: int = 1) -> None:
     """On the host device, refuse (InvalidParameter naming the limit) before any work a method whose
-    run on the largest N of a type is estimated above the host limit (about 30 s)."""
+    run on the largest N of a type is estimated above the host limit (about 30 s).
+
+    A size whose lower bound (:func:`host_bound_graph`: N alone, whatever the arcs) is already above
+    the limit is refused at once, without generating a graph; the others are estimated on the first
+    instance of each type, so what passes is the same as with the full estimate."""
     if not emulated(method, backend):
         return
     n = max(int(x) for x in sizes)
+    runner = METHODS[method]()
+    if isinstance(runner, HostRunnable) and types:
+        bound = host_bound_graph(n)
+        sec = runner.host_seconds(bound)
+        if sec > HOST_LIMIT_S:
+            raise InvalidParameter(
+                f"type {types[0]}, N = {n:,}: {runner.name} runs its CUDA source on the CPU here (no GPU): "
+                f"{runner.rows(bound):,} sources "
+                f"on |V| = {n:,} would take more than {sec:.0f} s whatever the graph's arcs; the limit is "
+                f"{HOST_LIMIT_S:.0f} s (smaller sizes, or a GPU)")
     for t in types:
         csr = graph_type(t, params=(params or {}).get(t))(n, int(seed0)).csr()
         try:
-            METHODS[method]().check_host(csr, backend)
+            runner.check_host(csr, backend)
         except InvalidParameter as exc:
             raise InvalidParameter(f"type {t}, N = {n:,}: {exc}") from None
 
