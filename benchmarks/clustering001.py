@@ -9,7 +9,10 @@ speed-ups over the single core and C, then the fitted log–log slopes next to t
 that every method counts the same t and p.
 
 Usage:  python benchmarks/clustering001.py [--cpu-repeats 2] [--gpu-repeats 10] [--quick]
-(markdown also to $OUT/clustering001_bench.md)
+        [--sizes ws=V,V,… --sizes ba=V,V,…]
+(markdown also to $OUT/clustering001_bench.md).  ``--sizes`` replaces a family's sizes (at least two,
+for a slope); the test suite's dry run uses ``--sizes ws=500,1000 --sizes ba=500,1000``: every method
+and the networkx peer on both families, at small V.
 """
 from __future__ import annotations
 
@@ -38,9 +41,19 @@ def main():
     ap.add_argument("--gpu-repeats", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="QUICK_SIZES instead of the paper's (a dry run)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sizes", action="append", default=[], metavar="FAMILY=V,V,…",
+                    help="a family's sizes instead of the paper's or QUICK_SIZES (repeat per family)")
     a = ap.parse_args()
     be = select("auto")
     sizes = {f: list((cc.QUICK_SIZES if a.quick else cc.PAPER_SIZES)[f]) for f in cc.FAMILIES}
+    for spec in a.sizes:
+        fam, _, vs = spec.partition("=")
+        if fam not in sizes:
+            ap.error(f"--sizes {spec!r}: unknown family {fam!r} (use {', '.join(sizes)})")
+        try:
+            sizes[fam] = [int(v) for v in vs.split(",")]
+        except ValueError:
+            ap.error(f"--sizes {spec!r}: give FAMILY=V,V,… with whole numbers")
     gpu = [m for m in cc.GPU_METHODS if be.is_gpu]
     workers = cc.default_workers()
     out(f"# Paper 001 clustering timings — {be.describe()}, {workers} CPU threads")
