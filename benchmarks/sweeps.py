@@ -16,6 +16,7 @@ edges, seeds, redraws) must match; wall times side by side (cluster start-up sho
 few Cahn–Hilliard GPU runs, serial vs the GPU cluster, rows equal.
 
 Usage:  python benchmarks/sweeps.py [--runs 64 --size 256 --steps 2000 --workers 2 --empty 400]
+        python benchmarks/sweeps.py --quick [--workers 1 --runs 4]   (the test suite's dry run)
         python benchmarks/sweeps.py --gpu [--sizes 1000,5000,10000,15000,20000 --instances 3]
 (markdown also to $OUT/sweeps_bench.md)
 """
@@ -190,19 +191,23 @@ def gpu_part(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=64)
-    ap.add_argument("--size", type=int, default=256)
-    ap.add_argument("--steps", type=int, default=2000)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--empty", type=int, default=400)
+    ap.add_argument("--runs", type=int, default=None, help="CH runs (default 64; --quick 8)")
+    ap.add_argument("--size", type=int, default=None, help="CH grid side (default 256; --quick 32)")
+    ap.add_argument("--steps", type=int, default=None, help="RK2 steps a run (default 2000; --quick 50)")
+    ap.add_argument("--workers", type=int, default=None, help="local workers (default 2; the test suite's "
+                    "dry run takes 1: the overhead table then starts one cluster, not two)")
+    ap.add_argument("--empty", type=int, default=None, help="empty tasks (default 400; --quick 20)")
     ap.add_argument("--gpu", action="store_true", help="the GPU part instead of the CPU part")
     ap.add_argument("--sizes", default="1000,5000,10000,15000,20000")
     ap.add_argument("--instances", type=int, default=3)
     ap.add_argument("--dry-run", action="store_true", help="the GPU part's code on the CPU (method cpu), small")
-    ap.add_argument("--quick", action="store_true", help="8 small runs, 2 workers (a smoke test of the CPU part)")
+    ap.add_argument("--quick", action="store_true", help="8 small runs, 2 workers (a smoke test of the CPU "
+                    "part); options given explicitly are kept")
     a = ap.parse_args()
-    if a.quick:
-        a.runs, a.size, a.steps, a.workers, a.empty = 8, 32, 50, 2, 20
+    for key, full, quick in (("runs", 64, 8), ("size", 256, 32), ("steps", 2000, 50), ("workers", 2, 2),
+                             ("empty", 400, 20)):
+        if getattr(a, key) is None:
+            setattr(a, key, quick if a.quick else full)
     import dask
     import distributed
     out(f"## Sweeps on Dask (benchmarks/sweeps.py) — {time.strftime('%Y-%m-%d')}, {platform.node()}, "
