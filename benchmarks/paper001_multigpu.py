@@ -14,8 +14,9 @@
   method's.
 * **APSP** (beyond the paper): ``gpu-bfs`` vs ``multi-bfs`` on 2 GPUs, BA k = 100.
 
-Usage: ``python benchmarks/paper001_multigpu.py [--quick] [--repeats 10]`` — markdown and CSVs to
-``$OUT`` when set.  ``--quick``: small sizes (runs on the CPU backend with virtual GPUs: a dry run).
+Usage: ``python benchmarks/paper001_multigpu.py [--quick] [--repeats 10] [--rng-numbers N] [--cc-sizes V,V]``
+— markdown and CSVs to ``$OUT`` when set.  ``--quick``: small sizes (runs on the CPU backend with
+virtual GPUs: a dry run); the test suite's adds ``--repeats 1 --rng-numbers 1e6 --cc-sizes 500,1000``.
 """
 from __future__ import annotations
 
@@ -51,13 +52,16 @@ def save_csv(name, rows, columns):
             w.writerow([getattr(r, c) for c in columns])
 
 
-def rng_section(be, quick):
+def rng_section(be, quick, repeats=3, numbers=None):
+    """``numbers``: approach 1's count (approach 2 draws a tenth); default 10⁷ with ``quick``, else
+    Table 1's 24·10⁹.  Best of ``repeats`` (at most 3; approach 2 at most 2)."""
     from kernels.rng import quality as q
     out("### RNG: paper 001 Table 1 on 1 and 2 GPUs")
     out()
-    n1 = 10 ** 7 if quick else 24 * 10 ** 9
-    n2 = 10 ** 6 if quick else 24 * 10 ** 8
-    rows = list(q.table1(n1, ("gpu1",), be, (1, 2), repeats=3)) + list(q.table1(n2, ("gpu2",), be, (1, 2), repeats=2))
+    n1 = int(numbers or (10 ** 7 if quick else 24 * 10 ** 9))
+    n2 = max(1, n1 // 10)
+    rows = (list(q.table1(n1, ("gpu1",), be, (1, 2), repeats=min(3, repeats)))
+            + list(q.table1(n2, ("gpu2",), be, (1, 2), repeats=min(2, repeats))))
     if not quick:
         rows += list(q.table1(24 * 10 ** 7, ("threads",), be, repeats=1))
     out("| approach | GPUs | where | streams | numbers timed | time (s) | numbers/s | 24·10⁹ numbers (s) | "
@@ -76,13 +80,15 @@ def rng_section(be, quick):
     out()
 
 
-def cc_section(be, quick, repeats, gpus):
+def cc_section(be, quick, repeats, gpus, cc_sizes=None):
     from kernels.graphs.experiments import cc_timing as cc
     out(f"### Clustering coefficient: kernels 1 and 2 on 1 GPU and over {gpus} GPUs")
     out()
     sizes = ({"ws": [2000, 4000], "ba": [2000, 4000]} if quick else
              {"ws": [20_000, 40_000, 60_000, 100_000, 140_000, 200_000],
               "ba": [10_000, 20_000, 40_000, 70_000, 100_000]})
+    if cc_sizes:
+        sizes = {f: [int(v) for v in cc_sizes.split(",")] for f in sizes}
     methods = ["gpu-arc", "gpu-sorted", "multi-arc", "multi-sorted"] if be.is_gpu else \
         ["cpu", "multi-arc", "multi-sorted"]
     t0 = time.perf_counter()
@@ -143,6 +149,10 @@ def main():
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--gpus", type=int, default=2)
     ap.add_argument("--skip", default="", help="comma list of sections to skip: rng, cc, apsp")
+    ap.add_argument("--rng-numbers", type=float, default=None,
+                    help="RNG approach 1's count (approach 2: a tenth); default 1e7 with --quick, else 24e9")
+    ap.add_argument("--cc-sizes", default=None, metavar="V,V",
+                    help="the clustering section's sizes for both families (default --quick 2000,4000)")
     a = ap.parse_args()
     be = select("auto")
     skip = set(filter(None, a.skip.split(",")))
@@ -157,9 +167,9 @@ def main():
     out()
     t0 = time.perf_counter()
     if "rng" not in skip:
-        rng_section(be, a.quick)
+        rng_section(be, a.quick, a.repeats, a.rng_numbers)
     if "cc" not in skip:
-        cc_section(be, a.quick, a.repeats, a.gpus)
+        cc_section(be, a.quick, a.repeats, a.gpus, a.cc_sizes)
     if "apsp" not in skip:
         apsp_section(be, a.quick, a.gpus)
     out(f"Total {time.perf_counter() - t0:.0f} s.")

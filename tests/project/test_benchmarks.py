@@ -41,7 +41,7 @@ BENCHMARKS = {
     "interop.py": (False, []),
     "multigpu.py": (False, []),
     "occupancy.py": (False, []),
-    "paper001_multigpu.py": (True, ["--repeats", "1"]),   # one timed count a row (a dry run)
+    "paper001_multigpu.py": (True, ["--repeats", "1", "--rng-numbers", "1e6", "--cc-sizes", "500,1000"]),
     "pfhub.py": (True, []),
     "rng.py": (True, []),
     "sbml_suite.py": (True, ["--suite-dir", str(SUITE)]),
