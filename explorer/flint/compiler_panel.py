@@ -10,6 +10,7 @@ import csv
 
 import numpy as np
 import pyqtgraph as pg
+from PyQt6 import sip
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QFontDatabase
 from PyQt6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
@@ -141,8 +142,13 @@ class CompilerPanel(QWidget):
         for j in list(self._jobs):
             j.wait(10000)
 
+    def _current(self, token: int) -> bool:
+        """A compile result is shown only when it is the latest request's and the panel still exists (a
+        window closed and deleted while its compile ran would otherwise get it)."""
+        return not sip.isdeleted(self) and token == self._token
+
     def _on_failed(self, token: int, msg: str) -> None:
-        if token != self._token:
+        if not self._current(token):
             return
         self.prog = None
         self.status.setText("")
@@ -150,8 +156,8 @@ class CompilerPanel(QWidget):
         self.updated.emit()
 
     def _on_result(self, token: int, result) -> None:
-        if token != self._token:
-            return                                   # superseded by a newer request
+        if not self._current(token):
+            return                                   # superseded by a newer request, or deleted
         prog, rep = result
         self.prog, self.report = prog, rep
         st = prog.stats()

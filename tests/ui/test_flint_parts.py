@@ -372,6 +372,23 @@ def test_compiler_panel_compiles_in_the_background(qtbot, tmp_path, rng):
     assert all(b.toolTip() for b in (panel.bt_csv, panel.bt_chart, *panel.checks.values()))
 
 
+def test_a_compile_finishing_after_its_panel_is_deleted_is_dropped(qtbot, tmp_path, rng):
+    """A window closed and deleted while its background compile runs: the result arrives for a deleted
+    panel and is dropped (it raised "wrapped C/C++ object … has been deleted" in the job's slot)."""
+    from PyQt6 import sip
+    from PyQt6.QtWidgets import QApplication
+    from explorer.flint.compiler_panel import CompilerPanel
+    panel = CompilerPanel()
+    panel.request(small_model(tmp_path, rng, int(rng.integers(2, 6))), 1, {}, None)
+    jobs = list(panel._jobs)
+    sip.delete(panel)
+    for j in jobs:
+        assert j.wait(30000)
+    for _ in range(20):                                        # the job's queued done signal
+        QApplication.processEvents()
+    assert sip.isdeleted(panel)
+
+
 def test_trace_view_marks_events_on_the_time_axis(qtbot, rng):
     """set_events draws one dashed vertical line a firing (at most MAX_EVENT_MARKERS), under the traces;
     a new run (begin) and an empty list take them away."""
