@@ -44,7 +44,7 @@ BENCHMARKS = {
     "paper001_multigpu.py": (True, ["--repeats", "1", "--rng-numbers", "1e6", "--cc-sizes", "500,1000"]),
     "pfhub.py": (True, []),
     "rng.py": (True, []),
-    "sbml_suite.py": (True, ["--suite-dir", str(SUITE)]),
+    "sbml_suite.py": (True, ["--suite-dir", str(SUITE), "--workers", "1"]),   # one worker process
     "sweeps.py": (True, ["--workers", "1", "--runs", "4"]),   # one worker: two cluster starts, not three
     "table2.py": (True, []),
     "unstructured.py": (False, []),
