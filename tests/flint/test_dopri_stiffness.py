@@ -42,21 +42,29 @@ def test_twin_stops_robertson_early():
     assert np.nanmax(seen[-1]) > 3.25
 
 
-@pytest.mark.skipif(hostcc.find_compiler() is None, reason="no host C++ compiler")
-def test_host_build_stops_robertson_and_leaves_non_stiff_alone():
+def _stops_robertson_and_leaves_non_stiff_alone(integrate, flavour: str):
+    """``integrate`` (the GPU or the host launcher) stops Robertson (fresh random rates) on DOPRI5's
+    stiffness test, and gives BIOMD0000000127 the same numbers with the test on or off: (core, d, times,
+    those numbers)."""
     rng = np.random.default_rng()
     core, k = _robertson(3, rng)
     with pytest.raises(Unsupported, match="stiffness test"):
-        dp_gpu.integrate_host(dp_gpu.gpu_problem(core, 3, k), np.linspace(0, 40, 11), "ts", stiff_test=True)
+        integrate(dp_gpu.gpu_problem(core, 3, k), np.linspace(0, 40, 11), flavour, stiff_test=True)
     model = SHARED / "models" / "BIOMD0000000127.xml"
     if not model.is_file():
         pytest.skip(f"{model} not found")
     core = lower(str(model), ["v", "U"])
     d = {"d": rng.uniform(2, 8, 4)}
     times = np.linspace(0, 60, 31)
-    on = dp_gpu.integrate_host(dp_gpu.gpu_problem(core, 4, d), times, "ts", stiff_test=True)
-    off = dp_gpu.integrate_host(dp_gpu.gpu_problem(core, 4, d), times, "ts")
+    on = integrate(dp_gpu.gpu_problem(core, 4, d), times, flavour, stiff_test=True)
+    off = integrate(dp_gpu.gpu_problem(core, 4, d), times, flavour)
     assert np.array_equal(on, off, equal_nan=True)
+    return core, d, times, on
+
+
+@pytest.mark.skipif(hostcc.find_compiler() is None, reason="no host C++ compiler")
+def test_host_build_stops_robertson_and_leaves_non_stiff_alone():
+    core, d, times, _on = _stops_robertson_and_leaves_non_stiff_alone(dp_gpu.integrate_host, "ts")
     twin_on = rk.integrate(rk.Problem(core, 4, d), times, stiff_test=True)
     twin_off = rk.integrate(rk.Problem(core, 4, d), times)
     assert np.array_equal(twin_on, twin_off, equal_nan=True)
@@ -65,19 +73,7 @@ def test_host_build_stops_robertson_and_leaves_non_stiff_alone():
 @pytest.mark.gpu
 @pytest.mark.parametrize("flavour", ["ts", "is"])
 def test_gpu_stops_robertson_and_leaves_non_stiff_alone(flavour):
-    """The same on the GPU (CuPy, NVRTC), both flavours."""
-    rng = np.random.default_rng()
-    core, k = _robertson(3, rng)
-    with pytest.raises(Unsupported, match="stiffness test"):
-        dp_gpu.integrate_gpu(dp_gpu.gpu_problem(core, 3, k), np.linspace(0, 40, 11), flavour, stiff_test=True)
-    model = SHARED / "models" / "BIOMD0000000127.xml"
-    if not model.is_file():
-        pytest.skip(f"{model} not found")
-    core = lower(str(model), ["v", "U"])
-    d = {"d": rng.uniform(2, 8, 4)}
-    times = np.linspace(0, 60, 31)
-    on = dp_gpu.integrate_gpu(dp_gpu.gpu_problem(core, 4, d), times, flavour, stiff_test=True)
-    off = dp_gpu.integrate_gpu(dp_gpu.gpu_problem(core, 4, d), times, flavour)
-    assert np.array_equal(np.asarray(on), np.asarray(off), equal_nan=True)
+    """The same on the GPU (CuPy, NVRTC), both flavours; and the GPU agrees with the host build."""
+    core, d, times, on = _stops_robertson_and_leaves_non_stiff_alone(dp_gpu.integrate_gpu, flavour)
     host = dp_gpu.integrate_host(dp_gpu.gpu_problem(core, 4, d), times, flavour)
     assert np.allclose(on, host, rtol=1e-6, atol=1e-8, equal_nan=True)
