@@ -17,7 +17,8 @@ numbers (JSON-serialisable) for ``--json``:
   overlays' author).
 
 Usage:  python benchmarks/graph_view.py [--quick] [--only layout,frame,click] [--no-gpu] [--json FILE]
-        (markdown also to $OUT/graph_view_bench.md)
+        [--peer-sizes N1,N2] [--quality-n N]   (markdown also to $OUT/graph_view_bench.md)
+The test suite's dry run: ``--quick --only layout --no-gpu --peer-sizes 150,300 --quality-n 500``.
 """
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ def _peer_rows(args, target_n: int, target_it: int):
     import networkx as nx
 
     from kernels.graphs.data.graph import to_networkx
-    sizes = (600, 1200) if args.quick else (2000, 5000)
+    sizes = tuple(args.peer_sizes) if args.peer_sizes else ((600, 1200) if args.quick else (2000, 5000))
     peers = {"forceatlas2_layout": lambda Gx, it: nx.forceatlas2_layout(Gx, max_iter=it, seed=1),
              "spring_layout": lambda Gx, it: nx.spring_layout(Gx, iterations=it, seed=1)}
     defaults = {"forceatlas2_layout": 100, "spring_layout": 50}
@@ -114,7 +115,7 @@ def bench_layout(args) -> dict:
         "at 100 000 / 500)")
     out()
     g = ba_graph(n_big, 10)
-    small = G.barabasi_albert(2000, 10, seed=1)
+    small = G.barabasi_albert(args.quality_n, 10, seed=1)
     rows = []
     gpu = _gpu(args)
     if gpu is not None:
@@ -392,8 +393,14 @@ def main(argv=None):
     ap.add_argument("--only", default=None,
                     help=f"comma-separated sections to run, of {', '.join(SECTIONS)} (default: all)")
     ap.add_argument("--no-gpu", action="store_true", help="CPU rows only (no CuPy needed)")
+    ap.add_argument("--peer-sizes", default=None, type=lambda t: [int(v) for v in t.split(",")], metavar="N1,N2",
+                    help="layout: the networkx peers' two BA sizes (default 2000,5000; --quick 600,1200)")
+    ap.add_argument("--quality-n", type=int, default=2000, metavar="N",
+                    help="layout: the BA graph of the quality rows and default-iteration runs (default 2000)")
     ap.add_argument("--json", default=None, metavar="FILE", help="write every section's numbers as JSON here")
     args = ap.parse_args(argv)
+    if args.peer_sizes is not None and (len(args.peer_sizes) != 2 or min(args.peer_sizes) < 20):
+        ap.error("--peer-sizes takes two sizes ≥ 20 (the extrapolation's two points)")
     names = list(SECTIONS) if not args.only else [s.strip() for s in args.only.split(",") if s.strip()]
     bad = [s for s in names if s not in SECTIONS]
     if bad:

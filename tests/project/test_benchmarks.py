@@ -36,7 +36,7 @@ BENCHMARKS = {
     "fw.py": (True, ["--sections", "launch", "--host-n", "128", "--n", "512"]),
     "fw_ncu.py": (False, []),
     "gpu_layer.py": (False, []),
-    "graph_view.py": (True, ["--only", "layout", "--no-gpu"]),
+    "graph_view.py": (True, ["--only", "layout", "--no-gpu", "--peer-sizes", "150,300", "--quality-n", "500"]),
     "graphs.py": (False, []),
     "interop.py": (False, []),
     "multigpu.py": (False, []),
