@@ -32,7 +32,7 @@ BENCHMARKS = {
     "flint.py": (True, ["--no-gpu", "--steps", "200", "--only", "ensembles", "--runtimes", "cpu"]),
     "flint_compile.py": (True, []),
     "flint_ensembles.py": (True, ["--sections", "stiff"]),
-    "flint_thesis.py": (True, ["--no-gpu", "--sections", "accuracy,memory"]),
+    "flint_thesis.py": (True, ["--no-gpu", "--sections", "accuracy,memory", "--accuracy-t-end", "20"]),
     "fw.py": (True, ["--sections", "launch", "--host-n", "128", "--n", "512"]),
     "fw_ncu.py": (False, []),
     "gpu_layer.py": (False, []),
