@@ -16,8 +16,9 @@ count per generator, report numbers/s and the time extrapolated to 24e9:
 * approaches 1 and 2 as CUDA source run on the CPU (the GPU layer's host device), when a host
   C++ compiler is installed.
 
-Usage: ``python benchmarks/rng.py [--quick]``; writes ``$OUT/rng_bench.md``
-when ``OUT`` is set.
+Usage: ``python benchmarks/rng.py [--quick] [--streams T]``; writes ``$OUT/rng_bench.md``
+when ``OUT`` is set.  ``--streams``: approach 1's streams (default 30 720, the paper's); the test
+suite's dry run takes ``--quick --streams 3072`` (the tables of 30 720 streams take most of it).
 """
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def _gpu_time(fn, repeat=3, device="cuda"):
     return gpu.timing.time_calls(fn, repeat=repeat, warmup=1, device=device).best
 
 
-def run(quick: bool = False):
+def run(quick: bool = False, streams: int = 30720):
     rows = []
 
     def add(name, n, t, paper=None, note=""):
@@ -71,11 +72,11 @@ def run(quick: bool = False):
         _cpu_time(lambda: v.uniform(n, np.float32), repeat=2), None,
         f"table fill {setup:.2f} s not timed")
 
-    T, k = 30720, (16 if quick else 64)
+    T, k = int(streams), (16 if quick else 64)
     from kernels.rng.gpu import thread_seeds
     from kernels.rng.ranmar import RanmarVec, fill_tables
     pt = RanmarVec(lag=97, table=fill_tables(*thread_seeds(1, T), 97))
-    add("NumPy approach-1 layout (T=30720, L=97)", T * k,
+    add(f"NumPy approach-1 layout (T={T}, L=97)", T * k,
         _cpu_time(lambda: pt.integers24(k), repeat=2), None, "all streams in lock-step")
 
     # --- the CUDA kernels run on the CPU (host device of kernels.gpu) --------
@@ -83,7 +84,7 @@ def run(quick: bool = False):
         from kernels.rng.gpu import PerThreadGPU, SingleTableGPU
         host = gpu.device("host")
         g1 = PerThreadGPU(T, seed=1, device=host)
-        k = 33 if quick else 330                               # ≈ 1e6 / 1e7 numbers
+        k = (33 if quick else 330) * 30720 // T                # ≈ 1e6 / 1e7 numbers
         add("host path approach 1, discard (CUDA source on the CPU)", T * k,
             _gpu_time(lambda: g1.discard(k), device=host), PAPER["gpu1"], "same kernel, host C++")
         add("host path approach 1, store f32", T * k,
@@ -105,7 +106,7 @@ def run(quick: bool = False):
 
         g1 = PerThreadGPU(T, seed=1)
         k = 1024 if quick else 8192
-        add("GPU approach 1, discard (T=30720, L=97)", T * k,
+        add(f"GPU approach 1, discard (T={T}, L=97)", T * k,
             _gpu_time(lambda: g1.discard(k)), PAPER["gpu1"], "paper's setting")
         k = 512 if quick else 2048
         add("GPU approach 1, store f32", T * k,
@@ -149,4 +150,8 @@ def run(quick: bool = False):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller counts")
-    run(ap.parse_args().quick)
+    ap.add_argument("--streams", type=int, default=30720, help="approach 1's streams T (default 30720, the paper's)")
+    a = ap.parse_args()
+    if a.streams < 1:
+        ap.error("--streams must be ≥ 1")
+    run(a.quick, a.streams)
