@@ -29,7 +29,8 @@ BENCHMARKS = {
     "ch_scan.py": (False, []),
     "ch_fig10.py": (True, ["--budget", "0.05"]),          # seconds of timed steps a point
     "clustering001.py": (True, ["--cpu-repeats", "1", "--sizes", "ws=500,1000", "--sizes", "ba=500,1000"]),
-    "flint.py": (True, ["--no-gpu", "--steps", "200", "--only", "ensembles", "--runtimes", "cpu"]),
+    "flint.py": (True, ["--no-gpu", "--steps", "200", "--only", "ensembles", "--runtimes", "cpu",
+                        "--ensemble-sizes", "1,1000"]),
     "flint_compile.py": (True, []),
     "flint_ensembles.py": (True, ["--sections", "stiff"]),
     "flint_thesis.py": (True, ["--no-gpu", "--sections", "accuracy,memory", "--accuracy-t-end", "20"]),
