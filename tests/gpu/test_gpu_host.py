@@ -251,3 +251,29 @@ def test_plain_kernels_and_the_ucontext_switch(dev, rng):
     xi, yi = rng.integers(0, 99, 32).astype(np.int32), np.zeros(32, np.int32)
     dev.launch(ku, 1, 32, (xi, yi))
     assert np.array_equal(yi, np.roll(xi, -1))
+
+
+def test_the_barrier_answer_is_read_once_a_library(dev, rng, monkeypatch):
+    """Whether a kernel can wait (``nm`` on its library) is kept beside the library: a later load of the
+    same library reads it back without ``nm``, and a damaged note is read again with ``nm``."""
+    import os
+    import shutil
+    import subprocess
+    from kernels.gpu.host import device as hd
+    c = int(rng.integers(1, 1 << 30))                                  # a library not built before
+    src = (f'extern "C" __global__ void waits(int* y) {{ __shared__ int s[32]; s[threadIdx.x] = {c};'
+           ' __syncthreads(); y[threadIdx.x] = s[31 - threadIdx.x]; }\n'
+           f'extern "C" __global__ void plain(int* y) {{ y[threadIdx.x] = {c}; }}')
+    kw, kp = dev.module(src).function("waits"), dev.module(src).function("plain")
+    assert not kw.plain and kp.plain
+    if shutil.which("nm") is None:
+        pytest.skip("no nm here: the source text decides, nothing is kept")
+    for k, want in ((kw, True), (kp, False)):
+        side = f"{k.lib._name}.meets"
+        assert open(side).read() == ("1" if want else "0")
+        with monkeypatch.context() as m:                               # no nm now: the note answers
+            m.setattr(subprocess, "run", lambda *a, **k: pytest.fail("nm ran again"))
+            assert hd.meets(k.lib, "") is want
+        open(side, "w").write("?")                                     # damaged: nm again, note rewritten
+        os.utime(side, None)
+        assert hd.meets(k.lib, "") is want and open(side).read() == ("1" if want else "0")

@@ -34,6 +34,7 @@ from importlib.resources import files
 import numpy as np
 
 from ... import hostcc
+from ...fileio import atomic_write
 from ..device import Device
 from . import source as src
 
@@ -184,14 +185,24 @@ def pool_run() -> int:
 def meets(lib: ctypes.CDLL, prepared: str) -> bool:
     """Whether the kernel's threads can wait for each other: the prelude's marker function
     (:data:`.source.MARKER`) survived in the library (the linker drops it when the kernel cannot reach
-    a barrier or warp collective; read with ``nm``).  Without ``nm`` or a GNU linker: whether the
-    source text has any (:func:`.source.plain`)."""
+    a barrier or warp collective; read with ``nm``, once per built library: the answer is kept beside
+    it as ``<library>.meets``).  Without ``nm`` or a GNU linker: whether the source text has any
+    (:func:`.source.plain`)."""
+    side = f"{lib._name}.meets"
+    with contextlib.suppress(OSError, KeyError):
+        if os.path.getmtime(side) >= os.path.getmtime(lib._name):
+            with open(side, encoding="ascii") as fh:
+                return {"1": True, "0": False}[fh.read().strip()]
     nm = shutil.which("nm")
     if nm and sys.platform.startswith("linux"):
         try:
             r = subprocess.run([nm, lib._name], capture_output=True, text=True, timeout=30)
             if r.returncode == 0:
-                return src.MARKER in r.stdout
+                found = src.MARKER in r.stdout
+                with contextlib.suppress(OSError):
+                    with atomic_write(side, "w", encoding="ascii") as fh:
+                        fh.write("1" if found else "0")
+                return found
         except (OSError, subprocess.SubprocessError):
             pass
     return not src.plain(prepared)
