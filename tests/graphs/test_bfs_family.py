@@ -201,3 +201,33 @@ def test_host_memory_check_counts_only_the_chosen_rows(monkeypatch):
     r = apsp(csr, "cpu-dijkstra", sources=[0, 5])
     assert r.dist.shape == (2, 3000)
     assert np.array_equal(r.dist, scipy_rows(csr, True, [0, 5]).astype(np.float32))
+
+
+def test_evolution_host_refusal_is_decided_from_n_without_generating(monkeypatch, rng):
+    """bfs_evolution.check_host refuses a kernel at a large N from N alone (the generator is never
+    called: the bound of reproduce.refuse_by_bound), and the bound never exceeds a kernel's estimate on
+    a generated graph of the same N, so nothing the full estimate accepts is refused."""
+    from kernels.backend import Backend
+    from kernels.graphs.cuda import HostRunnable
+    from kernels.graphs.experiments import reproduce as rp
+    cpu = Backend("cpu", np)
+    n = int(rng.integers(200, 500))
+    graphs = [rp.graph_type(t)(n, int(rng.integers(1 << 30))).csr() for t in ("alpha-ring", "ba")]
+    bound, checked = rp.host_bound_graph(n), 0
+    for k in E.KERNELS:
+        runner = METHODS[k](**E.options(k, 1, E.PAPER_BLOCK))
+        if isinstance(runner, HostRunnable):
+            checked += 1
+            assert all(runner.host_seconds(bound) <= runner.host_seconds(g) for g in graphs), k
+    assert checked >= 2
+
+    def boom(*a, **k):
+        raise AssertionError("check_host generated a graph")
+    monkeypatch.setattr(rp, "graph_type", lambda *a, **k: boom)
+    with pytest.raises(InvalidParameter, match=r"^type alpha-ring, N = 200,000: .*whatever the graph's arcs; "
+                                               r"the limit is 30 s"):
+        E.check_host(["alpha-ring", "ba"], [1000, 200_000], E.KERNELS[:1], cpu)
+    with pytest.raises(AssertionError, match="generated a graph"):      # a small N needs the graph
+        E.check_host(["ba"], [60], E.KERNELS[:1], cpu)
+    monkeypatch.undo()
+    E.check_host(["alpha-ring", "ba"], [60, 200], E.KERNELS, cpu)      # accepted, as before

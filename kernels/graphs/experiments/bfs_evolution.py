@@ -97,11 +97,15 @@ def emulated(backend) -> bool:
 def check_host(types, sizes, kernels, backend, batch: int = 1, block: int = PAPER_BLOCK, seed0: int = 1,
                params: dict | None = None) -> None:
     """On the host device, refuse (InvalidParameter naming the limit) before any work a kernel
-    whose run on the largest size of a type is estimated above the host limit; a no-op on a GPU."""
+    whose run on the largest size of a type is estimated above the host limit (from N alone first,
+    :func:`reproduce.refuse_by_bound`, before generating a graph); a no-op on a GPU."""
     if not emulated(backend) or not sizes:
         return
     n = max(int(x) for x in sizes)
-    for t in check_types(types):
+    types = check_types(types)
+    for k in check_kernels(kernels, backend):              # from N alone first: no graph generated
+        rp.refuse_by_bound(METHODS[k](**options(k, int(batch), int(block))), n, f"type {types[0]}, N = {n:,}")
+    for t in types:
         g = rp.graph_type(t, params=(params or {}).get(t))(n, int(seed0))
         csr = g.csr()
         for k in check_kernels(kernels, backend):

@@ -148,6 +148,21 @@ def host_bound_graph(n: int) -> CSR:
     return CSR(int(n), np.zeros(int(n) + 1, dtype=np.int32), np.zeros(0, dtype=np.int32))
 
 
+def refuse_by_bound(runner, n: int, where: str) -> None:
+    """Refuse at once (InvalidParameter, prefixed ``where``) a host-run ``runner`` (a
+    :class:`HostRunnable`; others pass) whose estimate on :func:`host_bound_graph` — the lower bound on
+    every graph of ``n`` vertices — is already above the host limit: no graph is generated for that."""
+    if not isinstance(runner, HostRunnable):
+        return
+    bound = host_bound_graph(n)
+    sec = runner.host_seconds(bound)
+    if sec > HOST_LIMIT_S:
+        raise InvalidParameter(
+            f"{where}: {runner.name} runs its CUDA source on the CPU here (no GPU): {runner.rows(bound):,} sources "
+            f"on |V| = {n:,} would take more than {sec:.0f} s whatever the graph's arcs; the limit is "
+            f"{HOST_LIMIT_S:.0f} s (smaller sizes, or a GPU)")
+
+
 def check_host(types, sizes, method: str, backend, params: dict | None = None, seed0: int = 1) -> None:
     """On the host device, refuse (InvalidParameter naming the limit) before any work a method whose
     run on the largest N of a type is estimated above the host limit (about 30 s).
@@ -159,15 +174,8 @@ def check_host(types, sizes, method: str, backend, params: dict | None = None, s
         return
     n = max(int(x) for x in sizes)
     runner = METHODS[method]()
-    if isinstance(runner, HostRunnable) and types:
-        bound = host_bound_graph(n)
-        sec = runner.host_seconds(bound)
-        if sec > HOST_LIMIT_S:
-            raise InvalidParameter(
-                f"type {types[0]}, N = {n:,}: {runner.name} runs its CUDA source on the CPU here (no GPU): "
-                f"{runner.rows(bound):,} sources "
-                f"on |V| = {n:,} would take more than {sec:.0f} s whatever the graph's arcs; the limit is "
-                f"{HOST_LIMIT_S:.0f} s (smaller sizes, or a GPU)")
+    if types:
+        refuse_by_bound(runner, n, f"type {types[0]}, N = {n:,}")
     for t in types:
         csr = graph_type(t, params=(params or {}).get(t))(n, int(seed0)).csr()
         try:
