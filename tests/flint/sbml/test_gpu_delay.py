@@ -42,8 +42,10 @@ def test_delayed_feedback_matches_reference(tmp_path):
     got = simulate_file(p, times, ["A"], set(), set())["A"]
     want = reference(p, times, ["A"], set(), set())["A"]
     assert np.allclose(got, want, rtol=1e-6, atol=1e-8)
-    first = times <= tau                       # on [0, τ] the solution is 1 − k·t exactly
-    assert np.allclose(got[first], 1.0 - k * times[first], rtol=1e-9, atol=1e-12)
+    first = times <= tau                       # on [0, τ] the solution is 1 − k·t: exact to rounding, but
+    # when τ falls within ~1e-3 of an output time the step ending there carries ~2e-10 (still 50× under
+    # the integrator's rtol 1e-8); a wrong history or delay reads A off by ~k·τ, far above this bound
+    assert np.allclose(got[first], 1.0 - k * times[first], rtol=1e-9, atol=1e-9)
 
 
 def test_lowering_makes_a_delayed_state(tmp_path):
