@@ -103,14 +103,14 @@ def check_host(types, sizes, kernels, backend, batch: int = 1, block: int = PAPE
         return
     n = max(int(x) for x in sizes)
     types = check_types(types)
-    for k in check_kernels(kernels, backend):              # from N alone first: no graph generated
-        rp.refuse_by_bound(METHODS[k](**options(k, int(batch), int(block))), n, f"type {types[0]}, N = {n:,}")
+    runners = [METHODS[k](**options(k, int(batch), int(block))) for k in check_kernels(kernels, backend)]
+    for runner in runners:                                 # from N alone first: no graph generated
+        rp.refuse_by_bound(runner, n, f"type {types[0]}, N = {n:,}")
     for t in types:
-        g = rp.graph_type(t, params=(params or {}).get(t))(n, int(seed0))
-        csr = g.csr()
-        for k in check_kernels(kernels, backend):
+        csr = rp.graph_type(t, params=(params or {}).get(t))(n, int(seed0)).csr()
+        for runner in runners:
             try:
-                METHODS[k](**options(k, int(batch), int(block))).check_host(csr, backend)
+                runner.check_host(csr, backend)
             except InvalidParameter as exc:
                 raise InvalidParameter(f"type {t}, N = {n:,}: {exc}") from None
 
