@@ -205,7 +205,7 @@ def probe_scheduler(address: str, timeout: float | None = None) -> None:
                                "check the address and port")
 
 
-SHARED_PER_GPU = 8   # default worker processes per GPU for a task that shares it (each holds a CUDA context)
+SHARED_PER_GPU = 8   # default worker processes sharing the GPU for a task that shares it (each holds a CUDA context)
 
 
 def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = False,
@@ -215,7 +215,7 @@ def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = Fa
     ``workers``: processes of an embedded CPU cluster (default: the core count); with ``gpu`` a
     local cluster is one worker per GPU (``workers`` caps it), or with ``gpu_shared`` (a task whose
     points use the GPU lightly, :attr:`SweepTask.shares_gpu`) ``workers`` processes sharing the
-    first GPU (default: the core count, at most SHARED_PER_GPU per GPU).  ``config``: Dask settings
+    first GPU (default: the core count, at most SHARED_PER_GPU).  ``config``: Dask settings
     for an embedded cluster (e.g. ``{"distributed.scheduler.allowed-failures": 0}``)."""
     scheduler = parse_scheduler(scheduler)
     if workers is not None and int(workers) < 1:
@@ -251,7 +251,7 @@ def connect(scheduler: str = "local", workers: int | None = None, gpu: bool = Fa
     with dask.config.set(cfg):
         if shared:
             from distributed import LocalCluster
-            n = int(workers) if workers else min(os.cpu_count() or 1, SHARED_PER_GPU * ngpu)
+            n = int(workers) if workers else min(os.cpu_count() or 1, SHARED_PER_GPU)
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dash,
                                    silence_logs=40)
             kind = "local-gpu"
