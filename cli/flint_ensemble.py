@@ -36,8 +36,8 @@ import numpy as np
 
 from kernels.errors import ExplorerError
 from kernels.filegate import ENV_ALLOW_OUTSIDE
-from kernels.flint.adaptive_run import (DEFAULT_METHOD, EnsembleRun, EnsembleSettingError, default_engine,
-                                        engine_offers_auto, engine_reason, ensemble_refusal, resolve_auto)
+from kernels.flint.adaptive_run import (EnsembleRun, EnsembleSettingError, auto_engine, engine_offers_auto,
+                                        engine_reason, ensemble_refusal, resolve_auto)
 from kernels.flint.sbml.reference import load_reference
 from kernels.flint.schemes import AUTO
 
@@ -69,7 +69,7 @@ def prefers(a) -> bool:
     path = model_path(a.model)
     if path is None or path.suffix.lower() in NOT_SBML or not path.is_file():
         return False
-    engine = a.engine if a.engine not in (None, AUTO) else default_engine(DEFAULT_METHOD, auto_backend(a))
+    engine = a.engine if a.engine not in (None, AUTO) else auto_engine(auto_backend(a))
     if engine is None or not engine_offers_auto(engine):
         return False
     _allow_outside(a)
@@ -129,10 +129,7 @@ def _pick(a, path: Path, refused: str | None, backend: str | None) -> tuple[str,
     if refused is not None:
         reasons.append(f"the fixed-step compiler refuses it ({refused})" if refused else
                        "an SBML model: method auto is the adaptive engines' pick (Rodas4 when stiff), not fixed-step Euler")
-    engine = a.engine if a.engine not in (None, AUTO) else None
-    if a.method != AUTO:
-        return a.method, engine, reasons
-    method, engine, why = resolve_auto(path, a.method, engine, backend)
+    method, engine, why = resolve_auto(path, a.method, a.engine, backend)
     return method, engine, reasons + why
 
 

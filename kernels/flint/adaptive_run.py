@@ -131,11 +131,18 @@ def engine_reason(engine: str, backend: str | None) -> str:
     return f"{where}: the GPU's kernels compiled for the host"
 
 
+def auto_engine(backend: str | None = None) -> str | None:
+    """Engine auto for method auto: the first engine here with its own pick (:func:`engine_offers_auto`:
+    the stiffness test), else :func:`default_engine`; None when none runs here."""
+    picks = [e for e in available_engines(DEFAULT_METHOD, backend) if engine_offers_auto(e)]
+    return picks[0] if picks else default_engine(DEFAULT_METHOD, backend)
+
+
 def resolve_auto(path, method: str | None, engine: str | None, backend: str | None = None
                  ) -> tuple[str, str | None, list[str]]:
     """(method, engine or None when nothing runs here, reasons) of ``method`` / ``engine`` (None or "auto":
-    picked) — the one rule of method auto, for the CLI, the GUI and sessions: engine auto is the first
-    engine here with its own pick (:func:`engine_offers_auto`), else :func:`default_engine`; on an engine
+    picked) — the one rule of method auto, for the CLI, the GUI and sessions: engine auto is
+    :func:`auto_engine`; on an engine
     with its own pick, method auto is that pick (Dormand–Prince with its stiffness test, Rodas4 when
     stiff); on one without, Rodas4 for a model that only the full core takes (algebraic rules, fast
     reactions, delays: :func:`ensemble_refusal`), else Dormand–Prince.  ``reasons``: what was picked and
@@ -145,8 +152,7 @@ def resolve_auto(path, method: str | None, engine: str | None, backend: str | No
     if method not in (None, schemes.AUTO):
         return method, engine, reasons
     if engine is None:
-        picks = [e for e in available_engines(DEFAULT_METHOD, backend) if engine_offers_auto(e)]
-        engine = picks[0] if picks else default_engine(DEFAULT_METHOD, backend)
+        engine = auto_engine(backend)
         if engine is None:                                    # nothing runs here: the caller says why
             return DEFAULT_METHOD, None, reasons
         reasons.append(engine_reason(engine, backend))
