@@ -288,8 +288,8 @@ class Sweep:
         time-out did); so once the restarts are over, the GPU workers are asked for again.  A restart
         that has not ended after ``timeout`` + 60 s is given up on (the scheduler drops such a worker);
         no GPU worker answering for as long after that ends the sweep with BackendUnavailable."""
-        stale = time.perf_counter() - 60.0 - (self.timeout or 0.0)
-        if any(t > stale for t in self._restarts):
+        grace = 60.0 + (self.timeout or 0.0)
+        if any(time.perf_counter() - t < grace for t in self._restarts):
             return False
         if self._restarted.is_set() or self._restarts:
             self._restarted.clear()
@@ -298,7 +298,7 @@ class Sweep:
             if not good:                       # not back yet: ask again on the next round
                 now = time.perf_counter()
                 self._gpu_lost = self._gpu_lost or now
-                if now - self._gpu_lost > 60.0 + (self.timeout or 0.0):
+                if now - self._gpu_lost > grace:
                     raise BackendUnavailable(f"no GPU worker came back after a restart ({why or 'none answers'})")
                 self._restarted.set()
                 return False
