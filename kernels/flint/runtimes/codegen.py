@@ -10,7 +10,6 @@ Table 5.9: IS vs CPU ≈ 1e-13).  The generated texts must stay byte-identical a
 """
 from __future__ import annotations
 
-import weakref
 from collections import OrderedDict
 from importlib.resources import files
 
@@ -33,30 +32,18 @@ def arity(op: str) -> int:
     return OPERATORS[op].arity
 
 
-#: (id(prog), lang) → (weak reference to prog, its expr_code): a program's text is printed once per
-#: language however many sources are made from it (TS in two precisions, the loop kernels, ...)
-_EXPR_CODE: dict = {}
-
-
 def expr_code(prog: Program, lang: str) -> list[tuple[str, str]]:
     """[(slot variable, expression text)] in execution order; lang "np", "py" (scalars), "c" or
-    "c-literal" (constants as literals).  Printed once per program and language and kept while the
-    program lives (a compiled program is not modified afterwards)."""
-    key = (id(prog), lang)
-    hit = _EXPR_CODE.get(key)
-    if hit is not None and hit[0]() is prog:
-        return list(hit[1])
-
-    def var(name):
-        return f"v{prog.slots[name]}"
-    c = PRINTERS[lang](prog, var)
-    code = [(var(name), c(prog.functions[name].root, True, name)) for name in prog.order]
-
-    def forget(ref, key=key):
-        if _EXPR_CODE.get(key, (None,))[0] is ref:
-            del _EXPR_CODE[key]
-    _EXPR_CODE[key] = (weakref.ref(prog, forget), tuple(code))
-    return code
+    "c-literal" (constants as literals).  Printed once per program and language (kept in
+    ``prog.printed``: a compiled program is not modified afterwards)."""
+    code = prog.printed.get(lang)
+    if code is None:
+        def var(name):
+            return f"v{prog.slots[name]}"
+        c = PRINTERS[lang](prog, var)
+        code = prog.printed[lang] = tuple((var(name), c(prog.functions[name].root, True, name))
+                                          for name in prog.order)
+    return list(code)
 
 
 def numpy_source(prog: Program, scalar: bool = False) -> str:
