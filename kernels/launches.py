@@ -53,6 +53,12 @@ class Launch:
         if int(self.dynamic_smem) < 0:
             raise ValueError(f"{self.name}: negative dynamic shared memory")
 
+    @property
+    def on_host(self) -> bool:
+        """True for a kernel the host GPU layer compiled (:mod:`kernels.gpu.host`: it runs on the CPU
+        and the CUDA driver cannot be asked about it); False for a ``cupy.RawKernel``."""
+        return bool(getattr(self.kernel, "on_host", False))
+
 
 #: name → :class:`Launch`, in compile order (a kernel recorded again keeps its place)
 LAUNCHES: Registry[Launch] = Registry("kernel launch")
@@ -67,9 +73,11 @@ def record(name: str, kernel, block: int, dynamic_smem: int = 0, system: str = "
     return kernel
 
 
-def recorded(system: str | None = None) -> list[Launch]:
-    """Every recorded launch in compile order (only ``system``'s when given)."""
-    return [ln for ln in LAUNCHES.values() if system is None or ln.system == system]
+def recorded(system: str | None = None, device_only: bool = False) -> list[Launch]:
+    """Every recorded launch in compile order (only ``system``'s when given; only the CUDA device's,
+    not the host GPU layer's, with ``device_only``)."""
+    return [ln for ln in LAUNCHES.values()
+            if (system is None or ln.system == system) and not (device_only and ln.on_host)]
 
 
 def forget(system: str | None = None) -> None:

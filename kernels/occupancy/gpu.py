@@ -29,16 +29,18 @@ __all__ = ["device_spec", "kernel_resources", "max_active_blocks", "kernel_occup
 # --------------------------------------------------------------------------------- the app's kernels
 
 def app_kernels(include_rng: bool = True) -> list[tuple[str, object]]:
-    """(name, RawKernel) of every kernel recorded in :mod:`kernels.launches` so far (compile order)."""
-    return [(ln.name, ln.kernel) for ln in launches.recorded() if include_rng or ln.system != "rng"]
+    """(name, RawKernel) of every CUDA kernel recorded in :mod:`kernels.launches` so far (compile order;
+    kernels the host GPU layer compiled are left out)."""
+    return [(ln.name, ln.kernel) for ln in launches.recorded(device_only=True) if include_rng or ln.system != "rng"]
 
 
 def app_kernel_table() -> list[dict]:
     """One row per recorded app kernel: name, registers, static smem, max threads/block and the
-    occupancy here at the block size and dynamic shared memory it is launched with."""
+    occupancy here at the block size and dynamic shared memory it is launched with (CUDA kernels only:
+    the host GPU layer's are not the driver's to answer for)."""
     spec = device_spec()
     rows = []
-    for ln in launches.recorded():
+    for ln in launches.recorded(device_only=True):
         res = kernel_resources(ln.kernel)
         block = min(ln.block, res["max_threads_per_block"])
         row = kernel_occupancy(ln.kernel, block, ln.dynamic_smem, spec)

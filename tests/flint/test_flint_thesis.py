@@ -30,7 +30,7 @@ def ft():
 
 def _run(tmp_path, *args) -> dict:
     """Run the benchmark with ``--format csv``; its tables as {title prefix: [row dicts]}."""
-    env = {**os.environ, "OUT": str(tmp_path / "out"), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "OUT": str(tmp_path / "out"), "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     r = subprocess.run([sys.executable, str(SCRIPT), "--format", "csv", *args], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, f"{r.stdout[-2000:]}\n{r.stderr[-3000:]}"

@@ -294,8 +294,13 @@ def test_launch_registry_records_validates_and_filters():
     for bad in ((0, 0), (1025, 0), (32, -1)):
         with pytest.raises(ValueError):
             launches.record("T bad", k1, *bad, system="test")
+    from kernels.gpu.host.device import HostKernel
+    hk = object.__new__(HostKernel)                              # a host-compiled kernel (no library needed)
+    launches.record("T host", hk, 128, system="test")
+    assert [ln.on_host for ln in launches.recorded("test")] == [False, False, True]
+    assert [ln.name for ln in launches.recorded("test", device_only=True)] == ["T a<1>", "T b"]
     from kernels.occupancy.gpu import app_kernels
     names = [n for n, _ in app_kernels()]
-    assert "T a<1>" in names and "T b" in names
+    assert "T a<1>" in names and "T b" in names and "T host" not in names   # the driver cannot answer for it
     launches.forget("test")
     assert launches.recorded("test") == []

@@ -108,7 +108,8 @@ def test_benchmark_quick_runs(name, tmp_path):
         pytest.skip(f"the SBML Test Suite is not at {SUITE}")
     if name == "flint_compile.py" and not GPU_OK and not shutil.which("g++"):
         pytest.skip("flint_compile.py needs NVRTC (a GPU) or g++")
-    env = {**os.environ, "OUT": str(tmp_path / "out"), "PYTHONPATH": str(ROOT), "GSE_BACKEND": "cpu"}
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "OUT": str(tmp_path / "out"), "PYTHONPATH": path, "GSE_BACKEND": "cpu"}
     r = subprocess.run([sys.executable, str(BENCH / name), "--quick", *extra], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, f"{name}:\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"

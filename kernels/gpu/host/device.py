@@ -55,6 +55,9 @@ class HostKernel:
     """One compiled kernel: ``name`` (its C++ name expression), the library's entry points and the
     parameter codes (``p`` pointer, ``i4``/``u8``/``f4``/``b1`` …, ``s<bytes>`` a struct)."""
 
+    #: read by :attr:`kernels.launches.Launch.on_host`: the CUDA driver knows nothing of this kernel
+    on_host = True
+
     def __init__(self, name: str, lib: ctypes.CDLL, plain: bool = False):
         self.name, self.plain = name, plain
         self.cost = None             # seconds per CUDA thread of the last launch (one core's worth)
