@@ -259,12 +259,20 @@ def merge_phases(phases, functions):
 
 class Emitter:
     """Bytecode of one function, operands symbolic (``("slot", name)``) until slots are known; the
-    constant table grows as constants are met (so the order of :meth:`emit` calls fixes it)."""
+    constant table grows as constants are met (so the order of :meth:`emit` calls fixes it).
+
+    The unified code (``member`` None) of a function is asked for by several passes and by every
+    lane of the expression layout that repeats it: :meth:`emit` and :meth:`words` keep it (a second
+    call adds no constant, so the table is the same).  A member's own code is made once each and
+    not kept (a large network has one a cell)."""
 
     def __init__(self, nodes: list, functions: dict, mat: dict, pvar_values: np.ndarray):
         self.nodes, self.functions, self.mat, self.pvar_values = nodes, functions, mat, pvar_values
         self.consts: list[float] = []
         self._const_idx: dict = {}
+        self._emitted: dict = {}           # (function name, lane) → emit(f, None, lane)
+        self._words: dict = {}             # the same → words(f, slots, None, lane), for ``_slots``
+        self._slots: dict | None = None
 
     def kconst(self, v: float) -> int:
         key = np.float64(v).tobytes()
@@ -274,6 +282,16 @@ class Emitter:
         return self._const_idx[key]
 
     def emit(self, f: Function, member: int | None, lane: int | None = None) -> tuple[list, int]:
+        """:meth:`emit_new`, kept for ``member`` None (the class docstring); the list is shared: read it only."""
+        if member is not None:
+            return self.emit_new(f, member, lane)
+        key = (f.name, lane)
+        hit = self._emitted.get(key)
+        if hit is None:
+            hit = self._emitted[key] = self.emit_new(f, None, lane)
+        return hit
+
+    def emit_new(self, f: Function, member: int | None, lane: int | None = None) -> tuple[list, int]:
         """(list of (opname, operand...)), max stack depth).
 
         member: None for the unified bytecode (per-member parameters as ``CONST_IND``), else that
@@ -344,8 +362,21 @@ class Emitter:
         return out, depth[1]
 
     def words(self, f: Function, slots: dict, member: int | None = None, lane: int | None = None):
-        """(words, stack depth) of :meth:`emit` with the slots filled in."""
-        ins_list, d = self.emit(f, member, lane)
+        """(words, stack depth) of :meth:`emit` with the slots filled in; kept for ``member`` None
+        while ``slots`` is the same dict (the list is shared: read it only)."""
+        if member is None:
+            if slots is not self._slots:
+                self._words, self._slots = {}, slots
+            key = (f.name, lane)
+            hit = self._words.get(key)
+            if hit is None:
+                hit = self._words[key] = self._fill(self.emit(f, None, lane), slots)
+            return hit
+        return self._fill(self.emit(f, member, lane), slots)
+
+    @staticmethod
+    def _fill(emitted: tuple[list, int], slots: dict) -> tuple[list, int]:
+        ins_list, d = emitted
         w = []
         for ins in ins_list:
             w.append(OPCODES[ins[0]])

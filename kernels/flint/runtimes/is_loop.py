@@ -61,10 +61,10 @@ def pack(prog: Program, dtype, fuse_pairs: bool = True, reuse_slots: bool = True
                          "coupling, option unify on or no per-member parameters)")
     consts = np.asarray(prog.consts).astype(dtype)
     ins: list[tuple[str, int]] = []
-    pc, code = 0, prog.code
+    pc, code = 0, prog.code.tolist()           # Python ints: read word by word
     while True:
-        op = OPNAMES[int(code[pc])]
-        args = [int(a) for a in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]]
+        op = OPNAMES[code[pc]]
+        args = code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]
         pc += 1 + len(args)
         if op in ("STATE_NB", "WARP_SUM", "LANE"):
             raise ValueError(f"the many-steps interpreter does not run {op}")

@@ -60,10 +60,10 @@ def pack_registers(prog: Program, dtype):
 
     stack: list = []
     slot: dict = {}
-    pc, code = 0, prog.code
+    pc, code = 0, prog.code.tolist()           # Python ints: read word by word
     while True:
-        op = OPNAMES[int(code[pc])]
-        args = [int(a) for a in code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]]
+        op = OPNAMES[code[pc]]
+        args = code[pc + 1: pc + 1 + N_ARGS.get(op, 0)]
         pc += 1 + len(args)
         if op == "END":
             break
