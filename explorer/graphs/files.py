@@ -18,7 +18,7 @@ from kernels.graphs.data.graph import load_graph, save_graph
 from ..colorbar import with_colorbar
 from ..export import (Figure, array_to_qimage, guarded, qimage_to_array, save_figure, save_image,
                       write_file)
-from ..widgets import page_of
+from ..lazy_panel import content_of
 
 #: suffixes of the graph files read and written (GraphML or an edge list)
 GRAPH_SUFFIXES = (".graphml", ".edgelist", ".edges", ".txt")
@@ -88,7 +88,7 @@ class GraphFiles:
         path = path or self.ask("Export plot", "PNG (*.png);;SVG (*.svg)")
         if not path:
             return None
-        widget = page_of(self.tabs.currentWidget())
+        widget = content_of(self.tabs.currentWidget(), build=True)    # an experiment tab not opened yet: built
         widget = getattr(widget, "plots", widget)       # a sweep tab: its plot grid
         fig = Figure(self.tabs.tabText(self.tabs.currentIndex()), widget=widget)
         return self._guard(f"export the plot to {path}", lambda: save_figure(

@@ -25,7 +25,8 @@ from kernels.graphs.data.stats import summary
 
 from .. import recent, undo
 from ..colorbar import ColorBar
-from ..widgets import ElidedLabel, MessageBar, add_dock, busy_cursor, page_of
+from ..lazy_panel import content_of, panel_property
+from ..widgets import ElidedLabel, MessageBar, add_dock, busy_cursor
 from ..workspace_api import Workspace
 from . import graph_sessions
 from .canvas import GraphCanvas
@@ -38,7 +39,7 @@ from .lecture_docks import LectureDocks, shrinkable_combos
 from .overlay_panel import OverlayPanel
 from .pointer import GraphPointer
 from .prepare import prepare_graph, run_abandonable
-from .sweep_tabs import add_sweep_tabs, dedicated, sweep_figures
+from .sweep_tabs import DEDICATED, add_sweep_tabs, sweep_figures
 from kernels.graphs.apsp import APSPResult
 
 
@@ -54,6 +55,9 @@ class GraphsWorkspace(Workspace, QMainWindow):
     FILE_TYPES = {s: "graph" for s in (*GRAPH_SUFFIXES, ".gml", ".el")}
     status_changed = pyqtSignal(dict)
     job_finished = pyqtSignal(str)          # job name, for tests and scripts
+    #: the dedicated experiment tabs' panels, each built the first time its tab shows or it is read
+    reproduce, cc_timing, bfs_evolution, block_sweep, sssp_table, fw_family = (
+        panel_property(k, "sweep_tabs") for k in DEDICATED)
 
     def __init__(self, backend, parent=None, n: int = 300):
         super().__init__(parent)
@@ -164,16 +168,14 @@ class GraphsWorkspace(Workspace, QMainWindow):
             gp.heat, gp.heat_img, gp.heat_bar, gp.deg_plot, gp.path_plot)
         for w, text in gp.tabs():
             self.tabs.addTab(w, text)
-        #: the experiment tabs by their settings / session key
-        self._sweeps = add_sweep_tabs(self.tabs, self.backend, self.message_bar.show_message)
-        (self.reproduce, self.cc_timing, self.bfs_evolution, self.block_sweep, self.sssp_table,
-         self.fw_family) = dedicated(self._sweeps)
+        #: the experiment tabs by their settings / session key (LazyPanels: built on first show or access)
+        self.sweep_tabs = add_sweep_tabs(self.tabs, self.backend, self.message_bar.show_message)
         self.plots = add_dock(self, "Plots", "graphPlots", self.tabs, "right", closable=True)
 
     def show_tab(self, panel) -> int:
         """Bring the plot tab holding ``panel`` (a plot or a sweep tab's page) to the front; its index."""
         for i in range(self.tabs.count()):
-            if page_of(self.tabs.widget(i)) is panel:
+            if content_of(self.tabs.widget(i)) is panel:
                 self.tabs.setCurrentIndex(i)
                 return i
         raise KeyError("not a tab of the Graphs workspace")
@@ -204,8 +206,8 @@ class GraphsWorkspace(Workspace, QMainWindow):
             self.overlay.ck_density.setChecked(bool(kw["density"]))
 
     def _jobs(self) -> list:
-        """The running jobs: the workspace's own, the live layout's and the sweep tabs'."""
-        return [j for j in (self.job, self.layout_panel.job, *(w.job for w in self._sweeps.values()))
+        """The running jobs: the workspace's own, the live layout's and the (built) sweep tabs'."""
+        return [j for j in (self.job, self.layout_panel.job, *(w.job for w in self.sweep_tabs.built().values()))
                 if j is not None]
 
     def busy(self) -> bool:
@@ -485,25 +487,20 @@ class GraphsWorkspace(Workspace, QMainWindow):
     def figure_targets(self):
         return self.files.figure_targets([
             ("Distance matrix", self.heat), ("Degree distribution", self.deg_plot),
-            ("Path-length distribution", self.path_plot), *sweep_figures(self._sweeps)])
+            ("Path-length distribution", self.path_plot), *sweep_figures(self.sweep_tabs.built())])
 
     # ------------------------------------------------------- settings, presets
     def save_settings(self, s):
         """Generator controls and the sweep tabs, as JSON under this workspace's group."""
         s.setValue("params_json", json.dumps(self.control_params()))
-        for key, w in self._sweeps.items():
-            s.setValue(f"{key}_json", json.dumps(w.state()))
+        self.sweep_tabs.save_settings(s)        # a tab never opened: the state restored into it
 
     def restore_settings(self, s):
         try:
             self.set_parameters(**check_params(json.loads(s.value("params_json") or "null")))
         except (InvalidParameter, TypeError, ValueError):
             pass
-        for key, w in self._sweeps.items():
-            try:
-                w.restore(json.loads(s.value(f"{key}_json") or "{}"))
-            except (TypeError, ValueError):
-                pass
+        self.sweep_tabs.restore_settings(s)
 
     PRESET_KEYS = ("generator", "n", "k", "p", "alpha", "ring", "weights", "seed", "method", "layout",
                    "iterations", "color_by", "density")
@@ -537,7 +534,7 @@ class GraphsWorkspace(Workspace, QMainWindow):
                 "selected": [int(i) for i in self.selected], "tab": self.tabs.currentIndex(),
                 **graph_sessions.graph_state(self.graph, self.result),
                 "preset": None if self.preset is None else {k: self.preset[k] for k in ("name", "paper")},
-                **{key: w.state() for key, w in self._sweeps.items()}}
+                **self.sweep_tabs.states()}
 
     def session_data(self) -> dict:
         return graph_sessions.session_data(self.graph, self.pos, self.result)
@@ -545,15 +542,14 @@ class GraphsWorkspace(Workspace, QMainWindow):
     def restore_session(self, state: dict, data: dict) -> None:
         """Controls from the state; the graph (and distances) from the data, or regenerated from
         the seed when the session holds none (:func:`.graph_sessions.read_session` checks first)."""
-        plan = graph_sessions.read_session(state, data, tuple(self._sweeps))
+        plan = graph_sessions.read_session(state, data, tuple(self.sweep_tabs))
         if self.job is not None:
             self.job.cancel()
             self.job.wait(5000)
         self.set_parameters(**plan.params)
         if plan.color_by is not None:                  # older sessions: the list's text
             self.overlay.set_name(plan.color_by)
-        for key, w in self._sweeps.items():
-            w.restore(plan.sweeps.get(key))
+        self.sweep_tabs.restore(plan.sweeps)
         self.preset = plan.preset
 
         def done(payload):

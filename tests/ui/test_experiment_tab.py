@@ -13,7 +13,7 @@ from PyQt6.QtCore import QTimer
 from explorer.experiment_tab import MARKS, ExperimentTab, cell_text, claim_text
 from explorer.graphs.sweep_tabs import shown_experiments, sweep_figures
 from explorer.graphs.workspace import GraphsWorkspace
-from explorer.widgets import page_of
+from explorer.lazy_panel import content_of
 from kernels.experiments import Claim, Experiment, row_dict
 from kernels.graphs.experiments import EXPERIMENTS
 
@@ -81,8 +81,9 @@ def _workspace(qtbot, backend):
 
 
 def _generic_tabs(ws) -> list:
-    return [page_of(ws.tabs.widget(i)) for i in range(ws.tabs.count())
-            if isinstance(page_of(ws.tabs.widget(i)), ExperimentTab)]
+    """The generic tabs' panels (each built: the tabs build on first show or access)."""
+    return [content_of(ws.tabs.widget(i), build=True) for i in range(ws.tabs.count())
+            if isinstance(content_of(ws.tabs.widget(i), build=True), ExperimentTab)]
 
 
 def _run(qtbot, tab) -> list:
@@ -97,9 +98,9 @@ def test_registered_experiment_gets_a_tab_with_no_gui_code(qtbot, backend, toy):
         tabs = _generic_tabs(ws)
         assert [t.experiment for t in tabs] == [toy]
         i = [ws.tabs.tabText(k) for k in range(ws.tabs.count())].index(toy.title)
-        assert page_of(ws.tabs.widget(i)) is tabs[0] and ws._sweeps[toy.name] is tabs[0]
+        assert content_of(ws.tabs.widget(i)) is tabs[0] and ws.sweep_tabs[toy.name] is tabs[0]
         assert toy.title in tabs[0].title.text()
-        assert (toy.title, tabs[0].table) in sweep_figures(ws._sweeps)
+        assert (toy.title, tabs[0].table) in sweep_figures(ws.sweep_tabs.built())
     finally:
         ws.shutdown()
 
@@ -108,7 +109,7 @@ def test_real_registry_adds_no_generic_tab(qtbot, backend):
     ws = _workspace(qtbot, backend)
     try:
         assert _generic_tabs(ws) == []
-        shown = {id(e) for cls in map(type, ws._sweeps.values()) for e in shown_experiments(cls)}
+        shown = {id(e) for cls in map(type, ws.sweep_tabs.values()) for e in shown_experiments(cls)}
         assert all(id(EXPERIMENTS[name]) in shown for name in EXPERIMENTS)
     finally:
         ws.shutdown()

@@ -18,7 +18,7 @@ def test_tabs_registered_and_remembered(graphs_ws):
     for t in ("BFS kernels (paper 000)", "Block sweep (paper 000)", "SSSP (paper 004)"):
         assert t in texts
     for key in ("bfs_evolution", "block_sweep", "sssp_table"):
-        assert key in graphs_ws._sweeps
+        assert key in graphs_ws.sweep_tabs
     p = graphs_ws.bfs_evolution
     p.ed_sizes["ba"].setText("300, 600")
     p.ck_kernel["gpu-msbfs"].setChecked(True)

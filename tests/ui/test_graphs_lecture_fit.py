@@ -51,7 +51,7 @@ def test_fw_family_tab_fits_1440x900(main_window, qtbot):
     p = ws.fw_family
     ws.show_tab(p)
     qtbot.wait(300)
-    area = ws.tabs.currentWidget()
+    area = ws.tabs.currentWidget().page()          # the tab's scroll area, in its LazyPanel placeholder
     vp = area.viewport()
     assert not area.horizontalScrollBar().isVisible() and p.width() <= vp.width()
     for w in (p.bt_png, p.bt_csv, *p.ck_versions.values(), p.ck_pred, p.sp_seed):   # the last of each row
