@@ -18,6 +18,7 @@ from kernels.errors import InvalidParameter
 
 from ..sweep_runner import SweepRunner
 from ..log_axis import log_axes
+from ..lazy_panel import LazyPanel
 from ..widgets import scrolled
 
 EXPERIMENT_LABELS = {"devices": "Fig. 10: one core, threads, GPU (paper 001)",
@@ -295,15 +296,21 @@ class CHReproduceTab(SweepRunner, QWidget):
             self.job.thread.wait(30000)
 
 
-def add_reproduce_dock(ws) -> CHReproduceTab:
-    """The Reproduce tab as a dock of the Cahn–Hilliard workspace, tabbed with Diagnostics and Sweep."""
-    tab = CHReproduceTab(ws.message_bar.show_message, pause_live=ws.pause)
+def add_reproduce_dock(ws) -> LazyPanel:
+    """The Reproduce tab as a dock of the Cahn–Hilliard workspace, tabbed with Diagnostics and Sweep;
+    the :class:`CHReproduceTab` is built the first time the dock shows or it is asked for."""
+    def build() -> CHReproduceTab:
+        tab = CHReproduceTab(ws.message_bar.show_message, pause_live=ws.pause)
+        tab.dock = dock
+        return tab
+
+    lazy = LazyPanel(build, scrolled)
     dock = QDockWidget("Reproduce", ws)
     dock.setObjectName("ch_reproduce")
-    dock.setWidget(scrolled(tab))
+    dock.setWidget(lazy)
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
     ws.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     ws.tabifyDockWidget(ws.plots_dock, dock)
+    lazy.show_with(dock)
     ws.plots_dock.raise_()
-    tab.dock = dock
-    return tab
+    return lazy

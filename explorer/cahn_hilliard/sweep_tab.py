@@ -19,6 +19,7 @@ from kernels.sweep import Sweep, make_task, parse_axes, product
 from kernels.sweep.commands import group_stats
 
 from ..sweep_panel import SweepPanel
+from ..lazy_panel import LazyPanel
 from ..widgets import add_dock, plot_panel, scrolled
 
 #: plotted quantity: label → row column
@@ -184,11 +185,18 @@ class CHSweepTab(QWidget):
         self.panel.restore(state.get("panel"))
 
 
-def add_sweep_dock(ws) -> CHSweepTab:
+def add_sweep_dock(ws) -> LazyPanel:
     """The Sweep tab as a dock of the Cahn–Hilliard workspace, tabbed with its Diagnostics dock (in a
-    scroll area: the tab never makes the window taller than the screen, lecture mode included)."""
-    tab = CHSweepTab(lambda: ws.sim.params, ws.message_bar.show_message)
-    dock = add_dock(ws, "Sweep", "ch_sweep", scrolled(tab), "bottom", tabify_with=ws.plots_dock)
+    scroll area: the tab never makes the window taller than the screen, lecture mode included); the
+    :class:`CHSweepTab` is built the first time the dock shows or it is asked for (its placeholder's
+    ``panel()``)."""
+    def build() -> CHSweepTab:
+        tab = CHSweepTab(lambda: ws.sim.params, ws.message_bar.show_message)
+        tab.dock = dock
+        return tab
+
+    lazy = LazyPanel(build, scrolled)
+    dock = add_dock(ws, "Sweep", "ch_sweep", lazy, "bottom", tabify_with=ws.plots_dock)
+    lazy.show_with(dock)
     ws.plots_dock.raise_()
-    tab.dock = dock
-    return tab
+    return lazy

@@ -23,6 +23,7 @@ from kernels.errors import ExplorerError
 from .. import recent
 from ..colorbar import ColorBar
 from ..export import Figure
+from ..lazy_panel import LazyPanels, panel_property
 from ..rng.panel import add_rng_dock
 from ..widgets import MessageBar, add_dock, busy_cursor, holding
 from ..workspace_api import Workspace
@@ -54,6 +55,9 @@ class CahnHilliardWorkspace(Workspace, QMainWindow):
 
     status_changed = pyqtSignal(dict)
     colormap_changed = pyqtSignal(str)
+    #: the tabbed docks' panels (``side_panels``), each built the first time its dock shows or it is read
+    sweep, fig10 = panel_property("sweep", "side_panels"), panel_property("reproduce", "side_panels")
+    rng_panel, pfhub = panel_property("rng", "side_panels"), panel_property("pfhub", "side_panels")
 
     def __init__(self, backend, parent=None, params: CHParams | None = None, steps_per_frame: int = 10):
         super().__init__(parent)
@@ -125,10 +129,10 @@ class CahnHilliardWorkspace(Workspace, QMainWindow):
         self.files.recording_changed.connect(self._on_recording)
         self.plots.setMinimumHeight(200)
         QTimer.singleShot(0, lambda: self.resizeDocks([self.plots_dock], [270], Qt.Orientation.Vertical))
-        self.sweep = add_sweep_dock(self)      # the Sweep tab (kernels.sweep on Dask), beside Diagnostics
-        self.fig10 = add_reproduce_dock(self)       # Reproduce: paper 001 Fig. 10 / paper 000 layouts timings
-        self.rng_panel = add_rng_dock(self)    # paper 001's RNG: Table 1 and quality checks, beside Diagnostics
-        self.pfhub = add_pfhub_dock(self)      # PFHub benchmark 1: F(t) on log–log axes, posted curves
+        # beside Diagnostics: Sweep (kernels.sweep on Dask), Reproduce (paper 001 Fig. 10 / paper 000 layouts),
+        # paper 001's RNG (Table 1, quality checks), PFHub benchmark 1 — each built when first shown or read
+        self.side_panels = LazyPanels({"sweep": add_sweep_dock(self), "reproduce": add_reproduce_dock(self),
+                                       "rng": add_rng_dock(self), "pfhub": add_pfhub_dock(self)})
 
         self._plot_timer = QTimer(self)
         self._plot_timer.setInterval(200)
@@ -376,7 +380,9 @@ class CahnHilliardWorkspace(Workspace, QMainWindow):
             return (self.sim.field_numpy().copy(), self.sim.params, self.sim.t, self.sim.step_count)
 
     def _extra_figures(self):
-        return [Figure("Reproduce timings (paper 001 Fig. 10 / paper 000 layouts)", widget=self.fig10.plots)]
+        fig10 = self.side_panels.built().get("reproduce")          # a Reproduce tab never opened has none
+        return [] if fig10 is None else [Figure("Reproduce timings (paper 001 Fig. 10 / paper 000 layouts)",
+                                                widget=fig10.plots)]
 
     def save_field(self, path=None):
         """The field and its parameters as .npz; the path written (None: cancelled or failed)."""
@@ -438,19 +444,10 @@ class CahnHilliardWorkspace(Workspace, QMainWindow):
         s.setValue("auto_contrast", bool(self.canvas.auto_contrast))
         s.setValue("show_slabs", self.view_bar.show_slabs())
         s.setValue("dock_state", self.saveState())
-        s.setValue("sweep_json", json.dumps(self.sweep.state()))
-        s.setValue("reproduce_json", json.dumps(self.fig10.state()))
-        s.setValue("rng_json", json.dumps(self.rng_panel.state()))
-        s.setValue("pfhub_json", json.dumps(self.pfhub.state()))
+        self.side_panels.save_settings(s)       # sweep_json, reproduce_json, rng_json, pfhub_json
 
     def restore_settings(self, s):
-        try:
-            self.sweep.restore(json.loads(s.value("sweep_json") or "{}"))
-            self.fig10.restore(json.loads(s.value("reproduce_json") or "{}"))
-            self.rng_panel.restore(json.loads(s.value("rng_json") or "{}"))
-            self.pfhub.restore(json.loads(s.value("pfhub_json") or "{}"))
-        except ValueError:
-            pass
+        self.side_panels.restore_settings(s)
         cmap = s.value("colormap")
         if cmap in COLORMAPS:
             self.set_colormap(cmap)
@@ -592,7 +589,8 @@ class CahnHilliardWorkspace(Workspace, QMainWindow):
         if self.files.recorder is not None:
             self.files.finish_movie()
         self._plot_timer.stop()
-        self.sweep.panel.shutdown()
-        self.fig10.shutdown()
-        self.pfhub.shutdown()
+        built = self.side_panels.built()             # a tab never built runs nothing
+        for part in (getattr(built.get("sweep"), "panel", None), built.get("reproduce"), built.get("pfhub")):
+            if part is not None:
+                part.shutdown()
         self.worker.stop()

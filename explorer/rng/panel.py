@@ -21,6 +21,7 @@ from kernels.rng import quality as q
 from kernels.rng import streams as st
 
 from ..jobs import FunctionJob
+from ..lazy_panel import LazyPanel
 from ..widgets import scrolled
 
 COLUMNS = ("approach", "GPUs", "where", "streams", "numbers", "time (s)", "numbers/s", "→ 24·10⁹ (s)",
@@ -317,16 +318,22 @@ class RNGPanel(QWidget):
         return path
 
 
-def add_rng_dock(ws) -> RNGPanel:
-    """The panel as a dock of a workspace (tabbed with its Diagnostics dock, in a scroll area)."""
-    bar = getattr(ws, "message_bar", None)
-    panel = RNGPanel(ws.backend, bar.show_message if bar is not None else None)
+def add_rng_dock(ws) -> LazyPanel:
+    """The panel as a dock of a workspace (tabbed with its Diagnostics dock, in a scroll area); the
+    :class:`RNGPanel` is built the first time the dock shows or it is asked for."""
+    def build() -> RNGPanel:
+        bar = getattr(ws, "message_bar", None)
+        panel = RNGPanel(ws.backend, bar.show_message if bar is not None else None)
+        panel.dock = dock
+        return panel
+
+    lazy = LazyPanel(build, scrolled)
     dock = QDockWidget("Random numbers (paper 001)", ws)
     dock.setObjectName("rng_panel")
-    dock.setWidget(scrolled(panel))
+    dock.setWidget(lazy)
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
     ws.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     ws.tabifyDockWidget(ws.plots_dock, dock)
+    lazy.show_with(dock)
     ws.plots_dock.raise_()
-    panel.dock = dock
-    return panel
+    return lazy
