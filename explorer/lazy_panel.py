@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import QDockWidget, QVBoxLayout, QWidget
 
-from .widgets import page_of
+from .widgets import dock_button_tooltips, page_of
 
 
 class LazyPanel(QWidget):
@@ -63,8 +63,9 @@ class LazyPanel(QWidget):
         return self._page
 
     def panel(self) -> QWidget:
-        """The panel, built now if it was not: shown in the placeholder, then given the states
-        restored so far (one that does not fit, TypeError or ValueError, is skipped)."""
+        """The panel, built now if it was not: shown in the placeholder (Qt's internal buttons given
+        the tooltips the main window gives a new workspace's, :func:`explorer.widgets.dock_button_tooltips`),
+        then given the states restored so far (one that does not fit, TypeError or ValueError, is skipped)."""
         if self._panel is None:
             if self._building:
                 raise RuntimeError("a lazy panel asked for itself while it was being built")
@@ -73,6 +74,7 @@ class LazyPanel(QWidget):
                 panel = self._make()
                 page = self._wrap(panel) if self._wrap is not None else panel
                 self.layout().addWidget(page)
+                dock_button_tooltips(page)
                 if self.isVisible():
                     page.show()
                 self._panel, self._page = panel, page

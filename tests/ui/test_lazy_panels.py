@@ -7,7 +7,7 @@ import json
 
 import pytest
 from PyQt6.QtCore import QSettings
-from PyQt6.QtWidgets import QDockWidget, QLabel, QSpinBox, QTabWidget, QWidget
+from PyQt6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QSpinBox, QTabWidget, QWidget
 
 from explorer.lazy_panel import LazyPanel, LazyPanels, content_of
 from explorer.widgets import scrolled
@@ -194,6 +194,8 @@ def test_ch_docks_build_when_their_tab_is_chosen(ch, qtbot):
     assert fig in _figure_names(ws)
     assert ws.rng_panel.dock in ws.tabifiedDockWidgets(ws.plots_dock)          # read: built
     assert set(ws.side_panels.built()) == {"reproduce", "rng"}
+    corners = [b for b in ws.rng_panel.findChildren(QAbstractButton) if b.objectName() == "qt_tableview_cornerbutton"]
+    assert corners and all(b.toolTip() for b in corners)     # as the main window gives a new workspace's
 
 
 def test_ch_never_opened_docks_keep_their_saved_state(ch, tmp_path, rng):
