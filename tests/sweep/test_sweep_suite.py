@@ -5,54 +5,17 @@ lost) alone."""
 from __future__ import annotations
 
 import os
-import time
-from pathlib import Path
 
-import numpy as np
 import pytest
 
-from kernels.errors import Unsupported
 from kernels.flint.sbml import conformance as S
-from kernels.flint.schemes import register_backend
+from support.fake_suite import KINDS, LOCAL_GROUP, TIMEOUT, local_run, make_case
 
 pytest.importorskip("distributed")
 
 
-def fake_runtime(model, times, variables, amount, concentration):
-    """Behaviour chosen by the model file's text: ok, wrong, refuse, raise, hang, crash."""
-    what = Path(model).read_text().strip()
-    if what == "hang":
-        time.sleep(600)
-    if what == "crash":
-        os._exit(7)
-    if what == "refuse":
-        raise Unsupported("fake: <delay> is not supported")
-    if what == "raise":
-        raise ZeroDivisionError("boom")
-    out = {"S1": np.exp(-times), "k": np.full(times.shape, 2.0)}
-    if what == "wrong":
-        out["S1"] = out["S1"] * 1.01
-    return {v: out[v] for v in variables}
-
-
-def _case(root: Path, cid: str, what: str):
-    d = root / "cases" / cid
-    d.mkdir(parents=True)
-    (d / f"{cid}-sbml-l3v2.xml").write_text(what)
-    (d / f"{cid}-settings.txt").write_text("start: 0\nduration: 2\nsteps: 4\nvariables: S1, k\n"
-                                           "absolute: 1e-6\nrelative: 1e-4\namount: S1\nconcentration: \n")
-    (d / f"{cid}-model.m").write_text("(*\ncomponentTags: Species\ntestTags:      Amount\ntestType:      TimeCourse\n*)\n")
-    t = np.linspace(0, 2, 5)
-    (d / f"{cid}-results.csv").write_text("\n".join(["time,S1,k"] + [f"{float(x)!r},{float(np.exp(-x))!r},2"
-                                                                      for x in t]) + "\n")
-
-
-#: per-case time limit: generous for a loaded 2-core box (Dask workers start slowly there), far
-#: below the hung case's sleep
-#: a case's clock starts when it is handed to a running worker (no point is submitted while a
-#: crashed worker restarts), so the limit bounds the case's own run: milliseconds for every case
-#: here but the hung one, which sleeps 600 s
-TIMEOUT = 10.0
+# the fake suite, runtime (backend "fake") and the local run: tests/support/fake_suite.py, shared
+# with tests/flint/sbml/test_sbml_suite.py
 
 
 def test_serial_path_outcomes(tmp_path):
@@ -60,9 +23,8 @@ def test_serial_path_outcomes(tmp_path):
     from kernels.sweep.suite_tasks import run_cases
     root = tmp_path / "suite"
     for i, what in enumerate(["ok", "wrong", "refuse", "raise"], start=1):
-        _case(root, f"{i:05d}", what)
-    register_backend("fake-sweep", fake_runtime, replace=True)
-    out = run_cases(S.discover(root), "fake-sweep", workers=1, timeout=TIMEOUT, out_dir=tmp_path / "o",
+        make_case(root, f"{i:05d}", what)
+    out = run_cases(S.discover(root), "fake", workers=1, timeout=TIMEOUT, out_dir=tmp_path / "o",
                     scheduler="none")
     assert [o.status for o in out] == ["passed", "failed", "refused", "failed"]
     assert out[1].message.startswith("wrong numbers") and "<delay>" in out[2].message
@@ -72,27 +34,22 @@ def test_serial_path_outcomes(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_one_executor_serial_and_local_agree(tmp_path):
+@pytest.mark.xdist_group(LOCAL_GROUP)
+def test_one_executor_serial_and_local_agree(tmp_path, tmp_path_factory):
     """The same cases through the serial path and through local worker processes: equal outcomes where
-    both run them; local alone also isolates a crash and a hang (message naming the limit)."""
+    both run them; local alone also isolates a crash and a hang (message naming the limit).  (The local
+    run is support.fake_suite.local_run, made once: tests/flint/sbml/test_sbml_suite.py checks it too.)"""
     from kernels.sweep.suite_tasks import run_cases
-    root = tmp_path / "suite"
-    kinds = ["crash", "ok", "hang", "wrong", "refuse", "raise", "ok", "ok"]
-    for i, what in enumerate(kinds, start=1):
-        _case(root, f"{i:05d}", what)
-    cases = S.discover(root)
-    register_backend("fake-sweep", fake_runtime, replace=True)
-    runnable = [c for c, k in zip(cases, kinds) if k not in ("crash", "hang")]
-    serial = run_cases(runnable, "fake-sweep", workers=1, timeout=TIMEOUT, out_dir=tmp_path / "serial",
+    run = local_run(tmp_path_factory)
+    cases, local = run.cases, run.outcomes
+    runnable = [c for c, k in zip(cases, KINDS) if k not in ("crash", "hang")]
+    serial = run_cases(runnable, "fake", workers=1, timeout=TIMEOUT, out_dir=tmp_path / "serial",
                        scheduler="none")
-    seen = []
-    local = run_cases(cases, "fake-sweep", workers=2, timeout=TIMEOUT, out_dir=tmp_path / "local", scheduler="local",
-                      progress=lambda d, n, eta, oc: seen.append((d, n)))
     assert [o.case for o in local] == [c.id for c in cases]
     by = {o.case: o for o in local}
     assert "crashed: worker process died" in by["00001"].message and by["00001"].status == "failed"
     assert by["00003"].message == f"timed out after {TIMEOUT:g} s (worker killed)"
     for o in serial:
         assert (by[o.case].status, by[o.case].message) == (o.status, o.message)
-    assert seen == [(d, 8) for d in range(1, 9)]
-    assert sorted(os.listdir(tmp_path / "local")) == sorted(os.listdir(tmp_path / "serial"))
+    assert [(d, n) for d, n, _ in run.seen] == [(d, 8) for d in range(1, 9)]
+    assert sorted(os.listdir(run.out_dir)) == sorted(os.listdir(tmp_path / "serial"))

@@ -6,16 +6,17 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kernels.errors import InvalidParameter, Unsupported
+from kernels.errors import InvalidParameter
 from cli import flint_suite as H
 from kernels.flint.sbml import conformance as S
 from kernels.flint.schemes import register_backend
+from support.fake_suite import LOCAL_GROUP, TIMEOUT, local_run, make_suite
+from support.fake_suite import fake_runtime as _fake_runtime, make_case as _make_case
 from support.paths import ROOT
 
 SUITE = H.suite_dir()
@@ -27,52 +28,12 @@ needs_rr = pytest.mark.skipif(importlib.util.find_spec("roadrunner") is None,
 
 # ------------------------------------------------------------ a tiny fake suite and runtime
 
-#: the per-case time limit of the isolation tests: long enough for a loaded box, short against the hang
-#: a case's clock starts when it is handed to a running worker (no point is submitted while a
-#: crashed worker restarts), so the limit bounds the case's own run: milliseconds for every case
-#: here but the hung one, which sleeps 600 s
-TIMEOUT = 10.0
-
-
-def _fake_runtime(model, times, variables, amount, concentration):
-    """Behaviour chosen by the model file's text: ok, wrong, refuse, raise, hang, crash."""
-    what = Path(model).read_text().strip()
-    if what == "hang":
-        time.sleep(600)
-    if what == "crash":
-        os._exit(7)
-    if what == "refuse":
-        raise Unsupported("fake: <delay> is not supported")
-    if what == "raise":
-        raise ZeroDivisionError("boom")
-    out = {"S1": np.exp(-times), "k": np.full(times.shape, 2.0)}
-    if what == "wrong":
-        out["S1"] = out["S1"] * 1.01
-    return {v: out[v] for v in variables}
-
-
-register_backend("fake", _fake_runtime, replace=True)
-
-
-def _make_case(root: Path, cid: str, what: str, tags=("Species", "Parameter"), ttags=("Amount",)):
-    d = root / "cases" / cid
-    d.mkdir(parents=True)
-    (d / f"{cid}-sbml-l3v2.xml").write_text(what)
-    (d / f"{cid}-settings.txt").write_text("start: 0\nduration: 2\nsteps: 4\nvariables: S1, k\n"
-                                           "absolute: 1e-6\nrelative: 1e-4\namount: S1\nconcentration: \n")
-    (d / f"{cid}-model.m").write_text(f"(*\ncomponentTags: {', '.join(tags)}\ntestTags:      {', '.join(ttags)}\n"
-                                      "testType:      TimeCourse\n*)\n")
-    t = np.linspace(0, 2, 5)
-    rows = ["time,S1,k"] + [f"{float(x)!r},{float(np.exp(-x))!r},2" for x in t]
-    (d / f"{cid}-results.csv").write_text("\n".join(rows) + "\n")
-
+# the fake suite and runtime (backend "fake"): tests/support/fake_suite.py, shared with
+# tests/sweep/test_sweep_suite.py, which checks the same local run
 
 @pytest.fixture
 def fake_suite(tmp_path):
-    root = tmp_path / "suite"
-    for i, what in enumerate(["crash", "ok", "hang", "wrong", "refuse", "raise", "ok", "ok"], start=1):
-        _make_case(root, f"{i:05d}", what, ttags=("Amount", "Odd") if i % 2 else ("Amount",))
-    return root
+    return make_suite(tmp_path / "suite")
 
 
 # ------------------------------------------------------------ parsing
@@ -202,14 +163,13 @@ def test_write_results_rejects_wrong_rows(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
-def test_run_cases_isolates_hang_and_crash(fake_suite, tmp_path):
+@pytest.mark.xdist_group(LOCAL_GROUP)
+def test_run_cases_isolates_hang_and_crash(tmp_path_factory):
     """The local scheduler: a crashing case and a hung one (past the time limit) fail alone.  The limit
-    is generous (a loaded 2-core box starts Dask workers slowly); the hung case sleeps far beyond it."""
-    from kernels.sweep.suite_tasks import run_cases
-    cases = S.discover(fake_suite)
-    seen = []
-    out = run_cases(cases, "fake", workers=2, timeout=TIMEOUT, out_dir=tmp_path / "csv", scheduler="local",
-                    progress=lambda d, n, eta, oc: seen.append((d, n, oc.case)))
+    is generous (a loaded 2-core box starts Dask workers slowly); the hung case sleeps far beyond it.
+    (The run is support.fake_suite.local_run, made once: tests/sweep/test_sweep_suite.py checks it too.)"""
+    run = local_run(tmp_path_factory)
+    cases, out, seen = run.cases, run.outcomes, run.seen
     st = {o.case: o for o in out}
     assert [o.case for o in out] == [c.id for c in cases]
     assert st["00001"].status == "failed" and "crashed: worker process died" in st["00001"].message
@@ -219,11 +179,11 @@ def test_run_cases_isolates_hang_and_crash(fake_suite, tmp_path):
     assert st["00006"].status == "failed" and "ZeroDivisionError" in st["00006"].message
     assert [st[c].status for c in ("00002", "00007", "00008")] == ["passed"] * 3
     assert [d for d, _, _ in seen] == list(range(1, 9)) and all(n == 8 for _, n, _ in seen)
-    written = sorted(p.name for p in (tmp_path / "csv").iterdir())
+    written = sorted(p.name for p in run.out_dir.iterdir())
     assert written == ["00002.csv", "00004.csv", "00007.csv", "00008.csv"]
     # the written case re-checks against results.csv by the same rule
     like = S.read_results(cases[1].results_path)
-    back = S.read_results(tmp_path / "csv" / "00002.csv")
+    back = S.read_results(run.out_dir / "00002.csv")
     assert S.compare(like, {c: back.column(c) for c in back.columns[1:]}, 1e-6, 1e-4).ok
     rep = S.report(cases, out, "fake", 1.0)
     assert rep["totals"] == {"passed": 3, "failed": 4, "refused": 1, "total": 8}
