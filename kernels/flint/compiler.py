@@ -119,7 +119,8 @@ class Program:
     n_slots: int
     level_counts: list = field(default_factory=list)
     layout: "ExpressionLayout | None" = None
-    #: language → the expression texts printed from this program (:func:`.runtimes.codegen.expr_code`)
+    #: language → the expression texts printed from this program (:func:`.runtimes.codegen.expr_code`;
+    #: also its phase statements, :func:`.runtimes.codegen.ts_phase_bodies`)
     printed: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property

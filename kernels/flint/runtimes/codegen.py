@@ -249,7 +249,20 @@ def ts_phase_bodies(prog: Program, warp: str = "blockIdx.y") -> tuple[list[str],
     unify off: a ``switch`` on the thread number picks the thread's expressions (redundant threads
     are extra ``case`` labels of the thread they copy).  A sum warp computes its lane's share of
     the terms, reduces it with ``flint_warp_sum`` (the same butterfly as IS's WARP_SUM) and every
-    lane finishes the expression.  ``flint_update`` (flint_common.cuh) applies the integrator."""
+    lane finishes the expression.  ``flint_update`` (flint_common.cuh) applies the integrator.
+
+    Made once per program and ``warp`` (kept in ``prog.printed``, as :func:`expr_code`: the
+    statements name ``REAL`` and do not depend on the precision, and both are asked for)."""
+    key = ("phase-bodies", warp)
+    if key not in prog.printed:
+        kern, table = _phase_bodies(prog, warp)
+        prog.printed[key] = (tuple(kern), table)
+    kern, table = prog.printed[key]
+    return list(kern), table.copy()
+
+
+def _phase_bodies(prog: Program, warp: str) -> tuple[list[str], np.ndarray]:
+    """:func:`ts_phase_bodies`, made anew."""
     lay = prog.layout
     unify = prog.options.unify
     table: list[int] = []
