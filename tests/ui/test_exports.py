@@ -254,6 +254,9 @@ def test_export_at_twice_the_size_is_the_1x_figure_resampled(main_window, qtbot,
     2× image scaled down is ~0.95–1 (thin lines stay one device pixel wide); the old export, the
     top-left quarter magnified, scored below 0.55."""
     prepare(main_window, qtbot, key)
+    ws = main_window.workspace()
+    for tabs in (getattr(ws, "sweep_tabs", {}), getattr(ws, "side_panels", {})):
+        list(tabs.values())                                # built: a tab never opened lists no figure
     for fig in main_window.figures():
         if fig.name.startswith(("Measured", "Reproduce")):
             continue                                       # empty here (GPU only / no sweep yet)

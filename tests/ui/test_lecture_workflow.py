@@ -294,10 +294,12 @@ def test_every_figure_exports_non_blank(main_window, qtbot, tmp_path, key):
         w.step_once()
         qtbot.waitUntil(lambda: w.sim.step_count >= 10, timeout=10000)
         w._refresh_plots()
+        list(w.side_panels.values())    # every dock built: a tab never opened lists no figure
     elif key == "graphs":
         main_window.apply_preset("small world: p = 0.05")
         _wait_job(qtbot, w)
         w.click_node(0)
+        list(w.sweep_tabs.values())     # every experiment tab built (as for the docks above)
     figs = main_window.figures()
     assert figs
     for fig in figs:
