@@ -26,7 +26,7 @@ from ..bytecode import N_ARGS, OPCODES, OPNAMES
 from ..compiler import Program
 from .codegen import CUDA_DIR, is_source
 from .is_regs import IMM, OPR, TIME
-from .packed import Packed, packable
+from .packed import Packed, immediates, packable
 
 IS_LOOP_SOURCE = CUDA_DIR / "flint_is_loop.cu"
 
@@ -55,11 +55,24 @@ def pack(prog: Program, dtype, fuse_pairs: bool = True, reuse_slots: bool = True
     constant and a leaf with the binary operation after them, one instruction that pushes
     ``K op leaf`` or ``leaf op K``.  ``reuse_slots``: slots renumbered so that a slot whose value is
     no longer read (within the step; the derivative slots are read at its end) is reused — fewer
-    slots a thread, the same values."""
+    slots a thread, the same values.
+
+    Only the constants' values depend on ``dtype``: the packing itself is made once per program and
+    options (kept in ``prog.printed``; a compiled program is not modified afterwards)."""
     if not packable(prog):
         raise ValueError("the many-steps interpreter needs an ensemble sharing one bytecode (no neighbour "
                          "coupling, option unify on or no per-member parameters)")
-    consts = np.asarray(prog.consts).astype(dtype)
+    key = ("packed-stack", bool(fuse_pairs), bool(reuse_slots))
+    if key not in prog.printed:
+        prog.printed[key] = _pack(prog, fuse_pairs, reuse_slots)
+    words, kidx, dslot, n_slots = prog.printed[key]
+    return Packed(words.copy(), immediates(prog.consts, kidx, dtype, words.size), dslot.copy(), n_slots)
+
+
+
+def _pack(prog: Program, fuse_pairs: bool, reuse_slots: bool) -> tuple:
+    """(words, the constant index of each instruction's immediate (−1: none, 0), dslot, n_slots) of
+    :func:`pack`."""
     ins: list[tuple[str, int]] = []
     pc, code = 0, prog.code.tolist()           # Python ints: read word by word
     while True:
@@ -75,14 +88,14 @@ def pack(prog: Program, dtype, fuse_pairs: bool = True, reuse_slots: bool = True
         ins.append((op, args[0] if args else 0))
         if op == "END":
             break
-    # (name, operand, constant): a leaf and the binary operation after it fuse, then (fuse_pairs) a
-    # constant and a leaf with it
-    out: list[tuple[str, int, float]] = []
+    # (name, operand, constant's index): a leaf and the binary operation after it fuse, then
+    # (fuse_pairs) a constant and a leaf with it
+    out: list[tuple[str, int, int]] = []
     j = 0
     while j < len(ins):
         op, a = ins[j]
         nxt = ins[j + 1][0] if j + 1 < len(ins) else None
-        val = consts[a] if op == "CONST" else 0.0
+        val = a if op == "CONST" else -1
         if op in _LEAVES and nxt in _BINARY:
             out.append((f"{nxt}_{op}", a, val))
             j += 2
@@ -92,7 +105,7 @@ def pack(prog: Program, dtype, fuse_pairs: bool = True, reuse_slots: bool = True
     if fuse_pairs:
         fused, j = [], 0
         while j < len(out):
-            (n0, a0, v0), (n1, a1, v1) = out[j], out[j + 1] if j + 1 < len(out) else ("", 0, 0.0)
+            (n0, a0, v0), (n1, a1, v1) = out[j], out[j + 1] if j + 1 < len(out) else ("", 0, -1)
             b1, _, leaf1 = n1.partition("_")
             if n0 == "CONST" and leaf1 in ("VAR", "STATE"):
                 fused.append((f"{b1}_K{leaf1}", a1, v0))
@@ -114,8 +127,7 @@ def pack(prog: Program, dtype, fuse_pairs: bool = True, reuse_slots: bool = True
             raise ValueError(f"operand {a} does not fit a packed instruction")
         words.append((OPX[name] if name in OPX else OPCODES[name]) | (a << 8))
     words.append(OPCODES["END"])
-    imm = [v for (_n, _a, v) in out] + [0.0]
-    return Packed(np.array(words, dtype=np.int32), np.array(imm, dtype=dtype), dslot, n_slots)
+    return np.array(words, dtype=np.int32), np.array([v for (_n, _a, v) in out], dtype=np.int64), dslot, n_slots
 
 
 def _reuse_slots(ins: list, dslot: np.ndarray) -> tuple[list, np.ndarray, int]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..bytecode import N_ARGS, OPCODES, OPNAMES
 from ..compiler import Program
-from .packed import Packed, packable
+from .packed import Packed, immediates, packable
 
 #: the register form's own opcodes (after the bytecode's)
 OPR = {"MOV": 90, "LOADP": 91}
@@ -34,19 +34,30 @@ def pack_registers(prog: Program, dtype):
     """The register form of ``prog`` (an ensemble sharing one bytecode, :func:`.packed.packable`):
     a :class:`.packed.Packed` whose ``code`` holds two words an instruction (``END`` three times at
     the end: the kernel fetches ahead), ``imm`` one constant an instruction (padded to ``code``'s
-    length), ``dslot`` the registers of the derivatives and ``n_slots`` the registers used."""
+    length), ``dslot`` the registers of the derivatives and ``n_slots`` the registers used.
+
+    Only the constants' values depend on ``dtype``: the translation is made once per program (kept
+    in ``prog.printed``; a compiled program is not modified afterwards)."""
     if not packable(prog):
         raise ValueError("the many-steps interpreter needs an ensemble sharing one bytecode")
-    consts = np.asarray(prog.consts).astype(dtype)
+    if ("packed-regs",) not in prog.printed:
+        prog.printed[("packed-regs",)] = _translate(prog)
+    words, kidx, dslot, top = prog.printed[("packed-regs",)]
+    return Packed(words.copy(), immediates(prog.consts, kidx, dtype, words.size), dslot.copy(), top)
+
+
+def _translate(prog: Program) -> tuple:
+    """(words, the constant index of each instruction's immediate (−1: none, 0), dslot, registers)
+    of :func:`pack_registers`."""
     ns = prog.n_states
-    ins: list = []                    # [op, dst vreg, src1, src2, const]; a source: ("R", k) / ("K",) / ("T",)
+    ins: list = []                    # [op, dst vreg, src1, src2, const index]; a source: ("R", k) / ("K",) / ("T",)
     nv = [0]
 
     def vreg():
         nv[0] += 1
         return ("V", nv[0] - 1)
 
-    def emit(op, dst, a=("K",), b=("K",), k=0.0):
+    def emit(op, dst, a=("K",), b=("K",), k=-1):
         ins.append([op, dst, a, b, k])
 
     def two(a, b):
@@ -55,7 +66,7 @@ def pack_registers(prog: Program, dtype):
             t = vreg()
             emit("MOV", t, ("K",), ("K",), a[1])
             a = t
-        k = a[1] if a[0] == "K" else (b[1] if b[0] == "K" else 0.0)
+        k = a[1] if a[0] == "K" else (b[1] if b[0] == "K" else -1)
         return (("K",) if a[0] == "K" else a), (("K",) if b[0] == "K" else b), k
 
     stack: list = []
@@ -68,7 +79,7 @@ def pack_registers(prog: Program, dtype):
         if op == "END":
             break
         if op == "CONST":
-            stack.append(("K", consts[args[0]]))
+            stack.append(("K", args[0]))                 # the constant's index
         elif op == "STATE":
             stack.append(("R", args[0]))
         elif op == "TIME":
@@ -127,12 +138,13 @@ def pack_registers(prog: Program, dtype):
             emit("MOV", t, a, ("K",), k)
             v = t
         deriv.append(v)
-    return _allocate(ins, deriv, ns, dtype, Packed)
+    return _allocate(ins, deriv, ns)
 
 
-def _allocate(ins: list, deriv: list, ns: int, dtype, packed_cls):
+def _allocate(ins: list, deriv: list, ns: int) -> tuple:
     """Registers for the virtual ones (linear scan: a register is free again after its value's last
-    read; the derivatives live to the end), then the words."""
+    read; the derivatives live to the end), then the words (and the constant indices, dslot and
+    registers: :func:`_translate`)."""
     last: dict = {}
     for k, (_op, dst, a, b, _c) in enumerate(ins):
         for x in (a, b) + ((dst,) if _op == "SELECT" else ()):
@@ -161,13 +173,11 @@ def _allocate(ins: list, deriv: list, ns: int, dtype, packed_cls):
 
     def src(x):
         return IMM if x[0] == "K" else TIME if x[0] == "T" else x[1] if x[0] in ("R", "P") else phys[x]
-    words, imm = [], []
+    words, kidx = [], []
     for op, dst, a, b, c in ins:
         num = OPR[op] if op in OPR else OPCODES[op]
         words += [num | (phys[dst] << 8), src(a) | (src(b) << 16)]
-        imm.append(c)
-    words += [OPCODES["END"], 0] * 2
-    imm += [0.0, 0.0]
-    imm += [0.0] * (len(words) - len(imm))             # as long as code (one copy loop in the kernel)
-    return packed_cls(np.array(words, dtype=np.uint32).view(np.int32), np.array(imm, dtype=dtype),
-                      np.array([phys[d] for d in deriv], dtype=np.int32), top)
+        kidx.append(c)
+    words += [OPCODES["END"], 0] * 2                   # imm: 0 past the instructions, as long as code
+    return (np.array(words, dtype=np.uint32).view(np.int32), np.array(kidx, dtype=np.int64),
+            np.array([phys[d] for d in deriv], dtype=np.int32), top)

@@ -27,3 +27,12 @@ class Packed:
     imm: np.ndarray
     dslot: np.ndarray
     n_slots: int
+
+
+def immediates(consts, kidx: np.ndarray, dtype, size: int) -> np.ndarray:
+    """``size`` immediates in ``dtype``: ``consts[kidx[j]]`` where ``kidx[j]`` ≥ 0, else 0 (and 0 past
+    ``kidx``)."""
+    imm = np.zeros(size, dtype=dtype)
+    has = kidx >= 0
+    imm[:kidx.size][has] = np.asarray(consts).astype(dtype)[kidx[has]]
+    return imm
