@@ -140,6 +140,10 @@ class WindowFiles(QObject):
                 return None
         else:
             names = [f.name for f in figs]
+            if target and target not in names:      # e.g. the figure of a tab never opened (nothing to draw)
+                self.window.notify(f"Could not export {target}: no such figure in this workspace now "
+                                   f"(figures: {', '.join(names)})", "error")
+                return None
             fig = figs[names.index(target)] if target else figs[0]
             if footer is True:
                 footer = self.figure_footer()

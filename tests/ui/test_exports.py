@@ -235,6 +235,9 @@ def test_paths_get_their_format_and_bad_ones_are_refused(main_window, qtbot, tmp
     assert "does not exist" in w.message_bar.text()
     assert main_window.export_figure(str(tmp_path / "calc.svg"), target="Calculator tab") is None
     assert "PNG" in main_window.last_message                 # a panel holding a plot: PNG only
+    assert main_window.export_figure(str(tmp_path / "x.png"), target="No such figure") is None
+    assert "No such figure" in main_window.last_message and "Occupancy charts" in main_window.last_message
+    assert not (tmp_path / "x.png").exists()
     assert main_window.save_session(str(tmp_path / "s")).name == "s.gsession"
 
 
