@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                              QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
@@ -21,9 +20,8 @@ from kernels.cahn_hilliard import pfhub
 from kernels.cahn_hilliard.simulation import CahnHilliard
 from kernels.errors import ExplorerError, InvalidParameter
 
-from ..jobs import GeneratorJob
 from ..log_axis import log_axes
-from ..sweep_runner import SweepRunner
+from ..sweep_runner import SweepRunner, forwards_to_runner
 from ..lazy_panel import LazyPanel
 from ..widgets import add_dock, scrolled
 
@@ -33,21 +31,24 @@ PALETTE = [(214, 39, 40), (31, 119, 180), (255, 127, 14), (44, 160, 44), (148, 1
 REDRAW_EVERY = 0.3
 
 
-class PFHubTab(SweepRunner, QWidget):
-    """Controls, a live log–log F(t) plot with posted curves, the summary and the exports.
+@forwards_to_runner
+class PFHubTab(QWidget):
+    """Controls, a live log–log F(t) plot with posted curves, the summary and the exports; the run /
+    cancel / export cycle is a composed :class:`explorer.sweep_runner.SweepRunner` (``runner``; its
+    ``rows`` are the (t, F) of the last run).
     ``state()`` / ``restore(dict)`` for the settings.  ``message(text, level)``: notices;
     ``pause_live()``: pause a live run before this one takes the cores / the GPU;
     ``show_run(state_dict, preset)``: show the finished field (the workspace's ``load_run``)."""
-
-    finished = pyqtSignal()
 
     def __init__(self, backend=None, message=None, pause_live=None, show_run=None, parent=None):
         super().__init__(parent)
         self.backend = backend
         self.message = message
         self.pause_live, self.show_run = pause_live, show_run
-        self.job = None
-        self.rows: list = []                 # (t, F) of the last run, for the CSV export
+        self.runner = SweepRunner(self, run=self.run, redraw=self._redraw, summary=self._summary,
+                                  export_plots=self.export_plots, message=message, settle=self._settle,
+                                  run_text="Run benchmark")
+        self.runner.ended.connect(self._show_field)
         self.result: pfhub.PFHubResult | None = None
         self.sim: CahnHilliard | None = None
         self.posted: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -99,10 +100,10 @@ class PFHubTab(SweepRunner, QWidget):
         rule.addWidget(self.bt_clear)
         form.addRow("rule", rule)
         lay.addLayout(form)
-        self.run_row(lay, "Run benchmark", "Run the chosen variant off the GUI thread (the live simulation pauses); "
-                     "the finished field is shown in the view", csv_tip="Save F(t) of the run as time,free_energy "
-                     "(PFHub's format)", png_tip="Save the F(t) plot as PNG (or SVG)", png_text="Export plot…",
-                     progress_tip="Simulated time reached, on a log scale")
+        self.runner.lay_out(lay, "Run the chosen variant off the GUI thread (the live simulation pauses); the "
+                            "finished field is shown in the view", csv_tip="Save F(t) of the run as time,free_energy "
+                            "(PFHub's format)", png_tip="Save the F(t) plot as PNG (or SVG)", png_text="Export plot…",
+                            progress_tip="Simulated time reached, on a log scale")
         self.progress.setRange(0, 1000)
         self.progress.setFormat("t = 0")
         self.plots = pg.GraphicsLayoutWidget()
@@ -193,24 +194,16 @@ class PFHubTab(SweepRunner, QWidget):
             rate = self.stop_rate()
             sim = CahnHilliard(p, self.backend)
         except ExplorerError as exc:
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         if self.pause_live is not None:
             self.pause_live()                 # the live run would share the cores / the GPU
         t_end = self.sp_tend.value()
         self.sim, self.result, self.rows, self._t_end = sim, None, [], t_end
         self.lbl.setText(f"Running {pfhub.VARIANTS[self.cb_variant.currentData()].title} to t = {t_end:g} …")
-        job = GeneratorJob("PFHub benchmark 1", lambda cancelled: throttled(
-            pfhub.steps(sim, t_end, rate, pfhub.SNAPSHOT_TIMES), cancelled))
-        for signal, slot in ((job.yielded, self._on_step), (job.done, lambda _r: self._end("done")),
-                             (job.failed, lambda msg: self._end(msg, failed=True)),
-                             (job.cancelled, lambda: self._end("cancelled"))):
-            signal.connect(slot)
-        self.job = job
-        for button, on in ((self.bt_run, False), (self.bt_cancel, True)):
-            button.setEnabled(on)
-        self.progress.setValue(0)
-        job.start()
+        self.runner.start("PFHub benchmark 1", lambda cancelled: throttled(
+            pfhub.steps(sim, t_end, rate, pfhub.SNAPSHOT_TIMES), cancelled), self.progress.maximum(),
+            on_item=self._on_step, counted=False)
         return True
 
     def _on_step(self, res):
@@ -231,16 +224,19 @@ class PFHubTab(SweepRunner, QWidget):
                 f"{res.seconds:.1f} s; F = {res.free_energy[0]:.6g} → {res.free_energy[-1]:.6g}. {vals}. "
                 f"Stopped: {res.reason or 'cancelled'}.")
 
-    def _end(self, what, failed=False):
+    def _settle(self):
+        """The run ended: the last state plotted before the summary."""
         if self.result is not None:
             self._on_step(self.result)
-        super()._end(what, failed)
+
+    def _show_field(self, _what, failed):
+        """After the run's end: its field in the workspace's view (unless it failed)."""
         if not failed and self.sim is not None and self.show_run is not None and self.result is not None:
             try:
                 self.show_run(self.sim.state_dict(), {"name": self.cb_variant.currentText(),
                                                       "paper": "Jokisaari et al. 2017 (PFHub benchmark 1)"})
             except ExplorerError as exc:
-                self._say(f"The run finished but its field could not be shown: {exc}")
+                self.runner.say(f"The run finished but its field could not be shown: {exc}")
 
     # ------------------------------------------------------------ plotting
     def _redraw(self):
@@ -267,12 +263,12 @@ class PFHubTab(SweepRunner, QWidget):
         try:
             t, f = pfhub.read_posted_curve(path)
         except (ExplorerError, OSError) as exc:
-            self._say(f"Could not load {path}: {exc}")
+            self.runner.say(f"Could not load {path}: {exc}")
             return None
         name = Path(path).stem
         self.posted[name] = (t, f)
         self._redraw()
-        self._say(f"Loaded {name}: {len(t):,} points, t = {t.min():g} … {t.max():g}", "info")
+        self.runner.say(f"Loaded {name}: {len(t):,} points, t = {t.min():g} … {t.max():g}", "info")
         return name
 
     def clear_posted(self):
@@ -283,14 +279,14 @@ class PFHubTab(SweepRunner, QWidget):
     def export_csv(self, path=None):
         """F(t) of the last run as ``time,free_energy``; the path written, or None."""
         if self.result is None:
-            return self._say("Run the benchmark first.", "warning")
+            return self.runner.say("Run the benchmark first.", "warning")
         res = self.result
-        return self.export_rows(path, "free_energy_1a.csv", lambda _rows, p: pfhub.write_energy_csv(p, res),
+        return self.runner.export_rows(path, "free_energy_1a.csv", lambda _rows, p: pfhub.write_energy_csv(p, res),
                                 "Run the benchmark first.")
 
     def export_plots(self, path=None):
         """The F(t) plot as PNG (twice the screen size) or SVG; the path written, or None."""
-        return self.export_widget(path, "pfhub_free_energy.png", self.plots, "PFHub benchmark 1: F(t)")
+        return self.runner.export_widget(path, "pfhub_free_energy.png", self.plots, "PFHub benchmark 1: F(t)")
 
     def shutdown(self):
         if self.job is not None:

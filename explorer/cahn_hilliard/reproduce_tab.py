@@ -2,12 +2,12 @@
 one core, on CPU threads, on one GPU and on every GPU) and paper 000's layouts (16×16/12×12 shared tile
 vs the tuned one, strips vs rectangles), timed off the GUI thread and plotted live on log–log axes, with
 the paper's claims checked underneath (compute in kernels.cahn_hilliard.fig10; the run / cancel / export
-cycle is the graphs workspace's SweepRunner).
+cycle is a composed explorer.sweep_runner.SweepRunner).
 """
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, QFormLayout, QGridLayout,
                              QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
                              QWidget)
@@ -16,7 +16,7 @@ from kernels.cahn_hilliard import fig10
 from kernels.cahn_hilliard.params import GPU_VARIANTS, MAX_THREADS
 from kernels.errors import InvalidParameter
 
-from ..sweep_runner import SweepRunner
+from ..sweep_runner import SweepRunner, forwards_to_runner
 from ..log_axis import log_axes
 from ..lazy_panel import LazyPanel
 from ..widgets import scrolled
@@ -51,22 +51,21 @@ def parse_sizes(text: str) -> list[int]:
         raise InvalidParameter(f"field lengths N must be whole numbers separated by commas (got {text!r})") from None
 
 
-class CHReproduceTab(SweepRunner, QWidget):
-    """Controls + two live log–log plots (time per 1024 steps vs N; speed-up vs N) + claims + export.
-    ``state()`` / ``restore(dict)`` for the settings."""
-
-    CSV_NAME = "ch_fig10.csv"
-
-    finished = pyqtSignal()
+@forwards_to_runner
+class CHReproduceTab(QWidget):
+    """Controls + two live log–log plots (time per 1024 steps vs N; speed-up vs N) + claims + export;
+    the run / cancel / export cycle is a composed :class:`explorer.sweep_runner.SweepRunner`
+    (``runner``).  ``state()`` / ``restore(dict)`` for the settings."""
 
     def __init__(self, message=None, pause_live=None, parent=None):
         super().__init__(parent)
         self.message = message
         self.pause_live = pause_live      # pauses a live run before the timings take the cores / the GPU
         self.gpus = fig10.gpu_count()
-        self.rows: list[fig10.Fig10Row] = []
-        self.job = None
         self.experiment = "devices"
+        self.runner = SweepRunner(self, run=self.run, redraw=self._redraw, summary=self._summary,
+                                  export_plots=self.export_plots, message=message,
+                                  row_experiment=self.row_experiment, csv_name="ch_fig10.csv", run_text="Run timings")
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.cb_exp = QComboBox()
@@ -140,10 +139,10 @@ class CHReproduceTab(SweepRunner, QWidget):
         opts.addStretch(1)
         form.addRow("runs", opts)
         lay.addLayout(form)
-        self.run_row(lay, "Run timings", "Time every chosen method at every N, off the GUI thread (the simulation "
-                     "pauses)", csv_tip="Save every timed point (method, N, threads, GPUs, steps timed, seconds per "
-                     "1024 steps, device) as CSV", png_tip="Save both plots as one PNG (or SVG) image",
-                     progress_tip="Finished (N, method) points")
+        self.runner.lay_out(lay, "Time every chosen method at every N, off the GUI thread (the simulation "
+                            "pauses)", csv_tip="Save every timed point (method, N, threads, GPUs, steps timed, "
+                            "seconds per 1024 steps, device) as CSV", png_tip="Save both plots as one PNG (or SVG) "
+                            "image", progress_tip="Finished (N, method) points")
         self.lbl.setToolTip("The paper's claims checked against the timed points")
         self.plots = pg.GraphicsLayoutWidget()
         self.p_time = self.plots.addPlot(row=0, col=0, axisItems=log_axes())
@@ -230,7 +229,7 @@ class CHReproduceTab(SweepRunner, QWidget):
             sizes = fig10.check_sizes(parse_sizes(self.ed_sizes.text()), dim)
             methods = fig10.check_methods(self.methods(), self.gpus)
         except InvalidParameter as exc:
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         if self.pause_live is not None:
             self.pause_live()                 # the live run would share the cores / the GPU with the timings
@@ -239,7 +238,7 @@ class CHReproduceTab(SweepRunner, QWidget):
         self.rows = []
         self._redraw()
         self.lbl.setText("Timing …")
-        self._start("Fig. 10 timings", lambda cancelled: fig10.run_fig10(
+        self.runner.start("Fig. 10 timings", lambda cancelled: fig10.run_fig10(
             sizes, methods, dim=dim, threads=threads, variant=variant, gpus=gpus, budget=budget,
             cancelled=cancelled), len(sizes) * len(methods))
         return True
@@ -288,7 +287,7 @@ class CHReproduceTab(SweepRunner, QWidget):
     # ----------------------------------------------------------------- export
     def export_plots(self, path=None):
         """Both plots as one PNG (twice the screen size) or SVG; the path written, or None."""
-        return self.export_widget(path, "ch_fig10.png", self.plots, "Cahn–Hilliard timings")
+        return self.runner.export_widget(path, "ch_fig10.png", self.plots, "Cahn–Hilliard timings")
 
     def shutdown(self):
         if self.job is not None:

@@ -1,11 +1,11 @@
 """The "BFS kernels" and "Block sweep" tabs: paper 000 §4.3's kernel evolution (Figs. 10–13) and
 kernel 7's block-size sweep (Fig. 15), re-run off the GUI thread and plotted live (compute in
-kernels.graphs.experiments.bfs_evolution; the run / cancel / end cycle is reproduce.SweepRunner)."""
+kernels.graphs.experiments.bfs_evolution; the run / cancel / end cycle is a composed
+explorer.sweep_runner.SweepRunner)."""
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
                              QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
@@ -15,7 +15,7 @@ from kernels.graphs.experiments import reproduce as rp
 from kernels.graphs.apsp import METHODS
 
 from ..log_axis import log_axes
-from ..sweep_runner import SweepRunner
+from ..sweep_runner import SweepRunner, forwards_to_runner
 from .emulated import HOST_TIP, label
 from .reproduce import LEGEND
 from kernels.gpu import launch_occupancy
@@ -46,12 +46,19 @@ def _spin(lo, hi, value, tip, step=1):
     return sp
 
 
-class _Panel(SweepRunner, QWidget):
-    """Shared parts: type check boxes, run row, progress, summary label, plots and exports."""
+@forwards_to_runner
+class _Panel(QWidget):
+    """Shared parts: type check boxes, the run row (a composed :class:`SweepRunner`), plots and exports."""
 
-    finished = pyqtSignal()
     CSV_NAME = "bfs.csv"
-    CSV_EMPTY = "Run it first."
+    EXPERIMENT = None
+
+    def _compose_runner(self, backend, message, run_text: str, run_tip: str, lay) -> None:
+        self.backend, self.message = backend, message
+        self.runner = SweepRunner(self, run=self.run, redraw=self._redraw, summary=self._summary,
+                                  export_plots=self.export_plots, message=message, experiment=self.EXPERIMENT,
+                                  csv_name=self.CSV_NAME, csv_empty="Run it first.", run_text=run_text)
+        self.runner.lay_out(lay, run_tip)
 
     def _types_row(self, form, with_sizes: bool):
         self.ck_type, self.ed_sizes = {}, {}
@@ -81,7 +88,7 @@ class _Panel(SweepRunner, QWidget):
         return self.job is None
 
     def export_plots(self, path=None):
-        return self.export_widget(path, self.CSV_NAME.replace(".csv", ".png"), self.plots, "BFS kernels")
+        return self.runner.export_widget(path, self.CSV_NAME.replace(".csv", ".png"), self.plots, "BFS kernels")
 
     def _restore_common(self, state: dict) -> None:
         if isinstance(state.get("types"), list):
@@ -102,7 +109,7 @@ class BFSEvolutionPanel(_Panel):
 
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
-        self.backend, self.message, self.rows, self.job = backend, message, [], None
+        self.backend = backend
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self._types_row(form, with_sizes=True)
@@ -139,7 +146,8 @@ class BFSEvolutionPanel(_Panel):
         nums.addStretch(1)
         form.addRow("runs", nums)
         lay.addLayout(form)
-        self.run_row(lay, "Run kernels", "Time every chosen kernel on every chosen (type, N) off the GUI thread")
+        self._compose_runner(backend, message, "Run kernels",
+                             "Time every chosen kernel on every chosen (type, N) off the GUI thread", lay)
         self.lbl.setText("Paper 000 Figs. 11–13: time ∝ N^slope, type (1) 2.04–2.45, (2) 1.49–1.94, (3) 1.51–1.71.")
         self.plots = pg.GraphicsLayoutWidget()
         self.p = {}
@@ -184,7 +192,7 @@ class BFSEvolutionPanel(_Panel):
             E.check_host(types, [max(sizes[t]) for t in types], kernels, self.backend, v["batch"], v["block"],
                          v["seed"])                        # the CUDA source on the CPU: the host limit
         except InvalidParameter as exc:
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         self.rows = []
         self._redraw()
@@ -195,7 +203,8 @@ class BFSEvolutionPanel(_Panel):
                 yield from E.run_evolution([t], sizes[t], kernels, v["instances"], self.backend, v["batch"],
                                            v["block"], v["seed"], cancel=cancelled)
 
-        self._start("BFS kernel evolution", rows, sum(len(s) for s in sizes.values()) * v["instances"] * len(kernels))
+        self.runner.start("BFS kernel evolution", rows,
+                          sum(len(s) for s in sizes.values()) * v["instances"] * len(kernels))
         return True
 
     def _summary(self) -> str:
@@ -243,7 +252,7 @@ class BlockSweepPanel(_Panel):
 
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
-        self.backend, self.message, self.rows, self.job = backend, message, [], None
+        self.backend = backend
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self._types_row(form, with_sizes=False)
@@ -268,7 +277,8 @@ class BlockSweepPanel(_Panel):
         nums.addStretch(1)
         form.addRow("runs", nums)
         lay.addLayout(form)
-        self.run_row(lay, "Run sweep", "Blocks 32 … 512 in steps of 32 on one instance per (type, N)")
+        self._compose_runner(backend, message, "Run sweep",
+                             "Blocks 32 … 512 in steps of 32 on one instance per (type, N)", lay)
         self.lbl.setText("Paper 000 Fig. 15: 256 is a good block size overall; the best one differs by graph type.")
         self.plots = pg.GraphicsLayoutWidget()
         self.p_time = self.plots.addPlot(row=0, col=0, title="time / mean path vs block (Fig. 15)")
@@ -311,7 +321,7 @@ class BlockSweepPanel(_Panel):
             E.check_host(types, [max(ns)], [kernel], self.backend, min(v["batch"], max(ns)), max(E.SWEEP_BLOCKS),
                          v["seed"])                        # the CUDA source on the CPU: the host limit
         except (InvalidParameter, ValueError) as exc:
-            self._say(str(exc) if isinstance(exc, InvalidParameter) else f"sizes N must be whole numbers ({exc})")
+            self.runner.say(str(exc) if isinstance(exc, InvalidParameter) else f"sizes N must be whole numbers ({exc})")
             return False
         self.rows = []
         self._redraw()
@@ -324,7 +334,7 @@ class BlockSweepPanel(_Panel):
                                                  self.backend, v["seed"], cancel=cancelled,
                                                  occupancy_of=occupancy_of)
 
-        self._start("Block-size sweep", rows, len(types) * len(ns) * len(E.SWEEP_BLOCKS))
+        self.runner.start("Block-size sweep", rows, len(types) * len(ns) * len(E.SWEEP_BLOCKS))
         return True
 
     def _summary(self) -> str:

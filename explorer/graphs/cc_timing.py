@@ -1,7 +1,8 @@
 """The "Clustering timings" tab: paper 001 §5.7's experiment (Figs. 14–15), re-run — time of each
 clustering-coefficient implementation against V on Watts–Strogatz and Barabási–Albert graphs, with
 log–log slopes next to the paper's, run off the GUI thread and plotted live (compute in
-kernels.graphs.experiments.cc_timing; the run / cancel / end cycle is explorer.sweep_runner.SweepRunner).
+kernels.graphs.experiments.cc_timing; the run / cancel / end cycle is a composed
+explorer.sweep_runner.SweepRunner).
 
 The scheduler choice (app-wide): ``none`` times here with this window's backend; ``local`` or a
 ``tcp://`` address fans the (family, V) points out over Dask with the CLI's ``graph-clustering
@@ -11,16 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (QCheckBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-                             QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+                             QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs.experiments import cc_timing as cc
 
 from ..log_axis import log_axes
 from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
-from ..sweep_runner import SweepRunner
+from ..sweep_runner import SweepRunner, forwards_to_runner
 from .reproduce import worker_backend
 from .emulated import HOST_LABEL, HOST_TIP
 from kernels.sweep.graph_tasks import clustering_sweep
@@ -64,22 +65,22 @@ def parse_size_list(text: str, label: str) -> list[int]:
                                f"(got {text!r})") from None
 
 
-class ClusteringTimingPanel(SweepRunner, QWidget):
+@forwards_to_runner
+class ClusteringTimingPanel(QWidget):
     """Controls + two live plots (time vs V log–log, clustering vs V) + summary + export.
 
     ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (settings, sessions)."""
 
     EXPERIMENT = cc.TIMINGS
-    CSV_NAME = "cc_timings.csv"
-
-    finished = pyqtSignal()
 
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
         self.backend = backend
         self.message = message            # callable(text, level) for the workspace's message bar
-        self.rows: list[cc.CCRow] = []
-        self.job = None
+        self.where = SchedulerChoice("none", INPROCESS_TIP, info=True)
+        self.runner = SweepRunner(self, run=self.run, redraw=self._redraw, summary=self._summary,
+                                  export_plots=self.export_plots, message=message, experiment=self.EXPERIMENT,
+                                  where=self.where, csv_name="cc_timings.csv", run_text="Run timings")
         lay = QVBoxLayout(self)
         form = QFormLayout()
         # families and their sizes
@@ -139,34 +140,17 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
             nums.addWidget(sp)
         nums.addStretch(1)
         form.addRow("runs", nums)
-        self.where = SchedulerChoice("none", INPROCESS_TIP, info=True)
         form.addRow("scheduler", self.where)
         lay.addLayout(form)
-        row = QHBoxLayout()
-        self.bt_run = QPushButton("Run timings")
-        self.bt_run.setToolTip("Time every chosen method on every chosen (family, V), off the GUI thread")
-        self.bt_run.clicked.connect(self.run)
-        self.bt_cancel = QPushButton("Cancel"); self.bt_cancel.setEnabled(False)
+        self.runner.lay_out(lay, "Time every chosen method on every chosen (family, V), off the GUI thread",
+                            csv_tip="Save every timed point (family, V, edges, method, seconds, t, p, C) as CSV",
+                            png_tip="Save both plots as one PNG image",
+                            progress_tip="Finished (family, V, method) points of the sweep")
         self.bt_cancel.setToolTip("Stop after the point being timed (on Dask: cancel the tasks not yet finished)")
-        self.bt_cancel.clicked.connect(self.cancel)
-        self.bt_csv = QPushButton("Export CSV…"); self.bt_csv.clicked.connect(lambda: self.export_csv())
-        self.bt_csv.setToolTip("Save every timed point (family, V, edges, method, seconds, t, p, C) as CSV")
-        self.bt_png = QPushButton("Export plots…"); self.bt_png.clicked.connect(lambda: self.export_plots())
-        self.bt_png.setToolTip("Save both plots as one PNG image")
-        for b in (self.bt_run, self.bt_cancel, self.bt_csv, self.bt_png):
-            row.addWidget(b)
-        lay.addLayout(row)
-        self.progress = QProgressBar(); self.progress.setRange(0, 1); self.progress.setValue(0)
-        self.progress.setFormat("%v / %m points")
-        self.progress.setToolTip("Finished (family, V, method) points of the sweep")
-        lay.addWidget(self.progress)
-        self.lbl = QLabel("Paper 001 Figs. 14–15: time ∝ V^slope — WS single core 1.03, GPU kernel 1 1.03; "
-                          "BA single core 1.37, GPU kernel 1 1.45. Clustering: WS 0.53, BA 0.01.")
-        self.lbl.setWordWrap(True)
-        self.lbl.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.lbl.setText("Paper 001 Figs. 14–15: time ∝ V^slope — WS single core 1.03, GPU kernel 1 1.03; "
+                         "BA single core 1.37, GPU kernel 1 1.45. Clustering: WS 0.53, BA 0.01.")
         self.lbl.setToolTip("Fitted log–log slopes of time vs V next to paper 001's, the largest speed-up over "
                             "cpu, and whether every method counted the same t and p")
-        lay.addWidget(self.lbl)
         self.plots = pg.GraphicsLayoutWidget()
         self.p_time = self.plots.addPlot(row=0, col=0, title="time vs V (paper 001 Figs. 14–15)", axisItems=log_axes())
         self.p_clu = self.plots.addPlot(row=2, col=0, title="clustering C vs V (dashed: paper 001)",
@@ -253,16 +237,16 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
                                         sweep_out=box)
                 sweep = box[0]
         except ExplorerError as exc:
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         self.rows = []
         self._redraw()
         if sweep is not None:
             self.lbl.setText(f"Timing on {sched} …")
-            self._start_sweep("Clustering timings", rows, sweep)
+            self.runner.start_sweep("Clustering timings", rows, sweep)
             return True
         self.lbl.setText("Timing …")
-        self._start("Clustering timings", lambda cancelled: cc.run_cc_sweep(
+        self.runner.start("Clustering timings", lambda cancelled: cc.run_cc_sweep(
             sizes, methods, repeats, self.backend, seed, workers, cancelled, gpus),
             sum(len(ns) for ns in sizes.values()) * len(methods))
         return True
@@ -346,5 +330,5 @@ class ClusteringTimingPanel(SweepRunner, QWidget):
 
     def export_plots(self, path=None):
         """Both plots as one PNG (twice the screen size) or SVG; the path written, or None."""
-        return self.export_widget(path, "cc_timings.png", self.plots, "Clustering timings")
+        return self.runner.export_widget(path, "cc_timings.png", self.plots, "Clustering timings")
 

@@ -1,13 +1,13 @@
 """The "Floyd–Warshall family (papers 002, 004)" tab: time the chosen FW versions over a list of n,
 live on log–log axes with each version's share of the GPU's min-plus peak, and lay the runs out as
 paper 002's Table II or paper 004's Tables 4.6–4.8 (compute in kernels.graphs.experiments.fw_sweep; the run /
-cancel / end cycle is reproduce.SweepRunner)."""
+cancel / end cycle is a composed explorer.sweep_runner.SweepRunner)."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel,
-                             QLineEdit, QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
+                             QLineEdit, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
                              QVBoxLayout, QWidget)
 
 from kernels.errors import InvalidParameter
@@ -17,7 +17,7 @@ from kernels.graphs.apsp.fw_core import fw_versions
 
 from ..flow_layout import FlowLayout
 from ..log_axis import log_axes
-from ..sweep_runner import SweepRunner
+from ..sweep_runner import SweepRunner, forwards_to_runner
 
 #: how a version whose CUDA source runs on the host device is labelled (issue 33)
 EMULATED = "(CUDA source run on the CPU)"
@@ -40,24 +40,24 @@ def parse_sizes(text: str) -> list[int]:
         raise InvalidParameter(f"sizes n must be whole numbers separated by commas (got {text!r})") from None
 
 
-class FWFamilyPanel(SweepRunner, QWidget):
-    """Controls + two live plots (time vs n, % of min-plus peak vs n) + a table view + export.
+@forwards_to_runner
+class FWFamilyPanel(QWidget):
+    """Controls + two live plots (time vs n, % of min-plus peak vs n) + a table view + export; the run /
+    cancel / export cycle is a composed :class:`explorer.sweep_runner.SweepRunner` (``runner``).
 
     ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (settings, sessions)."""
 
     EXPERIMENT = fs.TIMINGS
-    CSV_NAME = "fw_timings.csv"
-
-    finished = pyqtSignal()
 
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
         self.backend = backend
         self.message = message
         self.gpu = bool(backend is not None and getattr(backend, "is_gpu", False))
-        self.rows: list[fs.FWRow] = []
         self.breakdown: dict | None = None
-        self.job = None
+        self.runner = SweepRunner(self, run=self.run, redraw=self._redraw, summary=self._summary,
+                                  export_plots=self.export_plots, message=message, experiment=self.EXPERIMENT,
+                                  csv_name="fw_timings.csv", run_text="Run timings")
         lay = QVBoxLayout(self)
         form = QFormLayout()
         # check boxes, option pairs and buttons wrap onto more rows in a narrow dock (issue 32: at
@@ -127,12 +127,8 @@ class FWFamilyPanel(SweepRunner, QWidget):
         buttons = QWidget()
         row = FlowLayout(buttons)
         row.setContentsMargins(0, 0, 0, 0)
-        self.bt_run = QPushButton("Run timings")
         self.bt_run.setToolTip("Time every chosen version at every n, off the GUI thread")
-        self.bt_run.clicked.connect(self.run)
-        self.bt_cancel = QPushButton("Cancel"); self.bt_cancel.setEnabled(False)
         self.bt_cancel.setToolTip("Stop after the run being timed")
-        self.bt_cancel.clicked.connect(self.cancel)
         self.bt_t2 = QPushButton("Table II setup")
         self.bt_t2.setToolTip("Paper 002 Table II: V1, V3, V4, V5 at n = 2048, 10 runs each, int32 (without a GPU: "
                               f"n = {fs.HOST_TABLE_II_N}, 3 runs, V3–V5 {EMULATED})")
@@ -146,21 +142,18 @@ class FWFamilyPanel(SweepRunner, QWidget):
                                "methods over one run at the largest n, and the non-pivot kernel's share of peak")
         self.bt_t47.setEnabled(self.gpu)
         self.bt_t47.clicked.connect(self.run_breakdown)
-        self.bt_csv = QPushButton("Export CSV…"); self.bt_csv.clicked.connect(lambda: self.export_csv())
         self.bt_csv.setToolTip("Save every timed point (version, n, seconds, runs, % of peak, …) as CSV")
-        self.bt_png = QPushButton("Export plots…"); self.bt_png.clicked.connect(lambda: self.export_plots())
         self.bt_png.setToolTip("Save both plots as one PNG image")
         for b in (self.bt_run, self.bt_cancel, self.bt_t2, self.bt_t46, self.bt_t47, self.bt_csv, self.bt_png):
             row.addWidget(b)
         lay.addWidget(buttons)
-        self.progress = QProgressBar(); self.progress.setRange(0, 1); self.progress.setValue(0)
+        self.progress.setRange(0, 1); self.progress.setValue(0)
         self.progress.setFormat("%v / %m points")
         self.progress.setToolTip("Finished (n, version) points of the sweep")
         lay.addWidget(self.progress)
         peak, formula = fs.peak_updates(backend if self.gpu else None)
-        self.lbl = QLabel("Min-plus peak: " + formula + ". Paper 002 Table II (GTX 960, n = 2048): V1 40.4 s, V3 5.63 s, "
-                          "V4 3.21 s, V5 2.68 s.")
-        self.lbl.setWordWrap(True)
+        self.lbl.setText("Min-plus peak: " + formula + ". Paper 002 Table II (GTX 960, n = 2048): V1 40.4 s, "
+                         "V3 5.63 s, V4 3.21 s, V5 2.68 s.")
         self.lbl.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.lbl.setToolTip("The fastest version per n and its share of peak; paper 002's steps; whether all versions "
                             "computed the same distances")
@@ -281,7 +274,7 @@ class FWFamilyPanel(SweepRunner, QWidget):
             sizes = parse_sizes(self.ed_sizes.text())
             specs = fs.check_specs(self.specs(), self.backend if self.gpu else None, sizes)
         except InvalidParameter as exc:
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         arith, reps, seed, pred = (self.cb_arith.currentText(), self.sp_repeats.value(), self.sp_seed.value(),
                                    self.ck_pred.isChecked())
@@ -289,8 +282,8 @@ class FWFamilyPanel(SweepRunner, QWidget):
         self.rows = []
         self._redraw()
         self.lbl.setText("Timing …")
-        self._start("Floyd–Warshall timings", lambda cancelled: fs.run_sweep(specs, sizes, be, arith, reps, seed, pred,
-                                                                              cancelled), len(sizes) * len(specs))
+        self.runner.start("Floyd–Warshall timings", lambda cancelled: fs.run_sweep(
+            specs, sizes, be, arith, reps, seed, pred, cancelled), len(sizes) * len(specs), on_item=self._on_item)
         return True
 
     def run_breakdown(self) -> bool:
@@ -300,20 +293,22 @@ class FWFamilyPanel(SweepRunner, QWidget):
         try:
             n = max(parse_sizes(self.ed_sizes.text()))
         except InvalidParameter as exc:
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         self.cb_table.setCurrentIndex(3)
         self.lbl.setText(f"Timing the MM-based and two-level kernels at n = {n} …")
-        self._start("Tables 4.7–4.8", lambda cancelled: iter([fs.kernel_breakdown(self.backend, n, "int32")]), 1)
+        self.runner.start("Tables 4.7–4.8", lambda cancelled: iter([fs.kernel_breakdown(self.backend, n, "int32")]),
+                          1, on_item=self._on_item)
         return True
 
-    def _on_row(self, r):
-        """A timed row (SweepRunner's), or the kernel breakdown (a dict) that ends a breakdown run."""
+    def _on_item(self, r):
+        """A timed row (the runner's :meth:`SweepRunner.on_row`), or the kernel breakdown (a dict) that
+        ends a breakdown run."""
         if isinstance(r, dict):
             self.breakdown = r
             self.lbl.setText(self._summary())
         else:
-            SweepRunner._on_row(self, r)
+            self.runner.on_row(r)
         self._fill_table()
 
     # --------------------------------------------------------------- summary
@@ -381,5 +376,5 @@ class FWFamilyPanel(SweepRunner, QWidget):
     # ----------------------------------------------------------------- export
 
     def export_plots(self, path=None):
-        return self.export_widget(path, "fw_timings.png", self.plots, "Floyd–Warshall family timings")
+        return self.runner.export_widget(path, "fw_timings.png", self.plots, "Floyd–Warshall family timings")
 

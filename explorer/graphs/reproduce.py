@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
-                             QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+                             QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from kernels.errors import ExplorerError, InvalidParameter
 from kernels.graphs.data import generators as G
@@ -21,7 +21,7 @@ from kernels.graphs.experiments import reproduce as rp
 
 from ..log_axis import log_axes
 from ..sweep_panel import INPROCESS_TIP, SchedulerChoice
-from ..sweep_runner import SweepRunner
+from ..sweep_runner import SweepRunner, forwards_to_runner
 from .emulated import label as host_label
 from kernels.sweep.graph_tasks import reproduce_sweep
 
@@ -73,24 +73,26 @@ def _points_and_mean(plot, n, y, pen, name=None, **points) -> None:
     plot.plot(ns, [y[n == v].mean() for v in ns], pen=pen, name=name)
 
 
-class ReproducePanel(SweepRunner, QWidget):
-    """Controls + three live plots (mean path vs N, APSP time vs N, clustering vs N) + export.
+@forwards_to_runner
+class ReproducePanel(QWidget):
+    """Controls + three live plots (mean path vs N, APSP time vs N, clustering vs N) + export; the
+    run / cancel / export cycle is a composed :class:`explorer.sweep_runner.SweepRunner` (``runner``,
+    its rows :class:`kernels.graphs.experiments.reproduce.SweepRow`).
 
     ``state()`` / ``restore(dict)`` give the controls as a JSON-able dict (for settings)."""
 
     EXPERIMENT = rp.FIG14
-    CSV_NAME, CSV_EMPTY = "reproduce.csv", "Run a sweep first."
-    LIVE_SUMMARY = False
-
-    finished = pyqtSignal()
 
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
         self.backend = backend
         self.message = message            # callable(text, level) for the workspace's message bar
-        self.rows: list[rp.SweepRow] = []
         self.sweep_params: dict = {}      # params / connectivity / clustering of the last run
-        self.job = None
+        self.where = SchedulerChoice("none", INPROCESS_TIP, info=True)
+        self.runner = SweepRunner(self, run=self.run, redraw=self._redraw, summary=self._summary,
+                                  export_plots=self.export_plots, message=message, experiment=self.EXPERIMENT,
+                                  where=self.where, csv_name="reproduce.csv", csv_empty="Run a sweep first.",
+                                  live_summary=False, run_text="Run sweep")
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.ed_sizes = QLineEdit("500, 1000, 2000, 4000" if not backend.is_gpu else "1000, 2000, 5000, 10000, 20000")
@@ -170,21 +172,15 @@ class ReproducePanel(SweepRunner, QWidget):
                                f"checked against the method's. cpu Floyd is the paper's CPU algorithm, O(N³): "
                                f"N ≤ {rp.FLOYD_MAX_N}.")
         form.addRow("CPU reference", self.cb_ref)
-        self.where = SchedulerChoice("none", INPROCESS_TIP, info=True)
         form.addRow("scheduler", self.where)
         lay.addLayout(form)
         row = QHBoxLayout()
-        self.bt_run = QPushButton("Run sweep"); self.bt_run.clicked.connect(self.run)
-        self.bt_cancel = QPushButton("Cancel"); self.bt_cancel.setEnabled(False); self.bt_cancel.clicked.connect(self.cancel)
-        self.bt_csv = QPushButton("Export CSV…"); self.bt_csv.clicked.connect(lambda: self.export_csv())
-        self.bt_png = QPushButton("Export plots…"); self.bt_png.clicked.connect(lambda: self.export_plots())
-        for b in (self.bt_run, self.bt_cancel, self.bt_csv, self.bt_png):
+        for b in self.runner.buttons():
             row.addWidget(b)
         lay.addLayout(row)
-        self.progress = QProgressBar(); self.progress.setFormat("%v / %m instances")
+        self.progress.setFormat("%v / %m instances")
         lay.addWidget(self.progress)
-        self.lbl = QLabel("Paper 000 Fig. 14: mean path ∝ N^0.995 (1), N^0.223 (2), N^0.106 (3).")
-        self.lbl.setWordWrap(True)
+        self.lbl.setText("Paper 000 Fig. 14: mean path ∝ N^0.995 (1), N^0.223 (2), N^0.106 (3).")
         lay.addWidget(self.lbl)
         self.plots = pg.GraphicsLayoutWidget()
         self.p_len = self.plots.addPlot(row=0, col=0, title="mean shortest path vs N", axisItems=log_axes())
@@ -279,11 +275,11 @@ class ReproducePanel(SweepRunner, QWidget):
         try:
             sizes = rp.parse_sizes(self.ed_sizes.text())
         except InvalidParameter as exc:
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         types = [t for t, ck in self.ck_types.items() if ck.isChecked()]
         if not types:
-            self._say("choose at least one graph type")
+            self.runner.say("choose at least one graph type")
             return False
         inst, method = self.sp_inst.value(), self.method()
         conn, clust = self.connectivity(), self.ck_clust.isChecked()
@@ -302,16 +298,16 @@ class ReproducePanel(SweepRunner, QWidget):
                                        scheduler=sched, workers=workers, sweep_out=box)
                 sweep = box[0]
         except ExplorerError as exc:                      # bad input, or the largest N cannot fit
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         self.rows = []
         self.sweep_params = {"params": params, "connectivity": conn, "clustering": clust, "reference": ref}
         self._redraw()
         if sweep is not None:
             self.lbl.setText(f"Running on {sched} …")
-            self._start_sweep("Reproduce sweep", rows, sweep)
+            self.runner.start_sweep("Reproduce sweep", rows, sweep)
             return True
-        self._start("Reproduce sweep", lambda cancelled: rp.run_sweep(
+        self.runner.start("Reproduce sweep", lambda cancelled: rp.run_sweep(
             types, sizes, inst, method, backend=self.backend, cancel=cancelled, params=params,
             connectivity=conn, clustering=clust, reference=ref), len(types) * len(sizes) * inst)
         return True
@@ -376,4 +372,4 @@ class ReproducePanel(SweepRunner, QWidget):
     # ----------------------------------------------------------------- export
     def export_plots(self, path=None):
         """The three plots as PNG (twice the screen size) or SVG; the path written, or None."""
-        return self.export_widget(path, "reproduce.png", self.plots, "Reproduce plots")
+        return self.runner.export_widget(path, "reproduce.png", self.plots, "Reproduce plots")

@@ -1,10 +1,9 @@
 """The "SSSP (paper 004)" tab: Table 3.1, the scaling figures 3.10 / 3.12 / 3.13 and the path-recording
 overhead of Fig. 3.14, re-run off the GUI thread (compute in kernels.graphs.experiments.sssp_table; the run /
-cancel / end cycle is reproduce.SweepRunner)."""
+cancel / end cycle is a composed explorer.sweep_runner.SweepRunner)."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                              QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
                              QWidget)
@@ -14,7 +13,7 @@ from kernels.graphs.experiments import sssp_table as T
 from kernels.graphs.apsp import METHODS
 
 from ..log_axis import log_axes
-from ..sweep_runner import SweepRunner
+from ..sweep_runner import SweepRunner, forwards_to_runner
 from .emulated import HOST_LABEL, HOST_TIP
 
 #: experiment combo: label -> key
@@ -27,18 +26,21 @@ COLOR = {"sssp-harish": (214, 39, 40), "sssp": (31, 119, 180), "sssp-staged": (4
          "cpu-dijkstra": (148, 103, 189)}
 
 
-class SSSPTablePanel(SweepRunner, QWidget):
+@forwards_to_runner
+class SSSPTablePanel(QWidget):
     """Controls, a table (Table 3.1 next to the thesis's numbers) and a log–log plot (figures)."""
 
     CSV_NAME, CSV_EMPTY = "sssp.csv", "Run an experiment first."
     #: the experiments this tab shows (it picks one per run: :meth:`row_experiment`)
     SHOWS = (T.TABLE31, T.SCALING, T.PATH_OVERHEAD)
 
-    finished = pyqtSignal()
-
     def __init__(self, backend, message=None, parent=None):
         super().__init__(parent)
-        self.backend, self.message, self.rows, self.job = backend, message, [], None
+        self.backend, self.message = backend, message
+        self.runner = SweepRunner(self, run=self.run, redraw=self._redraw, summary=self._summary,
+                                  export_plots=self.export_plots, message=message,
+                                  row_experiment=self.row_experiment, csv_name=self.CSV_NAME,
+                                  csv_empty=self.CSV_EMPTY, run_text="Run")
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.cb_exp = QComboBox()
@@ -80,8 +82,8 @@ class SSSPTablePanel(SweepRunner, QWidget):
         nums.addStretch(1)
         form.addRow("runs", nums)
         lay.addLayout(form)
-        self.run_row(lay, "Run", "Run the chosen experiment off the GUI thread", png_text="Export plot…",
-                     png_tip="Save the plot as one PNG image")
+        self.runner.lay_out(lay, "Run the chosen experiment off the GUI thread", png_text="Export plot…",
+                            png_tip="Save the plot as one PNG image")
         self.table = QTableWidget(len(T.TABLE_METHODS), len(T.TOPOLOGIES))
         self.table.setHorizontalHeaderLabels(list(T.TOPOLOGIES))
         self.table.setVerticalHeaderLabels([T.LABELS[m] for m in T.TABLE_METHODS])
@@ -172,12 +174,12 @@ class SSSPTablePanel(SweepRunner, QWidget):
                     gen = lambda c: T.run_scaling(key, vals, methods, self.backend, seed, k, cancel=c)  # noqa: E731
                     total = len(vals) * len(methods)
         except InvalidParameter as exc:
-            self._say(str(exc))
+            self.runner.say(str(exc))
             return False
         self.rows = []
         self._redraw()
         self.lbl.setText("Running …")
-        self._start(f"Paper 004 {key}", gen, total)
+        self.runner.start(f"Paper 004 {key}", gen, total)
         return True
 
     def row_experiment(self):
@@ -239,5 +241,5 @@ class SSSPTablePanel(SweepRunner, QWidget):
         return self.table if self.experiment() == "table" else self.plots
 
     def export_plots(self, path=None):
-        return self.export_widget(path, "sssp.png", self.shown(), "SSSP methods")
+        return self.runner.export_widget(path, "sssp.png", self.shown(), "SSSP methods")
 
