@@ -40,6 +40,12 @@ class DagPrinter:
             self.mat.setdefault(prog.functions[name].root, name)
         self.cidx = {np.float64(v).tobytes(): i for i, v in enumerate(prog.consts)}
         self.state = state or (lambda s: f"s{s}")
+        seen: set = set()
+        self.shared: set = set()          # nodes that are an operand more than once (:meth:`__call__`)
+        for _op, args, _v in self.nodes:
+            for a in args:
+                (self.shared if a in seen else seen).add(a)
+        self.memo: dict = {}              # shared node id → its text as an inner node
 
     # --- leaves ----------------------------------------------------------------------------------
     def const(self, value) -> str:
@@ -66,6 +72,18 @@ class DagPrinter:
         return "(" + "*".join([x] * int(ex[2])) + ")"
 
     def __call__(self, nid, top=False, cur=None, subst=None) -> str:
+        if top or subst or nid not in self.shared:
+            return self.text(nid, top, cur, subst)
+        txt = self.memo.get(nid)
+        if txt is None:
+            txt = self.memo[nid] = self.text(nid, False, cur, None)
+        return txt
+
+    def text(self, nid, top=False, cur=None, subst=None) -> str:
+        """:meth:`__call__`, printed anew.  An inner node's text (``top`` False, no ``subst``) depends
+        on the node alone (``cur`` matters at a function's root only), so :meth:`__call__` prints a
+        node the DAG shares once per printer and reads it back after (the same text; set
+        :attr:`powers_as_products` before printing)."""
         if subst and nid in subst:
             return subst[nid]
         mat, var = self.mat, self.var

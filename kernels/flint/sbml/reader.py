@@ -320,7 +320,8 @@ def _ast(e: Expr, model: Model, lib):
     ast = lib.parseL3FormulaWithSettings(txt, ps)
     if ast is None:
         raise InvalidParameter(f"cannot export {txt!r}: {lib.getLastParseL3Error()}")
-    _fix_time(ast, model.time, lib)
+    if model.time in e.symbols():          # else no name of the formula is the time (a walk saved)
+        _fix_time(ast, model.time, lib)
     return ast
 
 
