@@ -147,12 +147,16 @@ class Case:
 
 
 def _model_file(d: Path, cid: str) -> Path | None:
-    best = None
-    for p in d.glob(f"{cid}-sbml-l*v*.xml"):
-        m = re.fullmatch(rf"{cid}-sbml-l(\d+)v(\d+)\.xml", p.name)
+    """The case's ``{cid}-sbml-l<L>v<V>.xml`` of the highest (L, V) in folder ``d``, or None."""
+    best, head = None, f"{cid}-sbml-l"
+    for p in d.iterdir():
+        m = _LEVEL.fullmatch(p.name, len(head)) if p.name.startswith(head) else None
         if m and (best is None or (int(m[1]), int(m[2])) > best[0]):
             best = ((int(m[1]), int(m[2])), p)
     return best[1] if best else None
+
+
+_LEVEL = re.compile(r"(\d+)v(\d+)\.xml")
 
 
 def cases_folder(root: str | os.PathLike) -> Path | None:
@@ -170,7 +174,12 @@ def cases_folder(root: str | os.PathLike) -> Path | None:
 
 def load_case(root: Path, cid: str) -> Case:
     """Load case ``cid`` (5-digit id) from suite root ``root``."""
-    d = (cases_folder(root) or Path(root) / "cases") / cid
+    return _load(cases_folder(root) or Path(root) / "cases", root, cid)
+
+
+def _load(cases_dir: Path, root, cid: str) -> Case:
+    """:func:`load_case` from the suite's :func:`cases_folder` ``cases_dir`` (found once by :func:`discover`)."""
+    d = cases_dir / cid
     if not d.is_dir():
         raise InvalidParameter(f"no case {cid} in {root}")
     model_m = filegate.read_bytes(d / f"{cid}-model.m", filegate.CSV, f"case {cid} model.m")
@@ -214,7 +223,7 @@ def discover(root: str | os.PathLike, ids: list[str] | None = None,
     if ids is not None:
         want = set(ids)
         present = [c for c in present if c in want]
-    cases = [load_case(root, c) for c in present]
+    cases = [_load(cases_dir, root, c) for c in present]
     return [c for c in cases if test_type is None or c.test_type == test_type]
 
 
