@@ -282,9 +282,18 @@ class Emitter:
         return self._const_idx[key]
 
     def emit(self, f: Function, member: int | None, lane: int | None = None) -> tuple[list, int]:
-        """:meth:`emit_new`, kept for ``member`` None (the class docstring); the list is shared: read it only."""
+        """:meth:`emit_new`, kept for ``member`` None (the class docstring); the list is shared: read it only.
+
+        A member's code is the unified code with each ``CONST_IND p`` replaced by ``CONST`` of the
+        member's value (the same walk): once the unified code was made, its constants are all in the
+        table, so mapping it adds the members' values in the order :meth:`emit_new` would."""
         if member is not None:
-            return self.emit_new(f, member, lane)
+            unified = self._emitted.get((f.name, lane))
+            if unified is None:
+                return self.emit_new(f, member, lane)
+            pv, kconst = self.pvar_values, self.kconst
+            return [("CONST", kconst(pv[ins[1], member])) if ins[0] == "CONST_IND" else ins
+                    for ins in unified[0]], unified[1]
         key = (f.name, lane)
         hit = self._emitted.get(key)
         if hit is None:
