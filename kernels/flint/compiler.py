@@ -120,7 +120,7 @@ class Program:
     level_counts: list = field(default_factory=list)
     layout: "ExpressionLayout | None" = None
     #: language → the expression texts printed from this program (:func:`.runtimes.codegen.expr_code`;
-    #: also its phase statements, :func:`.runtimes.codegen.ts_phase_bodies`)
+    #: also its phase statements, invariant functions and packed forms, kept by the runtimes)
     printed: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property

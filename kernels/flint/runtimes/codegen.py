@@ -373,7 +373,15 @@ def loopable(prog: Program) -> bool:
 def invariant_functions(prog: Program) -> set[str]:
     """The functions whose value reads no state, neighbour or time (constants and per-member
     parameters only): the same every step, so the many-steps kernel computes them once, before its
-    loop — the same operations on the same operands, so the same bits."""
+    loop — the same operations on the same operands, so the same bits.  Found once per program
+    (kept in ``prog.printed``, as :func:`expr_code`'s texts; each source of the loop kernels asks)."""
+    if ("invariant",) not in prog.printed:
+        prog.printed[("invariant",)] = frozenset(_invariant(prog))
+    return set(prog.printed[("invariant",)])
+
+
+def _invariant(prog: Program) -> set[str]:
+    """:func:`invariant_functions`, found anew."""
     memo: dict[int, bool] = {}
 
     def varies(nid: int) -> bool:
