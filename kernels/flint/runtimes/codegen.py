@@ -139,23 +139,33 @@ def lane_decoder(code, ltab):
     """``f(pc, lane)``: the bytecode from ``pc`` to its END as [(opname, operands tuple)] for
     ``lane`` (LANE prefixes resolved, :func:`decode`).  Each (pc, lane) is decoded once and kept,
     per bytecode (keyed by the content of ``code`` and ``ltab``): the emulation runs the same
-    bytecode every step and stage, and the sources of both precisions read the same lanes."""
+    bytecode every step and stage, and the sources of both precisions read the same lanes.  Code
+    without a LANE prefix reads the same for every lane: it is decoded once, kept as (pc, None).
+    The returned lists are shared: read them only."""
     key = (code.tobytes(), None if ltab is None else ltab.tobytes())
     if key in _DECODERS:
         _DECODERS.move_to_end(key)
         return _DECODERS[key]
     decoded: dict = {}
+    words = np.asarray(code).tolist()              # Python ints: read word by word
+    rows = None if ltab is None else np.asarray(ltab).tolist()
+    lane_op = OPCODES["LANE"]
 
     def lane_code(pc: int, lane: int) -> list:
+        hit = decoded.get((pc, None))
+        if hit is not None:
+            return hit
         k = (pc, lane)
         if k not in decoded:
-            out = []
+            out, laned = [], False
             while True:
-                op, a, pc = decode(code, pc, ltab, lane)
+                laned = laned or words[pc] == lane_op
+                op, a, pc = decode(words, pc, rows, lane)
                 if op == "END":
                     break
                 out.append((op, tuple(a)))
-            decoded[k] = out
+            decoded[k if laned else (k[0], None)] = out
+            return out
         return decoded[k]
     _DECODERS[key] = lane_code
     if len(_DECODERS) > _KEEP_DECODERS:
