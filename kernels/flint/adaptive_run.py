@@ -37,7 +37,8 @@ from ..errors import ExplorerError, InvalidParameter
 from . import schemes
 from .run import Vary
 from .sbml.core import lower_system
-from .sbml.reference import load_reference, output_times
+from .sbml.system import SbmlSystem
+from .sbml.reference import default_record, output_times, read_system
 
 #: the adaptive methods the ensemble engines run (the flint-suite table's, less the reference simulator's)
 DEFAULT_METHOD = "dopri5"
@@ -194,6 +195,7 @@ class EnsembleRun:
     record: tuple = ()
     backend: str | None = None
     core: object = field(default=None, compare=False, repr=False)
+    files_read: tuple = field(default=(), compare=False, repr=False)   # the files reading the model opened
 
     def __post_init__(self):
         engine = self.engine if self.engine not in (None, schemes.AUTO) else None
@@ -231,10 +233,12 @@ class EnsembleRun:
         vary = tuple(v if isinstance(v, Vary) else Vary(**v) if isinstance(v, dict) else Vary.parse(v)
                      for v in self.vary)
         object.__setattr__(self, "vary", vary)
-        if self.core is None:
-            record = list(self.record) or load_reference(self.path).default_record()
+        if self.core is None:                # the file is read once: the default record and the lowering
+            system = read_system(self.path)
+            record = list(self.record) or default_record(system)
             object.__setattr__(self, "record", tuple(record))
-            object.__setattr__(self, "core", lower(self.path, record, full=method in FULL_CORE_METHODS))
+            object.__setattr__(self, "files_read", tuple(system.files_read))
+            object.__setattr__(self, "core", lower(system, record, full=method in FULL_CORE_METHODS))
         for what, keys in (("params", [k for k, _v in params]), ("vary", [v.param for v in vary])):
             for k in keys:
                 if k not in self.core.param_ids:
@@ -331,12 +335,14 @@ class EnsembleRun:
 
 
 def lower(path, record, full: bool = False) -> object:
-    """The ODE core of the SBML model at ``path`` observing ``record`` (Unsupported saying what is
-    outside it); ``full``: with algebraic rules and fast reactions as a DAE and the delay csymbol
-    (``lower_system(dae=True, delays=True)``: what Rodas4 and method auto run)."""
+    """The ODE core of the SBML model at ``path`` (or of an SBML system already read) observing
+    ``record`` (Unsupported saying what is outside it); ``full``: with algebraic rules and fast
+    reactions as a DAE and the delay csymbol (``lower_system(dae=True, delays=True)``: what Rodas4
+    and method auto run)."""
+    src = path if isinstance(path, SbmlSystem) else str(path)
     if full:
-        return lower_system(str(path), list(record), set(), set(), dae=True, delays=True)
-    return lower_system(str(path), list(record), set(), set())
+        return lower_system(src, list(record), set(), set(), dae=True, delays=True)
+    return lower_system(src, list(record), set(), set())
 
 
 def ensemble_refusal(path, full: bool = False) -> str | None:

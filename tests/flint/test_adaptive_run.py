@@ -109,3 +109,20 @@ def test_host_builds_equal_the_numpy_twin(tmp_path, rng, engine):
     if host.reports_events and twin.reports_events:
         for m in range(3):
             np.testing.assert_allclose(host.event_times(m), twin.event_times(m), rtol=1e-9)
+
+
+def test_the_model_file_is_read_once(tmp_path, monkeypatch):
+    """EnsembleRun reads its SBML file once: the default record and the lowering share it, and the files
+    read are kept on the run (the CLI's --json lists them without reading the model again)."""
+    from kernels.flint.sbml import core, reference
+    path = event_sbml(tmp_path, 1.0, 2.0)
+    reads = []
+    for mod in (reference, core):
+        real = mod.read_sbml_system
+        monkeypatch.setattr(mod, "read_sbml_system", lambda *a, _real=real, **k: reads.append(a) or _real(*a, **k))
+    for record in ((), ("x",)):
+        reads.clear()
+        run = EnsembleRun(str(path), method="dopri5", engine="numpy", n=2, t_end=1.0, dt=0.1, record=record)
+        assert len(reads) == 1 and run.core is not None
+        assert run.files_read == tuple(reference.load_reference(path).system.files_read) and run.files_read
+        assert run.record == (record or tuple(reference.load_reference(path).default_record()))

@@ -56,10 +56,21 @@ class SbmlReference:
     def default_record(self) -> list:
         """Every species and every parameter that is not constant (what changes in time): species
         first, then rate-rule variables (the model's ODE states), then the rest."""
-        s = self.system
-        varying = [p for p, v in s.parameters.items() if not v.constant]
-        varying.sort(key=lambda p: p not in s.rate_rules)          # stable: ODE states first
-        return list(s.species) + varying or self.recordable[:1]
+        return default_record(self.system)
+
+
+def recordable(s: SbmlSystem) -> list:
+    """What a run of ``s`` can record: species, then varying parameters, then the rest, then compartments."""
+    varying = [x for x, v in s.parameters.items() if not v.constant]
+    return list(s.species) + varying + [x for x in s.parameters if x not in varying] + list(s.compartments)
+
+
+def default_record(s: SbmlSystem) -> list:
+    """:meth:`SbmlReference.default_record` of the system ``s``: every species and every parameter that
+    is not constant, species first, then rate-rule variables; else the first recordable variable."""
+    varying = [p for p, v in s.parameters.items() if not v.constant]
+    varying.sort(key=lambda p: p not in s.rate_rules)          # stable: ODE states first
+    return list(s.species) + varying or recordable(s)[:1]
 
 
 def parameter_roles(s: SbmlSystem) -> dict:
@@ -87,19 +98,28 @@ def load_reference(path, allow_outside: bool | None = None) -> SbmlReference:
     the files it names pass the file gate (:func:`.system.read_sbml_system`); ``system.files_read``
     lists them."""
     p = Path(path)
-    if not p.exists():
-        raise InvalidParameter(f"no such model file: {path}")
+    system = read_system(p, allow_outside)
     try:
-        system = read_sbml_system(str(p), allow_outside=allow_outside)
         c = CompiledSbml(system)
     except (RecursionError, MemoryError):
         raise InvalidParameter(f"{p.name}: the model's math is nested too deeply (or is too large) to read") from None
     s = system
-    varying = [x for x, v in s.parameters.items() if not v.constant]
-    rec = list(s.species) + varying + [x for x in s.parameters if x not in varying] + list(s.compartments)
     return SbmlReference(name=p.stem, path=str(p), system=system, n_states=len(c.states),
                          params={x: v.value for x, v in s.parameters.items()}, roles=parameter_roles(s),
-                         recordable=rec)
+                         recordable=recordable(s))
+
+
+def read_system(path, allow_outside: bool | None = None) -> SbmlSystem:
+    """The SBML file at ``path`` read (:func:`.system.read_sbml_system`, through the file gate), with
+    :func:`load_reference`'s errors for a missing file and for math nested too deeply — for a caller
+    that lowers the model itself and needs no reference simulator."""
+    p = Path(path)
+    if not p.exists():
+        raise InvalidParameter(f"no such model file: {path}")
+    try:
+        return read_sbml_system(str(p), allow_outside=allow_outside)
+    except (RecursionError, MemoryError):
+        raise InvalidParameter(f"{p.name}: the model's math is nested too deeply (or is too large) to read") from None
 
 
 def reference_fallback(path) -> SbmlReference | None:
