@@ -1,6 +1,7 @@
 """Fixtures for the GUI tests: the main window on the CPU backend at a 64² grid, under Xvfb."""
 from __future__ import annotations
 
+import gc
 import importlib.util
 
 import pytest
@@ -8,6 +9,30 @@ import pytest
 # The GUI tests need PyQt6 (and pytest-qt); where it is missing (the GPU machine) the folder is
 # left out of collection rather than failing to import.
 collect_ignore_glob = [] if importlib.util.find_spec("PyQt6") else ["test_*.py"]
+
+
+#: a full collection after every this many GUI tests (the others collect the young generations only:
+#: with the collector off, everything a test made is young)
+FULL_EVERY = 16
+_RUNS = [0]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Python's cycle collector stays off while a GUI test runs (set-up, body, teardown) and runs once
+    after it, between tests.  Widgets kept alive only by reference cycles (a slot capturing the part
+    that owns the widget; pytest-qt keeps weak references) are otherwise reclaimed whenever the
+    collector fires, including inside the ``processEvents`` pytest-qt calls after each test body:
+    destroying Qt objects while Qt dispatches events to them crashed a test worker now and then
+    (a segfault in ``pytestqt/plugin.py``'s ``_process_events``; the same diagnosis and remedy as
+    equinor/ert#14421)."""
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.enable()
+        _RUNS[0] += 1
+        gc.collect(2 if _RUNS[0] % FULL_EVERY == 0 else 1)   # the test's own garbage; all of it now and then
 
 
 @pytest.fixture
