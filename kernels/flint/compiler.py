@@ -119,9 +119,16 @@ class Program:
     n_slots: int
     level_counts: list = field(default_factory=list)
     layout: "ExpressionLayout | None" = None
-    #: language → the expression texts printed from this program (:func:`.runtimes.codegen.expr_code`;
-    #: also its phase statements, invariant functions and packed forms, kept by the runtimes)
-    printed: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: what the runtimes derive from this program, kept by :meth:`derive` (expression texts per
+    #: language, phase statements, invariant functions, packed forms)
+    derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def derive(self, key, make):
+        """``make()`` the first time ``key`` is asked for, then the value kept (a compiled program is
+        not modified afterwards, so what is derived from it stays true).  Callers must not modify it."""
+        if key not in self.derived:
+            self.derived[key] = make()
+        return self.derived[key]
 
     @property
     def n_states(self) -> int:

@@ -34,16 +34,13 @@ def arity(op: str) -> int:
 
 def expr_code(prog: Program, lang: str) -> list[tuple[str, str]]:
     """[(slot variable, expression text)] in execution order; lang "np", "py" (scalars), "c" or
-    "c-literal" (constants as literals).  Printed once per program and language (kept in
-    ``prog.printed``: a compiled program is not modified afterwards)."""
-    code = prog.printed.get(lang)
-    if code is None:
+    "c-literal" (constants as literals).  Printed once per program and language (:meth:`Program.derive`)."""
+    def printed():
         def var(name):
             return f"v{prog.slots[name]}"
         c = PRINTERS[lang](prog, var)
-        code = prog.printed[lang] = tuple((var(name), c(prog.functions[name].root, True, name))
-                                          for name in prog.order)
-    return list(code)
+        return tuple((var(name), c(prog.functions[name].root, True, name)) for name in prog.order)
+    return list(prog.derive(lang, printed))
 
 
 def numpy_source(prog: Program, scalar: bool = False) -> str:
@@ -261,13 +258,9 @@ def ts_phase_bodies(prog: Program, warp: str = "blockIdx.y") -> tuple[list[str],
     the terms, reduces it with ``flint_warp_sum`` (the same butterfly as IS's WARP_SUM) and every
     lane finishes the expression.  ``flint_update`` (flint_common.cuh) applies the integrator.
 
-    Made once per program and ``warp`` (kept in ``prog.printed``, as :func:`expr_code`: the
-    statements name ``REAL`` and do not depend on the precision, and both are asked for)."""
-    key = ("phase-bodies", warp)
-    if key not in prog.printed:
-        kern, table = _phase_bodies(prog, warp)
-        prog.printed[key] = (tuple(kern), table)
-    kern, table = prog.printed[key]
+    Made once per program and ``warp`` (:meth:`Program.derive`: the statements name ``REAL`` and do
+    not depend on the precision, and both are asked for)."""
+    kern, table = prog.derive(("phase-bodies", warp), lambda: _phase_bodies(prog, warp))
     return list(kern), table.copy()
 
 
@@ -384,10 +377,8 @@ def invariant_functions(prog: Program) -> set[str]:
     """The functions whose value reads no state, neighbour or time (constants and per-member
     parameters only): the same every step, so the many-steps kernel computes them once, before its
     loop — the same operations on the same operands, so the same bits.  Found once per program
-    (kept in ``prog.printed``, as :func:`expr_code`'s texts; each source of the loop kernels asks)."""
-    if ("invariant",) not in prog.printed:
-        prog.printed[("invariant",)] = frozenset(_invariant(prog))
-    return set(prog.printed[("invariant",)])
+    (:meth:`Program.derive`; each source of the loop kernels asks)."""
+    return set(prog.derive(("invariant",), lambda: frozenset(_invariant(prog))))
 
 
 def _invariant(prog: Program) -> set[str]:

@@ -58,16 +58,13 @@ def pack(prog: Program, dtype, fuse_pairs: bool = True, reuse_slots: bool = True
     slots a thread, the same values.
 
     Only the constants' values depend on ``dtype``: the packing itself is made once per program and
-    options (kept in ``prog.printed``; a compiled program is not modified afterwards)."""
+    options (:meth:`Program.derive`)."""
     if not packable(prog):
         raise ValueError("the many-steps interpreter needs an ensemble sharing one bytecode (no neighbour "
                          "coupling, option unify on or no per-member parameters)")
-    key = ("packed-stack", bool(fuse_pairs), bool(reuse_slots))
-    if key not in prog.printed:
-        prog.printed[key] = _pack(prog, fuse_pairs, reuse_slots)
-    words, kidx, dslot, n_slots = prog.printed[key]
+    words, kidx, dslot, n_slots = prog.derive(("packed-stack", bool(fuse_pairs), bool(reuse_slots)),
+                                              lambda: _pack(prog, fuse_pairs, reuse_slots))
     return Packed(words.copy(), immediates(prog.consts, kidx, dtype, words.size), dslot.copy(), n_slots)
-
 
 
 def _pack(prog: Program, fuse_pairs: bool, reuse_slots: bool) -> tuple:

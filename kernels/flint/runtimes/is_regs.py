@@ -36,13 +36,11 @@ def pack_registers(prog: Program, dtype):
     the end: the kernel fetches ahead), ``imm`` one constant an instruction (padded to ``code``'s
     length), ``dslot`` the registers of the derivatives and ``n_slots`` the registers used.
 
-    Only the constants' values depend on ``dtype``: the translation is made once per program (kept
-    in ``prog.printed``; a compiled program is not modified afterwards)."""
+    Only the constants' values depend on ``dtype``: the translation is made once per program
+    (:meth:`Program.derive`)."""
     if not packable(prog):
         raise ValueError("the many-steps interpreter needs an ensemble sharing one bytecode")
-    if ("packed-regs",) not in prog.printed:
-        prog.printed[("packed-regs",)] = _translate(prog)
-    words, kidx, dslot, top = prog.printed[("packed-regs",)]
+    words, kidx, dslot, top = prog.derive(("packed-regs",), lambda: _translate(prog))
     return Packed(words.copy(), immediates(prog.consts, kidx, dtype, words.size), dslot.copy(), top)
 
 
