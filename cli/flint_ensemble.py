@@ -38,7 +38,6 @@ from kernels.errors import ExplorerError
 from kernels.filegate import ENV_ALLOW_OUTSIDE
 from kernels.flint.adaptive_run import (EnsembleRun, EnsembleSettingError, auto_engine, engine_offers_auto,
                                         engine_reason, ensemble_refusal, resolve_auto)
-from kernels.flint.sbml.reference import load_reference
 from kernels.flint.schemes import AUTO
 
 from .common import UsageError, number
@@ -152,7 +151,7 @@ def _report(a, spec: EnsembleRun, res, reasons: list, every: int, steps: int, t_
            "block_size": None, "runtime_choice": choice, "n_events": len(spec.core.events),
            "events": {"reported": res.reports_events, "member": 0,
                       "count": None if t0 is None else len(t0), "times": None if t0 is None else t0.tolist()},
-           "complete": res.complete, "files_read": list(spec.files_read or load_reference(spec.path).system.files_read), "variables": summary(values, list(res.names))}
+           "complete": res.complete, "files_read": list(spec.files_read), "variables": summary(values, list(res.names))}
     fired = "" if t0 is None or not spec.core.events else f", {len(t0)} event firings in member 0"
     headline = (f"{name}: {out['n_states']} states × {spec.n} members, {steps} output intervals (dt {spec.dt:g}) "
                 f"with {method} on engine {spec.engine} in {res.seconds:.3f} s{fired}"

@@ -37,7 +37,6 @@ from ..errors import ExplorerError, InvalidParameter
 from . import schemes
 from .run import Vary
 from .sbml.core import lower_system
-from .sbml.system import SbmlSystem
 from .sbml.reference import default_record, output_times, read_system
 
 #: the adaptive methods the ensemble engines run (the flint-suite table's, less the reference simulator's)
@@ -339,10 +338,9 @@ def lower(path, record, full: bool = False) -> object:
     ``record`` (Unsupported saying what is outside it); ``full``: with algebraic rules and fast
     reactions as a DAE and the delay csymbol (``lower_system(dae=True, delays=True)``: what Rodas4
     and method auto run)."""
-    src = path if isinstance(path, SbmlSystem) else str(path)
     if full:
-        return lower_system(src, list(record), set(), set(), dae=True, delays=True)
-    return lower_system(src, list(record), set(), set())
+        return lower_system(path, list(record), set(), set(), dae=True, delays=True)
+    return lower_system(path, list(record), set(), set())
 
 
 def ensemble_refusal(path, full: bool = False) -> str | None:
