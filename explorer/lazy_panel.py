@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import QDockWidget, QVBoxLayout, QWidget
 
-from .widgets import dock_button_tooltips, page_of
+from .widgets import add_dock, dock_button_tooltips, page_of, scrolled
 
 
 class LazyPanel(QWidget):
@@ -116,6 +116,24 @@ class LazyPanel(QWidget):
             self._panel.restore(state)
         elif isinstance(state, dict):
             self._pending.append(state)
+
+
+def lazy_dock(ws, title: str, name: str, make: Callable[[], QWidget]) -> LazyPanel:
+    """A dock of the workspace ``ws`` titled ``title`` (objectName ``name``: its saved place), at the
+    bottom, tabbed behind ``ws.plots_dock`` (which stays in front), whose body is a :class:`LazyPanel`
+    building ``make()`` in a scroll area the first time the dock shows or the panel is asked for (the
+    tab never makes the window taller than the screen, lecture mode included).  The panel gets
+    ``.dock``, the dock holding it."""
+    def build() -> QWidget:
+        panel = make()
+        panel.dock = dock
+        return panel
+
+    lazy = LazyPanel(build, scrolled)
+    dock = add_dock(ws, title, name, lazy, "bottom", tabify_with=ws.plots_dock)
+    lazy.show_with(dock)
+    ws.plots_dock.raise_()
+    return lazy
 
 
 def content_of(widget: QWidget | None, build: bool = False) -> QWidget | None:

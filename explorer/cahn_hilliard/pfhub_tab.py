@@ -22,8 +22,7 @@ from kernels.errors import ExplorerError, InvalidParameter
 
 from ..log_axis import log_axes
 from ..sweep_runner import SweepRunner, forwards_to_runner
-from ..lazy_panel import LazyPanel
-from ..widgets import add_dock, scrolled
+from ..lazy_panel import LazyPanel, lazy_dock
 
 PALETTE = [(214, 39, 40), (31, 119, 180), (255, 127, 14), (44, 160, 44), (148, 103, 189), (140, 86, 75),
            (227, 119, 194), (127, 127, 127)]
@@ -311,14 +310,6 @@ def throttled(gen, cancelled, every: float = REDRAW_EVERY):
 
 def add_pfhub_dock(ws) -> LazyPanel:
     """The PFHub tab as a dock of the Cahn–Hilliard workspace, tabbed behind Diagnostics; the
-    :class:`PFHubTab` is built the first time the dock shows or it is asked for."""
-    def build() -> PFHubTab:
-        tab = PFHubTab(ws.backend, ws.message_bar.show_message, pause_live=ws.pause, show_run=ws.load_run)
-        tab.dock = dock
-        return tab
-
-    lazy = LazyPanel(build, scrolled)
-    dock = add_dock(ws, "PFHub", "ch_pfhub", lazy, "bottom", tabify_with=ws.plots_dock)
-    lazy.show_with(dock)
-    ws.plots_dock.raise_()
-    return lazy
+    :class:`PFHubTab` is built the first time the dock shows or it is asked for (:func:`lazy_dock`)."""
+    return lazy_dock(ws, "PFHub", "ch_pfhub", lambda: PFHubTab(ws.backend, ws.message_bar.show_message,
+                                                               pause_live=ws.pause, show_run=ws.load_run))

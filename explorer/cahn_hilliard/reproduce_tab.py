@@ -7,8 +7,7 @@ cycle is a composed explorer.sweep_runner.SweepRunner).
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, QFormLayout, QGridLayout,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout,
                              QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
                              QWidget)
 
@@ -18,8 +17,7 @@ from kernels.errors import InvalidParameter
 
 from ..sweep_runner import SweepRunner, forwards_to_runner
 from ..log_axis import log_axes
-from ..lazy_panel import LazyPanel
-from ..widgets import scrolled
+from ..lazy_panel import LazyPanel, lazy_dock
 
 EXPERIMENT_LABELS = {"devices": "Fig. 10: one core, threads, GPU (paper 001)",
                      "layouts": "Layouts: tiles, strips vs rectangles (paper 000)"}
@@ -297,19 +295,6 @@ class CHReproduceTab(QWidget):
 
 def add_reproduce_dock(ws) -> LazyPanel:
     """The Reproduce tab as a dock of the Cahn–Hilliard workspace, tabbed with Diagnostics and Sweep;
-    the :class:`CHReproduceTab` is built the first time the dock shows or it is asked for."""
-    def build() -> CHReproduceTab:
-        tab = CHReproduceTab(ws.message_bar.show_message, pause_live=ws.pause)
-        tab.dock = dock
-        return tab
-
-    lazy = LazyPanel(build, scrolled)
-    dock = QDockWidget("Reproduce", ws)
-    dock.setObjectName("ch_reproduce")
-    dock.setWidget(lazy)
-    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-    ws.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    ws.tabifyDockWidget(ws.plots_dock, dock)
-    lazy.show_with(dock)
-    ws.plots_dock.raise_()
-    return lazy
+    the :class:`CHReproduceTab` is built the first time the dock shows or it is asked for (:func:`lazy_dock`)."""
+    return lazy_dock(ws, "Reproduce", "ch_reproduce",
+                     lambda: CHReproduceTab(ws.message_bar.show_message, pause_live=ws.pause))

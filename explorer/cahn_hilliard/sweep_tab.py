@@ -19,8 +19,8 @@ from kernels.sweep import Sweep, make_task, parse_axes, product
 from kernels.sweep.commands import group_stats
 
 from ..sweep_panel import SweepPanel
-from ..lazy_panel import LazyPanel
-from ..widgets import add_dock, plot_panel, scrolled
+from ..lazy_panel import LazyPanel, lazy_dock
+from ..widgets import plot_panel
 
 #: plotted quantity: label → row column
 QUANTITIES = {"coarsening exponent α (L ∝ t^α)": "coarsening_exponent",
@@ -186,17 +186,6 @@ class CHSweepTab(QWidget):
 
 
 def add_sweep_dock(ws) -> LazyPanel:
-    """The Sweep tab as a dock of the Cahn–Hilliard workspace, tabbed with its Diagnostics dock (in a
-    scroll area: the tab never makes the window taller than the screen, lecture mode included); the
-    :class:`CHSweepTab` is built the first time the dock shows or it is asked for (its placeholder's
-    ``panel()``)."""
-    def build() -> CHSweepTab:
-        tab = CHSweepTab(lambda: ws.sim.params, ws.message_bar.show_message)
-        tab.dock = dock
-        return tab
-
-    lazy = LazyPanel(build, scrolled)
-    dock = add_dock(ws, "Sweep", "ch_sweep", lazy, "bottom", tabify_with=ws.plots_dock)
-    lazy.show_with(dock)
-    ws.plots_dock.raise_()
-    return lazy
+    """The Sweep tab as a dock of the Cahn–Hilliard workspace, tabbed with its Diagnostics dock; the
+    :class:`CHSweepTab` is built the first time the dock shows or it is asked for (:func:`lazy_dock`)."""
+    return lazy_dock(ws, "Sweep", "ch_sweep", lambda: CHSweepTab(lambda: ws.sim.params, ws.message_bar.show_message))

@@ -10,7 +10,7 @@ import csv
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QFormLayout, QGridLayout, QGroupBox,
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox,
                              QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
                              QVBoxLayout, QWidget)
 
@@ -21,8 +21,7 @@ from kernels.rng import quality as q
 from kernels.rng import streams as st
 
 from ..jobs import FunctionJob
-from ..lazy_panel import LazyPanel
-from ..widgets import scrolled
+from ..lazy_panel import LazyPanel, lazy_dock
 
 COLUMNS = ("approach", "GPUs", "where", "streams", "numbers", "time (s)", "numbers/s", "→ 24·10⁹ (s)",
            "paper (s)", "paper row", "test vector")
@@ -320,20 +319,8 @@ class RNGPanel(QWidget):
 
 def add_rng_dock(ws) -> LazyPanel:
     """The panel as a dock of a workspace (tabbed with its Diagnostics dock, in a scroll area); the
-    :class:`RNGPanel` is built the first time the dock shows or it is asked for."""
-    def build() -> RNGPanel:
+    :class:`RNGPanel` is built the first time the dock shows or it is asked for (:func:`lazy_dock`)."""
+    def make() -> RNGPanel:
         bar = getattr(ws, "message_bar", None)
-        panel = RNGPanel(ws.backend, bar.show_message if bar is not None else None)
-        panel.dock = dock
-        return panel
-
-    lazy = LazyPanel(build, scrolled)
-    dock = QDockWidget("Random numbers (paper 001)", ws)
-    dock.setObjectName("rng_panel")
-    dock.setWidget(lazy)
-    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-    ws.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    ws.tabifyDockWidget(ws.plots_dock, dock)
-    lazy.show_with(dock)
-    ws.plots_dock.raise_()
-    return lazy
+        return RNGPanel(ws.backend, bar.show_message if bar is not None else None)
+    return lazy_dock(ws, "Random numbers (paper 001)", "rng_panel", make)
